@@ -1,0 +1,6 @@
+/* eddy: umbrella header. */
+#ifndef EDDY_EDDY_H
+#define EDDY_EDDY_H
+#include "types.h"
+#include "sim.h"
+#endif

@@ -1,0 +1,399 @@
+/* The simulation object: definition defaults and checks, allocation, the step pipeline
+ *   sources -> forces (buoyancy, vorticity) -> advect -> diffuse -> project -> boundaries -> diagnostics
+ * (Stam 1999, "Stable Fluids"; Bridson 2015, "Fluid Simulation for Computer Graphics", ch. 2). */
+#include "sim_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* 2^31 cells per field keeps every index in size_t and every per-axis loop in int. */
+#define EDDY_MAX_CELLS ((size_t)1 << 31)
+
+eddy_sim_def eddy_sim_def_default(void) {
+    eddy_sim_def d;
+    memset(&d, 0, sizeof d);
+    d.dim = 2;
+    d.grid[0] = 128; d.grid[1] = 128; d.grid[2] = 1;
+    d.size[0] = 1.0f;
+    d.cfl = 1.0f;
+    d.max_dt = 0.05f;
+    d.density = 1.0f;
+    d.advection = EDDY_ADVECT_MACCORMACK;
+    d.pressure.solver = EDDY_PRESSURE_MGPCG;
+    d.pressure.tolerance = 1e-6f;
+    d.gravity[1] = -9.81f;
+    d.dye_scale[0] = d.dye_scale[1] = d.dye_scale[2] = 1;
+    for (int f = 0; f < 6; f++) d.boundary[f].type = EDDY_BOUNDARY_WALL;
+    d.backend = EDDY_BACKEND_CPU;
+    return d;
+}
+
+const char *eddy_status_string(eddy_status st) {
+    switch (st) {
+    case EDDY_OK: return "ok";
+    case EDDY_ERR_INVALID_ARGUMENT: return "invalid argument";
+    case EDDY_ERR_OUT_OF_MEMORY: return "out of memory";
+    case EDDY_ERR_NON_FINITE: return "non-finite value";
+    case EDDY_ERR_IO: return "i/o error";
+    case EDDY_ERR_CORRUPT_FILE: return "corrupt file";
+    case EDDY_ERR_UNSUPPORTED: return "unsupported";
+    case EDDY_ERR_NOT_FOUND: return "not found";
+    case EDDY_ERR_NOT_CONVERGED: return "not converged";
+    }
+    return "unknown status";
+}
+
+const char *eddy_stage_name(eddy_stage stage) {
+    static const char *const names[EDDY_STAGE_COUNT] = {"sources", "forces", "advect", "diffuse",
+                                                        "project", "boundary", "diagnostics"};
+    return (stage >= 0 && stage < EDDY_STAGE_COUNT) ? names[stage] : "unknown";
+}
+
+const char *eddy_field_name(eddy_field field) {
+    static const char *const names[EDDY_FIELD_COUNT] = {
+        "u", "v", "w", "pressure", "dye_r", "dye_g", "dye_b", "temperature", "solid", "divergence", "vorticity", "speed"};
+    return (field >= 0 && field < EDDY_FIELD_COUNT) ? names[field] : "unknown";
+}
+
+eddy_status eddy__fail(eddy_sim *s, eddy_status st, const char *fmt, ...) {
+    if (s) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(s->error, sizeof s->error, fmt, ap);
+        va_end(ap);
+    }
+    return st;
+}
+
+double eddy__now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+const char *eddy_sim_last_error(const eddy_sim *sim) { return sim ? sim->error : "null simulation"; }
+const eddy_sim_def *eddy_sim_get_def(const eddy_sim *sim) { return sim ? &sim->def : NULL; }
+float eddy_sim_cell_size(const eddy_sim *sim) { return sim ? sim->h : 0.0f; }
+const eddy_step_stats *eddy_sim_stats(const eddy_sim *sim) { return sim ? &sim->stats : NULL; }
+double eddy_sim_time(const eddy_sim *sim) { return sim ? sim->time : 0.0; }
+long eddy_sim_step_count(const eddy_sim *sim) { return sim ? sim->step : 0; }
+
+/* ---------------------------------------------------------------- validation */
+
+static eddy_status def_error(char *msg, size_t msg_size, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static eddy_status def_error(char *msg, size_t msg_size, const char *fmt, ...) {
+    if (msg && msg_size) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, msg_size, fmt, ap);
+        va_end(ap);
+    }
+    return EDDY_ERR_INVALID_ARGUMENT;
+}
+
+static bool finite3(const float v[3]) { return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]); }
+
+eddy_status eddy_sim_def_validate(const eddy_sim_def *d, char *msg, size_t msg_size) {
+    if (msg && msg_size) msg[0] = '\0';
+    if (!d) return def_error(msg, msg_size, "definition is NULL");
+    if (d->dim != 2 && d->dim != 3) return def_error(msg, msg_size, "dim = %d: must be 2 or 3", d->dim);
+    size_t cells = 1, scalars = 1;
+    for (int a = 0; a < d->dim; a++) {
+        if (d->grid[a] < 3 || d->grid[a] > (1 << 20))
+            return def_error(msg, msg_size, "grid[%d] = %d: must be between 3 and %d", a, d->grid[a], 1 << 20);
+        if (d->dye_scale[a] < 1 || d->dye_scale[a] > 16)
+            return def_error(msg, msg_size, "dye_scale[%d] = %d: must be between 1 and 16", a, d->dye_scale[a]);
+        cells *= (size_t)d->grid[a] + 1;
+        scalars *= (size_t)d->grid[a] * (size_t)d->dye_scale[a];
+        if (cells > EDDY_MAX_CELLS || scalars > EDDY_MAX_CELLS)
+            return def_error(msg, msg_size, "grid of %d axes is too large: more than 2^31 cells in one field", d->dim);
+    }
+    if (!(isfinite(d->size[0]) && d->size[0] > 0))
+        return def_error(msg, msg_size, "size[0] = %g: must be a positive length in metres", (double)d->size[0]);
+    float h = d->size[0] / (float)d->grid[0];
+    for (int a = 1; a < d->dim; a++) {
+        if (!isfinite(d->size[a]) || d->size[a] < 0)
+            return def_error(msg, msg_size, "size[%d] = %g: must be 0 (derived) or a positive length", a, (double)d->size[a]);
+        if (d->size[a] > 0) {
+            float want = h * (float)d->grid[a];
+            if (fabsf(d->size[a] - want) > 1e-4f * want)
+                return def_error(msg, msg_size,
+                                 "size[%d] = %g m does not match grid[%d] = %d cells of h = %g m (cells must be square: expected %g)",
+                                 a, (double)d->size[a], a, d->grid[a], (double)h, (double)want);
+        }
+    }
+    if (!finite3(d->origin)) return def_error(msg, msg_size, "origin is not finite");
+    if (!isfinite(d->dt) || d->dt < 0) return def_error(msg, msg_size, "dt = %g: must be 0 (CFL) or positive seconds", (double)d->dt);
+    if (d->dt == 0) {
+        if (!isfinite(d->cfl) || d->cfl <= 0 || d->cfl > 50)
+            return def_error(msg, msg_size, "cfl = %g: must be in (0, 50]", (double)d->cfl);
+        if (!isfinite(d->max_dt) || d->max_dt <= 0)
+            return def_error(msg, msg_size, "max_dt = %g: must be positive seconds", (double)d->max_dt);
+    }
+    struct { const char *name; float v; } nonneg[] = {
+        {"viscosity", d->viscosity}, {"vorticity", d->vorticity},
+        {"velocity_dissipation", d->velocity_dissipation}, {"dye_dissipation", d->dye_dissipation},
+        {"temperature_dissipation", d->temperature_dissipation}, {"dye_diffusion", d->dye_diffusion},
+        {"temperature_diffusion", d->temperature_diffusion}};
+    for (size_t i = 0; i < sizeof nonneg / sizeof nonneg[0]; i++)
+        if (!isfinite(nonneg[i].v) || nonneg[i].v < 0)
+            return def_error(msg, msg_size, "%s = %g: must be finite and >= 0", nonneg[i].name, (double)nonneg[i].v);
+    if (!isfinite(d->density) || d->density <= 0)
+        return def_error(msg, msg_size, "density = %g: must be positive kg/m^3", (double)d->density);
+    if (!finite3(d->gravity)) return def_error(msg, msg_size, "gravity is not finite");
+    if (!isfinite(d->buoyancy_density) || !isfinite(d->buoyancy_temperature) || !isfinite(d->ambient_temperature))
+        return def_error(msg, msg_size, "buoyancy parameters must be finite");
+    if ((unsigned)d->advection > EDDY_ADVECT_BFECC)
+        return def_error(msg, msg_size, "advection = %d: not a scheme", (int)d->advection);
+    if ((unsigned)d->pressure.solver > EDDY_PRESSURE_RBGS)
+        return def_error(msg, msg_size, "pressure.solver = %d: not a solver", (int)d->pressure.solver);
+    if (!isfinite(d->pressure.tolerance) || d->pressure.tolerance <= 0 || d->pressure.tolerance >= 1)
+        return def_error(msg, msg_size, "pressure.tolerance = %g: must be in (0, 1)", (double)d->pressure.tolerance);
+    if (d->pressure.max_iterations < 0)
+        return def_error(msg, msg_size, "pressure.max_iterations = %d: must be >= 0", d->pressure.max_iterations);
+    if (!isfinite(d->pressure.omega) || d->pressure.omega < 0 || d->pressure.omega >= 2)
+        return def_error(msg, msg_size, "pressure.omega = %g: must be 0 (=1) or in (0, 2)", (double)d->pressure.omega);
+    if (d->threads < 0 || d->threads > 1024) return def_error(msg, msg_size, "threads = %d: must be 0..1024", d->threads);
+    static const char *const face_names[6] = {"x-", "x+", "y-", "y+", "z-", "z+"};
+    for (int f = 0; f < 2 * d->dim; f++) {
+        const eddy_boundary *b = &d->boundary[f];
+        if ((unsigned)b->type > EDDY_BOUNDARY_OUTFLOW)
+            return def_error(msg, msg_size, "boundary[%s].type = %d: not a boundary type", face_names[f], (int)b->type);
+        if (!finite3(b->velocity) || !finite3(b->dye) || !isfinite(b->temperature))
+            return def_error(msg, msg_size, "boundary[%s]: velocity, dye and temperature must be finite", face_names[f]);
+        int other = f ^ 1;
+        if ((b->type == EDDY_BOUNDARY_PERIODIC) != (d->boundary[other].type == EDDY_BOUNDARY_PERIODIC))
+            return def_error(msg, msg_size, "boundary[%s] is periodic but boundary[%s] is not: periodic needs both faces of an axis",
+                             face_names[b->type == EDDY_BOUNDARY_PERIODIC ? f : other],
+                             face_names[b->type == EDDY_BOUNDARY_PERIODIC ? other : f]);
+    }
+    if ((unsigned)d->backend > EDDY_BACKEND_CUDA) return def_error(msg, msg_size, "backend = %d: unknown", (int)d->backend);
+    if (d->backend == EDDY_BACKEND_CUDA)
+        return def_error(msg, msg_size, "backend = cuda: this build has no CUDA backend");
+    return EDDY_OK;
+}
+
+/* ---------------------------------------------------------------- create / destroy */
+
+static float *alloc_floats(size_t n) { return n ? (float *)calloc(n, sizeof(float)) : NULL; }
+
+void eddy_sim_destroy(eddy_sim *s) {
+    if (!s) return;
+    eddy__advect_free(s);
+    eddy__diffuse_free(s);
+    eddy__project_free(s);
+    for (int a = 0; a < 3; a++) {
+        free(s->vel[a]);
+        free(s->vel_tmp[a]);
+        free(s->dye[a]);
+        free(s->solid_vel[a]);
+    }
+    free(s->pressure);
+    free(s->temperature);
+    free(s->scalar_tmp);
+    free(s->solid);
+    free(s->user_mask);
+    free(s->row_partial);
+    free(s->obstacles);
+    free(s->emitters);
+    free(s);
+}
+
+eddy_status eddy_sim_create(const eddy_sim_def *def, eddy_sim **out, char *msg, size_t msg_size) {
+    if (!out) return def_error(msg, msg_size, "out pointer is NULL");
+    *out = NULL;
+    eddy_status st = eddy_sim_def_validate(def, msg, msg_size);
+    if (st != EDDY_OK) return st;
+    eddy_sim *s = (eddy_sim *)calloc(1, sizeof *s);
+    if (!s) return EDDY_ERR_OUT_OF_MEMORY;
+    s->def = *def;
+    s->dim = def->dim;
+    s->h = def->size[0] / (float)def->grid[0];
+    for (int a = 0; a < 3; a++) {
+        s->n[a] = a < s->dim ? def->grid[a] : 1;
+        int r = a < s->dim ? def->dye_scale[a] : 1;
+        s->def.dye_scale[a] = r;
+        s->def.grid[a] = s->n[a];
+        s->def.size[a] = (float)s->n[a] * s->h;
+        s->sn[a] = s->n[a] * r;
+        s->sh[a] = s->h / (float)r;
+        s->origin[a] = def->origin[a];
+        s->periodic[a] = a < s->dim && def->boundary[2 * a].type == EDDY_BOUNDARY_PERIODIC;
+    }
+    if (s->dim == 2) {
+        s->def.boundary[EDDY_FACE_Z_MIN].type = s->def.boundary[EDDY_FACE_Z_MAX].type = EDDY_BOUNDARY_WALL;
+    }
+    s->ncells = (size_t)s->n[0] * s->n[1] * s->n[2];
+    s->nscalar = (size_t)s->sn[0] * s->sn[1] * s->sn[2];
+    bool ok = true;
+    for (int a = 0; a < s->dim; a++) {
+        int fn[3];
+        eddy__face_dims(s, a, fn);
+        s->nface[a] = (size_t)fn[0] * fn[1] * fn[2];
+        ok = ok && (s->vel[a] = alloc_floats(s->nface[a])) && (s->vel_tmp[a] = alloc_floats(s->nface[a]));
+    }
+    for (int c = 0; c < 3; c++) ok = ok && (s->dye[c] = alloc_floats(s->nscalar)) && (s->solid_vel[c] = alloc_floats(s->ncells));
+    size_t rows = (size_t)s->n[1] * s->n[2], srows = (size_t)s->sn[1] * s->sn[2];
+    ok = ok && (s->pressure = alloc_floats(s->ncells)) && (s->temperature = alloc_floats(s->nscalar)) &&
+         (s->scalar_tmp = alloc_floats(s->nscalar)) && (s->solid = (uint8_t *)calloc(s->ncells, 1)) &&
+         (s->row_partial = (double *)calloc((rows > srows ? rows : srows) + 8, sizeof(double)));
+    if (!ok) {
+        eddy_sim_destroy(s);
+        def_error(msg, msg_size, "out of memory allocating a %d x %d x %d grid", def->grid[0], def->grid[1], s->n[2]);
+        return EDDY_ERR_OUT_OF_MEMORY;
+    }
+    s->next_id = 1;
+    eddy_status sts[3] = {eddy__advect_init(s), eddy__diffuse_init(s), eddy__project_init(s)};
+    for (int i = 0; i < 3; i++)
+        if (sts[i] != EDDY_OK) {
+            def_error(msg, msg_size, "%s", s->error);
+            eddy_sim_destroy(s);
+            return sts[i];
+        }
+    eddy__rasterize_solids(s);
+    eddy__apply_velocity_boundaries(s);
+    eddy__apply_scalar_boundaries(s);
+    *out = s;
+    return EDDY_OK;
+}
+
+/* ---------------------------------------------------------------- stepping */
+
+float eddy__choose_dt(eddy_sim *s) {
+    if (s->def.dt > 0) return s->def.dt;
+    float vmax = 0.0f;
+    for (int a = 0; a < s->dim; a++) {
+        const float *v = s->vel[a];
+        for (size_t i = 0; i < s->nface[a]; i++) {
+            float m = fabsf(v[i]);
+            if (m > vmax) vmax = m;
+        }
+    }
+    /* the max over components (not the vector norm) bounds the per-axis displacement the CFL condition limits */
+    float dt = s->def.max_dt;
+    if (vmax > 0) {
+        float lim = s->def.cfl * s->h / vmax;
+        if (lim < dt) dt = lim;
+    }
+    return dt;
+}
+
+#define RUN_STAGE(stage, call)                                                \
+    do {                                                                      \
+        double t0_ = eddy__now_ms();                                          \
+        eddy_status st_ = (call);                                             \
+        s->stats.stage_ms[stage] += eddy__now_ms() - t0_;                     \
+        if (st_ != EDDY_OK) return st_;                                       \
+        st_ = eddy__check_finite(s, stage);                                   \
+        if (st_ != EDDY_OK) return st_;                                       \
+    } while (0)
+
+static eddy_status boundaries_stage(eddy_sim *s) {
+    eddy__apply_velocity_boundaries(s);
+    eddy__apply_scalar_boundaries(s);
+    return EDDY_OK;
+}
+
+static eddy_status forces_stage(eddy_sim *s, float dt) {
+    eddy_status st = eddy__apply_buoyancy(s, dt);
+    if (st != EDDY_OK) return st;
+    return eddy__apply_vorticity(s, dt);
+}
+
+static eddy_status sources_stage(eddy_sim *s, float dt) {
+    eddy_status st = eddy__rasterize_solids(s);
+    if (st != EDDY_OK) return st;
+    return eddy__apply_emitters(s, dt);
+}
+
+static eddy_status step_dt(eddy_sim *s, float dt) {
+    s->error[0] = '\0';
+    if (!(dt > 0) || !isfinite(dt)) return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "dt = %g: must be positive", (double)dt);
+    double t0 = eddy__now_ms();
+    for (int i = 0; i < EDDY_STAGE_COUNT; i++) s->stats.stage_ms[i] = 0;
+    s->stats.dt = dt;
+    RUN_STAGE(EDDY_STAGE_SOURCES, sources_stage(s, dt));
+    RUN_STAGE(EDDY_STAGE_BOUNDARY, boundaries_stage(s));
+    RUN_STAGE(EDDY_STAGE_FORCES, forces_stage(s, dt));
+    RUN_STAGE(EDDY_STAGE_ADVECT, eddy__advect(s, dt));
+    RUN_STAGE(EDDY_STAGE_BOUNDARY, boundaries_stage(s));
+    RUN_STAGE(EDDY_STAGE_DIFFUSE, eddy__diffuse(s, dt));
+    RUN_STAGE(EDDY_STAGE_BOUNDARY, boundaries_stage(s));
+    RUN_STAGE(EDDY_STAGE_PROJECT, eddy__project(s, dt));
+    RUN_STAGE(EDDY_STAGE_BOUNDARY, boundaries_stage(s));
+    s->time += dt;
+    s->step++;
+    RUN_STAGE(EDDY_STAGE_DIAGNOSTICS, eddy__diagnostics(s, dt));
+    s->stats.step = s->step;
+    s->stats.time = s->time;
+    s->stats.step_ms = eddy__now_ms() - t0;
+    return EDDY_OK;
+}
+
+eddy_status eddy_sim_step(eddy_sim *s) {
+    if (!s) return EDDY_ERR_INVALID_ARGUMENT;
+    return step_dt(s, eddy__choose_dt(s));
+}
+
+eddy_status eddy_sim_advance(eddy_sim *s, double duration) {
+    if (!s) return EDDY_ERR_INVALID_ARGUMENT;
+    if (!isfinite(duration) || duration < 0)
+        return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "duration = %g: must be finite and >= 0 seconds", duration);
+    double end = s->time + duration;
+    while (end - s->time > 1e-9 * (duration > 1 ? duration : 1)) {
+        double remaining = end - s->time;
+        double dt = eddy__choose_dt(s);
+        /* split the remainder evenly so the last substep is never a sliver */
+        double k = ceil(remaining / dt - 1e-6);
+        if (k < 1) k = 1;
+        eddy_status st = step_dt(s, (float)(remaining / k));
+        if (st != EDDY_OK) return st;
+        if (k == 1) s->time = end; /* absorb float rounding of the last substep */
+    }
+    s->stats.time = s->time;
+    return EDDY_OK;
+}
+
+eddy_status eddy_sim_project(eddy_sim *s) {
+    if (!s) return EDDY_ERR_INVALID_ARGUMENT;
+    s->error[0] = '\0';
+    eddy_status st = eddy__rasterize_solids(s);
+    if (st != EDDY_OK) return st;
+    eddy__apply_velocity_boundaries(s);
+    float dt = s->def.dt > 0 ? s->def.dt : eddy__choose_dt(s);
+    st = eddy__project(s, dt);
+    if (st != EDDY_OK) return st;
+    eddy__apply_velocity_boundaries(s);
+    return eddy__check_finite(s, EDDY_STAGE_PROJECT);
+}
+
+eddy_status eddy_sim_update_diagnostics(eddy_sim *s) {
+    if (!s) return EDDY_ERR_INVALID_ARGUMENT;
+    return eddy__diagnostics(s, s->stats.dt > 0 ? s->stats.dt : eddy__choose_dt(s));
+}
+
+eddy_status eddy__check_finite(eddy_sim *s, eddy_stage stage) {
+    struct { const char *name; const float *p; size_t n; } f[] = {
+        {"u", s->vel[0], s->nface[0]}, {"v", s->vel[1], s->nface[1]}, {"w", s->vel[2], s->nface[2]},
+        {"pressure", s->pressure, s->ncells}, {"dye_r", s->dye[0], s->nscalar}, {"dye_g", s->dye[1], s->nscalar},
+        {"dye_b", s->dye[2], s->nscalar}, {"temperature", s->temperature, s->nscalar}};
+    for (size_t k = 0; k < sizeof f / sizeof f[0]; k++) {
+        if (!f[k].p) continue;
+        int bad = 0;
+        size_t n = f[k].n;
+        const float *p = f[k].p;
+#pragma omp parallel for reduction(| : bad) num_threads(EDDY_THREADS(s))
+        for (size_t i = 0; i < n; i++) bad |= !isfinite(p[i]);
+        if (bad)
+            return eddy__fail(s, EDDY_ERR_NON_FINITE, "non-finite %s after stage '%s' in step %ld (t = %g s)", f[k].name,
+                              eddy_stage_name(stage), s->step + 1, s->time);
+    }
+    return EDDY_OK;
+}

@@ -1,0 +1,168 @@
+/* Internal layout of a simulation, shared by the stage files. Not installed.
+ *
+ * MAC grid (Harlow & Welch 1965): n[0] x n[1] x n[2] velocity cells of size h (n[2] = 1 in 2D).
+ *   vel[0] (u) on x-faces: (n0+1) x n1 x n2, face (i,j,k) at x = i*h,       y = (j+.5)h, z = (k+.5)h
+ *   vel[1] (v) on y-faces: n0 x (n1+1) x n2
+ *   vel[2] (w) on z-faces: n0 x n1 x (n2+1), NULL in 2D
+ *   pressure, solid, solid_vel at cell centres: n0 x n1 x n2
+ *   dye[3], temperature on the scalar grid: sn[a] = n[a]*dye_scale[a] cells of size sh[a] = h/dye_scale[a].
+ * Arrays are x-fastest: element (i,j,k) at i + nx*(j + ny*k). Positions above are relative to `origin`.
+ * Periodic axis a: faces 0 and n[a] of component a are the same face and are kept equal.
+ *
+ * Determinism: parallel loops split over rows (j,k); reductions store one partial per row and sum the
+ * partials serially, so results do not depend on the thread count. */
+#ifndef EDDY_SIM_INTERNAL_H
+#define EDDY_SIM_INTERNAL_H
+
+#include "eddy/eddy.h"
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <omp.h>
+
+/* threads for `#pragma omp parallel for num_threads(EDDY_THREADS(s))` */
+#define EDDY_THREADS(s) ((s)->def.threads > 0 ? (s)->def.threads : omp_get_max_threads())
+
+enum { EDDY_CELL_FLUID = 0, EDDY_CELL_SOLID = 1 };
+
+typedef struct eddy_obstacle {
+    eddy_id id;
+    eddy_obstacle_def def;
+} eddy_obstacle;
+
+typedef struct eddy_emitter {
+    eddy_id id;
+    eddy_emitter_def def;
+} eddy_emitter;
+
+typedef struct eddy_poisson eddy_poisson;       /* pressure solver workspace (project.c / poisson_*.c) */
+typedef struct eddy_advect_ws eddy_advect_ws;   /* advection scratch (advect.c) */
+typedef struct eddy_diffuse_ws eddy_diffuse_ws; /* implicit diffusion scratch (diffuse.c) */
+
+struct eddy_sim {
+    eddy_sim_def def;
+    int dim;
+    int n[3];             /* velocity cells per axis (n[2] = 1 in 2D) */
+    float h;              /* cell size, m */
+    float origin[3];
+    int sn[3];            /* scalar grid cells per axis */
+    float sh[3];          /* scalar grid cell size per axis, m */
+    size_t ncells;        /* n0*n1*n2 */
+    size_t nface[3];      /* elements of vel[a] (0 for absent) */
+    size_t nscalar;       /* sn0*sn1*sn2 */
+    bool periodic[3];     /* axis periodic */
+
+    float *vel[3];        /* face velocities, m/s */
+    float *vel_tmp[3];    /* scratch of the same size (advection output, projection) */
+    float *pressure;      /* solver units until converted: see project.c */
+    float *dye[3];
+    float *temperature;
+    float *scalar_tmp;    /* scratch, nscalar */
+    uint8_t *solid;       /* cell type per velocity cell (EDDY_CELL_*) from mask + obstacles */
+    uint8_t *user_mask;   /* static solid cells given by the user, may be NULL */
+    float *solid_vel[3];  /* velocity of the solid in solid cells, m/s */
+    double *row_partial;  /* one slot per row (n1*n2 or sn1*sn2, the larger), for deterministic reductions */
+
+    eddy_obstacle *obstacles;
+    int obstacle_count, obstacle_cap;
+    eddy_emitter *emitters;
+    int emitter_count, emitter_cap;
+    eddy_id next_id;
+
+    double time;
+    long step;
+    eddy_step_stats stats;
+    char error[512];
+
+    eddy_poisson *poisson;
+    eddy_advect_ws *advect;
+    eddy_diffuse_ws *diffuse;
+};
+
+/* ---- indexing ---- */
+static inline size_t eddy__idx(const int n[3], int i, int j, int k) {
+    return (size_t)i + (size_t)n[0] * ((size_t)j + (size_t)n[1] * (size_t)k);
+}
+/* dimensions of face component a */
+static inline void eddy__face_dims(const eddy_sim *s, int a, int fn[3]) {
+    fn[0] = s->n[0] + (a == 0);
+    fn[1] = s->n[1] + (a == 1);
+    fn[2] = s->n[2] + (a == 2);
+}
+static inline int eddy__wrap(int i, int n) { i %= n; return i < 0 ? i + n : i; }
+static inline int eddy__clampi(int i, int lo, int hi) { return i < lo ? lo : (i > hi ? hi : i); }
+
+/* ---- errors (sim.c) ---- */
+eddy_status eddy__fail(eddy_sim *s, eddy_status st, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+double eddy__now_ms(void);
+
+/* ---- grid.c: sampling on staggered grids ----
+ * Samples array `data` of dims `n` whose element (i,j,k) sits at origin + (i+off[0], j+off[1], k+off[2]) * spacing.
+ * Trilinear (bilinear when n[2] == 1). Coordinates clamp to the sample range, or wrap along periodic axes
+ * with `period` cells (period[a] = number of distinct samples along a). */
+typedef struct eddy_grid_desc {
+    const float *data;
+    int n[3];
+    float off[3];
+    float spacing[3];
+    float origin[3];
+    bool periodic[3];
+    int period[3];
+} eddy_grid_desc;
+eddy_grid_desc eddy__velocity_desc(const eddy_sim *s, int a, const float *data);
+eddy_grid_desc eddy__scalar_desc(const eddy_sim *s, const float *data);
+eddy_grid_desc eddy__cell_desc(const eddy_sim *s, const float *data);
+float eddy__sample(const eddy_grid_desc *g, const float p[3]);
+/* samples min and max of the 2^d nodes around p (for clamped MacCormack/BFECC) */
+float eddy__sample_minmax(const eddy_grid_desc *g, const float p[3], float *lo, float *hi);
+/* velocity at world position p from the face arrays `vel` */
+void eddy__sample_vel(const eddy_sim *s, float *const vel[3], const float p[3], float out[3]);
+/* world position of element (i,j,k) of a grid */
+static inline void eddy__grid_pos(const eddy_grid_desc *g, int i, int j, int k, float p[3]) {
+    p[0] = g->origin[0] + ((float)i + g->off[0]) * g->spacing[0];
+    p[1] = g->origin[1] + ((float)j + g->off[1]) * g->spacing[1];
+    p[2] = g->origin[2] + ((float)k + g->off[2]) * g->spacing[2];
+}
+
+/* ---- stages; each returns EDDY_OK or fails through eddy__fail ---- */
+/* sources.c */
+eddy_status eddy__apply_splat(eddy_sim *s, const eddy_splat *sp);
+eddy_status eddy__apply_emitters(eddy_sim *s, float dt);
+/* forces.c: buoyancy; vorticity.c: confinement */
+eddy_status eddy__apply_buoyancy(eddy_sim *s, float dt);
+eddy_status eddy__apply_vorticity(eddy_sim *s, float dt);
+/* advect.c: velocity (self-advection) and every scalar, with dissipation */
+eddy_status eddy__advect_init(eddy_sim *s);
+void eddy__advect_free(eddy_sim *s);
+eddy_status eddy__advect(eddy_sim *s, float dt);
+/* diffuse.c: implicit viscosity and scalar diffusion (backward Euler) */
+eddy_status eddy__diffuse_init(eddy_sim *s);
+void eddy__diffuse_free(eddy_sim *s);
+eddy_status eddy__diffuse(eddy_sim *s, float dt);
+/* project.c: pressure projection; fills stats pressure_* fields */
+eddy_status eddy__project_init(eddy_sim *s);
+void eddy__project_free(eddy_sim *s);
+eddy_status eddy__project(eddy_sim *s, float dt);
+/* obstacles.c: rasterise mask + obstacles into solid / solid_vel */
+eddy_status eddy__rasterize_solids(eddy_sim *s);
+float eddy__shape_sdf(eddy_shape shape, const float center[3], float radius, const float half_size[3],
+                      const float axis[3], eddy_sdf_fn fn, void *user, const float p[3], int dim);
+/* boundary.c: domain faces and solid faces on the velocity; scalar inflow values */
+void eddy__apply_velocity_boundaries(eddy_sim *s);
+void eddy__apply_scalar_boundaries(eddy_sim *s);
+/* true when face (i,j,k) of component a is fixed (domain wall/inflow or touches a solid cell); its value
+ * then is the prescribed one and the projection does not change it */
+bool eddy__face_fixed(const eddy_sim *s, int a, int i, int j, int k);
+/* diagnostics.c */
+eddy_status eddy__diagnostics(eddy_sim *s, float dt);
+float eddy__cell_divergence(const eddy_sim *s, int i, int j, int k);
+/* computes the CFL-limited (or fixed) dt */
+float eddy__choose_dt(eddy_sim *s);
+/* checks every field for NaN/Inf; fails naming the stage */
+eddy_status eddy__check_finite(eddy_sim *s, eddy_stage stage);
+
+#endif
