@@ -1,0 +1,163 @@
+/* Obstacles: analytic shapes (sphere/circle, box, capsule), user SDF callbacks and a static mask, rasterised each
+ * step into the cell-type array `solid` (a cell is solid when the signed distance at its centre is negative) and
+ * the per-cell solid velocity `solid_vel` that the boundary stage imposes on faces touching the solid. */
+#include "sim_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static float length3(const float v[3]) { return sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]); }
+
+float eddy__shape_sdf(eddy_shape shape, const float center[3], float radius, const float half_size[3],
+                      const float axis[3], eddy_sdf_fn fn, void *user, const float p[3], int dim) {
+    float d[3] = {p[0] - center[0], p[1] - center[1], dim == 3 ? p[2] - center[2] : 0.0f};
+    switch (shape) {
+    case EDDY_SHAPE_SPHERE: return length3(d) - radius;
+    case EDDY_SHAPE_BOX: {
+        float q[3], outside[3], inside = -INFINITY;
+        for (int a = 0; a < 3; a++) {
+            float hs = (a < dim) ? half_size[a] : INFINITY;
+            q[a] = fabsf(d[a]) - hs;
+            outside[a] = q[a] > 0 ? q[a] : 0.0f;
+            if (a < dim && q[a] > inside) inside = q[a];
+        }
+        return length3(outside) + (inside < 0 ? inside : 0.0f);
+    }
+    case EDDY_SHAPE_CAPSULE: {
+        /* segment from center - axis to center + axis */
+        float ax[3] = {axis[0], axis[1], dim == 3 ? axis[2] : 0.0f};
+        float aa = ax[0] * ax[0] + ax[1] * ax[1] + ax[2] * ax[2];
+        float t = 0.0f;
+        if (aa > 0) {
+            t = (d[0] * ax[0] + d[1] * ax[1] + d[2] * ax[2]) / aa;
+            t = t < -1 ? -1 : (t > 1 ? 1 : t);
+        }
+        float e[3] = {d[0] - t * ax[0], d[1] - t * ax[1], d[2] - t * ax[2]};
+        return length3(e) - radius;
+    }
+    case EDDY_SHAPE_SDF: return fn ? fn(p, user) : INFINITY;
+    }
+    return INFINITY;
+}
+
+static eddy_status check_obstacle_def(eddy_sim *s, const eddy_obstacle_def *d) {
+    if (!d) return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "obstacle definition is NULL");
+    for (int a = 0; a < 3; a++)
+        if (!isfinite(d->center[a]) || !isfinite(d->velocity[a]) || !isfinite(d->half_size[a]) || !isfinite(d->axis[a]))
+            return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "obstacle: center, velocity, half_size and axis must be finite");
+    switch (d->shape) {
+    case EDDY_SHAPE_SPHERE:
+    case EDDY_SHAPE_CAPSULE:
+        if (!isfinite(d->radius) || d->radius <= 0)
+            return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "obstacle radius = %g: must be a positive length in metres",
+                              (double)d->radius);
+        break;
+    case EDDY_SHAPE_BOX:
+        for (int a = 0; a < s->dim; a++)
+            if (d->half_size[a] <= 0)
+                return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "obstacle half_size[%d] = %g: must be positive", a,
+                                  (double)d->half_size[a]);
+        break;
+    case EDDY_SHAPE_SDF:
+        if (!d->sdf) return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "obstacle shape is sdf but the sdf callback is NULL");
+        break;
+    default: return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "obstacle shape = %d: not a shape", (int)d->shape);
+    }
+    return EDDY_OK;
+}
+
+eddy_status eddy_sim_add_obstacle(eddy_sim *s, const eddy_obstacle_def *def, eddy_id *id) {
+    if (!s) return EDDY_ERR_INVALID_ARGUMENT;
+    eddy_status st = check_obstacle_def(s, def);
+    if (st != EDDY_OK) return st;
+    if (s->obstacle_count == s->obstacle_cap) {
+        int cap = s->obstacle_cap ? 2 * s->obstacle_cap : 8;
+        eddy_obstacle *o = (eddy_obstacle *)realloc(s->obstacles, (size_t)cap * sizeof *o);
+        if (!o) return eddy__fail(s, EDDY_ERR_OUT_OF_MEMORY, "out of memory adding an obstacle");
+        s->obstacles = o;
+        s->obstacle_cap = cap;
+    }
+    eddy_obstacle *o = &s->obstacles[s->obstacle_count++];
+    o->id = s->next_id++;
+    o->def = *def;
+    if (id) *id = o->id;
+    return eddy__rasterize_solids(s);
+}
+
+static eddy_obstacle *find_obstacle(eddy_sim *s, eddy_id id) {
+    for (int i = 0; i < s->obstacle_count; i++)
+        if (s->obstacles[i].id == id) return &s->obstacles[i];
+    return NULL;
+}
+
+eddy_status eddy_sim_move_obstacle(eddy_sim *s, eddy_id id, const float center[3], const float velocity[3]) {
+    if (!s) return EDDY_ERR_INVALID_ARGUMENT;
+    eddy_obstacle *o = find_obstacle(s, id);
+    if (!o) return eddy__fail(s, EDDY_ERR_NOT_FOUND, "obstacle id %u does not exist", (unsigned)id);
+    if (!center) return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "move_obstacle: center is NULL");
+    for (int a = 0; a < 3; a++)
+        if (!isfinite(center[a]) || (velocity && !isfinite(velocity[a])))
+            return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "move_obstacle: center and velocity must be finite");
+    memcpy(o->def.center, center, sizeof o->def.center);
+    if (velocity) memcpy(o->def.velocity, velocity, sizeof o->def.velocity);
+    return eddy__rasterize_solids(s);
+}
+
+eddy_status eddy_sim_remove_obstacle(eddy_sim *s, eddy_id id) {
+    if (!s) return EDDY_ERR_INVALID_ARGUMENT;
+    eddy_obstacle *o = find_obstacle(s, id);
+    if (!o) return eddy__fail(s, EDDY_ERR_NOT_FOUND, "obstacle id %u does not exist", (unsigned)id);
+    size_t at = (size_t)(o - s->obstacles);
+    memmove(o, o + 1, (size_t)(s->obstacle_count - 1 - (int)at) * sizeof *o);
+    s->obstacle_count--;
+    return eddy__rasterize_solids(s);
+}
+
+eddy_status eddy_sim_set_solid_mask(eddy_sim *s, const uint8_t *mask, size_t count) {
+    if (!s) return EDDY_ERR_INVALID_ARGUMENT;
+    if (!mask) {
+        free(s->user_mask);
+        s->user_mask = NULL;
+        return eddy__rasterize_solids(s);
+    }
+    if (count != s->ncells)
+        return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "solid mask has %zu cells; the grid has %zu", count, s->ncells);
+    if (!s->user_mask) {
+        s->user_mask = (uint8_t *)malloc(s->ncells);
+        if (!s->user_mask) return eddy__fail(s, EDDY_ERR_OUT_OF_MEMORY, "out of memory for the solid mask");
+    }
+    for (size_t i = 0; i < count; i++) s->user_mask[i] = mask[i] ? 1 : 0;
+    return eddy__rasterize_solids(s);
+}
+
+eddy_status eddy__rasterize_solids(eddy_sim *s) {
+    int rows = s->n[1] * s->n[2];
+    const int dim = s->dim;
+#pragma omp parallel for num_threads(EDDY_THREADS(s)) schedule(static)
+    for (int row = 0; row < rows; row++) {
+        int j = row % s->n[1], k = row / s->n[1];
+        for (int i = 0; i < s->n[0]; i++) {
+            size_t c = eddy__idx(s->n, i, j, k);
+            float p[3] = {s->origin[0] + ((float)i + 0.5f) * s->h, s->origin[1] + ((float)j + 0.5f) * s->h,
+                          s->origin[2] + ((float)k + 0.5f) * s->h};
+            uint8_t solid = s->user_mask ? s->user_mask[c] : 0;
+            float vel[3] = {0, 0, 0};
+            /* the last obstacle covering a cell sets its velocity */
+            for (int o = 0; o < s->obstacle_count; o++) {
+                const eddy_obstacle_def *d = &s->obstacles[o].def;
+                if (eddy__shape_sdf(d->shape, d->center, d->radius, d->half_size, d->axis, d->sdf, d->sdf_user, p, dim) < 0) {
+                    solid = 1;
+                    vel[0] = d->velocity[0];
+                    vel[1] = d->velocity[1];
+                    vel[2] = dim == 3 ? d->velocity[2] : 0.0f;
+                }
+            }
+            s->solid[c] = solid;
+            s->solid_vel[0][c] = vel[0];
+            s->solid_vel[1][c] = vel[1];
+            s->solid_vel[2][c] = vel[2];
+        }
+    }
+    return EDDY_OK;
+}
