@@ -128,6 +128,8 @@ static eddy_status cu_upload(eddy_sim *s, unsigned fields) {
         if (bit == EDDY_SYNC_SOLID)
             CU_TRY(cudaMemcpyAsync(c->solid, s->solid, c->ncells, cudaMemcpyHostToDevice, c->stream), "copying solids to the device");
     }
+    for (int f = 0; f < 4; f++)
+        if (fields & (1u << (EDDY_FIELD_DYE_R + f))) c->scalar_live |= 1u << f;
     /* pageable sources: the copies above have read them once they return, but wait so errors show here */
     CU_TRY(cudaStreamSynchronize(c->stream), "waiting for a copy to the device");
     c->host_valid |= fields;
@@ -221,6 +223,9 @@ static eddy_status run_emitters(eddy_sim *s, cu_sim *c, float dt) {
         }
         x.temperature = d->temperature;
         x.set_velocity = d->set_velocity;
+        for (int q = 0; q < 3; q++)
+            if (d->dye[q] != 0.0f) c->scalar_live |= 1u << q;
+        if (d->temperature != 0.0f) c->scalar_live |= 8u;
     }
     CU_TRY(cudaMemcpyAsync(c->emit, c->stage_shapes, (size_t)n * sizeof(DShape), cudaMemcpyHostToDevice, c->stream), "sending emitters");
     CU_TRY(launch_emitters(c, n, dt), "emitters");
@@ -230,6 +235,9 @@ static eddy_status run_emitters(eddy_sim *s, cu_sim *c, float dt) {
 static eddy_status cu_splat(eddy_sim *s, const eddy_splat *sp, const float center[3]) {
     cu_sim *c = CS(s);
     c->slot = -1;
+    for (int q = 0; q < 3; q++)
+        if (sp->dye[q] != 0.0f) c->scalar_live |= 1u << q;
+    if (sp->temperature != 0.0f) c->scalar_live |= 8u;
     CU_TRY(launch_splat(c, sp, center), "splat");
     CU_TRY(launch_velocity_boundaries(c), "velocity boundaries");
     CU_TRY(launch_scalar_boundaries(c), "scalar boundaries");
@@ -296,6 +304,12 @@ static eddy_status cu_diagnostics(eddy_sim *s, float dt) {
 
 /* ------------------------------------------------------------------ the step */
 static eddy_status boundaries(cu_sim *c) {
+    for (int f = 0; f < 2 * c->g.dim; f++) {
+        if (c->g.btype[f] != EDDY_BOUNDARY_INFLOW) continue;
+        for (int q = 0; q < 3; q++)
+            if (c->g.bdye[f][q] != 0.0f) c->scalar_live |= 1u << q;
+        if (c->g.btemp[f] != 0.0f) c->scalar_live |= 8u;
+    }
     CU_TRY(launch_velocity_boundaries(c), "velocity boundaries");
     CU_TRY(launch_scalar_boundaries(c), "scalar boundaries");
     return EDDY_OK;
@@ -493,6 +507,7 @@ extern "C" eddy_status eddy__cuda_attach(eddy_sim *s) {
         st = cuda_fail(c, cudaGetLastError(), "clearing results");
     c->mask_version = s->mask_version - 1; /* send the mask (if any) with the first rasterisation */
     if (st == EDDY_OK) st = cu_upload(s, EDDY_SYNC_ALL);
+    c->scalar_live = 0; /* a new simulation's fields are zero */
     if (st == EDDY_OK) st = cu_rasterize(s);
     if (st == EDDY_OK) st = boundaries(c);
     if (st == EDDY_OK) st = read_back(c);
@@ -516,11 +531,14 @@ extern "C" eddy_status eddy__cuda_run_stage(eddy_sim *s, eddy_cuda_stage stage, 
 extern "C" double eddy__cuda_sync_ms(eddy_sim *s) {
     if (!s || s->backend_ops != &cuda_ops) return -1;
     cu_sim *c = CS(s);
-    cudaEventRecord(c->ev[15], c->stream);
-    cudaEventSynchronize(c->ev[15]);
     float ms = 0;
-    cudaEventElapsedTime(&ms, c->ev[14], c->ev[15]);
+    if (c->sync_started) {
+        cudaEventRecord(c->ev[15], c->stream);
+        cudaEventSynchronize(c->ev[15]);
+        cudaEventElapsedTime(&ms, c->ev[14], c->ev[15]);
+    }
     cudaEventRecord(c->ev[14], c->stream);
     cudaEventSynchronize(c->ev[14]);
-    return ms;
+    c->sync_started = 1;
+    return cudaGetLastError() == cudaSuccess ? ms : -1.0;
 }

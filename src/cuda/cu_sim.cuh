@@ -54,8 +54,11 @@ struct cu_sim {
     unsigned host_valid;    /* EDDY_SYNC_* bits whose host mirror equals the device */
     unsigned mask_version;  /* eddy_sim.mask_version last sent */
     int slot;               /* current non-finite slot (SLOT_*) */
+    unsigned scalar_live;   /* bit f (dye r, g, b, temperature): the field may be nonzero (else advection and
+                               diffusion skip it, as the CPU skips fields that are exactly zero) */
 
-    cudaEvent_t ev[16];
+    cudaEvent_t ev[16];     /* 0..10: stage boundaries of a step; 14, 15: eddy__cuda_sync_ms */
+    int sync_started;
     AdvectWS *adv;
     PoissonWS *pois;
     DiffuseWS *dif;
@@ -75,6 +78,8 @@ cudaError_t launch_emitters(cu_sim *c, int emitter_count, float dt);
 /* k_boundary.cu */
 cudaError_t launch_velocity_boundaries(cu_sim *c);
 cudaError_t launch_scalar_boundaries(cu_sim *c);
+/* face layer n of periodic component a repeats layer 0 */
+cudaError_t launch_periodic_copy(cu_sim *c, int a);
 /* k_forces.cu */
 cudaError_t launch_buoyancy(cu_sim *c, float dt);
 cudaError_t launch_vorticity(cu_sim *c, float dt);

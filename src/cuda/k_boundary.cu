@@ -1,9 +1,7 @@
 /* Boundary conditions on the device (boundary.c). Velocity, per component, in three passes:
  *   1. faces touching a solid cell take the mean velocity of their solid neighbours;
- *   2. domain faces: inflow -> prescribed, outflow -> copy of the neighbouring interior face, else 0;
+ *   2. domain faces: inflow -> prescribed, outflow -> left free (advected, corrected by the projection), else 0;
  *   3. periodic axes: face layer n repeats layer 0.
- * The CPU does 1 and 2 in one loop; splitting them makes an outflow face always copy the interior face's final
- * value (on the CPU that depends on the loop order only when a solid touches an outflow face).
  * Scalars: inflow faces set the first layer of scalar cells (faces in order x-, x+, y-, ...), then solid cells
  * are emptied. */
 #include "cu_sim.cuh"
@@ -51,12 +49,7 @@ __global__ void k_vel_domain_faces(Geo g, int a, float *__restrict__ v) {
     size_t f = idx3(fn, c[0], c[1], c[2]);
     switch (bt) {
     case EDDY_BOUNDARY_INFLOW: v[f] = g.bvel[2 * a + side][a]; break;
-    case EDDY_BOUNDARY_OUTFLOW: {
-        int nb[3] = {c[0], c[1], c[2]};
-        nb[a] = side ? n - 1 : 1;
-        v[f] = v[idx3(fn, nb[0], nb[1], nb[2])];
-        break;
-    }
+    case EDDY_BOUNDARY_OUTFLOW: break; /* advected, then corrected by the projection */
     default: v[f] = 0.0f; break;
     }
 }
@@ -73,6 +66,15 @@ __global__ void k_vel_periodic(Geo g, int a, float *__restrict__ v) {
     c[b0] = s0[b0] = x;
     c[b1] = s0[b1] = y;
     v[idx3(fn, c[0], c[1], c[2])] = v[idx3(fn, s0[0], s0[1], s0[2])];
+}
+
+cudaError_t launch_periodic_copy(cu_sim *c, int a) {
+    int fn[3];
+    face_dims(c->g, a, fn);
+    int b0 = a == 0 ? 1 : 0, b1 = a == 2 ? 1 : 2;
+    dim3 gr((unsigned)((fn[b0] + 127) / 128), (unsigned)fn[b1], 1);
+    k_vel_periodic<<<gr, 128, 0, c->stream>>>(c->g, a, c->vel[a]);
+    return cudaGetLastError();
 }
 
 cudaError_t launch_velocity_boundaries(cu_sim *c) {

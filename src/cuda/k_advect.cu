@@ -1,0 +1,292 @@
+/* Advection on the device (advect.c): dq/dt + (u . grad) q = 0, then dissipation q *= 1/(1 + k dt).
+ * Semi-Lagrangian with an RK2 midpoint backtrace through the start-of-stage velocity (Stam 1999); MacCormack with
+ * the revert-to-semi-Lagrangian limiter (Selle et al. 2008); BFECC clamped to the nodes around the foot
+ * (Kim et al. 2005). Velocity components are traced from their faces, scalars from the (possibly finer) scalar
+ * cells. The CPU traces each grid once and stores the feet; here every pass recomputes its trace (two velocity
+ * samples in cache) instead of storing and reloading three coordinates per element: the same float operations,
+ * so the same feet, and less memory traffic. Interpolation is a + w (b - a), as on the CPU. */
+#include "cu_sim.cuh"
+
+namespace ecu {
+
+/* a lattice of samples in index coordinates (advect.c `lattice`) */
+struct Lat {
+    int n[3];
+    int wrap[3]; /* period on a periodic axis, 0 on a bounded one */
+};
+static Lat lat_of(const GDesc &d) {
+    Lat L;
+    for (int b = 0; b < 3; b++) {
+        L.n[b] = d.n[b];
+        L.wrap[b] = (d.periodic[b] && d.n[b] > 1) ? d.period[b] : 0;
+    }
+    return L;
+}
+
+__device__ inline void locate_axis(int n, int wrap, float x, int *i0, int *i1, float *w) {
+    if (wrap) {
+        if (!(fabsf(x) < 8388608.0f)) x = 0.0f;
+        float fl = floorf(x);
+        int i = (int)fl;
+        *w = x - fl;
+        if (i < 0 || i >= wrap) i = wrapi(i, wrap);
+        *i0 = i;
+        *i1 = i + 1 == wrap ? 0 : i + 1;
+        return;
+    }
+    if (n == 1) {
+        *i0 = *i1 = 0;
+        *w = 0.0f;
+        return;
+    }
+    float hi = (float)(n - 1);
+    if (!(x > 0.0f)) x = 0.0f;
+    if (x > hi) x = hi;
+    int i = (int)x;
+    if (i > n - 2) i = n - 2;
+    *i0 = i;
+    *i1 = i + 1;
+    *w = x - (float)i;
+}
+
+__device__ inline float lerp_(float a, float b, float w) { return a + w * (b - a); }
+
+__device__ inline float lat_sample(const Lat &L, const float *__restrict__ d, float x, float y, float z) {
+    int x0, x1, y0, y1;
+    float wx, wy;
+    locate_axis(L.n[0], L.wrap[0], x, &x0, &x1, &wx);
+    locate_axis(L.n[1], L.wrap[1], y, &y0, &y1, &wy);
+    size_t nx = (size_t)L.n[0];
+    if (L.n[2] == 1) {
+        const float *r0 = d + (size_t)y0 * nx, *r1 = d + (size_t)y1 * nx;
+        return lerp_(lerp_(__ldg(r0 + x0), __ldg(r0 + x1), wx), lerp_(__ldg(r1 + x0), __ldg(r1 + x1), wx), wy);
+    }
+    int z0, z1;
+    float wz;
+    locate_axis(L.n[2], L.wrap[2], z, &z0, &z1, &wz);
+    size_t nxy = nx * (size_t)L.n[1];
+    const float *r00 = d + (size_t)z0 * nxy + (size_t)y0 * nx, *r10 = d + (size_t)z0 * nxy + (size_t)y1 * nx;
+    const float *r01 = d + (size_t)z1 * nxy + (size_t)y0 * nx, *r11 = d + (size_t)z1 * nxy + (size_t)y1 * nx;
+    float c0 = lerp_(lerp_(__ldg(r00 + x0), __ldg(r00 + x1), wx), lerp_(__ldg(r10 + x0), __ldg(r10 + x1), wx), wy);
+    float c1 = lerp_(lerp_(__ldg(r01 + x0), __ldg(r01 + x1), wx), lerp_(__ldg(r11 + x0), __ldg(r11 + x1), wx), wy);
+    return lerp_(c0, c1, wz);
+}
+
+__device__ inline void lat_minmax(const Lat &L, const float *__restrict__ d, float x, float y, float z, float *lo,
+                                  float *hi) {
+    int x0, x1, y0, y1, z0 = 0, z1 = 0;
+    float wx, wy, wz;
+    locate_axis(L.n[0], L.wrap[0], x, &x0, &x1, &wx);
+    locate_axis(L.n[1], L.wrap[1], y, &y0, &y1, &wy);
+    if (L.n[2] > 1) locate_axis(L.n[2], L.wrap[2], z, &z0, &z1, &wz);
+    size_t nx = (size_t)L.n[0], nxy = nx * (size_t)L.n[1];
+    int zs[2] = {z0, z1}, kn = L.n[2] > 1 ? 2 : 1;
+    float mn = INFINITY, mx = -INFINITY;
+    for (int kk = 0; kk < kn; kk++) {
+        const float *r0 = d + (size_t)zs[kk] * nxy + (size_t)y0 * nx, *r1 = d + (size_t)zs[kk] * nxy + (size_t)y1 * nx;
+        float v[4] = {__ldg(r0 + x0), __ldg(r0 + x1), __ldg(r1 + x0), __ldg(r1 + x1)};
+        for (int q = 0; q < 4; q++) {
+            mn = v[q] < mn ? v[q] : mn;
+            mx = v[q] > mx ? v[q] : mx;
+        }
+    }
+    *lo = mn;
+    *hi = mx;
+}
+
+/* the velocity lattices and the step, shared by every kernel of the stage */
+struct Tracer {
+    Lat V[3];
+    const float *v[3];
+    int dim;
+    float dtc; /* dt / h: m/s -> cells */
+};
+/* the grid being advected: element (i,j,k) at velocity-cell coordinate ((i,j,k) + off) / scale */
+struct Map {
+    int n[3];
+    float off[3];
+    float scale[3];
+};
+
+__device__ inline void velocity_at(const Tracer &t, const float P[3], float u[3]) {
+    u[0] = lat_sample(t.V[0], t.v[0], P[0], P[1] - 0.5f, P[2] - 0.5f);
+    u[1] = lat_sample(t.V[1], t.v[1], P[0] - 0.5f, P[1], P[2] - 0.5f);
+    u[2] = t.dim == 3 ? lat_sample(t.V[2], t.v[2], P[0] - 0.5f, P[1] - 0.5f, P[2]) : 0.0f;
+}
+
+/* advect.c trace_grid for one element: the foot of the backward trace (dir = -1) or the end of the forward one
+ * (dir = +1), in lattice coordinates of the grid; z = 0 in 2D, as the CPU's missing third buffer reads */
+template <int DIR>
+__device__ inline void trace(const Tracer &t, const Map &m, int i, int j, int k, float out[3]) {
+    float P[3], Q[3], u1[3], u2[3];
+    P[1] = ((float)j + m.off[1]) / m.scale[1];
+    P[2] = ((float)k + m.off[2]) / m.scale[2];
+    P[0] = ((float)i + m.off[0]) / m.scale[0];
+    velocity_at(t, P, u1);
+    for (int b = 0; b < 3; b++) Q[b] = DIR < 0 ? P[b] - 0.5f * t.dtc * u1[b] : P[b] + 0.5f * t.dtc * u1[b];
+    velocity_at(t, Q, u2);
+    for (int b = 0; b < 3; b++) {
+        if (b < t.dim) out[b] = (DIR < 0 ? P[b] - t.dtc * u2[b] : P[b] + t.dtc * u2[b]) * m.scale[b] - m.off[b];
+        else out[b] = 0.0f;
+    }
+}
+
+/* out = factor * A(q) */
+__global__ void k_adv_backward(Tracer t, Map m, Lat L, const float *__restrict__ q, float *__restrict__ out, float factor,
+                               Flags fl, int field) {
+    ECU_IJK(m.n[0], m.n[1]);
+    if (!inside_) return;
+    float b[3];
+    trace<-1>(t, m, i, j, k, b);
+    float v = factor * lat_sample(L, q, b[0], b[1], b[2]);
+    out[idx3(m.n, i, j, k)] = v;
+    if (field >= 0) flag_if_bad(fl, v, field);
+}
+
+/* MacCormack second pass: out = factor * limit(q^ + (q - A^R q^)/2) */
+__global__ void k_adv_maccormack(Tracer t, Map m, Lat L, const float *__restrict__ q, const float *__restrict__ qhat,
+                                 float *__restrict__ out, float factor, Flags fl, int field) {
+    ECU_IJK(m.n[0], m.n[1]);
+    if (!inside_) return;
+    size_t e = idx3(m.n, i, j, k);
+    float f[3], b[3];
+    trace<+1>(t, m, i, j, k, f);
+    float back = lat_sample(L, qhat, f[0], f[1], f[2]);
+    float qh = qhat[e];
+    float v = qh + 0.5f * (q[e] - back);
+    float lo, hi;
+    trace<-1>(t, m, i, j, k, b);
+    lat_minmax(L, q, b[0], b[1], b[2], &lo, &hi);
+    if (v < lo || v > hi) v = qh;
+    v = factor * v;
+    out[e] = v;
+    flag_if_bad(fl, v, field);
+}
+
+/* BFECC middle pass: corrected = q + (q - A^R q^)/2 */
+__global__ void k_adv_bfecc_correct(Tracer t, Map m, Lat L, const float *__restrict__ q, const float *__restrict__ qhat,
+                                    float *__restrict__ corrected) {
+    ECU_IJK(m.n[0], m.n[1]);
+    if (!inside_) return;
+    size_t e = idx3(m.n, i, j, k);
+    float f[3];
+    trace<+1>(t, m, i, j, k, f);
+    float back = lat_sample(L, qhat, f[0], f[1], f[2]);
+    float qe = q[e];
+    corrected[e] = qe + 0.5f * (qe - back);
+}
+
+/* BFECC last pass: out = factor * clamp(A(corrected), min/max of q around the foot) */
+__global__ void k_adv_bfecc_final(Tracer t, Map m, Lat L, const float *__restrict__ q, const float *__restrict__ corr,
+                                  float *__restrict__ out, float factor, Flags fl, int field) {
+    ECU_IJK(m.n[0], m.n[1]);
+    if (!inside_) return;
+    float b[3];
+    trace<-1>(t, m, i, j, k, b);
+    float v = lat_sample(L, corr, b[0], b[1], b[2]);
+    float lo, hi;
+    lat_minmax(L, q, b[0], b[1], b[2], &lo, &hi);
+    v = v < lo ? lo : (v > hi ? hi : v);
+    v = factor * v;
+    out[idx3(m.n, i, j, k)] = v;
+    flag_if_bad(fl, v, field);
+}
+
+struct AdvectWS {
+    float *tmp[2]; /* q^ and the BFECC-corrected field, sized for the largest grid */
+};
+
+eddy_status advect_init(cu_sim *c) {
+    c->adv = (AdvectWS *)calloc(1, sizeof(AdvectWS));
+    if (!c->adv) return eddy__fail(c->s, EDDY_ERR_OUT_OF_MEMORY, "cuda: out of host memory");
+    size_t cap = c->nscalar;
+    for (int a = 0; a < c->g.dim; a++) cap = c->nface[a] > cap ? c->nface[a] : cap;
+    int want = c->s->def.advection == EDDY_ADVECT_SEMI_LAGRANGIAN ? 0 : (c->s->def.advection == EDDY_ADVECT_MACCORMACK ? 1 : 2);
+    for (int b = 0; b < want; b++) {
+        eddy_status st = dev_alloc(c, (void **)&c->adv->tmp[b], cap * sizeof(float), "advection scratch");
+        if (st != EDDY_OK) return st;
+    }
+    return EDDY_OK;
+}
+
+void advect_free(cu_sim *c) {
+    if (!c->adv) return;
+    cudaFree(c->adv->tmp[0]);
+    cudaFree(c->adv->tmp[1]);
+    free(c->adv);
+    c->adv = nullptr;
+}
+
+static cudaError_t advect_field(cu_sim *c, const Tracer &t, const Map &m, const Lat &L, const float *q, float *out,
+                                float factor, int field) {
+    dim3 gr = tiles(m.n[0], m.n[1], m.n[2]);
+    Flags fl = flags_for(c);
+    float *t0 = c->adv->tmp[0], *t1 = c->adv->tmp[1];
+    switch (c->s->def.advection) {
+    case EDDY_ADVECT_SEMI_LAGRANGIAN:
+        k_adv_backward<<<gr, tile_block(), 0, c->stream>>>(t, m, L, q, out, factor, fl, field);
+        break;
+    case EDDY_ADVECT_MACCORMACK:
+        k_adv_backward<<<gr, tile_block(), 0, c->stream>>>(t, m, L, q, t0, 1.0f, fl, -1);
+        k_adv_maccormack<<<gr, tile_block(), 0, c->stream>>>(t, m, L, q, t0, out, factor, fl, field);
+        break;
+    case EDDY_ADVECT_BFECC:
+        k_adv_backward<<<gr, tile_block(), 0, c->stream>>>(t, m, L, q, t0, 1.0f, fl, -1);
+        k_adv_bfecc_correct<<<gr, tile_block(), 0, c->stream>>>(t, m, L, q, t0, t1);
+        k_adv_bfecc_final<<<gr, tile_block(), 0, c->stream>>>(t, m, L, q, t1, out, factor, fl, field);
+        break;
+    }
+    return cudaGetLastError();
+}
+
+static float decay_factor(float k, float dt) { return 1.0f / (1.0f + k * dt); }
+
+cudaError_t launch_advect(cu_sim *c, float dt) {
+    const Geo &g = c->g;
+    const eddy_sim_def &d = c->s->def;
+    Tracer t;
+    t.dim = g.dim;
+    t.dtc = dt / g.h;
+    for (int a = 0; a < 3; a++) {
+        GDesc vd = velocity_desc(g, a);
+        t.V[a] = lat_of(vd);
+        t.v[a] = a < g.dim ? c->vel[a] : nullptr;
+    }
+    cudaError_t e = cudaSuccess;
+    const float fv = decay_factor(d.velocity_dissipation, dt);
+    for (int a = 0; a < g.dim && e == cudaSuccess; a++) {
+        GDesc vd = velocity_desc(g, a);
+        Map m;
+        for (int b = 0; b < 3; b++) {
+            m.n[b] = vd.n[b];
+            m.off[b] = vd.off[b];
+            m.scale[b] = 1.0f;
+        }
+        e = advect_field(c, t, m, lat_of(vd), c->vel[a], c->vel_tmp[a], fv, EDDY_FIELD_U + a);
+    }
+    /* scalars: fields known to be zero stay zero (the CPU skips them the same way) */
+    GDesc sd = scalar_desc(g);
+    Map m;
+    for (int b = 0; b < 3; b++) {
+        m.n[b] = g.sn[b];
+        m.off[b] = 0.5f;
+        m.scale[b] = (float)g.ds[b];
+    }
+    float fd = decay_factor(d.dye_dissipation, dt), ft = decay_factor(d.temperature_dissipation, dt);
+    for (int f = 0; f < 4 && e == cudaSuccess; f++) {
+        if (!(c->scalar_live & (1u << f))) continue;
+        float **q = f < 3 ? &c->dye[f] : &c->temp;
+        e = advect_field(c, t, m, lat_of(sd), *q, c->scalar_tmp, f < 3 ? fd : ft, EDDY_FIELD_DYE_R + f);
+        float *old = *q;
+        *q = c->scalar_tmp;
+        c->scalar_tmp = old;
+    }
+    for (int a = 0; a < g.dim; a++) {
+        float *tmp = c->vel[a];
+        c->vel[a] = c->vel_tmp[a];
+        c->vel_tmp[a] = tmp;
+    }
+    return e;
+}
+
+} /* namespace ecu */

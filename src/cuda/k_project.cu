@@ -1,0 +1,932 @@
+/* Pressure projection on the device (project.c, poisson_*.c): u <- u - (x_hi - x_lo) on open faces, with
+ * A x = b, b = -(net outward flux), A the 5/7-point stencil over open faces, x = dt p / (rho h).
+ *
+ * The system, its padded layout (one ghost layer; periodic ghosts copied before each stencil), the multigrid
+ * hierarchy (McAdams, Sifakis & Teran 2010: rediscretised coarse operators, renormalised cell-centred linear
+ * prolongation, restriction = its transpose / 2^axes, red-black Gauss-Seidel 2+2, symmetric coarsest sweeps) and
+ * the three solvers (Jacobi, red-black SOR, MGPCG) are the CPU's, kernel for loop: the same transfer tables, the
+ * same float operations per cell, the same coarsest-level solve (one thread block, serial null-space sums in the
+ * CPU's order). Dot products are deterministic block-tree sums in double, so they can differ from the CPU's row
+ * sums in the last bits of a double.
+ *
+ * The operator (diag, 1/diag, prolongation weights, null-space components) is built by the CPU code on the host
+ * (poisson_level.c, poisson_mg.c) when the solid cells change, and sent to the device: a static scene builds it
+ * once; a moving obstacle rebuilds it in each step it changes a cell. */
+#include "cu_sim.cuh"
+
+extern "C" {
+#include "../poisson.h"
+}
+
+#include <string.h>
+
+namespace ecu {
+
+#define MGPCG_DEFAULT_ITERATIONS 200
+#define RBGS_DEFAULT_ITERATIONS 20000
+#define JACOBI_DEFAULT_ITERATIONS 60
+#define RBGS_CHECK_EVERY 8
+
+/* one level, by value in kernels */
+struct LevA {
+    int dim;
+    int n[3];
+    long long sy, sz, origin;
+    float w[3];
+    const float *diag, *inv_diag, *inv_weight;
+};
+__device__ inline long long cell_at(const LevA &L, int i, int j, int k) { return L.origin + i + L.sy * j + L.sz * k; }
+
+/* transfer tables of one axis (eddy_paxis) */
+struct AxisT {
+    int nf, nc, coarsened;
+    const int *pc, *rf;
+    const float *pw, *rw;
+};
+
+struct LevelD {
+    LevA a;
+    int periodic[3];
+    size_t count;
+    float *diag, *inv_diag, *inv_weight, *x, *b, *r;
+    int *pc[3], *rf[3];
+    float *pw[3], *rw[3];
+    AxisT ax[3];
+};
+
+/* null-space components of a level (level 0 and the coarsest) */
+struct CompD {
+    int count;
+    int single_all;
+    int *label;     /* padded; -1 none */
+    double *cells;  /* per component */
+    double *sum;    /* per component, scratch */
+};
+
+struct PoissonWS {
+    int nlevels;
+    LevelD *lv;       /* host array of level descriptors (device pointers inside) */
+    CompD comp0, compc;
+    float *sol, *rhs, *res, *z, *p, *q;
+    double cells0;    /* cells of the single component of level 0 */
+    bool built;
+    /* signature of the solids the operator was built for */
+    unsigned mask_version;
+    int any_sdf;
+    DShape *sig;
+    int sig_count, sig_cap;
+    bool have_sig;
+};
+
+/* ------------------------------------------------------------------ stencil kernels (poisson_level.c) */
+#define NB2(x, e) (L.w[0] * ((x)[(e) - 1] + (x)[(e) + 1]) + L.w[1] * ((x)[(e) - L.sy] + (x)[(e) + L.sy]))
+#define NB3(x, e) (NB2(x, e) + L.w[2] * ((x)[(e) - L.sz] + (x)[(e) + L.sz]))
+#define NBD(x, e) (L.dim == 3 ? NB3(x, e) : NB2(x, e))
+
+/* ghosts of periodic axis a: copies of the opposite side (interior extent of the two other axes) */
+__global__ void k_ghosts(LevA L, int a, float *v) {
+    int b0 = a == 0 ? 1 : 0, b1 = a == 2 ? 1 : 2;
+    int x = (int)(blockIdx.x * blockDim.x + threadIdx.x), y = (int)blockIdx.y;
+    if (x >= L.n[b0] || y >= L.n[b1]) return;
+    int lo[3], hi[3];
+    lo[b0] = hi[b0] = x;
+    lo[b1] = hi[b1] = y;
+    lo[a] = 0;
+    hi[a] = L.n[a] - 1;
+    long long elo = cell_at(L, lo[0], lo[1], lo[2]), ehi = cell_at(L, hi[0], hi[1], hi[2]);
+    long long st = a == 0 ? 1 : (a == 1 ? L.sy : L.sz);
+    v[ehi + st] = v[elo];
+    v[elo - st] = v[ehi];
+}
+
+__global__ void k_half_sweep(LevA L, float *__restrict__ x, const float *__restrict__ b, int colour, float omega, int zero_start) {
+    ECU_IJK(L.n[0], L.n[1]);
+    if (!inside_) return;
+    const int par = (colour + j + k) & 1;
+    long long e = cell_at(L, i, j, k);
+    if (zero_start) {
+        x[e] = (i & 1) == par ? omega * (b[e] * L.inv_diag[e]) : 0.0f;
+        return;
+    }
+    if ((i & 1) != par) return;
+    float g = (b[e] + NBD(x, e)) * L.inv_diag[e];
+    x[e] = omega == 1.0f ? g : x[e] + omega * (g - x[e]);
+}
+
+__global__ void k_jacobi(LevA L, const float *__restrict__ in, float *__restrict__ out, const float *__restrict__ b) {
+    ECU_IJK(L.n[0], L.n[1]);
+    if (!inside_) return;
+    long long e = cell_at(L, i, j, k);
+    out[e] = (b[e] + NBD(in, e)) * L.inv_diag[e];
+}
+
+/* r = (b - A x) * inv_weight (weighted) or masked by diag > 0 */
+__global__ void k_residual(LevA L, const float *__restrict__ x, const float *__restrict__ b, float *__restrict__ r, int weighted) {
+    ECU_IJK(L.n[0], L.n[1]);
+    if (!inside_) return;
+    long long e = cell_at(L, i, j, k);
+    float d = L.diag[e];
+    float a = b[e] - (d * x[e] - NBD(x, e));
+    r[e] = weighted ? a * L.inv_weight[e] : (d > 0.0f ? a : 0.0f);
+}
+
+/* masked |b - A x|^2 partials */
+__global__ void k_residual_norm2(LevA L, const float *__restrict__ x, const float *__restrict__ b, double *partials) {
+    __shared__ double sh[32];
+    ECU_IJK(L.n[0], L.n[1]);
+    double acc = 0.0;
+    if (inside_) {
+        long long e = cell_at(L, i, j, k);
+        float a = b[e] - (L.diag[e] * x[e] - NBD(x, e));
+        acc = L.diag[e] > 0.0f ? (double)a * (double)a : 0.0;
+    }
+    acc = block_reduce<RED_SUM>(acc, sh);
+    if (ECU_THREAD0()) partials[ECU_BLOCK_ID()] = acc;
+}
+
+/* out = A in (0 where not solved); partial in.out */
+__global__ void k_apply(LevA L, const float *__restrict__ in, float *__restrict__ out, double *partials) {
+    __shared__ double sh[32];
+    ECU_IJK(L.n[0], L.n[1]);
+    double acc = 0.0;
+    if (inside_) {
+        long long e = cell_at(L, i, j, k);
+        float d = L.diag[e];
+        float a = d * in[e] - NBD(in, e);
+        float y = d > 0.0f ? a : 0.0f;
+        out[e] = y;
+        acc = (double)in[e] * (double)y;
+    }
+    acc = block_reduce<RED_SUM>(acc, sh);
+    if (ECU_THREAD0()) partials[ECU_BLOCK_ID()] = acc;
+}
+
+__global__ void k_dot(LevA L, const float *__restrict__ a, const float *__restrict__ b, double *partials) {
+    __shared__ double sh[32];
+    ECU_IJK(L.n[0], L.n[1]);
+    double acc = 0.0;
+    if (inside_) {
+        long long e = cell_at(L, i, j, k);
+        acc = (double)a[e] * (double)b[e];
+    }
+    acc = block_reduce<RED_SUM>(acc, sh);
+    if (ECU_THREAD0()) partials[ECU_BLOCK_ID()] = acc;
+}
+
+/* x += alpha p, r -= alpha q; partial r.r */
+__global__ void k_cg_update(LevA L, float alpha, float *__restrict__ x, float *__restrict__ r, const float *__restrict__ p,
+                            const float *__restrict__ q, double *partials) {
+    __shared__ double sh[32];
+    ECU_IJK(L.n[0], L.n[1]);
+    double acc = 0.0;
+    if (inside_) {
+        long long e = cell_at(L, i, j, k);
+        x[e] += alpha * p[e];
+        float re = r[e] - alpha * q[e];
+        r[e] = re;
+        acc = (double)re * (double)re;
+    }
+    acc = block_reduce<RED_SUM>(acc, sh);
+    if (ECU_THREAD0()) partials[ECU_BLOCK_ID()] = acc;
+}
+
+__global__ void k_cg_direction(LevA L, float beta, float *__restrict__ p, const float *__restrict__ z) {
+    ECU_IJK(L.n[0], L.n[1]);
+    if (!inside_) return;
+    long long e = cell_at(L, i, j, k);
+    p[e] = z[e] + beta * p[e];
+}
+
+/* ------------------------------------------------------------------ transfers (poisson_mg.c, fused per cell) */
+/* coarse b = mask * R fine r */
+__global__ void k_restrict(LevA F, LevA C, AxisT ax0, AxisT ax1, AxisT ax2, const float *__restrict__ fr, float *__restrict__ cb) {
+    ECU_IJK(C.n[0], C.n[1]);
+    if (!inside_) return;
+    const int cx = i, cy = j, cz = k;
+    /* x pass of fine row (fy, fz) at coarse column cx */
+    auto xpass = [&](int fy, int fz) -> float {
+        const float *f = fr + cell_at(F, 0, fy, fz);
+        if (!ax0.coarsened) return f[cx];
+        const int *rf = ax0.rf + 4 * cx;
+        const float *rw = ax0.rw + 4 * cx;
+        return rw[0] * f[rf[0]] + rw[1] * f[rf[1]] + rw[2] * f[rf[2]] + rw[3] * f[rf[3]];
+    };
+    const int *rfy = ax1.rf + 4 * cy;
+    const float *rwy = ax1.rw + 4 * cy;
+    float v;
+    if (F.dim == 2) {
+        v = rwy[0] * xpass(rfy[0], 0) + rwy[1] * xpass(rfy[1], 0) + rwy[2] * xpass(rfy[2], 0) + rwy[3] * xpass(rfy[3], 0);
+    } else {
+        const int *rfz = ax2.rf + 4 * cz;
+        const float *rwz = ax2.rw + 4 * cz;
+        float t2[4];
+        for (int e = 0; e < 4; e++) {
+            int fz = rfz[e];
+            t2[e] = rwy[0] * xpass(rfy[0], fz) + rwy[1] * xpass(rfy[1], fz) + rwy[2] * xpass(rfy[2], fz) +
+                    rwy[3] * xpass(rfy[3], fz);
+        }
+        v = rwz[0] * t2[0] + rwz[1] * t2[1] + rwz[2] * t2[2] + rwz[3] * t2[3];
+    }
+    long long ec = cell_at(C, cx, cy, cz);
+    cb[ec] = C.diag[ec] > 0.0f ? v : 0.0f;
+}
+
+/* fine xf (+)= [inv_weight *] P xc */
+__global__ void k_prolong(LevA F, LevA C, AxisT ax0, AxisT ax1, AxisT ax2, const float *__restrict__ xc, float *__restrict__ xf,
+                          int add) {
+    ECU_IJK(F.n[0], F.n[1]);
+    if (!inside_) return;
+    const int fy = j, fz = k;
+    /* t1 at coarse column c of fine row (fy, fz) */
+    auto t1 = [&](int c) -> float {
+        const float wy0 = ax1.pw[2 * fy], wy1 = ax1.pw[2 * fy + 1];
+        const int cy0 = ax1.pc[2 * fy], cy1 = ax1.pc[2 * fy + 1];
+        if (F.dim == 3) {
+            const float wz0 = ax2.pw[2 * fz], wz1 = ax2.pw[2 * fz + 1];
+            const int cz0 = ax2.pc[2 * fz], cz1 = ax2.pc[2 * fz + 1];
+            float a0 = wz0 * xc[cell_at(C, c, cy0, cz0)] + wz1 * xc[cell_at(C, c, cy0, cz1)];
+            float a1 = wz0 * xc[cell_at(C, c, cy1, cz0)] + wz1 * xc[cell_at(C, c, cy1, cz1)];
+            return wy0 * a0 + wy1 * a1;
+        }
+        return wy0 * xc[cell_at(C, c, cy0, 0)] + wy1 * xc[cell_at(C, c, cy1, 0)];
+    };
+    long long e = cell_at(F, i, fy, fz);
+    float v;
+    if (!ax0.coarsened) {
+        v = t1(i);
+        xf[e] = add ? xf[e] + F.inv_weight[e] * v : v;
+        return;
+    }
+    v = ax0.pw[2 * i] * t1(ax0.pc[2 * i]) + ax0.pw[2 * i + 1] * t1(ax0.pc[2 * i + 1]);
+    xf[e] = add ? xf[e] + F.inv_weight[e] * v : v;
+}
+
+/* ------------------------------------------------------------------ null space */
+/* the CPU's serial remove_mean, in one thread (coarsest level: at most 27 cells) */
+__device__ void remove_mean_serial(const LevA &L, const CompD &C, float *v) {
+    if (C.count == 0) return;
+    const int n0 = L.n[0], rows = L.n[1] * L.n[2];
+    if (C.single_all) {
+        double total = 0.0;
+        for (int row = 0; row < rows; row++) {
+            const float *a = v + cell_at(L, 0, row % L.n[1], row / L.n[1]);
+            const float *d = L.diag + cell_at(L, 0, row % L.n[1], row / L.n[1]);
+            double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+            int i = 0;
+            for (; i + 8 <= n0; i += 8)
+                for (int l = 0; l < 8; l++) acc[l] += d[i + l] > 0.0f ? (double)a[i + l] : 0.0;
+            for (int l = 0; i < n0; i++, l++) acc[l] += d[i] > 0.0f ? (double)a[i] : 0.0;
+            total += ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+        }
+        float mean = (float)(total / C.cells[0]);
+        for (int row = 0; row < rows; row++) {
+            long long o = cell_at(L, 0, row % L.n[1], row / L.n[1]);
+            for (int i = 0; i < n0; i++) v[o + i] = L.diag[o + i] > 0.0f ? v[o + i] - mean : v[o + i];
+        }
+        return;
+    }
+    for (int c = 0; c < C.count; c++) C.sum[c] = 0.0;
+    for (int row = 0; row < rows; row++) {
+        long long o = cell_at(L, 0, row % L.n[1], row / L.n[1]);
+        for (int i = 0; i < n0; i++) {
+            int lab = C.label[o + i];
+            if (lab >= 0) C.sum[lab] += (double)v[o + i];
+        }
+    }
+    for (int c = 0; c < C.count; c++) C.sum[c] /= C.cells[c];
+    for (int row = 0; row < rows; row++) {
+        long long o = cell_at(L, 0, row % L.n[1], row / L.n[1]);
+        for (int i = 0; i < n0; i++) {
+            int lab = C.label[o + i];
+            if (lab >= 0) v[o + i] = (float)((double)v[o + i] - C.sum[lab]);
+        }
+    }
+}
+
+/* coarsest level (at most 3 cells per axis): poisson_mg.c coarsest_solve in one block */
+__global__ void k_coarsest(LevA L, CompD C, int periodic0, int periodic1, int periodic2, float *x, float *b, int is_level0,
+                           int sweeps) {
+    const int t = (int)threadIdx.x, ncell = L.n[0] * L.n[1] * L.n[2];
+    const int periodic[3] = {periodic0, periodic1, periodic2};
+    if (!is_level0 && t == 0) remove_mean_serial(L, C, b);
+    __syncthreads();
+    auto ghosts = [&]() {
+        for (int a = 0; a < L.dim; a++) {
+            if (!periodic[a]) continue;
+            __syncthreads();
+            int b0 = a == 0 ? 1 : 0, b1 = a == 2 ? 1 : 2;
+            for (int q = t; q < L.n[b0] * L.n[b1]; q += (int)blockDim.x) {
+                int lo[3], hi[3];
+                lo[b0] = hi[b0] = q % L.n[b0];
+                lo[b1] = hi[b1] = q / L.n[b0];
+                lo[a] = 0;
+                hi[a] = L.n[a] - 1;
+                long long elo = cell_at(L, lo[0], lo[1], lo[2]), ehi = cell_at(L, hi[0], hi[1], hi[2]);
+                long long st = a == 0 ? 1 : (a == 1 ? L.sy : L.sz);
+                x[ehi + st] = x[elo];
+                x[elo - st] = x[ehi];
+            }
+        }
+        __syncthreads();
+    };
+    auto half = [&](int colour, int zero_start) {
+        if (!zero_start) ghosts();
+        for (int q = t; q < ncell; q += (int)blockDim.x) {
+            int i = q % L.n[0], j = (q / L.n[0]) % L.n[1], k = q / (L.n[0] * L.n[1]);
+            const int par = (colour + j + k) & 1;
+            long long e = cell_at(L, i, j, k);
+            if (zero_start) {
+                x[e] = (i & 1) == par ? 1.0f * (b[e] * L.inv_diag[e]) : 0.0f;
+            } else if ((i & 1) == par) {
+                x[e] = (b[e] + NBD(x, e)) * L.inv_diag[e];
+            }
+        }
+        __syncthreads();
+    };
+    for (int s = 0; s < sweeps; s++) {
+        half(0, s == 0);
+        half(1, 0);
+    }
+    for (int s = 0; s < sweeps; s++) {
+        half(1, 0);
+        half(0, 0);
+    }
+    if (t == 0) remove_mean_serial(L, C, x);
+}
+
+/* level-0 null space, parallel: one component holding every solved cell (the common case) */
+__global__ void k_masked_sum(LevA L, const float *__restrict__ v, double *partials) {
+    __shared__ double sh[32];
+    ECU_IJK(L.n[0], L.n[1]);
+    double acc = 0.0;
+    if (inside_) {
+        long long e = cell_at(L, i, j, k);
+        acc = L.diag[e] > 0.0f ? (double)v[e] : 0.0;
+    }
+    acc = block_reduce<RED_SUM>(acc, sh);
+    if (ECU_THREAD0()) partials[ECU_BLOCK_ID()] = acc;
+}
+__global__ void k_sub_mean(LevA L, float *v, const Readback *rb, int slot, double cells) {
+    ECU_IJK(L.n[0], L.n[1]);
+    if (!inside_) return;
+    const float mean = (float)(rb->red[slot] / cells);
+    long long e = cell_at(L, i, j, k);
+    if (L.diag[e] > 0.0f) v[e] = v[e] - mean;
+}
+/* several components: sums of 8 labels [base, base+8) per pass */
+__global__ void k_label_sums(LevA L, const int *__restrict__ label, const float *__restrict__ v, int base, double *partials,
+                             size_t stride) {
+    __shared__ double sh[32];
+    ECU_IJK(L.n[0], L.n[1]);
+    int lab = -1;
+    double val = 0.0;
+    if (inside_) {
+        long long e = cell_at(L, i, j, k);
+        lab = label[e] - base;
+        val = (double)v[e];
+    }
+    for (int s = 0; s < 8; s++) {
+        double acc = block_reduce<RED_SUM>(lab == s ? val : 0.0, sh);
+        if (ECU_THREAD0()) partials[s * stride + ECU_BLOCK_ID()] = acc;
+    }
+}
+__global__ void k_label_finalize(const double *partials, size_t stride, size_t nblocks, int base, int count, CompD C) {
+    __shared__ double sh[32];
+    int s = (int)blockIdx.x;
+    if (base + s >= count) return;
+    double v = 0.0;
+    for (size_t b = threadIdx.x; b < nblocks; b += blockDim.x) v += partials[s * stride + b];
+    v = block_reduce<RED_SUM>(v, sh);
+    if (threadIdx.x == 0) C.sum[base + s] = v / C.cells[base + s];
+}
+__global__ void k_label_sub(LevA L, const int *__restrict__ label, float *v, CompD C) {
+    ECU_IJK(L.n[0], L.n[1]);
+    if (!inside_) return;
+    long long e = cell_at(L, i, j, k);
+    int lab = label[e];
+    if (lab >= 0) v[e] = (float)((double)v[e] - C.sum[lab]);
+}
+
+/* ------------------------------------------------------------------ projection kernels (project.c) */
+__global__ void k_rhs(Geo g, LevA L, Vel v, float *__restrict__ b) {
+    ECU_IJK(g.n[0], g.n[1]);
+    if (!inside_) return;
+    int fu[3], fv[3];
+    face_dims(g, 0, fu);
+    face_dims(g, 1, fv);
+    float flux = (v.c[0][idx3(fu, i + 1, j, k)] - v.c[0][idx3(fu, i, j, k)]) + (v.c[1][idx3(fv, i, j + 1, k)] - v.c[1][idx3(fv, i, j, k)]);
+    if (g.dim == 3) {
+        int fw[3];
+        face_dims(g, 2, fw);
+        flux = flux + (v.c[2][idx3(fw, i, j, k + 1)] - v.c[2][idx3(fw, i, j, k)]);
+    }
+    long long e = cell_at(L, i, j, k);
+    b[e] = L.diag[e] > 0.0f ? -flux : 0.0f;
+}
+
+/* u_a -= x_hi - x_lo on open faces (project.c correct_velocity) */
+__global__ void k_correct(Geo g, LevA L, int a, int out_lo, int out_hi, float *__restrict__ u, const float *__restrict__ x,
+                          Flags fl) {
+    int fn[3];
+    face_dims(g, a, fn);
+    ECU_IJK(fn[0], fn[1]);
+    if (!inside_) return;
+    int c[3] = {i, j, k};
+    const int f = c[a], na = g.n[a];
+    const bool per = g.periodic[a];
+    const long long stride = a == 0 ? 1 : (a == 1 ? L.sy : L.sz);
+    if (per && f == na) return; /* written with face 0 */
+    int hc[3] = {i, j, k};
+    /* the cell above the face (layer f; for f = na the ghost) */
+    long long eh = cell_at(L, hc[0], hc[1], hc[2]), el = eh - stride;
+    const float *d = L.diag;
+    size_t q = idx3(fn, i, j, k);
+    float val = u[q];
+    bool wrote = false;
+    if (f > 0 && f < na) {
+        float gr = x[eh] - x[el];
+        val = val - ((d[eh] > 0.0f && d[el] > 0.0f) ? gr : 0.0f);
+        wrote = true;
+    } else if (per) { /* f == 0: the cell below is the ghost copy of layer na-1 */
+        float gr = x[eh] - x[el];
+        val = val - ((d[eh] > 0.0f && d[el] > 0.0f) ? gr : 0.0f);
+        int tc[3] = {i, j, k};
+        tc[a] = na;
+        u[idx3(fn, tc[0], tc[1], tc[2])] = val;
+        wrote = true;
+    } else if (f == 0 && out_lo) {
+        if (a == 0) { if (d[eh] > 0.0f) { val = val - x[eh]; wrote = true; } }
+        else { val = val - (d[eh] > 0.0f ? x[eh] : 0.0f); wrote = true; }
+    } else if (f == na && out_hi) {
+        if (a == 0) { if (d[el] > 0.0f) { val = val + x[el]; wrote = true; } }
+        else { val = val + (d[el] > 0.0f ? x[el] : 0.0f); wrote = true; }
+    }
+    if (wrote) {
+        u[q] = val;
+        flag_if_bad(fl, val, EDDY_FIELD_U + a);
+    }
+}
+
+__global__ void k_write_pressure(Geo g, LevA L, const float *__restrict__ x, float *__restrict__ p, float scale, Flags fl) {
+    ECU_IJK(g.n[0], g.n[1]);
+    if (!inside_) return;
+    float v = scale * x[cell_at(L, i, j, k)];
+    p[idx3(g.n, i, j, k)] = v;
+    flag_if_bad(fl, v, EDDY_FIELD_PRESSURE);
+}
+
+/* ------------------------------------------------------------------ host side */
+static dim3 cells_grid(const LevA &L) { return tiles(L.n[0], L.n[1], L.n[2]); }
+static size_t cells_blocks(const LevA &L) { dim3 g = cells_grid(L); return ECU_BLOCKS(g); }
+
+static void ghosts(cu_sim *c, const LevelD &L, float *v) {
+    for (int a = 0; a < L.a.dim; a++) {
+        if (!L.periodic[a]) continue;
+        int b0 = a == 0 ? 1 : 0, b1 = a == 2 ? 1 : 2;
+        dim3 gr((unsigned)((L.a.n[b0] + 127) / 128), (unsigned)L.a.n[b1], 1);
+        k_ghosts<<<gr, 128, 0, c->stream>>>(L.a, a, v);
+    }
+}
+
+/* the partials of one reduction (slot R_SCRATCH0 + k) */
+static double *part(cu_sim *c, int k) { return c->partials + (size_t)(R_SCRATCH0 + k) * c->partial_stride; }
+
+/* reduces slot R_SCRATCH0 + k over nblocks partials and waits for the value */
+static cudaError_t reduce_read(cu_sim *c, int k, size_t nblocks, double *out) {
+    const int slots[1] = {R_SCRATCH0 + k}, ops[1] = {RED_SUM};
+    cudaError_t e = finalize_reductions(c, slots, ops, 1, nblocks);
+    if (e == cudaSuccess) e = cudaMemcpyAsync(&c->h_rb->red[R_SCRATCH0 + k], &c->d_rb->red[R_SCRATCH0 + k], sizeof(double),
+                                              cudaMemcpyDeviceToHost, c->stream);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(c->stream);
+    *out = c->h_rb->red[R_SCRATCH0 + k];
+    return e;
+}
+
+static void remove_mean0(cu_sim *c, float *v) {
+    PoissonWS *P = c->pois;
+    const CompD &C = P->comp0;
+    const LevA &L = P->lv[0].a;
+    if (C.count == 0) return;
+    dim3 gr = cells_grid(L);
+    size_t nb = cells_blocks(L);
+    if (C.single_all) {
+        k_masked_sum<<<gr, tile_block(), 0, c->stream>>>(L, v, part(c, 2));
+        const int slots[1] = {R_SCRATCH0 + 2}, ops[1] = {RED_SUM};
+        finalize_reductions(c, slots, ops, 1, nb);
+        k_sub_mean<<<gr, tile_block(), 0, c->stream>>>(L, v, c->d_rb, R_SCRATCH0 + 2, P->cells0);
+        return;
+    }
+    for (int base = 0; base < C.count; base += 8) {
+        k_label_sums<<<gr, tile_block(), 0, c->stream>>>(L, C.label, v, base, part(c, 3), c->partial_stride);
+        k_label_finalize<<<8, 256, 0, c->stream>>>(part(c, 3), c->partial_stride, nb, base, C.count, C);
+    }
+    k_label_sub<<<gr, tile_block(), 0, c->stream>>>(L, C.label, v, C);
+}
+
+static void vcycle(cu_sim *c, float *in, float *out) {
+    PoissonWS *P = c->pois;
+    const int nl = P->nlevels;
+    P->lv[0].b = in;
+    P->lv[0].x = out;
+    const dim3 bl = tile_block();
+    for (int l = 0; l + 1 < nl; l++) {
+        LevelD &L = P->lv[l];
+        dim3 gr = cells_grid(L.a);
+        for (int s = 0; s < EDDY_MG_SMOOTH; s++) {
+            k_half_sweep<<<gr, bl, 0, c->stream>>>(L.a, L.x, L.b, 0, 1.0f, s == 0);
+            ghosts(c, L, L.x);
+            k_half_sweep<<<gr, bl, 0, c->stream>>>(L.a, L.x, L.b, 1, 1.0f, 0);
+            if (s + 1 < EDDY_MG_SMOOTH) ghosts(c, L, L.x);
+        }
+        ghosts(c, L, L.x);
+        k_residual<<<gr, bl, 0, c->stream>>>(L.a, L.x, L.b, L.r, 1);
+        LevelD &C = P->lv[l + 1];
+        k_restrict<<<cells_grid(C.a), bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], L.r, C.b);
+    }
+    LevelD &Cc = P->lv[nl - 1];
+    k_coarsest<<<1, 32, 0, c->stream>>>(Cc.a, nl > 1 ? P->compc : P->comp0, Cc.periodic[0], Cc.periodic[1], Cc.periodic[2],
+                                        Cc.x, Cc.b, nl == 1, EDDY_MG_COARSEST_SWEEPS);
+    for (int l = nl - 2; l >= 0; l--) {
+        LevelD &L = P->lv[l];
+        LevelD &C = P->lv[l + 1];
+        dim3 gr = cells_grid(L.a);
+        k_prolong<<<gr, bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], C.x, L.x, 1);
+        for (int s = 0; s < EDDY_MG_SMOOTH; s++) {
+            ghosts(c, L, L.x);
+            k_half_sweep<<<gr, bl, 0, c->stream>>>(L.a, L.x, L.b, 1, 1.0f, 0);
+            ghosts(c, L, L.x);
+            k_half_sweep<<<gr, bl, 0, c->stream>>>(L.a, L.x, L.b, 0, 1.0f, 0);
+        }
+    }
+}
+
+static cudaError_t dot0(cu_sim *c, const float *a, const float *b, double *out) {
+    const LevA &L = c->pois->lv[0].a;
+    k_dot<<<cells_grid(L), tile_block(), 0, c->stream>>>(L, a, b, part(c, 0));
+    return reduce_read(c, 0, cells_blocks(L), out);
+}
+
+static cudaError_t mgpcg(cu_sim *c, double tol, double bnorm, int max_iterations, int *iters) {
+    PoissonWS *P = c->pois;
+    LevelD &L0 = P->lv[0];
+    const LevA &L = L0.a;
+    dim3 gr = cells_grid(L), bl = tile_block();
+    size_t nb = cells_blocks(L);
+    size_t bytes = L0.count * sizeof(float);
+    cudaMemsetAsync(P->sol, 0, bytes, c->stream);
+    cudaMemcpyAsync(P->res, P->rhs, bytes, cudaMemcpyDeviceToDevice, c->stream);
+    vcycle(c, P->res, P->z);
+    double rz;
+    cudaError_t e = dot0(c, P->res, P->z, &rz);
+    if (e != cudaSuccess) return e;
+    cudaMemcpyAsync(P->p, P->z, bytes, cudaMemcpyDeviceToDevice, c->stream);
+    for (int it = 1; it <= max_iterations; it++) {
+        ghosts(c, L0, P->p);
+        k_apply<<<gr, bl, 0, c->stream>>>(L, P->p, P->q, part(c, 0));
+        double pq, rr;
+        if ((e = reduce_read(c, 0, nb, &pq)) != cudaSuccess) return e;
+        if (!(pq > 0.0) || !(rz > 0.0)) {
+            *iters = it - 1;
+            return cudaSuccess;
+        }
+        k_cg_update<<<gr, bl, 0, c->stream>>>(L, (float)(rz / pq), P->sol, P->res, P->p, P->q, part(c, 1));
+        if ((e = reduce_read(c, 1, nb, &rr)) != cudaSuccess) return e;
+        if (sqrt(rr) <= tol * bnorm) {
+            *iters = it;
+            return cudaSuccess;
+        }
+        vcycle(c, P->res, P->z);
+        double rz_next;
+        if ((e = dot0(c, P->res, P->z, &rz_next)) != cudaSuccess) return e;
+        k_cg_direction<<<gr, bl, 0, c->stream>>>(L, (float)(rz_next / rz), P->p, P->z);
+        rz = rz_next;
+    }
+    *iters = max_iterations;
+    return cudaGetLastError();
+}
+
+static cudaError_t residual_norm2(cu_sim *c, float *x, const float *b, double *out) {
+    PoissonWS *P = c->pois;
+    const LevA &L = P->lv[0].a;
+    ghosts(c, P->lv[0], x);
+    k_residual_norm2<<<cells_grid(L), tile_block(), 0, c->stream>>>(L, x, b, part(c, 0));
+    return reduce_read(c, 0, cells_blocks(L), out);
+}
+
+static cudaError_t rbgs(cu_sim *c, float omega, double tol, double bnorm, int max_iterations, int *iters) {
+    PoissonWS *P = c->pois;
+    LevelD &L0 = P->lv[0];
+    dim3 gr = cells_grid(L0.a), bl = tile_block();
+    for (int it = 1; it <= max_iterations; it++) {
+        if (it > 1) ghosts(c, L0, P->sol);
+        k_half_sweep<<<gr, bl, 0, c->stream>>>(L0.a, P->sol, P->rhs, 0, omega, it == 1);
+        ghosts(c, L0, P->sol);
+        k_half_sweep<<<gr, bl, 0, c->stream>>>(L0.a, P->sol, P->rhs, 1, omega, 0);
+        if (it % RBGS_CHECK_EVERY == 0 || it == max_iterations) {
+            double rr;
+            cudaError_t e = residual_norm2(c, P->sol, P->rhs, &rr);
+            if (e != cudaSuccess) return e;
+            if (sqrt(rr) <= tol * bnorm) {
+                *iters = it;
+                return cudaSuccess;
+            }
+        }
+    }
+    *iters = max_iterations;
+    return cudaGetLastError();
+}
+
+static cudaError_t jacobi(cu_sim *c, int iterations) {
+    PoissonWS *P = c->pois;
+    LevelD &L0 = P->lv[0];
+    dim3 gr = cells_grid(L0.a), bl = tile_block();
+    float *in = P->sol, *out = P->res;
+    cudaMemsetAsync(in, 0, L0.count * sizeof(float), c->stream);
+    for (int it = 0; it < iterations; it++) {
+        ghosts(c, L0, in);
+        k_jacobi<<<gr, bl, 0, c->stream>>>(L0.a, in, out, P->rhs);
+        float *t = in;
+        in = out;
+        out = t;
+    }
+    P->sol = in;
+    P->res = out;
+    return cudaGetLastError();
+}
+
+/* ---------------------------------------------------------------- the operator, built on the host */
+static eddy_status send(cu_sim *c, void *dst, const void *src, size_t bytes) {
+    cudaError_t e = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, c->stream);
+    if (e != cudaSuccess) return cuda_fail(c, e, "sending the pressure operator");
+    return EDDY_OK;
+}
+
+static eddy_status send_comps(cu_sim *c, CompD *D, const eddy_plevel *L) {
+    const eddy_pcomponents *C = &L->comps;
+    cudaFree(D->cells);
+    cudaFree(D->sum);
+    D->cells = D->sum = nullptr;
+    D->count = C->count;
+    D->single_all = C->single_all;
+    eddy_status st = EDDY_OK;
+    if (!D->label) st = dev_alloc(c, (void **)&D->label, L->count * sizeof(int32_t), "pressure components");
+    if (st == EDDY_OK && C->label) st = send(c, D->label, C->label, L->count * sizeof(int32_t));
+    if (st == EDDY_OK && C->count > 0) {
+        st = dev_alloc(c, (void **)&D->cells, (size_t)C->count * sizeof(double), "pressure components");
+        if (st == EDDY_OK) st = dev_alloc(c, (void **)&D->sum, (size_t)C->count * sizeof(double), "pressure components");
+        if (st == EDDY_OK) st = send(c, D->cells, C->cells, (size_t)C->count * sizeof(double));
+    }
+    return st;
+}
+
+static eddy_status build_operator(cu_sim *c) {
+    eddy_sim *s = c->s;
+    eddy_poisson *HP = s->poisson;
+    PoissonWS *P = c->pois;
+    eddy_status st = eddy__fetch(s, EDDY_SYNC_SOLID);
+    if (st != EDDY_OK) return st;
+    if (P->built && HP->built && memcmp(HP->solid_seen, s->solid, s->ncells) == 0) return EDDY_OK;
+    HP->threads = EDDY_THREADS(s);
+    eddy_plevel *L = &HP->levels[0];
+    const int n0 = s->n[0];
+    for (int row = 0; row < L->rows; row++) {
+        float *m = L->scratch + eddy__plevel_row(L, row);
+        const uint8_t *solid = s->solid + (size_t)row * n0;
+        for (int i = 0; i < n0; i++) m[i] = solid[i] == EDDY_CELL_SOLID ? 0.0f : 1.0f;
+    }
+    eddy__plevel_build_diag(L, HP->threads);
+    st = eddy__plevel_label(L, HP->list);
+    if (st == EDDY_OK) st = eddy__poisson_mg_build(HP);
+    if (st != EDDY_OK) return eddy__fail(s, st, "pressure solver: out of memory building the operator");
+    memcpy(HP->solid_seen, s->solid, s->ncells);
+    HP->built = true;
+    for (int l = 0; l < P->nlevels && st == EDDY_OK; l++) {
+        const eddy_plevel *H = &HP->levels[l];
+        LevelD &D = P->lv[l];
+        size_t bytes = H->count * sizeof(float);
+        st = send(c, D.diag, H->diag, bytes);
+        if (st == EDDY_OK) st = send(c, D.inv_diag, H->inv_diag, bytes);
+        if (st == EDDY_OK) st = send(c, D.inv_weight, H->inv_weight, bytes);
+    }
+    if (st == EDDY_OK) st = send_comps(c, &P->comp0, &HP->levels[0]);
+    if (st == EDDY_OK && P->nlevels > 1) st = send_comps(c, &P->compc, &HP->levels[P->nlevels - 1]);
+    if (st == EDDY_OK && cudaStreamSynchronize(c->stream) != cudaSuccess) st = cuda_fail(c, cudaGetLastError(), "sending the pressure operator");
+    if (st == EDDY_OK) {
+        P->cells0 = P->comp0.count ? HP->levels[0].comps.cells[0] : 1.0;
+        P->built = true;
+    }
+    return st;
+}
+
+/* true when the solid cells may differ from those the operator was built for */
+static bool solids_may_have_changed(cu_sim *c) {
+    eddy_sim *s = c->s;
+    PoissonWS *P = c->pois;
+    bool any_sdf = false;
+    for (int o = 0; o < s->obstacle_count; o++) any_sdf = any_sdf || s->obstacles[o].def.shape == EDDY_SHAPE_SDF;
+    if (!P->built || !P->have_sig || any_sdf || P->any_sdf || P->mask_version != s->mask_version ||
+        P->sig_count != s->obstacle_count)
+        return true;
+    for (int o = 0; o < s->obstacle_count; o++) {
+        const eddy_obstacle_def *d = &s->obstacles[o].def;
+        const DShape &g = P->sig[o];
+        if (g.shape != (int)d->shape || g.radius != d->radius || memcmp(g.center, d->center, sizeof g.center) ||
+            memcmp(g.half_size, d->half_size, sizeof g.half_size) || memcmp(g.axis, d->axis, sizeof g.axis))
+            return true;
+    }
+    return false;
+}
+
+static eddy_status remember_solids(cu_sim *c) {
+    eddy_sim *s = c->s;
+    PoissonWS *P = c->pois;
+    if (s->obstacle_count > P->sig_cap) {
+        int cap = 2 * s->obstacle_count;
+        DShape *p = (DShape *)realloc(P->sig, (size_t)cap * sizeof(DShape));
+        if (!p) return eddy__fail(s, EDDY_ERR_OUT_OF_MEMORY, "cuda: out of host memory");
+        P->sig = p;
+        P->sig_cap = cap;
+    }
+    P->any_sdf = 0;
+    for (int o = 0; o < s->obstacle_count; o++) {
+        const eddy_obstacle_def *d = &s->obstacles[o].def;
+        DShape &g = P->sig[o];
+        memset(&g, 0, sizeof g);
+        g.shape = (int)d->shape;
+        g.radius = d->radius;
+        memcpy(g.center, d->center, sizeof g.center);
+        memcpy(g.half_size, d->half_size, sizeof g.half_size);
+        memcpy(g.axis, d->axis, sizeof g.axis);
+        P->any_sdf |= d->shape == EDDY_SHAPE_SDF;
+    }
+    P->sig_count = s->obstacle_count;
+    P->mask_version = s->mask_version;
+    P->have_sig = true;
+    return EDDY_OK;
+}
+
+eddy_status project_init(cu_sim *c) {
+    eddy_sim *s = c->s;
+    eddy_poisson *HP = s->poisson;
+    if (!HP) return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "cuda: the pressure solver's host workspace is missing");
+    PoissonWS *P = (PoissonWS *)calloc(1, sizeof(PoissonWS));
+    if (!P) return eddy__fail(s, EDDY_ERR_OUT_OF_MEMORY, "cuda: out of host memory");
+    c->pois = P;
+    P->nlevels = HP->nlevels;
+    P->lv = (LevelD *)calloc((size_t)P->nlevels, sizeof(LevelD));
+    if (!P->lv) return eddy__fail(s, EDDY_ERR_OUT_OF_MEMORY, "cuda: out of host memory");
+    eddy_status st = EDDY_OK;
+    for (int l = 0; l < P->nlevels && st == EDDY_OK; l++) {
+        const eddy_plevel *H = &HP->levels[l];
+        LevelD &D = P->lv[l];
+        D.count = H->count;
+        D.a.dim = H->dim;
+        for (int a = 0; a < 3; a++) {
+            D.a.n[a] = H->n[a];
+            D.a.w[a] = H->w[a];
+            D.periodic[a] = H->periodic[a];
+        }
+        D.a.sy = H->sy;
+        D.a.sz = H->sz;
+        D.a.origin = (long long)H->origin;
+        size_t bytes = H->count * sizeof(float);
+        st = dev_alloc(c, (void **)&D.diag, bytes, "pressure operator");
+        if (st == EDDY_OK) st = dev_alloc(c, (void **)&D.inv_diag, bytes, "pressure operator");
+        if (st == EDDY_OK) st = dev_alloc(c, (void **)&D.inv_weight, bytes, "pressure operator");
+        if (st == EDDY_OK) st = dev_alloc(c, (void **)&D.r, bytes, "pressure residual");
+        if (st == EDDY_OK && l > 0) st = dev_alloc(c, (void **)&D.x, bytes, "pressure level");
+        if (st == EDDY_OK && l > 0) st = dev_alloc(c, (void **)&D.b, bytes, "pressure level");
+        if (st == EDDY_OK && l > 0) {
+            if (cudaMemsetAsync(D.x, 0, bytes, c->stream) != cudaSuccess || cudaMemsetAsync(D.b, 0, bytes, c->stream) != cudaSuccess)
+                st = cuda_fail(c, cudaGetLastError(), "clearing the pressure levels");
+        }
+        if (st == EDDY_OK && cudaMemsetAsync(D.r, 0, bytes, c->stream) != cudaSuccess)
+            st = cuda_fail(c, cudaGetLastError(), "clearing the pressure levels");
+        D.a.diag = D.diag;
+        D.a.inv_diag = D.inv_diag;
+        D.a.inv_weight = D.inv_weight;
+        for (int a = 0; a < 3 && st == EDDY_OK && l + 1 < P->nlevels; a++) {
+            const eddy_paxis *ax = &H->axis[a];
+            st = dev_alloc(c, (void **)&D.pc[a], 2 * (size_t)ax->nf * sizeof(int), "transfer tables");
+            if (st == EDDY_OK) st = dev_alloc(c, (void **)&D.pw[a], 2 * (size_t)ax->nf * sizeof(float), "transfer tables");
+            if (st == EDDY_OK) st = dev_alloc(c, (void **)&D.rf[a], 4 * (size_t)ax->nc * sizeof(int), "transfer tables");
+            if (st == EDDY_OK) st = dev_alloc(c, (void **)&D.rw[a], 4 * (size_t)ax->nc * sizeof(float), "transfer tables");
+            if (st == EDDY_OK) st = send(c, D.pc[a], ax->pc, 2 * (size_t)ax->nf * sizeof(int));
+            if (st == EDDY_OK) st = send(c, D.pw[a], ax->pw, 2 * (size_t)ax->nf * sizeof(float));
+            if (st == EDDY_OK) st = send(c, D.rf[a], ax->rf, 4 * (size_t)ax->nc * sizeof(int));
+            if (st == EDDY_OK) st = send(c, D.rw[a], ax->rw, 4 * (size_t)ax->nc * sizeof(float));
+            D.ax[a].nf = ax->nf;
+            D.ax[a].nc = ax->nc;
+            D.ax[a].coarsened = ax->coarsened;
+            D.ax[a].pc = D.pc[a];
+            D.ax[a].pw = D.pw[a];
+            D.ax[a].rf = D.rf[a];
+            D.ax[a].rw = D.rw[a];
+        }
+    }
+    size_t bytes = HP->levels[0].count * sizeof(float);
+    float **vecs[6] = {&P->sol, &P->rhs, &P->res, &P->z, &P->p, &P->q};
+    for (int v = 0; v < 6 && st == EDDY_OK; v++) {
+        st = dev_alloc(c, (void **)vecs[v], bytes, "pressure vectors");
+        if (st == EDDY_OK && cudaMemsetAsync(*vecs[v], 0, bytes, c->stream) != cudaSuccess)
+            st = cuda_fail(c, cudaGetLastError(), "clearing the pressure vectors");
+    }
+    if (st == EDDY_OK && cudaStreamSynchronize(c->stream) != cudaSuccess) st = cuda_fail(c, cudaGetLastError(), "pressure solver set-up");
+    return st;
+}
+
+void project_free(cu_sim *c) {
+    PoissonWS *P = c->pois;
+    if (!P) return;
+    if (P->lv) {
+        for (int l = 0; l < P->nlevels; l++) {
+            LevelD &D = P->lv[l];
+            void *b[] = {D.diag, D.inv_diag, D.inv_weight, D.r, D.x, D.b};
+            if (l == 0) b[4] = b[5] = nullptr; /* level 0 borrows */
+            for (size_t i = 0; i < sizeof b / sizeof b[0]; i++) cudaFree(b[i]);
+            for (int a = 0; a < 3; a++) {
+                cudaFree(D.pc[a]);
+                cudaFree(D.pw[a]);
+                cudaFree(D.rf[a]);
+                cudaFree(D.rw[a]);
+            }
+        }
+        free(P->lv);
+    }
+    CompD *cs[2] = {&P->comp0, &P->compc};
+    for (int i = 0; i < 2; i++) {
+        cudaFree(cs[i]->label);
+        cudaFree(cs[i]->cells);
+        cudaFree(cs[i]->sum);
+    }
+    void *v[] = {P->sol, P->rhs, P->res, P->z, P->p, P->q};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) cudaFree(v[i]);
+    free(P->sig);
+    free(P);
+    c->pois = nullptr;
+}
+
+eddy_status run_project(cu_sim *c, float dt) {
+    eddy_sim *s = c->s;
+    PoissonWS *P = c->pois;
+    if (!(dt > 0.0f) || !isfinite(dt))
+        return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "projection dt = %g: must be a positive number of seconds", (double)dt);
+    eddy_status st;
+    if (solids_may_have_changed(c)) {
+        if ((st = build_operator(c)) != EDDY_OK) return st;
+        if ((st = remember_solids(c)) != EDDY_OK) return st;
+    }
+    LevelD &L0 = P->lv[0];
+    const LevA &L = L0.a;
+    const Geo &g = c->g;
+    k_rhs<<<tiles(g.n[0], g.n[1], g.n[2]), tile_block(), 0, c->stream>>>(g, L, vel_of(c), P->rhs);
+    remove_mean0(c, P->rhs);
+    double bb;
+    cudaError_t e = dot0(c, P->rhs, P->rhs, &bb);
+    if (e != cudaSuccess) return cuda_fail(c, e, "pressure right-hand side");
+    double bnorm = sqrt(bb);
+    const eddy_pressure_def *pd = &s->def.pressure;
+    int iterations = 0;
+    double residual = 0.0;
+    if (bnorm > 0.0 && isfinite(bnorm)) {
+        switch (pd->solver) {
+        case EDDY_PRESSURE_JACOBI:
+            iterations = pd->max_iterations > 0 ? pd->max_iterations : JACOBI_DEFAULT_ITERATIONS;
+            e = jacobi(c, iterations);
+            break;
+        case EDDY_PRESSURE_RBGS:
+            e = rbgs(c, pd->omega > 0.0f ? pd->omega : 1.0f, pd->tolerance, bnorm,
+                     pd->max_iterations > 0 ? pd->max_iterations : RBGS_DEFAULT_ITERATIONS, &iterations);
+            break;
+        case EDDY_PRESSURE_MGPCG:
+        default:
+            e = mgpcg(c, pd->tolerance, bnorm, pd->max_iterations > 0 ? pd->max_iterations : MGPCG_DEFAULT_ITERATIONS, &iterations);
+            break;
+        }
+        if (e != cudaSuccess) return cuda_fail(c, e, "pressure solve");
+        remove_mean0(c, P->sol);
+        double rr;
+        if ((e = residual_norm2(c, P->sol, P->rhs, &rr)) != cudaSuccess) return cuda_fail(c, e, "pressure residual");
+        residual = sqrt(rr) / bnorm;
+        ghosts(c, L0, P->sol);
+        for (int a = 0; a < g.dim; a++) {
+            int fn[3];
+            face_dims(g, a, fn);
+            int out_lo = !g.periodic[a] && g.btype[2 * a] == EDDY_BOUNDARY_OUTFLOW;
+            int out_hi = !g.periodic[a] && g.btype[2 * a + 1] == EDDY_BOUNDARY_OUTFLOW;
+            k_correct<<<tiles(fn[0], fn[1], fn[2]), tile_block(), 0, c->stream>>>(g, L, a, out_lo, out_hi, c->vel[a], P->sol,
+                                                                                    flags_for(c));
+        }
+    } else {
+        cudaMemsetAsync(P->sol, 0, L0.count * sizeof(float), c->stream);
+    }
+    k_write_pressure<<<tiles(g.n[0], g.n[1], g.n[2]), tile_block(), 0, c->stream>>>(g, L, P->sol, c->pressure,
+                                                                                     s->def.density * s->h / dt, flags_for(c));
+    if ((e = cudaGetLastError()) != cudaSuccess) return cuda_fail(c, e, "projection");
+    s->stats.pressure_iterations = iterations;
+    s->stats.pressure_residual = (float)residual;
+    s->stats.pressure_residual_initial = bnorm > 0.0 ? 1.0f : 0.0f;
+    return EDDY_OK;
+}
+
+} /* namespace ecu */
