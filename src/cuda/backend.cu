@@ -324,7 +324,12 @@ static eddy_status run_stage(eddy_sim *s, cu_sim *c, eddy_cuda_stage stage, floa
     case EDDY_CUDA_VORTICITY: CU_TRY(launch_vorticity(c, dt), "vorticity confinement"); return EDDY_OK;
     case EDDY_CUDA_ADVECT: CU_TRY(launch_advect(c, dt), "advection"); return EDDY_OK;
     case EDDY_CUDA_DIFFUSE: CU_TRY(launch_diffuse(c, dt), "diffusion"); return EDDY_OK;
-    case EDDY_CUDA_PROJECT: return run_project(c, dt);
+    case EDDY_CUDA_PROJECT: {
+        eddy_status st = run_project(c, dt);
+        if (st == EDDY_OK) st = read_back(c);
+        if (st == EDDY_OK) finish_project_stats(c);
+        return st;
+    }
     case EDDY_CUDA_DIAGNOSTICS: CU_TRY(launch_diagnostics(c), "diagnostics"); return EDDY_OK;
     case EDDY_CUDA_STAGE_COUNT: break;
     }
@@ -374,6 +379,7 @@ static eddy_status cu_step(eddy_sim *s, float dt) {
         if (cudaEventElapsedTime(&ms, c->ev[sl], c->ev[sl + 1]) == cudaSuccess) s->stats.stage_ms[slot_stage[sl]] += ms;
     }
     if ((st = check_flags(s, c, SLOT_BOUNDARY4)) != EDDY_OK) return st;
+    finish_project_stats(c);
     s->time += dt;
     s->step++;
     fill_diagnostics(s, c, dt);
@@ -397,6 +403,7 @@ static eddy_status cu_project(eddy_sim *s) {
     CU_TRY(launch_velocity_boundaries(c), "velocity boundaries");
     c->host_valid &= ~(unsigned)(EDDY_SYNC_VELOCITY | (1u << EDDY_FIELD_PRESSURE));
     if ((st = read_back(c)) != EDDY_OK) return st;
+    finish_project_stats(c);
     return check_flags(s, c, SLOT_COUNT - 1);
 }
 
@@ -526,6 +533,12 @@ extern "C" eddy_status eddy__cuda_run_stage(eddy_sim *s, eddy_cuda_stage stage, 
     c->slot = SLOT_API;
     c->host_valid = 0;
     return run_stage(s, c, stage, dt);
+}
+
+extern "C" eddy_status eddy__cuda_set_graphs(eddy_sim *s, int on) {
+    if (!s || s->backend_ops != &cuda_ops) return EDDY_ERR_INVALID_ARGUMENT;
+    project_use_graphs(CS(s), on);
+    return EDDY_OK;
 }
 
 extern "C" double eddy__cuda_sync_ms(eddy_sim *s) {

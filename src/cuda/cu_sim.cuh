@@ -98,6 +98,10 @@ cudaError_t launch_diffuse(cu_sim *c, float dt);
 eddy_status project_init(cu_sim *c);
 void project_free(cu_sim *c);
 eddy_status run_project(cu_sim *c, float dt);
+/* after the results are read back (Readback): pressure iterations and residuals into the step's statistics */
+void finish_project_stats(cu_sim *c);
+/* 0: launch the MGPCG kernels one by one (the host polls convergence); 1: CUDA graphs (default) */
+void project_use_graphs(cu_sim *c, int on);
 
 /* device allocation that fails through eddy__fail with the size and what it was for */
 eddy_status dev_alloc(cu_sim *c, void **p, size_t bytes, const char *what);

@@ -33,6 +33,9 @@ typedef enum eddy_cuda_stage {
     EDDY_CUDA_STAGE_COUNT
 } eddy_cuda_stage;
 eddy_status eddy__cuda_run_stage(struct eddy_sim *s, eddy_cuda_stage stage, float dt);
+/* 1 (default): the MGPCG solve runs as CUDA graphs with a device-side loop; 0: kernel by kernel, the host polling
+ * convergence each iteration (same results; for tests and timing comparisons) */
+eddy_status eddy__cuda_set_graphs(struct eddy_sim *s, int on);
 /* waits for the device and returns the milliseconds since the previous call (events on the sim's stream) */
 double eddy__cuda_sync_ms(struct eddy_sim *s);
 
