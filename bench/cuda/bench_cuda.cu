@@ -7,6 +7,7 @@
  *     2048^2 and 4096^2 and 3D 256^3 and 512^3: median step time (host clock around eddy_sim_step, which waits for
  *     the device), the per-stage split (cudaEvents), pressure iterations.
  * Usage: bench_cuda [--quick] [--steps N] [--only 2048|4096|256|512] */
+#include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -207,8 +208,26 @@ static void step_table_row(int dim, int n, int warm, int steps) {
     eddy_sim_destroy(s);
 }
 
+/* one step of the smoke scene between cudaProfilerStart/Stop, for ncu --profile-from-start off; the MGPCG
+ * kernels are launched one by one (graphs off) so that every kernel is profiled on its own */
+static int profile_step(int dim, int n) {
+    eddy_sim *s = make_smoke(dim, n, EDDY_ADVECT_MACCORMACK, 0);
+    if (!s) return 1;
+    eddy__cuda_set_graphs(s, 0);
+    for (int k = 0; k < 4; k++) eddy_sim_step(s);
+    cudaProfilerStart();
+    eddy_status st = eddy_sim_step(s);
+    cudaProfilerStop();
+    printf("profiled one %dD %d step: %s, %d pressure iterations\n", dim, n, st == EDDY_OK ? "ok" : eddy_sim_last_error(s),
+           eddy_sim_stats(s)->pressure_iterations);
+    eddy_sim_destroy(s);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     int quick = 0, steps = 20, only = 0;
+    for (int i = 1; i + 2 < argc; i++)
+        if (!strcmp(argv[i], "--profile")) return profile_step(atoi(argv[i + 1]), atoi(argv[i + 2]));
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick")) quick = 1;
         else if (!strcmp(argv[i], "--steps") && i + 1 < argc) steps = atoi(argv[++i]);

@@ -125,8 +125,10 @@ static eddy_status cu_upload(eddy_sim *s, unsigned fields) {
         for (int q = 0; q < cnt; q++)
             CU_TRY(cudaMemcpyAsync(m[q].dev, m[q].host, m[q].n * sizeof(float), cudaMemcpyHostToDevice, c->stream),
                    "copying a field to the device");
-        if (bit == EDDY_SYNC_SOLID)
+        if (bit == EDDY_SYNC_SOLID) {
             CU_TRY(cudaMemcpyAsync(c->solid, s->solid, c->ncells, cudaMemcpyHostToDevice, c->stream), "copying solids to the device");
+            c->raster_valid = 0;
+        }
     }
     for (int f = 0; f < 4; f++)
         if (fields & (1u << (EDDY_FIELD_DYE_R + f))) c->scalar_live |= 1u << f;
@@ -177,10 +179,12 @@ static eddy_status cu_rasterize(eddy_sim *s) {
     for (int o = 0; o < s->obstacle_count; o++) any_sdf = any_sdf || s->obstacles[o].def.shape == EDDY_SHAPE_SDF;
     if (any_sdf) {
         /* SDF callbacks are host functions: rasterise on the host and send solid + solid_vel */
+        c->raster_valid = 0;
         eddy_status st = eddy__rasterize_solids_cpu(s);
         if (st != EDDY_OK) return st;
         return cu_upload(s, EDDY_SYNC_SOLID);
     }
+    bool same_mask = c->mask_version == s->mask_version;
     eddy_status st = send_user_mask(s, c);
     if (st != EDDY_OK) return st;
     int n = s->obstacle_count;
@@ -198,9 +202,22 @@ static eddy_status cu_rasterize(eddy_sim *s) {
             x.velocity[a] = d->velocity[a];
         }
     }
+    /* the same shapes, velocities and mask as the last rasterisation give the same cells: nothing to do */
+    if (c->raster_valid && same_mask && n == c->raster_n &&
+        (n == 0 || memcmp(c->raster_sig, c->stage_shapes, (size_t)n * sizeof(DShape)) == 0))
+        return EDDY_OK;
     if (n) CU_TRY(cudaMemcpyAsync(c->obst, c->stage_shapes, (size_t)n * sizeof(DShape), cudaMemcpyHostToDevice, c->stream), "sending obstacles");
     CU_TRY(launch_rasterize(c, n), "rasterising obstacles");
     c->host_valid &= ~(unsigned)EDDY_SYNC_SOLID;
+    if (n > c->raster_cap) {
+        DShape *p = (DShape *)realloc(c->raster_sig, (size_t)n * sizeof(DShape));
+        if (!p) return eddy__fail(s, EDDY_ERR_OUT_OF_MEMORY, "cuda: out of host memory");
+        c->raster_sig = p;
+        c->raster_cap = n;
+    }
+    if (n) memcpy(c->raster_sig, c->stage_shapes, (size_t)n * sizeof(DShape));
+    c->raster_n = n;
+    c->raster_valid = 1;
     return EDDY_OK;
 }
 
@@ -424,6 +441,7 @@ static void cu_destroy(eddy_sim *s) {
         if (c->ev[i]) cudaEventDestroy(c->ev[i]);
     if (c->stream) cudaStreamDestroy(c->stream);
     free(c->stage_shapes);
+    free(c->raster_sig);
     free(c);
     s->backend = nullptr;
     s->backend_ops = nullptr;
@@ -473,6 +491,21 @@ extern "C" eddy_status eddy__cuda_attach(eddy_sim *s) {
             return st;
         }
     }
+    /* 32-bit indexing on the device: the largest array (padded pressure levels, faces, scalars) below 2^31 */
+    {
+        double padded = 1, faces = 1;
+        for (int a = 0; a < 3; a++) {
+            padded *= a < g.dim ? g.n[a] + 2.0 : 1.0;
+            faces *= g.n[a] + 1.0;
+        }
+        if (padded >= 2147483647.0 || faces >= 2147483647.0 || (double)s->nscalar >= 2147483647.0) {
+            eddy_status st = eddy__fail(s, EDDY_ERR_UNSUPPORTED, "backend = cuda: a %d x %d x %d grid (scalars %d x %d x %d) has arrays of "
+                                        "2^31 elements or more, beyond the kernels' 32-bit indexing",
+                                        g.n[0], g.n[1], g.n[2], g.sn[0], g.sn[1], g.sn[2]);
+            cu_destroy(s);
+            return st;
+        }
+    }
     c->ncells = s->ncells;
     c->nscalar = s->nscalar;
     for (int a = 0; a < 3; a++) c->nface[a] = s->nface[a];
@@ -498,7 +531,7 @@ extern "C" eddy_status eddy__cuda_attach(eddy_sim *s) {
         {(void **)&c->d_rb, sizeof(Readback), "results"}};
     for (size_t i = 0; i < sizeof allocs / sizeof allocs[0] && st == EDDY_OK; i++)
         st = dev_alloc(c, allocs[i].p, allocs[i].bytes, allocs[i].what);
-    if (st == EDDY_OK && s->def.vorticity > 0) st = dev_alloc(c, (void **)&c->cell, 7 * c->ncells * nf, "vorticity scratch");
+    if (st == EDDY_OK && s->def.vorticity > 0) st = dev_alloc(c, (void **)&c->cell, 4 * c->ncells * nf, "vorticity scratch");
     /* partials: the largest launch of any reduction */
     size_t pb = 3 * 1024;
     size_t cand[] = {blocks_of(g.n[0], g.n[1], g.n[2]), blocks_of(g.n[0] + 1, g.n[1], g.n[2]),

@@ -36,8 +36,10 @@ struct Geo {
     float btemp[6];
 };
 
-__host__ __device__ inline size_t idx3(const int n[3], int i, int j, int k) {
-    return (size_t)i + (size_t)n[0] * ((size_t)j + (size_t)n[1] * (size_t)k);
+/* 32-bit index arithmetic (the attach refuses grids whose padded arrays reach 2^31 elements): a 64-bit multiply
+ * costs several 32-bit ones, and the stencil and sampling kernels are full of them */
+__host__ __device__ inline unsigned idx3(const int n[3], int i, int j, int k) {
+    return (unsigned)i + (unsigned)n[0] * ((unsigned)j + (unsigned)n[1] * (unsigned)k);
 }
 __host__ __device__ inline void face_dims(const Geo &g, int a, int fn[3]) {
     fn[0] = g.n[0] + (a == 0);
@@ -194,6 +196,19 @@ inline dim3 tile_block() { return dim3(BX, BY, 1); }
     const int j = (int)(blockIdx.y * BY + threadIdx.y);         \
     const int k = (int)blockIdx.z;                              \
     const bool inside_ = i < (nx) && j < (ny);
+/* reduction kernels: each thread walks ECU_ROWS rows (j, j + BY, ...) of its column, so a block covers
+ * BX x (BY * ECU_ROWS) cells and the block-level tree sums run eight times less often */
+constexpr int ECU_ROWS = 8;
+inline dim3 tiles_rows(int nx, int ny, int nz) {
+    return dim3((unsigned)((nx + BX - 1) / BX), (unsigned)((ny + BY * ECU_ROWS - 1) / (BY * ECU_ROWS)), (unsigned)nz);
+}
+#define ECU_ROWS_BEGIN(nx, ny)                                                   \
+    const int i = (int)(blockIdx.x * BX + threadIdx.x);                          \
+    const int k = (int)blockIdx.z;                                               \
+    for (int r_ = 0; r_ < ECU_ROWS; r_++) {                                      \
+        const int j = (int)(blockIdx.y * (BY * ECU_ROWS) + threadIdx.y + r_ * BY); \
+        if (i >= (nx) || j >= (ny)) continue;
+#define ECU_ROWS_END }
 #define ECU_BLOCK_ID() ((size_t)blockIdx.x + (size_t)gridDim.x * ((size_t)blockIdx.y + (size_t)gridDim.y * blockIdx.z))
 #define ECU_BLOCKS(gr) ((size_t)(gr).x * (gr).y * (gr).z)
 

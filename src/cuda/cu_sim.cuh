@@ -40,12 +40,14 @@ struct cu_sim {
     float *vel[3], *vel_tmp[3], *pressure, *dye[3], *temp, *scalar_tmp;
     uint8_t *solid, *user_mask;
     float *solid_vel[3];
-    float *cell; /* 7 x ncells: cell velocity (3), curl (3), |curl| — vorticity confinement */
+    float *cell; /* 4 x ncells: curl (3) and |curl|, for vorticity confinement */
 
     DShape *obst, *emit;    /* device copies of the obstacle / emitter lists */
     int obst_cap, emit_cap;
     DShape *stage_shapes;   /* host staging for those lists */
     int stage_cap;
+    DShape *raster_sig;     /* obstacles of the last device rasterisation (it is skipped when they repeat) */
+    int raster_n, raster_cap, raster_valid;
 
     double *partials;       /* block partials of reductions: R_COUNT slots of partial_stride */
     size_t partial_stride;

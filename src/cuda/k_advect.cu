@@ -56,17 +56,17 @@ __device__ inline float lat_sample(const Lat &L, const float *__restrict__ d, fl
     float wx, wy;
     locate_axis(L.n[0], L.wrap[0], x, &x0, &x1, &wx);
     locate_axis(L.n[1], L.wrap[1], y, &y0, &y1, &wy);
-    size_t nx = (size_t)L.n[0];
+    const unsigned nx = (unsigned)L.n[0];
     if (L.n[2] == 1) {
-        const float *r0 = d + (size_t)y0 * nx, *r1 = d + (size_t)y1 * nx;
+        const float *r0 = d + (unsigned)y0 * nx, *r1 = d + (unsigned)y1 * nx;
         return lerp_(lerp_(__ldg(r0 + x0), __ldg(r0 + x1), wx), lerp_(__ldg(r1 + x0), __ldg(r1 + x1), wx), wy);
     }
     int z0, z1;
     float wz;
     locate_axis(L.n[2], L.wrap[2], z, &z0, &z1, &wz);
-    size_t nxy = nx * (size_t)L.n[1];
-    const float *r00 = d + (size_t)z0 * nxy + (size_t)y0 * nx, *r10 = d + (size_t)z0 * nxy + (size_t)y1 * nx;
-    const float *r01 = d + (size_t)z1 * nxy + (size_t)y0 * nx, *r11 = d + (size_t)z1 * nxy + (size_t)y1 * nx;
+    const unsigned nxy = nx * (unsigned)L.n[1];
+    const float *r00 = d + ((unsigned)z0 * nxy + (unsigned)y0 * nx), *r10 = d + ((unsigned)z0 * nxy + (unsigned)y1 * nx);
+    const float *r01 = d + ((unsigned)z1 * nxy + (unsigned)y0 * nx), *r11 = d + ((unsigned)z1 * nxy + (unsigned)y1 * nx);
     float c0 = lerp_(lerp_(__ldg(r00 + x0), __ldg(r00 + x1), wx), lerp_(__ldg(r10 + x0), __ldg(r10 + x1), wx), wy);
     float c1 = lerp_(lerp_(__ldg(r01 + x0), __ldg(r01 + x1), wx), lerp_(__ldg(r11 + x0), __ldg(r11 + x1), wx), wy);
     return lerp_(c0, c1, wz);
@@ -79,11 +79,11 @@ __device__ inline void lat_minmax(const Lat &L, const float *__restrict__ d, flo
     locate_axis(L.n[0], L.wrap[0], x, &x0, &x1, &wx);
     locate_axis(L.n[1], L.wrap[1], y, &y0, &y1, &wy);
     if (L.n[2] > 1) locate_axis(L.n[2], L.wrap[2], z, &z0, &z1, &wz);
-    size_t nx = (size_t)L.n[0], nxy = nx * (size_t)L.n[1];
+    const unsigned nx = (unsigned)L.n[0], nxy = nx * (unsigned)L.n[1];
     int zs[2] = {z0, z1}, kn = L.n[2] > 1 ? 2 : 1;
     float mn = INFINITY, mx = -INFINITY;
     for (int kk = 0; kk < kn; kk++) {
-        const float *r0 = d + (size_t)zs[kk] * nxy + (size_t)y0 * nx, *r1 = d + (size_t)zs[kk] * nxy + (size_t)y1 * nx;
+        const float *r0 = d + ((unsigned)zs[kk] * nxy + (unsigned)y0 * nx), *r1 = d + ((unsigned)zs[kk] * nxy + (unsigned)y1 * nx);
         float v[4] = {__ldg(r0 + x0), __ldg(r0 + x1), __ldg(r1 + x0), __ldg(r1 + x1)};
         for (int q = 0; q < 4; q++) {
             mn = v[q] < mn ? v[q] : mn;
@@ -108,10 +108,43 @@ struct Map {
     float scale[3];
 };
 
+/* velocity at velocity-cell coordinate P: component a is lat_sample(V[a], P - 0.5 on the axes other than a).
+ * The weights along axis b are the same for every component but b's own (the face lattice has one more node), so
+ * they are located twice per axis instead of once per component and axis; the gathers and the lerps are
+ * lat_sample's, in its order. */
+struct AxisW {
+    int i0, i1;
+    float w;
+};
+__device__ inline float gather2(const float *__restrict__ d, unsigned nx, const AxisW &x, const AxisW &y) {
+    const float *r0 = d + (unsigned)y.i0 * nx, *r1 = d + (unsigned)y.i1 * nx;
+    return lerp_(lerp_(__ldg(r0 + x.i0), __ldg(r0 + x.i1), x.w), lerp_(__ldg(r1 + x.i0), __ldg(r1 + x.i1), x.w), y.w);
+}
+__device__ inline float gather3(const float *__restrict__ d, unsigned nx, unsigned ny, const AxisW &x, const AxisW &y,
+                                const AxisW &z) {
+    const unsigned nxy = nx * ny;
+    const float *r00 = d + ((unsigned)z.i0 * nxy + (unsigned)y.i0 * nx), *r10 = d + ((unsigned)z.i0 * nxy + (unsigned)y.i1 * nx);
+    const float *r01 = d + ((unsigned)z.i1 * nxy + (unsigned)y.i0 * nx), *r11 = d + ((unsigned)z.i1 * nxy + (unsigned)y.i1 * nx);
+    float c0 = lerp_(lerp_(__ldg(r00 + x.i0), __ldg(r00 + x.i1), x.w), lerp_(__ldg(r10 + x.i0), __ldg(r10 + x.i1), x.w), y.w);
+    float c1 = lerp_(lerp_(__ldg(r01 + x.i0), __ldg(r01 + x.i1), x.w), lerp_(__ldg(r11 + x.i0), __ldg(r11 + x.i1), x.w), y.w);
+    return lerp_(c0, c1, z.w);
+}
 __device__ inline void velocity_at(const Tracer &t, const float P[3], float u[3]) {
-    u[0] = lat_sample(t.V[0], t.v[0], P[0], P[1] - 0.5f, P[2] - 0.5f);
-    u[1] = lat_sample(t.V[1], t.v[1], P[0] - 0.5f, P[1], P[2] - 0.5f);
-    u[2] = t.dim == 3 ? lat_sample(t.V[2], t.v[2], P[0] - 0.5f, P[1] - 0.5f, P[2]) : 0.0f;
+    AxisW f[3], c[3]; /* along b: on the face lattice of component b, and on the cell-centred lattices */
+    for (int b = 0; b < t.dim; b++) {
+        const Lat &F = t.V[b], &C = t.V[b == 0 ? 1 : 0];
+        locate_axis(F.n[b], F.wrap[b], P[b], &f[b].i0, &f[b].i1, &f[b].w);
+        locate_axis(C.n[b], C.wrap[b], P[b] - 0.5f, &c[b].i0, &c[b].i1, &c[b].w);
+    }
+    if (t.dim == 2) {
+        u[0] = gather2(t.v[0], (unsigned)t.V[0].n[0], f[0], c[1]);
+        u[1] = gather2(t.v[1], (unsigned)t.V[1].n[0], c[0], f[1]);
+        u[2] = 0.0f;
+        return;
+    }
+    u[0] = gather3(t.v[0], (unsigned)t.V[0].n[0], (unsigned)t.V[0].n[1], f[0], c[1], c[2]);
+    u[1] = gather3(t.v[1], (unsigned)t.V[1].n[0], (unsigned)t.V[1].n[1], c[0], f[1], c[2]);
+    u[2] = gather3(t.v[2], (unsigned)t.V[2].n[0], (unsigned)t.V[2].n[1], c[0], c[1], f[2]);
 }
 
 /* advect.c trace_grid for one element: the foot of the backward trace (dir = -1) or the end of the forward one
@@ -192,8 +225,88 @@ __global__ void k_adv_bfecc_final(Tracer t, Map m, Lat L, const float *__restric
     flag_if_bad(fl, v, field);
 }
 
+/* ------------------------------------------------------------------ every live scalar in one pass
+ * Dye and temperature share the scalar grid, so one trace serves all of them. */
+struct Multi {
+    int n;                 /* fields */
+    const float *q[4];     /* start-of-stage fields */
+    const float *hat[4];   /* q^ (second passes) */
+    float *dst[4];         /* written */
+    float factor[4];
+    int field[4];          /* eddy_field of each, for the non-finite flags */
+};
+
+/* dst = factor * A(q) */
+__global__ void k_advm_backward(Tracer t, Map m, Lat L, Multi M, Flags fl, int final_pass) {
+    ECU_IJK(m.n[0], m.n[1]);
+    if (!inside_) return;
+    float b[3];
+    trace<-1>(t, m, i, j, k, b);
+    const unsigned e = idx3(m.n, i, j, k);
+    for (int f = 0; f < M.n; f++) {
+        float v = M.factor[f] * lat_sample(L, M.q[f], b[0], b[1], b[2]);
+        M.dst[f][e] = v;
+        if (final_pass) flag_if_bad(fl, v, M.field[f]);
+    }
+}
+
+__global__ void k_advm_maccormack(Tracer t, Map m, Lat L, Multi M, Flags fl) {
+    ECU_IJK(m.n[0], m.n[1]);
+    if (!inside_) return;
+    const unsigned e = idx3(m.n, i, j, k);
+    float fw[3], b[3];
+    trace<+1>(t, m, i, j, k, fw);
+    trace<-1>(t, m, i, j, k, b);
+    for (int f = 0; f < M.n; f++) {
+        float back = lat_sample(L, M.hat[f], fw[0], fw[1], fw[2]);
+        float qh = M.hat[f][e];
+        float v = qh + 0.5f * (M.q[f][e] - back);
+        float lo, hi;
+        lat_minmax(L, M.q[f], b[0], b[1], b[2], &lo, &hi);
+        if (v < lo || v > hi) v = qh;
+        v = M.factor[f] * v;
+        M.dst[f][e] = v;
+        flag_if_bad(fl, v, M.field[f]);
+    }
+}
+
+/* BFECC middle pass into dst: q + (q - A^R q^)/2 */
+__global__ void k_advm_bfecc_correct(Tracer t, Map m, Lat L, Multi M) {
+    ECU_IJK(m.n[0], m.n[1]);
+    if (!inside_) return;
+    const unsigned e = idx3(m.n, i, j, k);
+    float fw[3];
+    trace<+1>(t, m, i, j, k, fw);
+    for (int f = 0; f < M.n; f++) {
+        float back = lat_sample(L, M.hat[f], fw[0], fw[1], fw[2]);
+        float qe = M.q[f][e];
+        M.dst[f][e] = qe + 0.5f * (qe - back);
+    }
+}
+
+/* BFECC last pass: hat holds the corrected fields */
+__global__ void k_advm_bfecc_final(Tracer t, Map m, Lat L, Multi M, Flags fl) {
+    ECU_IJK(m.n[0], m.n[1]);
+    if (!inside_) return;
+    float b[3];
+    trace<-1>(t, m, i, j, k, b);
+    const unsigned e = idx3(m.n, i, j, k);
+    for (int f = 0; f < M.n; f++) {
+        float v = lat_sample(L, M.hat[f], b[0], b[1], b[2]);
+        float lo, hi;
+        lat_minmax(L, M.q[f], b[0], b[1], b[2], &lo, &hi);
+        v = v < lo ? lo : (v > hi ? hi : v);
+        v = M.factor[f] * v;
+        M.dst[f][e] = v;
+        flag_if_bad(fl, v, M.field[f]);
+    }
+}
+
 struct AdvectWS {
-    float *tmp[2]; /* q^ and the BFECC-corrected field, sized for the largest grid */
+    float *tmp[2];   /* q^ and the BFECC-corrected field of one velocity component (largest grid) */
+    float *hat[4];   /* q^ of each scalar (hat[0] = tmp[0]) */
+    float *corr[4];  /* BFECC-corrected scalars (corr[0] = tmp[1]) */
+    float *out[3];   /* with cu_sim.scalar_tmp: the four new scalar fields */
 };
 
 eddy_status advect_init(cu_sim *c) {
@@ -202,18 +315,31 @@ eddy_status advect_init(cu_sim *c) {
     size_t cap = c->nscalar;
     for (int a = 0; a < c->g.dim; a++) cap = c->nface[a] > cap ? c->nface[a] : cap;
     int want = c->s->def.advection == EDDY_ADVECT_SEMI_LAGRANGIAN ? 0 : (c->s->def.advection == EDDY_ADVECT_MACCORMACK ? 1 : 2);
-    for (int b = 0; b < want; b++) {
-        eddy_status st = dev_alloc(c, (void **)&c->adv->tmp[b], cap * sizeof(float), "advection scratch");
-        if (st != EDDY_OK) return st;
+    AdvectWS *w = c->adv;
+    eddy_status st = EDDY_OK;
+    for (int b = 0; b < want && st == EDDY_OK; b++) st = dev_alloc(c, (void **)&w->tmp[b], cap * sizeof(float), "advection scratch");
+    w->hat[0] = w->tmp[0];
+    w->corr[0] = w->tmp[1];
+    const size_t sb = c->nscalar * sizeof(float);
+    for (int f = 1; f < 4 && st == EDDY_OK; f++) {
+        if (want >= 1) st = dev_alloc(c, (void **)&w->hat[f], sb, "advection scratch");
+        if (st == EDDY_OK && want >= 2) st = dev_alloc(c, (void **)&w->corr[f], sb, "advection scratch");
     }
-    return EDDY_OK;
+    for (int f = 0; f < 3 && st == EDDY_OK; f++) st = dev_alloc(c, (void **)&w->out[f], sb, "advected scalars");
+    return st;
 }
 
 void advect_free(cu_sim *c) {
     if (!c->adv) return;
-    cudaFree(c->adv->tmp[0]);
-    cudaFree(c->adv->tmp[1]);
-    free(c->adv);
+    AdvectWS *w = c->adv;
+    cudaFree(w->tmp[0]);
+    cudaFree(w->tmp[1]);
+    for (int f = 1; f < 4; f++) {
+        cudaFree(w->hat[f]);
+        cudaFree(w->corr[f]);
+    }
+    for (int f = 0; f < 3; f++) cudaFree(w->out[f]);
+    free(w);
     c->adv = nullptr;
 }
 
@@ -273,13 +399,56 @@ cudaError_t launch_advect(cu_sim *c, float dt) {
         m.scale[b] = (float)g.ds[b];
     }
     float fd = decay_factor(d.dye_dissipation, dt), ft = decay_factor(d.temperature_dissipation, dt);
-    for (int f = 0; f < 4 && e == cudaSuccess; f++) {
+    AdvectWS *w = c->adv;
+    float **pool[4] = {&c->scalar_tmp, &w->out[0], &w->out[1], &w->out[2]};
+    float **live[4];
+    Multi M;
+    M.n = 0;
+    for (int f = 0; f < 4; f++) {
         if (!(c->scalar_live & (1u << f))) continue;
-        float **q = f < 3 ? &c->dye[f] : &c->temp;
-        e = advect_field(c, t, m, lat_of(sd), *q, c->scalar_tmp, f < 3 ? fd : ft, EDDY_FIELD_DYE_R + f);
-        float *old = *q;
-        *q = c->scalar_tmp;
-        c->scalar_tmp = old;
+        live[M.n] = f < 3 ? &c->dye[f] : &c->temp;
+        M.q[M.n] = *live[M.n];
+        M.factor[M.n] = f < 3 ? fd : ft;
+        M.field[M.n] = EDDY_FIELD_DYE_R + f;
+        M.n++;
+    }
+    if (M.n > 0 && e == cudaSuccess) {
+        dim3 gr = tiles(m.n[0], m.n[1], m.n[2]);
+        Lat L = lat_of(sd);
+        Flags fl = flags_for(c);
+        Multi A = M; /* pass 1 writes q^ (factor 1) */
+        for (int f = 0; f < M.n; f++) {
+            M.dst[f] = *pool[f];
+            A.dst[f] = w->hat[f];
+            A.factor[f] = 1.0f;
+            M.hat[f] = A.hat[f] = w->hat[f];
+        }
+        switch (d.advection) {
+        case EDDY_ADVECT_SEMI_LAGRANGIAN:
+            k_advm_backward<<<gr, tile_block(), 0, c->stream>>>(t, m, L, M, fl, 1);
+            break;
+        case EDDY_ADVECT_MACCORMACK:
+            k_advm_backward<<<gr, tile_block(), 0, c->stream>>>(t, m, L, A, fl, 0);
+            k_advm_maccormack<<<gr, tile_block(), 0, c->stream>>>(t, m, L, M, fl);
+            break;
+        case EDDY_ADVECT_BFECC: {
+            k_advm_backward<<<gr, tile_block(), 0, c->stream>>>(t, m, L, A, fl, 0);
+            Multi C = A; /* corrected fields into corr */
+            for (int f = 0; f < M.n; f++) C.dst[f] = w->corr[f];
+            k_advm_bfecc_correct<<<gr, tile_block(), 0, c->stream>>>(t, m, L, C);
+            Multi F = M;
+            for (int f = 0; f < M.n; f++) F.hat[f] = w->corr[f];
+            k_advm_bfecc_final<<<gr, tile_block(), 0, c->stream>>>(t, m, L, F, fl);
+            break;
+        }
+        }
+        e = cudaGetLastError();
+        /* the new fields take the fields' places; the old ones become the pool */
+        for (int f = 0; f < M.n; f++) {
+            float *old = *live[f];
+            *live[f] = *pool[f];
+            *pool[f] = old;
+        }
     }
     for (int a = 0; a < g.dim; a++) {
         float *tmp = c->vel[a];

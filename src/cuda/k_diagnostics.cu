@@ -10,7 +10,7 @@ namespace ecu {
 struct SlotOps {
     int v[2 * R_COUNT];
 };
-__global__ void k_finalize_many(double *partials, size_t stride, size_t nblocks, Readback *rb, SlotOps so) {
+__global__ void __launch_bounds__(1024) k_finalize_many(double *partials, size_t stride, size_t nblocks, Readback *rb, SlotOps so) {
     __shared__ double sh[32];
     const int slot = so.v[2 * blockIdx.x], op = so.v[2 * blockIdx.x + 1];
     const double *p = partials + (size_t)slot * stride;
@@ -46,15 +46,14 @@ __device__ inline float cell_divergence(const Geo &g, const Vel &v, int i, int j
 
 __global__ void k_diag_cells(Geo g, Vel v, const uint8_t *__restrict__ solid, double *partials, size_t stride) {
     __shared__ double sh[32];
-    ECU_IJK(g.n[0], g.n[1]);
     double md = 0, sd = 0, ms = 0, fluid = 0;
-    if (inside_) {
-        size_t c = idx3(g.n, i, j, k);
+    ECU_ROWS_BEGIN(g.n[0], g.n[1])
+        const unsigned c = idx3(g.n, i, j, k);
         if (!solid[c]) {
-            fluid = 1;
+            fluid += 1;
             double d = cell_divergence(g, v, i, j, k);
-            md = fabs(d);
-            sd = d * d;
+            md = fmax(md, fabs(d));
+            sd += d * d;
             double sp2 = 0;
             for (int a = 0; a < g.dim; a++) {
                 int fn[3], hi[3] = {i, j, k};
@@ -63,9 +62,9 @@ __global__ void k_diag_cells(Geo g, Vel v, const uint8_t *__restrict__ solid, do
                 double u = 0.5 * ((double)v.c[a][idx3(fn, i, j, k)] + v.c[a][idx3(fn, hi[0], hi[1], hi[2])]);
                 sp2 += u * u;
             }
-            ms = sp2;
+            ms = fmax(ms, sp2);
         }
-    }
+    ECU_ROWS_END
     size_t b = ECU_BLOCK_ID();
     md = block_reduce<RED_MAX>(md, sh);
     if (ECU_THREAD0()) partials[R_MAXDIV * stride + b] = md;
@@ -83,17 +82,16 @@ __global__ void k_diag_faces(Geo g, int a, const float *__restrict__ v, double *
     __shared__ double sh[32];
     int fn[3];
     face_dims(g, a, fn);
-    ECU_IJK(fn[0], fn[1]);
     double sum = 0, mx = 0;
-    if (inside_) {
+    ECU_ROWS_BEGIN(fn[0], fn[1])
         bool dup = (a == 0 && g.periodic[0] && i == g.n[0]) || (a == 1 && g.periodic[1] && j == g.n[1]) ||
                    (a == 2 && g.periodic[2] && k == g.n[2]);
         if (!dup) {
             double u = v[idx3(fn, i, j, k)];
-            sum = u * u;
-            mx = fabs(u);
+            sum += u * u;
+            mx = fmax(mx, fabs(u));
         }
-    }
+    ECU_ROWS_END
     size_t b = ECU_BLOCK_ID();
     sum = block_reduce<RED_SUM>(sum, sh);
     if (ECU_THREAD0()) partials[slot_e * stride + b] = sum;
@@ -106,12 +104,11 @@ __global__ void k_diag_faces(Geo g, int a, const float *__restrict__ v, double *
 __global__ void k_diag_dye(Geo g, const float *__restrict__ d0, const float *__restrict__ d1,
                            const float *__restrict__ d2, double *partials, size_t stride) {
     __shared__ double sh[32];
-    ECU_IJK(g.sn[0], g.sn[1]);
     double sum = 0;
-    if (inside_) {
-        size_t q = idx3(g.sn, i, j, k);
-        sum = (double)d0[q] + d1[q] + d2[q];
-    }
+    ECU_ROWS_BEGIN(g.sn[0], g.sn[1])
+        const unsigned q = idx3(g.sn, i, j, k);
+        sum += (double)d0[q] + d1[q] + d2[q];
+    ECU_ROWS_END
     sum = block_reduce<RED_SUM>(sum, sh);
     if (ECU_THREAD0()) partials[R_DYE * stride + ECU_BLOCK_ID()] = sum;
 }
@@ -129,7 +126,7 @@ static void neutral(cu_sim *c, int slot, size_t from, double v) {
 
 cudaError_t launch_diagnostics(cu_sim *c) {
     const Geo &g = c->g;
-    dim3 gc = tiles(g.n[0], g.n[1], g.n[2]);
+    dim3 gc = tiles_rows(g.n[0], g.n[1], g.n[2]);
     k_diag_cells<<<gc, tile_block(), 0, c->stream>>>(g, vel_of(c), c->solid, c->partials, c->partial_stride);
     size_t nb = ECU_BLOCKS(gc);
     neutral(c, R_MAXDIV, nb, 0);
@@ -144,13 +141,13 @@ cudaError_t launch_diagnostics(cu_sim *c) {
         }
         int fn[3];
         face_dims(g, a, fn);
-        dim3 gf = tiles(fn[0], fn[1], fn[2]);
+        dim3 gf = tiles_rows(fn[0], fn[1], fn[2]);
         k_diag_faces<<<gf, tile_block(), 0, c->stream>>>(g, a, c->vel[a], c->partials, c->partial_stride,
                                                          R_ENERGY0 + a, R_MAXFACE0 + a);
         neutral(c, R_ENERGY0 + a, ECU_BLOCKS(gf), 0);
         neutral(c, R_MAXFACE0 + a, ECU_BLOCKS(gf), 0);
     }
-    dim3 gs = tiles(g.sn[0], g.sn[1], g.sn[2]);
+    dim3 gs = tiles_rows(g.sn[0], g.sn[1], g.sn[2]);
     k_diag_dye<<<gs, tile_block(), 0, c->stream>>>(g, c->dye[0], c->dye[1], c->dye[2], c->partials, c->partial_stride);
     neutral(c, R_DYE, ECU_BLOCKS(gs), 0);
     const int slots[] = {R_MAXDIV, R_SUMDIV2, R_MAXSPEED2, R_FLUID, R_ENERGY0, R_ENERGY1, R_ENERGY2,

@@ -15,9 +15,24 @@ __global__ void k_buoyancy(Geo g, int a, float dt, float ga, float alpha, float 
     GDesc sg = scalar_desc(g);
     float p[3];
     grid_pos(vg, i, j, k, p);
+    /* the four samples sit at one position: locate once, then sample()'s arithmetic per array */
+    int i0[3], i1[3];
+    float w[3];
+    locate(sg, p, i0, i1, w);
+    auto at = [&](const float *__restrict__ f) -> float {
+        const int *n = sg.n;
+        float c00 = __ldg(&f[idx3(n, i0[0], i0[1], i0[2])]) * (1 - w[0]) + __ldg(&f[idx3(n, i1[0], i0[1], i0[2])]) * w[0];
+        float c10 = __ldg(&f[idx3(n, i0[0], i1[1], i0[2])]) * (1 - w[0]) + __ldg(&f[idx3(n, i1[0], i1[1], i0[2])]) * w[0];
+        float c0 = c00 * (1 - w[1]) + c10 * w[1];
+        if (n[2] == 1) return c0;
+        float c01 = __ldg(&f[idx3(n, i0[0], i0[1], i1[2])]) * (1 - w[0]) + __ldg(&f[idx3(n, i1[0], i0[1], i1[2])]) * w[0];
+        float c11 = __ldg(&f[idx3(n, i0[0], i1[1], i1[2])]) * (1 - w[0]) + __ldg(&f[idx3(n, i1[0], i1[1], i1[2])]) * w[0];
+        float c1 = c01 * (1 - w[1]) + c11 * w[1];
+        return c0 * (1 - w[2]) + c1 * w[2];
+    };
     float d = 0.0f, temp = 0.0f;
-    if (alpha != 0.0f) d = sample(sg, d0, p) + sample(sg, d1, p) + sample(sg, d2, p);
-    if (beta != 0.0f) temp = sample(sg, t, p) - t_amb;
+    if (alpha != 0.0f) d = at(d0) + at(d1) + at(d2);
+    if (beta != 0.0f) temp = at(t) - t_amb;
     size_t f = idx3(vg.n, i, j, k);
     float nv = v[f] + dt * ga * (alpha * d - beta * temp);
     v[f] = nv;
@@ -55,58 +70,63 @@ __device__ inline float ddx(const Geo &g, const float *__restrict__ f, int b, in
     return (f[idx3(g.n, hi[0], hi[1], hi[2])] - f[idx3(g.n, lo[0], lo[1], lo[2])]) / ((float)span * g.h);
 }
 
-struct Cells {
-    float *uc[3], *om[3], *mag;
+/* The CPU runs four passes (cell velocity, curl, cell force, face average) through five cell arrays; here two
+ * kernels do the same arithmetic: the curl reads the cell velocities off the faces, and each face computes the
+ * force of its two cells from |curl| around them. Only curl and |curl| cross device memory. */
+struct Curl {
+    float *om[3], *mag; /* om[0], om[1] unused (zero) in 2D */
 };
 
-__global__ void k_cell_velocity(Geo g, Vel v, Cells cs) {
-    ECU_IJK(g.n[0], g.n[1]);
-    if (!inside_) return;
-    size_t c = idx3(g.n, i, j, k);
-    for (int a = 0; a < 3; a++) {
-        if (a >= g.dim) { cs.uc[a][c] = 0.0f; continue; }
-        int fn[3], hi[3] = {i, j, k};
-        face_dims(g, a, fn);
-        hi[a]++;
-        cs.uc[a][c] = 0.5f * (v.c[a][idx3(fn, i, j, k)] + v.c[a][idx3(fn, hi[0], hi[1], hi[2])]);
-    }
+/* cell-centred velocity component a at (i,j,k): mean of its two faces (vorticity.c eddy__cell_velocity) */
+__device__ inline float ucell(const Geo &g, const Vel &v, int a, int i, int j, int k) {
+    if (a >= g.dim) return 0.0f;
+    int fn[3], hi[3] = {i, j, k};
+    face_dims(g, a, fn);
+    hi[a]++;
+    return 0.5f * (v.c[a][idx3(fn, i, j, k)] + v.c[a][idx3(fn, hi[0], hi[1], hi[2])]);
+}
+/* ddx of the cell velocity component a along b */
+__device__ inline float ddx_u(const Geo &g, const Vel &v, int a, int b, int i, int j, int k) {
+    if (b >= g.dim) return 0.0f;
+    int c[3] = {i, j, k}, lo[3] = {i, j, k}, hi[3] = {i, j, k};
+    lo[b] = nbr(g, b, c[b], -1);
+    hi[b] = nbr(g, b, c[b], +1);
+    int span = g.periodic[b] ? 2 : hi[b] - lo[b];
+    if (span == 0) return 0.0f;
+    return (ucell(g, v, a, hi[0], hi[1], hi[2]) - ucell(g, v, a, lo[0], lo[1], lo[2])) / ((float)span * g.h);
 }
 
-__global__ void k_curl(Geo g, Cells cs) {
+__global__ void k_curl(Geo g, Vel v, Curl cs) {
     ECU_IJK(g.n[0], g.n[1]);
     if (!inside_) return;
-    size_t c = idx3(g.n, i, j, k);
-    float wx = 0, wy = 0, wz = ddx(g, cs.uc[1], 0, i, j, k) - ddx(g, cs.uc[0], 1, i, j, k);
+    const unsigned c = idx3(g.n, i, j, k);
+    float wx = 0, wy = 0, wz = ddx_u(g, v, 1, 0, i, j, k) - ddx_u(g, v, 0, 1, i, j, k);
     if (g.dim == 3) {
-        wx = ddx(g, cs.uc[2], 1, i, j, k) - ddx(g, cs.uc[1], 2, i, j, k);
-        wy = ddx(g, cs.uc[0], 2, i, j, k) - ddx(g, cs.uc[2], 0, i, j, k);
+        wx = ddx_u(g, v, 2, 1, i, j, k) - ddx_u(g, v, 1, 2, i, j, k);
+        wy = ddx_u(g, v, 0, 2, i, j, k) - ddx_u(g, v, 2, 0, i, j, k);
+        cs.om[0][c] = wx;
+        cs.om[1][c] = wy;
     }
-    cs.om[0][c] = wx;
-    cs.om[1][c] = wy;
     cs.om[2][c] = wz;
     cs.mag[c] = sqrtf(wx * wx + wy * wy + wz * wz);
 }
 
-/* the cell force, written over the cell velocities (no longer read) */
-__global__ void k_vort_force(Geo g, Cells cs, const uint8_t *__restrict__ solid, float scale) {
-    ECU_IJK(g.n[0], g.n[1]);
-    if (!inside_) return;
-    size_t c = idx3(g.n, i, j, k);
+/* component a of the confinement force at cell (i,j,k) (vorticity.c, the cell-force loop) */
+__device__ inline float force_at(const Geo &g, const Curl &cs, const uint8_t *__restrict__ solid, float scale, int a,
+                                 int i, int j, int k) {
+    const unsigned c = idx3(g.n, i, j, k);
     float gx = ddx(g, cs.mag, 0, i, j, k), gy = ddx(g, cs.mag, 1, i, j, k), gz = ddx(g, cs.mag, 2, i, j, k);
     float len = sqrtf(gx * gx + gy * gy + gz * gz);
-    float fx = 0, fy = 0, fz = 0;
-    if (len > 1e-20f && !solid[c]) {
-        float nx = gx / len, ny = gy / len, nz = gz / len;
-        fx = scale * (ny * cs.om[2][c] - nz * cs.om[1][c]);
-        fy = scale * (nz * cs.om[0][c] - nx * cs.om[2][c]);
-        fz = scale * (nx * cs.om[1][c] - ny * cs.om[0][c]);
-    }
-    cs.uc[0][c] = fx;
-    cs.uc[1][c] = fy;
-    cs.uc[2][c] = fz;
+    if (!(len > 1e-20f && !solid[c])) return 0.0f;
+    float nx = gx / len, ny = gy / len, nz = gz / len;
+    float o0 = g.dim == 3 ? cs.om[0][c] : 0.0f, o1 = g.dim == 3 ? cs.om[1][c] : 0.0f, o2 = cs.om[2][c];
+    if (a == 0) return scale * (ny * o2 - nz * o1);
+    if (a == 1) return scale * (nz * o0 - nx * o2);
+    return scale * (nx * o1 - ny * o0);
 }
 
-__global__ void k_vort_faces(Geo g, int a, float dt, float *__restrict__ v, const float *__restrict__ f, Flags fl) {
+__global__ void k_vort_apply(Geo g, int a, float dt, float scale, float *__restrict__ v, Curl cs,
+                             const uint8_t *__restrict__ solid, Flags fl) {
     int fn[3];
     face_dims(g, a, fn);
     ECU_IJK(fn[0], fn[1]);
@@ -120,37 +140,28 @@ __global__ void k_vort_faces(Geo g, int a, float dt, float *__restrict__ v, cons
         lo[a] = clampi(c[a] - 1, 0, n - 1);
         hi[a] = clampi(c[a], 0, n - 1);
     }
-    float fa = 0.5f * (f[idx3(g.n, lo[0], lo[1], lo[2])] + f[idx3(g.n, hi[0], hi[1], hi[2])]);
-    size_t q = idx3(fn, i, j, k);
+    float fa = 0.5f * (force_at(g, cs, solid, scale, a, lo[0], lo[1], lo[2]) + force_at(g, cs, solid, scale, a, hi[0], hi[1], hi[2]));
+    const unsigned q = idx3(fn, i, j, k);
     float nv = v[q] + dt * fa;
     v[q] = nv;
     flag_if_bad(fl, nv, EDDY_FIELD_U + a);
-}
-
-static Cells cells_of(cu_sim *c) {
-    Cells cs;
-    size_t N = c->ncells;
-    for (int a = 0; a < 3; a++) {
-        cs.uc[a] = c->cell + a * N;
-        cs.om[a] = c->cell + (3 + a) * N;
-    }
-    cs.mag = c->cell + 6 * N;
-    return cs;
 }
 
 cudaError_t launch_vorticity(cu_sim *c, float dt) {
     const float eps = c->s->def.vorticity;
     if (eps == 0.0f) return cudaSuccess;
     const Geo &g = c->g;
-    Cells cs = cells_of(c);
-    dim3 gr = tiles(g.n[0], g.n[1], g.n[2]);
-    k_cell_velocity<<<gr, tile_block(), 0, c->stream>>>(g, vel_of(c), cs);
-    k_curl<<<gr, tile_block(), 0, c->stream>>>(g, cs);
-    k_vort_force<<<gr, tile_block(), 0, c->stream>>>(g, cs, c->solid, eps * g.h);
+    Curl cs;
+    size_t N = c->ncells;
+    for (int a = 0; a < 3; a++) cs.om[a] = c->cell + a * N;
+    cs.mag = c->cell + 3 * N;
+    k_curl<<<tiles(g.n[0], g.n[1], g.n[2]), tile_block(), 0, c->stream>>>(g, vel_of(c), cs);
+    /* every component reads the start-of-stage velocity of none but itself: the faces may update in turn */
     for (int a = 0; a < g.dim; a++) {
         int fn[3];
         face_dims(g, a, fn);
-        k_vort_faces<<<tiles(fn[0], fn[1], fn[2]), tile_block(), 0, c->stream>>>(g, a, dt, c->vel[a], cs.uc[a], flags_for(c));
+        k_vort_apply<<<tiles(fn[0], fn[1], fn[2]), tile_block(), 0, c->stream>>>(g, a, dt, eps * g.h, c->vel[a], cs,
+                                                                                  c->solid, flags_for(c));
     }
     return cudaGetLastError();
 }

@@ -32,11 +32,11 @@ struct LevA {
     int dim;
     int n[3];
     int periodic[3];
-    long long sy, sz, origin;
+    int sy, sz, origin; /* 32-bit: the attach keeps padded arrays below 2^31 elements */
     float w[3];
     const float *diag, *inv_diag, *inv_weight;
 };
-__device__ inline long long cell_at(const LevA &L, int i, int j, int k) { return L.origin + i + L.sy * j + L.sz * k; }
+__device__ inline int cell_at(const LevA &L, int i, int j, int k) { return L.origin + i + L.sy * j + L.sz * k; }
 
 /* transfer tables of one axis (eddy_paxis) */
 struct AxisT {
@@ -105,7 +105,7 @@ struct PoissonWS {
 __device__ inline void d_half(const LevA &L, float *__restrict__ x, const float *__restrict__ b, int i, int j, int k,
                               int colour, float omega, int zero_start) {
     const int par = (colour + j + k) & 1;
-    long long e = cell_at(L, i, j, k);
+    int e = cell_at(L, i, j, k);
     if (zero_start) {
         x[e] = (i & 1) == par ? omega * (b[e] * L.inv_diag[e]) : 0.0f;
         return;
@@ -118,7 +118,7 @@ __device__ inline void d_half(const LevA &L, float *__restrict__ x, const float 
 /* r = (b - A x) * inv_weight */
 __device__ inline void d_residual_w(const LevA &L, const float *__restrict__ x, const float *__restrict__ b,
                                     float *__restrict__ r, int i, int j, int k) {
-    long long e = cell_at(L, i, j, k);
+    int e = cell_at(L, i, j, k);
     r[e] = (b[e] - (L.diag[e] * x[e] - NBD(x, e))) * L.inv_weight[e];
 }
 
@@ -148,7 +148,7 @@ __device__ inline void d_restrict(const LevA &F, const LevA &C, const AxisT &ax0
         }
         v = rwz[0] * t2[0] + rwz[1] * t2[1] + rwz[2] * t2[2] + rwz[3] * t2[3];
     }
-    long long ec = cell_at(C, cx, cy, cz);
+    int ec = cell_at(C, cx, cy, cz);
     cb[ec] = C.diag[ec] > 0.0f ? v : 0.0f;
 }
 
@@ -167,7 +167,7 @@ __device__ inline void d_prolong(const LevA &F, const LevA &C, const AxisT &ax0,
         }
         return wy0 * xc[cell_at(C, c, cy0, 0)] + wy1 * xc[cell_at(C, c, cy1, 0)];
     };
-    long long e = cell_at(F, i, fy, fz);
+    int e = cell_at(F, i, fy, fz);
     float v = !ax0.coarsened ? t1(i) : ax0.pw[2 * i] * t1(ax0.pc[2 * i]) + ax0.pw[2 * i + 1] * t1(ax0.pc[2 * i + 1]);
     xf[e] = add ? xf[e] + F.inv_weight[e] * v : v;
 }
@@ -184,24 +184,51 @@ __global__ void k_ghosts(LevA L, int a, float *v, const int *active) {
     lo[b1] = hi[b1] = y;
     lo[a] = 0;
     hi[a] = L.n[a] - 1;
-    long long elo = cell_at(L, lo[0], lo[1], lo[2]), ehi = cell_at(L, hi[0], hi[1], hi[2]);
-    long long st = a == 0 ? 1 : (a == 1 ? L.sy : L.sz);
+    int elo = cell_at(L, lo[0], lo[1], lo[2]), ehi = cell_at(L, hi[0], hi[1], hi[2]);
+    int st = a == 0 ? 1 : (a == 1 ? L.sy : L.sz);
     v[ehi + st] = v[elo];
     v[elo - st] = v[ehi];
 }
 
+/* a half sweep: zero_start writes every cell (one thread each); otherwise one thread per cell of the colour,
+ * over a grid of half the width */
 __global__ void k_half_sweep(LevA L, float *__restrict__ x, const float *__restrict__ b, int colour, float omega,
                              int zero_start, const int *active) {
     ECU_ACTIVE_OR_RETURN(active);
+    ECU_IJK(zero_start ? L.n[0] : (L.n[0] + 1) / 2, L.n[1]);
+    if (zero_start) {
+        if (inside_) d_half(L, x, b, i, j, k, colour, omega, 1);
+        return;
+    }
+    const int ic = 2 * i + ((colour + j + k) & 1);
+    if (!inside_ || ic >= L.n[0]) return;
+    d_half(L, x, b, ic, j, k, colour, omega, 0);
+}
+
+/* the first sweep of a V-cycle level, both halves at once: red from zero (x = b / diag), then black from the red
+ * neighbours computed in place (b / diag there); the same operations as the two half sweeps, for levels with no
+ * periodic axis (where every neighbour of a black cell is red or a zero ghost) */
+__global__ void k_first_sweep(LevA L, float *__restrict__ x, const float *__restrict__ b, const int *active) {
+    ECU_ACTIVE_OR_RETURN(active);
     ECU_IJK(L.n[0], L.n[1]);
     if (!inside_) return;
-    d_half(L, x, b, i, j, k, colour, omega, zero_start);
+    const int e = cell_at(L, i, j, k);
+    if ((i & 1) == ((j + k) & 1)) {
+        x[e] = 1.0f * (b[e] * L.inv_diag[e]);
+        return;
+    }
+    /* a red neighbour's value; ghosts hold b = 0, inv_diag = 0 */
+#define RED(q) (1.0f * (b[q] * L.inv_diag[q]))
+    float nb = L.w[0] * (RED(e - 1) + RED(e + 1)) + L.w[1] * (RED(e - L.sy) + RED(e + L.sy));
+    if (L.dim == 3) nb = nb + L.w[2] * (RED(e - L.sz) + RED(e + L.sz));
+#undef RED
+    x[e] = (b[e] + nb) * L.inv_diag[e];
 }
 
 __global__ void k_jacobi(LevA L, const float *__restrict__ in, float *__restrict__ out, const float *__restrict__ b) {
     ECU_IJK(L.n[0], L.n[1]);
     if (!inside_) return;
-    long long e = cell_at(L, i, j, k);
+    int e = cell_at(L, i, j, k);
     out[e] = (b[e] + NBD(in, e)) * L.inv_diag[e];
 }
 
@@ -216,13 +243,12 @@ __global__ void k_residual_w(LevA L, const float *__restrict__ x, const float *_
 /* masked |b - A x|^2 partials */
 __global__ void k_residual_norm2(LevA L, const float *__restrict__ x, const float *__restrict__ b, double *partials) {
     __shared__ double sh[32];
-    ECU_IJK(L.n[0], L.n[1]);
     double acc = 0.0;
-    if (inside_) {
-        long long e = cell_at(L, i, j, k);
+    ECU_ROWS_BEGIN(L.n[0], L.n[1])
+        int e = cell_at(L, i, j, k);
         float a = b[e] - (L.diag[e] * x[e] - NBD(x, e));
-        acc = L.diag[e] > 0.0f ? (double)a * (double)a : 0.0;
-    }
+        acc += L.diag[e] > 0.0f ? (double)a * (double)a : 0.0;
+    ECU_ROWS_END
     acc = block_reduce<RED_SUM>(acc, sh);
     if (ECU_THREAD0()) partials[ECU_BLOCK_ID()] = acc;
 }
@@ -231,16 +257,15 @@ __global__ void k_residual_norm2(LevA L, const float *__restrict__ x, const floa
 __global__ void k_apply(LevA L, const float *__restrict__ in, float *__restrict__ out, double *partials, const int *active) {
     ECU_ACTIVE_OR_RETURN(active);
     __shared__ double sh[32];
-    ECU_IJK(L.n[0], L.n[1]);
     double acc = 0.0;
-    if (inside_) {
-        long long e = cell_at(L, i, j, k);
+    ECU_ROWS_BEGIN(L.n[0], L.n[1])
+        int e = cell_at(L, i, j, k);
         float d = L.diag[e];
         float a = d * in[e] - NBD(in, e);
         float y = d > 0.0f ? a : 0.0f;
         out[e] = y;
-        acc = (double)in[e] * (double)y;
-    }
+        acc += (double)in[e] * (double)y;
+    ECU_ROWS_END
     acc = block_reduce<RED_SUM>(acc, sh);
     if (ECU_THREAD0()) partials[ECU_BLOCK_ID()] = acc;
 }
@@ -248,12 +273,11 @@ __global__ void k_apply(LevA L, const float *__restrict__ in, float *__restrict_
 __global__ void k_dot(LevA L, const float *__restrict__ a, const float *__restrict__ b, double *partials, const int *active) {
     ECU_ACTIVE_OR_RETURN(active);
     __shared__ double sh[32];
-    ECU_IJK(L.n[0], L.n[1]);
     double acc = 0.0;
-    if (inside_) {
-        long long e = cell_at(L, i, j, k);
-        acc = (double)a[e] * (double)b[e];
-    }
+    ECU_ROWS_BEGIN(L.n[0], L.n[1])
+        int e = cell_at(L, i, j, k);
+        acc += (double)a[e] * (double)b[e];
+    ECU_ROWS_END
     acc = block_reduce<RED_SUM>(acc, sh);
     if (ECU_THREAD0()) partials[ECU_BLOCK_ID()] = acc;
 }
@@ -271,15 +295,14 @@ __global__ void k_cg_update(LevA L, const CGState *cg, float *__restrict__ x, fl
     ECU_ACTIVE_OR_RETURN(&cg->active);
     __shared__ double sh[32];
     const float alpha = cg->alpha;
-    ECU_IJK(L.n[0], L.n[1]);
     double acc = 0.0;
-    if (inside_) {
-        long long e = cell_at(L, i, j, k);
+    ECU_ROWS_BEGIN(L.n[0], L.n[1])
+        int e = cell_at(L, i, j, k);
         x[e] += alpha * p[e];
         float re = r[e] - alpha * q[e];
         r[e] = re;
-        acc = (double)re * (double)re;
-    }
+        acc += (double)re * (double)re;
+    ECU_ROWS_END
     acc = block_reduce<RED_SUM>(acc, sh);
     if (ECU_THREAD0()) partials[ECU_BLOCK_ID()] = acc;
 }
@@ -289,7 +312,7 @@ __global__ void k_cg_direction(LevA L, const CGState *cg, float *__restrict__ p,
     const float beta = cg->beta;
     ECU_IJK(L.n[0], L.n[1]);
     if (!inside_) return;
-    long long e = cell_at(L, i, j, k);
+    int e = cell_at(L, i, j, k);
     p[e] = z[e] + beta * p[e];
 }
 
@@ -302,7 +325,7 @@ __device__ inline double sum_partials(const double *p, size_t n) {
 }
 
 /* start of a solve: |b|^2 (partials) -> bnorm; the loop runs only when it is positive and finite (project.c) */
-__global__ void k_cg_start(CGState *cg, const double *partials, size_t n, double tol, int max_it, Readback *rb) {
+__global__ void __launch_bounds__(1024) k_cg_start(CGState *cg, const double *partials, size_t n, double tol, int max_it, Readback *rb) {
     double bb = sum_partials(partials, n);
     if (threadIdx.x) return;
     double bnorm = sqrt(bb);
@@ -314,13 +337,13 @@ __global__ void k_cg_start(CGState *cg, const double *partials, size_t n, double
     rb->red[R_CG_ITER] = 0;
 }
 /* r.z of the first V-cycle */
-__global__ void k_cg_rz(CGState *cg, const double *partials, size_t n) {
+__global__ void __launch_bounds__(1024) k_cg_rz(CGState *cg, const double *partials, size_t n) {
     if (!cg->active) return;
     double v = sum_partials(partials, n);
     if (threadIdx.x == 0) cg->rz = v;
 }
 /* p.q -> alpha, or the end of the loop (poisson_mg.c: breakdown when p.q or r.z is not positive) */
-__global__ void k_cg_alpha(CGState *cg, const double *partials, size_t n, Readback *rb) {
+__global__ void __launch_bounds__(1024) k_cg_alpha(CGState *cg, const double *partials, size_t n, Readback *rb) {
     if (!cg->active) return;
     double pq = sum_partials(partials, n);
     if (threadIdx.x) return;
@@ -332,7 +355,7 @@ __global__ void k_cg_alpha(CGState *cg, const double *partials, size_t n, Readba
     cg->alpha = (float)(cg->rz / pq);
 }
 /* r.r after the update: converged, or out of iterations */
-__global__ void k_cg_check(CGState *cg, const double *partials, size_t n, Readback *rb) {
+__global__ void __launch_bounds__(1024) k_cg_check(CGState *cg, const double *partials, size_t n, Readback *rb) {
     if (!cg->active) return;
     double rr = sum_partials(partials, n);
     if (threadIdx.x) return;
@@ -341,7 +364,7 @@ __global__ void k_cg_check(CGState *cg, const double *partials, size_t n, Readba
     if (sqrt(rr) <= cg->tolb || cg->it >= cg->max_it) cg->active = 0;
 }
 /* r.z of the new V-cycle -> beta */
-__global__ void k_cg_beta(CGState *cg, const double *partials, size_t n) {
+__global__ void __launch_bounds__(1024) k_cg_beta(CGState *cg, const double *partials, size_t n) {
     if (!cg->active) return;
     double rz_next = sum_partials(partials, n);
     if (threadIdx.x) return;
@@ -386,14 +409,14 @@ __device__ void remove_mean_serial(const LevA &L, const CompD &C, float *v) {
         }
         float mean = (float)(total / C.cells[0]);
         for (int row = 0; row < rows; row++) {
-            long long o = cell_at(L, 0, row % L.n[1], row / L.n[1]);
+            int o = cell_at(L, 0, row % L.n[1], row / L.n[1]);
             for (int i = 0; i < n0; i++) v[o + i] = L.diag[o + i] > 0.0f ? v[o + i] - mean : v[o + i];
         }
         return;
     }
     for (int c = 0; c < C.count; c++) C.sum[c] = 0.0;
     for (int row = 0; row < rows; row++) {
-        long long o = cell_at(L, 0, row % L.n[1], row / L.n[1]);
+        int o = cell_at(L, 0, row % L.n[1], row / L.n[1]);
         for (int i = 0; i < n0; i++) {
             int lab = C.label[o + i];
             if (lab >= 0) C.sum[lab] += (double)v[o + i];
@@ -401,7 +424,7 @@ __device__ void remove_mean_serial(const LevA &L, const CompD &C, float *v) {
     }
     for (int c = 0; c < C.count; c++) C.sum[c] /= C.cells[c];
     for (int row = 0; row < rows; row++) {
-        long long o = cell_at(L, 0, row % L.n[1], row / L.n[1]);
+        int o = cell_at(L, 0, row % L.n[1], row / L.n[1]);
         for (int i = 0; i < n0; i++) {
             int lab = C.label[o + i];
             if (lab >= 0) v[o + i] = (float)((double)v[o + i] - C.sum[lab]);
@@ -427,8 +450,8 @@ __device__ void tail_ghosts(const LevA &L, float *x) {
             lo[b1] = hi[b1] = q / L.n[b0];
             lo[a] = 0;
             hi[a] = L.n[a] - 1;
-            long long elo = cell_at(L, lo[0], lo[1], lo[2]), ehi = cell_at(L, hi[0], hi[1], hi[2]);
-            long long st = a == 0 ? 1 : (a == 1 ? L.sy : L.sz);
+            int elo = cell_at(L, lo[0], lo[1], lo[2]), ehi = cell_at(L, hi[0], hi[1], hi[2]);
+            int st = a == 0 ? 1 : (a == 1 ? L.sy : L.sz);
             x[ehi + st] = x[elo];
             x[elo - st] = x[ehi];
         }
@@ -449,7 +472,7 @@ __device__ void tail_half(const TailLevel &T, int colour, int zero_start) {
 
 /* levels first..nl-1 of the V-cycle in one block: smoothing, transfers and the coarsest solve
  * (poisson_mg.c eddy__poisson_vcycle below `first`, coarsest_solve) */
-__global__ void k_tail(const TailLevel *lv, int first, int nl, CompD coarse, int sweeps, const int *active) {
+__global__ void __launch_bounds__(1024) k_tail(const TailLevel *lv, int first, int nl, CompD coarse, int sweeps, const int *active) {
     ECU_ACTIVE_OR_RETURN(active);
     for (int l = first; l + 1 < nl; l++) {
         const TailLevel &T = lv[l];
@@ -489,12 +512,11 @@ __global__ void k_tail(const TailLevel *lv, int first, int nl, CompD coarse, int
 /* level-0 null space, parallel: one component holding every solved cell (the common case) */
 __global__ void k_masked_sum(LevA L, const float *__restrict__ v, double *partials) {
     __shared__ double sh[32];
-    ECU_IJK(L.n[0], L.n[1]);
     double acc = 0.0;
-    if (inside_) {
-        long long e = cell_at(L, i, j, k);
-        acc = L.diag[e] > 0.0f ? (double)v[e] : 0.0;
-    }
+    ECU_ROWS_BEGIN(L.n[0], L.n[1])
+        int e = cell_at(L, i, j, k);
+        acc += L.diag[e] > 0.0f ? (double)v[e] : 0.0;
+    ECU_ROWS_END
     acc = block_reduce<RED_SUM>(acc, sh);
     if (ECU_THREAD0()) partials[ECU_BLOCK_ID()] = acc;
 }
@@ -502,7 +524,7 @@ __global__ void k_sub_mean(LevA L, float *v, const Readback *rb, int slot, doubl
     ECU_IJK(L.n[0], L.n[1]);
     if (!inside_) return;
     const float mean = (float)(rb->red[slot] / cells);
-    long long e = cell_at(L, i, j, k);
+    int e = cell_at(L, i, j, k);
     if (L.diag[e] > 0.0f) v[e] = v[e] - mean;
 }
 /* several components: sums of 8 labels [base, base+8) per pass */
@@ -513,7 +535,7 @@ __global__ void k_label_sums(LevA L, const int *__restrict__ label, const float 
     int lab = -1;
     double val = 0.0;
     if (inside_) {
-        long long e = cell_at(L, i, j, k);
+        int e = cell_at(L, i, j, k);
         lab = label[e] - base;
         val = (double)v[e];
     }
@@ -531,7 +553,7 @@ __global__ void k_label_finalize(const double *partials, size_t stride, size_t n
 __global__ void k_label_sub(LevA L, const int *__restrict__ label, float *v, CompD C) {
     ECU_IJK(L.n[0], L.n[1]);
     if (!inside_) return;
-    long long e = cell_at(L, i, j, k);
+    int e = cell_at(L, i, j, k);
     int lab = label[e];
     if (lab >= 0) v[e] = (float)((double)v[e] - C.sum[lab]);
 }
@@ -549,7 +571,7 @@ __global__ void k_rhs(Geo g, LevA L, Vel v, float *__restrict__ b) {
         face_dims(g, 2, fw);
         flux = flux + (v.c[2][idx3(fw, i, j, k + 1)] - v.c[2][idx3(fw, i, j, k)]);
     }
-    long long e = cell_at(L, i, j, k);
+    int e = cell_at(L, i, j, k);
     b[e] = L.diag[e] > 0.0f ? -flux : 0.0f;
 }
 
@@ -563,11 +585,11 @@ __global__ void k_correct(Geo g, LevA L, int a, int out_lo, int out_hi, float *_
     int c[3] = {i, j, k};
     const int f = c[a], na = g.n[a];
     const bool per = g.periodic[a];
-    const long long stride = a == 0 ? 1 : (a == 1 ? L.sy : L.sz);
+    const int stride = a == 0 ? 1 : (a == 1 ? L.sy : L.sz);
     if (per && f == na) return; /* written with face 0 */
     int hc[3] = {i, j, k};
     /* the cell above the face (layer f; for f = na the ghost) */
-    long long eh = cell_at(L, hc[0], hc[1], hc[2]), el = eh - stride;
+    int eh = cell_at(L, hc[0], hc[1], hc[2]), el = eh - stride;
     const float *d = L.diag;
     size_t q = idx3(fn, i, j, k);
     float val = u[q];
@@ -612,6 +634,10 @@ __global__ void k_write_pressure(Geo g, LevA L, const float *__restrict__ x, flo
 
 static dim3 cells_grid(const LevA &L) { return tiles(L.n[0], L.n[1], L.n[2]); }
 static size_t cells_blocks(const LevA &L) { dim3 g = cells_grid(L); return ECU_BLOCKS(g); }
+static dim3 half_grid(const LevA &L) { return tiles((L.n[0] + 1) / 2, L.n[1], L.n[2]); }
+/* the reduction kernels' launch (ECU_ROWS rows per thread) and its number of partials */
+static dim3 red_grid(const LevA &L) { return tiles_rows(L.n[0], L.n[1], L.n[2]); }
+static size_t red_blocks(const LevA &L) { dim3 g = red_grid(L); return ECU_BLOCKS(g); }
 
 static void ghosts(cu_sim *c, const LevelD &L, float *v, const int *active) {
     for (int a = 0; a < L.a.dim; a++) {
@@ -644,9 +670,9 @@ static void remove_mean0(cu_sim *c, float *v) {
     dim3 gr = cells_grid(L);
     size_t nb = cells_blocks(L);
     if (C.single_all) {
-        k_masked_sum<<<gr, tile_block(), 0, c->stream>>>(L, v, part(c, 2));
+        k_masked_sum<<<red_grid(L), tile_block(), 0, c->stream>>>(L, v, part(c, 2));
         const int slots[1] = {R_SCRATCH0 + 2}, ops[1] = {RED_SUM};
-        finalize_reductions(c, slots, ops, 1, nb);
+        finalize_reductions(c, slots, ops, 1, red_blocks(L));
         k_sub_mean<<<gr, tile_block(), 0, c->stream>>>(L, v, c->d_rb, R_SCRATCH0 + 2, P->cells0);
         return;
     }
@@ -667,11 +693,16 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
     for (int l = 0; l < tf; l++) {
         LevelD &L = P->lv[l];
         dim3 gr = cells_grid(L.a);
+        const bool any_periodic = L.periodic[0] || L.periodic[1] || L.periodic[2];
         for (int s = 0; s < EDDY_MG_SMOOTH; s++) {
+            if (s == 0 && !any_periodic) {
+                k_first_sweep<<<gr, bl, 0, c->stream>>>(L.a, L.x, L.b, active);
+                continue;
+            }
             if (s > 0) ghosts(c, L, L.x, active);
-            k_half_sweep<<<gr, bl, 0, c->stream>>>(L.a, L.x, L.b, 0, 1.0f, s == 0, active);
+            k_half_sweep<<<s == 0 ? gr : half_grid(L.a), bl, 0, c->stream>>>(L.a, L.x, L.b, 0, 1.0f, s == 0, active);
             ghosts(c, L, L.x, active);
-            k_half_sweep<<<gr, bl, 0, c->stream>>>(L.a, L.x, L.b, 1, 1.0f, 0, active);
+            k_half_sweep<<<half_grid(L.a), bl, 0, c->stream>>>(L.a, L.x, L.b, 1, 1.0f, 0, active);
         }
         ghosts(c, L, L.x, active);
         k_residual_w<<<gr, bl, 0, c->stream>>>(L.a, L.x, L.b, L.r, active);
@@ -687,17 +718,17 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
         k_prolong<<<gr, bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], C.x, L.x, 1, active);
         for (int s = 0; s < EDDY_MG_SMOOTH; s++) {
             ghosts(c, L, L.x, active);
-            k_half_sweep<<<gr, bl, 0, c->stream>>>(L.a, L.x, L.b, 1, 1.0f, 0, active);
+            k_half_sweep<<<half_grid(L.a), bl, 0, c->stream>>>(L.a, L.x, L.b, 1, 1.0f, 0, active);
             ghosts(c, L, L.x, active);
-            k_half_sweep<<<gr, bl, 0, c->stream>>>(L.a, L.x, L.b, 0, 1.0f, 0, active);
+            k_half_sweep<<<half_grid(L.a), bl, 0, c->stream>>>(L.a, L.x, L.b, 0, 1.0f, 0, active);
         }
     }
 }
 
 static cudaError_t dot0(cu_sim *c, const float *a, const float *b, double *out) {
     const LevA &L = c->pois->lv[0].a;
-    k_dot<<<cells_grid(L), tile_block(), 0, c->stream>>>(L, a, b, part(c, 0), nullptr);
-    return reduce_read(c, 0, cells_blocks(L), out);
+    k_dot<<<red_grid(L), tile_block(), 0, c->stream>>>(L, a, b, part(c, 0), nullptr);
+    return reduce_read(c, 0, red_blocks(L), out);
 }
 
 /* MGPCG (poisson_mg.c eddy__poisson_mgpcg) with every scalar on the device: the start ... */
@@ -706,16 +737,16 @@ static void mgpcg_start(cu_sim *c) {
     LevelD &L0 = P->lv[0];
     const LevA &L = L0.a;
     const eddy_pressure_def *pd = &c->s->def.pressure;
-    dim3 gr = cells_grid(L), bl = tile_block();
-    size_t nb = cells_blocks(L), bytes = L0.count * sizeof(float);
+    dim3 bl = tile_block();
+    size_t nb = red_blocks(L), bytes = L0.count * sizeof(float);
     const int *active = &P->d_cg->active;
-    k_dot<<<gr, bl, 0, c->stream>>>(L, P->rhs, P->rhs, part(c, 0), nullptr);
+    k_dot<<<red_grid(L), bl, 0, c->stream>>>(L, P->rhs, P->rhs, part(c, 0), nullptr);
     k_cg_start<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), nb, (double)pd->tolerance,
                                           pd->max_iterations > 0 ? pd->max_iterations : MGPCG_DEFAULT_ITERATIONS, c->d_rb);
     cudaMemsetAsync(P->sol, 0, bytes, c->stream);
     cudaMemcpyAsync(P->res, P->rhs, bytes, cudaMemcpyDeviceToDevice, c->stream);
     vcycle(c, P->res, P->z, active);
-    k_dot<<<gr, bl, 0, c->stream>>>(L, P->res, P->z, part(c, 0), active);
+    k_dot<<<red_grid(L), bl, 0, c->stream>>>(L, P->res, P->z, part(c, 0), active);
     k_cg_rz<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), nb);
     cudaMemcpyAsync(P->p, P->z, bytes, cudaMemcpyDeviceToDevice, c->stream);
 }
@@ -726,15 +757,15 @@ static void mgpcg_iteration(cu_sim *c) {
     LevelD &L0 = P->lv[0];
     const LevA &L = L0.a;
     dim3 gr = cells_grid(L), bl = tile_block();
-    size_t nb = cells_blocks(L);
+    size_t nb = red_blocks(L);
     const int *active = &P->d_cg->active;
     ghosts(c, L0, P->p, active);
-    k_apply<<<gr, bl, 0, c->stream>>>(L, P->p, P->q, part(c, 0), active);
+    k_apply<<<red_grid(L), bl, 0, c->stream>>>(L, P->p, P->q, part(c, 0), active);
     k_cg_alpha<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), nb, c->d_rb);
-    k_cg_update<<<gr, bl, 0, c->stream>>>(L, P->d_cg, P->sol, P->res, P->p, P->q, part(c, 1));
+    k_cg_update<<<red_grid(L), bl, 0, c->stream>>>(L, P->d_cg, P->sol, P->res, P->p, P->q, part(c, 1));
     k_cg_check<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 1), nb, c->d_rb);
     vcycle(c, P->res, P->z, active);
-    k_dot<<<gr, bl, 0, c->stream>>>(L, P->res, P->z, part(c, 0), active);
+    k_dot<<<red_grid(L), bl, 0, c->stream>>>(L, P->res, P->z, part(c, 0), active);
     k_cg_beta<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), nb);
     k_cg_direction<<<gr, bl, 0, c->stream>>>(L, P->d_cg, P->p, P->z);
 }
@@ -819,8 +850,8 @@ static cudaError_t residual_norm2(cu_sim *c, float *x, const float *b, double *o
     PoissonWS *P = c->pois;
     const LevA &L = P->lv[0].a;
     ghosts(c, P->lv[0], x, nullptr);
-    k_residual_norm2<<<cells_grid(L), tile_block(), 0, c->stream>>>(L, x, b, part(c, 0));
-    return reduce_read(c, 0, cells_blocks(L), out);
+    k_residual_norm2<<<red_grid(L), tile_block(), 0, c->stream>>>(L, x, b, part(c, 0));
+    return reduce_read(c, 0, red_blocks(L), out);
 }
 
 static cudaError_t rbgs(cu_sim *c, float omega, double tol, double bnorm, int max_iterations, int *iters) {
@@ -829,9 +860,9 @@ static cudaError_t rbgs(cu_sim *c, float omega, double tol, double bnorm, int ma
     dim3 gr = cells_grid(L0.a), bl = tile_block();
     for (int it = 1; it <= max_iterations; it++) {
         if (it > 1) ghosts(c, L0, P->sol, nullptr);
-        k_half_sweep<<<gr, bl, 0, c->stream>>>(L0.a, P->sol, P->rhs, 0, omega, it == 1, nullptr);
+        k_half_sweep<<<it == 1 ? gr : half_grid(L0.a), bl, 0, c->stream>>>(L0.a, P->sol, P->rhs, 0, omega, it == 1, nullptr);
         ghosts(c, L0, P->sol, nullptr);
-        k_half_sweep<<<gr, bl, 0, c->stream>>>(L0.a, P->sol, P->rhs, 1, omega, 0, nullptr);
+        k_half_sweep<<<half_grid(L0.a), bl, 0, c->stream>>>(L0.a, P->sol, P->rhs, 1, omega, 0, nullptr);
         if (it % RBGS_CHECK_EVERY == 0 || it == max_iterations) {
             double rr;
             cudaError_t e = residual_norm2(c, P->sol, P->rhs, &rr);
@@ -999,9 +1030,9 @@ eddy_status project_init(cu_sim *c) {
             D.a.w[a] = H->w[a];
             D.a.periodic[a] = D.periodic[a] = H->periodic[a];
         }
-        D.a.sy = H->sy;
-        D.a.sz = H->sz;
-        D.a.origin = (long long)H->origin;
+        D.a.sy = (int)H->sy;
+        D.a.sz = (int)H->sz;
+        D.a.origin = (int)H->origin;
         size_t bytes = H->count * sizeof(float);
         st = dev_alloc(c, (void **)&D.diag, bytes, "pressure operator");
         if (st == EDDY_OK) st = dev_alloc(c, (void **)&D.inv_diag, bytes, "pressure operator");
@@ -1156,9 +1187,9 @@ eddy_status run_project(cu_sim *c, float dt) {
         if ((e = mgpcg(c)) != cudaSuccess) return cuda_fail(c, e, "pressure solve (MGPCG)");
         remove_mean0(c, P->sol);
         ghosts(c, L0, P->sol, nullptr);
-        k_residual_norm2<<<cells_grid(L), bl, 0, c->stream>>>(L, P->sol, P->rhs, c->partials + (size_t)R_CG_RNORM2 * c->partial_stride);
+        k_residual_norm2<<<red_grid(L), bl, 0, c->stream>>>(L, P->sol, P->rhs, c->partials + (size_t)R_CG_RNORM2 * c->partial_stride);
         const int slots[1] = {R_CG_RNORM2}, ops[1] = {RED_SUM};
-        if ((e = finalize_reductions(c, slots, ops, 1, cells_blocks(L))) != cudaSuccess) return cuda_fail(c, e, "pressure residual");
+        if ((e = finalize_reductions(c, slots, ops, 1, red_blocks(L))) != cudaSuccess) return cuda_fail(c, e, "pressure residual");
     } else {
         double bb;
         if ((e = dot0(c, P->rhs, P->rhs, &bb)) != cudaSuccess) return cuda_fail(c, e, "pressure right-hand side");

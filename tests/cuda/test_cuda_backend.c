@@ -134,6 +134,16 @@ static diff compare_all(const char *what, eddy_sim *cpu, eddy_sim *gpu) {
     return worst;
 }
 
+static double max_abs_divergence(eddy_sim *s) {
+    size_t n = field_count(s, EDDY_FIELD_DIVERGENCE);
+    float *d = malloc(n * sizeof *d);
+    double m = 0;
+    if (eddy_sim_read_field(s, EDDY_FIELD_DIVERGENCE, d, n) == EDDY_OK)
+        for (size_t i = 0; i < n; i++) m = fabs(d[i]) > m ? fabs(d[i]) : m;
+    free(d);
+    return m;
+}
+
 /* ---------------------------------------------------------------- stages */
 typedef eddy_status (*cpu_stage)(eddy_sim *s, float dt);
 
@@ -157,8 +167,18 @@ static void stage_case(const char *name, eddy_sim_def d, cpu_stage cs, eddy_cuda
     CHECK(eddy_sim_add_obstacle(cpu, &o, NULL) == EDDY_OK && eddy_sim_add_obstacle(gpu, &o, NULL) == EDDY_OK, "obstacle");
     randomize(cpu, gpu);
     const float dt = d.dt;
+    double div0 = gs == EDDY_CUDA_PROJECT ? max_abs_divergence(gpu) : 0;
     CHECK(cs(cpu, dt) == EDDY_OK, "%s cpu: %s", name, eddy_sim_last_error(cpu));
     CHECK(eddy__cuda_run_stage(gpu, gs, dt) == EDDY_OK, "%s gpu: %s", name, eddy_sim_last_error(gpu));
+    if (gs == EDDY_CUDA_PROJECT && d.pressure.solver == EDDY_PRESSURE_MGPCG) {
+        /* the projection criterion, on the device's own result */
+        double div1 = max_abs_divergence(gpu);
+        CHECK(div1 <= 1e-5 * div0, "%s: GPU max |div| %.3g after MGPCG, %.3g before (must fall below 1e-5 of it)", name, div1, div0);
+        CHECK(eddy_sim_stats(gpu)->pressure_residual <= d.pressure.tolerance, "%s: GPU residual %.3g above %.1g", name,
+              (double)eddy_sim_stats(gpu)->pressure_residual, (double)d.pressure.tolerance);
+        CHECK(eddy_sim_stats(gpu)->pressure_iterations == eddy_sim_stats(cpu)->pressure_iterations,
+              "%s: iterations GPU %d CPU %d", name, eddy_sim_stats(gpu)->pressure_iterations, eddy_sim_stats(cpu)->pressure_iterations);
+    }
     diff w = compare_all(name, cpu, gpu);
     CHECK(w.max_rel <= tol, "%s: GPU differs from CPU by %.3g relative (max), tolerance %.1g", name, w.max_rel, tol);
     eddy_sim_destroy(cpu);
@@ -289,8 +309,8 @@ static void test_api_paths(void) {
     CHECK(fabsf(dc - dg) <= 1e-6f * (1 + fabsf(dc)), "sample dye: cpu %g gpu %g", dc, dg);
     CHECK(eddy_sim_update_diagnostics(cpu) == EDDY_OK && eddy_sim_update_diagnostics(gpu) == EDDY_OK, "diagnostics");
     const eddy_step_stats *a = eddy_sim_stats(cpu), *b = eddy_sim_stats(gpu);
-    CHECK(fabs(a->kinetic_energy - b->kinetic_energy) <= 1e-12 * (1 + a->kinetic_energy), "energy %g vs %g", a->kinetic_energy, b->kinetic_energy);
-    CHECK(fabs(a->dye_total - b->dye_total) <= 1e-12 * (1 + a->dye_total), "dye %g vs %g", a->dye_total, b->dye_total);
+    CHECK(fabs(a->kinetic_energy - b->kinetic_energy) <= TOL_STAGE * a->kinetic_energy, "energy %g vs %g", a->kinetic_energy, b->kinetic_energy);
+    CHECK(fabs(a->dye_total - b->dye_total) <= TOL_STAGE * a->dye_total, "dye %g vs %g", a->dye_total, b->dye_total);
     CHECK(fabsf(a->max_div - b->max_div) <= TOL_STAGE * a->max_div && fabsf(a->max_speed - b->max_speed) <= TOL_STAGE * a->max_speed,
           "max div %g/%g speed %g/%g", a->max_div, b->max_div, a->max_speed, b->max_speed);
     CHECK(fabsf(a->rms_div - b->rms_div) <= 1e-6f * a->rms_div, "rms div %g vs %g", a->rms_div, b->rms_div);
@@ -379,7 +399,7 @@ static void run_case(const char *name, eddy_sim_def d, scene_fn scene, int steps
     scene(cpu);
     scene(gpu);
     int its_c = 0, its_g = 0;
-    double worst_res = 0;
+    double worst_res = 0, worst_res_cpu = 0;
     for (int k = 0; k < steps; k++) {
         eddy_status a = eddy_sim_step(cpu), b = eddy_sim_step(gpu);
         CHECK(a == EDDY_OK, "%s cpu step %d: %s", name, k, eddy_sim_last_error(cpu));
@@ -387,22 +407,27 @@ static void run_case(const char *name, eddy_sim_def d, scene_fn scene, int steps
         if (a != EDDY_OK || b != EDDY_OK) break;
         its_c += eddy_sim_stats(cpu)->pressure_iterations;
         its_g += eddy_sim_stats(gpu)->pressure_iterations;
-        double r = eddy_sim_stats(gpu)->pressure_residual;
+        double r = eddy_sim_stats(gpu)->pressure_residual, rc = eddy_sim_stats(cpu)->pressure_residual;
         worst_res = r > worst_res ? r : worst_res;
+        worst_res_cpu = rc > worst_res_cpu ? rc : worst_res_cpu;
     }
     char label[96];
     snprintf(label, sizeof label, "%s, %d steps", name, steps);
     diff w = compare_all(label, cpu, gpu);
     const eddy_step_stats *a = eddy_sim_stats(cpu), *b = eddy_sim_stats(gpu);
-    printf("    pressure iterations cpu %d gpu %d; gpu worst residual %.2e; energy cpu %.6e gpu %.6e; dye cpu %.6e gpu %.6e\n",
-           its_c, its_g, worst_res, a->kinetic_energy, b->kinetic_energy, a->dye_total, b->dye_total);
+    printf("    pressure iterations cpu %d gpu %d; worst residual cpu %.2e gpu %.2e; energy cpu %.6e gpu %.6e; dye cpu %.6e gpu %.6e\n",
+           its_c, its_g, worst_res_cpu, worst_res, a->kinetic_energy, b->kinetic_energy, a->dye_total, b->dye_total);
     CHECK(w.l2_rel <= tol, "%s: fields differ by %.3g relative L2 (tolerance %.1g)", name, w.l2_rel, tol);
     CHECK(fabs(a->kinetic_energy - b->kinetic_energy) <= tol * a->kinetic_energy, "%s: energy %g vs %g", name,
           a->kinetic_energy, b->kinetic_energy);
     CHECK(fabs(a->dye_total - b->dye_total) <= tol * (1e-30 + a->dye_total), "%s: dye %g vs %g", name, a->dye_total, b->dye_total);
-    if (d.pressure.solver != EDDY_PRESSURE_JACOBI)
-        CHECK(worst_res <= d.pressure.tolerance, "%s: GPU pressure residual %.3g above the tolerance %.1g", name, worst_res,
-              (double)d.pressure.tolerance);
+    /* the same solver on the same system: the GPU converges as far as the CPU (in a closed box, steps whose right-hand
+     * side is at float rounding level end by breakdown on both sides, above the tolerance) */
+    if (d.pressure.solver != EDDY_PRESSURE_JACOBI) {
+        CHECK(worst_res <= (worst_res_cpu > d.pressure.tolerance ? 2.0 * worst_res_cpu : d.pressure.tolerance) * 1.0001,
+              "%s: GPU worst pressure residual %.3g, CPU %.3g, tolerance %.1g", name, worst_res, worst_res_cpu, (double)d.pressure.tolerance);
+        CHECK(its_g <= its_c + its_c / 10 + 5, "%s: GPU needed %d pressure iterations, CPU %d", name, its_g, its_c);
+    }
     eddy_sim_destroy(cpu);
     eddy_sim_destroy(gpu);
 }
