@@ -510,7 +510,8 @@ extern "C" eddy_status eddy__cuda_attach(eddy_sim *s) {
     c->nscalar = s->nscalar;
     for (int a = 0; a < 3; a++) c->nface[a] = s->nface[a];
     eddy_status st = EDDY_OK;
-    cudaError_t e = cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking);
+    cudaError_t e = cudaGetDevice(&c->device);
+    if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking);
     for (int i = 0; i < 16 && e == cudaSuccess; i++) e = cudaEventCreate(&c->ev[i]);
     if (e == cudaSuccess) e = cudaMallocHost((void **)&c->h_rb, sizeof(Readback));
     if (e != cudaSuccess) {

@@ -51,13 +51,14 @@ __device__ inline void locate_axis(int n, int wrap, float x, int *i0, int *i1, f
 
 __device__ inline float lerp_(float a, float b, float w) { return a + w * (b - a); }
 
+template <int DIM>
 __device__ inline float lat_sample(const Lat &L, const float *__restrict__ d, float x, float y, float z) {
     int x0, x1, y0, y1;
     float wx, wy;
     locate_axis(L.n[0], L.wrap[0], x, &x0, &x1, &wx);
     locate_axis(L.n[1], L.wrap[1], y, &y0, &y1, &wy);
     const unsigned nx = (unsigned)L.n[0];
-    if (L.n[2] == 1) {
+    if (DIM == 2) {
         const float *r0 = d + (unsigned)y0 * nx, *r1 = d + (unsigned)y1 * nx;
         return lerp_(lerp_(__ldg(r0 + x0), __ldg(r0 + x1), wx), lerp_(__ldg(r1 + x0), __ldg(r1 + x1), wx), wy);
     }
@@ -72,19 +73,22 @@ __device__ inline float lat_sample(const Lat &L, const float *__restrict__ d, fl
     return lerp_(c0, c1, wz);
 }
 
+template <int DIM>
 __device__ inline void lat_minmax(const Lat &L, const float *__restrict__ d, float x, float y, float z, float *lo,
                                   float *hi) {
     int x0, x1, y0, y1, z0 = 0, z1 = 0;
     float wx, wy, wz;
     locate_axis(L.n[0], L.wrap[0], x, &x0, &x1, &wx);
     locate_axis(L.n[1], L.wrap[1], y, &y0, &y1, &wy);
-    if (L.n[2] > 1) locate_axis(L.n[2], L.wrap[2], z, &z0, &z1, &wz);
+    if (DIM == 3) locate_axis(L.n[2], L.wrap[2], z, &z0, &z1, &wz);
     const unsigned nx = (unsigned)L.n[0], nxy = nx * (unsigned)L.n[1];
-    int zs[2] = {z0, z1}, kn = L.n[2] > 1 ? 2 : 1;
+    const int zs[2] = {z0, z1};
     float mn = INFINITY, mx = -INFINITY;
-    for (int kk = 0; kk < kn; kk++) {
+#pragma unroll
+    for (int kk = 0; kk < (DIM == 3 ? 2 : 1); kk++) {
         const float *r0 = d + ((unsigned)zs[kk] * nxy + (unsigned)y0 * nx), *r1 = d + ((unsigned)zs[kk] * nxy + (unsigned)y1 * nx);
         float v[4] = {__ldg(r0 + x0), __ldg(r0 + x1), __ldg(r1 + x0), __ldg(r1 + x1)};
+#pragma unroll
         for (int q = 0; q < 4; q++) {
             mn = v[q] < mn ? v[q] : mn;
             mx = v[q] > mx ? v[q] : mx;
@@ -129,14 +133,16 @@ __device__ inline float gather3(const float *__restrict__ d, unsigned nx, unsign
     float c1 = lerp_(lerp_(__ldg(r01 + x.i0), __ldg(r01 + x.i1), x.w), lerp_(__ldg(r11 + x.i0), __ldg(r11 + x.i1), x.w), y.w);
     return lerp_(c0, c1, z.w);
 }
+template <int DIM>
 __device__ inline void velocity_at(const Tracer &t, const float P[3], float u[3]) {
     AxisW f[3], c[3]; /* along b: on the face lattice of component b, and on the cell-centred lattices */
-    for (int b = 0; b < t.dim; b++) {
+#pragma unroll
+    for (int b = 0; b < DIM; b++) {
         const Lat &F = t.V[b], &C = t.V[b == 0 ? 1 : 0];
         locate_axis(F.n[b], F.wrap[b], P[b], &f[b].i0, &f[b].i1, &f[b].w);
         locate_axis(C.n[b], C.wrap[b], P[b] - 0.5f, &c[b].i0, &c[b].i1, &c[b].w);
     }
-    if (t.dim == 2) {
+    if (DIM == 2) {
         u[0] = gather2(t.v[0], (unsigned)t.V[0].n[0], f[0], c[1]);
         u[1] = gather2(t.v[1], (unsigned)t.V[1].n[0], c[0], f[1]);
         u[2] = 0.0f;
@@ -149,47 +155,51 @@ __device__ inline void velocity_at(const Tracer &t, const float P[3], float u[3]
 
 /* advect.c trace_grid for one element: the foot of the backward trace (dir = -1) or the end of the forward one
  * (dir = +1), in lattice coordinates of the grid; z = 0 in 2D, as the CPU's missing third buffer reads */
-template <int DIR>
+template <int DIR, int DIM>
 __device__ inline void trace(const Tracer &t, const Map &m, int i, int j, int k, float out[3]) {
     float P[3], Q[3], u1[3], u2[3];
     P[1] = ((float)j + m.off[1]) / m.scale[1];
     P[2] = ((float)k + m.off[2]) / m.scale[2];
     P[0] = ((float)i + m.off[0]) / m.scale[0];
-    velocity_at(t, P, u1);
+    velocity_at<DIM>(t, P, u1);
+#pragma unroll
     for (int b = 0; b < 3; b++) Q[b] = DIR < 0 ? P[b] - 0.5f * t.dtc * u1[b] : P[b] + 0.5f * t.dtc * u1[b];
-    velocity_at(t, Q, u2);
+    velocity_at<DIM>(t, Q, u2);
+#pragma unroll
     for (int b = 0; b < 3; b++) {
-        if (b < t.dim) out[b] = (DIR < 0 ? P[b] - t.dtc * u2[b] : P[b] + t.dtc * u2[b]) * m.scale[b] - m.off[b];
+        if (b < DIM) out[b] = (DIR < 0 ? P[b] - t.dtc * u2[b] : P[b] + t.dtc * u2[b]) * m.scale[b] - m.off[b];
         else out[b] = 0.0f;
     }
 }
 
 /* out = factor * A(q) */
+template <int DIM>
 __global__ void k_adv_backward(Tracer t, Map m, Lat L, const float *__restrict__ q, float *__restrict__ out, float factor,
                                Flags fl, int field) {
     ECU_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
     float b[3];
-    trace<-1>(t, m, i, j, k, b);
-    float v = factor * lat_sample(L, q, b[0], b[1], b[2]);
+    trace<-1, DIM>(t, m, i, j, k, b);
+    float v = factor * lat_sample<DIM>(L, q, b[0], b[1], b[2]);
     out[idx3(m.n, i, j, k)] = v;
     if (field >= 0) flag_if_bad(fl, v, field);
 }
 
 /* MacCormack second pass: out = factor * limit(q^ + (q - A^R q^)/2) */
+template <int DIM>
 __global__ void k_adv_maccormack(Tracer t, Map m, Lat L, const float *__restrict__ q, const float *__restrict__ qhat,
                                  float *__restrict__ out, float factor, Flags fl, int field) {
     ECU_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
     size_t e = idx3(m.n, i, j, k);
     float f[3], b[3];
-    trace<+1>(t, m, i, j, k, f);
-    float back = lat_sample(L, qhat, f[0], f[1], f[2]);
+    trace<+1, DIM>(t, m, i, j, k, f);
+    float back = lat_sample<DIM>(L, qhat, f[0], f[1], f[2]);
     float qh = qhat[e];
     float v = qh + 0.5f * (q[e] - back);
     float lo, hi;
-    trace<-1>(t, m, i, j, k, b);
-    lat_minmax(L, q, b[0], b[1], b[2], &lo, &hi);
+    trace<-1, DIM>(t, m, i, j, k, b);
+    lat_minmax<DIM>(L, q, b[0], b[1], b[2], &lo, &hi);
     if (v < lo || v > hi) v = qh;
     v = factor * v;
     out[e] = v;
@@ -197,28 +207,30 @@ __global__ void k_adv_maccormack(Tracer t, Map m, Lat L, const float *__restrict
 }
 
 /* BFECC middle pass: corrected = q + (q - A^R q^)/2 */
+template <int DIM>
 __global__ void k_adv_bfecc_correct(Tracer t, Map m, Lat L, const float *__restrict__ q, const float *__restrict__ qhat,
                                     float *__restrict__ corrected) {
     ECU_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
     size_t e = idx3(m.n, i, j, k);
     float f[3];
-    trace<+1>(t, m, i, j, k, f);
-    float back = lat_sample(L, qhat, f[0], f[1], f[2]);
+    trace<+1, DIM>(t, m, i, j, k, f);
+    float back = lat_sample<DIM>(L, qhat, f[0], f[1], f[2]);
     float qe = q[e];
     corrected[e] = qe + 0.5f * (qe - back);
 }
 
 /* BFECC last pass: out = factor * clamp(A(corrected), min/max of q around the foot) */
+template <int DIM>
 __global__ void k_adv_bfecc_final(Tracer t, Map m, Lat L, const float *__restrict__ q, const float *__restrict__ corr,
                                   float *__restrict__ out, float factor, Flags fl, int field) {
     ECU_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
     float b[3];
-    trace<-1>(t, m, i, j, k, b);
-    float v = lat_sample(L, corr, b[0], b[1], b[2]);
+    trace<-1, DIM>(t, m, i, j, k, b);
+    float v = lat_sample<DIM>(L, corr, b[0], b[1], b[2]);
     float lo, hi;
-    lat_minmax(L, q, b[0], b[1], b[2], &lo, &hi);
+    lat_minmax<DIM>(L, q, b[0], b[1], b[2], &lo, &hi);
     v = v < lo ? lo : (v > hi ? hi : v);
     v = factor * v;
     out[idx3(m.n, i, j, k)] = v;
@@ -237,32 +249,38 @@ struct Multi {
 };
 
 /* dst = factor * A(q) */
+template <int DIM>
 __global__ void k_advm_backward(Tracer t, Map m, Lat L, Multi M, Flags fl, int final_pass) {
     ECU_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
     float b[3];
-    trace<-1>(t, m, i, j, k, b);
+    trace<-1, DIM>(t, m, i, j, k, b);
     const unsigned e = idx3(m.n, i, j, k);
-    for (int f = 0; f < M.n; f++) {
-        float v = M.factor[f] * lat_sample(L, M.q[f], b[0], b[1], b[2]);
+#pragma unroll
+    for (int f = 0; f < 4; f++) {
+        if (f >= M.n) break;
+        float v = M.factor[f] * lat_sample<DIM>(L, M.q[f], b[0], b[1], b[2]);
         M.dst[f][e] = v;
         if (final_pass) flag_if_bad(fl, v, M.field[f]);
     }
 }
 
+template <int DIM>
 __global__ void k_advm_maccormack(Tracer t, Map m, Lat L, Multi M, Flags fl) {
     ECU_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
     const unsigned e = idx3(m.n, i, j, k);
     float fw[3], b[3];
-    trace<+1>(t, m, i, j, k, fw);
-    trace<-1>(t, m, i, j, k, b);
-    for (int f = 0; f < M.n; f++) {
-        float back = lat_sample(L, M.hat[f], fw[0], fw[1], fw[2]);
+    trace<+1, DIM>(t, m, i, j, k, fw);
+    trace<-1, DIM>(t, m, i, j, k, b);
+#pragma unroll
+    for (int f = 0; f < 4; f++) {
+        if (f >= M.n) break;
+        float back = lat_sample<DIM>(L, M.hat[f], fw[0], fw[1], fw[2]);
         float qh = M.hat[f][e];
         float v = qh + 0.5f * (M.q[f][e] - back);
         float lo, hi;
-        lat_minmax(L, M.q[f], b[0], b[1], b[2], &lo, &hi);
+        lat_minmax<DIM>(L, M.q[f], b[0], b[1], b[2], &lo, &hi);
         if (v < lo || v > hi) v = qh;
         v = M.factor[f] * v;
         M.dst[f][e] = v;
@@ -271,30 +289,36 @@ __global__ void k_advm_maccormack(Tracer t, Map m, Lat L, Multi M, Flags fl) {
 }
 
 /* BFECC middle pass into dst: q + (q - A^R q^)/2 */
+template <int DIM>
 __global__ void k_advm_bfecc_correct(Tracer t, Map m, Lat L, Multi M) {
     ECU_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
     const unsigned e = idx3(m.n, i, j, k);
     float fw[3];
-    trace<+1>(t, m, i, j, k, fw);
-    for (int f = 0; f < M.n; f++) {
-        float back = lat_sample(L, M.hat[f], fw[0], fw[1], fw[2]);
+    trace<+1, DIM>(t, m, i, j, k, fw);
+#pragma unroll
+    for (int f = 0; f < 4; f++) {
+        if (f >= M.n) break;
+        float back = lat_sample<DIM>(L, M.hat[f], fw[0], fw[1], fw[2]);
         float qe = M.q[f][e];
         M.dst[f][e] = qe + 0.5f * (qe - back);
     }
 }
 
 /* BFECC last pass: hat holds the corrected fields */
+template <int DIM>
 __global__ void k_advm_bfecc_final(Tracer t, Map m, Lat L, Multi M, Flags fl) {
     ECU_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
     float b[3];
-    trace<-1>(t, m, i, j, k, b);
+    trace<-1, DIM>(t, m, i, j, k, b);
     const unsigned e = idx3(m.n, i, j, k);
-    for (int f = 0; f < M.n; f++) {
-        float v = lat_sample(L, M.hat[f], b[0], b[1], b[2]);
+#pragma unroll
+    for (int f = 0; f < 4; f++) {
+        if (f >= M.n) break;
+        float v = lat_sample<DIM>(L, M.hat[f], b[0], b[1], b[2]);
         float lo, hi;
-        lat_minmax(L, M.q[f], b[0], b[1], b[2], &lo, &hi);
+        lat_minmax<DIM>(L, M.q[f], b[0], b[1], b[2], &lo, &hi);
         v = v < lo ? lo : (v > hi ? hi : v);
         v = M.factor[f] * v;
         M.dst[f][e] = v;
@@ -350,16 +374,16 @@ static cudaError_t advect_field(cu_sim *c, const Tracer &t, const Map &m, const 
     float *t0 = c->adv->tmp[0], *t1 = c->adv->tmp[1];
     switch (c->s->def.advection) {
     case EDDY_ADVECT_SEMI_LAGRANGIAN:
-        k_adv_backward<<<gr, tile_block(), 0, c->stream>>>(t, m, L, q, out, factor, fl, field);
+        (c->g.dim == 3 ? k_adv_backward<3> : k_adv_backward<2>)<<<gr, tile_block(), 0, c->stream>>>(t, m, L, q, out, factor, fl, field);
         break;
     case EDDY_ADVECT_MACCORMACK:
-        k_adv_backward<<<gr, tile_block(), 0, c->stream>>>(t, m, L, q, t0, 1.0f, fl, -1);
-        k_adv_maccormack<<<gr, tile_block(), 0, c->stream>>>(t, m, L, q, t0, out, factor, fl, field);
+        (c->g.dim == 3 ? k_adv_backward<3> : k_adv_backward<2>)<<<gr, tile_block(), 0, c->stream>>>(t, m, L, q, t0, 1.0f, fl, -1);
+        (c->g.dim == 3 ? k_adv_maccormack<3> : k_adv_maccormack<2>)<<<gr, tile_block(), 0, c->stream>>>(t, m, L, q, t0, out, factor, fl, field);
         break;
     case EDDY_ADVECT_BFECC:
-        k_adv_backward<<<gr, tile_block(), 0, c->stream>>>(t, m, L, q, t0, 1.0f, fl, -1);
-        k_adv_bfecc_correct<<<gr, tile_block(), 0, c->stream>>>(t, m, L, q, t0, t1);
-        k_adv_bfecc_final<<<gr, tile_block(), 0, c->stream>>>(t, m, L, q, t1, out, factor, fl, field);
+        (c->g.dim == 3 ? k_adv_backward<3> : k_adv_backward<2>)<<<gr, tile_block(), 0, c->stream>>>(t, m, L, q, t0, 1.0f, fl, -1);
+        (c->g.dim == 3 ? k_adv_bfecc_correct<3> : k_adv_bfecc_correct<2>)<<<gr, tile_block(), 0, c->stream>>>(t, m, L, q, t0, t1);
+        (c->g.dim == 3 ? k_adv_bfecc_final<3> : k_adv_bfecc_final<2>)<<<gr, tile_block(), 0, c->stream>>>(t, m, L, q, t1, out, factor, fl, field);
         break;
     }
     return cudaGetLastError();
@@ -425,20 +449,20 @@ cudaError_t launch_advect(cu_sim *c, float dt) {
         }
         switch (d.advection) {
         case EDDY_ADVECT_SEMI_LAGRANGIAN:
-            k_advm_backward<<<gr, tile_block(), 0, c->stream>>>(t, m, L, M, fl, 1);
+            (c->g.dim == 3 ? k_advm_backward<3> : k_advm_backward<2>)<<<gr, tile_block(), 0, c->stream>>>(t, m, L, M, fl, 1);
             break;
         case EDDY_ADVECT_MACCORMACK:
-            k_advm_backward<<<gr, tile_block(), 0, c->stream>>>(t, m, L, A, fl, 0);
-            k_advm_maccormack<<<gr, tile_block(), 0, c->stream>>>(t, m, L, M, fl);
+            (c->g.dim == 3 ? k_advm_backward<3> : k_advm_backward<2>)<<<gr, tile_block(), 0, c->stream>>>(t, m, L, A, fl, 0);
+            (c->g.dim == 3 ? k_advm_maccormack<3> : k_advm_maccormack<2>)<<<gr, tile_block(), 0, c->stream>>>(t, m, L, M, fl);
             break;
         case EDDY_ADVECT_BFECC: {
-            k_advm_backward<<<gr, tile_block(), 0, c->stream>>>(t, m, L, A, fl, 0);
+            (c->g.dim == 3 ? k_advm_backward<3> : k_advm_backward<2>)<<<gr, tile_block(), 0, c->stream>>>(t, m, L, A, fl, 0);
             Multi C = A; /* corrected fields into corr */
             for (int f = 0; f < M.n; f++) C.dst[f] = w->corr[f];
-            k_advm_bfecc_correct<<<gr, tile_block(), 0, c->stream>>>(t, m, L, C);
+            (c->g.dim == 3 ? k_advm_bfecc_correct<3> : k_advm_bfecc_correct<2>)<<<gr, tile_block(), 0, c->stream>>>(t, m, L, C);
             Multi F = M;
             for (int f = 0; f < M.n; f++) F.hat[f] = w->corr[f];
-            k_advm_bfecc_final<<<gr, tile_block(), 0, c->stream>>>(t, m, L, F, fl);
+            (c->g.dim == 3 ? k_advm_bfecc_final<3> : k_advm_bfecc_final<2>)<<<gr, tile_block(), 0, c->stream>>>(t, m, L, F, fl);
             break;
         }
         }

@@ -70,6 +70,7 @@ struct CGState;
 struct PoissonWS {
     int nlevels;
     int tail_first;   /* first level that k_tail runs */
+    size_t tail_smem; /* its dynamic shared memory, bytes */
     TailLevel *d_tail;/* device copy of every level's descriptor, for k_tail */
     CGState *d_cg;    /* the conjugate gradient's scalars */
     int *h_active;    /* pinned: `active`, polled when graphs are off */
@@ -203,6 +204,63 @@ __global__ void k_half_sweep(LevA L, float *__restrict__ x, const float *__restr
     const int ic = 2 * i + ((colour + j + k) & 1);
     if (!inside_ || ic >= L.n[0]) return;
     d_half(L, x, b, ic, j, k, colour, omega, 0);
+}
+
+/* A full red-black sweep (colour c1, then the other) in one pass: a tile plus a halo of two cells is staged in
+ * shared memory; the first half updates the tile and one halo layer (the halo copies are the neighbours'
+ * tiles' own values, computed from the same inputs), the second half the tile. Every cell sees the neighbour
+ * values it sees in two grid-wide half sweeps, so the results are the same bits. Levels without periodic axes
+ * (the ghosts are then zeros, never written). */
+template <int DIM, int TX, int TY, int TZ>
+__global__ void __launch_bounds__(256) k_full_sweep(LevA L, float *__restrict__ x, const float *__restrict__ b, int c1,
+                                                    const int *active) {
+    ECU_ACTIVE_OR_RETURN(active);
+    constexpr int H = 2;
+    constexpr int SX = TX + 2 * H, SY = TY + 2 * H, SZ = DIM == 3 ? TZ + 2 * H : 1, S = SX * SY * SZ;
+    constexpr int SSY = SX, SSZ = SX * SY;
+    __shared__ float xs[S], bs[S], ids[S];
+    const int tid = (int)(threadIdx.x + blockDim.x * threadIdx.y), nt = (int)(blockDim.x * blockDim.y);
+    const int x0 = (int)blockIdx.x * TX - H, y0 = (int)blockIdx.y * TY - H, z0 = DIM == 3 ? (int)blockIdx.z * TZ - H : 0;
+    for (int q = tid; q < S; q += nt) {
+        const int lx = q % SX, ly = (q / SX) % SY, lz = q / SSZ;
+        const int gx = x0 + lx, gy = y0 + ly, gz = z0 + lz;
+        const bool in = gx >= -1 && gx <= L.n[0] && gy >= -1 && gy <= L.n[1] && (DIM == 2 || (gz >= -1 && gz <= L.n[2]));
+        const int e = in ? cell_at(L, gx, gy, DIM == 3 ? gz : 0) : 0;
+        xs[q] = in ? x[e] : 0.0f;
+        bs[q] = in ? b[e] : 0.0f;
+        ids[q] = in ? L.inv_diag[e] : 0.0f;
+    }
+    __syncthreads();
+#define NBS(q) (DIM == 3 ? L.w[0] * (xs[(q) - 1] + xs[(q) + 1]) + L.w[1] * (xs[(q) - SSY] + xs[(q) + SSY]) + \
+                               L.w[2] * (xs[(q) - SSZ] + xs[(q) + SSZ])                                \
+                         : L.w[0] * (xs[(q) - 1] + xs[(q) + 1]) + L.w[1] * (xs[(q) - SSY] + xs[(q) + SSY]))
+    /* first colour on the tile and one halo layer (real cells only) */
+    {
+        constexpr int RX = SX - 2, RY = SY - 2, RZ = DIM == 3 ? SZ - 2 : 1, R = RX * RY * RZ;
+        for (int q = tid; q < R; q += nt) {
+            const int lx = 1 + q % RX, ly = 1 + (q / RX) % RY, lz = DIM == 3 ? 1 + q / (RX * RY) : 0;
+            const int gx = x0 + lx, gy = y0 + ly, gz = z0 + lz;
+            if (gx < 0 || gx >= L.n[0] || gy < 0 || gy >= L.n[1] || (DIM == 3 && (gz < 0 || gz >= L.n[2]))) continue;
+            if (((gx + gy + gz + c1) & 1) != 0) continue;
+            const int s = lx + SSY * ly + SSZ * lz;
+            xs[s] = (bs[s] + NBS(s)) * ids[s];
+        }
+    }
+    __syncthreads();
+    /* second colour on the tile, then the tile back to device memory */
+    {
+        constexpr int R = TX * TY * (DIM == 3 ? TZ : 1);
+        for (int q = tid; q < R; q += nt) {
+            const int lx = H + q % TX, ly = H + (q / TX) % TY, lz = DIM == 3 ? H + q / (TX * TY) : 0;
+            const int gx = x0 + lx, gy = y0 + ly, gz = z0 + lz;
+            if (gx >= L.n[0] || gy >= L.n[1] || (DIM == 3 && gz >= L.n[2])) continue;
+            const int s = lx + SSY * ly + SSZ * lz;
+            float v = xs[s];
+            if (((gx + gy + gz + c1) & 1) != 0) v = (bs[s] + NBS(s)) * ids[s];
+            x[cell_at(L, gx, gy, gz)] = v;
+        }
+    }
+#undef NBS
 }
 
 /* the first sweep of a V-cycle level, both halves at once: red from zero (x = b / diag), then black from the red
@@ -437,7 +495,21 @@ struct TailLevel {
     LevA a;
     AxisT ax[3]; /* transfer to the next coarser level */
     float *x, *b, *r;
+    int count;   /* padded elements */
+    int smem;    /* offset of its six arrays (x, b, r, diag, inv_diag, inv_weight) in shared memory, floats */
 };
+/* the level with its operator in shared memory */
+__device__ inline TailLevel tail_in_smem(const TailLevel &T, float *sm) {
+    TailLevel S = T;
+    float *base = sm + T.smem;
+    S.x = base;
+    S.b = base + T.count;
+    S.r = base + 2 * T.count;
+    S.a.diag = base + 3 * T.count;
+    S.a.inv_diag = base + 4 * T.count;
+    S.a.inv_weight = base + 5 * T.count;
+    return S;
+}
 
 /* block-wide: periodic ghosts of x */
 __device__ void tail_ghosts(const LevA &L, float *x) {
@@ -465,42 +537,114 @@ __device__ void tail_ghosts(const LevA &L, float *x) {
     }                                                                               \
     __syncthreads();
 
+/* a half sweep of a level of at most 32 cells by the first warp (ghosts first on periodic axes) */
+__device__ void warp_half(const TailLevel &T, int colour, int zero_start, int ncell) {
+    const LevA &L = T.a;
+    const int lane = (int)threadIdx.x;
+    if (!zero_start) {
+        for (int a = 0; a < L.dim; a++) {
+            if (!L.periodic[a]) continue;
+            int b0 = a == 0 ? 1 : 0, b1 = a == 2 ? 1 : 2;
+            if (lane < L.n[b0] * L.n[b1]) {
+                int lo[3], hi[3];
+                lo[b0] = hi[b0] = lane % L.n[b0];
+                lo[b1] = hi[b1] = lane / L.n[b0];
+                lo[a] = 0;
+                hi[a] = L.n[a] - 1;
+                int elo = cell_at(L, lo[0], lo[1], lo[2]), ehi = cell_at(L, hi[0], hi[1], hi[2]);
+                int st = a == 0 ? 1 : (a == 1 ? L.sy : L.sz);
+                T.x[ehi + st] = T.x[elo];
+                T.x[elo - st] = T.x[ehi];
+            }
+            __syncwarp();
+        }
+    }
+    if (lane < ncell) {
+        const int i = lane % L.n[0], j = (lane / L.n[0]) % L.n[1], k = lane / (L.n[0] * L.n[1]);
+        d_half(L, T.x, T.b, i, j, k, colour, 1.0f, zero_start);
+    }
+    __syncwarp();
+}
+
 __device__ void tail_half(const TailLevel &T, int colour, int zero_start) {
     if (!zero_start) tail_ghosts(T.a, T.x);
     TAIL_CELLS(T.a, d_half(T.a, T.x, T.b, i, j, k, colour, 1.0f, zero_start));
 }
 
 /* levels first..nl-1 of the V-cycle in one block: smoothing, transfers and the coarsest solve
- * (poisson_mg.c eddy__poisson_vcycle below `first`, coarsest_solve) */
-__global__ void __launch_bounds__(1024) k_tail(const TailLevel *lv, int first, int nl, CompD coarse, int sweeps, const int *active) {
+ * (poisson_mg.c eddy__poisson_vcycle below `first`, coarsest_solve), every array of those levels in shared
+ * memory: the many short phases then wait on shared-memory latency instead of L2's */
+#define TAIL_LEVELS 24
+__device__ void tail_body(const TailLevel *lv, int first, int nl, const CompD &coarse, int sweeps);
+__global__ void __launch_bounds__(1024) k_tail(const TailLevel *glv, int first, int nl, CompD coarse, int sweeps, const int *active) {
     ECU_ACTIVE_OR_RETURN(active);
+    extern __shared__ float sm[];
+    __shared__ TailLevel lv[TAIL_LEVELS];
+    for (int l = first + (int)threadIdx.x; l < nl; l += (int)blockDim.x) lv[l - first] = tail_in_smem(glv[l], sm);
+    __syncthreads();
+    /* stage: operator copied, vectors zeroed (ghosts included), level first's b copied */
+    for (int l = first; l < nl; l++) {
+        const TailLevel &G = glv[l], &S = lv[l - first];
+        for (int q = (int)threadIdx.x; q < G.count; q += (int)blockDim.x) {
+            S.x[q] = 0.0f;
+            S.r[q] = 0.0f;
+            S.b[q] = l == first ? G.b[q] : 0.0f;
+            const_cast<float *>(S.a.diag)[q] = G.a.diag[q];
+            const_cast<float *>(S.a.inv_diag)[q] = G.a.inv_diag[q];
+            const_cast<float *>(S.a.inv_weight)[q] = G.a.inv_weight[q];
+        }
+    }
+    __syncthreads();
+    tail_body(lv, first, nl, coarse, sweeps);
+    /* level first's correction back to device memory (interior cells; ghosts there stay as they are) */
+    const TailLevel &G = glv[first], &S = lv[0];
+    TAIL_CELLS(S.a, { const int e = cell_at(S.a, i, j, k); G.x[e] = S.x[e]; });
+}
+
+__device__ void tail_body(const TailLevel *lv, int first, int nl, const CompD &coarse, int sweeps) {
     for (int l = first; l + 1 < nl; l++) {
-        const TailLevel &T = lv[l];
+        const TailLevel &T = lv[l - first];
         for (int s = 0; s < EDDY_MG_SMOOTH; s++) {
             tail_half(T, 0, s == 0);
             tail_half(T, 1, 0);
         }
         tail_ghosts(T.a, T.x);
         TAIL_CELLS(T.a, d_residual_w(T.a, T.x, T.b, T.r, i, j, k));
-        const TailLevel &C = lv[l + 1];
+        const TailLevel &C = lv[l + 1 - first];
         TAIL_CELLS(C.a, d_restrict(T.a, C.a, T.ax[0], T.ax[1], T.ax[2], T.r, C.b, i, j, k));
     }
-    const TailLevel &C = lv[nl - 1];
+    const TailLevel &C = lv[nl - 1 - first];
     if (nl - 1 > 0 && threadIdx.x == 0) remove_mean_serial(C.a, coarse, C.b);
     __syncthreads();
-    for (int s = 0; s < sweeps; s++) {
-        tail_half(C, 0, s == 0);
-        tail_half(C, 1, 0);
-    }
-    for (int s = 0; s < sweeps; s++) {
-        tail_half(C, 1, 0);
-        tail_half(C, 0, 0);
+    const int ncoarse = C.a.n[0] * C.a.n[1] * C.a.n[2];
+    if (ncoarse <= 32) {
+        /* the coarsest level (at most 27 cells) by one warp: 4 * sweeps half sweeps with warp barriers only */
+        if (threadIdx.x < 32) {
+            for (int s = 0; s < sweeps; s++) {
+                warp_half(C, 0, s == 0, ncoarse);
+                warp_half(C, 1, 0, ncoarse);
+            }
+            for (int s = 0; s < sweeps; s++) {
+                warp_half(C, 1, 0, ncoarse);
+                warp_half(C, 0, 0, ncoarse);
+            }
+        }
+        __syncthreads();
+    } else {
+        for (int s = 0; s < sweeps; s++) {
+            tail_half(C, 0, s == 0);
+            tail_half(C, 1, 0);
+        }
+        for (int s = 0; s < sweeps; s++) {
+            tail_half(C, 1, 0);
+            tail_half(C, 0, 0);
+        }
     }
     if (threadIdx.x == 0) remove_mean_serial(C.a, coarse, C.x);
     __syncthreads();
     for (int l = nl - 2; l >= first; l--) {
-        const TailLevel &T = lv[l];
-        const TailLevel &Cl = lv[l + 1];
+        const TailLevel &T = lv[l - first];
+        const TailLevel &Cl = lv[l + 1 - first];
         TAIL_CELLS(T.a, d_prolong(T.a, Cl.a, T.ax[0], T.ax[1], T.ax[2], Cl.x, T.x, i, j, k, 1));
         for (int s = 0; s < EDDY_MG_SMOOTH; s++) {
             tail_half(T, 1, 0);
@@ -629,7 +773,7 @@ __global__ void k_write_pressure(Geo g, LevA L, const float *__restrict__ x, flo
 /* ------------------------------------------------------------------ host side */
 /* levels with at most this many cells run inside one thread block (k_tail): below it a grid-wide launch costs
  * more than the whole level's work */
-#define TAIL_MAX_CELLS 16384
+#define TAIL_MAX_CELLS 4096
 #define TAIL_THREADS 1024
 
 static dim3 cells_grid(const LevA &L) { return tiles(L.n[0], L.n[1], L.n[2]); }
@@ -683,6 +827,23 @@ static void remove_mean0(cu_sim *c, float *v) {
     k_label_sub<<<gr, tile_block(), 0, c->stream>>>(L, C.label, v, C);
 }
 
+/* colour c1 then the other, fused (levels without periodic axes) */
+#define FS2_X 32
+#define FS2_Y 16
+#define FS3_X 32
+#define FS3_Y 8
+#define FS3_Z 4
+static void full_sweep(cu_sim *c, const LevA &L, float *x, const float *b, int c1, const int *active) {
+    if (L.dim == 2) {
+        dim3 gr((unsigned)((L.n[0] + FS2_X - 1) / FS2_X), (unsigned)((L.n[1] + FS2_Y - 1) / FS2_Y), 1);
+        k_full_sweep<2, FS2_X, FS2_Y, 1><<<gr, dim3(32, 8), 0, c->stream>>>(L, x, b, c1, active);
+    } else {
+        dim3 gr((unsigned)((L.n[0] + FS3_X - 1) / FS3_X), (unsigned)((L.n[1] + FS3_Y - 1) / FS3_Y),
+                (unsigned)((L.n[2] + FS3_Z - 1) / FS3_Z));
+        k_full_sweep<3, FS3_X, FS3_Y, FS3_Z><<<gr, dim3(32, 8), 0, c->stream>>>(L, x, b, c1, active);
+    }
+}
+
 /* out = M^-1 in: one V-cycle (poisson_mg.c eddy__poisson_vcycle); levels from tail_first on run in one block */
 static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
     PoissonWS *P = c->pois;
@@ -699,6 +860,10 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
                 k_first_sweep<<<gr, bl, 0, c->stream>>>(L.a, L.x, L.b, active);
                 continue;
             }
+            if (!any_periodic) {
+                full_sweep(c, L.a, L.x, L.b, 0, active);
+                continue;
+            }
             if (s > 0) ghosts(c, L, L.x, active);
             k_half_sweep<<<s == 0 ? gr : half_grid(L.a), bl, 0, c->stream>>>(L.a, L.x, L.b, 0, 1.0f, s == 0, active);
             ghosts(c, L, L.x, active);
@@ -709,14 +874,19 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
         LevelD &C = P->lv[l + 1];
         k_restrict<<<cells_grid(C.a), bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], L.r, C.b, active);
     }
-    k_tail<<<1, TAIL_THREADS, 0, c->stream>>>(P->d_tail, tf, nl, nl > 1 ? P->compc : P->comp0,
+    k_tail<<<1, TAIL_THREADS, P->tail_smem, c->stream>>>(P->d_tail, tf, nl, nl > 1 ? P->compc : P->comp0,
                                               EDDY_MG_COARSEST_SWEEPS, active);
     for (int l = tf - 1; l >= 0; l--) {
         LevelD &L = P->lv[l];
         LevelD &C = P->lv[l + 1];
         dim3 gr = cells_grid(L.a);
         k_prolong<<<gr, bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], C.x, L.x, 1, active);
+        const bool any_periodic = L.periodic[0] || L.periodic[1] || L.periodic[2];
         for (int s = 0; s < EDDY_MG_SMOOTH; s++) {
+            if (!any_periodic) {
+                full_sweep(c, L.a, L.x, L.b, 1, active);
+                continue;
+            }
             ghosts(c, L, L.x, active);
             k_half_sweep<<<half_grid(L.a), bl, 0, c->stream>>>(L.a, L.x, L.b, 1, 1.0f, 0, active);
             ghosts(c, L, L.x, active);
@@ -1075,15 +1245,28 @@ eddy_status project_init(cu_sim *c) {
         if (st == EDDY_OK && cudaMemsetAsync(*vecs[v], 0, bytes, c->stream) != cudaSuccess)
             st = cuda_fail(c, cudaGetLastError(), "clearing the pressure vectors");
     }
-    /* the single-block tail: from the first level small enough; level 0 of the V-cycle reads res, writes z */
+    /* the single-block tail: from the first level small enough whose levels fit in shared memory together;
+     * level 0 of the V-cycle reads res, writes z */
+    int optin = 0;
+    cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, c->device);
+    const size_t budget = optin > 32768 ? (size_t)optin - 16384 : 16384;
     P->tail_first = P->nlevels - 1;
     for (int l = 0; l < P->nlevels; l++) {
         const LevA &a = P->lv[l].a;
-        if ((long long)a.n[0] * a.n[1] * a.n[2] <= TAIL_MAX_CELLS) {
+        size_t bytes = 0;
+        for (int q = l; q < P->nlevels; q++) bytes += 6 * P->lv[q].count * sizeof(float);
+        if ((long long)a.n[0] * a.n[1] * a.n[2] <= TAIL_MAX_CELLS && bytes <= budget && P->nlevels - l <= TAIL_LEVELS) {
             P->tail_first = l;
             break;
         }
     }
+    P->tail_smem = 0;
+    for (int q = P->tail_first; q < P->nlevels; q++) P->tail_smem += 6 * P->lv[q].count * sizeof(float);
+    if (st == EDDY_OK && P->tail_smem > budget)
+        st = eddy__fail(s, EDDY_ERR_UNSUPPORTED, "cuda: the coarsest multigrid level (%d x %d x %d) does not fit in shared memory",
+                        P->lv[P->nlevels - 1].a.n[0], P->lv[P->nlevels - 1].a.n[1], P->lv[P->nlevels - 1].a.n[2]);
+    if (st == EDDY_OK && cudaFuncSetAttribute(k_tail, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)P->tail_smem) != cudaSuccess)
+        st = cuda_fail(c, cudaGetLastError(), "shared memory for the coarse multigrid levels");
     if (st == EDDY_OK) {
         TailLevel *h = (TailLevel *)calloc((size_t)P->nlevels, sizeof(TailLevel));
         if (!h) st = eddy__fail(s, EDDY_ERR_OUT_OF_MEMORY, "cuda: out of host memory");
@@ -1093,6 +1276,13 @@ eddy_status project_init(cu_sim *c) {
             h[l].x = l ? P->lv[l].x : P->z;
             h[l].b = l ? P->lv[l].b : P->res;
             h[l].r = P->lv[l].r;
+            h[l].count = (int)P->lv[l].count;
+            h[l].smem = 0;
+        }
+        size_t off = 0;
+        for (int l = P->tail_first; h && l < P->nlevels; l++) {
+            h[l].smem = (int)off;
+            off += 6 * P->lv[l].count;
         }
         if (st == EDDY_OK) st = dev_alloc(c, (void **)&P->d_tail, (size_t)P->nlevels * sizeof(TailLevel), "multigrid levels");
         if (st == EDDY_OK) st = send(c, P->d_tail, h, (size_t)P->nlevels * sizeof(TailLevel));
