@@ -50,6 +50,8 @@ struct LevelD {
     int periodic[3];
     size_t count;
     float *diag, *inv_diag, *inv_weight, *x, *b, *r;
+    float *xa; /* second x for the out-of-place fused sweeps */
+    int cur;   /* during a V-cycle: 1 when the level's current x is in xa */
     int *pc[3], *rf[3];
     float *pw[3], *rw[3];
     AxisT ax[3];
@@ -126,21 +128,43 @@ __device__ inline void d_residual_w(const LevA &L, const float *__restrict__ x, 
 /* coarse b = mask * R fine r, for coarse cell (cx, cy, cz) (poisson_mg.c restrict_level, passes fused) */
 __device__ inline void d_restrict(const LevA &F, const LevA &C, const AxisT &ax0, const AxisT &ax1, const AxisT &ax2,
                                   const float *__restrict__ fr, float *__restrict__ cb, int cx, int cy, int cz) {
+    /* away from the ends the tables hold the regular pattern (fine 2c-1 .. 2c+2 with 1/8, 3/8, 3/8, 1/8); there
+     * they are replaced by these constants, in the same order, so the sums are the tables' */
+    const bool xin = ax0.coarsened && cx >= 1 && cx <= ax0.nc - 2;
     auto xpass = [&](int fy, int fz) -> float {
         const float *f = fr + cell_at(F, 0, fy, fz);
         if (!ax0.coarsened) return f[cx];
+        if (xin) return 0.125f * f[2 * cx - 1] + 0.375f * f[2 * cx] + 0.375f * f[2 * cx + 1] + 0.125f * f[2 * cx + 2];
         const int *rf = ax0.rf + 4 * cx;
         const float *rw = ax0.rw + 4 * cx;
         return rw[0] * f[rf[0]] + rw[1] * f[rf[1]] + rw[2] * f[rf[2]] + rw[3] * f[rf[3]];
     };
-    const int *rfy = ax1.rf + 4 * cy;
-    const float *rwy = ax1.rw + 4 * cy;
+    int rfy[4];
+    float rwy[4];
+    if (ax1.coarsened && cy >= 1 && cy <= ax1.nc - 2) {
+        rfy[0] = 2 * cy - 1; rfy[1] = 2 * cy; rfy[2] = 2 * cy + 1; rfy[3] = 2 * cy + 2;
+        rwy[0] = 0.125f; rwy[1] = 0.375f; rwy[2] = 0.375f; rwy[3] = 0.125f;
+    } else {
+        for (int e = 0; e < 4; e++) {
+            rfy[e] = ax1.rf[4 * cy + e];
+            rwy[e] = ax1.rw[4 * cy + e];
+        }
+    }
     float v;
     if (F.dim == 2) {
         v = rwy[0] * xpass(rfy[0], 0) + rwy[1] * xpass(rfy[1], 0) + rwy[2] * xpass(rfy[2], 0) + rwy[3] * xpass(rfy[3], 0);
     } else {
-        const int *rfz = ax2.rf + 4 * cz;
-        const float *rwz = ax2.rw + 4 * cz;
+        int rfz[4];
+        float rwz[4];
+        if (ax2.coarsened && cz >= 1 && cz <= ax2.nc - 2) {
+            rfz[0] = 2 * cz - 1; rfz[1] = 2 * cz; rfz[2] = 2 * cz + 1; rfz[3] = 2 * cz + 2;
+            rwz[0] = 0.125f; rwz[1] = 0.375f; rwz[2] = 0.375f; rwz[3] = 0.125f;
+        } else {
+            for (int e = 0; e < 4; e++) {
+                rfz[e] = ax2.rf[4 * cz + e];
+                rwz[e] = ax2.rw[4 * cz + e];
+            }
+        }
         float t2[4];
         for (int e = 0; e < 4; e++) {
             int fz = rfz[e];
@@ -156,12 +180,23 @@ __device__ inline void d_restrict(const LevA &F, const LevA &C, const AxisT &ax0
 /* fine xf (+)= [inv_weight *] P xc at fine cell (i, fy, fz) (poisson_mg.c prolong_level, passes fused) */
 __device__ inline void d_prolong(const LevA &F, const LevA &C, const AxisT &ax0, const AxisT &ax1, const AxisT &ax2,
                                  const float *__restrict__ xc, float *__restrict__ xf, int i, int fy, int fz, int add) {
+    /* the tables' entries, or where the neighbour parent is inside the domain the regular 3/4, 1/4 pattern */
+    auto entry = [](const AxisT &ax, int i, int *c0, int *c1, float *w0, float *w1) {
+        if (ax.coarsened) {
+            const int c = i >> 1, nb = (i & 1) ? c + 1 : c - 1;
+            if (nb >= 0 && nb < ax.nc) {
+                *c0 = c; *c1 = nb; *w0 = 0.75f; *w1 = 0.25f;
+                return;
+            }
+        }
+        *c0 = ax.pc[2 * i]; *c1 = ax.pc[2 * i + 1]; *w0 = ax.pw[2 * i]; *w1 = ax.pw[2 * i + 1];
+    };
+    int cy0, cy1, cz0 = 0, cz1 = 0;
+    float wy0, wy1, wz0 = 0, wz1 = 0;
+    entry(ax1, fy, &cy0, &cy1, &wy0, &wy1);
+    if (F.dim == 3) entry(ax2, fz, &cz0, &cz1, &wz0, &wz1);
     auto t1 = [&](int c) -> float {
-        const float wy0 = ax1.pw[2 * fy], wy1 = ax1.pw[2 * fy + 1];
-        const int cy0 = ax1.pc[2 * fy], cy1 = ax1.pc[2 * fy + 1];
         if (F.dim == 3) {
-            const float wz0 = ax2.pw[2 * fz], wz1 = ax2.pw[2 * fz + 1];
-            const int cz0 = ax2.pc[2 * fz], cz1 = ax2.pc[2 * fz + 1];
             float a0 = wz0 * xc[cell_at(C, c, cy0, cz0)] + wz1 * xc[cell_at(C, c, cy0, cz1)];
             float a1 = wz0 * xc[cell_at(C, c, cy1, cz0)] + wz1 * xc[cell_at(C, c, cy1, cz1)];
             return wy0 * a0 + wy1 * a1;
@@ -169,7 +204,15 @@ __device__ inline void d_prolong(const LevA &F, const LevA &C, const AxisT &ax0,
         return wy0 * xc[cell_at(C, c, cy0, 0)] + wy1 * xc[cell_at(C, c, cy1, 0)];
     };
     int e = cell_at(F, i, fy, fz);
-    float v = !ax0.coarsened ? t1(i) : ax0.pw[2 * i] * t1(ax0.pc[2 * i]) + ax0.pw[2 * i + 1] * t1(ax0.pc[2 * i + 1]);
+    float v;
+    if (!ax0.coarsened) {
+        v = t1(i);
+    } else {
+        int c0, c1;
+        float w0, w1;
+        entry(ax0, i, &c0, &c1, &w0, &w1);
+        v = w0 * t1(c0) + w1 * t1(c1);
+    }
     xf[e] = add ? xf[e] + F.inv_weight[e] * v : v;
 }
 
@@ -209,11 +252,12 @@ __global__ void k_half_sweep(LevA L, float *__restrict__ x, const float *__restr
 /* A full red-black sweep (colour c1, then the other) in one pass: a tile plus a halo of two cells is staged in
  * shared memory; the first half updates the tile and one halo layer (the halo copies are the neighbours'
  * tiles' own values, computed from the same inputs), the second half the tile. Every cell sees the neighbour
- * values it sees in two grid-wide half sweeps, so the results are the same bits. Levels without periodic axes
- * (the ghosts are then zeros, never written). */
+ * values it sees in two grid-wide half sweeps, so the results are the same bits. Out of place (x -> xout): blocks
+ * read halos that other blocks own, which must not change under them. Levels without periodic axes (the ghosts
+ * are then zeros, never written). */
 template <int DIM, int TX, int TY, int TZ>
-__global__ void __launch_bounds__(256) k_full_sweep(LevA L, float *__restrict__ x, const float *__restrict__ b, int c1,
-                                                    const int *active) {
+__global__ void __launch_bounds__(256) k_full_sweep(LevA L, const float *__restrict__ x, float *__restrict__ xout,
+                                                    const float *__restrict__ b, int c1, const int *active) {
     ECU_ACTIVE_OR_RETURN(active);
     constexpr int H = 2;
     constexpr int SX = TX + 2 * H, SY = TY + 2 * H, SZ = DIM == 3 ? TZ + 2 * H : 1, S = SX * SY * SZ;
@@ -257,7 +301,7 @@ __global__ void __launch_bounds__(256) k_full_sweep(LevA L, float *__restrict__ 
             const int s = lx + SSY * ly + SSZ * lz;
             float v = xs[s];
             if (((gx + gy + gz + c1) & 1) != 0) v = (bs[s] + NBS(s)) * ids[s];
-            x[cell_at(L, gx, gy, gz)] = v;
+            xout[cell_at(L, gx, gy, gz)] = v;
         }
     }
 #undef NBS
@@ -833,14 +877,14 @@ static void remove_mean0(cu_sim *c, float *v) {
 #define FS3_X 32
 #define FS3_Y 8
 #define FS3_Z 4
-static void full_sweep(cu_sim *c, const LevA &L, float *x, const float *b, int c1, const int *active) {
+static void full_sweep(cu_sim *c, const LevA &L, const float *x, float *xout, const float *b, int c1, const int *active) {
     if (L.dim == 2) {
         dim3 gr((unsigned)((L.n[0] + FS2_X - 1) / FS2_X), (unsigned)((L.n[1] + FS2_Y - 1) / FS2_Y), 1);
-        k_full_sweep<2, FS2_X, FS2_Y, 1><<<gr, dim3(32, 8), 0, c->stream>>>(L, x, b, c1, active);
+        k_full_sweep<2, FS2_X, FS2_Y, 1><<<gr, dim3(32, 8), 0, c->stream>>>(L, x, xout, b, c1, active);
     } else {
         dim3 gr((unsigned)((L.n[0] + FS3_X - 1) / FS3_X), (unsigned)((L.n[1] + FS3_Y - 1) / FS3_Y),
                 (unsigned)((L.n[2] + FS3_Z - 1) / FS3_Z));
-        k_full_sweep<3, FS3_X, FS3_Y, FS3_Z><<<gr, dim3(32, 8), 0, c->stream>>>(L, x, b, c1, active);
+        k_full_sweep<3, FS3_X, FS3_Y, FS3_Z><<<gr, dim3(32, 8), 0, c->stream>>>(L, x, xout, b, c1, active);
     }
 }
 
@@ -855,22 +899,24 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
         LevelD &L = P->lv[l];
         dim3 gr = cells_grid(L.a);
         const bool any_periodic = L.periodic[0] || L.periodic[1] || L.periodic[2];
-        for (int s = 0; s < EDDY_MG_SMOOTH; s++) {
-            if (s == 0 && !any_periodic) {
-                k_first_sweep<<<gr, bl, 0, c->stream>>>(L.a, L.x, L.b, active);
-                continue;
-            }
-            if (!any_periodic) {
-                full_sweep(c, L.a, L.x, L.b, 0, active);
-                continue;
-            }
+        if (!any_periodic) {
+            /* ping-pong between x and xa: 1 + (SMOOTH - 1) pre and SMOOTH post sweeps end in x */
+            float *buf[2] = {L.x, L.xa};
+            int cur = (2 * EDDY_MG_SMOOTH - 1) % 2; /* the first sweep writes where 2S - 1 flips end in x */
+            k_first_sweep<<<gr, bl, 0, c->stream>>>(L.a, buf[cur], L.b, active);
+            for (int s = 1; s < EDDY_MG_SMOOTH; s++, cur ^= 1) full_sweep(c, L.a, buf[cur], buf[cur ^ 1], L.b, 0, active);
+            /* cur now names the buffer holding x: the residual, and the post sweeps, start there */
+            L.cur = cur;
+        }
+        for (int s = 0; s < EDDY_MG_SMOOTH && any_periodic; s++) {
             if (s > 0) ghosts(c, L, L.x, active);
             k_half_sweep<<<s == 0 ? gr : half_grid(L.a), bl, 0, c->stream>>>(L.a, L.x, L.b, 0, 1.0f, s == 0, active);
             ghosts(c, L, L.x, active);
             k_half_sweep<<<half_grid(L.a), bl, 0, c->stream>>>(L.a, L.x, L.b, 1, 1.0f, 0, active);
         }
-        ghosts(c, L, L.x, active);
-        k_residual_w<<<gr, bl, 0, c->stream>>>(L.a, L.x, L.b, L.r, active);
+        float *xnow = any_periodic ? L.x : (L.cur ? L.xa : L.x);
+        ghosts(c, L, xnow, active);
+        k_residual_w<<<gr, bl, 0, c->stream>>>(L.a, xnow, L.b, L.r, active);
         LevelD &C = P->lv[l + 1];
         k_restrict<<<cells_grid(C.a), bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], L.r, C.b, active);
     }
@@ -880,13 +926,16 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
         LevelD &L = P->lv[l];
         LevelD &C = P->lv[l + 1];
         dim3 gr = cells_grid(L.a);
-        k_prolong<<<gr, bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], C.x, L.x, 1, active);
         const bool any_periodic = L.periodic[0] || L.periodic[1] || L.periodic[2];
+        if (!any_periodic) {
+            float *buf[2] = {L.x, L.xa};
+            int cur = L.cur;
+            k_prolong<<<gr, bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], C.x, buf[cur], 1, active);
+            for (int s = 0; s < EDDY_MG_SMOOTH; s++, cur ^= 1) full_sweep(c, L.a, buf[cur], buf[cur ^ 1], L.b, 1, active);
+            continue; /* cur == 0: the result is in x */
+        }
+        k_prolong<<<gr, bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], C.x, L.x, 1, active);
         for (int s = 0; s < EDDY_MG_SMOOTH; s++) {
-            if (!any_periodic) {
-                full_sweep(c, L.a, L.x, L.b, 1, active);
-                continue;
-            }
             ghosts(c, L, L.x, active);
             k_half_sweep<<<half_grid(L.a), bl, 0, c->stream>>>(L.a, L.x, L.b, 1, 1.0f, 0, active);
             ghosts(c, L, L.x, active);
@@ -1216,6 +1265,9 @@ eddy_status project_init(cu_sim *c) {
         }
         if (st == EDDY_OK && cudaMemsetAsync(D.r, 0, bytes, c->stream) != cudaSuccess)
             st = cuda_fail(c, cudaGetLastError(), "clearing the pressure levels");
+        if (st == EDDY_OK) st = dev_alloc(c, (void **)&D.xa, bytes, "pressure level");
+        if (st == EDDY_OK && cudaMemsetAsync(D.xa, 0, bytes, c->stream) != cudaSuccess)
+            st = cuda_fail(c, cudaGetLastError(), "clearing the pressure levels");
         D.a.diag = D.diag;
         D.a.inv_diag = D.inv_diag;
         D.a.inv_weight = D.inv_weight;
@@ -1305,7 +1357,7 @@ void project_free(cu_sim *c) {
     if (P->lv) {
         for (int l = 0; l < P->nlevels; l++) {
             LevelD &D = P->lv[l];
-            void *b[] = {D.diag, D.inv_diag, D.inv_weight, D.r, D.x, D.b};
+            void *b[] = {D.diag, D.inv_diag, D.inv_weight, D.r, D.x, D.b, D.xa};
             if (l == 0) b[4] = b[5] = nullptr; /* level 0 borrows */
             for (size_t i = 0; i < sizeof b / sizeof b[0]; i++) cudaFree(b[i]);
             for (int a = 0; a < 3; a++) {

@@ -14,7 +14,8 @@
  *   3D plume; each advection scheme; each pressure solver): fields agree to TOL_RUN relative L2 (see the table
  *   printed; the value is justified where it is set), the diagnostics to the same.
  * Also: the device's non-finite check names the stage, state files round-trip through the device.
- * `--quick` runs a small subset (for compute-sanitizer). Exits 77 with "SKIP: no CUDA device" without a GPU. */
+ * `--quick` runs a small subset (for compute-sanitizer); `--no-graphs` launches the MGPCG kernels one by one instead
+ * of as CUDA graphs. Exits 77 with "SKIP: no CUDA device" without a GPU. */
 #include "check.h"
 #include "sim_internal.h"
 #include "cuda/eddy_cuda.h"
@@ -33,7 +34,8 @@
 #define TOL_RUN 1e-3
 
 static int quick;
-static int graphs_off; /* stage_case: run the GPU's MGPCG kernel by kernel instead of as graphs */
+static int no_graphs; /* --no-graphs: every GPU simulation launches its MGPCG kernels one by one */
+static int graphs_off; /* run the GPU's MGPCG kernel by kernel instead of as graphs */
 
 /* ---------------------------------------------------------------- helpers */
 static uint32_t rng = 12345u;
@@ -48,6 +50,7 @@ static eddy_sim *make(eddy_sim_def d, eddy_backend b) {
     char msg[512];
     eddy_status st = eddy_sim_create(&d, &s, msg, sizeof msg);
     CHECK(st == EDDY_OK, "create (%s): %s", eddy_backend_name(b), msg);
+    if (s && b == EDDY_BACKEND_CUDA && no_graphs) eddy__cuda_set_graphs(s, 0);
     return s;
 }
 
@@ -256,6 +259,13 @@ static void test_stages(void) {
             eddy_sim_def big = def2(300, 257); /* fine levels outside the one-block tail */
             big.pressure.tolerance = 1e-6f;
             stage_case("project MGPCG 2D 300x257 (walls)", big, cpu_project_stage, EDDY_CUDA_PROJECT, TOL_PROJECT);
+            if (!quick) {
+                /* thousands of thread blocks per kernel: the size at which a race between blocks would show */
+                eddy_sim_def huge = def2(1024, 1000);
+                stage_case("project MGPCG 2D 1024x1000 (walls)", huge, cpu_project_stage, EDDY_CUDA_PROJECT, TOL_PROJECT);
+                eddy_sim_def cube = def3(128, 120, 112);
+                stage_case("project MGPCG 3D 128x120x112 (walls)", cube, cpu_project_stage, EDDY_CUDA_PROJECT, TOL_PROJECT);
+            }
         }
         if (quick) continue;
         snprintf(name, sizeof name, "project %s 3D (walls)", solver_names[sv]);
@@ -498,6 +508,7 @@ static void test_runs(void) {
 int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--quick")) quick = 1;
+        else if (!strcmp(argv[i], "--no-graphs")) no_graphs = 1;
     char msg[256];
     if (!eddy_backend_available(EDDY_BACKEND_CUDA, msg, sizeof msg)) {
         printf("SKIP: %s\n", msg);
