@@ -537,7 +537,10 @@ int resume_command(const run_options *opt) {
     const char *stats = opt->stats_path ? opt->stats_path : (r->st.stats_path[0] ? r->st.stats_path : NULL);
     if (stats) {
         char path[RUN_PATH_MAX];
-        snprintf(path, sizeof path, "%s", stats);
+        size_t n = strlen(stats);
+        if (n >= sizeof path) n = sizeof path - 1;
+        memcpy(path, stats, n);
+        path[n] = '\0';
         if (!open_stats(r, path, opt->stats_path ? -1 : r->st.stats_bytes, err, sizeof err)) {
             fprintf(stderr, "eddy: %s\n", err);
             run_free(r);

@@ -19,11 +19,11 @@ struct run_output {
     eddy_video *video;
     bool video_wanted;       /* the scene asks for a video and ffmpeg is there */
     bool video_started;
-    char video_path[RUN_PATH_MAX];
+    char video_path[RUN_PATH_MAX + 256];
     eddy_flipbook *sheet;
     int sheet_capacity;
     int frames_written;
-    char summary[RUN_PATH_MAX + 512];
+    char summary[3 * RUN_PATH_MAX];
     bool resuming;
 };
 
@@ -214,7 +214,7 @@ run_output *run_output_open(run *r, bool resuming, char *err, size_t err_size) {
     }
     const char *name = r->scene->name && *r->scene->name ? r->scene->name : "video";
     const char *ext = r->scene->output.video == SCENE_VIDEO_GIF ? "gif" : "mp4";
-    snprintf(o->video_path, sizeof o->video_path, "%s/%s.%s", r->st.out_dir, name, ext);
+    snprintf(o->video_path, sizeof o->video_path, "%s/%.200s.%s", r->st.out_dir, name, ext);
     o->video_wanted = r->st.video;
     if (o->video_wanted && !eddy_ffmpeg_available(NULL)) {
         if (!r->opt.quiet)

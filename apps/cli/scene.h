@@ -156,7 +156,7 @@ eddy_scene *scene_load_file(const char *path, const scene_load_options *opt, cha
 eddy_scene *scene_load_preset(const char *name, const scene_load_options *opt, char *err, size_t err_size);
 void scene_free(eddy_scene *scene);
 
-/* Built-in presets (scenes/*.json compiled in). */
+/* Built-in presets (scenes/ JSON files compiled in). */
 int scene_preset_count(void);
 const char *scene_preset_name(int i);
 const char *scene_preset_text(int i, size_t *len);

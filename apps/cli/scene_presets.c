@@ -1,4 +1,4 @@
-/* The built-in presets: scenes/*.json compiled into the program (see embed_scenes.cmake). */
+/* The built-in presets: scenes/ JSON files compiled into the program (see embed_scenes.cmake). */
 #include "scene.h"
 
 struct embedded_scene { const char *name; const char *text; size_t len; };
