@@ -33,4 +33,34 @@ bool checkpoint_read_file(const char *path, uint8_t **data, size_t *len, char *e
 eddy_status checkpoint_load_sim(const uint8_t *state, size_t len, eddy_sim **out, char *err, size_t err_size);
 uint64_t checkpoint_hash(const uint8_t *data, size_t len);
 
+#define RUN_PATH_MAX 4096
+
+/* What a checkpoint carries besides the simulation: enough to continue exactly as if the run had not stopped. */
+typedef struct run_state {
+    int frame;              /* frames written so far */
+    int total_frames;
+    double fps;
+    int next_splat;         /* index of the next scene splat to apply */
+    int random_done;        /* random splats applied so far */
+    uint64_t rng;           /* random splat generator state */
+    int dump, checkpoint;   /* every N frames (0 = never) */
+    char out_dir[RUN_PATH_MAX];
+    char stats_path[RUN_PATH_MAX]; /* "" = none */
+    long long stats_bytes;  /* size of the stats file when the checkpoint was written */
+    bool video;             /* a video is being written */
+} run_state;
+
+/* The command's state as stored in a checkpoint's JSON (written by run.c, run_state_to_json). */
+typedef struct checkpoint_state {
+    run_state st;
+    char *scene_json;       /* the scene, overrides applied */
+    char scene_file[RUN_PATH_MAX], scene_dir[RUN_PATH_MAX];
+    eddy_id *obstacle_ids, *emitter_ids; /* ids of the scene's obstacles and emitters in the simulation */
+    int obstacle_count, emitter_count;
+} checkpoint_state;
+
+/* Parses and checks the JSON; on failure `err` names the bad key. Free with checkpoint_state_free. */
+bool checkpoint_state_parse(const char *json, size_t len, checkpoint_state *out, char *err, size_t err_size);
+void checkpoint_state_free(checkpoint_state *cs);
+
 #endif

@@ -136,116 +136,6 @@ char *run_state_to_json(const run *r) {
     return text;
 }
 
-static bool get_int(const cJSON *o, const char *key, double lo, double hi, double *out, char *err, size_t err_size) {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    if (!cJSON_IsNumber(v) || !(v->valuedouble >= lo && v->valuedouble <= hi) || v->valuedouble != floor(v->valuedouble)) {
-        snprintf(err, err_size, "checkpoint state: \"%s\" missing or out of range", key);
-        return false;
-    }
-    *out = v->valuedouble;
-    return true;
-}
-
-static bool get_str(const cJSON *o, const char *key, char *out, size_t size, char *err, size_t err_size) {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    if (!cJSON_IsString(v) || strlen(v->valuestring) >= size) {
-        snprintf(err, err_size, "checkpoint state: \"%s\" missing or too long", key);
-        return false;
-    }
-    snprintf(out, size, "%s", v->valuestring);
-    return true;
-}
-
-/* Parses the command's state. On success *scene_json, *ids and *dirs are malloc'ed. */
-static bool state_from_json(const char *json, size_t len, run_state *st, char **scene_json, char *scene_file, char *scene_dir,
-                            cJSON **ids_out, char *err, size_t err_size) {
-    memset(st, 0, sizeof *st);
-    *scene_json = NULL;
-    *ids_out = NULL;
-    cJSON *o = cJSON_ParseWithLength(json, len);
-    if (!cJSON_IsObject(o)) {
-        cJSON_Delete(o);
-        snprintf(err, err_size, "checkpoint state is not a JSON object");
-        return false;
-    }
-    double v, frame, frames, next_splat, random_done, dump, ckpt, stats_bytes;
-    const cJSON *fps = cJSON_GetObjectItemCaseSensitive(o, "fps");
-    const cJSON *rng = cJSON_GetObjectItemCaseSensitive(o, "rng");
-    const cJSON *video = cJSON_GetObjectItemCaseSensitive(o, "video");
-    const cJSON *scene = cJSON_GetObjectItemCaseSensitive(o, "scene");
-    bool ok = get_int(o, "eddy_checkpoint", 1, 1, &v, err, err_size) && get_int(o, "frames", 1, 1e7, &frames, err, err_size) &&
-              get_int(o, "frame", 0, frames, &frame, err, err_size) &&
-              get_int(o, "next_splat", 0, 1e7, &next_splat, err, err_size) &&
-              get_int(o, "random_done", 0, 1e7, &random_done, err, err_size) && get_int(o, "dump", 0, 1e6, &dump, err, err_size) &&
-              get_int(o, "checkpoint", 0, 1e6, &ckpt, err, err_size) &&
-              get_int(o, "stats_bytes", 0, 9e15, &stats_bytes, err, err_size) &&
-              get_str(o, "out", st->out_dir, sizeof st->out_dir, err, err_size) &&
-              get_str(o, "stats", st->stats_path, sizeof st->stats_path, err, err_size) &&
-              get_str(o, "scene_file", scene_file, RUN_PATH_MAX, err, err_size) &&
-              get_str(o, "scene_dir", scene_dir, RUN_PATH_MAX, err, err_size);
-    if (ok && (!cJSON_IsNumber(fps) || !(fps->valuedouble > 0 && fps->valuedouble <= 1000))) {
-        snprintf(err, err_size, "checkpoint state: \"fps\" missing or out of range");
-        ok = false;
-    }
-    unsigned long long rng_value = 0;
-    if (ok && (!cJSON_IsString(rng) || strlen(rng->valuestring) != 16 || sscanf(rng->valuestring, "%16llx", &rng_value) != 1)) {
-        snprintf(err, err_size, "checkpoint state: \"rng\" missing or not 16 hex digits");
-        ok = false;
-    }
-    if (ok && (!cJSON_IsBool(video) || !cJSON_IsObject(scene))) {
-        snprintf(err, err_size, "checkpoint state: \"video\" or \"scene\" missing");
-        ok = false;
-    }
-    if (ok && !st->out_dir[0]) {
-        snprintf(err, err_size, "checkpoint state: \"out\" is empty");
-        ok = false;
-    }
-    if (ok) {
-        st->frame = (int)frame;
-        st->total_frames = (int)frames;
-        st->fps = fps->valuedouble;
-        st->next_splat = (int)next_splat;
-        st->random_done = (int)random_done;
-        st->rng = rng_value;
-        st->dump = (int)dump;
-        st->checkpoint = (int)ckpt;
-        st->stats_bytes = (long long)stats_bytes;
-        st->video = cJSON_IsTrue(video);
-        *scene_json = cJSON_PrintUnformatted(scene);
-        if (!*scene_json) {
-            snprintf(err, err_size, "out of memory");
-            ok = false;
-        }
-        cJSON *ids = cJSON_CreateObject();
-        if (ids) {
-            cJSON *a = cJSON_DetachItemFromObjectCaseSensitive(o, "obstacle_ids");
-            cJSON *b = cJSON_DetachItemFromObjectCaseSensitive(o, "emitter_ids");
-            if (a) cJSON_AddItemToObject(ids, "obstacle_ids", a);
-            if (b) cJSON_AddItemToObject(ids, "emitter_ids", b);
-        }
-        *ids_out = ids;
-    }
-    cJSON_Delete(o);
-    return ok;
-}
-
-static bool ids_from_json(const cJSON *ids, const char *key, int count, eddy_id *out, char *err, size_t err_size) {
-    const cJSON *a = cJSON_GetObjectItemCaseSensitive(ids, key);
-    if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != count) {
-        snprintf(err, err_size, "checkpoint state: \"%s\" does not match the scene's %d", key, count);
-        return false;
-    }
-    int i = 0;
-    for (const cJSON *e = a->child; e; e = e->next, i++) {
-        if (!cJSON_IsNumber(e) || e->valuedouble < 1 || e->valuedouble > 4294967295.0) {
-            snprintf(err, err_size, "checkpoint state: \"%s\"[%d] is not an id", key, i);
-            return false;
-        }
-        out[i] = (eddy_id)e->valuedouble;
-    }
-    return true;
-}
-
 /* ---------------------------------------------------------------- the loop */
 
 static void run_free(run *r) {
@@ -486,37 +376,40 @@ int resume_command(const run_options *opt) {
         free(data);
         return EXIT_USAGE;
     }
-    char *scene_json = NULL;
-    cJSON *ids = NULL;
-    char scene_file[RUN_PATH_MAX], scene_dir[RUN_PATH_MAX];
-    if (!state_from_json(view.json, view.json_len, &r->st, &scene_json, scene_file, scene_dir, &ids, msg, sizeof msg)) {
+    checkpoint_state cs;
+    if (!checkpoint_state_parse(view.json, view.json_len, &cs, msg, sizeof msg)) {
         fprintf(stderr, "eddy: resume: %s: %s\n", opt->resume, msg);
         free(data);
         return EXIT_USAGE;
     }
+    r->st = cs.st;
     scene_load_options lo = scene_load_options_default();
     lo.check_files = false; /* initial files were read when the run started */
-    r->scene = scene_parse(scene_json, strlen(scene_json), scene_file, scene_dir, &lo, err, sizeof err);
-    cJSON_free(scene_json);
+    r->scene = scene_parse(cs.scene_json, strlen(cs.scene_json), cs.scene_file, cs.scene_dir, &lo, err, sizeof err);
     if (!r->scene) {
         fprintf(stderr, "eddy: resume: %s: the stored scene: %s\n", opt->resume, err);
-        cJSON_Delete(ids);
+        checkpoint_state_free(&cs);
         free(data);
         return EXIT_USAGE;
     }
     eddy_status st = checkpoint_load_sim(view.state, view.state_len, &r->sim, msg, sizeof msg);
     free(data);
-    r->obstacle_ids = (eddy_id *)calloc((size_t)r->scene->obstacle_count + 1, sizeof(eddy_id));
-    r->emitter_ids = (eddy_id *)calloc((size_t)r->scene->emitter_count + 1, sizeof(eddy_id));
-    bool ok = st == EDDY_OK && r->obstacle_ids && r->emitter_ids &&
-              ids_from_json(ids, "obstacle_ids", r->scene->obstacle_count, r->obstacle_ids, msg, sizeof msg) &&
-              ids_from_json(ids, "emitter_ids", r->scene->emitter_count, r->emitter_ids, msg, sizeof msg);
-    cJSON_Delete(ids);
-    if (!ok) {
-        fprintf(stderr, "eddy: resume: %s: %s\n", opt->resume, st == EDDY_OK ? msg : msg[0] ? msg : eddy_status_string(st));
+    if (st != EDDY_OK) {
+        fprintf(stderr, "eddy: resume: %s: %s\n", opt->resume, msg[0] ? msg : eddy_status_string(st));
+        checkpoint_state_free(&cs);
         run_free(r);
         return EXIT_USAGE;
     }
+    if (cs.obstacle_count != r->scene->obstacle_count || cs.emitter_count != r->scene->emitter_count) {
+        fprintf(stderr, "eddy: resume: %s: the obstacle and emitter ids do not match the stored scene\n", opt->resume);
+        checkpoint_state_free(&cs);
+        run_free(r);
+        return EXIT_USAGE;
+    }
+    r->obstacle_ids = cs.obstacle_ids;
+    r->emitter_ids = cs.emitter_ids;
+    cs.obstacle_ids = cs.emitter_ids = NULL;
+    checkpoint_state_free(&cs);
     if (r->st.next_splat > r->scene->splat_count || r->st.random_done > r->scene->random_splats.count) {
         fprintf(stderr, "eddy: resume: %s: the splat counters do not match the stored scene\n", opt->resume);
         run_free(r);

@@ -2,6 +2,7 @@
 #ifndef EDDY_CLI_RUN_H
 #define EDDY_CLI_RUN_H
 
+#include "checkpoint.h"
 #include "scene.h"
 
 #include <stdbool.h>
@@ -12,7 +13,6 @@
 enum { EXIT_OK = 0, EXIT_SIM_ERROR = 1, EXIT_USAGE = 2 };
 
 #define RUN_MAX_SETS 256
-#define RUN_PATH_MAX 4096
 
 typedef struct run_options {
     const char *scene_file;          /* eddy run SCENE.json */
@@ -34,21 +34,6 @@ typedef struct run_options {
 } run_options;
 
 void run_options_init(run_options *o);
-
-/* What a checkpoint carries besides the simulation: enough to continue exactly as if the run had not stopped. */
-typedef struct run_state {
-    int frame;              /* frames written so far */
-    int total_frames;
-    double fps;
-    int next_splat;         /* index of the next scene splat to apply */
-    int random_done;        /* random splats applied so far */
-    uint64_t rng;           /* random splat generator state */
-    int dump, checkpoint;   /* every N frames (0 = never) */
-    char out_dir[RUN_PATH_MAX];
-    char stats_path[RUN_PATH_MAX]; /* "" = none */
-    long long stats_bytes;  /* size of the stats file when the checkpoint was written */
-    bool video;             /* a video is being written */
-} run_state;
 
 /* The run in progress. */
 typedef struct run {

@@ -134,7 +134,7 @@ bool scene_apply_override(cJSON *root, const char *text, char **norm_path, char 
         }
         cJSON *m = object_member(node, seg[i].key);
         if (last) {
-            if (m) cJSON_ReplaceItemViaPointer(node, m, value);
+            if (m) cJSON_ReplaceItemInObjectCaseSensitive(node, seg[i].key, value);
             else cJSON_AddItemToObject(node, seg[i].key, value);
             break;
         }
