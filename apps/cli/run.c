@@ -325,13 +325,14 @@ int run_command(const run_options *opt) {
         run_free(r);
         return EXIT_USAGE;
     }
-    const char *wanted = opt->out_dir ? opt->out_dir : sc->output.dir;
-    if (!run_output_choose_dir(wanted, opt->out_dir != NULL, opt->force, s->out_dir, sizeof s->out_dir, err, sizeof err)) {
+    /* the simulation first: a scene error (a file of the wrong shape) leaves no folder behind */
+    if (!run_setup_sim(r, err, sizeof err)) {
         fprintf(stderr, "eddy: %s\n", err);
         run_free(r);
         return EXIT_USAGE;
     }
-    if (!run_setup_sim(r, err, sizeof err)) {
+    const char *wanted = opt->out_dir ? opt->out_dir : sc->output.dir;
+    if (!run_output_choose_dir(wanted, opt->out_dir != NULL, opt->force, s->out_dir, sizeof s->out_dir, err, sizeof err)) {
         fprintf(stderr, "eddy: %s\n", err);
         run_free(r);
         return EXIT_USAGE;
