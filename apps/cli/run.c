@@ -11,6 +11,7 @@
 #include "progress.h"
 
 #include <cjson/cJSON.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,8 +120,10 @@ char *run_state_to_json(const run *r) {
     cJSON_AddStringToObject(o, "rng", rng);
     cJSON_AddNumberToObject(o, "dump", s->dump);
     cJSON_AddNumberToObject(o, "checkpoint", s->checkpoint);
-    cJSON_AddStringToObject(o, "out", s->out_dir);
-    cJSON_AddStringToObject(o, "stats", s->stats_path);
+    /* absolute paths, so that `eddy resume` works from any folder */
+    char abs_out[PATH_MAX], abs_stats[PATH_MAX];
+    cJSON_AddStringToObject(o, "out", realpath(s->out_dir, abs_out) ? abs_out : s->out_dir);
+    cJSON_AddStringToObject(o, "stats", s->stats_path[0] && realpath(s->stats_path, abs_stats) ? abs_stats : s->stats_path);
     cJSON_AddNumberToObject(o, "stats_bytes", (double)s->stats_bytes);
     cJSON_AddBoolToObject(o, "video", s->video);
     cJSON *ids = cJSON_AddArrayToObject(o, "obstacle_ids");
