@@ -153,7 +153,10 @@ static void run_free(run *r) {
 
 static int sim_error(run *r, eddy_status st, const char *what) {
     progress_clear(r->progress);
-    fprintf(stderr, "eddy: simulation error: %s: %s (%s)\n", what, eddy_sim_last_error(r->sim), eddy_status_string(st));
+    if (what)
+        fprintf(stderr, "eddy: simulation error: %s: %s (%s)\n", what, eddy_sim_last_error(r->sim), eddy_status_string(st));
+    else
+        fprintf(stderr, "eddy: simulation error: %s (%s)\n", eddy_sim_last_error(r->sim), eddy_status_string(st));
     fprintf(stderr, "eddy: stopped at t = %.6g s, step %ld; the %d frame%s written so far in %s/ are valid\n",
             eddy_sim_time(r->sim), eddy_sim_step_count(r->sim), r->st.frame, r->st.frame == 1 ? "" : "s", r->st.out_dir);
     return EXIT_SIM_ERROR;
@@ -210,7 +213,7 @@ static int loop(run *r) {
                 if (d2 < d) d = d2;
             }
             st = eddy_sim_advance(r->sim, d);
-            if (st != EDDY_OK) return sim_error(r, st, "step");
+            if (st != EDDY_OK) return sim_error(r, st, NULL);
             run_stats_write(r);
             progress_step(r->progress, r->st.frame, eddy_sim_time(r->sim), eddy_sim_step_count(r->sim));
             if (++steps_this_frame > 1000000) {
