@@ -24,7 +24,7 @@ int main(int argc, char **argv) {
     if (!full) {
         size_t n0 = 0;
         char *before = cli_read(dir, "out/frame_00001.png", &n0);
-        rc = cli_run(dir, "run --frames 2 --quiet --set random_splats.seed=99");
+        rc = cli_run(dir, "run --frames 2 --quiet --set grid=[64,36]");
         CHECK(rc == 0, "second run: exit %d:\n%s", rc, cli_output);
         CHECK(cli_file_size(dir, "out-1/frame_00001.png") > 0, "the second run should write into out-1/");
         CHECK(cli_exists(dir, "out/frame_00003.png"), "the second run touched out/");
@@ -32,13 +32,13 @@ int main(int argc, char **argv) {
         char *after = cli_read(dir, "out/frame_00001.png", &n1);
         CHECK(before && after && n0 == n1 && !memcmp(before, after, n0), "out/frame_00001.png changed without --force");
         free(after);
-        rc = cli_run(dir, "run --frames 1 --quiet --no-video");
+        rc = cli_run(dir, "run --frames 1 --quiet --no-video --set grid=[32,18]");
         CHECK(rc == 0 && cli_exists(dir, "out-2/frame_00001.png"), "a third run should write into out-2/");
-        rc = cli_run(dir, "run --frames 1 --quiet --no-video --force");
+        rc = cli_run(dir, "run --frames 1 --quiet --no-video --force --set grid=[32,18]");
         CHECK(rc == 0 && !cli_exists(dir, "out-3"), "--force should write into out/ again");
-        rc = cli_run(dir, "run --frames 1 --quiet --no-video --out mine");
+        rc = cli_run(dir, "run --frames 1 --quiet --no-video --out mine --set grid=[32,18]");
         CHECK(rc == 0 && cli_exists(dir, "mine/frame_00001.png"), "--out mine: %s", cli_output);
-        rc = cli_run(dir, "run --frames 1 --quiet --no-video --out mine");
+        rc = cli_run(dir, "run --frames 1 --quiet --no-video --out mine --set grid=[32,18]");
         CHECK(rc == 0 && cli_exists(dir, "mine-1/frame_00001.png"), "--out mine again should use mine-1: %s", cli_output);
         free(before);
         /* help and info */
