@@ -39,9 +39,9 @@ struct eddy_surface {
     /* extraction scratch (marching.c), grown on demand and kept */
     int32_t *edge_cache;  /* vertex index per crossed grid edge: rolling slabs / rows */
     size_t edge_cache_size;
-    int32_t *link;        /* marching squares: next vertex per vertex, then visit marks */
+    int32_t *link;        /* marching squares: next and previous vertex per vertex (-1 none, -2 visited) */
     float *link_points;   /* marching squares: vertex positions before chaining */
-    size_t link_capacity;
+    size_t link_capacity; /* vertices that link and link_points hold */
 
     eddy_sdf_stats stats;
     char error[512];
