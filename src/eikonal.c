@@ -8,12 +8,18 @@
  * Gray-code order); a round of 2^d sweeps repeats until no value changes by more than the tolerance. The sign is
  * put back at the end from the sign bit each point had on entry.
  *
+ * Locking (Bak, McLaughlin & Renzi 2010, "Some improvements for the fast sweeping method", SIAM J. Sci. Comput.
+ * 32): a point is recomputed only when a neighbour changed since its last update (a dirty byte per point), since
+ * otherwise the update returns the old value; the result is the same, the rounds after the front has passed
+ * cost little.
+ *
  * The update of a point reads only itself and its 2d face neighbours, so any order of the points in which every
  * point comes after its upwind face neighbours and before its downwind ones gives the same bytes as the
  * lexicographic sweep. The block wavefront (eikonal_blocks.c) is such an order and calls the same eddy__sweep_box. */
 #include "surface_internal.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <omp.h>
 #include <string.h>
 
@@ -54,8 +60,10 @@ static inline float min2(float a, float b) { return a < b ? a : b; }
 
 float eddy__sweep_box(const eddy_surface *s, float *u, const uint8_t *pinned, const int lo[3], const int hi[3], int dir) {
     const int n0 = s->n[0], n1 = s->n[1], n2 = s->n[2];
+    const int three = s->dim == 3;
     const size_t sy = (size_t)n0, sz = (size_t)n0 * (size_t)n1;
     const float h = s->h;
+    atomic_uchar *dirty = s->dirty;
     const int di = (dir & 1) ? -1 : 1, dj = (dir & 2) ? -1 : 1, dk = (dir & 4) ? -1 : 1;
     const int i0 = di > 0 ? lo[0] : hi[0] - 1, i1 = di > 0 ? hi[0] : lo[0] - 1;
     const int j0 = dj > 0 ? lo[1] : hi[1] - 1, j1 = dj > 0 ? hi[1] : lo[1] - 1;
@@ -66,27 +74,35 @@ float eddy__sweep_box(const eddy_surface *s, float *u, const uint8_t *pinned, co
             const size_t row = (size_t)j * sy + (size_t)k * sz;
             for (int i = i0; i != i1; i += di) {
                 const size_t p = row + (size_t)i;
+                /* no neighbour changed since the last update of p: the update would return the old value */
+                if (!atomic_load_explicit(&dirty[p], memory_order_relaxed)) continue;
+                atomic_store_explicit(&dirty[p], 0, memory_order_relaxed);
                 if (pinned[p]) continue;
                 const float old = u[p];
-                float ax = INFINITY, ay = INFINITY;
+                float ax = INFINITY, ay = INFINITY, az = INFINITY;
                 if (i > 0) ax = u[p - 1];
                 if (i < n0 - 1) ax = min2(ax, u[p + 1]);
                 if (j > 0) ay = u[p - sy];
                 if (j < n1 - 1) ay = min2(ay, u[p + sy]);
-                float x;
-                if (s->dim == 2) {
-                    if (!(min2(ax, ay) < old)) continue; /* no upwind neighbour below: the update cannot lower u */
-                    x = godunov2(ax, ay, h);
-                } else {
-                    float az = INFINITY;
+                if (three) {
                     if (k > 0) az = u[p - sz];
                     if (k < n2 - 1) az = min2(az, u[p + sz]);
-                    if (!(min2(min2(ax, ay), az) < old)) continue;
-                    x = godunov3(ax, ay, az, h);
                 }
-                if (x < old) {
-                    u[p] = x;
-                    if (old - x > change) change = old - x;
+                /* no neighbour below the current value: the update cannot lower it */
+                if (!(min2(min2(ax, ay), az) < old)) continue;
+                const float x = three ? godunov3(ax, ay, az, h) : godunov2(ax, ay, h);
+                if (!(x < old)) continue;
+                u[p] = x;
+                if (old - x > change) change = old - x;
+                /* the neighbours' next updates see a new value. Relaxed stores: two blocks running at the same
+                 * time may mark the same corner point of a third block (which is not running). */
+                if (i > 0) atomic_store_explicit(&dirty[p - 1], 1, memory_order_relaxed);
+                if (i < n0 - 1) atomic_store_explicit(&dirty[p + 1], 1, memory_order_relaxed);
+                if (j > 0) atomic_store_explicit(&dirty[p - sy], 1, memory_order_relaxed);
+                if (j < n1 - 1) atomic_store_explicit(&dirty[p + sy], 1, memory_order_relaxed);
+                if (three) {
+                    if (k > 0) atomic_store_explicit(&dirty[p - sz], 1, memory_order_relaxed);
+                    if (k < n2 - 1) atomic_store_explicit(&dirty[p + sz], 1, memory_order_relaxed);
                 }
             }
         }
@@ -118,6 +134,7 @@ static void prepare(eddy_surface *s, float *phi, const uint8_t *pinned) {
         for (int i = 0; i < n0; i++) {
             const size_t p = base + (size_t)i;
             s->inside[p] = (uint8_t)(signbit(phi[p]) ? 1 : 0);
+            atomic_store_explicit(&s->dirty[p], (unsigned char)!pinned[p], memory_order_relaxed);
             if (pinned[p]) {
                 phi[p] = fabsf(phi[p]);
                 pinned_here++;

@@ -132,8 +132,9 @@ eddy_status eddy_surface_create(const eddy_surface_def *def, eddy_surface **out,
     if (s->threads < 1) s->threads = 1;
     s->pinned = (uint8_t *)calloc(s->count, 1);
     s->inside = (uint8_t *)calloc(s->count, 1);
+    s->dirty = (atomic_uchar *)calloc(s->count, sizeof(atomic_uchar));
     s->row_count = (size_t *)calloc((size_t)s->rows, sizeof(size_t));
-    if (!s->pinned || !s->inside || !s->row_count || eddy__blocks_init(s) != EDDY_OK) {
+    if (!s->pinned || !s->inside || !s->dirty || !s->row_count || eddy__blocks_init(s) != EDDY_OK) {
         size_t count = s->count;
         eddy_surface_destroy(s);
         return eddy__msg(msg, msg_size, EDDY_ERR_OUT_OF_MEMORY, "out of memory for a surface workspace of %zu points", count);
@@ -146,6 +147,7 @@ void eddy_surface_destroy(eddy_surface *s) {
     if (!s) return;
     free(s->pinned);
     free(s->inside);
+    free((void *)s->dirty);
     free(s->row_count);
     free(s->copy);
     free(s->deps);

@@ -26,6 +26,7 @@ struct eddy_surface {
 
     uint8_t *pinned;      /* 1 where the distance was set next to the interface (last seed) */
     uint8_t *inside;      /* 1 where the point is inside (sign of phi), written at the start of each sweep */
+    atomic_uchar *dirty;  /* 1 where a neighbour changed since the point's last update (sweep locking) */
     size_t *row_count;    /* one partial per row for deterministic counts */
     float *copy;          /* copy of the input for in-place seeding; allocated on first need */
 
