@@ -58,12 +58,14 @@ static inline float godunov3(float a, float b, float c, float h) {
 
 static inline float min2(float a, float b) { return a < b ? a : b; }
 
-float eddy__sweep_box(const eddy_surface *s, float *u, const uint8_t *pinned, const int lo[3], const int hi[3], int dir) {
+float eddy__sweep_box(const eddy_surface *s, float *u, const uint8_t *pinned, const int lo[3], const int hi[3], int dir,
+                      size_t block) {
     const int n0 = s->n[0], n1 = s->n[1], n2 = s->n[2];
     const int three = s->dim == 3;
     const size_t sy = (size_t)n0, sz = (size_t)n0 * (size_t)n1;
     const float h = s->h;
     atomic_uchar *dirty = s->dirty;
+    const size_t bsy = (size_t)s->nb[0], bsz = (size_t)s->nb[0] * (size_t)s->nb[1];
     const int di = (dir & 1) ? -1 : 1, dj = (dir & 2) ? -1 : 1, dk = (dir & 4) ? -1 : 1;
     const int i0 = di > 0 ? lo[0] : hi[0] - 1, i1 = di > 0 ? hi[0] : lo[0] - 1;
     const int j0 = dj > 0 ? lo[1] : hi[1] - 1, j1 = dj > 0 ? hi[1] : lo[1] - 1;
@@ -104,6 +106,14 @@ float eddy__sweep_box(const eddy_surface *s, float *u, const uint8_t *pinned, co
                     if (k > 0) atomic_store_explicit(&dirty[p - sz], 1, memory_order_relaxed);
                     if (k < n2 - 1) atomic_store_explicit(&dirty[p + sz], 1, memory_order_relaxed);
                 }
+                /* a marked point in another block makes that block run next time (never for the whole-grid box) */
+                if (i == lo[0] && i > 0) atomic_store_explicit(&s->block_active[block - 1], 1, memory_order_relaxed);
+                if (i == hi[0] - 1 && i < n0 - 1) atomic_store_explicit(&s->block_active[block + 1], 1, memory_order_relaxed);
+                if (j == lo[1] && j > 0) atomic_store_explicit(&s->block_active[block - bsy], 1, memory_order_relaxed);
+                if (j == hi[1] - 1 && j < n1 - 1) atomic_store_explicit(&s->block_active[block + bsy], 1, memory_order_relaxed);
+                if (three && k == lo[2] && k > 0) atomic_store_explicit(&s->block_active[block - bsz], 1, memory_order_relaxed);
+                if (three && k == hi[2] - 1 && k < n2 - 1)
+                    atomic_store_explicit(&s->block_active[block + bsz], 1, memory_order_relaxed);
             }
         }
     return change;
@@ -117,7 +127,7 @@ static float sweep_round_serial(eddy_surface *s, float *u, const uint8_t *pinned
     const int lo[3] = {0, 0, 0};
     float change = 0.0f;
     for (int w = 0; w < sweeps; w++) {
-        float c = eddy__sweep_box(s, u, pinned, lo, s->n, order[w]);
+        float c = eddy__sweep_box(s, u, pinned, lo, s->n, order[w], 0);
         if (c > change) change = c;
     }
     return change;
@@ -160,6 +170,7 @@ static void restore_sign(eddy_surface *s, float *phi) {
 eddy_status eddy__sdf_sweep_impl(eddy_surface *s, float *phi, const uint8_t *pinned) {
     double t0 = omp_get_wtime();
     prepare(s, phi, pinned);
+    for (size_t b = 0; b < s->nblocks; b++) atomic_store_explicit(&s->block_active[b], 1, memory_order_relaxed);
     size_t pinned_count = 0;
     for (int row = 0; row < s->rows; row++) pinned_count += s->row_count[row];
     s->stats.pinned = pinned_count;

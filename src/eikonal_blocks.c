@@ -12,7 +12,11 @@
  * its upwind face-neighbour blocks end and ends before its downwind ones start, so every point sees its upwind
  * neighbours updated and its downwind neighbours not yet, exactly as in the lexicographic sweep; blocks that run
  * at the same time are never face neighbours, so they neither read nor write each other's points. The change of a
- * round is a maximum (exact in any order). */
+ * round is a maximum (exact in any order).
+ *
+ * Blocks without dirty points (see the locking in eikonal.c) are skipped whole: a block's active flag is cleared
+ * when it starts and set by any change in it or next to it, so a skipped block has no point whose update could
+ * change anything. */
 #include "surface_internal.h"
 
 #include <omp.h>
@@ -33,7 +37,8 @@ eddy_status eddy__blocks_init(eddy_surface *s) {
     }
     s->deps = (atomic_int *)malloc(s->nblocks * sizeof(atomic_int));
     s->block_change = (float *)calloc(s->nblocks, sizeof(float));
-    return (s->deps && s->block_change) ? EDDY_OK : EDDY_ERR_OUT_OF_MEMORY;
+    s->block_active = (atomic_uchar *)calloc(s->nblocks, sizeof(atomic_uchar));
+    return (s->deps && s->block_change && s->block_active) ? EDDY_OK : EDDY_ERR_OUT_OF_MEMORY;
 }
 
 typedef struct wave {
@@ -62,8 +67,13 @@ static void run_chain(const wave *w, size_t b) {
             lo[a] = bi[a] * s->block[a];
             hi[a] = lo[a] + s->block[a] < s->n[a] ? lo[a] + s->block[a] : s->n[a];
         }
-        float c = eddy__sweep_box(s, w->u, w->pinned, lo, hi, w->dir);
-        if (c > s->block_change[b]) s->block_change[b] = c;
+        /* a block without dirty points would not change: skip it. Its flag is only set by itself and its face
+         * neighbours, none of which runs now */
+        if (atomic_exchange_explicit(&s->block_active[b], 0, memory_order_relaxed)) {
+            float c = eddy__sweep_box(s, w->u, w->pinned, lo, hi, w->dir, b);
+            if (c > 0) atomic_store_explicit(&s->block_active[b], 1, memory_order_relaxed); /* its own marks */
+            if (c > s->block_change[b]) s->block_change[b] = c;
+        }
         size_t next = SIZE_MAX;
         for (int a = 0; a < s->dim; a++) {
             int step = downwind_step(w->dir, a), to = bi[a] + step;

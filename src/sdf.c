@@ -19,42 +19,34 @@
 
 eddy_status eddy__sdf_sweep_impl(eddy_surface *s, float *phi, const uint8_t *pinned); /* eikonal.c */
 
-/* Checks that every value is finite, parallel over rows; names the first bad point. */
-static eddy_status check_finite_field(eddy_surface *s, const float *field, const char *name) {
-    const int n0 = s->n[0];
-    const int rows = s->rows;
-#pragma omp parallel for num_threads(s->threads) schedule(static)
-    for (int row = 0; row < rows; row++) {
-        const float *f = field + (size_t)row * (size_t)n0;
-        size_t bad = (size_t)n0;
-        for (int i = 0; i < n0; i++)
-            if (!isfinite(f[i])) {
-                bad = (size_t)i;
-                break;
-            }
-        s->row_count[row] = bad;
+/* Fraction t in (0, 1] from p to the nearest crossing along one axis (p's indicator gp, `in` = gp > 0), or 2 when
+ * neither neighbour (where present) lies on the other side. */
+static inline double axis_crossing(const float *field, size_t p, size_t stride, int has_lo, int has_hi, float sign,
+                                   float level, float gp, int in) {
+    double t_min = 2.0;
+    if (has_lo) {
+        const float gq = sign * (field[p - stride] - level);
+        if ((gq > 0) != in) t_min = (double)gp / ((double)gp - (double)gq);
     }
-    for (int row = 0; row < rows; row++)
-        if (s->row_count[row] < (size_t)n0) {
-            int i = (int)s->row_count[row];
-            size_t p = (size_t)row * (size_t)n0 + (size_t)i;
-            return eddy__surface_fail(s, EDDY_ERR_INVALID_ARGUMENT, "%s at point (%d, %d, %d) = %g: values must be finite",
-                                      name, i, row % s->n[1], row / s->n[1], (double)field[p]);
+    if (has_hi) {
+        const float gq = sign * (field[p + stride] - level);
+        if ((gq > 0) != in) {
+            const double t = (double)gp / ((double)gp - (double)gq);
+            if (t < t_min) t_min = t;
         }
-    return EDDY_OK;
+    }
+    return t_min;
 }
 
 eddy_status eddy_sdf_seed(eddy_surface *s, const float *field, size_t count, float level, int inside_above, float *phi) {
     if (!s) return EDDY_ERR_INVALID_ARGUMENT;
-    double t0 = 0;
     eddy_status st;
     if ((st = eddy__surface_check_array(s, field, count, "field")) != EDDY_OK ||
         (st = eddy__surface_check_array(s, phi, count, "phi")) != EDDY_OK)
         return st;
     if (!isfinite(level)) return eddy__surface_fail(s, EDDY_ERR_INVALID_ARGUMENT, "level = %g: must be finite", (double)level);
-    if ((st = check_finite_field(s, field, "field")) != EDDY_OK) return st;
     memset(&s->stats, 0, sizeof s->stats);
-    t0 = omp_get_wtime();
+    const double t0 = omp_get_wtime();
     if (phi == field) { /* in place: the interface step reads neighbours it has already overwritten */
         if (!s->copy && !(s->copy = (float *)malloc(s->count * sizeof(float))))
             return eddy__surface_fail(s, EDDY_ERR_OUT_OF_MEMORY, "out of memory for a copy of %zu values (in-place seed)",
@@ -62,54 +54,56 @@ eddy_status eddy_sdf_seed(eddy_surface *s, const float *field, size_t count, flo
         memcpy(s->copy, field, s->count * sizeof(float));
         field = s->copy;
     }
-    const int n0 = s->n[0], n1 = s->n[1], n2 = s->n[2], dim = s->dim;
+    const int n0 = s->n[0], n1 = s->n[1], n2 = s->n[2], three = s->dim == 3;
     const int rows = s->rows;
     const float sign = inside_above ? 1.0f : -1.0f;
     const double h = (double)s->h;
-    const size_t stride[3] = {1, (size_t)n0, (size_t)n0 * (size_t)n1};
+    const size_t sy = (size_t)n0, sz = (size_t)n0 * (size_t)n1;
 #pragma omp parallel for num_threads(s->threads) schedule(static)
     for (int row = 0; row < rows; row++) {
         const int j = row % n1, k = row / n1;
-        const int idx[3] = {0, j, k};
+        const int has_y[2] = {j > 0, j < n1 - 1}, has_z[2] = {three && k > 0, three && k < n2 - 1};
         size_t pinned_here = 0;
+        int bad = -1;
         for (int i = 0; i < n0; i++) {
-            const size_t p = eddy__sidx(s->n, i, j, k);
+            const size_t p = (size_t)row * sy + (size_t)i;
+            if (!isfinite(field[p]) && bad < 0) bad = i;
             const float gp = sign * (field[p] - level);
             const int in = gp > 0;
-            double inv_sq = 0; /* sum over axes of 1/d_a^2 */
-            int crossed = 0, on_interface = 0;
-            for (int a = 0; a < dim; a++) {
-                const int at = a == 0 ? i : idx[a];
-                const int na = a == 0 ? n0 : (a == 1 ? n1 : n2);
-                double t_min = 2.0;
-                for (int side = -1; side <= 1; side += 2) {
-                    if (at + side < 0 || at + side >= na) continue;
-                    const size_t q = side < 0 ? p - stride[a] : p + stride[a];
-                    const float gq = sign * (field[q] - level);
-                    if ((gq > 0) == in) continue;
-                    const double t = (double)gp / ((double)gp - (double)gq);
-                    if (t < t_min) t_min = t;
+            const double t[3] = {axis_crossing(field, p, 1, i > 0, i < n0 - 1, sign, level, gp, in),
+                                 axis_crossing(field, p, sy, has_y[0], has_y[1], sign, level, gp, in),
+                                 axis_crossing(field, p, sz, has_z[0], has_z[1], sign, level, gp, in)};
+            if (t[0] > 1.5 && t[1] > 1.5 && t[2] > 1.5) { /* away from the interface: the sweeps fill it */
+                phi[p] = in ? -INFINITY : INFINITY;
+                s->pinned[p] = 0;
+            } else {
+                /* distance to the plane through the crossings: 1/d^2 = sum over crossed axes of 1/d_a^2 */
+                double inv_sq = 0;
+                int on_interface = 0;
+                for (int a = 0; a < 3; a++) {
+                    if (t[a] > 1.5) continue;
+                    if (t[a] <= 0) on_interface = 1;
+                    else inv_sq += 1.0 / (t[a] * t[a] * h * h);
                 }
-                if (t_min > 1.5) continue;
-                crossed = 1;
-                if (t_min <= 0) on_interface = 1;
-                else inv_sq += 1.0 / (t_min * t_min * h * h);
-            }
-            if (crossed) {
                 const float d = on_interface ? 0.0f : (float)(1.0 / sqrt(inv_sq));
                 phi[p] = in ? -d : d;
                 s->pinned[p] = 1;
                 pinned_here++;
-            } else {
-                phi[p] = in ? -INFINITY : INFINITY;
-                s->pinned[p] = 0;
             }
             s->inside[p] = (uint8_t)in;
         }
         s->row_count[row] = pinned_here;
+        s->row_bad[row] = bad;
     }
     size_t pinned = 0;
-    for (int row = 0; row < rows; row++) pinned += s->row_count[row];
+    for (int row = 0; row < rows; row++) {
+        if (s->row_bad[row] >= 0) {
+            size_t p = (size_t)row * sy + (size_t)s->row_bad[row];
+            return eddy__surface_fail(s, EDDY_ERR_INVALID_ARGUMENT, "field at point (%d, %d, %d) = %g: values must be finite",
+                                      s->row_bad[row], row % n1, row / n1, (double)field[p]);
+        }
+        pinned += s->row_count[row];
+    }
     s->stats.pinned = pinned;
     s->stats.seed_ms = (omp_get_wtime() - t0) * 1e3;
     return EDDY_OK;

@@ -134,7 +134,8 @@ eddy_status eddy_surface_create(const eddy_surface_def *def, eddy_surface **out,
     s->inside = (uint8_t *)calloc(s->count, 1);
     s->dirty = (atomic_uchar *)calloc(s->count, sizeof(atomic_uchar));
     s->row_count = (size_t *)calloc((size_t)s->rows, sizeof(size_t));
-    if (!s->pinned || !s->inside || !s->dirty || !s->row_count || eddy__blocks_init(s) != EDDY_OK) {
+    s->row_bad = (int *)calloc((size_t)s->rows, sizeof(int));
+    if (!s->pinned || !s->inside || !s->dirty || !s->row_count || !s->row_bad || eddy__blocks_init(s) != EDDY_OK) {
         size_t count = s->count;
         eddy_surface_destroy(s);
         return eddy__msg(msg, msg_size, EDDY_ERR_OUT_OF_MEMORY, "out of memory for a surface workspace of %zu points", count);
@@ -149,9 +150,11 @@ void eddy_surface_destroy(eddy_surface *s) {
     free(s->inside);
     free((void *)s->dirty);
     free(s->row_count);
+    free(s->row_bad);
     free(s->copy);
     free(s->deps);
     free(s->block_change);
+    free((void *)s->block_active);
     free(s->edge_cache);
     free(s->link);
     free(s->link_points);

@@ -28,6 +28,7 @@ struct eddy_surface {
     uint8_t *inside;      /* 1 where the point is inside (sign of phi), written at the start of each sweep */
     atomic_uchar *dirty;  /* 1 where a neighbour changed since the point's last update (sweep locking) */
     size_t *row_count;    /* one partial per row for deterministic counts */
+    int *row_bad;         /* per row: first point with a non-finite input, or -1 */
     float *copy;          /* copy of the input for in-place seeding; allocated on first need */
 
     /* wavefront scheduler (eikonal_blocks.c) */
@@ -36,6 +37,7 @@ struct eddy_surface {
     size_t nblocks;
     atomic_int *deps;     /* upwind blocks still running, per block, for the current sweep */
     float *block_change;  /* largest change in the block during the current round */
+    atomic_uchar *block_active; /* 0 when no point of the block is dirty: the block's sweep is skipped */
 
     /* extraction scratch (marching.c), grown on demand and kept */
     int32_t *edge_cache;  /* vertex index per crossed grid edge: rolling slabs / rows */
@@ -61,9 +63,10 @@ eddy_status eddy__msg(char *msg, size_t msg_size, eddy_status st, const char *fm
 
 /* eikonal.c: one sweep over the box [lo, hi) of points in direction `dir` (bit a set = decreasing along axis a),
  * Gauss-Seidel in place on the unsigned distance u; returns the largest decrease of a value. The wavefront calls
- * it per block: the same function, so the same arithmetic as the serial sweep. */
+ * it per block: the same function, so the same arithmetic as the serial sweep. A change next to the box's faces
+ * marks the neighbour block (index `block` +- block strides) active; the whole-grid box has no such neighbours. */
 float eddy__sweep_box(const eddy_surface *s, float *u, const uint8_t *pinned, const int lo[3], const int hi[3],
-                      int dir);
+                      int dir, size_t block);
 /* eikonal_blocks.c: one round of the 2^d sweeps (directions in `order`) on the block wavefront; returns the
  * largest change of the round */
 float eddy__sweep_round_wavefront(eddy_surface *s, float *u, const uint8_t *pinned, const int *order, int sweeps);

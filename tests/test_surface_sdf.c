@@ -255,7 +255,7 @@ static void reinitialize(int dim, int n) {
 static void narrow_band(int dim, int n) {
     const float band = 0.1f;
     eddy_surface *full = make_surface(dim, n, 1, EDDY_SWEEP_SERIAL, 0, 0);
-    eddy_surface *banded = make_surface(dim, n, 2, EDDY_SWEEP_AUTO, 0, band);
+    eddy_surface *banded = make_surface(dim, n, 1, EDDY_SWEEP_SERIAL, 0, band);
     if (!full || !banded) return;
     size_t N = eddy_surface_point_count(full);
     float *f = malloc(N * sizeof(float)), *a = malloc(N * sizeof(float)), *b = malloc(N * sizeof(float));
