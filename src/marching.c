@@ -87,11 +87,30 @@ static eddy_status check_extract_args(eddy_surface *s, const float *field, size_
     if (st != EDDY_OK) return st;
     if (!out) return eddy__surface_fail(s, EDDY_ERR_INVALID_ARGUMENT, "%s: output is NULL", what);
     if (!isfinite(level)) return eddy__surface_fail(s, EDDY_ERR_INVALID_ARGUMENT, "level = %g: must be finite", (double)level);
-    for (size_t p = 0; p < count; p++)
-        if (isnan(field[p]))
-            return eddy__surface_fail(s, EDDY_ERR_INVALID_ARGUMENT, "field[%zu] is NaN: the surface is undefined there", p);
     if (count > (size_t)INT32_MAX)
         return eddy__surface_fail(s, EDDY_ERR_INVALID_ARGUMENT, "%s: %zu points exceed 32-bit vertex indices", what, count);
+    return EDDY_OK;
+}
+
+/* s->inside[p] = 1 where the point is inside (parallel over rows), so that the cell loops look at one byte per
+ * corner and read the field only in cells the surface crosses. Fails on NaN, naming the first. */
+static eddy_status classify_points(eddy_surface *s, const float *field, float level, float sign) {
+    const int n0 = s->n[0], rows = s->rows;
+#pragma omp parallel for num_threads(s->threads) schedule(static)
+    for (int row = 0; row < rows; row++) {
+        const size_t base = (size_t)row * (size_t)n0;
+        int bad = -1;
+        for (int i = 0; i < n0; i++) {
+            const float f = field[base + (size_t)i];
+            if (isnan(f) && bad < 0) bad = i;
+            s->inside[base + (size_t)i] = (uint8_t)(sign * (f - level) > 0);
+        }
+        s->row_bad[row] = bad;
+    }
+    for (int row = 0; row < rows; row++)
+        if (s->row_bad[row] >= 0)
+            return eddy__surface_fail(s, EDDY_ERR_INVALID_ARGUMENT, "field at point (%d, %d, %d) is NaN: the surface is undefined there",
+                                      s->row_bad[row], row % s->n[1], row / s->n[1]);
     return EDDY_OK;
 }
 
@@ -289,26 +308,27 @@ eddy_status eddy_mesh_marching_cubes(eddy_surface *s, const float *field, size_t
     memset(c.edge_faces, 0, sizeof c.edge_faces);
     for (int f = 0; f < 6; f++)
         for (int q = 0; q < 4; q++) c.edge_faces[cube_edge(face_corners[f][q], face_corners[f][(q + 1) & 3])] |= 1 << f;
+    if ((st = classify_points(s, field, level, c.sign)) != EDDY_OK) return st;
     mesh->vertex_count = mesh->triangle_count = 0;
     for (int k = 0; k + 1 < n2; k++) {
         if (k > 0) { /* plane k+1 reuses the buffers of plane k-1; the slab's z edges are new */
             for (size_t e = 0; e < plane; e++) c.xe[(k + 1) & 1][e] = c.ye[(k + 1) & 1][e] = c.ze[e] = -1;
         }
-        for (int j = 0; j + 1 < n1; j++)
+        for (int j = 0; j + 1 < n1; j++) {
+            const uint8_t *r00 = s->inside + eddy__sidx(s->n, 0, j, k), *r01 = r00 + n0, *r10 = r00 + plane, *r11 = r10 + n0;
             for (int i = 0; i + 1 < n0; i++) {
-                float g[8];
-                int inside = 0;
-                for (int corner = 0; corner < 8; corner++) {
-                    g[corner] = indicator(&c, eddy__sidx(s->n, i + (corner & 1), j + ((corner >> 1) & 1), k + (corner >> 2)));
-                    inside += g[corner] > 0;
-                }
+                const int inside = r00[i] + r00[i + 1] + r01[i] + r01[i + 1] + r10[i] + r10[i + 1] + r11[i] + r11[i + 1];
                 if (inside == 0 || inside == 8) continue;
+                float g[8];
+                for (int corner = 0; corner < 8; corner++)
+                    g[corner] = indicator(&c, eddy__sidx(s->n, i + (corner & 1), j + ((corner >> 1) & 1), k + (corner >> 2)));
                 if (!cut_cube(&c, i, j, k, g))
                     return eddy__surface_fail(s, EDDY_ERR_OUT_OF_MEMORY, "out of memory for a mesh of %zu vertices, %zu triangles",
                                               mesh->vertex_count, mesh->triangle_count);
                 if (mesh->vertex_count > (size_t)INT32_MAX - 16)
                     return eddy__surface_fail(s, EDDY_ERR_UNSUPPORTED, "mesh exceeds 2^31 vertices");
             }
+        }
     }
     return EDDY_OK;
 }
@@ -360,9 +380,13 @@ eddy_status eddy_mesh_marching_squares(eddy_surface *s, const float *field, size
         return eddy__surface_fail(s, EDDY_ERR_OUT_OF_MEMORY, "out of memory for the marching-squares edge cache");
     ms_ctx c = {s, field, level, inside_above ? 1.0f : -1.0f, {s->edge_cache, s->edge_cache + n0}, s->edge_cache + 2 * n0, 0};
     for (size_t e = 0; e < 3 * (size_t)n0; e++) s->edge_cache[e] = -1;
+    if ((st = classify_points(s, field, level, c.sign)) != EDDY_OK) return st;
     for (int j = 0; j + 1 < n1; j++) {
         for (int i = 0; i < n0; i++) c.xe[(j + 1) & 1][i] = c.ye[i] = -1;
+        const uint8_t *r0 = s->inside + (size_t)j * (size_t)n0, *r1 = r0 + n0;
         for (int i = 0; i + 1 < n0; i++) {
+            const int corners_inside = r0[i] + r0[i + 1] + r1[i] + r1[i + 1];
+            if (corners_inside == 0 || corners_inside == 4) continue;
             /* corners counter-clockwise: (i,j), (i+1,j), (i+1,j+1), (i,j+1); edge m joins corner m and m+1 */
             static const int ci[4] = {0, 1, 1, 0}, cj[4] = {0, 0, 1, 1};
             static const int edge_i[4] = {0, 1, 0, 0}, edge_j[4] = {0, 0, 1, 0}, edge_axis[4] = {0, 1, 0, 1};

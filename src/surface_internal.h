@@ -25,7 +25,7 @@ struct eddy_surface {
     int threads;          /* resolved thread count (>= 1) */
 
     uint8_t *pinned;      /* 1 where the distance was set next to the interface (last seed) */
-    uint8_t *inside;      /* 1 where the point is inside (sign of phi), written at the start of each sweep */
+    uint8_t *inside;      /* 1 where the point is inside: the sign of phi during a sweep; marching.c classifies into it */
     atomic_uchar *dirty;  /* 1 where a neighbour changed since the point's last update (sweep locking) */
     size_t *row_count;    /* one partial per row for deterministic counts */
     int *row_bad;         /* per row: first point with a non-finite input, or -1 */

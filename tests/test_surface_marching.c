@@ -308,7 +308,7 @@ static void writers(void) {
           "bad path: %s", msg);
     printf("  box 24^3: %zu vertices, %zu triangles written and re-read (OBJ, PLY)\n", m.vertex_count, m.triangle_count);
     f[5] = NAN;
-    CHECK(eddy_mesh_marching_cubes(s, f, N, 0, 0, &m) == EDDY_ERR_INVALID_ARGUMENT && strstr(eddy_surface_last_error(s), "NaN"),
+    CHECK(eddy_mesh_marching_cubes(s, f, N, 0, 0, &m) == EDDY_ERR_INVALID_ARGUMENT && strstr(eddy_surface_last_error(s), "(5, 0, 0) is NaN"),
           "NaN accepted: %s", eddy_surface_last_error(s));
     eddy_mesh_free(&m);
     free(f);
