@@ -6,7 +6,7 @@
  * consistently oriented), positive volume (triangles counter-clockwise seen from outside), and vertex normals
  * within 2 degrees of the exact radial direction (central differences of a smooth field: O(h^2) error). The same
  * from the exact distance, from a Gaussian density and from the swept distance of that density (normals within
- * 10 degrees there: the first-order sweep leaves O(h) errors, so difference quotients are only O(1) accurate).
+ * 15 degrees there: the first-order sweep leaves O(h) errors, so its difference quotients are only O(1) accurate).
  * Watertightness under ambiguity: random fields (many ambiguous faces, exact zeros) kept outside on the grid's
  * faces must give closed meshes / closed loops. Circle (marching squares): one closed counter-clockwise loop,
  * length within 1% of 2 pi r, enclosed area within 1% of pi r^2. Files are written, re-read and counted.
@@ -106,9 +106,10 @@ static void sphere_case(int n, int source) {
     printf("  sphere %d^3 from %-16s: %zu vertices, %zu triangles, area %+.3f%%, volume %+.3f%%, normals within %.2f deg\n",
            n, names[source], m.vertex_count, m.triangle_count, 100 * (area / area_x - 1), 100 * (vol / vol_x - 1),
            acos(worst) * 180 / PI);
-    /* smooth fields: central differences are second order, 2 degrees; the swept distance is first order (values off
-     * by up to ~0.1 h next to the pinned ones), so its difference quotients are off by ~0.1: 10 degrees */
-    double max_angle = source == 2 ? 10.0 : 2.0;
+    /* smooth fields: central differences are second order, 2 degrees. The swept distance is first order: values
+     * next to the pinned ones are off by ~0.1 h, so its difference quotients are off by ~0.1 and do not converge
+     * (measured worst vertex 6.9, 8.5, 9.8 degrees at 64^3, 128^3, 256^3): a sanity bound of 15 degrees */
+    double max_angle = source == 2 ? 15.0 : 2.0;
     CHECK(worst > cos(max_angle * PI / 180), "normal off radial by %.2f degrees", acos(worst) * 180 / PI);
     CHECK(flipped == 0, "%zu triangles wound against their normals", flipped);
     /* a second extraction reuses the arrays: same result, no growth */
