@@ -21,6 +21,34 @@
 #include "sim_internal.h"
 
 #include <stddef.h>
+#include <string.h>
+
+/* Four-float vectors (GCC/Clang vector extensions: SSE on x86-64, NEON on ARM) for the loops whose selects the
+ * auto-vectoriser leaves scalar. Every operation is element-wise, so each lane computes exactly what the scalar
+ * tail computes and the bytes do not depend on the vector width. */
+typedef float eddy_v4f __attribute__((vector_size(16)));
+typedef int32_t eddy_v4i __attribute__((vector_size(16)));
+typedef float eddy_v2f __attribute__((vector_size(8)));
+typedef double eddy_v2d __attribute__((vector_size(16)));
+static inline eddy_v4f eddy_v4_load(const float *p) {
+    eddy_v4f v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+static inline void eddy_v4_store(float *p, eddy_v4f v) { memcpy(p, &v, sizeof v); }
+/* two floats widened to doubles */
+static inline eddy_v2d eddy_v2_load_wide(const float *p) {
+    eddy_v2f v;
+    memcpy(&v, p, sizeof v);
+    return __builtin_convertvector(v, eddy_v2d);
+}
+static inline eddy_v4f eddy_v4_all(float a) { return (eddy_v4f){a, a, a, a}; }
+/* lanes of a where m is all ones, of b where m is 0 */
+static inline eddy_v4f eddy_v4_select(eddy_v4i m, eddy_v4f a, eddy_v4f b) {
+    return (eddy_v4f)(((eddy_v4i)a & m) | ((eddy_v4i)b & ~m));
+}
+/* all ones where v > 0 */
+static inline eddy_v4i eddy_v4_positive(eddy_v4f v) { return (eddy_v4i)(v > eddy_v4_all(0.0f)); }
 
 /* 1D transfer between a level (nf cells along an axis) and the next coarser one (nc cells). Prolongation is
  * cell-centred linear interpolation: fine cell i takes pw[2i] * coarse[pc[2i]] + pw[2i+1] * coarse[pc[2i+1]]
@@ -109,6 +137,9 @@ double eddy__plevel_residual_norm2(const eddy_plevel *L, float *x, const float *
  * `zero_start`: x is taken as 0 and both colours are written (the other one as 0) */
 void eddy__plevel_half_sweep(const eddy_plevel *L, float *x, const float *b, int colour, float omega,
                              bool zero_start, int threads);
+/* half sweeps of colour `first`, then of the other colour, fused into one pass (same result) */
+void eddy__plevel_sweep_pair(const eddy_plevel *L, float *x, const float *b, int first, float omega, bool zero_start,
+                             int threads);
 /* out = D^-1 (b + sum of neighbours of in): one Jacobi iteration */
 void eddy__plevel_jacobi(const eddy_plevel *L, float *in, float *out, const float *b, int threads);
 /* sum a*b over solved cells (deterministic) */
@@ -116,6 +147,8 @@ double eddy__plevel_dot(const eddy_plevel *L, const float *a, const float *b, do
 /* sum of a[i]*b[i] over one row, and of a[i] where d[i] > 0, in eight fixed lanes (same bytes for any SIMD width) */
 double eddy__row_dot(const float *restrict a, const float *restrict b, int n);
 double eddy__row_masked_sum(const float *restrict a, const float *restrict d, int n);
+/* x[i] += a where d[i] > 0 */
+void eddy__row_masked_add(float *restrict x, const float *restrict d, float a, int n);
 /* serial sum of the row partials, in row order */
 double eddy__sum_rows(const double *partial, int rows);
 /* flood-fills the pure-Neumann components of the level (serial; at build time); `list` holds one entry per cell */

@@ -73,23 +73,48 @@ double eddy__sum_rows(const double *partial, int rows) {
     return s;
 }
 
-/* Sum over a row in eight fixed lanes (vectorisable, and the same bytes whatever the vector width). */
+/* Sums over a row in eight fixed lanes (lane = i % 8), added in a fixed tree: the same bytes whatever the SIMD
+ * width. Products of two floats are exact in double. */
 double eddy__row_dot(const float *restrict a, const float *restrict b, int n) {
-    double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    eddy_v2d acc0 = {0, 0}, acc1 = {0, 0}, acc2 = {0, 0}, acc3 = {0, 0};
     int i = 0;
-    for (; i + 8 <= n; i += 8)
-        for (int l = 0; l < 8; l++) acc[l] += (double)a[i + l] * (double)b[i + l];
+    for (; i + 8 <= n; i += 8) {
+        acc0 += eddy_v2_load_wide(a + i) * eddy_v2_load_wide(b + i);
+        acc1 += eddy_v2_load_wide(a + i + 2) * eddy_v2_load_wide(b + i + 2);
+        acc2 += eddy_v2_load_wide(a + i + 4) * eddy_v2_load_wide(b + i + 4);
+        acc3 += eddy_v2_load_wide(a + i + 6) * eddy_v2_load_wide(b + i + 6);
+    }
+    double acc[8] = {acc0[0], acc0[1], acc1[0], acc1[1], acc2[0], acc2[1], acc3[0], acc3[1]};
     for (int l = 0; i < n; i++, l++) acc[l] += (double)a[i] * (double)b[i];
     return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
 }
 
 double eddy__row_masked_sum(const float *restrict a, const float *restrict d, int n) {
-    double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    eddy_v2d acc0 = {0, 0}, acc1 = {0, 0}, acc2 = {0, 0}, acc3 = {0, 0};
+    const eddy_v4f zero = eddy_v4_all(0.0f);
     int i = 0;
-    for (; i + 8 <= n; i += 8)
-        for (int l = 0; l < 8; l++) acc[l] += d[i + l] > 0.0f ? (double)a[i + l] : 0.0;
-    for (int l = 0; i < n; i++, l++) acc[l] += d[i] > 0.0f ? (double)a[i] : 0.0;
+    for (; i + 8 <= n; i += 8) {
+        float m[8];
+        eddy_v4_store(m, eddy_v4_select(eddy_v4_positive(eddy_v4_load(d + i)), eddy_v4_load(a + i), zero));
+        eddy_v4_store(m + 4, eddy_v4_select(eddy_v4_positive(eddy_v4_load(d + i + 4)), eddy_v4_load(a + i + 4), zero));
+        acc0 += eddy_v2_load_wide(m);
+        acc1 += eddy_v2_load_wide(m + 2);
+        acc2 += eddy_v2_load_wide(m + 4);
+        acc3 += eddy_v2_load_wide(m + 6);
+    }
+    double acc[8] = {acc0[0], acc0[1], acc1[0], acc1[1], acc2[0], acc2[1], acc3[0], acc3[1]};
+    for (int l = 0; i < n; i++, l++) acc[l] += (double)(d[i] > 0.0f ? a[i] : 0.0f);
     return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+}
+
+void eddy__row_masked_add(float *restrict x, const float *restrict d, float a, int n) {
+    const eddy_v4f av = eddy_v4_all(a);
+    int i = 0;
+    for (; i + 4 <= n; i += 4) {
+        eddy_v4f xv = eddy_v4_load(x + i);
+        eddy_v4_store(x + i, eddy_v4_select(eddy_v4_positive(eddy_v4_load(d + i)), xv + av, xv));
+    }
+    for (; i < n; i++) x[i] = d[i] > 0.0f ? x[i] + a : x[i];
 }
 
 void eddy__plevel_fill_ghosts(const eddy_plevel *L, float *v, int threads) {
@@ -148,16 +173,35 @@ void eddy__plevel_build_diag(eddy_plevel *L, int threads) {
     eddy__plevel_fill_ghosts(L, L->diag, threads);
 }
 
-/* Neighbour sums. x points at cell i of a row; sy, sz are the padded strides. */
+/* Neighbour sums at cell i of a row (x points at cell 0 of the row); scalar and four-lane forms associate
+ * identically. */
 #define NB2(x, i) (w0 * ((x)[(i) - 1] + (x)[(i) + 1]) + w1 * ((x)[(i) - sy] + (x)[(i) + sy]))
 #define NB3(x, i) (NB2(x, i) + w2 * ((x)[(i) - sz] + (x)[(i) + sz]))
+#define LD(p) eddy_v4_load(p)
+#define VNB2(x, i) (w0v * (LD((x) + (i) - 1) + LD((x) + (i) + 1)) + w1v * (LD((x) + (i) - sy) + LD((x) + (i) + sy)))
+#define VNB3(x, i) (VNB2(x, i) + w2v * (LD((x) + (i) - sz) + LD((x) + (i) + sz)))
 
 #define LEVEL_LOCALS                                                                                     \
     const int n0 = L->n[0];                                                                              \
     const ptrdiff_t sy = L->sy, sz = L->sz;                                                              \
     const float w0 = L->w[0], w1 = L->w[1], w2 = L->w[2];                                                \
-    (void)sz;                                                                                            \
-    (void)w2
+    const eddy_v4f w0v = eddy_v4_all(w0), w1v = eddy_v4_all(w1), w2v = eddy_v4_all(w2);                 \
+    const eddy_v4f zero = eddy_v4_all(0.0f);                                                             \
+    (void)sz, (void)w2, (void)w0v, (void)w1v, (void)w2v, (void)zero
+
+/* The row kernels below come in 2D and 3D forms through these: body(V, S) is instantiated with the vector or
+ * scalar neighbour sum; the main loop covers whole four-cell groups, the scalar loop the tail. */
+#define ROW_LOOP(dim3, VBODY, SBODY)                                                                     \
+    do {                                                                                                 \
+        int i = 0;                                                                                       \
+        if (dim3) {                                                                                      \
+            for (; i + 4 <= n0; i += 4) VBODY(VNB3);                                                     \
+            for (; i < n0; i++) SBODY(NB3);                                                              \
+        } else {                                                                                         \
+            for (; i + 4 <= n0; i += 4) VBODY(VNB2);                                                     \
+            for (; i < n0; i++) SBODY(NB2);                                                              \
+        }                                                                                                \
+    } while (0)
 
 double eddy__plevel_apply(const eddy_plevel *L, float *in, float *out, bool dot, double *partial, int threads) {
     eddy__plevel_fill_ghosts(L, in, threads);
@@ -167,19 +211,13 @@ double eddy__plevel_apply(const eddy_plevel *L, float *in, float *out, bool dot,
         size_t o = eddy__plevel_row(L, row);
         const float *x = in + o, *d = L->diag + o;
         float *y = out + o;
-        if (L->dim == 3) {
-#pragma omp simd
-            for (int i = 0; i < n0; i++) {
-                float a = d[i] * x[i] - NB3(x, i);
-                y[i] = d[i] > 0.0f ? a : 0.0f;
-            }
-        } else {
-#pragma omp simd
-            for (int i = 0; i < n0; i++) {
-                float a = d[i] * x[i] - NB2(x, i);
-                y[i] = d[i] > 0.0f ? a : 0.0f;
-            }
-        }
+#define APPLY_V(NB)                                                                                      \
+    {                                                                                                    \
+        eddy_v4f dv = LD(d + i);                                                                         \
+        eddy_v4_store(y + i, eddy_v4_select(eddy_v4_positive(dv), dv * LD(x + i) - NB(x, i), zero));     \
+    }
+#define APPLY_S(NB) y[i] = d[i] > 0.0f ? d[i] * x[i] - NB(x, i) : 0.0f
+        ROW_LOOP(L->dim == 3, APPLY_V, APPLY_S);
         if (dot) partial[row] = eddy__row_dot(x, y, n0);
     }
     return dot ? eddy__sum_rows(partial, L->rows) : 0.0;
@@ -191,91 +229,163 @@ void eddy__plevel_residual(const eddy_plevel *L, float *xv, const float *bv, flo
 #pragma omp parallel for num_threads(threads) if (L->parallel) schedule(static)
     for (int row = 0; row < L->rows; row++) {
         size_t o = eddy__plevel_row(L, row);
-        const float *x = xv + o, *b = bv + o, *d = L->diag + o, *s = (weighted ? L->inv_weight : L->diag) + o;
+        const float *x = xv + o, *b = bv + o, *d = L->diag + o, *s = L->inv_weight + o;
         float *r = rv + o;
         if (weighted) {
-            if (L->dim == 3) {
-#pragma omp simd
-                for (int i = 0; i < n0; i++) r[i] = (b[i] - (d[i] * x[i] - NB3(x, i))) * s[i];
-            } else {
-#pragma omp simd
-                for (int i = 0; i < n0; i++) r[i] = (b[i] - (d[i] * x[i] - NB2(x, i))) * s[i];
-            }
+#define RESW_V(NB) eddy_v4_store(r + i, (LD(b + i) - (LD(d + i) * LD(x + i) - NB(x, i))) * LD(s + i))
+#define RESW_S(NB) r[i] = (b[i] - (d[i] * x[i] - NB(x, i))) * s[i]
+            ROW_LOOP(L->dim == 3, RESW_V, RESW_S);
         } else {
-            if (L->dim == 3) {
-#pragma omp simd
-                for (int i = 0; i < n0; i++) {
-                    float a = b[i] - (d[i] * x[i] - NB3(x, i));
-                    r[i] = d[i] > 0.0f ? a : 0.0f;
-                }
-            } else {
-#pragma omp simd
-                for (int i = 0; i < n0; i++) {
-                    float a = b[i] - (d[i] * x[i] - NB2(x, i));
-                    r[i] = d[i] > 0.0f ? a : 0.0f;
-                }
-            }
+#define RES_V(NB)                                                                                        \
+    {                                                                                                    \
+        eddy_v4f dv = LD(d + i);                                                                         \
+        eddy_v4_store(r + i, eddy_v4_select(eddy_v4_positive(dv), LD(b + i) - (dv * LD(x + i) - NB(x, i)), zero)); \
+    }
+#define RES_S(NB) r[i] = d[i] > 0.0f ? b[i] - (d[i] * x[i] - NB(x, i)) : 0.0f
+            ROW_LOOP(L->dim == 3, RES_V, RES_S);
         }
     }
 }
 
 double eddy__plevel_residual_norm2(const eddy_plevel *L, float *xv, const float *bv, double *partial, int threads) {
-    eddy__plevel_fill_ghosts(L, xv, threads);
+    /* the residual goes through L->r (scratch) so that the sum uses the shared fixed-lane row sum */
+    eddy__plevel_residual(L, xv, bv, L->r, false, threads);
+    return eddy__plevel_dot(L, L->r, L->r, partial, threads);
+}
+
+/* One row of a red-black half sweep (see eddy__plevel_half_sweep). */
+static void half_sweep_row(const eddy_plevel *L, float *xv, const float *bv, int row, int colour, float omega,
+                           bool zero_start) {
     LEVEL_LOCALS;
-#pragma omp parallel for num_threads(threads) if (L->parallel) schedule(static)
-    for (int row = 0; row < L->rows; row++) {
-        size_t o = eddy__plevel_row(L, row);
-        const float *x = xv + o, *b = bv + o, *d = L->diag + o;
-        double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-        for (int i0 = 0; i0 < n0; i0 += 8) {
-            int m = n0 - i0 < 8 ? n0 - i0 : 8;
-            float a[8];
-            if (L->dim == 3)
-                for (int l = 0; l < m; l++) a[l] = b[i0 + l] - (d[i0 + l] * x[i0 + l] - NB3(x, i0 + l));
-            else
-                for (int l = 0; l < m; l++) a[l] = b[i0 + l] - (d[i0 + l] * x[i0 + l] - NB2(x, i0 + l));
-            for (int l = 0; l < m; l++) acc[l] += d[i0 + l] > 0.0f ? (double)a[l] * (double)a[l] : 0.0;
-        }
-        partial[row] = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+    const int n1 = L->n[1];
+    const eddy_v4f omv = eddy_v4_all(omega);
+    int j = row % n1, k = row / n1;
+    const int par = (colour + j + k) & 1; /* cells of this colour have i % 2 == par */
+    const eddy_v4i sel = par ? (eddy_v4i){0, -1, 0, -1} : (eddy_v4i){-1, 0, -1, 0};
+    size_t o = eddy__plevel_row(L, row);
+    float *x = xv + o;
+    const float *b = bv + o, *id = L->inv_diag + o;
+    /* four-cell groups start at even i, so `sel` marks the cells of this colour in every group; the cells of
+     * the other colour are rewritten with their own value */
+    if (zero_start) {
+        int i = 0;
+        for (; i + 4 <= n0; i += 4) eddy_v4_store(x + i, eddy_v4_select(sel, omv * (LD(b + i) * LD(id + i)), zero));
+        for (; i < n0; i++) x[i] = (i & 1) == par ? omega * (b[i] * id[i]) : 0.0f;
+        return;
     }
-    return eddy__sum_rows(partial, L->rows);
+    /* Four-cell groups in two passes, even groups then odd ones: a group's loads of x[i-1] and x[i+4] then never
+     * overlap a store made just before (which would defeat store-to-load forwarding). The values read are right
+     * either way: the neighbours of a cell being updated are of the other colour and do not change here. */
+    const int groups = n0 / 4;
+#define GS_V(NB)                                                                                         \
+    {                                                                                                    \
+        eddy_v4f c = LD(x + i);                                                                          \
+        eddy_v4_store(x + i, eddy_v4_select(sel, (LD(b + i) + NB(x, i)) * LD(id + i), c));               \
+    }
+#define SOR_V(NB)                                                                                        \
+    {                                                                                                    \
+        eddy_v4f c = LD(x + i), g = (LD(b + i) + NB(x, i)) * LD(id + i);                                 \
+        eddy_v4_store(x + i, eddy_v4_select(sel, c + omv * (g - c), c));                                 \
+    }
+#define GROUPS(BODY, NB)                                                                                 \
+    for (int pass = 0; pass < 2; pass++)                                                                 \
+        for (int g = pass; g < groups; g += 2) {                                                         \
+            int i = 4 * g;                                                                               \
+            BODY(NB);                                                                                    \
+        }
+    if (omega == 1.0f) {
+        if (L->dim == 3) {
+            GROUPS(GS_V, VNB3)
+        } else {
+            GROUPS(GS_V, VNB2)
+        }
+    } else {
+        if (L->dim == 3) {
+            GROUPS(SOR_V, VNB3)
+        } else {
+            GROUPS(SOR_V, VNB2)
+        }
+    }
+    for (int i = 4 * groups; i < n0; i++) {
+        if ((i & 1) != par) continue;
+        float g = (b[i] + (L->dim == 3 ? NB3(x, i) : NB2(x, i))) * id[i];
+        x[i] = omega == 1.0f ? g : x[i] + omega * (g - x[i]);
+    }
 }
 
 void eddy__plevel_half_sweep(const eddy_plevel *L, float *xv, const float *bv, int colour, float omega,
                              bool zero_start, int threads) {
     if (!zero_start) eddy__plevel_fill_ghosts(L, xv, threads);
-    LEVEL_LOCALS;
-    const int n1 = L->n[1];
 #pragma omp parallel for num_threads(threads) if (L->parallel) schedule(static)
-    for (int row = 0; row < L->rows; row++) {
-        int j = row % n1, k = row / n1;
-        const int par = (colour + j + k) & 1; /* cells of this colour have i % 2 == par */
-        size_t o = eddy__plevel_row(L, row);
-        float *x = xv + o;
-        const float *b = bv + o, *id = L->inv_diag + o;
-        if (zero_start) {
-#pragma omp simd
-            for (int i = 0; i < n0; i++) x[i] = (i & 1) == par ? omega * (b[i] * id[i]) : 0.0f;
-        } else if (omega == 1.0f) {
-            if (L->dim == 3) {
-#pragma omp simd
-                for (int i = 0; i < n0; i++) {
-                    float g = (b[i] + NB3(x, i)) * id[i];
-                    x[i] = (i & 1) == par ? g : x[i];
-                }
-            } else {
-#pragma omp simd
-                for (int i = 0; i < n0; i++) {
-                    float g = (b[i] + NB2(x, i)) * id[i];
-                    x[i] = (i & 1) == par ? g : x[i];
-                }
-            }
-        } else {
-            for (int i = par; i < n0; i += 2) {
-                float g = (b[i] + (L->dim == 3 ? NB3(x, i) : NB2(x, i))) * id[i];
-                x[i] = x[i] + omega * (g - x[i]);
+    for (int row = 0; row < L->rows; row++) half_sweep_row(L, xv, bv, row, colour, omega, zero_start);
+}
+
+/* Ghosts inside one unit (a row in 2D, a plane in 3D): x sides of its rows, and in 3D the y-side rows. */
+static void fill_unit_ghosts(const eddy_plevel *L, float *v, int unit) {
+    const int n0 = L->n[0], n1 = L->n[1];
+    if (L->dim == 2) {
+        if (L->periodic[0]) {
+            float *r = v + eddy__plevel_row(L, unit);
+            r[-1] = r[n0 - 1];
+            r[n0] = r[0];
+        }
+        return;
+    }
+    if (L->periodic[0])
+        for (int j = 0; j < n1; j++) {
+            float *r = v + eddy__plevel_row(L, j + n1 * unit);
+            r[-1] = r[n0 - 1];
+            r[n0] = r[0];
+        }
+    if (L->periodic[1]) {
+        float *base = v + L->origin - 1 + (size_t)((ptrdiff_t)unit * L->sz);
+        size_t len = (size_t)L->pad[0] * sizeof(float);
+        memcpy(base - L->sy, base + (ptrdiff_t)(n1 - 1) * L->sy, len);
+        memcpy(base + (ptrdiff_t)n1 * L->sy, base, len);
+    }
+}
+
+static void half_sweep_unit(const eddy_plevel *L, float *x, const float *b, int unit, int colour, float omega,
+                            bool zero_start) {
+    int per = L->dim == 3 ? L->n[1] : 1;
+    for (int r = 0; r < per; r++) half_sweep_row(L, x, b, unit * per + r, colour, omega, zero_start);
+}
+
+/* Two half sweeps, colour `first` then the other, in one pass: each thread walks its block of units (rows in 2D,
+ * planes in 3D) updating `first` in unit u and the other colour in unit u-1, whose neighbours of colour `first`
+ * are then all final. The first and last unit of each block wait for the neighbouring blocks (a barrier).
+ * Every cell sees exactly the values of the two separate sweeps, so the result does not depend on threads. */
+void eddy__plevel_sweep_pair(const eddy_plevel *L, float *x, const float *b, int first, float omega, bool zero_start,
+                             int threads) {
+    if (!zero_start) eddy__plevel_fill_ghosts(L, x, threads);
+    const int units = L->dim == 3 ? L->n[2] : L->n[1];
+    const int second = 1 - first;
+    const int unit_axis = L->dim == 3 ? 2 : 1;
+    int team = L->parallel ? threads : 1;
+    if (team > units) team = units;
+#pragma omp parallel num_threads(team)
+    {
+        int t = omp_get_thread_num(), nt = omp_get_num_threads();
+        int u0 = (int)((long)units * t / nt), u1 = (int)((long)units * (t + 1) / nt);
+        for (int u = u0; u < u1; u++) {
+            half_sweep_unit(L, x, b, u, first, omega, zero_start);
+            fill_unit_ghosts(L, x, u);
+            if (u - 1 > u0) half_sweep_unit(L, x, b, u - 1, second, omega, false);
+        }
+#pragma omp barrier
+#pragma omp single
+        {
+            /* the ghost units of a periodic unit axis now copy the first colour's new values */
+            if (L->periodic[unit_axis]) {
+                size_t len = (size_t)(unit_axis == 2 ? L->sz : L->sy);
+                ptrdiff_t st = unit_axis == 2 ? L->sz : L->sy;
+                float *base = x + L->origin - 1 - (unit_axis == 2 ? (size_t)L->sy : 0);
+                memcpy(base - st, base + (ptrdiff_t)(units - 1) * st, len * sizeof(float));
+                memcpy(base + (ptrdiff_t)units * st, base, len * sizeof(float));
             }
         }
+        if (u1 > u0) half_sweep_unit(L, x, b, u0, second, omega, false);
+        if (u1 - 1 > u0) half_sweep_unit(L, x, b, u1 - 1, second, omega, false);
     }
 }
 
@@ -287,13 +397,9 @@ void eddy__plevel_jacobi(const eddy_plevel *L, float *in, float *out, const floa
         size_t o = eddy__plevel_row(L, row);
         const float *x = in + o, *b = bv + o, *id = L->inv_diag + o;
         float *y = out + o;
-        if (L->dim == 3) {
-#pragma omp simd
-            for (int i = 0; i < n0; i++) y[i] = (b[i] + NB3(x, i)) * id[i];
-        } else {
-#pragma omp simd
-            for (int i = 0; i < n0; i++) y[i] = (b[i] + NB2(x, i)) * id[i];
-        }
+#define JAC_V(NB) eddy_v4_store(y + i, (LD(b + i) + NB(x, i)) * LD(id + i))
+#define JAC_S(NB) y[i] = (b[i] + NB(x, i)) * id[i]
+        ROW_LOOP(L->dim == 3, JAC_V, JAC_S);
     }
 }
 
@@ -396,8 +502,7 @@ void eddy__plevel_remove_mean(eddy_plevel *L, float *v, double *partial, int thr
             size_t o = eddy__plevel_row(L, row);
             float *x = v + o;
             const float *d = L->diag + o;
-#pragma omp simd
-            for (int i = 0; i < n0; i++) x[i] = d[i] > 0.0f ? x[i] - mean : x[i];
+            eddy__row_masked_add(x, d, -mean, n0);
         }
         return;
     }

@@ -342,14 +342,8 @@ static void coarsest_solve(eddy_poisson *P) {
     const int nt = P->threads;
     /* level 0 as the coarsest (a tiny grid): its right-hand side is the caller's, already mean-free */
     if (l > 0) eddy__plevel_remove_mean(C, C->b, P->partial, nt);
-    for (int s = 0; s < EDDY_MG_COARSEST_SWEEPS; s++) {
-        eddy__plevel_half_sweep(C, C->x, C->b, 0, 1.0f, s == 0, nt);
-        eddy__plevel_half_sweep(C, C->x, C->b, 1, 1.0f, false, nt);
-    }
-    for (int s = 0; s < EDDY_MG_COARSEST_SWEEPS; s++) {
-        eddy__plevel_half_sweep(C, C->x, C->b, 1, 1.0f, false, nt);
-        eddy__plevel_half_sweep(C, C->x, C->b, 0, 1.0f, false, nt);
-    }
+    for (int s = 0; s < EDDY_MG_COARSEST_SWEEPS; s++) eddy__plevel_sweep_pair(C, C->x, C->b, 0, 1.0f, s == 0, nt);
+    for (int s = 0; s < EDDY_MG_COARSEST_SWEEPS; s++) eddy__plevel_sweep_pair(C, C->x, C->b, 1, 1.0f, false, nt);
     eddy__plevel_remove_mean(C, C->x, P->partial, nt);
 }
 
@@ -359,10 +353,7 @@ void eddy__poisson_vcycle(eddy_poisson *P, float *in, float *out) {
     P->levels[0].x = out;
     for (int l = 0; l + 1 < nl; l++) {
         eddy_plevel *L = &P->levels[l];
-        for (int s = 0; s < EDDY_MG_SMOOTH; s++) {
-            eddy__plevel_half_sweep(L, L->x, L->b, 0, 1.0f, s == 0, nt);
-            eddy__plevel_half_sweep(L, L->x, L->b, 1, 1.0f, false, nt);
-        }
+        for (int s = 0; s < EDDY_MG_SMOOTH; s++) eddy__plevel_sweep_pair(L, L->x, L->b, 0, 1.0f, s == 0, nt);
         eddy__plevel_residual(L, L->x, L->b, L->r, true, nt);
         restrict_level(P, l);
     }
@@ -370,10 +361,7 @@ void eddy__poisson_vcycle(eddy_poisson *P, float *in, float *out) {
     for (int l = nl - 2; l >= 0; l--) {
         eddy_plevel *L = &P->levels[l];
         prolong_level(P, l, P->levels[l + 1].x, L->x, true);
-        for (int s = 0; s < EDDY_MG_SMOOTH; s++) {
-            eddy__plevel_half_sweep(L, L->x, L->b, 1, 1.0f, false, nt);
-            eddy__plevel_half_sweep(L, L->x, L->b, 0, 1.0f, false, nt);
-        }
+        for (int s = 0; s < EDDY_MG_SMOOTH; s++) eddy__plevel_sweep_pair(L, L->x, L->b, 1, 1.0f, false, nt);
     }
 }
 
@@ -412,9 +400,7 @@ static double cg_update(eddy_poisson *P, float alpha) {
         for (int row = 0; row < L->rows; row++) {
             size_t o = eddy__plevel_row(L, row);
             float *r = rv + o;
-            const float *d = L->diag + o;
-#pragma omp simd
-            for (int i = 0; i < n0; i++) r[i] = d[i] > 0.0f ? r[i] - mf : r[i];
+            eddy__row_masked_add(r, L->diag + o, -mf, n0);
         }
         rr -= cells * m * m;
     } else if (L->comps.count > 0) {

@@ -24,6 +24,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 
 #define MGPCG_DEFAULT_ITERATIONS 200
 #define RBGS_DEFAULT_ITERATIONS 20000
@@ -218,9 +219,11 @@ eddy_status eddy__project(eddy_sim *s, float dt) {
         if (st != EDDY_OK) return st;
     }
     eddy_plevel *L = &P->levels[0];
+    double T0 = eddy__now_ms();
     compute_rhs(s, P);
     eddy__plevel_remove_mean(L, P->rhs, P->partial, P->threads);
     double bnorm = sqrt(eddy__plevel_dot(L, P->rhs, P->rhs, P->partial, P->threads));
+    double T1 = eddy__now_ms();
     const eddy_pressure_def *pd = &s->def.pressure;
     int iterations = 0;
     double residual = 0.0;
@@ -240,9 +243,13 @@ eddy_status eddy__project(eddy_sim *s, float dt) {
                                              pd->max_iterations > 0 ? pd->max_iterations : MGPCG_DEFAULT_ITERATIONS);
             break;
         }
+        double T2 = eddy__now_ms();
         eddy__plevel_remove_mean(L, P->sol, P->partial, P->threads);
         residual = sqrt(eddy__plevel_residual_norm2(L, P->sol, P->rhs, P->partial, P->threads)) / bnorm;
+        double T3 = eddy__now_ms();
         correct_velocity(s, P);
+        double T4 = eddy__now_ms();
+        if (getenv("EDDY_T")) fprintf(stderr, "rhs %.3f solve %.3f resid %.3f correct %.3f\n", T1-T0, T2-T1, T3-T2, T4-T3);
     } else {
         memset(P->sol, 0, L->count * sizeof(float));
     }
