@@ -95,6 +95,20 @@ typedef struct eddy_plevel {
     eddy_pcomponents comps; /* built on level 0 and on the coarsest level */
 } eddy_plevel;
 
+/* for (row = 0; row < rows; row++) stmt; split over an OpenMP team in fixed blocks (schedule static) when `par`
+ * and threads > 1, else a plain loop: entering the OpenMP runtime, even for a team of one, costs more than the
+ * work of a small grid level. */
+#define EDDY_FOR_ROWS(par, threads, rows, stmt)                                                          \
+    do {                                                                                                 \
+        const int eddy_rows_ = (rows), eddy_threads_ = (threads);                                        \
+        if ((par) && eddy_threads_ > 1) {                                                                \
+            _Pragma("omp parallel for num_threads(eddy_threads_) schedule(static)")                     \
+            for (int row = 0; row < eddy_rows_; row++) stmt;                                             \
+        } else {                                                                                         \
+            for (int row = 0; row < eddy_rows_; row++) stmt;                                             \
+        }                                                                                                \
+    } while (0)
+
 /* Multigrid parameters (poisson_mg.c). */
 enum {
     EDDY_MG_SMOOTH = 2,          /* red-black Gauss-Seidel sweeps before and after the coarse correction */

@@ -117,16 +117,15 @@ void eddy__row_masked_add(float *restrict x, const float *restrict d, float a, i
     for (; i < n; i++) x[i] = d[i] > 0.0f ? x[i] + a : x[i];
 }
 
+static void ghost_x_row(const eddy_plevel *L, float *v, int row) {
+    float *r = v + eddy__plevel_row(L, row);
+    r[-1] = r[L->n[0] - 1];
+    r[L->n[0]] = r[0];
+}
+
 void eddy__plevel_fill_ghosts(const eddy_plevel *L, float *v, int threads) {
-    const int n0 = L->n[0], n1 = L->n[1], n2 = L->n[2];
-    if (L->periodic[0]) {
-#pragma omp parallel for num_threads(threads) if (L->parallel) schedule(static)
-        for (int row = 0; row < L->rows; row++) {
-            float *r = v + eddy__plevel_row(L, row);
-            r[-1] = r[n0 - 1];
-            r[n0] = r[0];
-        }
-    }
+    const int n1 = L->n[1], n2 = L->n[2];
+    if (L->periodic[0]) EDDY_FOR_ROWS(L->parallel, threads, L->rows, ghost_x_row(L, v, row));
     /* whole padded rows and planes, so the ghosts of the x sides travel along */
     if (L->periodic[1]) {
         size_t len = (size_t)L->pad[0];
@@ -203,48 +202,50 @@ void eddy__plevel_build_diag(eddy_plevel *L, int threads) {
         }                                                                                                \
     } while (0)
 
-double eddy__plevel_apply(const eddy_plevel *L, float *in, float *out, bool dot, double *partial, int threads) {
-    eddy__plevel_fill_ghosts(L, in, threads);
+static void apply_row(const eddy_plevel *L, const float *in, float *out, bool dot, double *partial, int row) {
     LEVEL_LOCALS;
-#pragma omp parallel for num_threads(threads) if (L->parallel) schedule(static)
-    for (int row = 0; row < L->rows; row++) {
-        size_t o = eddy__plevel_row(L, row);
-        const float *x = in + o, *d = L->diag + o;
-        float *y = out + o;
+    size_t o = eddy__plevel_row(L, row);
+    const float *x = in + o, *d = L->diag + o;
+    float *y = out + o;
 #define APPLY_V(NB)                                                                                      \
     {                                                                                                    \
         eddy_v4f dv = LD(d + i);                                                                         \
         eddy_v4_store(y + i, eddy_v4_select(eddy_v4_positive(dv), dv * LD(x + i) - NB(x, i), zero));     \
     }
 #define APPLY_S(NB) y[i] = d[i] > 0.0f ? d[i] * x[i] - NB(x, i) : 0.0f
-        ROW_LOOP(L->dim == 3, APPLY_V, APPLY_S);
-        if (dot) partial[row] = eddy__row_dot(x, y, n0);
-    }
+    ROW_LOOP(L->dim == 3, APPLY_V, APPLY_S);
+    if (dot) partial[row] = eddy__row_dot(x, y, n0);
+}
+
+double eddy__plevel_apply(const eddy_plevel *L, float *in, float *out, bool dot, double *partial, int threads) {
+    eddy__plevel_fill_ghosts(L, in, threads);
+    EDDY_FOR_ROWS(L->parallel, threads, L->rows, apply_row(L, in, out, dot, partial, row));
     return dot ? eddy__sum_rows(partial, L->rows) : 0.0;
 }
 
-void eddy__plevel_residual(const eddy_plevel *L, float *xv, const float *bv, float *rv, bool weighted, int threads) {
-    eddy__plevel_fill_ghosts(L, xv, threads);
+static void residual_row(const eddy_plevel *L, const float *xv, const float *bv, float *rv, bool weighted, int row) {
     LEVEL_LOCALS;
-#pragma omp parallel for num_threads(threads) if (L->parallel) schedule(static)
-    for (int row = 0; row < L->rows; row++) {
-        size_t o = eddy__plevel_row(L, row);
-        const float *x = xv + o, *b = bv + o, *d = L->diag + o, *s = L->inv_weight + o;
-        float *r = rv + o;
-        if (weighted) {
+    size_t o = eddy__plevel_row(L, row);
+    const float *x = xv + o, *b = bv + o, *d = L->diag + o, *s = L->inv_weight + o;
+    float *r = rv + o;
+    if (weighted) {
 #define RESW_V(NB) eddy_v4_store(r + i, (LD(b + i) - (LD(d + i) * LD(x + i) - NB(x, i))) * LD(s + i))
 #define RESW_S(NB) r[i] = (b[i] - (d[i] * x[i] - NB(x, i))) * s[i]
-            ROW_LOOP(L->dim == 3, RESW_V, RESW_S);
-        } else {
+        ROW_LOOP(L->dim == 3, RESW_V, RESW_S);
+    } else {
 #define RES_V(NB)                                                                                        \
     {                                                                                                    \
         eddy_v4f dv = LD(d + i);                                                                         \
         eddy_v4_store(r + i, eddy_v4_select(eddy_v4_positive(dv), LD(b + i) - (dv * LD(x + i) - NB(x, i)), zero)); \
     }
 #define RES_S(NB) r[i] = d[i] > 0.0f ? b[i] - (d[i] * x[i] - NB(x, i)) : 0.0f
-            ROW_LOOP(L->dim == 3, RES_V, RES_S);
-        }
+        ROW_LOOP(L->dim == 3, RES_V, RES_S);
     }
+}
+
+void eddy__plevel_residual(const eddy_plevel *L, float *xv, const float *bv, float *rv, bool weighted, int threads) {
+    eddy__plevel_fill_ghosts(L, xv, threads);
+    EDDY_FOR_ROWS(L->parallel, threads, L->rows, residual_row(L, xv, bv, rv, weighted, row));
 }
 
 double eddy__plevel_residual_norm2(const eddy_plevel *L, float *xv, const float *bv, double *partial, int threads) {
@@ -316,8 +317,7 @@ static void half_sweep_row(const eddy_plevel *L, float *xv, const float *bv, int
 void eddy__plevel_half_sweep(const eddy_plevel *L, float *xv, const float *bv, int colour, float omega,
                              bool zero_start, int threads) {
     if (!zero_start) eddy__plevel_fill_ghosts(L, xv, threads);
-#pragma omp parallel for num_threads(threads) if (L->parallel) schedule(static)
-    for (int row = 0; row < L->rows; row++) half_sweep_row(L, xv, bv, row, colour, omega, zero_start);
+    EDDY_FOR_ROWS(L->parallel, threads, L->rows, half_sweep_row(L, xv, bv, row, colour, omega, zero_start));
 }
 
 /* Ghosts inside one unit (a row in 2D, a plane in 3D): x sides of its rows, and in 3D the y-side rows. */
@@ -355,61 +355,76 @@ static void half_sweep_unit(const eddy_plevel *L, float *x, const float *b, int 
  * planes in 3D) updating `first` in unit u and the other colour in unit u-1, whose neighbours of colour `first`
  * are then all final. The first and last unit of each block wait for the neighbouring blocks (a barrier).
  * Every cell sees exactly the values of the two separate sweeps, so the result does not depend on threads. */
+/* units u0 .. u1-1 of one block: `first` colour everywhere, the other colour lagging one unit behind except on
+ * the block's first and last units */
+static void pair_lagged(const eddy_plevel *L, float *x, const float *b, int first, float omega, bool zero_start, int u0,
+                        int u1) {
+    for (int u = u0; u < u1; u++) {
+        half_sweep_unit(L, x, b, u, first, omega, zero_start);
+        fill_unit_ghosts(L, x, u);
+        if (u - 1 > u0) half_sweep_unit(L, x, b, u - 1, 1 - first, omega, false);
+    }
+}
+
+/* the ghost units of a periodic unit axis take the first colour's new values */
+static void pair_ghost_units(const eddy_plevel *L, float *x) {
+    const int unit_axis = L->dim == 3 ? 2 : 1;
+    if (!L->periodic[unit_axis]) return;
+    const int units = L->n[unit_axis];
+    size_t len = (size_t)(unit_axis == 2 ? L->sz : L->sy);
+    ptrdiff_t st = unit_axis == 2 ? L->sz : L->sy;
+    float *base = x + L->origin - 1 - (unit_axis == 2 ? (size_t)L->sy : 0);
+    memcpy(base - st, base + (ptrdiff_t)(units - 1) * st, len * sizeof(float));
+    memcpy(base + (ptrdiff_t)units * st, base, len * sizeof(float));
+}
+
+static void pair_deferred(const eddy_plevel *L, float *x, const float *b, int first, float omega, int u0, int u1) {
+    if (u1 > u0) half_sweep_unit(L, x, b, u0, 1 - first, omega, false);
+    if (u1 - 1 > u0) half_sweep_unit(L, x, b, u1 - 1, 1 - first, omega, false);
+}
+
 void eddy__plevel_sweep_pair(const eddy_plevel *L, float *x, const float *b, int first, float omega, bool zero_start,
                              int threads) {
     if (!zero_start) eddy__plevel_fill_ghosts(L, x, threads);
     const int units = L->dim == 3 ? L->n[2] : L->n[1];
-    const int second = 1 - first;
-    const int unit_axis = L->dim == 3 ? 2 : 1;
     int team = L->parallel ? threads : 1;
     if (team > units) team = units;
+    if (team <= 1) {
+        pair_lagged(L, x, b, first, omega, zero_start, 0, units);
+        pair_ghost_units(L, x);
+        pair_deferred(L, x, b, first, omega, 0, units);
+        return;
+    }
 #pragma omp parallel num_threads(team)
     {
         int t = omp_get_thread_num(), nt = omp_get_num_threads();
         int u0 = (int)((long)units * t / nt), u1 = (int)((long)units * (t + 1) / nt);
-        for (int u = u0; u < u1; u++) {
-            half_sweep_unit(L, x, b, u, first, omega, zero_start);
-            fill_unit_ghosts(L, x, u);
-            if (u - 1 > u0) half_sweep_unit(L, x, b, u - 1, second, omega, false);
-        }
+        pair_lagged(L, x, b, first, omega, zero_start, u0, u1);
 #pragma omp barrier
 #pragma omp single
-        {
-            /* the ghost units of a periodic unit axis now copy the first colour's new values */
-            if (L->periodic[unit_axis]) {
-                size_t len = (size_t)(unit_axis == 2 ? L->sz : L->sy);
-                ptrdiff_t st = unit_axis == 2 ? L->sz : L->sy;
-                float *base = x + L->origin - 1 - (unit_axis == 2 ? (size_t)L->sy : 0);
-                memcpy(base - st, base + (ptrdiff_t)(units - 1) * st, len * sizeof(float));
-                memcpy(base + (ptrdiff_t)units * st, base, len * sizeof(float));
-            }
-        }
-        if (u1 > u0) half_sweep_unit(L, x, b, u0, second, omega, false);
-        if (u1 - 1 > u0) half_sweep_unit(L, x, b, u1 - 1, second, omega, false);
+        pair_ghost_units(L, x);
+        pair_deferred(L, x, b, first, omega, u0, u1);
     }
+}
+
+static void jacobi_row(const eddy_plevel *L, const float *in, float *out, const float *bv, int row) {
+    LEVEL_LOCALS;
+    size_t o = eddy__plevel_row(L, row);
+    const float *x = in + o, *b = bv + o, *id = L->inv_diag + o;
+    float *y = out + o;
+#define JAC_V(NB) eddy_v4_store(y + i, (LD(b + i) + NB(x, i)) * LD(id + i))
+#define JAC_S(NB) y[i] = (b[i] + NB(x, i)) * id[i]
+    ROW_LOOP(L->dim == 3, JAC_V, JAC_S);
 }
 
 void eddy__plevel_jacobi(const eddy_plevel *L, float *in, float *out, const float *bv, int threads) {
     eddy__plevel_fill_ghosts(L, in, threads);
-    LEVEL_LOCALS;
-#pragma omp parallel for num_threads(threads) if (L->parallel) schedule(static)
-    for (int row = 0; row < L->rows; row++) {
-        size_t o = eddy__plevel_row(L, row);
-        const float *x = in + o, *b = bv + o, *id = L->inv_diag + o;
-        float *y = out + o;
-#define JAC_V(NB) eddy_v4_store(y + i, (LD(b + i) + NB(x, i)) * LD(id + i))
-#define JAC_S(NB) y[i] = (b[i] + NB(x, i)) * id[i]
-        ROW_LOOP(L->dim == 3, JAC_V, JAC_S);
-    }
+    EDDY_FOR_ROWS(L->parallel, threads, L->rows, jacobi_row(L, in, out, bv, row));
 }
 
 double eddy__plevel_dot(const eddy_plevel *L, const float *a, const float *b, double *partial, int threads) {
-    const int n0 = L->n[0];
-#pragma omp parallel for num_threads(threads) if (L->parallel) schedule(static)
-    for (int row = 0; row < L->rows; row++) {
-        size_t o = eddy__plevel_row(L, row);
-        partial[row] = eddy__row_dot(a + o, b + o, n0);
-    }
+    EDDY_FOR_ROWS(L->parallel, threads, L->rows,
+                  partial[row] = eddy__row_dot(a + eddy__plevel_row(L, row), b + eddy__plevel_row(L, row), L->n[0]));
     return eddy__sum_rows(partial, L->rows);
 }
 
@@ -486,24 +501,25 @@ eddy_status eddy__plevel_label(eddy_plevel *L, size_t *list) {
     return EDDY_OK;
 }
 
+static void subtract_component_means(const eddy_plevel *L, float *v, int row) {
+    const eddy_pcomponents *C = &L->comps;
+    size_t o = eddy__plevel_row(L, row);
+    for (int i = 0; i < L->n[0]; i++) {
+        int32_t lab = C->label[o + i];
+        if (lab >= 0) v[o + i] = (float)((double)v[o + i] - C->sum[lab]);
+    }
+}
+
 void eddy__plevel_remove_mean(eddy_plevel *L, float *v, double *partial, int threads) {
     eddy_pcomponents *C = &L->comps;
     if (C->count == 0) return;
     const int n0 = L->n[0];
     if (C->single_all) {
-#pragma omp parallel for num_threads(threads) if (L->parallel) schedule(static)
-        for (int row = 0; row < L->rows; row++) {
-            size_t o = eddy__plevel_row(L, row);
-            partial[row] = eddy__row_masked_sum(v + o, L->diag + o, n0);
-        }
+        EDDY_FOR_ROWS(L->parallel, threads, L->rows,
+                      partial[row] = eddy__row_masked_sum(v + eddy__plevel_row(L, row), L->diag + eddy__plevel_row(L, row), n0));
         float mean = (float)(eddy__sum_rows(partial, L->rows) / C->cells[0]);
-#pragma omp parallel for num_threads(threads) if (L->parallel) schedule(static)
-        for (int row = 0; row < L->rows; row++) {
-            size_t o = eddy__plevel_row(L, row);
-            float *x = v + o;
-            const float *d = L->diag + o;
-            eddy__row_masked_add(x, d, -mean, n0);
-        }
+        EDDY_FOR_ROWS(L->parallel, threads, L->rows,
+                      eddy__row_masked_add(v + eddy__plevel_row(L, row), L->diag + eddy__plevel_row(L, row), -mean, n0));
         return;
     }
     for (int c = 0; c < C->count; c++) C->sum[c] = 0.0;
@@ -515,12 +531,5 @@ void eddy__plevel_remove_mean(eddy_plevel *L, float *v, double *partial, int thr
         }
     }
     for (int c = 0; c < C->count; c++) C->sum[c] /= C->cells[c];
-#pragma omp parallel for num_threads(threads) if (L->parallel) schedule(static)
-    for (int row = 0; row < L->rows; row++) {
-        size_t o = eddy__plevel_row(L, row);
-        for (int i = 0; i < n0; i++) {
-            int32_t lab = C->label[o + i];
-            if (lab >= 0) v[o + i] = (float)((double)v[o + i] - C->sum[lab]);
-        }
-    }
+    EDDY_FOR_ROWS(L->parallel, threads, L->rows, subtract_component_means(L, v, row));
 }
