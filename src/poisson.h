@@ -72,6 +72,10 @@ typedef struct eddy_pcomponents {
     bool single_all; /* exactly one, holding every solved cell: masked parallel sums are enough */
     double *sum, *cells;
     int cap;
+    /* labelling work space: runs of solved cells, at most `run_slots` per row (slot row*run_slots + r) */
+    int run_slots;
+    int32_t *row_runs, *run_start, *run_end, *run_parent, *run_id;
+    uint8_t *run_dirichlet;
 } eddy_pcomponents;
 
 typedef struct eddy_plevel {
@@ -123,7 +127,6 @@ struct eddy_poisson {
     float *res, *z, *p, *q;      /* conjugate gradient vectors (padded) */
     float *t1, *t2;              /* separable transfer temporaries, sized for level 0 -> 1 */
     double *partial;             /* two slots per row of level 0 */
-    size_t *list;                /* flood fill work list (level 0 cells) */
     uint8_t *solid_seen;         /* s->solid when the operator was last built */
     bool built;
 };
@@ -165,8 +168,10 @@ double eddy__row_masked_sum(const float *restrict a, const float *restrict d, in
 void eddy__row_masked_add(float *restrict x, const float *restrict d, float a, int n);
 /* serial sum of the row partials, in row order */
 double eddy__sum_rows(const double *partial, int rows);
-/* flood-fills the pure-Neumann components of the level (serial; at build time); `list` holds one entry per cell */
-eddy_status eddy__plevel_label(eddy_plevel *L, size_t *list);
+/* work space of eddy__plevel_label (allocated once) */
+eddy_status eddy__plevel_alloc_components(eddy_plevel *L);
+/* finds the pure-Neumann components of the level (at build time) */
+void eddy__plevel_label(eddy_plevel *L, int threads);
 /* subtracts, in each pure-Neumann component, the mean of v over its cells */
 void eddy__plevel_remove_mean(eddy_plevel *L, float *v, double *partial, int threads);
 

@@ -59,9 +59,16 @@ void eddy__plevel_free(eddy_plevel *L) {
     free(L->r);
     free(L->scratch);
     for (int a = 0; a < 3; a++) paxis_free(&L->axis[a]);
-    free(L->comps.label);
-    free(L->comps.sum);
-    free(L->comps.cells);
+    eddy_pcomponents *C = &L->comps;
+    free(C->label);
+    free(C->sum);
+    free(C->cells);
+    free(C->row_runs);
+    free(C->run_start);
+    free(C->run_end);
+    free(C->run_parent);
+    free(C->run_id);
+    free(C->run_dirichlet);
     memset(L, 0, sizeof *L);
 }
 
@@ -444,61 +451,133 @@ static bool comps_reserve(eddy_pcomponents *C, int need) {
     return true;
 }
 
-eddy_status eddy__plevel_label(eddy_plevel *L, size_t *list) {
+eddy_status eddy__plevel_alloc_components(eddy_plevel *L) {
     eddy_pcomponents *C = &L->comps;
-    if (!C->label) {
-        C->label = malloc(L->count * sizeof(int32_t));
-        if (!C->label) return EDDY_ERR_OUT_OF_MEMORY;
+    C->run_slots = (L->n[0] + 1) / 2;
+    size_t runs = (size_t)C->run_slots * (size_t)L->rows;
+    C->label = malloc(L->count * sizeof(int32_t));
+    C->row_runs = malloc((size_t)L->rows * sizeof(int32_t));
+    C->run_start = malloc(runs * sizeof(int32_t));
+    C->run_end = malloc(runs * sizeof(int32_t));
+    C->run_parent = malloc(runs * sizeof(int32_t));
+    C->run_id = malloc(runs * sizeof(int32_t));
+    C->run_dirichlet = malloc(runs);
+    if (!C->label || !C->row_runs || !C->run_start || !C->run_end || !C->run_parent || !C->run_id ||
+        !C->run_dirichlet || !comps_reserve(C, 8))
+        return EDDY_ERR_OUT_OF_MEMORY;
+    for (size_t e = 0; e < L->count; e++) C->label[e] = -1; /* ghosts are never cells */
+    return EDDY_OK;
+}
+
+/* runs of solved cells of one row, into the row's slots */
+static void find_runs(const eddy_plevel *L, int row) {
+    const eddy_pcomponents *C = &L->comps;
+    const float *d = L->diag + eddy__plevel_row(L, row);
+    const int32_t base = (int32_t)row * C->run_slots;
+    int32_t n = 0;
+    for (int i = 0; i < L->n[0];) {
+        if (!(d[i] > 0.0f)) {
+            i++;
+            continue;
+        }
+        int first = i;
+        while (i < L->n[0] && d[i] > 0.0f) i++;
+        C->run_start[base + n] = first;
+        C->run_end[base + n] = i;
+        C->run_parent[base + n] = base + n;
+        C->run_dirichlet[base + n] = 0;
+        n++;
     }
-    /* -1: not solved (or a ghost); -2: solved, not visited; -3: in the component being filled */
-    for (size_t e = 0; e < L->count; e++) C->label[e] = -1;
+    C->row_runs[row] = n;
+}
+
+static int32_t run_root(int32_t *parent, int32_t r) {
+    while (parent[r] != r) {
+        parent[r] = parent[parent[r]];
+        r = parent[r];
+    }
+    return r;
+}
+
+/* the smaller run index becomes the root, so every component's root is its first run in scan order */
+static void run_union(int32_t *parent, int32_t a, int32_t b) {
+    a = run_root(parent, a);
+    b = run_root(parent, b);
+    if (a < b) parent[b] = a;
+    else if (b < a) parent[a] = b;
+}
+
+/* joins the overlapping runs of two rows that are face neighbours (along y or z) */
+static void join_rows(eddy_pcomponents *C, int ra, int rb) {
+    int32_t a = ra * C->run_slots, ae = a + C->row_runs[ra], b = rb * C->run_slots, be = b + C->row_runs[rb];
+    while (a < ae && b < be) {
+        if (C->run_start[a] < C->run_end[b] && C->run_start[b] < C->run_end[a]) run_union(C->run_parent, a, b);
+        if (C->run_end[a] < C->run_end[b]) a++;
+        else b++;
+    }
+}
+
+static void fill_labels(const eddy_plevel *L, int row) {
+    const eddy_pcomponents *C = &L->comps;
+    int32_t *lab = C->label + eddy__plevel_row(L, row);
+    for (int i = 0; i < L->n[0]; i++) lab[i] = -1;
+    const int32_t base = (int32_t)row * C->run_slots;
+    for (int32_t r = base; r < base + C->row_runs[row]; r++)
+        for (int i = C->run_start[r]; i < C->run_end[r]; i++) lab[i] = C->run_id[r];
+}
+
+/* Connected components by runs: the runs of solved cells of each row are joined with the overlapping runs of the
+ * previous row and plane (and across periodic sides) in a union-find, whose roots are numbered in scan order. */
+void eddy__plevel_label(eddy_plevel *L, int threads) {
+    eddy_pcomponents *C = &L->comps;
+    const int n0 = L->n[0], n1 = L->n[1], n2 = L->n[2];
+    EDDY_FOR_ROWS(L->parallel, threads, L->rows, find_runs(L, row));
     for (int row = 0; row < L->rows; row++) {
-        size_t o = eddy__plevel_row(L, row);
-        for (int i = 0; i < L->n[0]; i++)
-            if (L->diag[o + i] > 0.0f) C->label[o + i] = -2;
+        int j = row % n1, k = row / n1, nr = C->row_runs[row];
+        int32_t base = row * C->run_slots;
+        if (L->periodic[0] && nr > 1 && C->run_start[base] == 0 && C->run_end[base + nr - 1] == n0)
+            run_union(C->run_parent, base, base + nr - 1);
+        if (j > 0) join_rows(C, row, row - 1);
+        else if (L->periodic[1] && n1 > 1) join_rows(C, row, row + n1 - 1);
+        if (k > 0) join_rows(C, row, row - n1);
+        else if (L->periodic[2] && n2 > 1) join_rows(C, row, row + n1 * (n2 - 1));
     }
+    /* roots, and whether a component touches a Dirichlet (outflow) side */
+    for (int row = 0; row < L->rows; row++) {
+        int j = row % n1, k = row / n1;
+        bool side = (j == 0 && L->outflow[2]) || (j == n1 - 1 && L->outflow[3]) || (k == 0 && L->outflow[4]) ||
+                    (k == n2 - 1 && L->outflow[5]);
+        int32_t base = row * C->run_slots;
+        for (int32_t r = base; r < base + C->row_runs[row]; r++) {
+            int32_t root = run_root(C->run_parent, r);
+            C->run_parent[r] = root;
+            if (side || (C->run_start[r] == 0 && L->outflow[0]) || (C->run_end[r] == n0 && L->outflow[1]))
+                C->run_dirichlet[root] = 1;
+        }
+    }
+    /* ids in scan order of the roots (a root precedes the other runs of its component) */
     C->count = 0;
     double solved = 0;
-    for (size_t seed = 0; seed < L->count; seed++) {
-        if (C->label[seed] != -2) continue;
-        size_t head = 0, tail = 0;
-        bool dirichlet = false;
-        list[tail++] = seed;
-        C->label[seed] = -3;
-        while (head < tail) {
-            size_t e = list[head++];
-            int c[3] = {(int)(e % (size_t)L->pad[0]) - 1, (int)((e / (size_t)L->pad[0]) % (size_t)L->pad[1]) - 1,
-                        L->dim == 3 ? (int)(e / ((size_t)L->pad[0] * L->pad[1])) - 1 : 0};
-            for (int a = 0; a < L->dim; a++) {
-                for (int side = 0; side < 2; side++) {
-                    int nc[3] = {c[0], c[1], c[2]};
-                    nc[a] += side ? 1 : -1;
-                    if (nc[a] < 0 || nc[a] >= L->n[a]) {
-                        if (!L->periodic[a]) {
-                            if (L->outflow[2 * a + side]) dirichlet = true;
-                            continue;
-                        }
-                        nc[a] = eddy__wrap(nc[a], L->n[a]);
-                    }
-                    size_t ne = L->origin + (size_t)nc[0] + (size_t)((ptrdiff_t)nc[1] * L->sy + (ptrdiff_t)nc[2] * L->sz);
-                    if (C->label[ne] == -2) {
-                        C->label[ne] = -3;
-                        list[tail++] = ne;
-                    }
+    for (int row = 0; row < L->rows; row++) {
+        int32_t base = row * C->run_slots;
+        for (int32_t r = base; r < base + C->row_runs[row]; r++) {
+            int32_t root = C->run_parent[r];
+            if (root == r) {
+                C->run_id[r] = -1;
+                if (!C->run_dirichlet[r] && comps_reserve(C, C->count + 1)) {
+                    C->cells[C->count] = 0;
+                    C->run_id[r] = C->count++;
                 }
+            } else {
+                C->run_id[r] = C->run_id[root];
             }
+            int32_t len = C->run_end[r] - C->run_start[r];
+            if (C->run_id[r] >= 0) C->cells[C->run_id[r]] += len;
+            solved += len;
         }
-        int id = -1;
-        if (!dirichlet) {
-            if (!comps_reserve(C, C->count + 1)) return EDDY_ERR_OUT_OF_MEMORY;
-            id = C->count++;
-            C->cells[id] = (double)tail;
-        }
-        for (size_t t = 0; t < tail; t++) C->label[list[t]] = id;
-        solved += (double)tail;
     }
+    EDDY_FOR_ROWS(L->parallel, threads, L->rows, fill_labels(L, row));
     C->single_all = C->count == 1 && C->cells[0] == solved;
-    return EDDY_OK;
 }
 
 static void subtract_component_means(const eddy_plevel *L, float *v, int row) {

@@ -280,7 +280,6 @@ eddy_status eddy__poisson_mg_alloc(eddy_poisson *P, int dim, const int n[3], con
             if (st != EDDY_OK) return st;
         }
     const eddy_plevel *L0 = &P->levels[0];
-    size_t cells = (size_t)L0->n[0] * L0->n[1] * L0->n[2];
     if (nl > 1) {
         const eddy_paxis *ax = L0->axis;
         P->t1 = malloc((size_t)ax[0].nc * L0->n[1] * L0->n[2] * sizeof(float));
@@ -291,9 +290,10 @@ eddy_status eddy__poisson_mg_alloc(eddy_poisson *P, int dim, const int n[3], con
     for (int v = 0; v < 6; v++)
         if (!(*vecs[v] = calloc(L0->count, sizeof(float)))) return EDDY_ERR_OUT_OF_MEMORY;
     P->partial = calloc(2 * (size_t)L0->rows + 1, sizeof(double));
-    P->list = malloc(cells * sizeof(size_t));
-    if (!P->partial || !P->list) return EDDY_ERR_OUT_OF_MEMORY;
-    return EDDY_OK;
+    if (!P->partial) return EDDY_ERR_OUT_OF_MEMORY;
+    eddy_status st = eddy__plevel_alloc_components(&P->levels[0]);
+    if (st == EDDY_OK && nl > 1) st = eddy__plevel_alloc_components(&P->levels[nl - 1]);
+    return st;
 }
 
 eddy_status eddy__poisson_mg_build(eddy_poisson *P) {
@@ -342,7 +342,7 @@ eddy_status eddy__poisson_mg_build(eddy_poisson *P) {
             }
         }
     }
-    if (P->nlevels > 1) return eddy__plevel_label(&P->levels[P->nlevels - 1], P->list);
+    if (P->nlevels > 1) eddy__plevel_label(&P->levels[P->nlevels - 1], nt);
     return EDDY_OK;
 }
 

@@ -51,7 +51,6 @@ static void poisson_free(eddy_poisson *P) {
     free(P->t1);
     free(P->t2);
     free(P->partial);
-    free(P->list);
     free(P->solid_seen);
     free(P);
 }
@@ -89,8 +88,8 @@ static eddy_status build_operator(eddy_sim *s, eddy_poisson *P) {
         for (int i = 0; i < n0; i++) m[i] = solid[i] == EDDY_CELL_SOLID ? 0.0f : 1.0f;
     }
     eddy__plevel_build_diag(L, P->threads);
-    eddy_status st = eddy__plevel_label(L, P->list);
-    if (st == EDDY_OK) st = eddy__poisson_mg_build(P);
+    eddy__plevel_label(L, P->threads);
+    eddy_status st = eddy__poisson_mg_build(P);
     if (st != EDDY_OK) return eddy__fail(s, st, "pressure solver: out of memory building the operator");
     memcpy(P->solid_seen, s->solid, s->ncells);
     P->built = true;
