@@ -323,7 +323,7 @@ eddy_status eddy_render_volume_input(eddy_renderer *r, const eddy_render_input *
                 o[3] = (uint8_t)(a * 255.0f + 0.5f);
             } else {
                 for (int q = 0; q < 3; q++)
-                    o[q] = eddy__encode(r, eddy__tonemap(def->tonemap, col[q] * ex + T * def->background[q]));
+                    o[q] = eddy__encode(r, eddy__tonemap(def->tonemap, col[q] * ex) + T * def->background[q]);
                 o[3] = 255;
             }
         }
