@@ -95,6 +95,7 @@ void eddy_renderer_destroy(eddy_renderer *r) {
     free(r->vol.p);
     free(r->occ.p);
     free(r->plane.p);
+    free(r->blocks.p);
     free(r);
 }
 
