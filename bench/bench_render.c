@@ -11,11 +11,12 @@
 #include <string.h>
 #include <time.h>
 
-static double now_ms(void) {
+static double clock_ms(clockid_t id) {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(id, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
+static double now_ms(void) { return clock_ms(CLOCK_MONOTONIC); }
 
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
@@ -24,17 +25,25 @@ static int cmp_double(const void *a, const void *b) {
 
 typedef eddy_status (*job_fn)(void *ctx);
 
-static double time_job(job_fn fn, void *ctx, int runs) {
-    double t[64];
+static double median(double *t, int n) {
+    qsort(t, (size_t)n, sizeof t[0], cmp_double);
+    return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+}
+
+/* median wall time, ms; *cpu (may be NULL) gets the median process CPU time, which on a busy machine is the better
+ * estimate of single-thread cost */
+static double time_job(job_fn fn, void *ctx, int runs, double *cpu) {
+    double t[64], c[64];
     if (runs > 64) runs = 64;
     if (fn(ctx) != EDDY_OK) return NAN; /* warm-up: scratch buffers grow here */
     for (int i = 0; i < runs; i++) {
-        double t0 = now_ms();
+        double t0 = now_ms(), c0 = clock_ms(CLOCK_PROCESS_CPUTIME_ID);
         fn(ctx);
         t[i] = now_ms() - t0;
+        c[i] = clock_ms(CLOCK_PROCESS_CPUTIME_ID) - c0;
     }
-    qsort(t, (size_t)runs, sizeof t[0], cmp_double);
-    return runs % 2 ? t[runs / 2] : 0.5 * (t[runs / 2 - 1] + t[runs / 2]);
+    if (cpu) *cpu = median(c, runs);
+    return median(t, runs);
 }
 
 typedef struct job {
@@ -116,14 +125,14 @@ int main(int argc, char **argv) {
     int max_threads = omp_get_max_threads();
     printf("bench_render: median of %d runs (ms); machine threads %d; OpenVDB %s\n", runs, max_threads,
            eddy_vdb_available() ? "yes" : "no");
-    printf("%-46s %8s %8s\n", "case", "1 thr", "all thr");
+    printf("%-46s %9s %9s %9s\n", "case", "1 thr", "1 thr cpu", "all thr");
     int thread_counts[2] = {1, max_threads};
     const char *names[] = {"2D dye 512x288 -> 1024x576, plain", "2D dye 1024x576 + shading + bloom + edges",
                            "2D vorticity 1024x576 + colour bar", "volume 128^3 -> 512x512, shadows (step 0.5)",
                            "volume 128^3 -> 512x512, no shadows", "volume 128^3 -> 512x512, shadows, step 1",
                            "PNG write 1024x576 RGB", "NPY write 128^3", "VDB write 128^3 (dense ball)"};
     enum { NCASE = 9 };
-    double t[NCASE][2];
+    double t[NCASE][2], cpu[NCASE];
     for (int ti = 0; ti < 2; ti++) {
         eddy_renderer *r = NULL;
         char msg[256];
@@ -132,24 +141,24 @@ int main(int argc, char **argv) {
         j.rd = eddy_render_def_default();
         j.rd.width = 1024;
         j.rd.height = 576;
-        t[0][ti] = time_job(do_2d, &j, runs);
+        t[0][ti] = time_job(do_2d, &j, runs, ti == 0 ? &cpu[0] : NULL);
         j.rd.shading = j.rd.bloom = j.rd.edges = 1;
-        t[1][ti] = time_job(do_2d, &j, runs);
+        t[1][ti] = time_job(do_2d, &j, runs, ti == 0 ? &cpu[1] : NULL);
         j.rd = eddy_render_def_default();
         j.rd.width = 1024, j.rd.height = 576, j.rd.view = EDDY_VIEW_VORTICITY, j.rd.colorbar = 1;
-        t[2][ti] = time_job(do_2d, &j, runs);
+        t[2][ti] = time_job(do_2d, &j, runs, ti == 0 ? &cpu[2] : NULL);
         if (ti == 0) {
             j.rd = eddy_render_def_default();
             j.rd.width = 1024, j.rd.height = 576, j.rd.shading = j.rd.bloom = 1;
             do_2d(&j);
             eddy_png_write("bench_render_2d.png", &j.img, 0, msg, sizeof msg);
             j.path = "bench_render_frame.png";
-            t[6][0] = time_job(do_png, &j, runs);
+            t[6][0] = time_job(do_png, &j, runs, &cpu[6]);
             j.path = "bench_render.npy";
             j.data = d3[0];
-            t[7][0] = time_job(do_npy, &j, runs);
+            t[7][0] = time_job(do_npy, &j, runs, &cpu[7]);
             j.path = "bench_render.vdb";
-            t[8][0] = eddy_vdb_available() ? time_job(do_vdb, &j, runs) : NAN;
+            t[8][0] = eddy_vdb_available() ? time_job(do_vdb, &j, runs, &cpu[8]) : (cpu[8] = NAN);
             remove("bench_render_frame.png");
             remove("bench_render.npy");
             remove("bench_render.vdb");
@@ -158,20 +167,20 @@ int main(int argc, char **argv) {
         eddy_image_free(&j.img);
         j.in = &in3;
         j.vd = eddy_volume_def_default();
-        t[3][ti] = time_job(do_volume, &j, runs);
+        t[3][ti] = time_job(do_volume, &j, runs, ti == 0 ? &cpu[3] : NULL);
         if (ti == 1) eddy_png_write("bench_render_volume.png", &j.img, 0, msg, sizeof msg);
         j.vd.shadows = 0;
-        t[4][ti] = time_job(do_volume, &j, runs);
+        t[4][ti] = time_job(do_volume, &j, runs, ti == 0 ? &cpu[4] : NULL);
         j.vd.shadows = 1;
         j.vd.step = 1.0f;
-        t[5][ti] = time_job(do_volume, &j, runs);
+        t[5][ti] = time_job(do_volume, &j, runs, ti == 0 ? &cpu[5] : NULL);
         eddy_image_free(&j.img);
         eddy_renderer_destroy(r);
     }
     for (int c = 0; c < NCASE; c++) {
-        printf("%-46s %8.1f ", names[c], t[c][0]);
-        if (isnan(t[c][1])) printf("%8s\n", "-");
-        else printf("%8.1f\n", t[c][1]);
+        printf("%-46s %9.1f %9.1f ", names[c], t[c][0], cpu[c]);
+        if (isnan(t[c][1])) printf("%9s\n", "-");
+        else printf("%9.1f\n", t[c][1]);
     }
     printf("pictures: bench_render_2d.png, bench_render_volume.png\n");
     for (int c = 0; c < 3; c++) free(d2[c]), free(d3[c]);
