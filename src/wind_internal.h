@@ -1,0 +1,104 @@
+/* Internal layout of the wind field, shared by wind.c, wind_sources.c, wind_noise.c and particles.c. Not installed.
+ *
+ * The wind owns a 3D eddy_sim in window-local coordinates (its origin is 0; the window's world minimum corner is
+ * `origin`, kept in double so that a window far from the world origin loses no precision). The sim's face arrays
+ * hold the air velocity in world-space m/s (air at rest in the world has velocity 0 whatever the window does).
+ * After every frame, move or sync, `cache` holds the cell-centred velocity (RGBA32F: u, v, w, |u|, x fastest):
+ * every sampler (single, batch, particles, texture copy) reads it, so they all see the same field. */
+#ifndef EDDY_WIND_INTERNAL_H
+#define EDDY_WIND_INTERNAL_H
+
+#include "eddy/wind.h"
+#include "sim_internal.h"
+
+struct eddy_wind {
+    eddy_wind_def def;
+    eddy_sim *sim;
+    int n[3];
+    float h;
+    double origin[3];        /* world position of the window's minimum corner, m */
+    double center[3];        /* requested centre, m */
+    double time;             /* s */
+    float ambient[3];        /* current constant ambient wind, m/s */
+
+    float *cache;            /* 4 * ncells: cell-centred u, v, w, |u| */
+    float *ambient_face[3];  /* ambient wind on each face array (only with noise; else NULL) */
+    double noise_offset[3];  /* how far the noise pattern has drifted with the constant wind, m */
+    float *noise_lattice;    /* scratch: noise lattice values around the window (only with noise) */
+    int *noise_index[3];     /* scratch: lattice cell of each face index along each axis (only with noise) */
+    float *noise_weight[3];  /* scratch: fade weight of each face index along each axis (only with noise) */
+    float *source_flow[3];   /* scratch, face arrays: the explosions' potential flow of this frame */
+    eddy_wind_explosion *explosions; /* active explosions; `explosion_age` s since they started */
+    float *explosion_age;
+    int explosion_count;
+    eddy_wind_frame_stats stats;
+};
+
+/* "lowbias32" integer hash finaliser (C. Wellons, hash-prospector): noise lattice values, particle randoms */
+static inline uint32_t eddy__mix32(uint32_t x) {
+    x ^= x >> 16;
+    x *= 0x7feb352dU;
+    x ^= x >> 15;
+    x *= 0x846ca68bU;
+    x ^= x >> 16;
+    return x;
+}
+
+/* ---- wind_noise.c: the ambient wind (constant + value noise drifting with the constant part) ---- */
+/* ambient component c at a world position */
+float eddy__wind_ambient(const eddy_wind *w, const double pos[3], int c);
+/* fills w->ambient_face[a] (noise on) for the current window and time */
+void eddy__wind_fill_ambient_faces(eddy_wind *w);
+
+/* ---- wind_sources.c ---- */
+/* rasterises colliders into sim->solid / solid_vel and sets the faces inside them to their velocity */
+eddy_status eddy__wind_apply_colliders(eddy_wind *w, const eddy_wind_collider *c, int count);
+/* pulls faces towards each gust's velocity */
+eddy_status eddy__wind_apply_gusts(eddy_wind *w, const eddy_wind_gust *g, int count, float dt);
+/* writes the potential flow of the active explosions into w->source_flow; returns how many are active */
+int eddy__wind_explosion_flow(eddy_wind *w);
+/* validation of one source, naming it (index) */
+eddy_status eddy__wind_check_collider(eddy_wind *w, const eddy_wind_collider *c, int index);
+eddy_status eddy__wind_check_gust(eddy_wind *w, const eddy_wind_gust *g, int index);
+
+/* ---- sampling the cell-centred cache ----
+ * (x, y, z): window-local position in cells (world - origin) / h. Returns false outside the window box
+ * [0, n] (and for NaN); then the caller uses the ambient wind. Inside, trilinear between cell centres with the
+ * outer half cell clamped to the edge cell. The lerp form a + t (b - a) keeps a uniform field exactly uniform. */
+static inline bool eddy__wind_sample_local(const eddy_wind *w, float x, float y, float z, float out[3]) {
+    const int nx = w->n[0], ny = w->n[1], nz = w->n[2];
+    if (!(x >= 0.0f && x <= (float)nx && y >= 0.0f && y <= (float)ny && z >= 0.0f && z <= (float)nz)) return false;
+    float fx = x - 0.5f, fy = y - 0.5f, fz = z - 0.5f;
+    fx = fx < 0.0f ? 0.0f : (fx > (float)(nx - 1) ? (float)(nx - 1) : fx);
+    fy = fy < 0.0f ? 0.0f : (fy > (float)(ny - 1) ? (float)(ny - 1) : fy);
+    fz = fz < 0.0f ? 0.0f : (fz > (float)(nz - 1) ? (float)(nz - 1) : fz);
+    int i = (int)fx, j = (int)fy, k = (int)fz;
+    i = i > nx - 2 ? nx - 2 : i;
+    j = j > ny - 2 ? ny - 2 : j;
+    k = k > nz - 2 ? nz - 2 : k;
+    const float tx = fx - (float)i, ty = fy - (float)j, tz = fz - (float)k;
+    const size_t sy = (size_t)4 * nx, sz = (size_t)4 * nx * ny;
+    const float *c = w->cache + 4 * ((size_t)i + (size_t)nx * ((size_t)j + (size_t)ny * (size_t)k));
+    for (int q = 0; q < 3; q++) {
+        float c00 = c[q] + tx * (c[q + 4] - c[q]);
+        float c10 = c[q + sy] + tx * (c[q + sy + 4] - c[q + sy]);
+        float c01 = c[q + sz] + tx * (c[q + sz + 4] - c[q + sz]);
+        float c11 = c[q + sy + sz] + tx * (c[q + sy + sz + 4] - c[q + sy + sz]);
+        float c0 = c00 + ty * (c10 - c00), c1 = c01 + ty * (c11 - c01);
+        out[q] = c0 + tz * (c1 - c0);
+    }
+    return true;
+}
+
+/* full sampler at a world position (ambient outside) */
+static inline void eddy__wind_sample_world(const eddy_wind *w, const float pos[3], float out[3]) {
+    const float inv_h = 1.0f / w->h;
+    float x = (float)((double)pos[0] - w->origin[0]) * inv_h;
+    float y = (float)((double)pos[1] - w->origin[1]) * inv_h;
+    float z = (float)((double)pos[2] - w->origin[2]) * inv_h;
+    if (eddy__wind_sample_local(w, x, y, z, out)) return;
+    double p[3] = {pos[0], pos[1], pos[2]};
+    for (int c = 0; c < 3; c++) out[c] = eddy__wind_ambient(w, p, c);
+}
+
+#endif
