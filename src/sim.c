@@ -201,6 +201,7 @@ void eddy_sim_destroy(eddy_sim *s) {
     free(s->solid);
     free(s->user_mask);
     free(s->row_partial);
+    free(s->cell_scratch);
     free(s->obstacles);
     free(s->emitters);
     free(s);
@@ -243,7 +244,7 @@ eddy_status eddy_sim_create(const eddy_sim_def *def, eddy_sim **out, char *msg, 
     size_t rows = (size_t)s->n[1] * s->n[2], srows = (size_t)s->sn[1] * s->sn[2];
     ok = ok && (s->pressure = alloc_floats(s->ncells)) && (s->temperature = alloc_floats(s->nscalar)) &&
          (s->scalar_tmp = alloc_floats(s->nscalar)) && (s->solid = (uint8_t *)calloc(s->ncells, 1)) &&
-         (s->row_partial = (double *)calloc((rows > srows ? rows : srows) + 8, sizeof(double)));
+         (s->row_partial = (double *)calloc(4 * (rows > srows ? rows : srows) + 8, sizeof(double)));
     if (!ok) {
         eddy_sim_destroy(s);
         def_error(msg, msg_size, "out of memory allocating a %d x %d x %d grid", def->grid[0], def->grid[1], s->n[2]);

@@ -61,7 +61,8 @@ struct eddy_sim {
     uint8_t *solid;       /* cell type per velocity cell (EDDY_CELL_*) from mask + obstacles */
     uint8_t *user_mask;   /* static solid cells given by the user, may be NULL */
     float *solid_vel[3];  /* velocity of the solid in solid cells, m/s */
-    double *row_partial;  /* one slot per row (n1*n2 or sn1*sn2, the larger), for deterministic reductions */
+    float *cell_scratch;  /* 8 x ncells floats, allocated on first use by vorticity.c / fields.c */
+    double *row_partial;  /* 4 slots per row (rows: n1*n2 or sn1*sn2, the larger), for deterministic reductions */
 
     eddy_obstacle *obstacles;
     int obstacle_count, obstacle_cap;
@@ -157,6 +158,10 @@ void eddy__apply_scalar_boundaries(eddy_sim *s);
 /* true when face (i,j,k) of component a is fixed (domain wall/inflow or touches a solid cell); its value
  * then is the prescribed one and the projection does not change it */
 bool eddy__face_fixed(const eddy_sim *s, int a, int i, int j, int k);
+/* vorticity.c: cell-centred helpers shared with fields.c */
+eddy_status eddy__ensure_cell_scratch(eddy_sim *s);
+void eddy__cell_velocity(eddy_sim *s, float *uc[3]);
+void eddy__cell_vorticity(eddy_sim *s, float *const uc[3], float *om[3], float *mag);
 /* diagnostics.c */
 eddy_status eddy__diagnostics(eddy_sim *s, float dt);
 float eddy__cell_divergence(const eddy_sim *s, int i, int j, int k);

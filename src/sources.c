@@ -1,0 +1,182 @@
+/* Sources: Gaussian splats and emitters.
+ * Splat (the classic "mouse splat", Stam 2003 / the WebGL demos): q += q0 * exp(-|x - c|^2 / r^2) for dye and
+ * temperature at scalar cell centres and for each velocity component at its own faces. The weight is cut off
+ * beyond 4r (exp(-16) ~ 1e-7, below float resolution of the added value), so a splat costs O(r^d), not O(N).
+ * Emitter: a region (sphere or box) that adds dye and temperature at a rate (per second) and may impose a velocity. */
+#include "sim_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SPLAT_CUTOFF 4.0f
+
+/* index range [lo, hi] along axis b of grid g covering world interval [x0, x1] */
+static void index_range(const eddy_grid_desc *g, int b, float x0, float x1, int *lo, int *hi) {
+    float a0 = (x0 - g->origin[b]) / g->spacing[b] - g->off[b];
+    float a1 = (x1 - g->origin[b]) / g->spacing[b] - g->off[b];
+    int i0 = (int)floorf(a0), i1 = (int)ceilf(a1);
+    if (g->n[b] == 1) { *lo = *hi = 0; return; }
+    *lo = eddy__clampi(i0, 0, g->n[b] - 1);
+    *hi = eddy__clampi(i1, 0, g->n[b] - 1);
+}
+
+/* Adds amount[c] * exp(-d^2/r^2) to each of `count` arrays laid out as grid g. */
+static void splat_grid(eddy_sim *s, const eddy_grid_desc *g, float *const *arrays, const float *amount, int count,
+                       const float c[3], float r) {
+    int lo[3], hi[3];
+    for (int b = 0; b < 3; b++) index_range(g, b, c[b] - SPLAT_CUTOFF * r, c[b] + SPLAT_CUTOFF * r, &lo[b], &hi[b]);
+    float inv_r2 = 1.0f / (r * r);
+    int nj = hi[1] - lo[1] + 1, nk = hi[2] - lo[2] + 1;
+    int rows = nj * nk;
+    int dim = s->dim;
+#pragma omp parallel for num_threads(EDDY_THREADS(s)) schedule(static)
+    for (int row = 0; row < rows; row++) {
+        int j = lo[1] + row % nj, k = lo[2] + row / nj;
+        for (int i = lo[0]; i <= hi[0]; i++) {
+            float p[3];
+            eddy__grid_pos(g, i, j, k, p);
+            float dx = p[0] - c[0], dy = p[1] - c[1], dz = dim == 3 ? p[2] - c[2] : 0.0f;
+            float w = expf(-(dx * dx + dy * dy + dz * dz) * inv_r2);
+            size_t q = eddy__idx(g->n, i, j, k);
+            for (int m = 0; m < count; m++) arrays[m][q] += amount[m] * w;
+        }
+    }
+}
+
+static bool finite_n(const float *v, int n) {
+    for (int i = 0; i < n; i++)
+        if (!isfinite(v[i])) return false;
+    return true;
+}
+
+eddy_status eddy__apply_splat(eddy_sim *s, const eddy_splat *sp) {
+    if (!sp) return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "splat is NULL");
+    if (!finite_n(sp->position, 3) || !finite_n(sp->velocity, 3) || !finite_n(sp->dye, 3) || !isfinite(sp->temperature))
+        return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "splat: position, velocity, dye and temperature must be finite");
+    if (!isfinite(sp->radius) || sp->radius <= 0)
+        return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "splat radius = %g: must be a positive length in metres",
+                          (double)sp->radius);
+    float c[3] = {sp->position[0], sp->position[1], s->dim == 3 ? sp->position[2] : s->origin[2] + 0.5f * s->h};
+    eddy_grid_desc sg = eddy__scalar_desc(s, NULL);
+    float *scalars[4] = {s->dye[0], s->dye[1], s->dye[2], s->temperature};
+    float amounts[4] = {sp->dye[0], sp->dye[1], sp->dye[2], sp->temperature};
+    splat_grid(s, &sg, scalars, amounts, 4, c, sp->radius);
+    for (int a = 0; a < s->dim; a++) {
+        if (sp->velocity[a] == 0.0f) continue;
+        eddy_grid_desc vg = eddy__velocity_desc(s, a, NULL);
+        float *arr[1] = {s->vel[a]};
+        splat_grid(s, &vg, arr, &sp->velocity[a], 1, c, sp->radius);
+    }
+    eddy__apply_velocity_boundaries(s);
+    eddy__apply_scalar_boundaries(s);
+    return EDDY_OK;
+}
+
+eddy_status eddy_sim_splat(eddy_sim *s, const eddy_splat *sp) {
+    if (!s) return EDDY_ERR_INVALID_ARGUMENT;
+    return eddy__apply_splat(s, sp);
+}
+
+/* ---------------------------------------------------------------- emitters */
+
+static float emitter_sdf(const eddy_sim *s, const eddy_emitter_def *d, const float p[3]) {
+    static const float zero[3] = {0, 0, 0};
+    return eddy__shape_sdf(d->shape, d->center, d->radius, d->half_size, zero, NULL, NULL, p, s->dim);
+}
+
+eddy_status eddy__apply_emitters(eddy_sim *s, float dt) {
+    for (int e = 0; e < s->emitter_count; e++) {
+        const eddy_emitter_def *d = &s->emitters[e].def;
+        eddy_grid_desc sg = eddy__scalar_desc(s, NULL);
+        int rows = s->sn[1] * s->sn[2];
+#pragma omp parallel for num_threads(EDDY_THREADS(s)) schedule(static)
+        for (int row = 0; row < rows; row++) {
+            int j = row % s->sn[1], k = row / s->sn[1];
+            for (int i = 0; i < s->sn[0]; i++) {
+                float p[3];
+                eddy__grid_pos(&sg, i, j, k, p);
+                if (emitter_sdf(s, d, p) >= 0) continue;
+                size_t q = eddy__idx(s->sn, i, j, k);
+                for (int c = 0; c < 3; c++) s->dye[c][q] += d->dye[c] * dt;
+                s->temperature[q] += d->temperature * dt;
+            }
+        }
+        if (!d->set_velocity) continue;
+        for (int a = 0; a < s->dim; a++) {
+            eddy_grid_desc vg = eddy__velocity_desc(s, a, s->vel[a]);
+            int vrows = vg.n[1] * vg.n[2];
+            float *v = s->vel[a];
+#pragma omp parallel for num_threads(EDDY_THREADS(s)) schedule(static)
+            for (int row = 0; row < vrows; row++) {
+                int j = row % vg.n[1], k = row / vg.n[1];
+                for (int i = 0; i < vg.n[0]; i++) {
+                    float p[3];
+                    eddy__grid_pos(&vg, i, j, k, p);
+                    if (emitter_sdf(s, d, p) < 0) v[eddy__idx(vg.n, i, j, k)] = d->velocity[a];
+                }
+            }
+        }
+    }
+    return EDDY_OK;
+}
+
+static eddy_status check_emitter(eddy_sim *s, const eddy_emitter_def *d) {
+    if (!d) return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "emitter definition is NULL");
+    if (d->shape != EDDY_SHAPE_SPHERE && d->shape != EDDY_SHAPE_BOX)
+        return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "emitter shape = %d: must be sphere or box", (int)d->shape);
+    if (!finite_n(d->center, 3) || !finite_n(d->half_size, 3) || !finite_n(d->dye, 3) || !finite_n(d->velocity, 3) ||
+        !isfinite(d->temperature) || !isfinite(d->radius))
+        return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "emitter: every value must be finite");
+    if (d->shape == EDDY_SHAPE_SPHERE && d->radius <= 0)
+        return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "emitter radius = %g: must be positive", (double)d->radius);
+    if (d->shape == EDDY_SHAPE_BOX)
+        for (int a = 0; a < s->dim; a++)
+            if (d->half_size[a] <= 0)
+                return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "emitter half_size[%d] = %g: must be positive", a,
+                                  (double)d->half_size[a]);
+    return EDDY_OK;
+}
+
+eddy_status eddy_sim_add_emitter(eddy_sim *s, const eddy_emitter_def *def, eddy_id *id) {
+    if (!s) return EDDY_ERR_INVALID_ARGUMENT;
+    eddy_status st = check_emitter(s, def);
+    if (st != EDDY_OK) return st;
+    if (s->emitter_count == s->emitter_cap) {
+        int cap = s->emitter_cap ? 2 * s->emitter_cap : 8;
+        eddy_emitter *e = (eddy_emitter *)realloc(s->emitters, (size_t)cap * sizeof *e);
+        if (!e) return eddy__fail(s, EDDY_ERR_OUT_OF_MEMORY, "out of memory adding an emitter");
+        s->emitters = e;
+        s->emitter_cap = cap;
+    }
+    eddy_emitter *e = &s->emitters[s->emitter_count++];
+    e->id = s->next_id++;
+    e->def = *def;
+    if (id) *id = e->id;
+    return EDDY_OK;
+}
+
+static eddy_emitter *find_emitter(eddy_sim *s, eddy_id id) {
+    for (int i = 0; i < s->emitter_count; i++)
+        if (s->emitters[i].id == id) return &s->emitters[i];
+    return NULL;
+}
+
+eddy_status eddy_sim_move_emitter(eddy_sim *s, eddy_id id, const float center[3]) {
+    if (!s) return EDDY_ERR_INVALID_ARGUMENT;
+    eddy_emitter *e = find_emitter(s, id);
+    if (!e) return eddy__fail(s, EDDY_ERR_NOT_FOUND, "emitter id %u does not exist", (unsigned)id);
+    if (!center || !finite_n(center, 3)) return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "move_emitter: center must be 3 finite values");
+    memcpy(e->def.center, center, sizeof e->def.center);
+    return EDDY_OK;
+}
+
+eddy_status eddy_sim_remove_emitter(eddy_sim *s, eddy_id id) {
+    if (!s) return EDDY_ERR_INVALID_ARGUMENT;
+    eddy_emitter *e = find_emitter(s, id);
+    if (!e) return eddy__fail(s, EDDY_ERR_NOT_FOUND, "emitter id %u does not exist", (unsigned)id);
+    size_t at = (size_t)(e - s->emitters);
+    memmove(e, e + 1, (size_t)(s->emitter_count - 1 - (int)at) * sizeof *e);
+    s->emitter_count--;
+    return EDDY_OK;
+}

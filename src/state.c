@@ -1,0 +1,336 @@
+/* State files: the whole simulation (definition, fields, obstacles, emitters, mask, time) so that a loaded
+ * simulation continues bit for bit as if it had never stopped.
+ * Layout (little-endian): "EDDYSTAT" | u32 version | u64 payload bytes | payload | u64 FNV-1a hash of payload.
+ * The payload is a sequence of fixed-width values written in one order and read back with bounds checks; a
+ * truncated, extended or altered file fails the size or hash check and is rejected before anything is built.
+ * Saving writes "<path>.tmp" and renames it, so an existing file is never left half-written. */
+#include "sim_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define STATE_MAGIC "EDDYSTAT"
+#define STATE_VERSION 1u
+
+typedef struct {
+    unsigned char *p;
+    size_t len, cap;
+    bool oom;
+} wbuf;
+
+static void put(wbuf *b, const void *src, size_t n) {
+    if (b->oom) return;
+    if (b->len + n > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap < b->len + n) cap *= 2;
+        unsigned char *q = (unsigned char *)realloc(b->p, cap);
+        if (!q) { b->oom = true; return; }
+        b->p = q;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, src, n);
+    b->len += n;
+}
+static void put_i32(wbuf *b, int32_t v) { put(b, &v, 4); }
+static void put_u32(wbuf *b, uint32_t v) { put(b, &v, 4); }
+static void put_f32(wbuf *b, float v) { put(b, &v, 4); }
+static void put_f64(wbuf *b, double v) { put(b, &v, 8); }
+static void put_f32s(wbuf *b, const float *v, size_t n) { put(b, v, n * sizeof(float)); }
+
+typedef struct {
+    const unsigned char *p;
+    size_t len, at;
+    bool bad;
+} rbuf;
+
+static void get(rbuf *b, void *dst, size_t n) {
+    if (b->bad || n > b->len - b->at) {
+        b->bad = true;
+        memset(dst, 0, n);
+        return;
+    }
+    memcpy(dst, b->p + b->at, n);
+    b->at += n;
+}
+static int32_t get_i32(rbuf *b) { int32_t v; get(b, &v, 4); return v; }
+static uint32_t get_u32(rbuf *b) { uint32_t v; get(b, &v, 4); return v; }
+static float get_f32(rbuf *b) { float v; get(b, &v, 4); return v; }
+static double get_f64(rbuf *b) { double v; get(b, &v, 8); return v; }
+
+static uint64_t fnv1a(const unsigned char *p, size_t n) {
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+/* the definition, value by value, in one fixed order shared by both directions */
+#define DEF_FIELDS(I, F)                                                                                           \
+    I(dim) I(grid[0]) I(grid[1]) I(grid[2]) F(size[0]) F(size[1]) F(size[2]) F(origin[0]) F(origin[1])            \
+    F(origin[2]) F(dt) F(cfl) F(max_dt) F(viscosity) F(density) I(advection) I(pressure.solver)                    \
+    F(pressure.tolerance) I(pressure.max_iterations) F(pressure.omega) F(vorticity) F(velocity_dissipation)        \
+    F(dye_dissipation) F(temperature_dissipation) F(dye_diffusion) F(temperature_diffusion) F(gravity[0])          \
+    F(gravity[1]) F(gravity[2]) F(buoyancy_density) F(buoyancy_temperature) F(ambient_temperature)                 \
+    I(dye_scale[0]) I(dye_scale[1]) I(dye_scale[2]) I(threads) I(backend)
+
+static void put_def(wbuf *b, const eddy_sim_def *d) {
+#define PI(x) put_i32(b, (int32_t)d->x);
+#define PF(x) put_f32(b, d->x);
+    DEF_FIELDS(PI, PF)
+#undef PI
+#undef PF
+    for (int f = 0; f < 6; f++) {
+        put_i32(b, (int32_t)d->boundary[f].type);
+        put_f32s(b, d->boundary[f].velocity, 3);
+        put_f32s(b, d->boundary[f].dye, 3);
+        put_f32(b, d->boundary[f].temperature);
+    }
+}
+
+static void get_def(rbuf *b, eddy_sim_def *d) {
+    *d = eddy_sim_def_default();
+#define GI(x) d->x = get_i32(b);
+#define GF(x) d->x = get_f32(b);
+    DEF_FIELDS(GI, GF)
+#undef GI
+#undef GF
+    for (int f = 0; f < 6; f++) {
+        d->boundary[f].type = (eddy_boundary_type)get_i32(b);
+        for (int c = 0; c < 3; c++) d->boundary[f].velocity[c] = get_f32(b);
+        for (int c = 0; c < 3; c++) d->boundary[f].dye[c] = get_f32(b);
+        d->boundary[f].temperature = get_f32(b);
+    }
+}
+
+static void put_obstacle(wbuf *b, const eddy_obstacle *o) {
+    put_u32(b, o->id);
+    put_i32(b, (int32_t)o->def.shape);
+    put_f32s(b, o->def.center, 3);
+    put_f32(b, o->def.radius);
+    put_f32s(b, o->def.half_size, 3);
+    put_f32s(b, o->def.axis, 3);
+    put_f32s(b, o->def.velocity, 3);
+}
+
+static void get_obstacle(rbuf *b, eddy_obstacle *o) {
+    memset(o, 0, sizeof *o);
+    o->id = get_u32(b);
+    o->def.shape = (eddy_shape)get_i32(b);
+    for (int c = 0; c < 3; c++) o->def.center[c] = get_f32(b);
+    o->def.radius = get_f32(b);
+    for (int c = 0; c < 3; c++) o->def.half_size[c] = get_f32(b);
+    for (int c = 0; c < 3; c++) o->def.axis[c] = get_f32(b);
+    for (int c = 0; c < 3; c++) o->def.velocity[c] = get_f32(b);
+}
+
+static void put_emitter(wbuf *b, const eddy_emitter *e) {
+    put_u32(b, e->id);
+    put_i32(b, (int32_t)e->def.shape);
+    put_f32s(b, e->def.center, 3);
+    put_f32(b, e->def.radius);
+    put_f32s(b, e->def.half_size, 3);
+    put_f32s(b, e->def.dye, 3);
+    put_f32(b, e->def.temperature);
+    put_f32s(b, e->def.velocity, 3);
+    put_i32(b, e->def.set_velocity);
+}
+
+static void get_emitter(rbuf *b, eddy_emitter *e) {
+    memset(e, 0, sizeof *e);
+    e->id = get_u32(b);
+    e->def.shape = (eddy_shape)get_i32(b);
+    for (int c = 0; c < 3; c++) e->def.center[c] = get_f32(b);
+    e->def.radius = get_f32(b);
+    for (int c = 0; c < 3; c++) e->def.half_size[c] = get_f32(b);
+    for (int c = 0; c < 3; c++) e->def.dye[c] = get_f32(b);
+    e->def.temperature = get_f32(b);
+    for (int c = 0; c < 3; c++) e->def.velocity[c] = get_f32(b);
+    e->def.set_velocity = get_i32(b);
+}
+
+/* the arrays, in one order */
+static int state_arrays(eddy_sim *s, float *arr[8], size_t cnt[8]) {
+    int n = 0;
+    for (int a = 0; a < s->dim; a++) { arr[n] = s->vel[a]; cnt[n++] = s->nface[a]; }
+    arr[n] = s->pressure; cnt[n++] = s->ncells;
+    for (int c = 0; c < 3; c++) { arr[n] = s->dye[c]; cnt[n++] = s->nscalar; }
+    arr[n] = s->temperature; cnt[n++] = s->nscalar;
+    return n;
+}
+
+eddy_status eddy_sim_save(eddy_sim *s, const char *path) {
+    if (!s) return EDDY_ERR_INVALID_ARGUMENT;
+    if (!path || !*path) return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "save: path is empty");
+    for (int i = 0; i < s->obstacle_count; i++)
+        if (s->obstacles[i].def.shape == EDDY_SHAPE_SDF)
+            return eddy__fail(s, EDDY_ERR_UNSUPPORTED,
+                              "save: obstacle %u is an SDF callback, which cannot be stored in a file", (unsigned)s->obstacles[i].id);
+    wbuf b = {0};
+    put_def(&b, &s->def);
+    put_f64(&b, s->time);
+    put_f64(&b, (double)s->step);
+    put_u32(&b, s->next_id);
+    put_f32(&b, s->stats.dt);
+    put_i32(&b, s->obstacle_count);
+    for (int i = 0; i < s->obstacle_count; i++) put_obstacle(&b, &s->obstacles[i]);
+    put_i32(&b, s->emitter_count);
+    for (int i = 0; i < s->emitter_count; i++) put_emitter(&b, &s->emitters[i]);
+    put_i32(&b, s->user_mask ? 1 : 0);
+    if (s->user_mask) put(&b, s->user_mask, s->ncells);
+    float *arr[8];
+    size_t cnt[8];
+    int na = state_arrays(s, arr, cnt);
+    for (int i = 0; i < na; i++) put_f32s(&b, arr[i], cnt[i]);
+    if (b.oom) {
+        free(b.p);
+        return eddy__fail(s, EDDY_ERR_OUT_OF_MEMORY, "save: out of memory serialising the state");
+    }
+    size_t plen = strlen(path);
+    char *tmp = (char *)malloc(plen + 5);
+    if (!tmp) { free(b.p); return eddy__fail(s, EDDY_ERR_OUT_OF_MEMORY, "save: out of memory"); }
+    memcpy(tmp, path, plen);
+    memcpy(tmp + plen, ".tmp", 5);
+    FILE *fp = fopen(tmp, "wb");
+    eddy_status st = EDDY_OK;
+    if (!fp) {
+        st = eddy__fail(s, EDDY_ERR_IO, "save: cannot open '%s' for writing: %s", tmp, strerror(errno));
+    } else {
+        uint32_t version = STATE_VERSION;
+        uint64_t plen64 = b.len, hash = fnv1a(b.p, b.len);
+        bool ok = fwrite(STATE_MAGIC, 1, 8, fp) == 8 && fwrite(&version, 4, 1, fp) == 1 && fwrite(&plen64, 8, 1, fp) == 1 &&
+                  fwrite(b.p, 1, b.len, fp) == b.len && fwrite(&hash, 8, 1, fp) == 1;
+        int err = errno;
+        if (fclose(fp) != 0 && ok) { ok = false; err = errno; }
+        if (!ok) {
+            remove(tmp);
+            st = eddy__fail(s, EDDY_ERR_IO, "save: writing '%s' failed: %s", tmp, strerror(err));
+        } else if (rename(tmp, path) != 0) {
+            err = errno;
+            remove(tmp);
+            st = eddy__fail(s, EDDY_ERR_IO, "save: cannot rename '%s' to '%s': %s", tmp, path, strerror(err));
+        }
+    }
+    free(tmp);
+    free(b.p);
+    return st;
+}
+
+static eddy_status load_error(char *msg, size_t msg_size, eddy_status st, const char *fmt, const char *path, const char *why) {
+    if (msg && msg_size) snprintf(msg, msg_size, fmt, path, why);
+    return st;
+}
+
+eddy_status eddy_sim_load(const char *path, eddy_sim **out, char *msg, size_t msg_size) {
+    if (!out) return EDDY_ERR_INVALID_ARGUMENT;
+    *out = NULL;
+    if (!path) return load_error(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "%s%s", "load: ", "path is NULL");
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return load_error(msg, msg_size, EDDY_ERR_IO, "cannot open state file '%s': %s", path, strerror(errno));
+    char magic[8];
+    uint32_t version = 0;
+    uint64_t plen = 0;
+    if (fread(magic, 1, 8, fp) != 8 || memcmp(magic, STATE_MAGIC, 8) != 0) {
+        fclose(fp);
+        return load_error(msg, msg_size, EDDY_ERR_CORRUPT_FILE, "'%s' is not an eddy state file (%s)", path, "bad magic");
+    }
+    if (fread(&version, 4, 1, fp) != 1 || version != STATE_VERSION) {
+        fclose(fp);
+        return load_error(msg, msg_size, EDDY_ERR_CORRUPT_FILE, "state file '%s': %s", path, "unsupported version");
+    }
+    if (fread(&plen, 8, 1, fp) != 1) {
+        fclose(fp);
+        return load_error(msg, msg_size, EDDY_ERR_CORRUPT_FILE, "state file '%s' is truncated (%s)", path, "header");
+    }
+    /* the payload length must match the file exactly before anything that large is allocated */
+    long here = ftell(fp);
+    if (fseek(fp, 0, SEEK_END) != 0 || here < 0) {
+        fclose(fp);
+        return load_error(msg, msg_size, EDDY_ERR_IO, "state file '%s': %s", path, "cannot seek");
+    }
+    long end = ftell(fp);
+    if (end < here || (uint64_t)(end - here) != plen + 8) {
+        fclose(fp);
+        return load_error(msg, msg_size, EDDY_ERR_CORRUPT_FILE, "state file '%s' is truncated or has extra bytes (%s)", path,
+                          "size does not match its header");
+    }
+    fseek(fp, here, SEEK_SET);
+    unsigned char *p = (unsigned char *)malloc(plen ? plen : 1);
+    uint64_t hash = 0;
+    if (!p) {
+        fclose(fp);
+        return load_error(msg, msg_size, EDDY_ERR_OUT_OF_MEMORY, "state file '%s': %s", path, "out of memory");
+    }
+    bool ok = fread(p, 1, plen, fp) == plen && fread(&hash, 8, 1, fp) == 1;
+    fclose(fp);
+    if (!ok || hash != fnv1a(p, plen)) {
+        free(p);
+        return load_error(msg, msg_size, EDDY_ERR_CORRUPT_FILE, "state file '%s' is corrupt (%s)", path,
+                          ok ? "checksum mismatch" : "short read");
+    }
+    rbuf b = {p, plen, 0, false};
+    eddy_sim_def def;
+    get_def(&b, &def);
+    eddy_sim *s = NULL;
+    char why[400];
+    eddy_status st = b.bad ? EDDY_ERR_CORRUPT_FILE : eddy_sim_create(&def, &s, why, sizeof why);
+    if (st != EDDY_OK) {
+        free(p);
+        if (st == EDDY_ERR_INVALID_ARGUMENT) st = EDDY_ERR_CORRUPT_FILE;
+        return load_error(msg, msg_size, st, "state file '%s' holds an invalid definition: %s", path, b.bad ? "truncated" : why);
+    }
+    s->time = get_f64(&b);
+    s->step = (long)get_f64(&b);
+    eddy_id next_id = get_u32(&b);
+    s->stats.dt = get_f32(&b);
+    int no = get_i32(&b);
+    const char *bad = NULL;
+    if (no < 0 || (size_t)no > plen / 16) bad = "obstacle count";
+    for (int i = 0; !bad && i < no; i++) {
+        eddy_obstacle o;
+        get_obstacle(&b, &o);
+        if (b.bad) break;
+        if (o.def.shape == EDDY_SHAPE_SDF || eddy_sim_add_obstacle(s, &o.def, NULL) != EDDY_OK) bad = "obstacle";
+        else s->obstacles[s->obstacle_count - 1].id = o.id;
+    }
+    int ne = bad ? 0 : get_i32(&b);
+    if (!bad && (ne < 0 || (size_t)ne > plen / 16)) bad = "emitter count";
+    for (int i = 0; !bad && i < ne; i++) {
+        eddy_emitter e;
+        get_emitter(&b, &e);
+        if (b.bad) break;
+        if (eddy_sim_add_emitter(s, &e.def, NULL) != EDDY_OK) bad = "emitter";
+        else s->emitters[s->emitter_count - 1].id = e.id;
+    }
+    if (!bad && get_i32(&b)) {
+        uint8_t *mask = (uint8_t *)malloc(s->ncells);
+        if (!mask) bad = "out of memory";
+        else {
+            get(&b, mask, s->ncells);
+            if (!b.bad && eddy_sim_set_solid_mask(s, mask, s->ncells) != EDDY_OK) bad = "solid mask";
+            free(mask);
+        }
+    }
+    s->next_id = next_id; /* after re-adding, which advanced it */
+    float *arr[8];
+    size_t cnt[8];
+    int na = state_arrays(s, arr, cnt);
+    for (int i = 0; !bad && i < na; i++) get(&b, arr[i], cnt[i] * sizeof(float));
+    if (!bad && !b.bad && b.at != b.len) bad = "trailing bytes";
+    if (!bad && b.bad) bad = "truncated payload";
+    free(p);
+    if (bad) {
+        eddy_sim_destroy(s);
+        return load_error(msg, msg_size, EDDY_ERR_CORRUPT_FILE, "state file '%s' is corrupt (%s)", path, bad);
+    }
+    if (eddy__check_finite(s, EDDY_STAGE_BOUNDARY) != EDDY_OK) {
+        eddy_sim_destroy(s);
+        return load_error(msg, msg_size, EDDY_ERR_CORRUPT_FILE, "state file '%s' is corrupt (%s)", path, "non-finite values");
+    }
+    eddy__rasterize_solids(s);
+    *out = s;
+    return EDDY_OK;
+}

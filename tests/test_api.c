@@ -1,0 +1,253 @@
+/* Public API behaviour: bad input gives a status and a message (never a crash), field access and sampling,
+ * splats, obstacles, emitters, state files (bit-exact round trip; corrupt and truncated files rejected). */
+#include "check.h"
+#include "sim_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static eddy_status try_def(eddy_sim_def d, char *msg, size_t n) {
+    eddy_sim *s = NULL;
+    eddy_status st = eddy_sim_create(&d, &s, msg, n);
+    eddy_sim_destroy(s);
+    return st;
+}
+
+static void test_bad_definitions(void) {
+    char msg[256];
+    eddy_sim_def d = eddy_sim_def_default();
+    CHECK(eddy_sim_create(NULL, NULL, msg, sizeof msg) != EDDY_OK, "null out accepted");
+    eddy_sim *s = (eddy_sim *)1;
+    CHECK(eddy_sim_create(NULL, &s, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT && s == NULL, "null def");
+    d = eddy_sim_def_default(); d.dim = 4;
+    CHECK(try_def(d, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT && strstr(msg, "dim"), "dim 4: %s", msg);
+    d = eddy_sim_def_default(); d.grid[0] = 0;
+    CHECK(try_def(d, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT && strstr(msg, "grid[0] = 0"), "grid 0: %s", msg);
+    d = eddy_sim_def_default(); d.grid[1] = -5;
+    CHECK(try_def(d, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT && strstr(msg, "grid[1] = -5"), "grid -5: %s", msg);
+    d = eddy_sim_def_default(); d.dim = 3; d.grid[0] = d.grid[1] = d.grid[2] = 1 << 20;
+    CHECK(try_def(d, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT && strstr(msg, "too large"), "overflow: %s", msg);
+    d = eddy_sim_def_default(); d.size[0] = NAN;
+    CHECK(try_def(d, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT && strstr(msg, "size[0]"), "nan size: %s", msg);
+    d = eddy_sim_def_default(); d.size[1] = 3.0f; /* 128 cells of 1/128 m cannot span 3 m */
+    CHECK(try_def(d, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT && strstr(msg, "size[1]"), "size mismatch: %s", msg);
+    d = eddy_sim_def_default(); d.viscosity = INFINITY;
+    CHECK(try_def(d, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT && strstr(msg, "viscosity"), "inf viscosity: %s", msg);
+    d = eddy_sim_def_default(); d.dt = -1;
+    CHECK(try_def(d, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT && strstr(msg, "dt"), "negative dt: %s", msg);
+    d = eddy_sim_def_default(); d.pressure.tolerance = 0;
+    CHECK(try_def(d, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT && strstr(msg, "tolerance"), "tol 0: %s", msg);
+    d = eddy_sim_def_default(); d.boundary[EDDY_FACE_X_MIN].type = EDDY_BOUNDARY_PERIODIC;
+    CHECK(try_def(d, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT && strstr(msg, "periodic"), "one periodic: %s", msg);
+    d = eddy_sim_def_default(); d.boundary[2].type = (eddy_boundary_type)99;
+    CHECK(try_def(d, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT && strstr(msg, "boundary[y-]"), "bad bc: %s", msg);
+    d = eddy_sim_def_default(); d.dye_scale[0] = 0;
+    CHECK(try_def(d, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT && strstr(msg, "dye_scale"), "dye scale: %s", msg);
+    d = eddy_sim_def_default(); d.grid[0] = 40; d.grid[1] = 30;
+    CHECK(try_def(d, msg, sizeof msg) == EDDY_OK, "valid def rejected: %s", msg);
+}
+
+static eddy_sim *make(int dim, int nx, int ny, int nz) {
+    eddy_sim_def d = eddy_sim_def_default();
+    d.dim = dim;
+    d.grid[0] = nx; d.grid[1] = ny; d.grid[2] = nz;
+    d.size[0] = (float)nx * 0.1f;
+    eddy_sim *s = NULL;
+    char msg[256];
+    eddy_status st = eddy_sim_create(&d, &s, msg, sizeof msg);
+    CHECK(st == EDDY_OK, "create: %s", msg);
+    return s;
+}
+
+static void test_bad_calls(void) {
+    eddy_sim *s = make(2, 16, 12, 1);
+    if (!s) return;
+    eddy_splat sp = {{0.8f, 0.6f, 0}, 0.0f, {0}, {1, 0, 0}, 0};
+    CHECK(eddy_sim_splat(s, &sp) == EDDY_ERR_INVALID_ARGUMENT && strstr(eddy_sim_last_error(s), "radius"), "radius 0");
+    sp.radius = 0.2f; sp.position[0] = NAN;
+    CHECK(eddy_sim_splat(s, &sp) == EDDY_ERR_INVALID_ARGUMENT, "nan splat");
+    CHECK(eddy_sim_splat(s, NULL) == EDDY_ERR_INVALID_ARGUMENT, "null splat");
+    eddy_obstacle_def o = {0};
+    o.shape = EDDY_SHAPE_SPHERE; o.radius = -1;
+    CHECK(eddy_sim_add_obstacle(s, &o, NULL) == EDDY_ERR_INVALID_ARGUMENT && strstr(eddy_sim_last_error(s), "radius"), "neg radius");
+    o.shape = EDDY_SHAPE_SDF;
+    CHECK(eddy_sim_add_obstacle(s, &o, NULL) == EDDY_ERR_INVALID_ARGUMENT && strstr(eddy_sim_last_error(s), "sdf"), "null sdf");
+    o.shape = (eddy_shape)42;
+    CHECK(eddy_sim_add_obstacle(s, &o, NULL) == EDDY_ERR_INVALID_ARGUMENT, "bad shape");
+    CHECK(eddy_sim_add_obstacle(s, NULL, NULL) == EDDY_ERR_INVALID_ARGUMENT, "null obstacle");
+    CHECK(eddy_sim_remove_obstacle(s, 777) == EDDY_ERR_NOT_FOUND, "missing id");
+    float c[3] = {0, 0, 0};
+    CHECK(eddy_sim_move_obstacle(s, 777, c, NULL) == EDDY_ERR_NOT_FOUND, "move missing");
+    float buf[4];
+    CHECK(eddy_sim_read_field(s, EDDY_FIELD_U, buf, 4) == EDDY_ERR_INVALID_ARGUMENT && strstr(eddy_sim_last_error(s), "count"), "short read");
+    CHECK(eddy_sim_read_field(s, EDDY_FIELD_W, buf, 4) == EDDY_ERR_INVALID_ARGUMENT, "w in 2D");
+    CHECK(eddy_sim_read_field(s, (eddy_field)99, buf, 4) == EDDY_ERR_INVALID_ARGUMENT, "bad field");
+    CHECK(eddy_sim_write_field(s, EDDY_FIELD_SPEED, buf, 4) == EDDY_ERR_INVALID_ARGUMENT, "write computed");
+    eddy_field_layout L;
+    eddy_sim_field_layout(s, EDDY_FIELD_U, &L);
+    float *u = calloc(L.count, sizeof(float));
+    u[3] = NAN;
+    CHECK(eddy_sim_write_field(s, EDDY_FIELD_U, u, L.count) == EDDY_ERR_INVALID_ARGUMENT && strstr(eddy_sim_last_error(s), "finite"), "nan write");
+    free(u);
+    float pos[3] = {NAN, 0, 0}, v[3];
+    CHECK(eddy_sim_sample_velocity(s, pos, v) == EDDY_ERR_INVALID_ARGUMENT, "nan sample");
+    CHECK(eddy_sim_advance(s, -1.0) == EDDY_ERR_INVALID_ARGUMENT, "negative duration");
+    CHECK(eddy_sim_set_solid_mask(s, (const uint8_t *)"x", 1) == EDDY_ERR_INVALID_ARGUMENT, "short mask");
+    CHECK(eddy_sim_step(NULL) == EDDY_ERR_INVALID_ARGUMENT, "null step");
+    eddy_sim_destroy(s);
+    eddy_sim_destroy(NULL);
+}
+
+/* Trilinear sampling reproduces linear fields exactly (to float rounding) inside the sample range. */
+static void test_sampling_linear(void) {
+    eddy_sim *s = make(3, 9, 7, 6);
+    if (!s) return;
+    for (int a = 0; a < 3; a++) {
+        eddy_field_layout L;
+        eddy_sim_field_layout(s, (eddy_field)a, &L);
+        float *f = malloc(L.count * sizeof(float));
+        for (int k = 0; k < L.n[2]; k++)
+            for (int j = 0; j < L.n[1]; j++)
+                for (int i = 0; i < L.n[0]; i++) {
+                    float x = L.origin[0] + i * L.spacing[0], y = L.origin[1] + j * L.spacing[1], z = L.origin[2] + k * L.spacing[2];
+                    f[i + L.n[0] * (j + L.n[1] * k)] = 1.0f + 2.0f * x - 3.0f * y + 0.5f * z;
+                }
+        /* write directly: the API write re-applies wall conditions, which would zero the boundary faces */
+        memcpy(s->vel[a], f, L.count * sizeof(float));
+        free(f);
+    }
+    float worst = 0;
+    for (int t = 0; t < 200; t++) {
+        float p[3] = {0.1f + 0.7f * (float)((t * 37) % 100) / 100.0f, 0.1f + 0.5f * (float)((t * 53) % 100) / 100.0f,
+                      0.1f + 0.4f * (float)((t * 71) % 100) / 100.0f};
+        float v[3];
+        eddy_sim_sample_velocity(s, p, v);
+        float exact = 1.0f + 2.0f * p[0] - 3.0f * p[1] + 0.5f * p[2];
+        for (int a = 0; a < 3; a++) worst = fmaxf(worst, fabsf(v[a] - exact));
+    }
+    /* float32 interpolation of values O(3): a few ulps */
+    CHECK(worst < 2e-6f, "linear field sampled with error %g", (double)worst);
+    eddy_sim_destroy(s);
+}
+
+static void test_splat_and_obstacles(void) {
+    eddy_sim *s = make(2, 32, 24, 1);
+    if (!s) return;
+    eddy_splat sp = {{1.0f, 1.2f, 0}, 0.3f, {2.0f, 0, 0}, {1, 0.5f, 0}, 0};
+    CHECK(eddy_sim_splat(s, &sp) == EDDY_OK, "splat: %s", eddy_sim_last_error(s));
+    float val = 0, far = 1;
+    float at[3] = {1.0f, 1.2f, 0}, away[3] = {3.0f, 2.2f, 0};
+    eddy_sim_sample_field(s, EDDY_FIELD_DYE_R, at, &val);
+    eddy_sim_sample_field(s, EDDY_FIELD_DYE_R, away, &far);
+    /* centre sample between cell centres: exp(-d^2/r^2) with d <= h/sqrt(2) = 0.07 m -> weight >= 0.94 */
+    CHECK(val > 0.94f && val <= 1.0f, "dye at splat centre %g", (double)val);
+    CHECK(far == 0.0f, "dye far away %g", (double)far);
+    /* Gaussian integral: total dye = pi r^2 (sum over R,G,B weights 1.5), within 1% on this grid */
+    eddy_sim_update_diagnostics(s);
+    double expect = 1.5 * M_PI * 0.3 * 0.3;
+    CHECK(fabs(eddy_sim_stats(s)->dye_total - expect) < 0.01 * expect, "dye total %g vs %g", eddy_sim_stats(s)->dye_total, expect);
+    float v[3];
+    eddy_sim_sample_velocity(s, at, v);
+    CHECK(v[0] > 1.8f && fabsf(v[1]) < 1e-6f, "splat velocity %g %g", (double)v[0], (double)v[1]);
+
+    eddy_obstacle_def o = {0};
+    o.shape = EDDY_SHAPE_BOX;
+    o.center[0] = 2.0f; o.center[1] = 1.0f;
+    o.half_size[0] = 0.25f; o.half_size[1] = 0.25f;
+    o.velocity[0] = 0.5f;
+    eddy_id id = 0;
+    CHECK(eddy_sim_add_obstacle(s, &o, &id) == EDDY_OK && id != 0, "add box");
+    size_t solid = 0;
+    for (size_t c = 0; c < s->ncells; c++) solid += s->solid[c];
+    /* cells whose centre is strictly inside [1.75, 2.25] x [0.75, 1.25]: centres 1.85..2.15, 0.85..1.15 */
+    CHECK(solid == 16, "box of 0.5 m at h = 0.1 covers %zu cells, expected 4 x 4", solid);
+    float nc[3] = {0.5f, 0.5f, 0};
+    CHECK(eddy_sim_move_obstacle(s, id, nc, NULL) == EDDY_OK, "move");
+    CHECK(s->solid[eddy__idx(s->n, 4, 4, 0)] && !s->solid[eddy__idx(s->n, 19, 9, 0)], "moved box rasterised");
+    CHECK(eddy_sim_remove_obstacle(s, id) == EDDY_OK, "remove");
+    solid = 0;
+    for (size_t c = 0; c < s->ncells; c++) solid += s->solid[c];
+    CHECK(solid == 0, "solid after remove %zu", solid);
+
+    eddy_emitter_def e = {0};
+    e.shape = EDDY_SHAPE_SPHERE;
+    e.center[0] = 2.5f; e.center[1] = 1.0f; e.radius = 0.3f;
+    e.dye[2] = 2.0f;
+    eddy_id eid;
+    CHECK(eddy_sim_add_emitter(s, &e, &eid) == EDDY_OK, "add emitter");
+    eddy__apply_emitters(s, 0.5f);
+    float b = 0;
+    float ec[3] = {2.5f, 1.0f, 0};
+    eddy_sim_sample_field(s, EDDY_FIELD_DYE_B, ec, &b);
+    CHECK(fabsf(b - 1.0f) < 1e-6f, "emitter added %g, expected rate 2 * dt 0.5 = 1", (double)b);
+    CHECK(eddy_sim_remove_emitter(s, eid) == EDDY_OK && eddy_sim_remove_emitter(s, eid) == EDDY_ERR_NOT_FOUND, "remove emitter");
+    eddy_sim_destroy(s);
+}
+
+static void test_state_files(void) {
+    eddy_sim *s = make(3, 10, 8, 6);
+    if (!s) return;
+    eddy_splat sp = {{0.5f, 0.4f, 0.3f}, 0.2f, {1.0f, -0.5f, 0.25f}, {1, 0.3f, 0.2f}, 4.0f};
+    eddy_sim_splat(s, &sp);
+    eddy_obstacle_def o = {0};
+    o.shape = EDDY_SHAPE_CAPSULE;
+    o.center[0] = 0.3f; o.center[1] = 0.4f; o.center[2] = 0.3f; o.radius = 0.1f; o.axis[0] = 0.1f;
+    eddy_sim_add_obstacle(s, &o, NULL);
+    char path[] = "/tmp/eddy_state_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0, "mkstemp");
+    close(fd);
+    CHECK(eddy_sim_save(s, path) == EDDY_OK, "save: %s", eddy_sim_last_error(s));
+    eddy_sim *t = NULL;
+    char msg[512];
+    CHECK(eddy_sim_load(path, &t, msg, sizeof msg) == EDDY_OK, "load: %s", msg);
+    if (t) {
+        for (int f = 0; f <= EDDY_FIELD_TEMPERATURE; f++) {
+            eddy_field_layout L;
+            eddy_sim_field_layout(s, (eddy_field)f, &L);
+            const float *a = eddy_sim_field_view(s, (eddy_field)f, NULL), *b = eddy_sim_field_view(t, (eddy_field)f, NULL);
+            CHECK(a && b && memcmp(a, b, L.count * sizeof(float)) == 0, "field %s differs after round trip", eddy_field_name((eddy_field)f));
+        }
+        CHECK(memcmp(s->solid, t->solid, s->ncells) == 0 && t->obstacle_count == 1, "obstacles after round trip");
+        CHECK(t->def.grid[0] == 10 && t->def.dim == 3 && t->next_id == s->next_id, "definition after round trip");
+        eddy_sim_destroy(t);
+    }
+    /* truncated and corrupted copies are rejected */
+    FILE *fp = fopen(path, "rb");
+    fseek(fp, 0, SEEK_END);
+    long n = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    unsigned char *bytes = malloc((size_t)n);
+    CHECK(fread(bytes, 1, (size_t)n, fp) == (size_t)n, "read back");
+    fclose(fp);
+    long cuts[] = {0, 7, 12, 20, n / 2, n - 1};
+    for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
+        fp = fopen(path, "wb");
+        fwrite(bytes, 1, (size_t)cuts[i], fp);
+        fclose(fp);
+        t = NULL;
+        eddy_status st = eddy_sim_load(path, &t, msg, sizeof msg);
+        CHECK(st == EDDY_ERR_CORRUPT_FILE && t == NULL, "truncated at %ld accepted (%d: %s)", cuts[i], (int)st, msg);
+    }
+    bytes[n / 2] ^= 0x10;
+    fp = fopen(path, "wb");
+    fwrite(bytes, 1, (size_t)n, fp);
+    fclose(fp);
+    CHECK(eddy_sim_load(path, &t, msg, sizeof msg) == EDDY_ERR_CORRUPT_FILE && strstr(msg, "checksum"), "flipped bit: %s", msg);
+    CHECK(eddy_sim_load("/nonexistent/dir/x.state", &t, msg, sizeof msg) == EDDY_ERR_IO && strstr(msg, "/nonexistent"), "missing: %s", msg);
+    free(bytes);
+    remove(path);
+    eddy_sim_destroy(s);
+}
+
+int main(void) {
+    test_bad_definitions();
+    test_bad_calls();
+    test_sampling_linear();
+    test_splat_and_obstacles();
+    test_state_files();
+    return check_finish("test_api");
+}
