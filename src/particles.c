@@ -205,13 +205,18 @@ eddy_status eddy_particles_update(eddy_particles *p, const eddy_wind *w, float d
     const bool kill_outside = p->def.respawn_outside_window && w;
     const double origin[3] = {w ? w->origin[0] : 0.0, w ? w->origin[1] : 0.0, w ? w->origin[2] : 0.0};
     const float inv_h = w ? 1.0f / w->h : 1.0f;
+    /* gravity's share of the step, the same for every particle */
+    const float gv[3] = {g[0] * fc1, g[1] * fc1, g[2] * fc1}, gx[3] = {g[0] * fc2, g[1] * fc2, g[2] * fc2};
+    float *restrict pos = p->pos, *restrict vel = p->vel, *restrict age = p->age;
+    const float *restrict life = p->life;
+    const uint32_t *restrict gen = p->gen;
     long n = p->def.count;
     int threads = p->def.threads > 0 ? p->def.threads : omp_get_max_threads();
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (long q = 0; q < n; q++) {
         size_t i = (size_t)q;
-        if (p->gen[i] == 0 || p->age[i] >= p->life[i]) respawn(p, w, i, offset);
-        float *x = p->pos + 3 * i, *v = p->vel + 3 * i;
+        if (gen[i] == 0 || age[i] >= life[i]) respawn(p, w, i, offset);
+        float *x = pos + 3 * i, *v = vel + 3 * i;
         float u[3] = {0.0f, 0.0f, 0.0f};
         if (w) {
             float lx = (float)((double)x[0] - origin[0]) * inv_h;
@@ -229,10 +234,10 @@ eddy_status eddy_particles_update(eddy_particles *p, const eddy_wind *w, float d
         }
         for (int c = 0; c < 3; c++) {
             float dv = v[c] - u[c];
-            x[c] = x[c] + u[c] * dt + dv * fc1 + g[c] * fc2;
-            v[c] = u[c] + dv * fe + g[c] * fc1;
+            x[c] = x[c] + u[c] * dt + dv * fc1 + gx[c];
+            v[c] = u[c] + dv * fe + gv[c];
         }
-        p->age[i] += dt;
+        age[i] += dt;
     }
     return EDDY_OK;
 }

@@ -147,13 +147,15 @@ eddy_status eddy_wind_create(const eddy_wind_def *def, eddy_wind **out, char *ms
         w->ambient[a] = def->ambient[a];
     }
     w->h = def->cell_size;
+    w->inv_h = 1.0f / w->h;
+    for (int a = 0; a < 3; a++) w->pn[a] = w->n[a] + 2;
     for (int a = 0; a < 3; a++) {
         w->center[a] = def->center[a];
         w->origin[a] = window_origin_for(w, a, def->center[a]);
     }
     eddy_sim *s = w->sim;
-    size_t ncells = s->ncells;
-    bool ok = (w->cache = (float *)calloc(4 * ncells, sizeof(float))) != NULL;
+    size_t padded = (size_t)w->pn[0] * w->pn[1] * w->pn[2];
+    bool ok = (w->cache = (float *)calloc(4 * padded, sizeof(float))) != NULL;
     if (def->noise_amplitude > 0) {
         size_t lat = 1;
         for (int a = 0; a < 3; a++) {
@@ -186,7 +188,6 @@ const eddy_wind_def *eddy_wind_get_def(const eddy_wind *w) { return w ? &w->def 
 const eddy_wind_frame_stats *eddy_wind_stats(const eddy_wind *w) { return w ? &w->stats : NULL; }
 double eddy_wind_time(const eddy_wind *w) { return w ? w->time : 0.0; }
 eddy_sim *eddy_wind_sim(eddy_wind *w) { return w ? w->sim : NULL; }
-const float *eddy_wind_texture_view(const eddy_wind *w) { return w ? w->cache : NULL; }
 
 void eddy_wind_get_window(const eddy_wind *w, eddy_wind_window *win) {
     if (!w || !win) return;
@@ -355,7 +356,13 @@ eddy_status eddy_wind_move(eddy_wind *w, const float center[3]) {
 
 /* ---------------------------------------------------------------- the frame */
 
-/* cell-centred copy u_c = (u_{i} + u_{i+1}) / 2 per component, plus |u|; the largest speed into the stats */
+/* padded cache element of cell (i,j,k), i in [-1, n] */
+static inline float *cache_at(const eddy_wind *w, int i, int j, int k) {
+    return w->cache + 4 * ((size_t)(i + 1) + (size_t)w->pn[0] * ((size_t)(j + 1) + (size_t)w->pn[1] * (size_t)(k + 1)));
+}
+
+/* cell-centred copy u_c = (u_{i} + u_{i+1}) / 2 per component, plus |u|, then the ghost layer (copies of the edge
+ * cells, axis by axis so that edges and corners are filled too); the largest speed into the stats */
 static void build_cache(eddy_wind *w, bool *finite_out) {
     eddy_sim *s = w->sim;
     const int *n = s->n;
@@ -372,7 +379,7 @@ static void build_cache(eddy_wind *w, bool *finite_out) {
         const float *u = U + eddy__idx(fu, 0, j, k);
         const float *v0 = V + eddy__idx(fv, 0, j, k), *v1 = V + eddy__idx(fv, 0, j + 1, k);
         const float *w0 = W + eddy__idx(fw, 0, j, k), *w1 = W + eddy__idx(fw, 0, j, k + 1);
-        float *c = w->cache + 4 * eddy__idx(n, 0, j, k);
+        float *c = cache_at(w, 0, j, k);
         float vmax = 0.0f;
         bool bad = false;
         for (int i = 0; i < n[0]; i++) {
@@ -385,8 +392,18 @@ static void build_cache(eddy_wind *w, bool *finite_out) {
             bad = bad || !(sp <= FLT_MAX);
             vmax = sp > vmax ? sp : vmax;
         }
+        memcpy(c - 4, c, 4 * sizeof(float));                            /* x ghosts */
+        memcpy(c + 4 * n[0], c + 4 * (n[0] - 1), 4 * sizeof(float));
         partial[row] = bad ? -1.0 : (double)vmax;
     }
+    const size_t xrow = 4 * (size_t)w->pn[0] * sizeof(float);
+    for (int k = 0; k < n[2]; k++) { /* y ghost rows, whole padded rows */
+        memcpy(cache_at(w, -1, -1, k), cache_at(w, -1, 0, k), xrow);
+        memcpy(cache_at(w, -1, n[1], k), cache_at(w, -1, n[1] - 1, k), xrow);
+    }
+    const size_t plane = xrow * (size_t)w->pn[1]; /* z ghost planes */
+    memcpy(cache_at(w, -1, -1, -1), cache_at(w, -1, -1, 0), plane);
+    memcpy(cache_at(w, -1, -1, n[2]), cache_at(w, -1, -1, n[2] - 1), plane);
     float vmax = 0.0f;
     bool finite = true;
     for (int row = 0; row < rows; row++) {
@@ -630,26 +647,31 @@ eddy_status eddy_wind_copy_texture(const eddy_wind *w, eddy_wind_texture_format 
     if (!dst || dst_bytes < need)
         return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "copy_texture: destination of %zu bytes; %d x %d x %d texels need %zu",
                           dst ? dst_bytes : 0, w->n[0], w->n[1], w->n[2], need);
-    const float *c = w->cache;
-    size_t n = s->ncells;
-    switch (format) {
-    case EDDY_WIND_RGBA32F: memcpy(dst, c, need); break;
-    case EDDY_WIND_RGB32F: {
-        float *d = (float *)dst;
-        for (size_t q = 0; q < n; q++) {
-            d[3 * q] = c[4 * q];
-            d[3 * q + 1] = c[4 * q + 1];
-            d[3 * q + 2] = c[4 * q + 2];
+    /* texel (i,j,k) = cache cell (i,j,k); rows of n0 texels are contiguous in both */
+    const int *n = w->n;
+    for (int k = 0; k < n[2]; k++)
+        for (int j = 0; j < n[1]; j++) {
+            const float *c = cache_at(w, 0, j, k);
+            size_t t0 = (size_t)n[0] * ((size_t)j + (size_t)n[1] * (size_t)k); /* first texel of the row */
+            switch (format) {
+            case EDDY_WIND_RGBA32F: memcpy((float *)dst + 4 * t0, c, 4 * (size_t)n[0] * sizeof(float)); break;
+            case EDDY_WIND_RGB32F: {
+                float *d = (float *)dst + 3 * t0;
+                for (int i = 0; i < n[0]; i++) {
+                    d[3 * i] = c[4 * i];
+                    d[3 * i + 1] = c[4 * i + 1];
+                    d[3 * i + 2] = c[4 * i + 2];
+                }
+                break;
+            }
+            case EDDY_WIND_RGBA16F:
+            case EDDY_WIND_RGB16F: {
+                uint16_t *d = (uint16_t *)dst + (size_t)channels * t0;
+                for (int i = 0; i < n[0]; i++)
+                    for (int ch = 0; ch < channels; ch++) d[channels * i + ch] = half_from_float(c[4 * i + ch]);
+                break;
+            }
+            }
         }
-        break;
-    }
-    case EDDY_WIND_RGBA16F:
-    case EDDY_WIND_RGB16F: {
-        uint16_t *d = (uint16_t *)dst;
-        for (size_t q = 0; q < n; q++)
-            for (int ch = 0; ch < channels; ch++) d[(size_t)channels * q + ch] = half_from_float(c[4 * q + ch]);
-        break;
-    }
-    }
     return EDDY_OK;
 }

@@ -3,8 +3,9 @@
  * The wind owns a 3D eddy_sim in window-local coordinates (its origin is 0; the window's world minimum corner is
  * `origin`, kept in double so that a window far from the world origin loses no precision). The sim's face arrays
  * hold the air velocity in world-space m/s (air at rest in the world has velocity 0 whatever the window does).
- * After every frame, move or sync, `cache` holds the cell-centred velocity (RGBA32F: u, v, w, |u|, x fastest):
- * every sampler (single, batch, particles, texture copy) reads it, so they all see the same field. */
+ * After every frame, move or sync, `cache` holds the cell-centred velocity (RGBA32F: u, v, w, |u|, x fastest) with
+ * one ghost cell around it that repeats the edge cell (so samplers need no clamping): every sampler (single,
+ * batch, particles, texture copy) reads it, so they all see the same field. */
 #ifndef EDDY_WIND_INTERNAL_H
 #define EDDY_WIND_INTERNAL_H
 
@@ -16,12 +17,14 @@ struct eddy_wind {
     eddy_sim *sim;
     int n[3];
     float h;
+    float inv_h;             /* 1 / h */
+    int pn[3];               /* cache dims: n + 2 (one ghost cell each side) */
     double origin[3];        /* world position of the window's minimum corner, m */
     double center[3];        /* requested centre, m */
     double time;             /* s */
     float ambient[3];        /* current constant ambient wind, m/s */
 
-    float *cache;            /* 4 * ncells: cell-centred u, v, w, |u| */
+    float *cache;            /* 4 * pn0*pn1*pn2: cell-centred u, v, w, |u|; cell (i,j,k) at padded (i+1,j+1,k+1) */
     float *ambient_face[3];  /* ambient wind on each face array (only with noise; else NULL) */
     double noise_offset[3];  /* how far the noise pattern has drifted with the constant wind, m */
     float *noise_lattice;    /* scratch: noise lattice values around the window (only with noise) */
@@ -63,36 +66,37 @@ eddy_status eddy__wind_check_gust(eddy_wind *w, const eddy_wind_gust *g, int ind
 
 /* ---- sampling the cell-centred cache ----
  * (x, y, z): window-local position in cells (world - origin) / h. Returns false outside the window box
- * [0, n] (and for NaN); then the caller uses the ambient wind. Inside, trilinear between cell centres with the
- * outer half cell clamped to the edge cell. The lerp form a + t (b - a) keeps a uniform field exactly uniform. */
+ * [0, n] (and for NaN); then the caller uses the ambient wind. Inside, trilinear between cell centres; in the
+ * outer half cell the ghost layer repeats the edge cell, which is the clamp-to-edge of a texture. Cell i's centre
+ * is at padded coordinate x + 0.5 = i + 1, so floor(x + 0.5) is in [0, n] and its neighbour in [1, n + 1].
+ * The lerp form a + t (b - a) keeps a uniform field exactly uniform. */
 static inline bool eddy__wind_sample_local(const eddy_wind *w, float x, float y, float z, float out[3]) {
-    const int nx = w->n[0], ny = w->n[1], nz = w->n[2];
-    if (!(x >= 0.0f && x <= (float)nx && y >= 0.0f && y <= (float)ny && z >= 0.0f && z <= (float)nz)) return false;
-    float fx = x - 0.5f, fy = y - 0.5f, fz = z - 0.5f;
-    fx = fx < 0.0f ? 0.0f : (fx > (float)(nx - 1) ? (float)(nx - 1) : fx);
-    fy = fy < 0.0f ? 0.0f : (fy > (float)(ny - 1) ? (float)(ny - 1) : fy);
-    fz = fz < 0.0f ? 0.0f : (fz > (float)(nz - 1) ? (float)(nz - 1) : fz);
-    int i = (int)fx, j = (int)fy, k = (int)fz;
-    i = i > nx - 2 ? nx - 2 : i;
-    j = j > ny - 2 ? ny - 2 : j;
-    k = k > nz - 2 ? nz - 2 : k;
-    const float tx = fx - (float)i, ty = fy - (float)j, tz = fz - (float)k;
-    const size_t sy = (size_t)4 * nx, sz = (size_t)4 * nx * ny;
-    const float *c = w->cache + 4 * ((size_t)i + (size_t)nx * ((size_t)j + (size_t)ny * (size_t)k));
-    for (int q = 0; q < 3; q++) {
+    if (!(x >= 0.0f && x <= (float)w->n[0] && y >= 0.0f && y <= (float)w->n[1] && z >= 0.0f && z <= (float)w->n[2]))
+        return false;
+    const float X = x + 0.5f, Y = y + 0.5f, Z = z + 0.5f;
+    const int i = (int)X, j = (int)Y, k = (int)Z; /* non-negative: truncation is floor */
+    const float tx = X - (float)i, ty = Y - (float)j, tz = Z - (float)k;
+    const size_t sy = (size_t)4 * w->pn[0], sz = sy * (size_t)w->pn[1];
+    const float *c = w->cache + 4 * (size_t)i + sy * (size_t)j + sz * (size_t)k;
+    /* all four channels at once: the loop maps onto one 4-wide vector lerp per step */
+    float r[4];
+    for (int q = 0; q < 4; q++) {
         float c00 = c[q] + tx * (c[q + 4] - c[q]);
         float c10 = c[q + sy] + tx * (c[q + sy + 4] - c[q + sy]);
         float c01 = c[q + sz] + tx * (c[q + sz + 4] - c[q + sz]);
         float c11 = c[q + sy + sz] + tx * (c[q + sy + sz + 4] - c[q + sy + sz]);
         float c0 = c00 + ty * (c10 - c00), c1 = c01 + ty * (c11 - c01);
-        out[q] = c0 + tz * (c1 - c0);
+        r[q] = c0 + tz * (c1 - c0);
     }
+    out[0] = r[0];
+    out[1] = r[1];
+    out[2] = r[2];
     return true;
 }
 
 /* full sampler at a world position (ambient outside) */
 static inline void eddy__wind_sample_world(const eddy_wind *w, const float pos[3], float out[3]) {
-    const float inv_h = 1.0f / w->h;
+    const float inv_h = w->inv_h;
     float x = (float)((double)pos[0] - w->origin[0]) * inv_h;
     float y = (float)((double)pos[1] - w->origin[1]) * inv_h;
     float z = (float)((double)pos[2] - w->origin[2]) * inv_h;

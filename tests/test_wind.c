@@ -250,7 +250,6 @@ static void test_texture(void) {
     CHECK(eddy_wind_copy_texture(w, EDDY_WIND_RGBA32F, rgba, n * 16 - 1) == EDDY_ERR_INVALID_ARGUMENT,
           "a too small destination accepted");
     CHECK(eddy_wind_copy_texture(w, EDDY_WIND_RGBA32F, rgba, n * 16) == EDDY_OK, "rgba32f");
-    CHECK(memcmp(rgba, eddy_wind_texture_view(w), n * 16) == 0, "RGBA32F copy differs from the view");
     CHECK(rgba[4 * 7 + 0] == 1.0f && rgba[4 * 7 + 1] == -2.0f && rgba[4 * 7 + 2] == 65504.0f, "texel 7 is not the wind");
     CHECK(eddy_wind_copy_texture(w, EDDY_WIND_RGB16F, half, n * 6) == EDDY_OK, "rgb16f");
     /* IEEE half: 1 = 0x3c00, -2 = 0xc000, 65504 = 0x7bff (largest finite) */

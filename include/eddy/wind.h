@@ -158,8 +158,6 @@ eddy_status eddy_wind_sample_batch(const eddy_wind *wind, const float *positions
  *  shader sampling texture coordinate (world - origin) / (n * cell_size) reads what eddy_wind_sample returns.
  *  `dst_bytes` must be at least n0*n1*n2 * channels * (4 or 2). */
 eddy_status eddy_wind_copy_texture(const eddy_wind *wind, eddy_wind_texture_format format, void *dst, size_t dst_bytes);
-/** The RGBA32F copy itself (layout of eddy_wind_copy_texture), valid until the next move, frame or destroy. */
-const float *eddy_wind_texture_view(const eddy_wind *wind);
 
 /** The simulation behind the field, in window-local coordinates (its origin is the window's minimum corner):
  *  read its fields with the eddy_sim API. After writing fields directly, call eddy_wind_sync. */
