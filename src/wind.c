@@ -220,10 +220,8 @@ static void face_offsets(int a, float off[3]) {
     for (int b = 0; b < 3; b++) off[b] = (b == a) ? 0.0f : 0.5f;
 }
 
-/* ambient value of component `comp` (or 0 for the pressure, comp < 0) at element (i,j,k) of a grid whose
- * element (0,0,0) is at world o + off * h */
+/* ambient value of component `comp` at element (i,j,k) of a grid whose element (0,0,0) is at world o + off * h */
 static inline float ambient_elem(const eddy_wind *w, int comp, const double o[3], const float off[3], int i, int j, int k) {
-    if (comp < 0) return 0.0f;
     if (w->def.noise_amplitude == 0.0f) return w->ambient[comp];
     double p[3] = {o[0] + ((double)i + off[0]) * w->h, o[1] + ((double)j + off[1]) * w->h,
                    o[2] + ((double)k + off[2]) * w->h};
@@ -270,27 +268,42 @@ static void shift_whole(eddy_wind *w, float *data, float *scratch, const int fn[
     memcpy(data, scratch, (size_t)rows * fn[0] * sizeof(float));
 }
 
-/* data <- data shifted by the fraction f of a cell along axis a: v_i + f (v_{i+1} - v_i), in place (ascending i
- * reads v_{i+1} before it is overwritten); the sample past the end is the ambient wind. `o` is the current origin
- * (before this fractional shift). */
+/* data <- data shifted by the fraction f of a cell along axis a: v_l + f (v_{l+1} - v_l), in place (ascending l
+ * reads v_{l+1} before it is overwritten); the sample past the end is the ambient wind. `o` is the current origin
+ * (before this fractional shift). Along y and z whole x rows are combined, which keeps the loops contiguous. */
 static void shift_fraction(eddy_wind *w, float *data, const int fn[3], const float off[3], int comp, int a, float f,
                            const double o[3]) {
-    int b = (a + 1) % 3, c = (a + 2) % 3; /* the two other axes */
-    size_t stride[3] = {1, (size_t)fn[0], (size_t)fn[0] * fn[1]};
-    int m = fn[a], lines = fn[b] * fn[c];
+    const size_t stride[3] = {1, (size_t)fn[0], (size_t)fn[0] * fn[1]};
+    const int m = fn[a];
+    if (a == 0) {
+        int rows = fn[1] * fn[2];
 #pragma omp parallel for num_threads(EDDY_THREADS(w->sim)) schedule(static)
-    for (int line = 0; line < lines; line++) {
-        int ib = line % fn[b], ic = line / fn[b];
-        int idx[3];
-        idx[a] = 0;
-        idx[b] = ib;
-        idx[c] = ic;
-        float *v = data + (size_t)ib * stride[b] + (size_t)ic * stride[c];
-        size_t st = stride[a];
-        for (int i = 0; i < m - 1; i++) v[i * st] = v[i * st] + f * (v[(i + 1) * st] - v[i * st]);
-        idx[a] = m;
-        float ghost = ambient_elem(w, comp, o, off, idx[0], idx[1], idx[2]);
-        v[(m - 1) * st] = v[(m - 1) * st] + f * (ghost - v[(m - 1) * st]);
+        for (int row = 0; row < rows; row++) {
+            float *v = data + (size_t)row * fn[0];
+            for (int i = 0; i < m - 1; i++) v[i] = v[i] + f * (v[i + 1] - v[i]);
+            float ghost = ambient_elem(w, comp, o, off, m, row % fn[1], row / fn[1]);
+            v[m - 1] = v[m - 1] + f * (ghost - v[m - 1]);
+        }
+        return;
+    }
+    const int other = a == 1 ? 2 : 1; /* the axis split over threads */
+#pragma omp parallel for num_threads(EDDY_THREADS(w->sim)) schedule(static)
+    for (int t = 0; t < fn[other]; t++) {
+        float *base = data + (size_t)t * stride[other];
+        for (int l = 0; l < m - 1; l++) {
+            float *r = base + (size_t)l * stride[a];
+            const float *rn = r + stride[a];
+            for (int i = 0; i < fn[0]; i++) r[i] = r[i] + f * (rn[i] - r[i]);
+        }
+        float *r = base + (size_t)(m - 1) * stride[a];
+        for (int i = 0; i < fn[0]; i++) {
+            int idx[3];
+            idx[0] = i;
+            idx[a] = m;
+            idx[other] = t;
+            float ghost = ambient_elem(w, comp, o, off, idx[0], idx[1], idx[2]);
+            r[i] = r[i] + f * (ghost - r[i]);
+        }
     }
 }
 
@@ -321,27 +334,19 @@ eddy_status eddy_wind_move(eddy_wind *w, const float center[3]) {
         any_whole = any_whole || whole[a] != 0;
         o[a] = w->origin[a] + (double)whole[a] * h;
     }
-    struct { float *data; float *scratch; int fn[3]; float off[3]; int comp; } arr[4];
+    /* the velocity faces move; the pressure is not kept between frames (each projection solves afresh) */
+    struct { float *data; float *scratch; int fn[3]; float off[3]; } arr[3];
     for (int a = 0; a < 3; a++) {
         arr[a].data = s->vel[a];
         arr[a].scratch = s->vel_tmp[a];
         eddy__face_dims(s, a, arr[a].fn);
         face_offsets(a, arr[a].off);
-        arr[a].comp = a;
     }
-    /* the pressure moves too (a warm start stays consistent); outside it is 0 like the open faces */
-    arr[3].data = s->pressure;
-    arr[3].scratch = s->vel_tmp[0];
-    for (int b = 0; b < 3; b++) {
-        arr[3].fn[b] = s->n[b];
-        arr[3].off[b] = 0.5f;
-    }
-    arr[3].comp = -1;
     if (any_whole)
-        for (int q = 0; q < 4; q++) shift_whole(w, arr[q].data, arr[q].scratch, arr[q].fn, arr[q].off, arr[q].comp, whole, o);
+        for (int q = 0; q < 3; q++) shift_whole(w, arr[q].data, arr[q].scratch, arr[q].fn, arr[q].off, q, whole, o);
     for (int a = 0; a < 3; a++) {
         if (frac[a] == 0.0f) continue;
-        for (int q = 0; q < 4; q++) shift_fraction(w, arr[q].data, arr[q].fn, arr[q].off, arr[q].comp, a, frac[a], o);
+        for (int q = 0; q < 3; q++) shift_fraction(w, arr[q].data, arr[q].fn, arr[q].off, q, a, frac[a], o);
         o[a] += (double)frac[a] * h;
     }
     for (int a = 0; a < 3; a++) {
@@ -517,7 +522,6 @@ eddy_status eddy_wind_frame(eddy_wind *w, float dt, const eddy_wind_sources *src
     st = eddy__wind_apply_colliders(w, src ? src->colliders : NULL, src ? src->collider_count : 0);
     if (st != EDDY_OK) return st;
     int explosions = w->explosion_count > 0 ? eddy__wind_explosion_flow(w) : 0;
-    eddy__apply_velocity_boundaries(s);
     t = eddy__now_ms();
     stats->sources_ms = t - t0;
 
@@ -525,27 +529,25 @@ eddy_status eddy_wind_frame(eddy_wind *w, float dt, const eddy_wind_sources *src
     if (w->def.viscosity > 0) {
         st = eddy__diffuse(s, dt);
         if (st != EDDY_OK) return st;
-        eddy__apply_velocity_boundaries(s);
+        eddy__wind_impose_solid_faces(w);
         double t1 = eddy__now_ms();
         stats->diffuse_ms = t1 - t;
         t = t1;
     }
 
-    st = eddy__advect(s, dt);
-    if (st != EDDY_OK) return st;
-    eddy__apply_velocity_boundaries(s);
+    eddy__wind_advect(w, dt);
+    eddy__wind_impose_solid_faces(w);
     double t1 = eddy__now_ms();
     stats->advect_ms = t1 - t;
     t = t1;
 
-    /* the projection keeps collider faces fixed and sets p = 0 at the open window faces; no boundary pass after
-     * it, which would overwrite the open faces it just made divergence-free */
+    /* the projection keeps the faces touching solid cells fixed and sets p = 0 at the open window faces */
     if (explosions) add_flow(w, -1.0f);
     st = eddy__project(s, dt);
     if (st != EDDY_OK) return st;
     if (explosions) {
         add_flow(w, 1.0f);
-        eddy__apply_velocity_boundaries(s); /* collider faces keep the collider's velocity */
+        eddy__wind_impose_solid_faces(w); /* collider faces keep the collider's velocity */
     }
     t1 = eddy__now_ms();
     stats->project_ms = t1 - t;

@@ -34,6 +34,8 @@ struct eddy_wind {
     eddy_wind_explosion *explosions; /* active explosions; `explosion_age` s since they started */
     float *explosion_age;
     int explosion_count;
+    bool solid_any;          /* some cell is solid (covered by a collider) this frame */
+    int solid_lo[3], solid_hi[3]; /* box of the solid cells, [lo, hi) */
     eddy_wind_frame_stats stats;
 };
 
@@ -56,10 +58,14 @@ void eddy__wind_fill_ambient_faces(eddy_wind *w);
 /* ---- wind_sources.c ---- */
 /* rasterises colliders into sim->solid / solid_vel and sets the faces inside them to their velocity */
 eddy_status eddy__wind_apply_colliders(eddy_wind *w, const eddy_wind_collider *c, int count);
+/* holds the faces touching solid cells at the solid's velocity (after any stage that moved them) */
+void eddy__wind_impose_solid_faces(eddy_wind *w);
 /* pulls faces towards each gust's velocity */
 eddy_status eddy__wind_apply_gusts(eddy_wind *w, const eddy_wind_gust *g, int count, float dt);
 /* writes the potential flow of the active explosions into w->source_flow; returns how many are active */
 int eddy__wind_explosion_flow(eddy_wind *w);
+/* ---- wind_advect.c: semi-Lagrangian self-advection of the faces, ambient wind from outside the window ---- */
+void eddy__wind_advect(eddy_wind *w, float dt);
 /* validation of one source, naming it (index) */
 eddy_status eddy__wind_check_collider(eddy_wind *w, const eddy_wind_collider *c, int index);
 eddy_status eddy__wind_check_gust(eddy_wind *w, const eddy_wind_gust *g, int index);

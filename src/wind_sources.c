@@ -1,8 +1,11 @@
 /* Sources of the game wind field, applied before the projection each frame.
- *  - Colliders (spheres, capsules with a velocity V): cells whose centre is inside become solid with velocity V,
- *    so the projection holds their faces at V and pushes the air around them (Bridson 2015, ch. 5: moving solid
- *    boundaries u.n = V.n); faces inside a collider also take V, so a collider smaller than a cell still drags
- *    the air it covers (the projection then spreads that impulse as a dipole).
+ *  - Colliders (spheres, capsules with a velocity V):
+ *    cells whose centre is inside become solid with velocity V: the faces touching them are held at V and the
+ *    projection pushes the air around them (Bridson 2015, ch. 5: moving solid boundaries, u.n = V.n);
+ *    every face near the surface is pulled towards V by its coverage c = clamp(1/2 - d/h, 0, 1) (d: signed
+ *    distance of the face to the surface, so c ~ the fraction of a cell around the face inside the body). The air
+ *    inside a body thus takes its velocity, a body thinner than a cell still moves the air it covers (the
+ *    projection turns that into the flow around it), and the imprint moves smoothly as the body moves.
  *  - Gusts: u <- u + (1 - e^(-rate dt)) w(r) (V - u), w(r) = (1 - r^2/R^2)^2, a smooth pull towards V.
  *  - Explosions: a volume source of radius R, outward speed s at R: u = s (R/r)^2 r^ outside (the potential flow
  *    of a point source, divergence-free) and u = s r / R r^ inside (uniform expansion 3 s / R). The frame adds it
@@ -54,9 +57,13 @@ static void sample_range(float cmin, float cmax, float h, float off, int m, int 
 
 eddy_status eddy__wind_apply_colliders(eddy_wind *w, const eddy_wind_collider *cols, int count) {
     eddy_sim *s = w->sim;
-    memset(s->solid, 0, s->ncells);
-    const float h = s->h;
-    int solid_cells = 0;
+    if (w->solid_any) memset(s->solid, 0, s->ncells);
+    w->solid_any = false;
+    const float h = s->h, inv_h = 1.0f / h;
+    for (int a = 0; a < 3; a++) {
+        w->solid_lo[a] = s->n[a];
+        w->solid_hi[a] = 0;
+    }
     for (int ci = 0; ci < count; ci++) {
         const eddy_wind_collider *c = &cols[ci];
         float lc[3], bmin[3], bmax[3];
@@ -78,27 +85,73 @@ eddy_status eddy__wind_apply_colliders(eddy_wind *w, const eddy_wind_collider *c
                     size_t q = eddy__idx(s->n, i, j, k);
                     s->solid[q] = EDDY_CELL_SOLID;
                     for (int a = 0; a < 3; a++) s->solid_vel[a][q] = c->velocity[a];
+                    int idx[3] = {i, j, k};
+                    for (int a = 0; a < 3; a++) {
+                        w->solid_lo[a] = idx[a] < w->solid_lo[a] ? idx[a] : w->solid_lo[a];
+                        w->solid_hi[a] = idx[a] + 1 > w->solid_hi[a] ? idx[a] + 1 : w->solid_hi[a];
+                    }
+                    w->solid_any = true;
                 }
-        /* faces inside: the air there moves with the collider */
+        /* faces near the surface: pulled towards the collider's velocity by their coverage */
         for (int a = 0; a < 3; a++) {
             int fn[3];
             eddy__face_dims(s, a, fn);
-            for (int b = 0; b < 3; b++) sample_range(bmin[b], bmax[b], h, b == a ? 0.0f : 0.5f, fn[b], &lo[b], &hi[b]);
+            for (int b = 0; b < 3; b++)
+                sample_range(bmin[b] - 0.5f * h, bmax[b] + 0.5f * h, h, b == a ? 0.0f : 0.5f, fn[b], &lo[b], &hi[b]);
             float *v = s->vel[a];
+            const float target = c->velocity[a];
             for (int k = lo[2]; k < hi[2]; k++)
                 for (int j = lo[1]; j < hi[1]; j++)
                     for (int i = lo[0]; i < hi[0]; i++) {
                         float p[3] = {((float)i + (a == 0 ? 0.0f : 0.5f)) * h, ((float)j + (a == 1 ? 0.0f : 0.5f)) * h,
                                       ((float)k + (a == 2 ? 0.0f : 0.5f)) * h};
-                        if (eddy__shape_sdf(c->shape, lc, c->radius, NULL, axis, NULL, NULL, p, 3) < 0)
-                            v[eddy__idx(fn, i, j, k)] = c->velocity[a];
+                        float d = eddy__shape_sdf(c->shape, lc, c->radius, NULL, axis, NULL, NULL, p, 3);
+                        float cover = 0.5f - d * inv_h;
+                        if (cover <= 0.0f) continue;
+                        cover = cover > 1.0f ? 1.0f : cover;
+                        size_t f = eddy__idx(fn, i, j, k);
+                        v[f] = v[f] + cover * (target - v[f]);
                     }
         }
     }
-    if (count > 0)
-        for (size_t q = 0; q < s->ncells; q++) solid_cells += s->solid[q];
+    int solid_cells = 0;
+    if (w->solid_any)
+        for (int k = w->solid_lo[2]; k < w->solid_hi[2]; k++)
+            for (int j = w->solid_lo[1]; j < w->solid_hi[1]; j++)
+                for (int i = w->solid_lo[0]; i < w->solid_hi[0]; i++) solid_cells += s->solid[eddy__idx(s->n, i, j, k)];
     w->stats.solid_cells = solid_cells;
+    eddy__wind_impose_solid_faces(w);
     return EDDY_OK;
+}
+
+void eddy__wind_impose_solid_faces(eddy_wind *w) {
+    if (!w->solid_any) return;
+    eddy_sim *s = w->sim;
+    for (int a = 0; a < 3; a++) {
+        int fn[3], lo[3], hi[3];
+        eddy__face_dims(s, a, fn);
+        for (int b = 0; b < 3; b++) {
+            lo[b] = w->solid_lo[b];
+            hi[b] = w->solid_hi[b] + (b == a); /* the far face of the last solid cell */
+        }
+        /* faces on the window's edge are open (outflow), as the projection treats them */
+        if (lo[a] < 1) lo[a] = 1;
+        if (hi[a] > s->n[a]) hi[a] = s->n[a];
+        float *v = s->vel[a];
+        const float *sv = s->solid_vel[a];
+        const size_t step = a == 0 ? 1 : (a == 1 ? (size_t)s->n[0] : (size_t)s->n[0] * s->n[1]);
+        for (int k = lo[2]; k < hi[2]; k++)
+            for (int j = lo[1]; j < hi[1]; j++)
+                for (int i = lo[0]; i < hi[0]; i++) {
+                    int c[3] = {i, j, k};
+                    c[a] -= 1; /* the cell below the face; the one above is `step` further */
+                    size_t cl = eddy__idx(s->n, c[0], c[1], c[2]), ch = cl + step;
+                    bool sl = s->solid[cl] != 0, sh = s->solid[ch] != 0;
+                    if (!sl && !sh) continue;
+                    /* the mean of the solid neighbours, as boundary.c does */
+                    v[eddy__idx(fn, i, j, k)] = sl && sh ? 0.5f * (sv[cl] + sv[ch]) : (sl ? sv[cl] : sv[ch]);
+                }
+    }
 }
 
 eddy_status eddy__wind_apply_gusts(eddy_wind *w, const eddy_wind_gust *gusts, int count, float dt) {
