@@ -1,10 +1,11 @@
 /* Game wind field: a 3D MAC grid of air in a window that follows a moving centre (after the GDC 2019 talk
- * "Wind Simulation in God of War"). Each frame, on the core's stages (Stam 1999, "Stable Fluids"):
- *   u <- u + (1 - e^(-dt/tau)) (a - u)          relaxation towards the ambient wind a(x, t)
+ * "Wind Simulation in God of War"). Each frame (Stam 1999, "Stable Fluids"):
+ *   u <- u + (1 - e^(-dt/tau)) (a - u)          relaxation towards the ambient wind a(x, t) (wind_noise.c)
  *   gusts, explosions, colliders               sources (wind_sources.c)
- *   u <- (I - nu dt Lap)^-1 u                  diffusion, when viscosity > 0 (diffuse.c)
- *   u <- u(x - dt u)                           advection (advect.c)
- *   u <- u - grad p,  Lap p = div u            projection, p = 0 at the open window faces (project.c)
+ *   u <- (I - nu dt Lap)^-1 u                  diffusion, when viscosity > 0 (the core's diffuse.c)
+ *   u <- u(x - dt u)                           advection, ambient air entering from outside (wind_advect.c)
+ *   u <- u - grad p,  Lap p = div u            projection, p = 0 at the open window faces (the core's project.c)
+ * The relaxation comes first, with the sources, so that the frame ends on a projected field.
  * Moving the window: the new origin is o' = o + (n + f) h with n whole cells and 0 <= f < 1 per axis. The arrays
  * are shifted by n cells exactly (row copies), then by f with the linear interpolation v_i + f (v_{i+1} - v_i),
  * which leaves a uniform field exactly unchanged; samples coming from outside the old window take the ambient
@@ -27,7 +28,6 @@ eddy_wind_def eddy_wind_def_default(void) {
     d.noise_scale = 8.0f;
     d.noise_seed = 1;
     d.relaxation_time = 2.0f;
-    d.advection = EDDY_ADVECT_SEMI_LAGRANGIAN;
     /* the frame budget: 20 Jacobi iterations cost ~0.35 ms here and remove ~96% of the divergence each frame;
      * one MGPCG iteration costs ~1 ms at this size (bench/bench_wind.c prints the table) */
     d.pressure.solver = EDDY_PRESSURE_JACOBI;
@@ -82,7 +82,7 @@ eddy_status eddy_wind_def_validate(const eddy_wind_def *d, char *msg, size_t msg
         return msg_error(msg, msg_size, "wind threads = %d: must be 0..1024", d->threads);
     if (d->snap_to_cells != 0 && d->snap_to_cells != 1)
         return msg_error(msg, msg_size, "wind snap_to_cells = %d: must be 0 or 1", d->snap_to_cells);
-    /* advection and pressure settings are checked by the simulation's own validation (see eddy_wind_create) */
+    /* the pressure settings are checked by the simulation's own validation (see eddy_wind_create) */
     return EDDY_OK;
 }
 
@@ -96,7 +96,7 @@ static eddy_sim_def sim_def_for(const eddy_wind_def *d) {
     }
     sd.size[0] = (float)d->grid[0] * d->cell_size;
     sd.viscosity = d->viscosity;
-    sd.advection = d->advection;
+    sd.advection = EDDY_ADVECT_SEMI_LAGRANGIAN; /* unused: the wind advects with wind_advect.c */
     sd.pressure = d->pressure;
     sd.threads = d->threads;
     for (int f = 0; f < 6; f++) sd.boundary[f].type = EDDY_BOUNDARY_OUTFLOW;
@@ -114,6 +114,7 @@ void eddy_wind_destroy(eddy_wind *w) {
         free(w->noise_weight[a]);
     }
     free(w->noise_lattice);
+    free(w->noise_layer);
     free(w->explosions);
     free(w->explosion_age);
     free(w);
@@ -166,7 +167,13 @@ eddy_status eddy_wind_create(const eddy_wind_def *def, eddy_wind **out, char *ms
                  (w->noise_index[a] = (int *)calloc((size_t)w->n[a] + 1, sizeof(int))) &&
                  (w->noise_weight[a] = (float *)calloc((size_t)w->n[a] + 1, sizeof(float)));
         }
-        ok = ok && (w->noise_lattice = (float *)calloc(lat, sizeof(float)));
+        size_t layer = 0; /* the largest face layer across an axis */
+        for (int a = 0; a < 3; a++) {
+            size_t l = ((size_t)w->n[(a + 1) % 3] + 1) * ((size_t)w->n[(a + 2) % 3] + 1);
+            layer = l > layer ? l : layer;
+        }
+        ok = ok && (w->noise_lattice = (float *)calloc(lat, sizeof(float))) &&
+             (w->noise_layer = (float *)calloc(layer, sizeof(float)));
     }
     if (def->max_explosions > 0) {
         for (int a = 0; a < 3; a++) ok = ok && (w->source_flow[a] = (float *)calloc(s->nface[a], sizeof(float)));
@@ -277,14 +284,24 @@ static void shift_fraction(eddy_wind *w, float *data, const int fn[3], const flo
                            const double o[3]) {
     const size_t stride[3] = {1, (size_t)fn[0], (size_t)fn[0] * fn[1]};
     const int m = fn[a];
+    /* the layer of samples past the end (index m along a): constant, or the noise on that layer */
+    const float *ghost = NULL;
+    if (w->def.noise_amplitude > 0) {
+        int lo[3] = {0, 0, 0}, cnt[3] = {fn[0], fn[1], fn[2]};
+        lo[a] = m;
+        cnt[a] = 1;
+        eddy__wind_ambient_block(w, comp, o, off, lo, cnt, w->noise_layer);
+        ghost = w->noise_layer; /* element (i,j,k) with the a index dropped, x fastest */
+    }
+    const float constant = w->ambient[comp];
     if (a == 0) {
         int rows = fn[1] * fn[2];
 #pragma omp parallel for num_threads(EDDY_THREADS(w->sim)) schedule(static)
         for (int row = 0; row < rows; row++) {
             float *v = data + (size_t)row * fn[0];
             for (int i = 0; i < m - 1; i++) v[i] = v[i] + f * (v[i + 1] - v[i]);
-            float ghost = ambient_elem(w, comp, o, off, m, row % fn[1], row / fn[1]);
-            v[m - 1] = v[m - 1] + f * (ghost - v[m - 1]);
+            float g = ghost ? ghost[row] : constant;
+            v[m - 1] = v[m - 1] + f * (g - v[m - 1]);
         }
         return;
     }
@@ -298,14 +315,8 @@ static void shift_fraction(eddy_wind *w, float *data, const int fn[3], const flo
             for (int i = 0; i < fn[0]; i++) r[i] = r[i] + f * (rn[i] - r[i]);
         }
         float *r = base + (size_t)(m - 1) * stride[a];
-        for (int i = 0; i < fn[0]; i++) {
-            int idx[3];
-            idx[0] = i;
-            idx[a] = m;
-            idx[other] = t;
-            float ghost = ambient_elem(w, comp, o, off, idx[0], idx[1], idx[2]);
-            r[i] = r[i] + f * (ghost - r[i]);
-        }
+        const float *g = ghost ? ghost + (size_t)t * fn[0] : NULL;
+        for (int i = 0; i < fn[0]; i++) r[i] = r[i] + f * ((g ? g[i] : constant) - r[i]);
     }
 }
 

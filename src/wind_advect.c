@@ -5,7 +5,7 @@
  * Why not the core's advect.c: the wind must fit a whole frame in about a millisecond, and its Courant number is
  * small (a few m/s, 1 m cells, 1/60 s: CFL ~ 0.1), where the RK2 midpoint and the MacCormack/BFECC corrections
  * change little; and a foot outside the window must take the ambient wind (the air coming in from around the
- * window) rather than the clamped edge value. Interpolation is a + t (b - a), so a uniform wind stays exactly
+ * window) rather than the clamped edge value (with ambient noise: its value at the face, filled for the frame). Interpolation is a + t (b - a), so a uniform wind stays exactly
  * uniform. Each face depends only on the old arrays: any thread count gives the same bytes. */
 #include "wind_internal.h"
 
@@ -15,9 +15,9 @@ enum { CHUNK = 64 }; /* faces handled together: feet and weights in vector loops
 
 /* Values of face component a (array src of dims fn, sample (i,j,k) at ((i,j,k) + off) cells) at the feet
  * (fx, fy, fz)[0..cnt) in window cells: trilinear, clamped to the samples inside the window, the ambient wind
- * outside it. */
+ * outside it (amb: the ambient at these faces when there is noise, else NULL). */
 static void sample_feet(const eddy_wind *w, const float *src, const int fn[3], const float off[3], int a,
-                        const float *fx, const float *fy, const float *fz, int cnt, float *out) {
+                        const float *fx, const float *fy, const float *fz, int cnt, float *out, const float *amb) {
     const float nx = (float)w->n[0], ny = (float)w->n[1], nz = (float)w->n[2];
     const float hx = (float)(fn[0] - 1), hy = (float)(fn[1] - 1), hz = (float)(fn[2] - 1);
     const int mx = fn[0] - 2, my = fn[1] - 2, mz = fn[2] - 2;
@@ -43,9 +43,9 @@ static void sample_feet(const eddy_wind *w, const float *src, const int fn[3], c
     }
     for (int t = 0; t < cnt; t++) {
         if (!inside[t]) {
-            double p[3] = {w->origin[0] + (double)fx[t] * w->h, w->origin[1] + (double)fy[t] * w->h,
-                           w->origin[2] + (double)fz[t] * w->h};
-            out[t] = eddy__wind_ambient(w, p, a);
+            /* with noise: the ambient at the face itself, filled for this frame (the foot is a fraction dt |u| / h
+             * of a cell away, the noise varies over noise_scale >= h); else the constant */
+            out[t] = amb ? amb[t] : w->ambient[a];
             continue;
         }
         const float *q = src + base[t];
@@ -72,6 +72,9 @@ void eddy__wind_advect(eddy_wind *w, float dt) {
     eddy__face_dims(s, 2, fw);
     const float *U = s->vel[0], *V = s->vel[1], *W = s->vel[2];
     const float off_u[3] = {0.0f, 0.5f, 0.5f}, off_v[3] = {0.5f, 0.0f, 0.5f}, off_w[3] = {0.5f, 0.5f, 0.0f};
+    const bool noise = w->def.noise_amplitude > 0;
+    const float *amb_u = noise ? w->ambient_face[0] : NULL, *amb_v = noise ? w->ambient_face[1] : NULL,
+                *amb_w = noise ? w->ambient_face[2] : NULL;
     /* The velocity at a face: its own value, and each other component from the four faces around it, which lie
      * in the two cells on either side of the face (clamped at the window's edge) and on the two faces of those
      * cells along that component's axis. */
@@ -95,7 +98,8 @@ void eddy__wind_advect(eddy_wind *w, float dt) {
                 fy[t] = (float)j + 0.5f - dtc * mean4(v0[il], v1[il], v0[ih], v1[ih]);
                 fz[t] = (float)k + 0.5f - dtc * mean4(w0[il], w1[il], w0[ih], w1[ih]);
             }
-            sample_feet(w, U, fu, off_u, 0, fx, fy, fz, cnt, out + c0);
+            const float *amb = amb_u ? amb_u + eddy__idx(fu, c0, j, k) : NULL;
+            sample_feet(w, U, fu, off_u, 0, fx, fy, fz, cnt, out + c0, amb);
         }
     }
     /* v faces (i,j,k), j = 0..ny: cells j-1, j; u at columns i, i+1; w at layers k, k+1 */
@@ -118,7 +122,8 @@ void eddy__wind_advect(eddy_wind *w, float dt) {
                 fy[t] = (float)j - dtc * own[i];
                 fz[t] = (float)k + 0.5f - dtc * mean4(wl0[i], wl1[i], wh0[i], wh1[i]);
             }
-            sample_feet(w, V, fv, off_v, 1, fx, fy, fz, cnt, out + c0);
+            const float *amb = amb_v ? amb_v + eddy__idx(fv, c0, j, k) : NULL;
+            sample_feet(w, V, fv, off_v, 1, fx, fy, fz, cnt, out + c0, amb);
         }
     }
     /* w faces (i,j,k), k = 0..nz: cells k-1, k; u at columns i, i+1; v at rows j, j+1 */
@@ -141,7 +146,8 @@ void eddy__wind_advect(eddy_wind *w, float dt) {
                 fy[t] = (float)j + 0.5f - dtc * mean4(vl0[i], vl1[i], vh0[i], vh1[i]);
                 fz[t] = (float)k - dtc * own[i];
             }
-            sample_feet(w, W, fw, off_w, 2, fx, fy, fz, cnt, out + c0);
+            const float *amb = amb_w ? amb_w + eddy__idx(fw, c0, j, k) : NULL;
+            sample_feet(w, W, fw, off_w, 2, fx, fy, fz, cnt, out + c0, amb);
         }
     }
     for (int a = 0; a < 3; a++) {

@@ -30,6 +30,7 @@ struct eddy_wind {
     float *noise_lattice;    /* scratch: noise lattice values around the window (only with noise) */
     int *noise_index[3];     /* scratch: lattice cell of each face index along each axis (only with noise) */
     float *noise_weight[3];  /* scratch: fade weight of each face index along each axis (only with noise) */
+    float *noise_layer;      /* scratch: ambient values of one face layer entering the window (only with noise) */
     float *source_flow[3];   /* scratch, face arrays: the explosions' potential flow of this frame */
     eddy_wind_explosion *explosions; /* active explosions; `explosion_age` s since they started */
     float *explosion_age;
@@ -52,6 +53,11 @@ static inline uint32_t eddy__mix32(uint32_t x) {
 /* ---- wind_noise.c: the ambient wind (constant + value noise drifting with the constant part) ---- */
 /* ambient component c at a world position */
 float eddy__wind_ambient(const eddy_wind *w, const double pos[3], int c);
+/* noise on: ambient component c on a block of a regular grid, element (i,j,k) for i < cnt[0] ... at world
+ * o + (lo + (i,j,k) + off) * h, into out[i + cnt[0] * (j + cnt[1] * k)]; cnt[b] <= n[b] + 1. Uses the noise
+ * scratch: call it outside parallel regions. Same bytes as eddy__wind_ambient at each point. */
+void eddy__wind_ambient_block(eddy_wind *w, int c, const double o[3], const float off[3], const int lo[3],
+                              const int cnt[3], float *out);
 /* fills w->ambient_face[a] (noise on) for the current window and time */
 void eddy__wind_fill_ambient_faces(eddy_wind *w);
 

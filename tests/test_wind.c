@@ -521,6 +521,7 @@ static void test_frame_threads(void) {
         eddy_wind_def d = eddy_wind_def_default();
         d.ambient[2] = 1.0f;
         d.noise_amplitude = 0.5f;
+        d.viscosity = 0.05f;
         d.threads = threads;
         eddy_wind *w = make_wind(d);
         if (!w) return;

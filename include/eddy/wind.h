@@ -35,7 +35,6 @@ typedef struct eddy_wind_def {
     uint32_t noise_seed;      /**< seed of the noise; default 1 */
     float relaxation_time;    /**< s, e-folding time of the pull towards the ambient wind; 0 = none; default 2 */
     float viscosity;          /**< m^2/s, kinematic; 0 (default) skips the diffusion stage */
-    eddy_advection advection; /**< default semi-Lagrangian (cheapest, most diffusive; fine for wind) */
     eddy_pressure_def pressure; /**< projection settings: the frame budget is set here. Default: Jacobi, 20
                                      iterations (fits the 1 ms frame; leaves ~4% of the divergence, which the next
                                      frames keep removing). For accuracy: MGPCG with a tolerance (~1 ms/iteration
