@@ -5,8 +5,9 @@
  * Why not the core's advect.c: the wind must fit a whole frame in about a millisecond, and its Courant number is
  * small (a few m/s, 1 m cells, 1/60 s: CFL ~ 0.1), where the RK2 midpoint and the MacCormack/BFECC corrections
  * change little; and a foot outside the window must take the ambient wind (the air coming in from around the
- * window) rather than the clamped edge value (with ambient noise: its value at the face, filled for the frame). Interpolation is a + t (b - a), so a uniform wind stays exactly
- * uniform. Each face depends only on the old arrays: any thread count gives the same bytes. */
+ * window) rather than the clamped edge value (with ambient noise: its value at the face, filled for the frame).
+ * Interpolation is a + t (b - a), so a uniform wind stays exactly uniform. Each face depends only on the old
+ * arrays: any thread count gives the same bytes. */
 #include "wind_internal.h"
 
 #include <math.h>
