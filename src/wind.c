@@ -345,7 +345,7 @@ eddy_status eddy_wind_move(eddy_wind *w, const float center[3]) {
         fl = fl > lim ? lim : (fl < -lim ? -lim : fl);
         whole[a] = (int)fl;
         any_whole = any_whole || whole[a] != 0;
-        o[a] = w->origin[a] + (double)whole[a] * h;
+        o[a] = target[a] - (double)frac[a] * h; /* origin after the whole-cell shift (also when clamped) */
     }
     /* the velocity faces move; the pressure is not kept between frames (each projection solves afresh) */
     struct { float *data; float *scratch; int fn[3]; float off[3]; } arr[3];
@@ -363,7 +363,7 @@ eddy_status eddy_wind_move(eddy_wind *w, const float center[3]) {
         o[a] += (double)frac[a] * h;
     }
     for (int a = 0; a < 3; a++) {
-        w->origin[a] = w->def.snap_to_cells ? o[a] : target[a];
+        w->origin[a] = target[a];
         w->center[a] = center[a];
     }
     bool finite;

@@ -509,6 +509,22 @@ static void test_noise(void) {
         differ += memcmp(w->sim->vel[a], w3->sim->vel[a], w->sim->nface[a] * sizeof(float)) != 0;
     }
     CHECK(same == 3 && differ == 3, "same seed identical in %d of 3 components, other seed different in %d", same, differ);
+    /* a jump of whole cells far beyond the window: every face is the ambient wind at its new place */
+    float near[3] = {200.0f, -3.0f, 60.0f}, far[3] = {1200.0f, -67.0f, 63.0f}; /* exact floats, whole cells apart */
+    CHECK(eddy_wind_move(w, near) == EDDY_OK && eddy_wind_move(w, far) == EDDY_OK, "teleport");
+    int wrong = 0;
+    for (int a = 0; a < 3; a++) {
+        int fn[3];
+        eddy__face_dims(w->sim, a, fn);
+        for (int k = 0; k < fn[2]; k++)
+            for (int j = 0; j < fn[1]; j++)
+                for (int i = 0; i < fn[0]; i++) {
+                    double p[3];
+                    face_pos(w, a, i, j, k, p);
+                    wrong += w->sim->vel[a][eddy__idx(fn, i, j, k)] != eddy__wind_ambient(w, p, a);
+                }
+    }
+    CHECK(wrong == 0, "%d faces after a far jump are not the ambient wind at their place", wrong);
     eddy_wind_destroy(w);
     eddy_wind_destroy(w2);
     eddy_wind_destroy(w3);
