@@ -181,8 +181,8 @@ eddy_status eddy_wind_create(const eddy_wind_def *def, eddy_wind **out, char *ms
              (w->explosion_age = (float *)calloc((size_t)def->max_explosions, sizeof(float)));
     }
     if (!ok) {
-        eddy_wind_destroy(w);
         msg_error(msg, msg_size, "out of memory allocating a %d x %d x %d wind field", w->n[0], w->n[1], w->n[2]);
+        eddy_wind_destroy(w);
         return EDDY_ERR_OUT_OF_MEMORY;
     }
     fill_ambient(w);
