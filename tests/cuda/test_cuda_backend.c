@@ -248,6 +248,8 @@ static void test_stages(void) {
         char name[64];
         eddy_sim_def p2 = d2, p3 = d3;
         p2.pressure.solver = p3.pressure.solver = (eddy_pressure_solver)sv;
+        /* MGPCG to 1e-7 (as the CPU's projection test): the max-norm divergence criterion of 1e-5 is then met */
+        if (sv == EDDY_PRESSURE_MGPCG) p2.pressure.tolerance = p3.pressure.tolerance = 1e-7f;
         if (sv == EDDY_PRESSURE_RBGS) p2.pressure.omega = p3.pressure.omega = 1.7f;
         p2.boundary[1].type = EDDY_BOUNDARY_OUTFLOW; /* Dirichlet side */
         snprintf(name, sizeof name, "project %s 2D (outflow x+)", solver_names[sv]);
@@ -257,13 +259,15 @@ static void test_stages(void) {
             stage_case("project MGPCG 2D, no graphs", p2, cpu_project_stage, EDDY_CUDA_PROJECT, TOL_PROJECT);
             graphs_off = 0;
             eddy_sim_def big = def2(300, 257); /* fine levels outside the one-block tail */
-            big.pressure.tolerance = 1e-6f;
+            big.pressure.tolerance = 1e-7f;
             stage_case("project MGPCG 2D 300x257 (walls)", big, cpu_project_stage, EDDY_CUDA_PROJECT, TOL_PROJECT);
             if (!quick) {
                 /* thousands of thread blocks per kernel: the size at which a race between blocks would show */
                 eddy_sim_def huge = def2(1024, 1000);
+                huge.pressure.tolerance = 1e-7f;
                 stage_case("project MGPCG 2D 1024x1000 (walls)", huge, cpu_project_stage, EDDY_CUDA_PROJECT, TOL_PROJECT);
                 eddy_sim_def cube = def3(128, 120, 112);
+                cube.pressure.tolerance = 1e-7f;
                 stage_case("project MGPCG 3D 128x120x112 (walls)", cube, cpu_project_stage, EDDY_CUDA_PROJECT, TOL_PROJECT);
             }
         }
@@ -341,6 +345,7 @@ static void test_api_paths(void) {
     eddy_sim *back = NULL;
     char msg[256];
     CHECK(eddy_sim_load(path, &back, msg, sizeof msg) == EDDY_OK, "load: %s", msg);
+    if (back && no_graphs) eddy__cuda_set_graphs(back, 0);
     if (back) {
         CHECK(back->backend_ops != NULL, "a loaded CUDA state is a CUDA simulation");
         for (int f = 0; f <= EDDY_FIELD_TEMPERATURE; f++) {
