@@ -1,9 +1,10 @@
 /* Implicit viscosity and scalar diffusion on the device (diffuse.c): one backward Euler step
  *     (I - nu dt L) q^{n+1} = q*
  * per velocity component (on its faces) and per scalar (on the scalar grid), solved by Jacobi-preconditioned
- * conjugate gradient to |r|/|b| <= 1e-6, matrix-free. Boundary rows, couplings and the folding of boundary values
+ * conjugate gradient to 1e-6 of max(|b|, |r0|), matrix-free, A applied in differences form, the constant mode
+ * deflated in zero-flux systems (exact conservation). Boundary rows, couplings and the folding of boundary values
  * into the right-hand side are diffuse.c's, element for element; fixed elements are identity rows. The host reads
- * two reduced scalars per iteration (p.q, then r.r) to take the same decisions as the CPU loop. */
+ * the reduced sums twice per iteration to take the same decisions as the CPU loop. */
 #include "cu_sim.cuh"
 
 namespace ecu {
@@ -22,7 +23,7 @@ struct DSys {
 };
 
 struct DiffuseWS {
-    float *r, *p, *q, *diag;
+    float *r, *p, *q, *diag, *base; /* base: 1 + Dirichlet weights; diag: base + coupled weights (Jacobi) */
     uint8_t *fixed, *links;
 };
 
@@ -53,13 +54,21 @@ __global__ void k_dif_fixed(Geo g, DSys sys, const uint8_t *__restrict__ solid, 
     fixed[e] = (g.periodic[a] && c[a] == g.n[a]) || face_fixed(g, solid, a, i, j, k);
 }
 
-/* diffuse.c setup_system: couplings, diagonal, boundary values folded into the rhs, r = rhs - A x */
+/* per-block partial of one sum into slot s (partials + s * stride) */
+#define DIF_PARTIAL(s, v)                                                   \
+    do {                                                                    \
+        double v_ = block_reduce<RED_SUM>((v), sh);                         \
+        if (ECU_THREAD0()) partials[(size_t)(s) * stride + blk] = v_;       \
+    } while (0)
+
+/* diffuse.c setup_system: couplings, base and Jacobi diagonals, boundary values folded into the rhs,
+ * r = rhs - (base x + sum c (x - x_nb)). Sums (slots 0..5): |rhs|^2, |r|^2, sum rhs, sum r, unknowns, Dirichlet terms */
 __global__ void k_dif_setup(Geo g, DSys sys, const uint8_t *__restrict__ fixed, uint8_t *__restrict__ links_out,
-                            float *__restrict__ diag_out, float *__restrict__ r_out, double *partials, size_t stride,
-                            int slot_b, int slot_r) {
+                            float *__restrict__ base_out, float *__restrict__ diag_out, float *__restrict__ r_out,
+                            double *partials, size_t stride) {
     __shared__ double sh[32];
     ECU_IJK(sys.n[0], sys.n[1]);
-    double b2 = 0.0, r2 = 0.0;
+    double b2 = 0.0, r2 = 0.0, bsum = 0.0, rsum = 0.0, unknowns = 0.0, dirichlet = 0.0;
     if (inside_) {
         const size_t e = idx3(sys.n, i, j, k);
         const size_t stride_[3] = {1, (size_t)sys.n[0], (size_t)sys.n[0] * (size_t)sys.n[1]};
@@ -67,14 +76,17 @@ __global__ void k_dif_setup(Geo g, DSys sys, const uint8_t *__restrict__ fixed, 
         const float *x = sys.x;
         if (fixed[e]) {
             links_out[e] = 0;
-            diag_out[e] = 1.0f;
+            base_out[e] = diag_out[e] = 1.0f;
             r_out[e] = 0.0f;
         } else {
-            int c[3] = {i, j, k};
-            float diag = 1.0f, rhs = x[e], coupled = 0.0f;
+            const int c[3] = {i, j, k};
+            float base = 1.0f, rhs = x[e], coupled = 0.0f, coupled_weight = 0.0f;
             uint8_t links = 0;
-            for (int b = 0; b < sys.dim; b++) {
+#pragma unroll
+            for (int b = 0; b < 3; b++) {
+                if (b >= sys.dim) break;
                 float cb = sys.c[b];
+#pragma unroll
                 for (int side = 0; side < 2; side++) {
                     int ib = c[b] + (side ? 1 : -1);
                     if (sys.wrap[b]) {
@@ -83,10 +95,12 @@ __global__ void k_dif_setup(Geo g, DSys sys, const uint8_t *__restrict__ fixed, 
                         if (a < 0 || b == a) continue;
                         int bt = g.btype[2 * b + side];
                         if (bt == EDDY_BOUNDARY_NOSLIP) {
-                            diag += 2.0f * cb;
+                            base += 2.0f * cb;
+                            dirichlet += 1.0;
                         } else if (bt == EDDY_BOUNDARY_MOVING || bt == EDDY_BOUNDARY_INFLOW) {
-                            diag += 2.0f * cb;
+                            base += 2.0f * cb;
                             rhs += 2.0f * cb * g.bvel[2 * b + side][a];
+                            dirichlet += 1.0;
                         }
                         continue;
                     }
@@ -94,28 +108,35 @@ __global__ void k_dif_setup(Geo g, DSys sys, const uint8_t *__restrict__ fixed, 
                     if (fixed[gq]) {
                         if (a < 0) continue;
                         float w = b == a ? cb : 2.0f * cb;
-                        diag += w;
+                        base += w;
                         rhs += w * x[gq];
+                        dirichlet += 1.0;
                     } else {
-                        diag += cb;
-                        coupled += cb * x[gq];
+                        coupled_weight += cb;
+                        coupled += cb * (x[e] - x[gq]);
                         links |= (uint8_t)(1u << (2 * b + side));
                     }
                 }
             }
-            float res = rhs - (diag * x[e] - coupled);
+            float res = rhs - (base * x[e] + coupled);
             links_out[e] = links;
-            diag_out[e] = diag;
+            base_out[e] = base;
+            diag_out[e] = base + coupled_weight;
             r_out[e] = res;
             b2 = (double)rhs * rhs;
             r2 = (double)res * res;
+            bsum = rhs;
+            rsum = res;
+            unknowns = 1.0;
         }
     }
     size_t blk = ECU_BLOCK_ID();
-    b2 = block_reduce<RED_SUM>(b2, sh);
-    if (ECU_THREAD0()) partials[slot_b * stride + blk] = b2;
-    r2 = block_reduce<RED_SUM>(r2, sh);
-    if (ECU_THREAD0()) partials[slot_r * stride + blk] = r2;
+    DIF_PARTIAL(0, b2);
+    DIF_PARTIAL(1, r2);
+    DIF_PARTIAL(2, bsum);
+    DIF_PARTIAL(3, rsum);
+    DIF_PARTIAL(4, unknowns);
+    DIF_PARTIAL(5, dirichlet);
 }
 
 __global__ void k_dif_zero(DSys sys, const uint8_t *__restrict__ fixed) {
@@ -125,28 +146,38 @@ __global__ void k_dif_zero(DSys sys, const uint8_t *__restrict__ fixed) {
     if (!fixed[e]) sys.x[e] = 0.0f;
 }
 
-/* p = D^-1 r; partial r.p */
-__global__ void k_dif_start(DSys sys, const float *__restrict__ r, const float *__restrict__ diag, float *__restrict__ p,
-                            double *partials, size_t stride, int slot) {
+/* r -= r_mean on the unknowns, p = 0; sums r.z, r.r, sum z, sum r (z = D^-1 r) */
+__global__ void k_dif_start(DSys sys, const uint8_t *__restrict__ fixed, float *__restrict__ r, const float *__restrict__ diag,
+                            float *__restrict__ p, float r_mean, double *partials, size_t stride) {
     __shared__ double sh[32];
     ECU_IJK(sys.n[0], sys.n[1]);
-    double acc = 0.0;
+    double rz = 0.0, rr = 0.0, zsum = 0.0, rsum = 0.0;
     if (inside_) {
         size_t e = idx3(sys.n, i, j, k);
-        float pe = r[e] / diag[e];
-        p[e] = pe;
-        acc = (double)r[e] * pe;
+        p[e] = 0.0f;
+        if (!fixed[e]) {
+            float re = r[e] - r_mean;
+            float z = re / diag[e];
+            r[e] = re;
+            rz = (double)re * z;
+            rr = (double)re * re;
+            zsum = z;
+            rsum = re;
+        }
     }
-    acc = block_reduce<RED_SUM>(acc, sh);
-    if (ECU_THREAD0()) partials[slot * stride + ECU_BLOCK_ID()] = acc;
+    size_t blk = ECU_BLOCK_ID();
+    DIF_PARTIAL(0, rz);
+    DIF_PARTIAL(1, rr);
+    DIF_PARTIAL(2, zsum);
+    DIF_PARTIAL(3, rsum);
 }
 
-/* q = A p; partial p.q (diffuse.c apply_operator) */
-__global__ void k_dif_apply(DSys sys, const uint8_t *__restrict__ links, const float *__restrict__ diag,
-                            const float *__restrict__ p, float *__restrict__ q, double *partials, size_t stride, int slot) {
+/* q = base p + sum c (p - p_nb); sums p.q, sum q (diffuse.c apply_operator) */
+__global__ void k_dif_apply(DSys sys, const uint8_t *__restrict__ links, const float *__restrict__ base,
+                            const float *__restrict__ p, float *__restrict__ q, double *partials, size_t stride) {
     __shared__ double sh[32];
     ECU_IJK(sys.n[0], sys.n[1]);
-    double acc = 0.0;
+    double pq = 0.0, qsum = 0.0;
     if (inside_) {
         const int n0 = sys.n[0];
         size_t e = idx3(sys.n, i, j, k);
@@ -160,51 +191,80 @@ __global__ void k_dif_apply(DSys sys, const uint8_t *__restrict__ links, const f
         }
         unsigned l = links[e];
         float sx = 0.0f, sy = 0.0f, sz = 0.0f;
-        if (l & 1u) sx += p[i > 0 ? e - 1 : e + (size_t)(sys.ext[0] - 1)];
-        if (l & 2u) sx += p[i + 1 < sys.ext[0] ? e + 1 : e - (size_t)i];
-        if (l & 4u) sy += p[(ptrdiff_t)e + ym];
-        if (l & 8u) sy += p[(ptrdiff_t)e + yp];
-        if (l & 16u) sz += p[(ptrdiff_t)e + zm];
-        if (l & 32u) sz += p[(ptrdiff_t)e + zp];
-        float qe = diag[e] * p[e] - (sys.c[0] * sx + sys.c[1] * sy + sys.c[2] * sz);
+        const float pe = p[e];
+        if (l & 1u) sx += pe - p[i > 0 ? e - 1 : e + (size_t)(sys.ext[0] - 1)];
+        if (l & 2u) sx += pe - p[i + 1 < sys.ext[0] ? e + 1 : e - (size_t)i];
+        if (l & 4u) sy += pe - p[(ptrdiff_t)e + ym];
+        if (l & 8u) sy += pe - p[(ptrdiff_t)e + yp];
+        if (l & 16u) sz += pe - p[(ptrdiff_t)e + zm];
+        if (l & 32u) sz += pe - p[(ptrdiff_t)e + zp];
+        float qe = base[e] * pe + (sys.c[0] * sx + sys.c[1] * sy + sys.c[2] * sz);
         q[e] = qe;
-        acc = (double)p[e] * qe;
-    }
-    acc = block_reduce<RED_SUM>(acc, sh);
-    if (ECU_THREAD0()) partials[slot * stride + ECU_BLOCK_ID()] = acc;
-}
-
-/* x += alpha p, r -= alpha q; partials r.D^-1 r and r.r */
-__global__ void k_dif_update(DSys sys, float alpha, const float *__restrict__ p, const float *__restrict__ q,
-                             float *__restrict__ r, const float *__restrict__ diag, double *partials, size_t stride,
-                             int slot_z, int slot_r, Flags fl, int field) {
-    __shared__ double sh[32];
-    ECU_IJK(sys.n[0], sys.n[1]);
-    double a = 0.0, b = 0.0;
-    if (inside_) {
-        size_t e = idx3(sys.n, i, j, k);
-        float xe = sys.x[e] + alpha * p[e];
-        sys.x[e] = xe;
-        flag_if_bad(fl, xe, field);
-        float re = r[e] - alpha * q[e];
-        r[e] = re;
-        a = (double)re * re / diag[e];
-        b = (double)re * re;
+        pq = (double)pe * qe;
+        qsum = qe;
     }
     size_t blk = ECU_BLOCK_ID();
-    a = block_reduce<RED_SUM>(a, sh);
-    if (ECU_THREAD0()) partials[slot_z * stride + blk] = a;
-    b = block_reduce<RED_SUM>(b, sh);
-    if (ECU_THREAD0()) partials[slot_r * stride + blk] = b;
+    DIF_PARTIAL(0, pq);
+    DIF_PARTIAL(1, qsum);
 }
 
-/* p = D^-1 r + beta p */
-__global__ void k_dif_direction(DSys sys, float beta, const float *__restrict__ r, const float *__restrict__ diag,
-                                float *__restrict__ p) {
+/* x += alpha p, r -= alpha (q - q_mean) on the unknowns; sums r.z, r.r, sum z, sum r */
+__global__ void k_dif_update(DSys sys, const uint8_t *__restrict__ fixed, float alpha, float q_mean, const float *__restrict__ p,
+                             const float *__restrict__ q, float *__restrict__ r, const float *__restrict__ diag,
+                             double *partials, size_t stride, Flags fl, int field) {
+    __shared__ double sh[32];
+    ECU_IJK(sys.n[0], sys.n[1]);
+    double rz = 0.0, rr = 0.0, zsum = 0.0, rsum = 0.0;
+    if (inside_) {
+        size_t e = idx3(sys.n, i, j, k);
+        if (!fixed[e]) {
+            float xe = sys.x[e] + alpha * p[e];
+            sys.x[e] = xe;
+            flag_if_bad(fl, xe, field);
+            float re = r[e] - alpha * (q[e] - q_mean);
+            float z = re / diag[e];
+            r[e] = re;
+            rz = (double)re * z;
+            rr = (double)re * re;
+            zsum = z;
+            rsum = re;
+        }
+    }
+    size_t blk = ECU_BLOCK_ID();
+    DIF_PARTIAL(0, rz);
+    DIF_PARTIAL(1, rr);
+    DIF_PARTIAL(2, zsum);
+    DIF_PARTIAL(3, rsum);
+}
+
+/* p = D^-1 r - z_mean + beta p on the unknowns, 0 on fixed rows */
+__global__ void k_dif_direction(DSys sys, const uint8_t *__restrict__ fixed, float beta, float z_mean, const float *__restrict__ r,
+                                const float *__restrict__ diag, float *__restrict__ p) {
     ECU_IJK(sys.n[0], sys.n[1]);
     if (!inside_) return;
     size_t e = idx3(sys.n, i, j, k);
-    p[e] = r[e] / diag[e] + beta * p[e];
+    p[e] = fixed[e] ? 0.0f : (r[e] / diag[e] - z_mean) + beta * p[e];
+}
+
+/* sum of x over the unknowns (slot 0) */
+__global__ void k_dif_sum_unknowns(DSys sys, const uint8_t *__restrict__ fixed, double *partials, size_t stride) {
+    __shared__ double sh[32];
+    ECU_IJK(sys.n[0], sys.n[1]);
+    double acc = 0.0;
+    if (inside_) {
+        size_t e = idx3(sys.n, i, j, k);
+        if (!fixed[e]) acc = sys.x[e];
+    }
+    size_t blk = ECU_BLOCK_ID();
+    DIF_PARTIAL(0, acc);
+}
+
+/* x += shift on the unknowns: the exact total of a zero-flux system */
+__global__ void k_dif_shift(DSys sys, const uint8_t *__restrict__ fixed, float shift) {
+    ECU_IJK(sys.n[0], sys.n[1]);
+    if (!inside_) return;
+    size_t e = idx3(sys.n, i, j, k);
+    if (!fixed[e]) sys.x[e] += shift;
 }
 
 eddy_status diffuse_init(cu_sim *c) {
@@ -217,8 +277,8 @@ eddy_status diffuse_init(cu_sim *c) {
     for (int a = 0; a < c->g.dim; a++) cap = c->nface[a] > cap ? c->nface[a] : cap;
     DiffuseWS *w = c->dif;
     eddy_status st = EDDY_OK;
-    float **fl[4] = {&w->r, &w->p, &w->q, &w->diag};
-    for (int i = 0; i < 4 && st == EDDY_OK; i++) st = dev_alloc(c, (void **)fl[i], cap * sizeof(float), "diffusion vectors");
+    float **fl[5] = {&w->r, &w->p, &w->q, &w->diag, &w->base};
+    for (int i = 0; i < 5 && st == EDDY_OK; i++) st = dev_alloc(c, (void **)fl[i], cap * sizeof(float), "diffusion vectors");
     if (st == EDDY_OK) st = dev_alloc(c, (void **)&w->fixed, cap, "diffusion flags");
     if (st == EDDY_OK) st = dev_alloc(c, (void **)&w->links, cap, "diffusion links");
     return st;
@@ -227,7 +287,7 @@ eddy_status diffuse_init(cu_sim *c) {
 void diffuse_free(cu_sim *c) {
     if (!c->dif) return;
     DiffuseWS *w = c->dif;
-    void *b[] = {w->r, w->p, w->q, w->diag, w->fixed, w->links};
+    void *b[] = {w->r, w->p, w->q, w->diag, w->base, w->fixed, w->links};
     for (size_t i = 0; i < sizeof b / sizeof b[0]; i++) cudaFree(b[i]);
     free(w);
     c->dif = nullptr;
@@ -238,56 +298,74 @@ static float coefficient(double k, double dt, double spacing) {
     return (float)(cc < DIFFUSE_MAX_COEFFICIENT ? cc : DIFFUSE_MAX_COEFFICIENT);
 }
 
-enum { S_A = R_SCRATCH0, S_B = R_SCRATCH0 + 1 };
-
-/* reduces the partials of up to two slots and waits for them */
-static cudaError_t reduce2(cu_sim *c, int sa, int sb, size_t nblocks, double *a, double *b) {
-    const int slots[2] = {sa, sb}, ops[2] = {RED_SUM, RED_SUM};
-    cudaError_t e = finalize_reductions(c, slots, ops, sb >= 0 ? 2 : 1, nblocks);
-    if (e == cudaSuccess) e = cudaMemcpyAsync(c->h_rb->red + R_SCRATCH0, c->d_rb->red + R_SCRATCH0, 2 * sizeof(double),
+/* reduces `count` sums (partial slots R_SCRATCH0 + 0..count-1) and waits for them */
+static cudaError_t sums(cu_sim *c, int count, size_t nblocks, double out[6]) {
+    int slots[6], ops[6];
+    for (int k = 0; k < count; k++) {
+        slots[k] = R_SCRATCH0 + k;
+        ops[k] = RED_SUM;
+    }
+    cudaError_t e = finalize_reductions(c, slots, ops, count, nblocks);
+    if (e == cudaSuccess) e = cudaMemcpyAsync(c->h_rb->red + R_SCRATCH0, c->d_rb->red + R_SCRATCH0, (size_t)count * sizeof(double),
                                               cudaMemcpyDeviceToHost, c->stream);
     if (e == cudaSuccess) e = cudaStreamSynchronize(c->stream);
-    *a = c->h_rb->red[sa];
-    if (b) *b = c->h_rb->red[sb];
+    for (int k = 0; k < count; k++) out[k] = c->h_rb->red[R_SCRATCH0 + k];
     return e;
 }
 
+/* diffuse.c solve: Jacobi-preconditioned CG, the constant deflated in zero-flux systems, the target relative to
+ * max(|rhs|, |r0|); the host takes the CPU loop's decisions from the reduced sums */
 static cudaError_t solve(cu_sim *c, const DSys &sys, int field) {
     DiffuseWS *w = c->dif;
     dim3 gr = tiles(sys.n[0], sys.n[1], sys.n[2]), bl = tile_block();
     size_t nb = ECU_BLOCKS(gr);
-    double *P = c->partials;
+    double *P = c->partials + (size_t)R_SCRATCH0 * c->partial_stride;
     size_t ps = c->partial_stride;
     k_dif_fixed<<<gr, bl, 0, c->stream>>>(c->g, sys, c->solid, w->fixed);
-    k_dif_setup<<<gr, bl, 0, c->stream>>>(c->g, sys, w->fixed, w->links, w->diag, w->r, P, ps, S_A, S_B);
-    double bb, rr;
-    cudaError_t e = reduce2(c, S_A, S_B, nb, &bb, &rr);
+    k_dif_setup<<<gr, bl, 0, c->stream>>>(c->g, sys, w->fixed, w->links, w->base, w->diag, w->r, P, ps);
+    double setup[6], s4[6];
+    cudaError_t e = sums(c, 6, nb, setup);
     if (e != cudaSuccess) return e;
-    double bnorm = sqrt(bb), target = DIFFUSE_TOLERANCE * bnorm;
+    const double unknowns = setup[4];
+    const bool deflate = setup[5] == 0.0 && unknowns > 0;
+    double rr = setup[1], bnorm = sqrt(setup[0]);
+    double scale = bnorm > sqrt(rr) ? bnorm : sqrt(rr), target = DIFFUSE_TOLERANCE * scale;
     if (bnorm == 0.0) {
         k_dif_zero<<<gr, bl, 0, c->stream>>>(sys, w->fixed);
         return cudaGetLastError();
     }
     const int max_iterations = 100 + 4 * (sys.ext[0] + sys.ext[1] + sys.ext[2]);
-    double rz = 0.0;
-    if (sqrt(rr) > target) {
-        k_dif_start<<<gr, bl, 0, c->stream>>>(sys, w->r, w->diag, w->p, P, ps, S_A);
-        if ((e = reduce2(c, S_A, -1, nb, &rz, nullptr)) != cudaSuccess) return e;
-    }
     int iterations = 0;
+    double rz = 0.0;
     Flags fl = flags_for(c);
+    if (sqrt(rr) > target) {
+        k_dif_start<<<gr, bl, 0, c->stream>>>(sys, w->fixed, w->r, w->diag, w->p, deflate ? (float)(setup[3] / unknowns) : 0.0f, P, ps);
+        if ((e = sums(c, 4, nb, s4)) != cudaSuccess) return e;
+        float z_mean = deflate ? (float)(s4[2] / unknowns) : 0.0f;
+        rz = s4[0] - z_mean * s4[3];
+        rr = s4[1];
+        k_dif_direction<<<gr, bl, 0, c->stream>>>(sys, w->fixed, 0.0f, z_mean, w->r, w->diag, w->p);
+    }
     while (sqrt(rr) > target && iterations < max_iterations) {
-        double pq;
-        k_dif_apply<<<gr, bl, 0, c->stream>>>(sys, w->links, w->diag, w->p, w->q, P, ps, S_A);
-        if ((e = reduce2(c, S_A, -1, nb, &pq, nullptr)) != cudaSuccess) return e;
-        if (!(pq > 0.0)) break;
-        double rz_new;
-        k_dif_update<<<gr, bl, 0, c->stream>>>(sys, (float)(rz / pq), w->p, w->q, w->r, w->diag, P, ps, S_A, S_B, fl, field);
-        if ((e = reduce2(c, S_A, S_B, nb, &rz_new, &rr)) != cudaSuccess) return e;
+        k_dif_apply<<<gr, bl, 0, c->stream>>>(sys, w->links, w->base, w->p, w->q, P, ps);
+        if ((e = sums(c, 2, nb, s4)) != cudaSuccess) return e;
+        double pq = s4[0];
+        if (!(pq > 0.0) || !(rz > 0.0)) break;
+        float q_mean = deflate ? (float)(s4[1] / unknowns) : 0.0f;
+        k_dif_update<<<gr, bl, 0, c->stream>>>(sys, w->fixed, (float)(rz / pq), q_mean, w->p, w->q, w->r, w->diag, P, ps, fl, field);
+        if ((e = sums(c, 4, nb, s4)) != cudaSuccess) return e;
         iterations++;
+        rr = s4[1];
         if (sqrt(rr) <= target) break;
-        k_dif_direction<<<gr, bl, 0, c->stream>>>(sys, (float)(rz_new / rz), w->r, w->diag, w->p);
+        float z_mean = deflate ? (float)(s4[2] / unknowns) : 0.0f;
+        double rz_new = s4[0] - z_mean * s4[3];
+        k_dif_direction<<<gr, bl, 0, c->stream>>>(sys, w->fixed, (float)(rz_new / rz), z_mean, w->r, w->diag, w->p);
         rz = rz_new;
+    }
+    if (deflate) {
+        k_dif_sum_unknowns<<<gr, bl, 0, c->stream>>>(sys, w->fixed, P, ps);
+        if ((e = sums(c, 1, nb, s4)) != cudaSuccess) return e;
+        k_dif_shift<<<gr, bl, 0, c->stream>>>(sys, w->fixed, (float)((setup[2] - s4[0]) / unknowns));
     }
     return cudaGetLastError();
 }

@@ -14,9 +14,12 @@
  * once; a moving obstacle rebuilds it in each step it changes a cell. */
 #include "cu_sim.cuh"
 
+/* poisson.h is C: its `restrict` is C++'s __restrict__ */
+#define restrict __restrict__
 extern "C" {
 #include "../poisson.h"
 }
+#undef restrict
 
 #include <string.h>
 
@@ -387,26 +390,43 @@ __global__ void k_dot(LevA L, const float *__restrict__ a, const float *__restri
 /* the device-side scalars of the conjugate gradient loop */
 struct CGState {
     double rz, tolb;
-    float alpha, beta;
+    float alpha, beta, mean;
     int it, max_it, active;
 };
 
-/* x += alpha p, r -= alpha q; partial r.r (alpha from the state) */
+/* x += alpha p, r -= alpha q; partials r.r and, when `msum` is set, the sum of r over solved cells (alpha from
+ * the state) */
 __global__ void k_cg_update(LevA L, const CGState *cg, float *__restrict__ x, float *__restrict__ r,
-                            const float *__restrict__ p, const float *__restrict__ q, double *partials) {
+                            const float *__restrict__ p, const float *__restrict__ q, double *partials, double *msum) {
     ECU_ACTIVE_OR_RETURN(&cg->active);
     __shared__ double sh[32];
     const float alpha = cg->alpha;
-    double acc = 0.0;
+    double acc = 0.0, sum = 0.0;
     ECU_ROWS_BEGIN(L.n[0], L.n[1])
         int e = cell_at(L, i, j, k);
         x[e] += alpha * p[e];
         float re = r[e] - alpha * q[e];
         r[e] = re;
         acc += (double)re * (double)re;
+        sum += L.diag[e] > 0.0f ? (double)re : 0.0;
     ECU_ROWS_END
     acc = block_reduce<RED_SUM>(acc, sh);
     if (ECU_THREAD0()) partials[ECU_BLOCK_ID()] = acc;
+    if (msum) {
+        sum = block_reduce<RED_SUM>(sum, sh);
+        if (ECU_THREAD0()) msum[ECU_BLOCK_ID()] = sum;
+    }
+}
+
+/* one pure-Neumann component holding every solved cell: r -= its mean, kept by the device (poisson_mg.c
+ * cg_update keeps the residual mean-free so that it cannot drift below float precision) */
+__global__ void k_res_shift(LevA L, const CGState *cg, float *__restrict__ r) {
+    ECU_ACTIVE_OR_RETURN(&cg->active);
+    const float shift = -cg->mean;
+    ECU_IJK(L.n[0], L.n[1]);
+    if (!inside_) return;
+    int e = cell_at(L, i, j, k);
+    if (L.diag[e] > 0.0f) r[e] = r[e] + shift;
 }
 
 __global__ void k_cg_direction(LevA L, const CGState *cg, float *__restrict__ p, const float *__restrict__ z) {
@@ -456,11 +476,19 @@ __global__ void __launch_bounds__(1024) k_cg_alpha(CGState *cg, const double *pa
     }
     cg->alpha = (float)(cg->rz / pq);
 }
-/* r.r after the update: converged, or out of iterations */
-__global__ void __launch_bounds__(1024) k_cg_check(CGState *cg, const double *partials, size_t n, Readback *rb) {
+/* r.r after the update: converged, or out of iterations. With `msum` (one component holding every solved cell)
+ * the residual's mean m is to be removed (k_res_shift): |r - m|^2 = |r|^2 - cells m^2 */
+__global__ void __launch_bounds__(1024) k_cg_check(CGState *cg, const double *partials, const double *msum, size_t n,
+                                                   double cells, Readback *rb) {
     if (!cg->active) return;
     double rr = sum_partials(partials, n);
+    double ms = msum ? sum_partials(msum, n) : 0.0;
     if (threadIdx.x) return;
+    if (msum) {
+        double m = ms / cells;
+        cg->mean = (float)m;
+        rr -= cells * m * m;
+    }
     cg->it++;
     rb->red[R_CG_ITER] = cg->it;
     if (sqrt(rr) <= cg->tolb || cg->it >= cg->max_it) cg->active = 0;
@@ -985,8 +1013,20 @@ static void mgpcg_iteration(cu_sim *c) {
     ghosts(c, L0, P->p, active);
     k_apply<<<red_grid(L), bl, 0, c->stream>>>(L, P->p, P->q, part(c, 0), active);
     k_cg_alpha<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), nb, c->d_rb);
-    k_cg_update<<<red_grid(L), bl, 0, c->stream>>>(L, P->d_cg, P->sol, P->res, P->p, P->q, part(c, 1));
-    k_cg_check<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 1), nb, c->d_rb);
+    const CompD &C0 = P->comp0;
+    k_cg_update<<<red_grid(L), bl, 0, c->stream>>>(L, P->d_cg, P->sol, P->res, P->p, P->q, part(c, 1),
+                                                   C0.count && C0.single_all ? part(c, 4) : nullptr);
+    if (C0.count && C0.single_all) {
+        k_cg_check<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 1), part(c, 4), nb, P->cells0, c->d_rb);
+        k_res_shift<<<gr, bl, 0, c->stream>>>(L, P->d_cg, P->res);
+    } else if (C0.count) {
+        /* several components: their means removed, then |r|^2 again */
+        remove_mean0(c, P->res);
+        k_dot<<<red_grid(L), bl, 0, c->stream>>>(L, P->res, P->res, part(c, 1), active);
+        k_cg_check<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 1), nullptr, nb, 1.0, c->d_rb);
+    } else {
+        k_cg_check<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 1), nullptr, nb, 1.0, c->d_rb);
+    }
     vcycle(c, P->res, P->z, active);
     k_dot<<<red_grid(L), bl, 0, c->stream>>>(L, P->res, P->z, part(c, 0), active);
     k_cg_beta<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), nb);
@@ -1159,8 +1199,8 @@ static eddy_status build_operator(cu_sim *c) {
         for (int i = 0; i < n0; i++) m[i] = solid[i] == EDDY_CELL_SOLID ? 0.0f : 1.0f;
     }
     eddy__plevel_build_diag(L, HP->threads);
-    st = eddy__plevel_label(L, HP->list);
-    if (st == EDDY_OK) st = eddy__poisson_mg_build(HP);
+    eddy__plevel_label(L, HP->threads);
+    st = eddy__poisson_mg_build(HP);
     if (st != EDDY_OK) return eddy__fail(s, st, "pressure solver: out of memory building the operator");
     memcpy(HP->solid_seen, s->solid, s->ncells);
     HP->built = true;
