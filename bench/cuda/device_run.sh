@@ -22,7 +22,7 @@ for what in "$@"; do
   sanitize)
     # the kernels one by one (graphs off): compute-sanitizer does not follow conditional graph nodes here
     timeout 200 "$san" --tool memcheck --leak-check full "$bin/test_cuda_backend" --quick --no-graphs > "$OUT/memcheck.log" 2>&1; echo "memcheck rc=$?"; tail -3 "$OUT/memcheck.log"
-    timeout 200 "$san" --tool racecheck --racecheck-report all "$bin/test_cuda_backend" --quick --no-graphs > "$OUT/racecheck.log" 2>&1; echo "racecheck rc=$?"; tail -3 "$OUT/racecheck.log" ;;
+    timeout 300 "$san" --tool racecheck --racecheck-report all "$bin/test_cuda_backend" --tiny --no-graphs > "$OUT/racecheck.log" 2>&1; echo "racecheck rc=$?"; tail -3 "$OUT/racecheck.log" ;;
   bench) timeout 400 "$bin/bench_cuda" > "$OUT/bench.log" 2>&1; echo "bench rc=$?"; cat "$OUT/bench.log" ;;
   ncu)
     for cfg in "2 2048" "3 256"; do
