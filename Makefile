@@ -30,7 +30,7 @@ bench: build
 	@$(BUILD)/bench/bench
 
 sanitize:
-	@$(MAKE) test BUILD=build-asan CMAKE_FLAGS="-DEDDY_SANITIZE=ON -DEDDY_WERROR=ON -DCMAKE_BUILD_TYPE=Debug $(CMAKE_FLAGS)"
+	@$(MAKE) test BUILD=build-asan CMAKE_FLAGS="-DEDDY_SANITIZE=ON -DEDDY_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS)"
 
 install: build
 	@cmake --install $(BUILD)

@@ -1,6 +1,6 @@
 /* Boundary conditions on the MAC grid.
- * Normal velocity on a domain face: wall/no-slip/moving lid -> 0; inflow -> prescribed; outflow -> zero gradient
- * (copied from the neighbouring interior face, then corrected by the projection with p = 0 outside);
+ * Normal velocity on a domain face: wall/no-slip/moving lid -> 0; inflow -> prescribed; outflow -> left free
+ * (advected like interior faces, then corrected by the projection with p = 0 outside);
  * periodic -> face n[a] repeats face 0. A face touching a solid cell takes the solid's velocity (the average of
  * its solid neighbours), so the projection sees the obstacle's motion and pushes the fluid around it.
  * Tangential conditions (no-slip, lid) act through the viscous solve, see diffuse.c.
@@ -53,12 +53,7 @@ void eddy__apply_velocity_boundaries(eddy_sim *s) {
                     const eddy_boundary *b = ia == 0 ? bmin : bmax;
                     switch (b->type) {
                     case EDDY_BOUNDARY_INFLOW: v[f] = b->velocity[a]; break;
-                    case EDDY_BOUNDARY_OUTFLOW: {
-                        int nb[3] = {i, j, k};
-                        nb[a] = ia == 0 ? 1 : n - 1;
-                        v[f] = v[eddy__idx(fn, nb[0], nb[1], nb[2])];
-                        break;
-                    }
+                    case EDDY_BOUNDARY_OUTFLOW: break; /* advected, then corrected by the projection */
                     default: v[f] = 0.0f; break;
                     }
                     continue;

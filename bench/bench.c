@@ -1,0 +1,124 @@
+/* bench: time per stage and per whole step of a smoke scene (splat + emitter, buoyancy, vorticity, MacCormack,
+ * MGPCG to 1e-5), for 2D 512^2 and 1024^2 and 3D 128^3 with 1 and 2 threads. Prints medians, cells per second,
+ * and for the streaming stages the achieved memory bandwidth (compulsory bytes: every input array read once,
+ * every output written once) against a copy bandwidth measured in the same run. A table, never pass/fail.
+ * Usage: bench [steps] (default 15; the first 3 are warm-up). */
+#include "sim_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+static double median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* copy bandwidth (read + write bytes / time) of a parallel float copy of `bytes`, median of 7 */
+static double copy_bandwidth(size_t bytes, int threads) {
+    size_t n = bytes / sizeof(float);
+    float *a = malloc(bytes), *b = malloc(bytes);
+    if (!a || !b) { free(a); free(b); return 0; }
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (size_t i = 0; i < n; i++) { a[i] = (float)i; b[i] = 0; }
+    double t[7];
+    for (int r = 0; r < 7; r++) {
+        double t0 = eddy__now_ms();
+#pragma omp parallel for num_threads(threads) schedule(static)
+        for (size_t i = 0; i < n; i++) b[i] = a[i];
+        t[r] = eddy__now_ms() - t0;
+    }
+    volatile float sink = b[n / 3];
+    (void)sink;
+    free(a);
+    free(b);
+    return 2.0 * (double)bytes / (median(t, 7) * 1e-3) / 1e9;
+}
+
+typedef struct { int dim, n[3]; } bench_case;
+
+static void run_case(const bench_case *c, int threads, int steps, double copy_gbs) {
+    eddy_sim_def d = eddy_sim_def_default();
+    d.dim = c->dim;
+    for (int a = 0; a < 3; a++) d.grid[a] = c->n[a];
+    d.size[0] = 1.0f;
+    d.threads = threads;
+    d.dt = 0.5f / (float)c->n[0]; /* CFL ~ 0.5 at 1 m/s */
+    d.vorticity = 0.2f;
+    d.buoyancy_temperature = 1.0f;
+    d.pressure.tolerance = 1e-5f;
+    eddy_sim *s = NULL;
+    char msg[256];
+    if (eddy_sim_create(&d, &s, msg, sizeof msg) != EDDY_OK) {
+        printf("create failed: %s\n", msg);
+        return;
+    }
+    eddy_emitter_def e = {0};
+    e.shape = EDDY_SHAPE_SPHERE;
+    e.center[0] = 0.5f; e.center[1] = 0.15f; e.center[2] = 0.5f; e.radius = 0.08f;
+    e.dye[0] = 2; e.dye[1] = 1; e.temperature = 5; e.velocity[1] = 1.0f; e.set_velocity = 1;
+    eddy_sim_add_emitter(s, &e, NULL);
+    double *stage[EDDY_STAGE_COUNT], *whole = malloc(sizeof(double) * (size_t)steps);
+    int iters = 0;
+    for (int k = 0; k < EDDY_STAGE_COUNT; k++) stage[k] = malloc(sizeof(double) * (size_t)steps);
+    int measured = 0;
+    for (int i = 0; i < steps; i++) {
+        eddy_splat sp = {{0.3f + 0.02f * (float)i, 0.5f, 0.5f}, 0.05f, {1.0f, 0.5f, 0.2f}, {1, 0.2f, 0.1f}, 1.0f};
+        eddy_sim_splat(s, &sp);
+        if (eddy_sim_step(s) != EDDY_OK) {
+            printf("step failed: %s\n", eddy_sim_last_error(s));
+            break;
+        }
+        if (i < 3) continue;
+        for (int k = 0; k < EDDY_STAGE_COUNT; k++) stage[k][measured] = s->stats.stage_ms[k];
+        whole[measured] = s->stats.step_ms;
+        iters += s->stats.pressure_iterations;
+        measured++;
+    }
+    if (measured == 0) { eddy_sim_destroy(s); return; }
+    double cells = (double)s->ncells;
+    /* compulsory bytes per stage (floats): sources: emitter region is small -> not a streaming stage;
+     * forces: buoyancy reads temperature + writes v, vorticity reads/writes all velocity + 7 cell scratch arrays;
+     * advect: reads every velocity and scalar array, writes each once; boundary: reads+writes velocity and scalars;
+     * diagnostics: reads velocity and dye. */
+    double nv = 0;
+    for (int a = 0; a < s->dim; a++) nv += (double)s->nface[a];
+    double ns = (double)s->nscalar;
+    double bytes[EDDY_STAGE_COUNT] = {0};
+    bytes[EDDY_STAGE_FORCES] = 4.0 * (ns + 2 * (double)s->nface[1] + 2 * nv + 14 * cells);
+    bytes[EDDY_STAGE_ADVECT] = 4.0 * (2 * nv + 2 * 4 * ns + nv);
+    bytes[EDDY_STAGE_BOUNDARY] = 4.0 * 2 * (nv + 4 * ns) * 4; /* four boundary passes per step */
+    bytes[EDDY_STAGE_DIAGNOSTICS] = 4.0 * (nv * 2 + 3 * ns) + cells;
+    char size[32];
+    if (c->dim == 2) snprintf(size, sizeof size, "2D %dx%d", c->n[0], c->n[1]);
+    else snprintf(size, sizeof size, "3D %dx%dx%d", c->n[0], c->n[1], c->n[2]);
+    double step_ms = median(whole, measured);
+    printf("%-16s %2d thr | step %8.2f ms  %7.1f Mcells/s  MGPCG %4.1f it |", size, threads, step_ms,
+           cells / (step_ms * 1e-3) / 1e6, (double)iters / measured);
+    for (int k = 0; k < EDDY_STAGE_COUNT; k++) {
+        double ms = median(stage[k], measured);
+        printf(" %s %.2f", eddy_stage_name((eddy_stage)k), ms);
+        if (bytes[k] > 0 && ms > 0) printf(" (%.0f%%)", 100.0 * bytes[k] / (ms * 1e-3) / 1e9 / copy_gbs);
+    }
+    printf("\n");
+    for (int k = 0; k < EDDY_STAGE_COUNT; k++) free(stage[k]);
+    free(whole);
+    eddy_sim_destroy(s);
+}
+
+int main(int argc, char **argv) {
+    int steps = argc > 1 ? atoi(argv[1]) : 15;
+    if (steps < 4) steps = 4;
+    bench_case cases[] = {{2, {512, 512, 1}}, {2, {1024, 1024, 1}}, {3, {128, 128, 128}}};
+    printf("eddy bench: median of %d steps after 3 warm-up; stage ms, (%%) = achieved / copy bandwidth\n", steps - 3);
+    for (int threads = 1; threads <= 2; threads++) {
+        double copy = copy_bandwidth((size_t)256 << 20, threads);
+        printf("copy bandwidth, %d thread%s: %.2f GB/s (read + write)\n", threads, threads > 1 ? "s" : "", copy);
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) run_case(&cases[i], threads, steps, copy);
+    }
+    return 0;
+}
