@@ -1,0 +1,334 @@
+/* eddy-view: the SDL2 shell of the viewer. It opens the window, turns SDL input (or a replay file) into viewer
+ * events, shows the viewer's framebuffer through a streaming texture, and saves screenshots read back from the
+ * window. `eddy view ...` runs this program. Usage: eddy-view --help; docs/viewer.md. */
+#include "replay.h"
+#include "stir.h"
+#include "viewer.h"
+
+#include "eddy/render.h"
+
+#include <SDL.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *usage =
+    "usage: eddy-view [SCENE] [options]\n"
+    "  SCENE                  a scene file or preset name (default: the default scene; 'empty': a still box)\n"
+    "  --window WxH           window size in pixels (default 960x540)\n"
+    "  --grid NXxNY           override the 2D grid of the scene\n"
+    "  --threads N            OpenMP threads (default: all)\n"
+    "  --fixed-dt S           advance S seconds per frame (default: wall clock; 1/60 with --replay/--screenshot-at)\n"
+    "  --view NAME            dye, speed, vorticity or pressure at start\n"
+    "  --no-post              start with post-processing (shading, bloom) off\n"
+    "  --vorticity E          vorticity confinement at start (default: the scene's)\n"
+    "  --hover                splat when the pointer moves, without a click\n"
+    "  --color #RRGGBB        one dye colour for every stroke\n"
+    "  --palette #RGB,#RGB..  stroke colours in turn (default: a random bright hue per stroke)\n"
+    "  --radius F             splat radius as a fraction of the box height (default 0.04)\n"
+    "  --transparent          dye as coverage over the background (else dye is added to it)\n"
+    "  --background #RRGGBB   background colour (default black)\n"
+    "  --background-image F   a PNG behind the dye (implies --transparent)\n"
+    "  --seed N               stroke colours (default 1)\n"
+    "  --replay FILE          feed recorded input events (docs/viewer.md); runs with a fixed 1/60 s step\n"
+    "  --record FILE          write the input events of this session in the replay format\n"
+    "  --screenshot-at T FILE save the window as a PNG when the viewer clock reaches T seconds, then exit\n"
+    "  --bench N              run N frames with a scripted drag, print frame times, exit\n"
+    "  --no-status            hide the status line\n"
+    "keys: space pause, R reset, P post-processing, V view, +/- vorticity, S screenshot, H help, Esc quit\n";
+
+typedef struct shell_args {
+    viewer_options opt;
+    const char *replay_path, *record_path, *screenshot_path;
+    double screenshot_at;
+    int bench_frames;
+} shell_args;
+
+static int parse_pair(const char *s, int out[2]) {
+    char tail;
+    return sscanf(s, "%dx%d%c", &out[0], &out[1], &tail) == 2 && out[0] > 0 && out[1] > 0 ? 0 : -1;
+}
+
+static int parse_args(int argc, char **argv, shell_args *a) {
+    memset(a, 0, sizeof *a);
+    a->opt = viewer_options_default();
+    a->screenshot_at = -1;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEED_VALUE()                                                                   \
+    do {                                                                               \
+        if (!val) { fprintf(stderr, "eddy-view: %s needs a value\n%s", arg, usage); return 2; } \
+        i++;                                                                           \
+    } while (0)
+        if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) { fputs(usage, stdout); return 1; }
+        else if (!strcmp(arg, "--window")) { NEED_VALUE(); if (parse_pair(val, a->opt.window)) goto bad; }
+        else if (!strcmp(arg, "--grid")) { NEED_VALUE(); if (parse_pair(val, a->opt.grid)) goto bad; }
+        else if (!strcmp(arg, "--threads")) { NEED_VALUE(); a->opt.threads = atoi(val); if (a->opt.threads < 0) goto bad; }
+        else if (!strcmp(arg, "--fixed-dt")) { NEED_VALUE(); a->opt.fixed_dt = strtof(val, NULL); if (!(a->opt.fixed_dt > 0)) goto bad; }
+        else if (!strcmp(arg, "--view")) {
+            NEED_VALUE();
+            eddy_view view;
+            if (eddy_view_from_name(val, &view) != EDDY_OK) goto bad;
+            a->opt.view = view;
+        }
+        else if (!strcmp(arg, "--no-post")) a->opt.post = 0;
+        else if (!strcmp(arg, "--vorticity")) { NEED_VALUE(); a->opt.vorticity = strtof(val, NULL); if (!(a->opt.vorticity >= 0)) goto bad; }
+        else if (!strcmp(arg, "--hover")) a->opt.stir.hover = 1;
+        else if (!strcmp(arg, "--color") || !strcmp(arg, "--palette")) { NEED_VALUE(); if (stir_parse_palette(val, &a->opt.stir)) goto bad; }
+        else if (!strcmp(arg, "--radius")) { NEED_VALUE(); a->opt.stir.radius = strtof(val, NULL); if (!(a->opt.stir.radius > 0 && a->opt.stir.radius < 1)) goto bad; }
+        else if (!strcmp(arg, "--transparent")) a->opt.transparent = 1;
+        else if (!strcmp(arg, "--background")) { NEED_VALUE(); if (stir_parse_color(val, a->opt.background)) goto bad; }
+        else if (!strcmp(arg, "--background-image")) { NEED_VALUE(); a->opt.background_image = val; }
+        else if (!strcmp(arg, "--seed")) { NEED_VALUE(); a->opt.seed = (unsigned)strtoul(val, NULL, 10); }
+        else if (!strcmp(arg, "--replay")) { NEED_VALUE(); a->replay_path = val; }
+        else if (!strcmp(arg, "--record")) { NEED_VALUE(); a->record_path = val; }
+        else if (!strcmp(arg, "--screenshot-at")) {
+            if (i + 2 >= argc) { fprintf(stderr, "eddy-view: --screenshot-at needs T and FILE\n"); return 2; }
+            char *end;
+            a->screenshot_at = strtod(argv[i + 1], &end);
+            if (*end || !(a->screenshot_at >= 0)) { val = argv[i + 1]; i++; goto bad; }
+            a->screenshot_path = argv[i + 2];
+            i += 2;
+        }
+        else if (!strcmp(arg, "--bench")) { NEED_VALUE(); a->bench_frames = atoi(val); if (a->bench_frames < 1) goto bad; }
+        else if (!strcmp(arg, "--no-status")) a->opt.show_status = 0;
+        else if (arg[0] == '-' && arg[1]) { fprintf(stderr, "eddy-view: unknown option %s\n%s", arg, usage); return 2; }
+        else if (!a->opt.scene) a->opt.scene = arg;
+        else { fprintf(stderr, "eddy-view: more than one scene given (%s, %s)\n", a->opt.scene, arg); return 2; }
+        continue;
+    bad:
+        fprintf(stderr, "eddy-view: %s %s: invalid value (see --help)\n", arg, val ? val : "");
+        return 2;
+#undef NEED_VALUE
+    }
+    if ((a->replay_path || a->screenshot_path || a->bench_frames) && !(a->opt.fixed_dt > 0)) a->opt.fixed_dt = 1.0f / 60.0f;
+    return 0;
+}
+
+static int compare_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* SDL keys to the viewer's codes (printable keys as lower-case ASCII). */
+static int translate_key(const SDL_KeyboardEvent *k) {
+    SDL_Keycode code = k->keysym.sym;
+    switch (code) {
+    case SDLK_ESCAPE: return VIEWER_KEY_ESCAPE;
+    case SDLK_LEFT: return VIEWER_KEY_LEFT;
+    case SDLK_RIGHT: return VIEWER_KEY_RIGHT;
+    case SDLK_UP: return VIEWER_KEY_UP;
+    case SDLK_DOWN: return VIEWER_KEY_DOWN;
+    case SDLK_KP_PLUS: return '+';
+    case SDLK_KP_MINUS: return '-';
+    case SDLK_EQUALS: return (k->keysym.mod & KMOD_SHIFT) ? '+' : '=';
+    default: break;
+    }
+    if (code >= 32 && code < 127) return (int)code;
+    return -1;
+}
+
+/* Reads the renderer's target (what the window shows) and writes it as a PNG. */
+static int save_window(SDL_Renderer *ren, int w, int h, const char *path, char *msg, size_t msg_size) {
+    uint8_t *buf = malloc((size_t)w * (size_t)h * 4);
+    if (!buf) { snprintf(msg, msg_size, "out of memory"); return -1; }
+    int rc = -1;
+    if (SDL_RenderReadPixels(ren, NULL, SDL_PIXELFORMAT_RGBA32, buf, w * 4) != 0)
+        snprintf(msg, msg_size, "cannot read the window: %s", SDL_GetError());
+    else
+        rc = viewer_save_png(path, buf, w, h, msg, msg_size);
+    free(buf);
+    return rc;
+}
+
+int main(int argc, char **argv) {
+    shell_args args;
+    int rc = parse_args(argc, argv, &args);
+    if (rc) return rc == 1 ? 0 : rc;
+
+    char msg[1024];
+    replay rep = {0};
+    if (args.replay_path && replay_load(args.replay_path, &rep, msg, sizeof msg) != 0) {
+        fprintf(stderr, "eddy-view: replay: %s\n", msg);
+        return 2;
+    }
+    FILE *record = NULL;
+    if (args.record_path && !(record = fopen(args.record_path, "w"))) {
+        fprintf(stderr, "eddy-view: cannot write %s\n", args.record_path);
+        replay_free(&rep);
+        return 2;
+    }
+    if (record) fputs("# eddy viewer replay: TIME KIND [ARGS] (docs/viewer.md)\n", record);
+
+    viewer *v;
+    if (viewer_create(&args.opt, &v, msg, sizeof msg) != 0) {
+        fprintf(stderr, "eddy-view: %s\n", msg);
+        replay_free(&rep);
+        if (record) fclose(record);
+        return 2;
+    }
+    if (SDL_Init(SDL_INIT_VIDEO) != 0) {
+        fprintf(stderr, "eddy-view: cannot open a window: %s (no display? try xvfb-run)\n", SDL_GetError());
+        viewer_destroy(v);
+        replay_free(&rep);
+        if (record) fclose(record);
+        return 1;
+    }
+    int scripted = args.replay_path || args.screenshot_path || args.bench_frames;
+    int win_w = args.opt.window[0], win_h = args.opt.window[1];
+    SDL_Window *win = SDL_CreateWindow("eddy", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, win_w, win_h,
+                                       scripted ? 0 : SDL_WINDOW_RESIZABLE);
+    SDL_Renderer *ren = win ? SDL_CreateRenderer(win, -1, scripted ? 0 : SDL_RENDERER_PRESENTVSYNC) : NULL;
+    SDL_Texture *tex = ren ? SDL_CreateTexture(ren, SDL_PIXELFORMAT_RGBA32, SDL_TEXTUREACCESS_STREAMING, win_w, win_h) : NULL;
+    if (!tex) {
+        fprintf(stderr, "eddy-view: cannot create the window: %s\n", SDL_GetError());
+        rc = 1;
+        goto done;
+    }
+
+    double *frame_ms = args.bench_frames ? calloc((size_t)args.bench_frames, sizeof(double)) : NULL;
+    double *work_ms = args.bench_frames ? calloc((size_t)args.bench_frames, sizeof(double)) : NULL;
+    Uint64 freq = SDL_GetPerformanceFrequency(), last = SDL_GetPerformanceCounter();
+    double fps_ema = 0;
+    int frame = 0, mouse_down_buttons = 0;
+    rc = 0;
+    while (!viewer_want_quit(v)) {
+        SDL_Event e;
+        while (SDL_PollEvent(&e)) {
+            viewer_event ev;
+            memset(&ev, 0, sizeof ev);
+            ev.time = viewer_clock(v);
+            int have = 1;
+            switch (e.type) {
+            case SDL_QUIT: ev.kind = VIEWER_EVENT_QUIT; break;
+            case SDL_MOUSEMOTION:
+                ev.kind = VIEWER_EVENT_MOVE;
+                ev.x = (float)e.motion.x / (float)win_w;
+                ev.y = (float)e.motion.y / (float)win_h;
+                break;
+            case SDL_MOUSEBUTTONDOWN:
+            case SDL_MOUSEBUTTONUP:
+                ev.kind = e.type == SDL_MOUSEBUTTONDOWN ? VIEWER_EVENT_DOWN : VIEWER_EVENT_UP;
+                ev.x = (float)e.button.x / (float)win_w;
+                ev.y = (float)e.button.y / (float)win_h;
+                ev.button = e.button.button == SDL_BUTTON_RIGHT ? VIEWER_BUTTON_RIGHT : VIEWER_BUTTON_LEFT;
+                ev.shift = (SDL_GetModState() & KMOD_SHIFT) != 0;
+                mouse_down_buttons += ev.kind == VIEWER_EVENT_DOWN ? 1 : -1;
+                break;
+            case SDL_MOUSEWHEEL: ev.kind = VIEWER_EVENT_WHEEL; ev.wheel = (float)e.wheel.y; break;
+            case SDL_KEYDOWN:
+                ev.kind = VIEWER_EVENT_KEY;
+                ev.key = translate_key(&e.key);
+                have = ev.key >= 0;
+                break;
+            case SDL_WINDOWEVENT:
+                have = 0;
+                if (e.window.event == SDL_WINDOWEVENT_LEAVE && mouse_down_buttons <= 0) {
+                    ev.kind = VIEWER_EVENT_LEAVE;
+                    have = 1;
+                } else if (e.window.event == SDL_WINDOWEVENT_SIZE_CHANGED) {
+                    win_w = e.window.data1;
+                    win_h = e.window.data2;
+                    SDL_DestroyTexture(tex);
+                    tex = SDL_CreateTexture(ren, SDL_PIXELFORMAT_RGBA32, SDL_TEXTUREACCESS_STREAMING, win_w, win_h);
+                    if (!tex || viewer_resize(v, win_w, win_h) != 0) {
+                        fprintf(stderr, "eddy-view: cannot resize: %s\n", tex ? viewer_error(v) : SDL_GetError());
+                        rc = 1;
+                        goto loop_end;
+                    }
+                }
+                break;
+            default: have = 0; break;
+            }
+            /* during a replay only closing the window counts: the script drives the input */
+            if (!have || (scripted && ev.kind != VIEWER_EVENT_QUIT)) continue;
+            if (record) replay_write_event(record, &ev);
+            viewer_handle(v, &ev);
+        }
+        if (args.bench_frames) { /* a scripted stroke: a circle around the box centre, the button held */
+            viewer_event ev;
+            memset(&ev, 0, sizeof ev);
+            double t = viewer_clock(v);
+            ev.kind = frame == 0 ? VIEWER_EVENT_DOWN : VIEWER_EVENT_MOVE;
+            ev.button = VIEWER_BUTTON_LEFT;
+            ev.x = (float)(0.5 + 0.25 * cos(2.0 * t));
+            ev.y = (float)(0.5 + 0.25 * sin(2.0 * t));
+            viewer_handle(v, &ev);
+        }
+        const viewer_event *rev;
+        while ((rev = replay_poll(&rep, viewer_clock(v)))) viewer_handle(v, rev);
+
+        Uint64 now = SDL_GetPerformanceCounter();
+        double wall_dt = (double)(now - last) / (double)freq;
+        last = now;
+        if (wall_dt > 0) fps_ema = fps_ema > 0 ? 0.9 * fps_ema + 0.1 / wall_dt : 1.0 / wall_dt;
+        viewer_set_fps(v, fps_ema);
+        if (viewer_frame(v, wall_dt) != 0 && scripted) {
+            fprintf(stderr, "eddy-view: %s\n", viewer_error(v));
+            rc = 1;
+            break;
+        }
+        int fw, fh;
+        const uint8_t *pixels = viewer_pixels(v, &fw, &fh);
+        SDL_UpdateTexture(tex, NULL, pixels, fw * 4);
+        SDL_RenderClear(ren);
+        SDL_RenderCopy(ren, tex, NULL, NULL);
+        const char *shot = viewer_pending_screenshot(v);
+        if (shot) {
+            int ok = save_window(ren, win_w, win_h, shot, msg, sizeof msg) == 0;
+            viewer_screenshot_done(v, ok, ok ? shot : msg);
+        }
+        if (args.screenshot_path && viewer_clock(v) >= args.screenshot_at - 1e-9) {
+            if (save_window(ren, win_w, win_h, args.screenshot_path, msg, sizeof msg) != 0) {
+                fprintf(stderr, "eddy-view: screenshot: %s\n", msg);
+                rc = 1;
+            } else {
+                printf("saved %s at t = %.3f s (sim %.3f s)\n", args.screenshot_path, viewer_clock(v), viewer_sim_time(v));
+            }
+            break;
+        }
+        SDL_RenderPresent(ren);
+        if (args.bench_frames) {
+            frame_ms[frame] = (double)(SDL_GetPerformanceCounter() - now) * 1e3 / (double)freq;
+            work_ms[frame] = viewer_work_ms(v);
+        }
+        frame++;
+        if (args.bench_frames && frame >= args.bench_frames) break;
+    }
+loop_end:
+    if (args.bench_frames && frame >= args.bench_frames) {
+        /* the first frames warm caches and the pressure solver: the median is the steady frame time */
+        double median_frame, median_work, p90;
+        qsort(frame_ms, (size_t)frame, sizeof(double), compare_double);
+        qsort(work_ms, (size_t)frame, sizeof(double), compare_double);
+        median_frame = frame_ms[frame / 2];
+        median_work = work_ms[frame / 2];
+        p90 = frame_ms[(frame * 9) / 10];
+        printf("%-10s %-12s %-8s %-14s %-14s %-12s %-8s\n", "frames", "window", "grid", "median_ms", "p90_ms",
+               "work_ms", "fps");
+        int g[2] = {args.opt.grid[0], args.opt.grid[1]};
+        char grid[32], window[32];
+        if (g[0] > 0) snprintf(grid, sizeof grid, "%dx%d", g[0], g[1]); else snprintf(grid, sizeof grid, "scene");
+        snprintf(window, sizeof window, "%dx%d", win_w, win_h);
+        printf("%-10d %-12s %-8s %-14.2f %-14.2f %-12.2f %-8.1f\n", frame, window, grid, median_frame, p90,
+               median_work, 1000.0 / median_frame);
+    }
+    free(frame_ms);
+    free(work_ms);
+    if (args.screenshot_path && rc == 0 && viewer_clock(v) < args.screenshot_at - 1e-9) {
+        fprintf(stderr, "eddy-view: closed at t = %.3f s before the screenshot time %.3f s\n", viewer_clock(v),
+                args.screenshot_at);
+        rc = 1;
+    }
+done:
+    if (tex) SDL_DestroyTexture(tex);
+    if (ren) SDL_DestroyRenderer(ren);
+    if (win) SDL_DestroyWindow(win);
+    SDL_Quit();
+    viewer_destroy(v);
+    replay_free(&rep);
+    if (record) fclose(record);
+    return rc;
+}
