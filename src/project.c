@@ -1,5 +1,254 @@
-/* PLACEHOLDER — replaced by the pressure projection work (Jacobi, RBGS, MGPCG). */
-#include "sim_internal.h"
-eddy_status eddy__project_init(eddy_sim *s) { (void)s; return EDDY_OK; }
-void eddy__project_free(eddy_sim *s) { (void)s; }
-eddy_status eddy__project(eddy_sim *s, float dt) { (void)dt; return eddy__fail(s, EDDY_ERR_UNSUPPORTED, "projection not implemented yet"); }
+/* Pressure projection (Chorin 1968; Stam 1999, "Stable Fluids"; Bridson 2015, "Fluid Simulation for Computer
+ * Graphics", ch. 5): u <- u - dt/rho grad p with p chosen so that the discrete divergence of u vanishes in every
+ * fluid cell of the MAC grid (Harlow & Welch 1965).
+ *
+ * Units. The solvers work on x = phi / h with phi = dt p / rho (m^2/s), so x is in m/s and the correction of an
+ * open face is simply u_f -= x_hi - x_lo. The system is A x = b with b_c = -(net outward flux of u through c)
+ * (m/s) and A the 5/7-point Laplacian stencil over open faces (poisson.h). s->pressure receives the physical
+ * pressure in Pa, p = rho h x / dt, 0 in solid cells; it is mean-free over each region without an outflow side.
+ *
+ * Boundaries. Faces that keep a prescribed value (eddy__face_fixed: walls, inflow, faces touching a solid, with
+ * the solid's velocity already written by the boundary stage) are closed: their flux enters b, the correction
+ * leaves them alone, so a moving obstacle pushes the fluid around it. Outflow sides are open with p = 0 outside;
+ * periodic axes wrap. Solid cells and fluid cells with every face closed are not solved.
+ *
+ * Null space. A connected fluid region with no outflow face determines p only up to a constant, and its b sums
+ * to the net inflow through its closed faces (zero when the prescribed velocities conserve volume). The mean of b
+ * over each such region is removed before solving (the part no pressure can remove) and the solution is made
+ * mean-free. The reported residual is |b - A x| / |b| over solved cells for this mean-free b.
+ *
+ * Solvers (def.pressure): MGPCG (poisson_mg.c, default) and red-black SOR (poisson_iterative.c) iterate to the
+ * tolerance; Jacobi runs exactly max_iterations. All start from x = 0. */
+#include "poisson.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MGPCG_DEFAULT_ITERATIONS 200
+#define RBGS_DEFAULT_ITERATIONS 20000
+#define JACOBI_DEFAULT_ITERATIONS 60
+
+static void poisson_free(eddy_poisson *P) {
+    if (!P) return;
+    if (P->levels) {
+        for (int l = 0; l < P->nlevels; l++) {
+            if (l > 0) {
+                free(P->levels[l].x);
+                free(P->levels[l].b);
+            }
+            eddy__plevel_free(&P->levels[l]);
+        }
+        free(P->levels);
+    }
+    free(P->sol);
+    free(P->rhs);
+    free(P->res);
+    free(P->z);
+    free(P->p);
+    free(P->q);
+    free(P->t1);
+    free(P->t2);
+    free(P->partial);
+    free(P->list);
+    free(P->solid_seen);
+    free(P);
+}
+
+void eddy__project_free(eddy_sim *s) {
+    poisson_free(s->poisson);
+    s->poisson = NULL;
+}
+
+eddy_status eddy__project_init(eddy_sim *s) {
+    eddy_poisson *P = calloc(1, sizeof *P);
+    if (!P) return eddy__fail(s, EDDY_ERR_OUT_OF_MEMORY, "out of memory allocating the pressure solver");
+    s->poisson = P;
+    bool outflow[6];
+    for (int f = 0; f < 6; f++)
+        outflow[f] = f < 2 * s->dim && !s->periodic[f / 2] && s->def.boundary[f].type == EDDY_BOUNDARY_OUTFLOW;
+    eddy_status st = eddy__poisson_mg_alloc(P, s->dim, s->n, s->periodic, outflow);
+    if (st == EDDY_OK && !(P->solid_seen = malloc(s->ncells))) st = EDDY_ERR_OUT_OF_MEMORY;
+    if (st != EDDY_OK) {
+        eddy__project_free(s);
+        return eddy__fail(s, st, "out of memory allocating the pressure solver for a %d x %d x %d grid", s->n[0],
+                          s->n[1], s->n[2]);
+    }
+    return EDDY_OK;
+}
+
+/* Operator of level 0 and the multigrid hierarchy from the current solid cells. */
+static eddy_status build_operator(eddy_sim *s, eddy_poisson *P) {
+    eddy_plevel *L = &P->levels[0];
+    const int n0 = s->n[0];
+#pragma omp parallel for num_threads(P->threads) if (L->parallel) schedule(static)
+    for (int row = 0; row < L->rows; row++) {
+        float *m = L->scratch + eddy__plevel_row(L, row);
+        const uint8_t *solid = s->solid + (size_t)row * n0;
+        for (int i = 0; i < n0; i++) m[i] = solid[i] == EDDY_CELL_SOLID ? 0.0f : 1.0f;
+    }
+    eddy__plevel_build_diag(L, P->threads);
+    eddy_status st = eddy__plevel_label(L, P->list);
+    if (st == EDDY_OK) st = eddy__poisson_mg_build(P);
+    if (st != EDDY_OK) return eddy__fail(s, st, "pressure solver: out of memory building the operator");
+    memcpy(P->solid_seen, s->solid, s->ncells);
+    P->built = true;
+    return EDDY_OK;
+}
+
+/* b = -(net outward flux) in solved cells, 0 elsewhere */
+static void compute_rhs(const eddy_sim *s, eddy_poisson *P) {
+    const eddy_plevel *L = &P->levels[0];
+    const int n0 = s->n[0], n1 = s->n[1];
+    const size_t su = (size_t)n0 + 1, sv = (size_t)n0, sw = (size_t)n0 * n1;
+#pragma omp parallel for num_threads(P->threads) if (L->parallel) schedule(static)
+    for (int row = 0; row < L->rows; row++) {
+        int j = row % n1, k = row / n1;
+        size_t o = eddy__plevel_row(L, row);
+        float *b = P->rhs + o;
+        const float *d = L->diag + o;
+        const float *u = s->vel[0] + (size_t)row * su;
+        const float *v0 = s->vel[1] + ((size_t)j + (size_t)(n1 + 1) * k) * sv, *v1 = v0 + sv;
+        if (s->dim == 3) {
+            const float *w0 = s->vel[2] + (size_t)j * n0 + (size_t)k * sw, *w1 = w0 + sw;
+#pragma omp simd
+            for (int i = 0; i < n0; i++) {
+                float flux = (u[i + 1] - u[i]) + (v1[i] - v0[i]) + (w1[i] - w0[i]);
+                b[i] = d[i] > 0.0f ? -flux : 0.0f;
+            }
+        } else {
+#pragma omp simd
+            for (int i = 0; i < n0; i++) {
+                float flux = (u[i + 1] - u[i]) + (v1[i] - v0[i]);
+                b[i] = d[i] > 0.0f ? -flux : 0.0f;
+            }
+        }
+    }
+}
+
+/* u -= x_hi - x_lo on open faces. Faces between two solved cells are open; non-periodic domain faces are
+ * open only on outflow sides (x = 0 outside); periodic face n repeats face 0. */
+static void correct_velocity(eddy_sim *s, eddy_poisson *P) {
+    const eddy_plevel *L = &P->levels[0];
+    const float *xv = P->sol, *dv = L->diag;
+    eddy__plevel_fill_ghosts(L, P->sol, P->threads);
+    const int n0 = s->n[0], n1 = s->n[1], n2 = s->n[2];
+    const bool per0 = s->periodic[0], out_lo0 = L->outflow[0], out_hi0 = L->outflow[1];
+    /* x faces: one row of n0+1 faces per cell row */
+#pragma omp parallel for num_threads(P->threads) if (L->parallel) schedule(static)
+    for (int row = 0; row < L->rows; row++) {
+        size_t o = eddy__plevel_row(L, row);
+        const float *x = xv + o, *d = dv + o;
+        float *u = s->vel[0] + (size_t)row * (size_t)(n0 + 1);
+        int first = per0 ? 0 : 1;
+#pragma omp simd
+        for (int i = first; i < n0; i++) {
+            float g = x[i] - x[i - 1];
+            u[i] -= (d[i] > 0.0f && d[i - 1] > 0.0f) ? g : 0.0f;
+        }
+        if (per0) {
+            u[n0] = u[0];
+        } else {
+            if (out_lo0 && d[0] > 0.0f) u[0] -= x[0];
+            if (out_hi0 && d[n0 - 1] > 0.0f) u[n0] += x[n0 - 1];
+        }
+    }
+    /* y and z faces: face layer f along axis a lies between cell layers f-1 and f */
+    for (int a = 1; a < s->dim; a++) {
+        const ptrdiff_t stride = a == 1 ? L->sy : L->sz;
+        const int na = s->n[a];
+        const bool per = s->periodic[a], out_lo = L->outflow[2 * a], out_hi = L->outflow[2 * a + 1];
+        int fn[3];
+        eddy__face_dims(s, a, fn);
+        const int face_rows = fn[1] * fn[2];
+#pragma omp parallel for num_threads(P->threads) if (L->parallel) schedule(static)
+        for (int fr = 0; fr < face_rows; fr++) {
+            int j = fr % fn[1], k = fr / fn[1];
+            int f = a == 1 ? j : k;
+            if (per && f == na) continue; /* written together with face 0 */
+            float *u = s->vel[a] + (size_t)fr * (size_t)n0;
+            /* the cell above the face (layer f; for f = na a ghost, which is 0) */
+            size_t o = L->origin + (size_t)((ptrdiff_t)j * L->sy + (ptrdiff_t)k * L->sz);
+            const float *xh = xv + o, *xl = xh - stride, *dh = dv + o, *dl = dh - stride;
+            if (f > 0 && f < na) {
+#pragma omp simd
+                for (int i = 0; i < n0; i++) {
+                    float g = xh[i] - xl[i];
+                    u[i] -= (dh[i] > 0.0f && dl[i] > 0.0f) ? g : 0.0f;
+                }
+            } else if (per) { /* f == 0: the cell below is the ghost copy of layer na-1 */
+                float *u_top = u + (size_t)na * (a == 1 ? (size_t)n0 : (size_t)n0 * (size_t)(n1));
+#pragma omp simd
+                for (int i = 0; i < n0; i++) {
+                    float g = xh[i] - xl[i];
+                    u[i] -= (dh[i] > 0.0f && dl[i] > 0.0f) ? g : 0.0f;
+                    u_top[i] = u[i];
+                }
+            } else if (f == 0 && out_lo) {
+                for (int i = 0; i < n0; i++) u[i] -= dh[i] > 0.0f ? xh[i] : 0.0f;
+            } else if (f == na && out_hi) {
+                for (int i = 0; i < n0; i++) u[i] += dl[i] > 0.0f ? xl[i] : 0.0f;
+            }
+        }
+    }
+    (void)n2;
+}
+
+static void write_pressure(eddy_sim *s, const eddy_poisson *P, float scale) {
+    const eddy_plevel *L = &P->levels[0];
+    const int n0 = s->n[0];
+#pragma omp parallel for num_threads(P->threads) if (L->parallel) schedule(static)
+    for (int row = 0; row < L->rows; row++) {
+        const float *x = P->sol + eddy__plevel_row(L, row);
+        float *p = s->pressure + (size_t)row * n0;
+#pragma omp simd
+        for (int i = 0; i < n0; i++) p[i] = scale * x[i];
+    }
+}
+
+eddy_status eddy__project(eddy_sim *s, float dt) {
+    eddy_poisson *P = s->poisson;
+    if (!P) return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "pressure solver not initialised");
+    if (!(dt > 0.0f) || !isfinite(dt))
+        return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "projection dt = %g: must be a positive number of seconds",
+                          (double)dt);
+    P->threads = EDDY_THREADS(s);
+    if (!P->built || memcmp(P->solid_seen, s->solid, s->ncells) != 0) {
+        eddy_status st = build_operator(s, P);
+        if (st != EDDY_OK) return st;
+    }
+    eddy_plevel *L = &P->levels[0];
+    compute_rhs(s, P);
+    eddy__plevel_remove_mean(L, P->rhs, P->partial, P->threads);
+    double bnorm = sqrt(eddy__plevel_dot(L, P->rhs, P->rhs, P->partial, P->threads));
+    const eddy_pressure_def *pd = &s->def.pressure;
+    int iterations = 0;
+    double residual = 0.0;
+    if (bnorm > 0.0 && isfinite(bnorm)) {
+        switch (pd->solver) {
+        case EDDY_PRESSURE_JACOBI:
+            iterations = pd->max_iterations > 0 ? pd->max_iterations : JACOBI_DEFAULT_ITERATIONS;
+            eddy__poisson_jacobi(P, iterations);
+            break;
+        case EDDY_PRESSURE_RBGS:
+            iterations = eddy__poisson_rbgs(P, pd->omega > 0.0f ? pd->omega : 1.0f, pd->tolerance, bnorm,
+                                            pd->max_iterations > 0 ? pd->max_iterations : RBGS_DEFAULT_ITERATIONS);
+            break;
+        case EDDY_PRESSURE_MGPCG:
+        default:
+            iterations = eddy__poisson_mgpcg(P, pd->tolerance, bnorm,
+                                             pd->max_iterations > 0 ? pd->max_iterations : MGPCG_DEFAULT_ITERATIONS);
+            break;
+        }
+        eddy__plevel_remove_mean(L, P->sol, P->partial, P->threads);
+        residual = sqrt(eddy__plevel_residual_norm2(L, P->sol, P->rhs, P->partial, P->threads)) / bnorm;
+        correct_velocity(s, P);
+    } else {
+        memset(P->sol, 0, L->count * sizeof(float));
+    }
+    write_pressure(s, P, s->def.density * s->h / dt);
+    s->stats.pressure_iterations = iterations;
+    s->stats.pressure_residual = (float)residual;
+    s->stats.pressure_residual_initial = bnorm > 0.0 ? 1.0f : 0.0f;
+    return EDDY_OK;
+}

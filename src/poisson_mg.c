@@ -1,0 +1,437 @@
+/* Multigrid-preconditioned conjugate gradient (MGPCG) for the pressure system A x = b (see poisson.h), after
+ * McAdams, Sifakis & Teran 2010, "A parallel multigrid Poisson solver for fluids simulation on large grids"
+ * (SCA 2010): conjugate gradient whose preconditioner is one geometric multigrid V-cycle from a zero guess.
+ *
+ * Hierarchy. Each level halves every axis that has at least 4 cells (ceil(n/2): any size, not only powers of
+ * two; shorter axes stay, semi-coarsening). A coarse cell is fluid when any of its children is solved; its
+ * operator is the same 5/7-point stencil rediscretised on the coarse cells, with couplings w_a = (h/H_a)^2 so that
+ * every level approximates the same -h^2 Laplacian, open faces and Dirichlet (outflow) sides as on the fine grid.
+ * Transfers: prolongation P is cell-centred (bi/tri)linear interpolation over the coarse cells that are solved,
+ * renormalised by the sum of their weights (so a constant is reproduced next to walls and obstacles, which keeps
+ * Neumann boundaries from being treated as Dirichlet ones); restriction is R = P^T / 2^(coarsened axes) (an
+ * average). Both are applied separably, one axis after the other.
+ *
+ * Symmetry. Pre-smoothing is red-black Gauss-Seidel (red, black) x EDDY_MG_SMOOTH, post-smoothing the exact
+ * adjoint (black, red) x EDDY_MG_SMOOTH, restriction is a multiple of the transpose of prolongation and the
+ * coarsest level (at most 3 cells per axis) is solved by symmetric sweeps between two null-space projections.
+ * The V-cycle is therefore a fixed symmetric positive definite operator, as conjugate gradient requires, even
+ * with the rediscretised (non-Galerkin) coarse operators. All-Neumann systems (no outflow) are singular: their
+ * right-hand side is mean-free per component (project.c) and the null-space component that the preconditioner
+ * adds to the iterate is removed at the end. */
+#include "poisson.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MG_MAX_LEVELS 40
+
+/* ---------------------------------------------------------------- transfer tables */
+
+static eddy_status paxis_build(eddy_paxis *ax, int nf, bool coarsen, bool periodic) {
+    int nc = coarsen ? (nf + 1) / 2 : nf;
+    ax->nf = nf;
+    ax->nc = nc;
+    ax->coarsened = coarsen;
+    ax->pc = malloc(2 * (size_t)nf * sizeof(int));
+    ax->pw = malloc(2 * (size_t)nf * sizeof(float));
+    ax->rf = malloc(4 * (size_t)nc * sizeof(int));
+    ax->rw = malloc(4 * (size_t)nc * sizeof(float));
+    int *cnt = calloc((size_t)nc, sizeof(int));
+    if (!ax->pc || !ax->pw || !ax->rf || !ax->rw || !cnt) {
+        free(cnt);
+        return EDDY_ERR_OUT_OF_MEMORY;
+    }
+    for (int i = 0; i < nf; i++) {
+        int c = coarsen ? i / 2 : i;
+        int nb = c + ((i & 1) ? 1 : -1);
+        ax->pc[2 * i] = c;
+        ax->pw[2 * i] = coarsen ? 0.75f : 1.0f;
+        ax->pc[2 * i + 1] = c;
+        ax->pw[2 * i + 1] = 0.0f;
+        if (!coarsen) continue;
+        if (nb < 0 || nb >= nc) {
+            if (!periodic) continue; /* outside the domain: no parent there */
+            nb = eddy__wrap(nb, nc);
+        }
+        ax->pc[2 * i + 1] = nb;
+        ax->pw[2 * i + 1] = 0.25f;
+    }
+    for (int c = 0; c < nc; c++)
+        for (int e = 0; e < 4; e++) {
+            ax->rf[4 * c + e] = coarsen ? (2 * c < nf ? 2 * c : nf - 1) : c;
+            ax->rw[4 * c + e] = 0.0f;
+        }
+    float scale = coarsen ? 0.5f : 1.0f;
+    for (int i = 0; i < nf; i++)
+        for (int e = 0; e < 2; e++) {
+            float w = ax->pw[2 * i + e];
+            if (w == 0.0f) continue;
+            int c = ax->pc[2 * i + e];
+            if (cnt[c] >= 4) {
+                free(cnt);
+                return EDDY_ERR_UNSUPPORTED; /* cannot happen: two children and one neighbour on each side */
+            }
+            ax->rf[4 * c + cnt[c]] = i;
+            ax->rw[4 * c + cnt[c]] = w * scale;
+            cnt[c]++;
+        }
+    free(cnt);
+    return EDDY_OK;
+}
+
+/* along x: coarse row t (nc values) from a fine row f (nf values) */
+static void restrict_row_x(const eddy_paxis *ax, const float *restrict f, float *restrict t) {
+    const int nc = ax->nc;
+    if (!ax->coarsened) {
+        memcpy(t, f, (size_t)nc * sizeof(float));
+        return;
+    }
+    for (int c = 0; c < nc; c += (nc - 1 > 1 ? nc - 1 : 1)) {
+        const int *rf = ax->rf + 4 * c;
+        const float *rw = ax->rw + 4 * c;
+        t[c] = rw[0] * f[rf[0]] + rw[1] * f[rf[1]] + rw[2] * f[rf[2]] + rw[3] * f[rf[3]];
+    }
+#pragma omp simd
+    for (int c = 1; c < nc - 1; c++)
+        t[c] = 0.125f * f[2 * c - 1] + 0.375f * f[2 * c] + 0.375f * f[2 * c + 1] + 0.125f * f[2 * c + 2];
+}
+
+/* along x: fine row from a coarse row t; add: f += s * interpolation, else f = interpolation */
+static void prolong_row_x(const eddy_paxis *ax, const float *restrict t, float *restrict f, const float *restrict s,
+                          bool add) {
+    const int nf = ax->nf, nc = ax->nc;
+    if (!ax->coarsened) {
+        if (add) {
+#pragma omp simd
+            for (int i = 0; i < nf; i++) f[i] += s[i] * t[i];
+        } else {
+            memcpy(f, t, (size_t)nf * sizeof(float));
+        }
+        return;
+    }
+    /* the two end parents through the tables (walls, periodic wrap), the rest in the regular pattern */
+    int ends[4] = {0, 1, 2 * (nc - 1), 2 * (nc - 1) + 1};
+    for (int e = 0; e < 4; e++) {
+        int i = ends[e];
+        if (i >= nf || (e >= 2 && i < 2)) continue;
+        float v = ax->pw[2 * i] * t[ax->pc[2 * i]] + ax->pw[2 * i + 1] * t[ax->pc[2 * i + 1]];
+        f[i] = add ? f[i] + s[i] * v : v;
+    }
+    if (add) {
+#pragma omp simd
+        for (int c = 1; c < nc - 1; c++) {
+            float lo = 0.75f * t[c] + 0.25f * t[c - 1], hi = 0.75f * t[c] + 0.25f * t[c + 1];
+            f[2 * c] += s[2 * c] * lo;
+            f[2 * c + 1] += s[2 * c + 1] * hi;
+        }
+    } else {
+        for (int c = 1; c < nc - 1; c++) {
+            f[2 * c] = 0.75f * t[c] + 0.25f * t[c - 1];
+            f[2 * c + 1] = 0.75f * t[c] + 0.25f * t[c + 1];
+        }
+    }
+}
+
+/* coarse b = mask * R fine r (F->r holds the residual already scaled by inv_weight) */
+static void restrict_level(eddy_poisson *P, int l) {
+    const eddy_plevel *F = &P->levels[l];
+    eddy_plevel *C = &P->levels[l + 1];
+    const eddy_paxis *ax = F->axis;
+    const int nc0 = ax[0].nc, n1 = F->n[1], nc1 = ax[1].nc, n2 = F->n[2];
+    const int nt = P->threads;
+    float *t1 = P->t1, *t2 = P->t2;
+#pragma omp parallel for num_threads(nt) if (F->parallel) schedule(static)
+    for (int row = 0; row < F->rows; row++) restrict_row_x(&ax[0], F->r + eddy__plevel_row(F, row), t1 + (size_t)row * nc0);
+    /* y pass: into the coarse vector (2D) or into t2 (3D) */
+    const bool to_coarse = F->dim == 2;
+    const int yrows = nc1 * n2;
+#pragma omp parallel for num_threads(nt) if (F->parallel) schedule(static)
+    for (int rr = 0; rr < yrows; rr++) {
+        int cy = rr % nc1, k = rr / nc1;
+        const int *rf = ax[1].rf + 4 * cy;
+        const float *rw = ax[1].rw + 4 * cy;
+        const float *a0 = t1 + (size_t)(rf[0] + n1 * k) * nc0, *a1 = t1 + (size_t)(rf[1] + n1 * k) * nc0;
+        const float *a2 = t1 + (size_t)(rf[2] + n1 * k) * nc0, *a3 = t1 + (size_t)(rf[3] + n1 * k) * nc0;
+        const float w0 = rw[0], w1 = rw[1], w2 = rw[2], w3 = rw[3];
+        if (to_coarse) {
+            size_t o = eddy__plevel_row(C, cy);
+            float *out = C->b + o;
+            const float *d = C->diag + o;
+#pragma omp simd
+            for (int c = 0; c < nc0; c++) {
+                float v = w0 * a0[c] + w1 * a1[c] + w2 * a2[c] + w3 * a3[c];
+                out[c] = d[c] > 0.0f ? v : 0.0f;
+            }
+        } else {
+            float *out = t2 + (size_t)rr * nc0;
+#pragma omp simd
+            for (int c = 0; c < nc0; c++) out[c] = w0 * a0[c] + w1 * a1[c] + w2 * a2[c] + w3 * a3[c];
+        }
+    }
+    if (to_coarse) return;
+#pragma omp parallel for num_threads(nt) if (C->parallel) schedule(static)
+    for (int crow = 0; crow < C->rows; crow++) {
+        int cy = crow % nc1, cz = crow / nc1;
+        const int *rf = ax[2].rf + 4 * cz;
+        const float *rw = ax[2].rw + 4 * cz;
+        const float *a0 = t2 + (size_t)(cy + nc1 * rf[0]) * nc0, *a1 = t2 + (size_t)(cy + nc1 * rf[1]) * nc0;
+        const float *a2 = t2 + (size_t)(cy + nc1 * rf[2]) * nc0, *a3 = t2 + (size_t)(cy + nc1 * rf[3]) * nc0;
+        const float w0 = rw[0], w1 = rw[1], w2 = rw[2], w3 = rw[3];
+        size_t o = eddy__plevel_row(C, crow);
+        float *out = C->b + o;
+        const float *d = C->diag + o;
+#pragma omp simd
+        for (int c = 0; c < nc0; c++) {
+            float v = w0 * a0[c] + w1 * a1[c] + w2 * a2[c] + w3 * a3[c];
+            out[c] = d[c] > 0.0f ? v : 0.0f;
+        }
+    }
+}
+
+/* fine xf (+)= [inv_weight *] P xc, from the coarse vector xc of level l+1 into level l */
+static void prolong_level(eddy_poisson *P, int l, const float *xc, float *xf, bool add) {
+    const eddy_plevel *F = &P->levels[l];
+    const eddy_plevel *C = &P->levels[l + 1];
+    const eddy_paxis *ax = F->axis;
+    const int nc0 = ax[0].nc, n1 = F->n[1], nc1 = ax[1].nc, n2 = F->n[2];
+    const int nt = P->threads;
+    float *t1 = P->t1, *t2 = P->t2;
+    if (F->dim == 3) {
+        const int zrows = nc1 * n2;
+#pragma omp parallel for num_threads(nt) if (F->parallel) schedule(static)
+        for (int rr = 0; rr < zrows; rr++) {
+            int cy = rr % nc1, fz = rr / nc1;
+            const float *a0 = xc + eddy__plevel_row(C, cy + nc1 * ax[2].pc[2 * fz]);
+            const float *a1 = xc + eddy__plevel_row(C, cy + nc1 * ax[2].pc[2 * fz + 1]);
+            const float w0 = ax[2].pw[2 * fz], w1 = ax[2].pw[2 * fz + 1];
+            float *out = t2 + (size_t)rr * nc0;
+#pragma omp simd
+            for (int c = 0; c < nc0; c++) out[c] = w0 * a0[c] + w1 * a1[c];
+        }
+    }
+#pragma omp parallel for num_threads(nt) if (F->parallel) schedule(static)
+    for (int row = 0; row < F->rows; row++) {
+        int fy = row % n1, fz = row / n1;
+        const float *a0, *a1;
+        if (F->dim == 3) {
+            a0 = t2 + (size_t)(ax[1].pc[2 * fy] + nc1 * fz) * nc0;
+            a1 = t2 + (size_t)(ax[1].pc[2 * fy + 1] + nc1 * fz) * nc0;
+        } else {
+            a0 = xc + eddy__plevel_row(C, ax[1].pc[2 * fy]);
+            a1 = xc + eddy__plevel_row(C, ax[1].pc[2 * fy + 1]);
+        }
+        const float w0 = ax[1].pw[2 * fy], w1 = ax[1].pw[2 * fy + 1];
+        float *out = t1 + (size_t)row * nc0;
+#pragma omp simd
+        for (int c = 0; c < nc0; c++) out[c] = w0 * a0[c] + w1 * a1[c];
+        size_t o = eddy__plevel_row(F, row);
+        prolong_row_x(&ax[0], out, xf + o, F->inv_weight + o, add);
+    }
+}
+
+/* ---------------------------------------------------------------- hierarchy */
+
+eddy_status eddy__poisson_mg_alloc(eddy_poisson *P, int dim, const int n[3], const bool periodic[3],
+                                   const bool outflow[6]) {
+    int dims[MG_MAX_LEVELS][3];
+    int times[MG_MAX_LEVELS][3];
+    int nl = 1;
+    for (int a = 0; a < 3; a++) {
+        dims[0][a] = a < dim ? n[a] : 1;
+        times[0][a] = 0;
+    }
+    while (nl < MG_MAX_LEVELS) {
+        bool any = false;
+        for (int a = 0; a < dim; a++) any = any || dims[nl - 1][a] >= 4;
+        if (!any) break;
+        for (int a = 0; a < 3; a++) {
+            bool c = a < dim && dims[nl - 1][a] >= 4;
+            dims[nl][a] = c ? (dims[nl - 1][a] + 1) / 2 : dims[nl - 1][a];
+            times[nl][a] = times[nl - 1][a] + (c ? 1 : 0);
+        }
+        nl++;
+    }
+    P->levels = calloc((size_t)nl, sizeof(eddy_plevel));
+    if (!P->levels) return EDDY_ERR_OUT_OF_MEMORY;
+    P->nlevels = nl;
+    for (int l = 0; l < nl; l++) {
+        float w[3];
+        for (int a = 0; a < 3; a++) w[a] = ldexpf(1.0f, -2 * times[l][a]);
+        eddy_status st = eddy__plevel_alloc(&P->levels[l], dim, dims[l], periodic, outflow, w, l > 0);
+        if (st != EDDY_OK) return st;
+    }
+    for (int l = 0; l + 1 < nl; l++)
+        for (int a = 0; a < 3; a++) {
+            eddy_status st = paxis_build(&P->levels[l].axis[a], dims[l][a], dims[l + 1][a] != dims[l][a],
+                                         a < dim && periodic[a]);
+            if (st != EDDY_OK) return st;
+        }
+    const eddy_plevel *L0 = &P->levels[0];
+    size_t cells = (size_t)L0->n[0] * L0->n[1] * L0->n[2];
+    if (nl > 1) {
+        const eddy_paxis *ax = L0->axis;
+        P->t1 = malloc((size_t)ax[0].nc * L0->n[1] * L0->n[2] * sizeof(float));
+        P->t2 = malloc((size_t)ax[0].nc * ax[1].nc * L0->n[2] * sizeof(float));
+        if (!P->t1 || !P->t2) return EDDY_ERR_OUT_OF_MEMORY;
+    }
+    float **vecs[6] = {&P->sol, &P->rhs, &P->res, &P->z, &P->p, &P->q};
+    for (int v = 0; v < 6; v++)
+        if (!(*vecs[v] = calloc(L0->count, sizeof(float)))) return EDDY_ERR_OUT_OF_MEMORY;
+    P->partial = calloc((size_t)L0->rows + 1, sizeof(double));
+    P->list = malloc(cells * sizeof(size_t));
+    if (!P->partial || !P->list) return EDDY_ERR_OUT_OF_MEMORY;
+    return EDDY_OK;
+}
+
+eddy_status eddy__poisson_mg_build(eddy_poisson *P) {
+    const int nt = P->threads;
+    for (int l = 1; l < P->nlevels; l++) {
+        eddy_plevel *F = &P->levels[l - 1], *C = &P->levels[l];
+        const eddy_paxis *ax = F->axis;
+        /* a coarse cell is fluid when any child is solved */
+#pragma omp parallel for num_threads(nt) if (C->parallel) schedule(static)
+        for (int crow = 0; crow < C->rows; crow++) {
+            int cy = crow % C->n[1], cz = crow / C->n[1];
+            float *m = C->scratch + eddy__plevel_row(C, crow);
+            for (int cx = 0; cx < C->n[0]; cx++) {
+                bool fluid = false;
+                int ch[3][2], nch[3];
+                int cc[3] = {cx, cy, cz};
+                for (int a = 0; a < 3; a++) {
+                    ch[a][0] = ax[a].coarsened ? 2 * cc[a] : cc[a];
+                    nch[a] = ax[a].coarsened && 2 * cc[a] + 1 < ax[a].nf ? 2 : 1;
+                    ch[a][1] = ch[a][0] + 1;
+                }
+                for (int c2 = 0; c2 < nch[2]; c2++)
+                    for (int c1 = 0; c1 < nch[1]; c1++)
+                        for (int c0 = 0; c0 < nch[0]; c0++) {
+                            size_t fe = F->origin + (size_t)ch[0][c0] +
+                                        (size_t)((ptrdiff_t)ch[1][c1] * F->sy + (ptrdiff_t)ch[2][c2] * F->sz);
+                            fluid = fluid || F->diag[fe] > 0.0f;
+                        }
+                m[cx] = fluid ? 1.0f : 0.0f;
+            }
+        }
+        eddy__plevel_build_diag(C, nt);
+        /* interpolation weights of the fine cells: P applied to the indicator of solved coarse cells */
+#pragma omp parallel for num_threads(nt) if (C->parallel) schedule(static)
+        for (int crow = 0; crow < C->rows; crow++) {
+            size_t o = eddy__plevel_row(C, crow);
+            for (int cx = 0; cx < C->n[0]; cx++) C->scratch[o + cx] = C->diag[o + cx] > 0.0f ? 1.0f : 0.0f;
+        }
+        prolong_level(P, l - 1, C->scratch, F->r, false);
+#pragma omp parallel for num_threads(nt) if (F->parallel) schedule(static)
+        for (int row = 0; row < F->rows; row++) {
+            size_t o = eddy__plevel_row(F, row);
+            for (int i = 0; i < F->n[0]; i++) {
+                float wsum = F->r[o + i];
+                F->inv_weight[o + i] = F->diag[o + i] > 0.0f && wsum > 0.0f ? 1.0f / wsum : 0.0f;
+            }
+        }
+    }
+    if (P->nlevels > 1) return eddy__plevel_label(&P->levels[P->nlevels - 1], P->list);
+    return EDDY_OK;
+}
+
+/* ---------------------------------------------------------------- V-cycle */
+
+static void coarsest_solve(eddy_poisson *P) {
+    int l = P->nlevels - 1;
+    eddy_plevel *C = &P->levels[l];
+    const int nt = P->threads;
+    /* level 0 as the coarsest (a tiny grid): its right-hand side is the caller's, already mean-free */
+    if (l > 0) eddy__plevel_remove_mean(C, C->b, P->partial, nt);
+    for (int s = 0; s < EDDY_MG_COARSEST_SWEEPS; s++) {
+        eddy__plevel_half_sweep(C, C->x, C->b, 0, 1.0f, s == 0, nt);
+        eddy__plevel_half_sweep(C, C->x, C->b, 1, 1.0f, false, nt);
+    }
+    for (int s = 0; s < EDDY_MG_COARSEST_SWEEPS; s++) {
+        eddy__plevel_half_sweep(C, C->x, C->b, 1, 1.0f, false, nt);
+        eddy__plevel_half_sweep(C, C->x, C->b, 0, 1.0f, false, nt);
+    }
+    eddy__plevel_remove_mean(C, C->x, P->partial, nt);
+}
+
+void eddy__poisson_vcycle(eddy_poisson *P, float *in, float *out) {
+    const int nt = P->threads, nl = P->nlevels;
+    P->levels[0].b = in;
+    P->levels[0].x = out;
+    for (int l = 0; l + 1 < nl; l++) {
+        eddy_plevel *L = &P->levels[l];
+        for (int s = 0; s < EDDY_MG_SMOOTH; s++) {
+            eddy__plevel_half_sweep(L, L->x, L->b, 0, 1.0f, s == 0, nt);
+            eddy__plevel_half_sweep(L, L->x, L->b, 1, 1.0f, false, nt);
+        }
+        eddy__plevel_residual(L, L->x, L->b, L->r, true, nt);
+        restrict_level(P, l);
+    }
+    coarsest_solve(P);
+    for (int l = nl - 2; l >= 0; l--) {
+        eddy_plevel *L = &P->levels[l];
+        prolong_level(P, l, P->levels[l + 1].x, L->x, true);
+        for (int s = 0; s < EDDY_MG_SMOOTH; s++) {
+            eddy__plevel_half_sweep(L, L->x, L->b, 1, 1.0f, false, nt);
+            eddy__plevel_half_sweep(L, L->x, L->b, 0, 1.0f, false, nt);
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- conjugate gradient */
+
+/* x += alpha p, r -= alpha q; returns |r|^2 */
+static double cg_update(eddy_poisson *P, float alpha) {
+    const eddy_plevel *L = &P->levels[0];
+    const int n0 = L->n[0];
+    float *xv = P->sol, *rv = P->res;
+    const float *pv = P->p, *qv = P->q;
+#pragma omp parallel for num_threads(P->threads) if (L->parallel) schedule(static)
+    for (int row = 0; row < L->rows; row++) {
+        size_t o = eddy__plevel_row(L, row);
+        float *x = xv + o, *r = rv + o;
+        const float *p = pv + o, *q = qv + o;
+#pragma omp simd
+        for (int i = 0; i < n0; i++) {
+            x[i] += alpha * p[i];
+            r[i] -= alpha * q[i];
+        }
+    }
+    return eddy__plevel_dot(L, rv, rv, P->partial, P->threads);
+}
+
+/* p = z + beta p */
+static void cg_direction(eddy_poisson *P, float beta) {
+    const eddy_plevel *L = &P->levels[0];
+    const int n0 = L->n[0];
+    float *pv = P->p;
+    const float *zv = P->z;
+#pragma omp parallel for num_threads(P->threads) if (L->parallel) schedule(static)
+    for (int row = 0; row < L->rows; row++) {
+        size_t o = eddy__plevel_row(L, row);
+        float *p = pv + o;
+        const float *z = zv + o;
+#pragma omp simd
+        for (int i = 0; i < n0; i++) p[i] = z[i] + beta * p[i];
+    }
+}
+
+int eddy__poisson_mgpcg(eddy_poisson *P, double tol, double bnorm, int max_iterations) {
+    eddy_plevel *L = &P->levels[0];
+    const int nt = P->threads;
+    memset(P->sol, 0, L->count * sizeof(float));
+    memcpy(P->res, P->rhs, L->count * sizeof(float));
+    eddy__poisson_vcycle(P, P->res, P->z);
+    double rz = eddy__plevel_dot(L, P->res, P->z, P->partial, nt);
+    memcpy(P->p, P->z, L->count * sizeof(float));
+    for (int it = 1; it <= max_iterations; it++) {
+        double pq = eddy__plevel_apply(L, P->p, P->q, true, P->partial, nt);
+        if (!(pq > 0.0) || !(rz > 0.0)) return it - 1; /* breakdown: nothing left that CG can reduce */
+        double rr = cg_update(P, (float)(rz / pq));
+        if (sqrt(rr) <= tol * bnorm) return it;
+        eddy__poisson_vcycle(P, P->res, P->z);
+        double rz_next = eddy__plevel_dot(L, P->res, P->z, P->partial, nt);
+        cg_direction(P, (float)(rz_next / rz));
+        rz = rz_next;
+    }
+    return max_iterations;
+}
