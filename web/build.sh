@@ -17,10 +17,11 @@ export NODE_PATH="${NODE_PATH:+$NODE_PATH:}/usr/share/nodejs"
 # The emscripten cache (system libraries built on first use) goes into the build folder when the default one is
 # not writable (Debian's is under /usr/share).
 if [ ! -w /usr/share/emscripten/cache ] 2>/dev/null; then export EM_CACHE="${EM_CACHE:-$out/.emcache}"; fi
+# Without OpenMP (emscripten has none) the omp pragmas are ignored, leaving thread-count variables unused.
 exports='["_malloc","_free","_eddy_web_create","_eddy_web_destroy","_eddy_web_width","_eddy_web_height",'\
 '"_eddy_web_time","_eddy_web_error","_eddy_web_pointer","_eddy_web_options","_eddy_web_splat","_eddy_web_step",'\
 '"_eddy_web_render"]'
-"$emcc" -O2 -std=c11 -D_XOPEN_SOURCE=700 -ffp-contract=off -Wall -Wextra -Wno-unknown-pragmas \
+"$emcc" -O2 -std=c11 -D_XOPEN_SOURCE=700 -ffp-contract=off -Wall -Wextra -Wno-unknown-pragmas -Wno-unused-parameter -Wno-unused-variable \
   -I"$root/web/wasm" -I"$root/include" -I"$root/src" -I"$root/apps/viewer" \
   "$root"/src/*.c "$root/apps/viewer/stir.c" "$root/web/wasm/eddy_web.c" \
   -s ENVIRONMENT=web -s MODULARIZE=1 -s EXPORT_NAME=createEddyModule -s ALLOW_MEMORY_GROWTH=1 \

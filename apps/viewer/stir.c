@@ -64,7 +64,6 @@ void stir_init(stir *st, const stir_def *def, uint32_t seed) {
     if (st->def.color_count > STIR_MAX_COLORS) st->def.color_count = STIR_MAX_COLORS;
     if (st->def.color_count < 0) st->def.color_count = 0;
     st->rng = seed ? seed : 0x9e3779b9u; /* xorshift must not start at 0 */
-    stir_pick_color(st);
 }
 
 static float srgb_to_linear(float c) {
@@ -97,7 +96,7 @@ int stir_parse_palette(const char *text, stir_def *def) {
         if (stir_parse_color(item, def->colors[count]) != 0) return -1;
         count++;
         p += len;
-        if (*p == ',') p++;
+        if (*p == ',' && *++p == '\0') return -1; /* a trailing comma: a colour is missing */
     }
     def->color_count = count;
     return 0;

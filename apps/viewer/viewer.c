@@ -46,7 +46,7 @@ struct viewer {
     double clock, work_ms, fps;
     int quit;
     char error[512];
-    char note[256];          /* a line shown for a while (saved screenshot, ...) */
+    char note[640];          /* a line shown for a while (saved screenshot, ...) */
     double note_until;
     char screenshot_path[512];
     int screenshot_pending;

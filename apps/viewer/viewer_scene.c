@@ -35,6 +35,7 @@ static int scene_build(viewer_scene *sc, char *msg, size_t msg_size) {
     def.threads = sc->opt.threads;
     def.max_dt = 1.0f / 60.0f;
     def.pressure.tolerance = 1e-4f; /* real time: the picture does not change beyond this */
+    def.cfl = 4; /* one step per 1/60 s frame: the clamped advection stays stable past CFL 1 (the demos run at 1 step/frame) */
     def.vorticity = is_default ? 0.3f : 0.0f;
     def.dye_dissipation = is_default ? 0.2f : 0.0f;
     if (is_default) {
