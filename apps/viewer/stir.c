@@ -12,6 +12,7 @@ stir_def stir_def_default(void) {
     memset(&d, 0, sizeof d);
     d.radius = 0.04f;
     d.velocity_gain = 1.0f;
+    d.max_speed = 3.0f;
     d.dye_amount = 0.3f;
     d.spacing = 0.5f;
     d.hover = 0;
@@ -129,6 +130,8 @@ eddy_status stir_frame(stir *st, eddy_sim *sim, int down, const float *pos, floa
     if (count < 1) count = 1;
     if (count > 256) count = 256; /* a jump across the window: enough splats to cover it */
     float inv_dt = dt > 0 ? 1.0f / dt : 0.0f;
+    float max_len = st->def.max_speed * h * (float)sd->grid[1] * dt; /* the longest move per frame at max speed */
+    float speed_scale = len > max_len && len > 0 ? max_len / len : 1.0f;
     /* Overlapping splats along a line sum to about sqrt(pi) r / spacing times one splat's value; scaling each
      * splat's velocity by spacing / (sqrt(pi) r) makes the fluid on the path move at gain * pointer velocity
      * whatever the drag speed. Dye is not scaled: like the demo, a slow stroke leaves more. */
@@ -145,8 +148,8 @@ eddy_status stir_frame(stir *st, eddy_sim *sim, int down, const float *pos, floa
         sp.position[1] = from[1] + dy * t;
         sp.position[2] = pos[2];
         sp.radius = radius;
-        sp.velocity[0] = dx * inv_dt * st->def.velocity_gain * overlap_weight;
-        sp.velocity[1] = dy * inv_dt * st->def.velocity_gain * overlap_weight;
+        sp.velocity[0] = dx * speed_scale * inv_dt * st->def.velocity_gain * overlap_weight;
+        sp.velocity[1] = dy * speed_scale * inv_dt * st->def.velocity_gain * overlap_weight;
         for (int c = 0; c < 3; c++) sp.dye[c] = st->color[c];
         eddy_status s = eddy_sim_splat(sim, &sp);
         if (s != EDDY_OK && first_error == EDDY_OK) first_error = s;

@@ -16,6 +16,8 @@ extern "C" {
 typedef struct stir_def {
     float radius;          /**< splat radius as a fraction of the box height (Gaussian exp(-d^2/r^2)); default 0.04 */
     float velocity_gain;   /**< splat velocity = gain * pointer velocity (m/s); default 1 */
+    float max_speed;       /**< pointer speeds above this many box heights per second are clamped (a jump of the
+                                pointer between two frames is not a flick); default 3 */
     float dye_amount;      /**< dye added at a splat centre (linear, per splat); default 0.3 */
     float spacing;         /**< splats along a segment at most this many radii apart; default 0.5 */
     int hover;             /**< nonzero: splat whenever the pointer moves, no button needed; default 0 */
