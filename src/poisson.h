@@ -80,7 +80,7 @@ struct eddy_poisson {
     float *sol, *rhs;            /* solution x and right-hand side b on level 0 (padded) */
     float *res, *z, *p, *q;      /* conjugate gradient vectors (padded) */
     float *t1, *t2;              /* separable transfer temporaries, sized for level 0 -> 1 */
-    double *partial;             /* one slot per row of level 0 */
+    double *partial;             /* two slots per row of level 0 */
     size_t *list;                /* flood fill work list (level 0 cells) */
     uint8_t *solid_seen;         /* s->solid when the operator was last built */
     bool built;
@@ -113,6 +113,9 @@ void eddy__plevel_half_sweep(const eddy_plevel *L, float *x, const float *b, int
 void eddy__plevel_jacobi(const eddy_plevel *L, float *in, float *out, const float *b, int threads);
 /* sum a*b over solved cells (deterministic) */
 double eddy__plevel_dot(const eddy_plevel *L, const float *a, const float *b, double *partial, int threads);
+/* sum of a[i]*b[i] over one row, and of a[i] where d[i] > 0, in eight fixed lanes (same bytes for any SIMD width) */
+double eddy__row_dot(const float *restrict a, const float *restrict b, int n);
+double eddy__row_masked_sum(const float *restrict a, const float *restrict d, int n);
 /* serial sum of the row partials, in row order */
 double eddy__sum_rows(const double *partial, int rows);
 /* flood-fills the pure-Neumann components of the level (serial; at build time); `list` holds one entry per cell */

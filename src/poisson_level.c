@@ -74,7 +74,7 @@ double eddy__sum_rows(const double *partial, int rows) {
 }
 
 /* Sum over a row in eight fixed lanes (vectorisable, and the same bytes whatever the vector width). */
-static double row_dot(const float *restrict a, const float *restrict b, int n) {
+double eddy__row_dot(const float *restrict a, const float *restrict b, int n) {
     double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
     int i = 0;
     for (; i + 8 <= n; i += 8)
@@ -83,7 +83,7 @@ static double row_dot(const float *restrict a, const float *restrict b, int n) {
     return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
 }
 
-static double row_masked_sum(const float *restrict a, const float *restrict d, int n) {
+double eddy__row_masked_sum(const float *restrict a, const float *restrict d, int n) {
     double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
     int i = 0;
     for (; i + 8 <= n; i += 8)
@@ -180,7 +180,7 @@ double eddy__plevel_apply(const eddy_plevel *L, float *in, float *out, bool dot,
                 y[i] = d[i] > 0.0f ? a : 0.0f;
             }
         }
-        if (dot) partial[row] = row_dot(x, y, n0);
+        if (dot) partial[row] = eddy__row_dot(x, y, n0);
     }
     return dot ? eddy__sum_rows(partial, L->rows) : 0.0;
 }
@@ -302,7 +302,7 @@ double eddy__plevel_dot(const eddy_plevel *L, const float *a, const float *b, do
 #pragma omp parallel for num_threads(threads) if (L->parallel) schedule(static)
     for (int row = 0; row < L->rows; row++) {
         size_t o = eddy__plevel_row(L, row);
-        partial[row] = row_dot(a + o, b + o, n0);
+        partial[row] = eddy__row_dot(a + o, b + o, n0);
     }
     return eddy__sum_rows(partial, L->rows);
 }
@@ -388,7 +388,7 @@ void eddy__plevel_remove_mean(eddy_plevel *L, float *v, double *partial, int thr
 #pragma omp parallel for num_threads(threads) if (L->parallel) schedule(static)
         for (int row = 0; row < L->rows; row++) {
             size_t o = eddy__plevel_row(L, row);
-            partial[row] = row_masked_sum(v + o, L->diag + o, n0);
+            partial[row] = eddy__row_masked_sum(v + o, L->diag + o, n0);
         }
         float mean = (float)(eddy__sum_rows(partial, L->rows) / C->cells[0]);
 #pragma omp parallel for num_threads(threads) if (L->parallel) schedule(static)

@@ -278,7 +278,7 @@ eddy_status eddy__poisson_mg_alloc(eddy_poisson *P, int dim, const int n[3], con
     float **vecs[6] = {&P->sol, &P->rhs, &P->res, &P->z, &P->p, &P->q};
     for (int v = 0; v < 6; v++)
         if (!(*vecs[v] = calloc(L0->count, sizeof(float)))) return EDDY_ERR_OUT_OF_MEMORY;
-    P->partial = calloc((size_t)L0->rows + 1, sizeof(double));
+    P->partial = calloc(2 * (size_t)L0->rows + 1, sizeof(double));
     P->list = malloc(cells * sizeof(size_t));
     if (!P->partial || !P->list) return EDDY_ERR_OUT_OF_MEMORY;
     return EDDY_OK;
@@ -379,24 +379,49 @@ void eddy__poisson_vcycle(eddy_poisson *P, float *in, float *out) {
 
 /* ---------------------------------------------------------------- conjugate gradient */
 
-/* x += alpha p, r -= alpha q; returns |r|^2 */
+/* x += alpha p, r -= alpha q; returns |r|^2 after removing the mean of r over each pure-Neumann component.
+ * The true residual b - A x has no such mean (A x sums to zero over a component with no outflow), but the
+ * recurrence accumulates one from rounding; once the rest of r is below float precision that constant would
+ * steer the iteration (A cannot reduce it) and the true residual would grow again. */
 static double cg_update(eddy_poisson *P, float alpha) {
-    const eddy_plevel *L = &P->levels[0];
+    eddy_plevel *L = &P->levels[0];
     const int n0 = L->n[0];
+    const bool mean_free = L->comps.single_all;
     float *xv = P->sol, *rv = P->res;
     const float *pv = P->p, *qv = P->q;
+    double *sum_r = P->partial + L->rows;
 #pragma omp parallel for num_threads(P->threads) if (L->parallel) schedule(static)
     for (int row = 0; row < L->rows; row++) {
         size_t o = eddy__plevel_row(L, row);
         float *x = xv + o, *r = rv + o;
-        const float *p = pv + o, *q = qv + o;
+        const float *p = pv + o, *q = qv + o, *d = L->diag + o;
 #pragma omp simd
         for (int i = 0; i < n0; i++) {
             x[i] += alpha * p[i];
             r[i] -= alpha * q[i];
         }
+        P->partial[row] = eddy__row_dot(r, r, n0);
+        if (mean_free) sum_r[row] = eddy__row_masked_sum(r, d, n0);
     }
-    return eddy__plevel_dot(L, rv, rv, P->partial, P->threads);
+    double rr = eddy__sum_rows(P->partial, L->rows);
+    if (mean_free) {
+        /* |r - m|^2 = |r|^2 - cells m^2 */
+        double cells = L->comps.cells[0], m = eddy__sum_rows(sum_r, L->rows) / cells;
+        float mf = (float)m;
+#pragma omp parallel for num_threads(P->threads) if (L->parallel) schedule(static)
+        for (int row = 0; row < L->rows; row++) {
+            size_t o = eddy__plevel_row(L, row);
+            float *r = rv + o;
+            const float *d = L->diag + o;
+#pragma omp simd
+            for (int i = 0; i < n0; i++) r[i] = d[i] > 0.0f ? r[i] - mf : r[i];
+        }
+        rr -= cells * m * m;
+    } else if (L->comps.count > 0) {
+        eddy__plevel_remove_mean(L, rv, P->partial, P->threads);
+        rr = eddy__plevel_dot(L, rv, rv, P->partial, P->threads);
+    }
+    return rr;
 }
 
 /* p = z + beta p */

@@ -28,6 +28,9 @@ eddy_status eddy_image_init(eddy_image *img, int width, int height, char *msg, s
 /** Frees the pixels and zeroes the struct; safe on a zeroed or already freed image. */
 void eddy_image_free(eddy_image *img);
 
+/** Writes `size` bytes to `path` through a temporary file and a rename (for small text files: JSON, logs). */
+eddy_status eddy_file_write(const char *path, const void *data, size_t size, char *msg, size_t msg_size);
+
 /* ------------------------------------------------------------------------------------------------------------ */
 /* PNG (libpng)                                                                                                  */
 

@@ -12,6 +12,10 @@
 #define EDDY_IO_PRINTF(a, b)
 #endif
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Formats into msg (when not NULL) and returns st. */
 eddy_status eddy__io_fail(char *msg, size_t msg_size, eddy_status st, const char *fmt, ...) EDDY_IO_PRINTF(4, 5);
 /* Clears msg (when not NULL) and returns EDDY_OK. */
@@ -33,4 +37,7 @@ void eddy__tmp_abort(eddy__tmpfile *t);
 /* Makes a unique temporary path "<path>.tmp-XXXXXX" (the file is created empty, closed). Caller frees. */
 char *eddy__tmp_name(const char *path, char *msg, size_t msg_size, eddy_status *st);
 
+#ifdef __cplusplus
+}
+#endif
 #endif
