@@ -15,9 +15,11 @@
 
 static const char *usage =
     "usage: eddy-view [SCENE] [options]\n"
-    "  SCENE                  a scene file or preset name (default: the default scene; 'empty': a still box)\n"
+    "  SCENE                  a scene file or preset name (a preset of eddy scenes, or 'empty': a still box; default: default)\n"
     "  --window WxH           window size in pixels (default 960x540)\n"
     "  --grid NXxNY           override the 2D grid of the scene\n"
+    "  --full                 the scene's own grid and solver settings (no real-time profile)\n"
+    "  --set KEY=VALUE        override a scene value, as eddy run --set (repeatable)\n"
     "  --threads N            OpenMP threads (default: all)\n"
     "  --fixed-dt S           advance S seconds per frame (default: wall clock; 1/60 with --replay/--screenshot-at)\n"
     "  --view NAME            dye, speed, vorticity or pressure at start\n"
@@ -38,8 +40,11 @@ static const char *usage =
     "  --no-status            hide the status line\n"
     "keys: space pause, R reset, P post-processing, V view, +/- vorticity, S screenshot, H help, Esc quit\n";
 
+#define SHELL_MAX_SETS 64
+
 typedef struct shell_args {
     viewer_options opt;
+    const char *sets[SHELL_MAX_SETS];
     const char *replay_path, *record_path, *screenshot_path;
     double screenshot_at;
     int bench_frames;
@@ -65,6 +70,12 @@ static int parse_args(int argc, char **argv, shell_args *a) {
         if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) { fputs(usage, stdout); return 1; }
         else if (!strcmp(arg, "--window")) { NEED_VALUE(); if (parse_pair(val, a->opt.window)) goto bad; }
         else if (!strcmp(arg, "--grid")) { NEED_VALUE(); if (parse_pair(val, a->opt.grid)) goto bad; }
+        else if (!strcmp(arg, "--full")) a->opt.full_resolution = 1;
+        else if (!strcmp(arg, "--set")) {
+            NEED_VALUE();
+            if (a->opt.set_count >= SHELL_MAX_SETS || !strchr(val, '=')) goto bad;
+            a->sets[a->opt.set_count++] = val;
+        }
         else if (!strcmp(arg, "--threads")) { NEED_VALUE(); a->opt.threads = atoi(val); if (a->opt.threads < 0) goto bad; }
         else if (!strcmp(arg, "--fixed-dt")) { NEED_VALUE(); a->opt.fixed_dt = strtof(val, NULL); if (!(a->opt.fixed_dt > 0)) goto bad; }
         else if (!strcmp(arg, "--view")) {
@@ -103,6 +114,7 @@ static int parse_args(int argc, char **argv, shell_args *a) {
         return 2;
 #undef NEED_VALUE
     }
+    a->opt.sets = a->sets;
     if ((a->replay_path || a->screenshot_path || a->bench_frames) && !(a->opt.fixed_dt > 0)) a->opt.fixed_dt = 1.0f / 60.0f;
     return 0;
 }
@@ -189,7 +201,7 @@ int main(int argc, char **argv) {
     }
 
     double *frame_ms = args.bench_frames ? calloc((size_t)args.bench_frames, sizeof(double)) : NULL;
-    double *work_ms = args.bench_frames ? calloc((size_t)args.bench_frames, sizeof(double)) : NULL;
+    double *work_ms = args.bench_frames ? calloc((size_t)args.bench_frames * 4, sizeof(double)) : NULL;
     Uint64 freq = SDL_GetPerformanceFrequency(), last = SDL_GetPerformanceCounter();
     double fps_ema = 0;
     int frame = 0, mouse_down_buttons = 0;
@@ -292,7 +304,10 @@ int main(int argc, char **argv) {
         SDL_RenderPresent(ren);
         if (args.bench_frames) {
             frame_ms[frame] = (double)(SDL_GetPerformanceCounter() - now) * 1e3 / (double)freq;
+            double parts[3];
+            viewer_part_ms(v, parts);
             work_ms[frame] = viewer_work_ms(v);
+            for (int k = 0; k < 3; k++) work_ms[(size_t)args.bench_frames * (size_t)(k + 1) + (size_t)frame] = parts[k];
         }
         frame++;
         if (args.bench_frames && frame >= args.bench_frames) break;
@@ -300,20 +315,20 @@ int main(int argc, char **argv) {
 loop_end:
     if (args.bench_frames && frame >= args.bench_frames) {
         /* the first frames warm caches and the pressure solver: the median is the steady frame time */
-        double median_frame, median_work, p90;
+        double median_frame, median_work, p90, median_part[3];
         qsort(frame_ms, (size_t)frame, sizeof(double), compare_double);
-        qsort(work_ms, (size_t)frame, sizeof(double), compare_double);
+        for (int k = 0; k < 4; k++) qsort(work_ms + (size_t)k * (size_t)args.bench_frames, (size_t)frame, sizeof(double), compare_double);
         median_frame = frame_ms[frame / 2];
         median_work = work_ms[frame / 2];
+        for (int k = 0; k < 3; k++) median_part[k] = work_ms[(size_t)(k + 1) * (size_t)args.bench_frames + (size_t)(frame / 2)];
         p90 = frame_ms[(frame * 9) / 10];
-        printf("%-10s %-12s %-8s %-14s %-14s %-12s %-8s\n", "frames", "window", "grid", "median_ms", "p90_ms",
-               "work_ms", "fps");
-        int g[2] = {args.opt.grid[0], args.opt.grid[1]};
+        printf("%-8s %-10s %-10s %-10s %-9s %-9s %-9s %-9s %-9s %-6s\n", "frames", "window", "grid", "median_ms",
+               "p90_ms", "work_ms", "sim_ms", "render_ms", "compose", "fps");
         char grid[32], window[32];
-        if (g[0] > 0) snprintf(grid, sizeof grid, "%dx%d", g[0], g[1]); else snprintf(grid, sizeof grid, "scene");
+        viewer_grid_text(v, grid, sizeof grid);
         snprintf(window, sizeof window, "%dx%d", win_w, win_h);
-        printf("%-10d %-12s %-8s %-14.2f %-14.2f %-12.2f %-8.1f\n", frame, window, grid, median_frame, p90,
-               median_work, 1000.0 / median_frame);
+        printf("%-8d %-10s %-10s %-10.2f %-9.2f %-9.2f %-9.2f %-9.2f %-9.2f %-6.1f\n", frame, window, grid,
+               median_frame, p90, median_work, median_part[0], median_part[1], median_part[2], 1000.0 / median_frame);
     }
     free(frame_ms);
     free(work_ms);

@@ -10,6 +10,7 @@
 #include "viewer_scene.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +27,9 @@ struct viewer {
     eddy_render_def render_def;
     eddy_volume_def volume_def;
     eddy_image picture;      /* the rendered view */
-    eddy_image scaled;       /* the picture at its size in the window */
+    int *columns;            /* bilinear column weights (see viewer_scale_columns) */
+    int column_count, column_source;
+    int threads;             /* OpenMP threads of the viewer's own loops */
     eddy_image background;   /* the background image at window size, when given */
     uint8_t *pixels;         /* the window, RGBA */
     int width, height;
@@ -44,6 +47,7 @@ struct viewer {
     float yaw, pitch, distance; /* 3D orbit camera around the box centre */
 
     double clock, work_ms, fps;
+    double part_ms[3];       /* last frame: simulation (stir + step), render, compose + overlay */
     int quit;
     char error[512];
     char note[640];          /* a line shown for a while (saved screenshot, ...) */
@@ -135,6 +139,7 @@ int viewer_create(const viewer_options *opt, viewer **out, char *msg, size_t msg
     v->opt = opt ? *opt : viewer_options_default();
     if (v->opt.background_image) v->opt.transparent = 1;
     v->dragged_obstacle = -1;
+    v->threads = v->opt.threads > 0 ? v->opt.threads : omp_get_max_threads();
     v->post = v->opt.post;
     v->vorticity = v->opt.vorticity;
     v->yaw = 0.6f;
@@ -142,13 +147,25 @@ int viewer_create(const viewer_options *opt, viewer **out, char *msg, size_t msg
     v->distance = 1.9f;
     for (int i = 0; i < VIEWER_VIEW_COUNT; i++)
         if ((int)viewer_views[i] == v->opt.view) v->view_index = i;
-    viewer_scene_options so = {{v->opt.grid[0], v->opt.grid[1]}, v->opt.threads, v->opt.seed};
+    viewer_scene_options so;
+    memset(&so, 0, sizeof so);
+    so.grid[0] = v->opt.grid[0];
+    so.grid[1] = v->opt.grid[1];
+    so.full_resolution = v->opt.full_resolution;
+    so.sets = v->opt.sets;
+    so.set_count = v->opt.set_count;
+    so.threads = v->opt.threads;
+    so.seed = v->opt.seed;
     if (viewer_scene_open(v->opt.scene, &so, &v->scene, msg, msg_size) != 0 || viewer_apply_settings(v, msg, msg_size) != 0 ||
         eddy_renderer_create(v->opt.threads, &v->renderer, msg, msg_size) != EDDY_OK) {
         viewer_destroy(v);
         return -1;
     }
     v->render_def = eddy_render_def_default();
+    /* a gentler glow than the renderer's defaults: the window shows the picture large, and a strong bloom of a
+     * bright blob washes over the whole box */
+    v->render_def.bloom_intensity = 0.35f;
+    v->render_def.bloom_levels = 4;
     v->volume_def = eddy_volume_def_default();
     stir_init(&v->stirrer, &v->opt.stir, v->opt.seed);
     if (viewer_resize(v, v->opt.window[0], v->opt.window[1]) != 0) {
@@ -163,7 +180,7 @@ int viewer_create(const viewer_options *opt, viewer **out, char *msg, size_t msg
 void viewer_destroy(viewer *v) {
     if (!v) return;
     eddy_image_free(&v->picture);
-    eddy_image_free(&v->scaled);
+    free(v->columns);
     eddy_image_free(&v->background);
     eddy_renderer_destroy(v->renderer);
     viewer_scene_close(v->scene);
@@ -338,32 +355,6 @@ static void viewer_drag_obstacle(viewer *v, const float world[3], float dt) {
     eddy_sim_move_obstacle(sim, viewer_scene_obstacle_id(v->scene, i), c, vel);
 }
 
-/* Bilinear scaling of an RGBA image into a w x h one (rows in parallel; each row's result is independent). */
-static void viewer_scale(const eddy_image *src, uint8_t *dst, int w, int h) {
-    const int sw = src->width, sh = src->height;
-    const float sx = (float)sw / (float)w, sy = (float)sh / (float)h;
-#pragma omp parallel for schedule(static)
-    for (int y = 0; y < h; y++) {
-        float fy = ((float)y + 0.5f) * sy - 0.5f;
-        if (fy < 0) fy = 0;
-        int y0 = (int)fy, y1 = y0 + 1 < sh ? y0 + 1 : sh - 1;
-        int ty = (int)((fy - (float)y0) * 256.0f);
-        const uint8_t *r0 = src->rgba + (size_t)y0 * (size_t)sw * 4, *r1 = src->rgba + (size_t)y1 * (size_t)sw * 4;
-        uint8_t *out = dst + (size_t)y * (size_t)w * 4;
-        for (int x = 0; x < w; x++) {
-            float fx = ((float)x + 0.5f) * sx - 0.5f;
-            if (fx < 0) fx = 0;
-            int x0 = (int)fx, x1 = x0 + 1 < sw ? x0 + 1 : sw - 1;
-            int tx = (int)((fx - (float)x0) * 256.0f);
-            for (int c = 0; c < 4; c++) {
-                int top = r0[4 * x0 + c] * (256 - tx) + r0[4 * x1 + c] * tx;
-                int bottom = r1[4 * x0 + c] * (256 - tx) + r1[4 * x1 + c] * tx;
-                out[4 * x + c] = (uint8_t)((top * (256 - ty) + bottom * ty + 32768) >> 16);
-            }
-        }
-    }
-}
-
 static int viewer_render(viewer *v) {
     eddy_sim *sim = viewer_scene_sim(v->scene);
     eddy_status st;
@@ -393,60 +384,106 @@ static int viewer_render(viewer *v) {
     return 0;
 }
 
+/* Column weights of the bilinear scaling from `sw` source columns to `pw` picture columns (8-bit fractions). */
+static int viewer_scale_columns(viewer *v, int sw, int pw) {
+    if (v->column_count == pw && v->column_source == sw) return 0;
+    int *c = realloc(v->columns, (size_t)pw * 3 * sizeof(int));
+    if (!c) return -1;
+    v->columns = c;
+    for (int x = 0; x < pw; x++) {
+        float fx = ((float)x + 0.5f) * (float)sw / (float)pw - 0.5f;
+        if (fx < 0) fx = 0;
+        int x0 = (int)fx;
+        c[3 * x] = 4 * x0;
+        c[3 * x + 1] = 4 * (x0 + 1 < sw ? x0 + 1 : sw - 1);
+        c[3 * x + 2] = (int)((fx - (float)x0) * 256.0f);
+    }
+    v->column_count = pw;
+    v->column_source = sw;
+    return 0;
+}
+
+/* The window: the picture scaled bilinearly into its letterbox rectangle and laid over the background (colour or
+ * image) by its alpha; the bars around it show the background. Rows in parallel (each row is independent). */
 static void viewer_compose(viewer *v) {
-    const int W = v->width, H = v->height;
-    /* letterbox: the picture as large as fits, centred */
-    float scale = fminf((float)W / (float)v->picture.width, (float)H / (float)v->picture.height);
-    int pw = (int)((float)v->picture.width * scale + 0.5f), ph = (int)((float)v->picture.height * scale + 0.5f);
+    const int W = v->width, H = v->height, sw = v->picture.width, sh = v->picture.height;
+    float scale = fminf((float)W / (float)sw, (float)H / (float)sh);
+    int pw = (int)((float)sw * scale + 0.5f), ph = (int)((float)sh * scale + 0.5f);
     if (pw < 1) pw = 1;
     if (ph < 1) ph = 1;
+    if (pw > W) pw = W;
+    if (ph > H) ph = H;
     v->rect[0] = (W - pw) / 2;
     v->rect[1] = (H - ph) / 2;
     v->rect[2] = pw;
     v->rect[3] = ph;
-    if (v->scaled.width != pw || v->scaled.height != ph) {
-        eddy_image_free(&v->scaled);
-        if (eddy_image_init(&v->scaled, pw, ph, NULL, 0) != EDDY_OK) return;
-    }
-    viewer_scale(&v->picture, v->scaled.rgba, pw, ph);
-    /* the background: the image, or the colour (sRGB-encoded) */
+    if (viewer_scale_columns(v, sw, pw) != 0) return;
     uint8_t bg[4] = {0, 0, 0, 255};
     for (int c = 0; c < 3; c++) {
         float l = fminf(fmaxf(v->opt.background[c], 0.0f), 1.0f);
         float s = l <= 0.0031308f ? 12.92f * l : 1.055f * powf(l, 1.0f / 2.4f) - 0.055f;
         bg[c] = (uint8_t)lrintf(s * 255.0f);
     }
-#pragma omp parallel for schedule(static)
+    const int *cols = v->columns;
+    const uint8_t *image = v->background.rgba;
+    const int blend = v->opt.transparent || v->dim == 3 ? 1 : 0; /* opaque pictures are copied */
+#pragma omp parallel for num_threads(v->threads) schedule(static)
     for (int y = 0; y < H; y++) {
         uint8_t *out = v->pixels + (size_t)y * (size_t)W * 4;
-        for (int x = 0; x < W; x++) {
-            const uint8_t *under = v->background.rgba ? v->background.rgba + ((size_t)y * (size_t)W + (size_t)x) * 4 : bg;
-            uint8_t *px = out + 4 * x;
-            int inside = x >= v->rect[0] && x < v->rect[0] + pw && y >= v->rect[1] && y < v->rect[1] + ph;
-            if (!inside) {
-                memcpy(px, under, 3);
-                px[3] = 255;
+        const uint8_t *under_row = image ? image + (size_t)y * (size_t)W * 4 : NULL;
+        int py = y - v->rect[1];
+        int x_begin = (py >= 0 && py < ph) ? v->rect[0] : W, x_end = (py >= 0 && py < ph) ? v->rect[0] + pw : W;
+        for (int x = 0; x < W; x++) { /* bars: the background */
+            if (x == x_begin) x = x_end;
+            if (x >= W) break;
+            const uint8_t *u = under_row ? under_row + 4 * x : bg;
+            out[4 * x] = u[0]; out[4 * x + 1] = u[1]; out[4 * x + 2] = u[2]; out[4 * x + 3] = 255;
+        }
+        if (x_begin >= W) continue;
+        float fy = ((float)py + 0.5f) * (float)sh / (float)ph - 0.5f;
+        if (fy < 0) fy = 0;
+        int y0 = (int)fy, y1 = y0 + 1 < sh ? y0 + 1 : sh - 1;
+        int ty = (int)((fy - (float)y0) * 256.0f);
+        const uint8_t *r0 = v->picture.rgba + (size_t)y0 * (size_t)sw * 4, *r1 = v->picture.rgba + (size_t)y1 * (size_t)sw * 4;
+        uint8_t *o = out + 4 * (size_t)v->rect[0];
+        for (int x = 0; x < pw; x++, o += 4) {
+            const int a0 = cols[3 * x], a1 = cols[3 * x + 1], tx = cols[3 * x + 2];
+            uint8_t p[4];
+            for (int c = 0; c < 4; c++) {
+                int top = r0[a0 + c] * (256 - tx) + r0[a1 + c] * tx;
+                int bottom = r1[a0 + c] * (256 - tx) + r1[a1 + c] * tx;
+                p[c] = (uint8_t)((top * (256 - ty) + bottom * ty + 32768) >> 16);
+            }
+            if (!blend) {
+                o[0] = p[0]; o[1] = p[1]; o[2] = p[2]; o[3] = 255;
                 continue;
             }
-            const uint8_t *p = v->scaled.rgba + ((size_t)(y - v->rect[1]) * (size_t)pw + (size_t)(x - v->rect[0])) * 4;
-            unsigned a = p[3];
-            for (int c = 0; c < 3; c++) px[c] = (uint8_t)((p[c] * a + under[c] * (255u - a) + 127u) / 255u);
-            px[3] = 255;
+            const uint8_t *u = under_row ? under_row + 4 * (size_t)(v->rect[0] + x) : bg;
+            const int a = p[3];
+            for (int c = 0; c < 3; c++) { /* (p a + u (255 - a)) / 255, exact for 8-bit values */
+                int t = p[c] * a + u[c] * (255 - a) + 128;
+                o[c] = (uint8_t)((t + (t >> 8)) >> 8);
+            }
+            o[3] = 255;
         }
     }
+}
+
+void viewer_grid_text(const viewer *v, char *buf, size_t size) {
+    const eddy_sim_def *d = eddy_sim_get_def(viewer_scene_sim(v->scene));
+    if (d->dim == 2)
+        snprintf(buf, size, "%dx%d", d->grid[0], d->grid[1]);
+    else
+        snprintf(buf, size, "%dx%dx%d", d->grid[0], d->grid[1], d->grid[2]);
 }
 
 static void viewer_overlay(viewer *v) {
     static const uint8_t white[4] = {235, 235, 235, 255}, shade[4] = {0, 0, 0, 150}, red[4] = {255, 110, 110, 255};
     eddy_sim *sim = viewer_scene_sim(v->scene);
-    const eddy_sim_def *d = eddy_sim_get_def(sim);
     char line[512];
     if (v->opt.show_status) {
         char res[64];
-        if (d->dim == 2)
-            snprintf(res, sizeof res, "%dx%d", d->grid[0], d->grid[1]);
-        else
-            snprintf(res, sizeof res, "%dx%dx%d", d->grid[0], d->grid[1], d->grid[2]);
+        viewer_grid_text(v, res, sizeof res);
         double frame_ms = v->fps > 0 ? 1000.0 / v->fps : v->work_ms;
         snprintf(line, sizeof line, "%5.1f ms/frame (%4.1f fps, work %4.1f ms)  t %.2f s  %s  %s%s  vort %.2f%s  H: help",
                  frame_ms, v->fps > 0 ? v->fps : 1000.0 / fmax(v->work_ms, 1e-3), v->work_ms, eddy_sim_time(sim), res,
@@ -508,10 +545,16 @@ int viewer_frame(viewer *v, double wall_dt) {
         }
     }
     v->clock += dt;
+    double t1 = now_ms();
     int rc = viewer_render(v);
+    double t2 = now_ms();
     if (rc == 0) viewer_compose(v);
     viewer_overlay(v);
-    v->work_ms = now_ms() - t0;
+    double t3 = now_ms();
+    v->part_ms[0] = t1 - t0;
+    v->part_ms[1] = t2 - t1;
+    v->part_ms[2] = t3 - t2;
+    v->work_ms = t3 - t0;
     return rc == 0 && !v->error[0] ? 0 : -1;
 }
 
@@ -524,6 +567,7 @@ const uint8_t *viewer_pixels(const viewer *v, int *w, int *h) {
 double viewer_clock(const viewer *v) { return v->clock; }
 double viewer_sim_time(const viewer *v) { return eddy_sim_time(viewer_scene_sim(v->scene)); }
 double viewer_work_ms(const viewer *v) { return v->work_ms; }
+void viewer_part_ms(const viewer *v, double ms[3]) { memcpy(ms, v->part_ms, sizeof v->part_ms); }
 void viewer_set_fps(viewer *v, double fps) { v->fps = fps; }
 int viewer_want_quit(const viewer *v) { return v->quit; }
 const char *viewer_error(const viewer *v) { return v->error; }

@@ -13,7 +13,10 @@
 typedef struct viewer_options {
     const char *scene;        /**< scene file or preset; NULL = default */
     int window[2];            /**< window size, pixels; default 960 x 540 */
-    int grid[2];              /**< > 0: override the 2D grid; default 0 (scene's) */
+    int grid[2];              /**< > 0: override the 2D grid; default 0 (scene's, after the real-time profile) */
+    int full_resolution;      /**< nonzero: the scene as it is, no real-time profile (viewer_scene.h) */
+    const char *const *sets;  /**< scene overrides "key.path=value", as eddy run --set */
+    int set_count;
     int threads;              /**< 0 = OpenMP default */
     float fixed_dt;           /**< > 0: every frame advances this many seconds (replays: 1/60); 0 = wall clock */
     stir_def stir;            /**< splat radius, colours, hover */
@@ -50,6 +53,10 @@ double viewer_clock(const viewer *v);
 double viewer_sim_time(const viewer *v);
 /** Wall time of the last frame's own work (stir, step, render, compose), ms. */
 double viewer_work_ms(const viewer *v);
+/** The last frame's work split: [0] stirring and simulation step, [1] rendering, [2] scaling, compose, overlay. */
+void viewer_part_ms(const viewer *v, double ms[3]);
+/** The simulation grid as text ("128x72"). */
+void viewer_grid_text(const viewer *v, char *buf, size_t size);
 /** Sets the measured frames per second shown on the status line. */
 void viewer_set_fps(viewer *v, double fps);
 int viewer_want_quit(const viewer *v);
