@@ -1,5 +1,5 @@
 /* The viewer's own 5x7 bitmap font: 95 glyphs of 7 rows, 5 bits each (bit 4 = left). Drawn by alpha-blending
- * scaled pixel blocks; clipping keeps text at the window's edges safe. */
+ * scaled pixel blocks; clipping keeps text at the window's edges safe. A 9-row cell leaves room for descenders. */
 #include "font.h"
 
 #include <string.h>
@@ -90,10 +90,12 @@ void font_draw(uint8_t *pixels, int w, int h, int x, int y, const char *text, in
     for (const char *p = text; *p; p++) {
         if (*p == '\n') { pen_x = x; pen_y += FONT_CELL_H * scale; continue; }
         const uint8_t *rows = font_glyph(*p);
+        /* descenders hang below the baseline: g, j, y by two rows, p, q (shorter bowls) by one */
+        const int drop = (*p == 'g' || *p == 'j' || *p == 'y') ? 2 : (*p == 'p' || *p == 'q') ? 1 : 0;
         for (int r = 0; r < FONT_GLYPH_H; r++)
             for (int col = 0; col < FONT_GLYPH_W; col++)
                 if (rows[r] & (0x10 >> col))
-                    font_fill_rect(pixels, w, h, pen_x + col * scale, pen_y + r * scale, scale, scale, rgba);
+                    font_fill_rect(pixels, w, h, pen_x + col * scale, pen_y + (r + drop) * scale, scale, scale, rgba);
         pen_x += FONT_CELL_W * scale;
     }
 }
