@@ -136,11 +136,11 @@ typedef struct eddy_volume_def {
     float step;                /**< ray-march step in scalar cells, (0, 4]; default 0.5 */
     float light_dir[3];        /**< towards the light (world); default 0.4, 1, 0.3 (normalised) */
     float light_color[3];      /**< linear RGB times intensity; default 1,1,1 (x light_intensity) */
-    float light_intensity;     /**< default 1.5 */
+    float light_intensity;     /**< default 1.2 */
     float ambient;             /**< ambient (sky) light, linear; default 0.25 */
     int shadows;               /**< self-shadowing; default 1 */
     float exposure;            /**< default 1 */
-    eddy_tonemap tonemap;      /**< default REINHARD */
+    eddy_tonemap tonemap;      /**< default ACES */
     float background[3];       /**< linear RGB; default 0.02,0.02,0.03 */
     int transparent;           /**< alpha = 1 - transmittance, colour unpremultiplied; default 0 */
     int draw_obstacles;        /**< solid cells as opaque shaded grey surfaces; default 1 */

@@ -31,6 +31,9 @@ eddy_status eddy_png_write(const char *path, const eddy_image *img, int with_alp
     pi.width = (png_uint_32)img->width;
     pi.height = (png_uint_32)img->height;
     pi.format = with_alpha ? PNG_FORMAT_RGBA : PNG_FORMAT_RGB;
+#ifdef PNG_IMAGE_FLAG_FAST
+    pi.flags |= PNG_IMAGE_FLAG_FAST; /* frames are written every few steps: speed over the last few percent of size */
+#endif
     errno = 0;
     int ok = png_image_write_to_stdio(&pi, t.fp, 0, pixels, 0, NULL);
     free(rgb);

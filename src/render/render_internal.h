@@ -52,6 +52,7 @@ struct eddy_renderer {
     eddy__fbuf vol;        /* 4 floats per scalar voxel: r, g, b, optical depth towards the light */
     eddy__fbuf occ;        /* solid occupancy on the scalar grid (0/1), for surfaces */
     eddy__fbuf plane;      /* two planes of (tau, sigma) for the light sweep */
+    eddy__fbuf blocks;     /* per 8^3 block: max density (dilated by a voxel), or 1 where solids are; for skipping */
 };
 
 /* ---- renderer.c ---- */

@@ -95,6 +95,7 @@ void eddy_renderer_destroy(eddy_renderer *r) {
     free(r->vol.p);
     free(r->occ.p);
     free(r->plane.p);
+    free(r->blocks.p);
     free(r);
 }
 
@@ -254,11 +255,11 @@ eddy_volume_def eddy_volume_def_default(void) {
     d.light_dir[1] = 1.0f;
     d.light_dir[2] = 0.3f;
     d.light_color[0] = d.light_color[1] = d.light_color[2] = 1.0f;
-    d.light_intensity = 1.5f;
+    d.light_intensity = 1.2f;
     d.ambient = 0.25f;
     d.shadows = 1;
     d.exposure = 1.0f;
-    d.tonemap = EDDY_TONEMAP_REINHARD;
+    d.tonemap = EDDY_TONEMAP_ACES;
     d.background[0] = 0.02f;
     d.background[1] = 0.02f;
     d.background[2] = 0.03f;
