@@ -11,6 +11,7 @@
 #include "progress.h"
 
 #include <cjson/cJSON.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,8 +120,10 @@ char *run_state_to_json(const run *r) {
     cJSON_AddStringToObject(o, "rng", rng);
     cJSON_AddNumberToObject(o, "dump", s->dump);
     cJSON_AddNumberToObject(o, "checkpoint", s->checkpoint);
-    cJSON_AddStringToObject(o, "out", s->out_dir);
-    cJSON_AddStringToObject(o, "stats", s->stats_path);
+    /* absolute paths, so that `eddy resume` works from any folder */
+    char abs_out[PATH_MAX], abs_stats[PATH_MAX];
+    cJSON_AddStringToObject(o, "out", realpath(s->out_dir, abs_out) ? abs_out : s->out_dir);
+    cJSON_AddStringToObject(o, "stats", s->stats_path[0] && realpath(s->stats_path, abs_stats) ? abs_stats : s->stats_path);
     cJSON_AddNumberToObject(o, "stats_bytes", (double)s->stats_bytes);
     cJSON_AddBoolToObject(o, "video", s->video);
     cJSON *ids = cJSON_AddArrayToObject(o, "obstacle_ids");
@@ -150,7 +153,10 @@ static void run_free(run *r) {
 
 static int sim_error(run *r, eddy_status st, const char *what) {
     progress_clear(r->progress);
-    fprintf(stderr, "eddy: simulation error: %s: %s (%s)\n", what, eddy_sim_last_error(r->sim), eddy_status_string(st));
+    if (what)
+        fprintf(stderr, "eddy: simulation error: %s: %s (%s)\n", what, eddy_sim_last_error(r->sim), eddy_status_string(st));
+    else
+        fprintf(stderr, "eddy: simulation error: %s (%s)\n", eddy_sim_last_error(r->sim), eddy_status_string(st));
     fprintf(stderr, "eddy: stopped at t = %.6g s, step %ld; the %d frame%s written so far in %s/ are valid\n",
             eddy_sim_time(r->sim), eddy_sim_step_count(r->sim), r->st.frame, r->st.frame == 1 ? "" : "s", r->st.out_dir);
     return EXIT_SIM_ERROR;
@@ -207,7 +213,7 @@ static int loop(run *r) {
                 if (d2 < d) d = d2;
             }
             st = eddy_sim_advance(r->sim, d);
-            if (st != EDDY_OK) return sim_error(r, st, "step");
+            if (st != EDDY_OK) return sim_error(r, st, NULL);
             run_stats_write(r);
             progress_step(r->progress, r->st.frame, eddy_sim_time(r->sim), eddy_sim_step_count(r->sim));
             if (++steps_this_frame > 1000000) {
@@ -325,13 +331,14 @@ int run_command(const run_options *opt) {
         run_free(r);
         return EXIT_USAGE;
     }
-    const char *wanted = opt->out_dir ? opt->out_dir : sc->output.dir;
-    if (!run_output_choose_dir(wanted, opt->out_dir != NULL, opt->force, s->out_dir, sizeof s->out_dir, err, sizeof err)) {
+    /* the simulation first: a scene error (a file of the wrong shape) leaves no folder behind */
+    if (!run_setup_sim(r, err, sizeof err)) {
         fprintf(stderr, "eddy: %s\n", err);
         run_free(r);
         return EXIT_USAGE;
     }
-    if (!run_setup_sim(r, err, sizeof err)) {
+    const char *wanted = opt->out_dir ? opt->out_dir : sc->output.dir;
+    if (!run_output_choose_dir(wanted, opt->out_dir != NULL, opt->force, s->out_dir, sizeof s->out_dir, err, sizeof err)) {
         fprintf(stderr, "eddy: %s\n", err);
         run_free(r);
         return EXIT_USAGE;

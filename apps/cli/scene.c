@@ -193,7 +193,7 @@ static bool parse_physics(loader *L, const cJSON *root) {
     static const char *const advections[] = {"maccormack", "semi_lagrangian", "bfecc", NULL};
     static const char *const solvers[] = {"mgpcg", "jacobi", "rbgs", NULL};
     int e = (int)d->advection;
-    if (!jc_float(&L->c, root, "", "viscosity", JR(0, 1e6, "m^2/s"), &d->viscosity) ||
+    if (!jc_float(&L->c, root, "", "viscosity", JR_NONNEG("m^2/s"), &d->viscosity) ||
         !jc_float(&L->c, root, "", "density", ((jrange){0, 1e9, true, false, "kg/m^3"}), &d->density) ||
         !jc_float(&L->c, root, "", "vorticity", JR(0, 1e3, ""), &d->vorticity) ||
         !jc_enum(&L->c, root, "", "advection", advections, &e))
@@ -216,17 +216,17 @@ static bool parse_physics(loader *L, const cJSON *root) {
     if (dis) {
         static const char *const keys[] = {"velocity", "dye", "temperature", NULL};
         if (!jc_object(&L->c, dis, "dissipation", keys) ||
-            !jc_float(&L->c, dis, "dissipation", "velocity", JR(0, 1e6, "1/s"), &d->velocity_dissipation) ||
-            !jc_float(&L->c, dis, "dissipation", "dye", JR(0, 1e6, "1/s"), &d->dye_dissipation) ||
-            !jc_float(&L->c, dis, "dissipation", "temperature", JR(0, 1e6, "1/s"), &d->temperature_dissipation))
+            !jc_float(&L->c, dis, "dissipation", "velocity", JR_NONNEG("1/s"), &d->velocity_dissipation) ||
+            !jc_float(&L->c, dis, "dissipation", "dye", JR_NONNEG("1/s"), &d->dye_dissipation) ||
+            !jc_float(&L->c, dis, "dissipation", "temperature", JR_NONNEG("1/s"), &d->temperature_dissipation))
             return false;
     }
     const cJSON *dif = jc_member(root, "diffusion");
     if (dif) {
         static const char *const keys[] = {"dye", "temperature", NULL};
         if (!jc_object(&L->c, dif, "diffusion", keys) ||
-            !jc_float(&L->c, dif, "diffusion", "dye", JR(0, 1e6, "m^2/s"), &d->dye_diffusion) ||
-            !jc_float(&L->c, dif, "diffusion", "temperature", JR(0, 1e6, "m^2/s"), &d->temperature_diffusion))
+            !jc_float(&L->c, dif, "diffusion", "dye", JR_NONNEG("m^2/s"), &d->dye_diffusion) ||
+            !jc_float(&L->c, dif, "diffusion", "temperature", JR_NONNEG("m^2/s"), &d->temperature_diffusion))
             return false;
     }
     const cJSON *b = jc_member(root, "buoyancy");
