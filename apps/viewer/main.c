@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static const char *usage =
     "usage: eddy-view [SCENE] [options]\n"
@@ -119,6 +120,14 @@ static int parse_args(int argc, char **argv, shell_args *a) {
     return 0;
 }
 
+/* CPU time of this process (all its threads), ms: on a shared machine, with --threads 1, the honest cost of a
+ * frame's own work whatever else runs (presenting's share in the X server is not counted). */
+static double process_cpu_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
 static int compare_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
@@ -142,12 +151,28 @@ static int translate_key(const SDL_KeyboardEvent *k) {
     return -1;
 }
 
-/* Reads the renderer's target (what the window shows) and writes it as a PNG. */
-static int save_window(SDL_Renderer *ren, int w, int h, const char *path, char *msg, size_t msg_size) {
+/* Copies the viewer's framebuffer into the window's surface (converting to its pixel format). */
+static int show_frame(SDL_Window *win, const uint8_t *pixels, int w, int h) {
+    SDL_Surface *surf = SDL_GetWindowSurface(win);
+    if (!surf || surf->w != w || surf->h != h) return -1;
+    if (SDL_MUSTLOCK(surf) && SDL_LockSurface(surf) != 0) return -1;
+    int rc = SDL_ConvertPixels(w, h, SDL_PIXELFORMAT_RGBA32, pixels, w * 4, surf->format->format, surf->pixels, surf->pitch);
+    if (SDL_MUSTLOCK(surf)) SDL_UnlockSurface(surf);
+    return rc;
+}
+
+/* Reads the window's surface (what the window shows) back and writes it as a PNG. */
+static int save_window(SDL_Window *win, const char *path, char *msg, size_t msg_size) {
+    SDL_Surface *surf = SDL_GetWindowSurface(win);
+    if (!surf) { snprintf(msg, msg_size, "cannot read the window: %s", SDL_GetError()); return -1; }
+    const int w = surf->w, h = surf->h;
     uint8_t *buf = malloc((size_t)w * (size_t)h * 4);
     if (!buf) { snprintf(msg, msg_size, "out of memory"); return -1; }
     int rc = -1;
-    if (SDL_RenderReadPixels(ren, NULL, SDL_PIXELFORMAT_RGBA32, buf, w * 4) != 0)
+    if (SDL_MUSTLOCK(surf)) SDL_LockSurface(surf);
+    int converted = SDL_ConvertPixels(w, h, surf->format->format, surf->pixels, surf->pitch, SDL_PIXELFORMAT_RGBA32, buf, w * 4);
+    if (SDL_MUSTLOCK(surf)) SDL_UnlockSurface(surf);
+    if (converted != 0)
         snprintf(msg, msg_size, "cannot read the window: %s", SDL_GetError());
     else
         rc = viewer_save_png(path, buf, w, h, msg, msg_size);
@@ -182,9 +207,8 @@ int main(int argc, char **argv) {
         return 2;
     }
     int scripted = args.replay_path || args.screenshot_path || args.bench_frames;
-    /* scripted runs (replays, screenshots) draw with SDL's software renderer: the same pixels on every machine,
-     * read back exactly; live windows take the accelerated one where there is one. SDL_RENDER_DRIVER overrides. */
-    if (args.replay_path || args.screenshot_path) SDL_SetHint(SDL_HINT_RENDER_DRIVER, "software");
+    /* the window surface without OpenGL: the pixels are composed on the CPU anyway */
+    SDL_SetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0");
     if (SDL_Init(SDL_INIT_VIDEO) != 0) {
         fprintf(stderr, "eddy-view: cannot open a window: %s (no display? try xvfb-run)\n", SDL_GetError());
         viewer_destroy(v);
@@ -195,16 +219,17 @@ int main(int argc, char **argv) {
     int win_w = args.opt.window[0], win_h = args.opt.window[1];
     SDL_Window *win = SDL_CreateWindow("eddy", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, win_w, win_h,
                                        scripted ? 0 : SDL_WINDOW_RESIZABLE);
-    SDL_Renderer *ren = win ? SDL_CreateRenderer(win, -1, scripted ? 0 : SDL_RENDERER_PRESENTVSYNC) : NULL;
-    SDL_Texture *tex = ren ? SDL_CreateTexture(ren, SDL_PIXELFORMAT_RGBA32, SDL_TEXTUREACCESS_STREAMING, win_w, win_h) : NULL;
-    if (!tex) {
+    /* the picture is composed on the CPU at window size (viewer.c), so it goes straight into the window's surface:
+     * one conversion, no texture upload */
+    if (!win || !SDL_GetWindowSurface(win)) {
         fprintf(stderr, "eddy-view: cannot create the window: %s\n", SDL_GetError());
         rc = 1;
         goto done;
     }
 
     double *frame_ms = args.bench_frames ? calloc((size_t)args.bench_frames, sizeof(double)) : NULL;
-    double *work_ms = args.bench_frames ? calloc((size_t)args.bench_frames * 4, sizeof(double)) : NULL;
+    double *work_ms = args.bench_frames ? calloc((size_t)args.bench_frames * 5, sizeof(double)) : NULL;
+    double cpu_before = 0;
     Uint64 freq = SDL_GetPerformanceFrequency(), last = SDL_GetPerformanceCounter();
     double fps_ema = 0;
     int frame = 0, mouse_down_buttons = 0;
@@ -246,10 +271,8 @@ int main(int argc, char **argv) {
                 } else if (e.window.event == SDL_WINDOWEVENT_SIZE_CHANGED) {
                     win_w = e.window.data1;
                     win_h = e.window.data2;
-                    SDL_DestroyTexture(tex);
-                    tex = SDL_CreateTexture(ren, SDL_PIXELFORMAT_RGBA32, SDL_TEXTUREACCESS_STREAMING, win_w, win_h);
-                    if (!tex || viewer_resize(v, win_w, win_h) != 0) {
-                        fprintf(stderr, "eddy-view: cannot resize: %s\n", tex ? viewer_error(v) : SDL_GetError());
+                    if (!SDL_GetWindowSurface(win) || viewer_resize(v, win_w, win_h) != 0) {
+                        fprintf(stderr, "eddy-view: cannot resize: %s\n", viewer_error(v)[0] ? viewer_error(v) : SDL_GetError());
                         rc = 1;
                         goto loop_end;
                     }
@@ -276,6 +299,7 @@ int main(int argc, char **argv) {
         while ((rev = replay_poll(&rep, viewer_clock(v)))) viewer_handle(v, rev);
 
         Uint64 now = SDL_GetPerformanceCounter();
+        if (args.bench_frames) cpu_before = process_cpu_ms();
         double wall_dt = (double)(now - last) / (double)freq;
         last = now;
         if (wall_dt > 0) fps_ema = fps_ema > 0 ? 0.9 * fps_ema + 0.1 / wall_dt : 1.0 / wall_dt;
@@ -287,16 +311,18 @@ int main(int argc, char **argv) {
         }
         int fw, fh;
         const uint8_t *pixels = viewer_pixels(v, &fw, &fh);
-        SDL_UpdateTexture(tex, NULL, pixels, fw * 4);
-        SDL_RenderClear(ren);
-        SDL_RenderCopy(ren, tex, NULL, NULL);
+        if (show_frame(win, pixels, fw, fh) != 0) {
+            fprintf(stderr, "eddy-view: cannot draw into the window: %s\n", SDL_GetError());
+            rc = 1;
+            break;
+        }
         const char *shot = viewer_pending_screenshot(v);
         if (shot) {
-            int ok = save_window(ren, win_w, win_h, shot, msg, sizeof msg) == 0;
+            int ok = save_window(win, shot, msg, sizeof msg) == 0;
             viewer_screenshot_done(v, ok, ok ? shot : msg);
         }
         if (args.screenshot_path && viewer_clock(v) >= args.screenshot_at - 1e-9) {
-            if (save_window(ren, win_w, win_h, args.screenshot_path, msg, sizeof msg) != 0) {
+            if (save_window(win, args.screenshot_path, msg, sizeof msg) != 0) {
                 fprintf(stderr, "eddy-view: screenshot: %s\n", msg);
                 rc = 1;
             } else {
@@ -304,13 +330,18 @@ int main(int argc, char **argv) {
             }
             break;
         }
-        SDL_RenderPresent(ren);
+        SDL_UpdateWindowSurface(win);
+        if (!scripted) { /* live: no faster than 60 frames per second (the window surface has no vsync) */
+            double spent = (double)(SDL_GetPerformanceCounter() - now) / (double)freq;
+            if (spent < 1.0 / 60.0) SDL_Delay((Uint32)((1.0 / 60.0 - spent) * 1000.0));
+        }
         if (args.bench_frames) {
             frame_ms[frame] = (double)(SDL_GetPerformanceCounter() - now) * 1e3 / (double)freq;
             double parts[3];
             viewer_part_ms(v, parts);
             work_ms[frame] = viewer_work_ms(v);
             for (int k = 0; k < 3; k++) work_ms[(size_t)args.bench_frames * (size_t)(k + 1) + (size_t)frame] = parts[k];
+            work_ms[(size_t)args.bench_frames * 4 + (size_t)frame] = process_cpu_ms() - cpu_before;
         }
         frame++;
         if (args.bench_frames && frame >= args.bench_frames) break;
@@ -320,18 +351,20 @@ loop_end:
         /* the first frames warm caches and the pressure solver: the median is the steady frame time */
         double median_frame, median_work, p90, median_part[3];
         qsort(frame_ms, (size_t)frame, sizeof(double), compare_double);
-        for (int k = 0; k < 4; k++) qsort(work_ms + (size_t)k * (size_t)args.bench_frames, (size_t)frame, sizeof(double), compare_double);
+        for (int k = 0; k < 5; k++) qsort(work_ms + (size_t)k * (size_t)args.bench_frames, (size_t)frame, sizeof(double), compare_double);
         median_frame = frame_ms[frame / 2];
         median_work = work_ms[frame / 2];
         for (int k = 0; k < 3; k++) median_part[k] = work_ms[(size_t)(k + 1) * (size_t)args.bench_frames + (size_t)(frame / 2)];
         p90 = frame_ms[(frame * 9) / 10];
-        printf("%-8s %-10s %-10s %-10s %-9s %-9s %-9s %-9s %-9s %-6s\n", "frames", "window", "grid", "median_ms",
-               "p90_ms", "work_ms", "sim_ms", "render_ms", "compose", "fps");
+        double median_cpu = work_ms[(size_t)4 * (size_t)args.bench_frames + (size_t)(frame / 2)];
+        printf("%-8s %-10s %-10s %-10s %-9s %-9s %-9s %-9s %-9s %-9s %-6s\n", "frames", "window", "grid", "median_ms",
+               "p90_ms", "work_ms", "sim_ms", "render_ms", "compose", "cpu_ms", "fps");
         char grid[32], window[32];
         viewer_grid_text(v, grid, sizeof grid);
         snprintf(window, sizeof window, "%dx%d", win_w, win_h);
-        printf("%-8d %-10s %-10s %-10.2f %-9.2f %-9.2f %-9.2f %-9.2f %-9.2f %-6.1f\n", frame, window, grid,
-               median_frame, p90, median_work, median_part[0], median_part[1], median_part[2], 1000.0 / median_frame);
+        printf("%-8d %-10s %-10s %-10.2f %-9.2f %-9.2f %-9.2f %-9.2f %-9.2f %-9.2f %-6.1f\n", frame, window, grid,
+               median_frame, p90, median_work, median_part[0], median_part[1], median_part[2], median_cpu,
+               1000.0 / median_frame);
     }
     free(frame_ms);
     free(work_ms);
@@ -341,8 +374,6 @@ loop_end:
         rc = 1;
     }
 done:
-    if (tex) SDL_DestroyTexture(tex);
-    if (ren) SDL_DestroyRenderer(ren);
     if (win) SDL_DestroyWindow(win);
     /* No SDL_Quit: it unloads the X11 libraries SDL opened, after which leak checkers cannot name the owners of
      * what those libraries keep for the process's life (tests/viewer/lsan.supp); the process ends here anyway. */

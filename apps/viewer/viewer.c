@@ -29,6 +29,8 @@ struct viewer {
     eddy_image picture;      /* the rendered view */
     int *columns;            /* bilinear column weights (see viewer_scale_columns) */
     int column_count, column_source;
+    uint8_t *hrows;          /* the picture's rows scaled to the window width */
+    size_t hrows_size;
     int threads;             /* OpenMP threads of the viewer's own loops */
     eddy_image background;   /* the background image at window size, when given */
     uint8_t *pixels;         /* the window, RGBA */
@@ -181,6 +183,7 @@ void viewer_destroy(viewer *v) {
     if (!v) return;
     eddy_image_free(&v->picture);
     free(v->columns);
+    free(v->hrows);
     eddy_image_free(&v->background);
     eddy_renderer_destroy(v->renderer);
     viewer_scene_close(v->scene);
@@ -424,7 +427,24 @@ static void viewer_compose(viewer *v) {
         float s = l <= 0.0031308f ? 12.92f * l : 1.055f * powf(l, 1.0f / 2.4f) - 0.055f;
         bg[c] = (uint8_t)lrintf(s * 255.0f);
     }
+    /* separable: each picture row scaled across once, then each window row blends two of those */
+    size_t row_bytes = (size_t)pw * 4;
+    if (v->hrows_size < (size_t)sh * row_bytes) {
+        uint8_t *grown = realloc(v->hrows, (size_t)sh * row_bytes);
+        if (!grown) return;
+        v->hrows = grown;
+        v->hrows_size = (size_t)sh * row_bytes;
+    }
     const int *cols = v->columns;
+#pragma omp parallel for num_threads(v->threads) schedule(static)
+    for (int sy = 0; sy < sh; sy++) {
+        const uint8_t *src = v->picture.rgba + (size_t)sy * (size_t)sw * 4;
+        uint8_t *dst = v->hrows + (size_t)sy * row_bytes;
+        for (int x = 0; x < pw; x++) {
+            const int a0 = cols[3 * x], a1 = cols[3 * x + 1], tx = cols[3 * x + 2];
+            for (int c = 0; c < 4; c++) dst[4 * x + c] = (uint8_t)((src[a0 + c] * (256 - tx) + src[a1 + c] * tx + 128) >> 8);
+        }
+    }
     const uint8_t *image = v->background.rgba;
     const int blend = v->opt.transparent || v->dim == 3 ? 1 : 0; /* opaque pictures are copied */
 #pragma omp parallel for num_threads(v->threads) schedule(static)
@@ -443,21 +463,16 @@ static void viewer_compose(viewer *v) {
         float fy = ((float)py + 0.5f) * (float)sh / (float)ph - 0.5f;
         if (fy < 0) fy = 0;
         int y0 = (int)fy, y1 = y0 + 1 < sh ? y0 + 1 : sh - 1;
-        int ty = (int)((fy - (float)y0) * 256.0f);
-        const uint8_t *r0 = v->picture.rgba + (size_t)y0 * (size_t)sw * 4, *r1 = v->picture.rgba + (size_t)y1 * (size_t)sw * 4;
+        const int ty = (int)((fy - (float)y0) * 256.0f);
+        const uint8_t *A = v->hrows + (size_t)y0 * row_bytes, *B = v->hrows + (size_t)y1 * row_bytes;
         uint8_t *o = out + 4 * (size_t)v->rect[0];
+        if (!blend) { /* opaque: alpha is 255 in both rows and stays 255 */
+            for (size_t i = 0; i < row_bytes; i++) o[i] = (uint8_t)((A[i] * (256 - ty) + B[i] * ty + 128) >> 8);
+            continue;
+        }
         for (int x = 0; x < pw; x++, o += 4) {
-            const int a0 = cols[3 * x], a1 = cols[3 * x + 1], tx = cols[3 * x + 2];
             uint8_t p[4];
-            for (int c = 0; c < 4; c++) {
-                int top = r0[a0 + c] * (256 - tx) + r0[a1 + c] * tx;
-                int bottom = r1[a0 + c] * (256 - tx) + r1[a1 + c] * tx;
-                p[c] = (uint8_t)((top * (256 - ty) + bottom * ty + 32768) >> 16);
-            }
-            if (!blend) {
-                o[0] = p[0]; o[1] = p[1]; o[2] = p[2]; o[3] = 255;
-                continue;
-            }
+            for (int c = 0; c < 4; c++) p[c] = (uint8_t)((A[4 * x + c] * (256 - ty) + B[4 * x + c] * ty + 128) >> 8);
             const uint8_t *u = under_row ? under_row + 4 * (size_t)(v->rect[0] + x) : bg;
             const int a = p[3];
             for (int c = 0; c < 3; c++) { /* (p a + u (255 - a)) / 255, exact for 8-bit values */
