@@ -141,7 +141,11 @@ int viewer_create(const viewer_options *opt, viewer **out, char *msg, size_t msg
     v->opt = opt ? *opt : viewer_options_default();
     if (v->opt.background_image) v->opt.transparent = 1;
     v->dragged_obstacle = -1;
-    v->threads = v->opt.threads > 0 ? v->opt.threads : omp_get_max_threads();
+    if (v->opt.threads <= 0) { /* leave one core to the display server, which presents every frame */
+        int cores = omp_get_num_procs();
+        v->opt.threads = cores > 1 ? cores - 1 : 1;
+    }
+    v->threads = v->opt.threads;
     v->post = v->opt.post;
     v->vorticity = v->opt.vorticity;
     v->yaw = 0.6f;

@@ -17,7 +17,7 @@ typedef struct viewer_options {
     int full_resolution;      /**< nonzero: the scene as it is, no real-time profile (viewer_scene.h) */
     const char *const *sets;  /**< scene overrides "key.path=value", as eddy run --set */
     int set_count;
-    int threads;              /**< 0 = OpenMP default */
+    int threads;              /**< OpenMP threads; 0 = one less than the cores (one is left to the display server) */
     float fixed_dt;           /**< > 0: every frame advances this many seconds (replays: 1/60); 0 = wall clock */
     stir_def stir;            /**< splat radius, colours, hover */
     int post;                 /**< post-processing (shading + bloom) at start; default 1 */
