@@ -177,7 +177,7 @@ static int parse_run_args(int argc, char **argv, bool resume, run_options *o) {
         if (!o->resume) return usage_error("resume needs a checkpoint file: eddy resume OUT/checkpoint_NNNNN.eddy%s", "");
         const char *not_here = o->preset ? "--scene" : o->set_count ? "--set" : o->frames >= 0 ? "--frames" : o->fps > 0 ? "--fps"
                              : o->out_dir ? "--out" : o->dump >= 0 ? "--dump" : o->checkpoint >= 0 ? "--checkpoint"
-                             : o->force ? "--force" : o->no_video ? "--no-video" : NULL;
+                             : o->force ? "--force" : o->no_video ? "--no-video" : o->threads >= 0 ? "--threads" : NULL;
         if (not_here)
             return usage_error("resume: %s cannot change a run that is continued (the checkpoint holds the scene and its settings)", not_here);
     } else if (o->scene_file && o->preset) {

@@ -22,7 +22,6 @@ struct run_output {
     char video_path[RUN_PATH_MAX + 256];
     eddy_flipbook *sheet;
     int sheet_capacity;
-    int frames_written;
     char summary[3 * RUN_PATH_MAX];
     bool resuming;
 };
@@ -212,7 +211,13 @@ run_output *run_output_open(run *r, bool resuming, char *err, size_t err_size) {
         free(o);
         return NULL;
     }
-    const char *name = r->scene->name && *r->scene->name ? r->scene->name : "video";
+    /* the scene's name as a file name: letters, digits, '-', '_' and '.' kept, anything else '_' */
+    char name[201];
+    snprintf(name, sizeof name, "%s", r->scene->name && *r->scene->name ? r->scene->name : "video");
+    for (char *c = name; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '-' || *c == '_' ||
+              (*c == '.' && c != name)))
+            *c = '_';
     const char *ext = r->scene->output.video == SCENE_VIDEO_GIF ? "gif" : "mp4";
     snprintf(o->video_path, sizeof o->video_path, "%s/%.200s.%s", r->st.out_dir, name, ext);
     o->video_wanted = r->st.video;
@@ -280,7 +285,6 @@ bool run_output_frame(run_output *o, run *r, int frame, char *err, size_t err_si
             return false;
         }
     }
-    o->frames_written++;
     return true;
 }
 
@@ -333,8 +337,8 @@ bool run_output_close(run_output *o, run *r, char *err, size_t err_size) {
     if (!o) return true;
     bool ok = true;
     char msg[1024];
-    size_t used = (size_t)snprintf(o->summary, sizeof o->summary, "%d frame%s in %s/", o->frames_written,
-                                   o->frames_written == 1 ? "" : "s", r->st.out_dir);
+    size_t used = (size_t)snprintf(o->summary, sizeof o->summary, "%d frame%s in %s/", r->st.frame,
+                                   r->st.frame == 1 ? "" : "s", r->st.out_dir);
     if (o->video) {
         if (eddy_video_close(o->video, msg, sizeof msg) != EDDY_OK) {
             snprintf(err, err_size, "video: %s", msg);

@@ -132,11 +132,6 @@ typedef struct eddy_scene {
     scene_output output;
 } eddy_scene;
 
-/* One --set override: "key.path=value". */
-typedef struct scene_override {
-    const char *text;
-} scene_override;
-
 typedef struct scene_load_options {
     const char *const *overrides; /* "key.path=value" strings, may be NULL */
     int override_count;
