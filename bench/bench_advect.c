@@ -1,7 +1,8 @@
 /* bench_advect: time of the advection and implicit diffusion stages alone on a 2D 512^2 grid (and optionally 3D
  * 128^3), per scheme and per diffusion strength, with 1 and 2 threads. Fields: a swirling velocity, three dye
  * channels, temperature zero (a zero field is skipped by both stages). Prints medians in ms and cells (velocity
- * cells) per second, and the CG iterations of the diffusion. A table, never pass/fail.
+ * cells) per second, and the CG iterations of the diffusion summed over its solves (velocity components or dye
+ * channels). A table, never pass/fail.
  * Usage: bench_advect [reps] [3d]   (default 9 repetitions after one warm-up; "3d" adds 128^3) */
 #include "diffuse.h"
 
