@@ -21,6 +21,34 @@
 #include "sim_internal.h"
 
 #include <stddef.h>
+#include <string.h>
+
+/* Four-float vectors (GCC/Clang vector extensions: SSE on x86-64, NEON on ARM) for the loops whose selects the
+ * auto-vectoriser leaves scalar. Every operation is element-wise, so each lane computes exactly what the scalar
+ * tail computes and the bytes do not depend on the vector width. */
+typedef float eddy_v4f __attribute__((vector_size(16)));
+typedef int32_t eddy_v4i __attribute__((vector_size(16)));
+typedef float eddy_v2f __attribute__((vector_size(8)));
+typedef double eddy_v2d __attribute__((vector_size(16)));
+static inline eddy_v4f eddy_v4_load(const float *p) {
+    eddy_v4f v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+static inline void eddy_v4_store(float *p, eddy_v4f v) { memcpy(p, &v, sizeof v); }
+/* two floats widened to doubles */
+static inline eddy_v2d eddy_v2_load_wide(const float *p) {
+    eddy_v2f v;
+    memcpy(&v, p, sizeof v);
+    return __builtin_convertvector(v, eddy_v2d);
+}
+static inline eddy_v4f eddy_v4_all(float a) { return (eddy_v4f){a, a, a, a}; }
+/* lanes of a where m is all ones, of b where m is 0 */
+static inline eddy_v4f eddy_v4_select(eddy_v4i m, eddy_v4f a, eddy_v4f b) {
+    return (eddy_v4f)(((eddy_v4i)a & m) | ((eddy_v4i)b & ~m));
+}
+/* all ones where v > 0 */
+static inline eddy_v4i eddy_v4_positive(eddy_v4f v) { return (eddy_v4i)(v > eddy_v4_all(0.0f)); }
 
 /* 1D transfer between a level (nf cells along an axis) and the next coarser one (nc cells). Prolongation is
  * cell-centred linear interpolation: fine cell i takes pw[2i] * coarse[pc[2i]] + pw[2i+1] * coarse[pc[2i+1]]
@@ -44,6 +72,10 @@ typedef struct eddy_pcomponents {
     bool single_all; /* exactly one, holding every solved cell: masked parallel sums are enough */
     double *sum, *cells;
     int cap;
+    /* labelling work space: runs of solved cells, at most `run_slots` per row (slot row*run_slots + r) */
+    int run_slots;
+    int32_t *row_runs, *run_start, *run_end, *run_parent, *run_id;
+    uint8_t *run_dirichlet;
 } eddy_pcomponents;
 
 typedef struct eddy_plevel {
@@ -67,6 +99,20 @@ typedef struct eddy_plevel {
     eddy_pcomponents comps; /* built on level 0 and on the coarsest level */
 } eddy_plevel;
 
+/* for (row = 0; row < rows; row++) stmt; split over an OpenMP team in fixed blocks (schedule static) when `par`
+ * and threads > 1, else a plain loop: entering the OpenMP runtime, even for a team of one, costs more than the
+ * work of a small grid level. */
+#define EDDY_FOR_ROWS(par, threads, rows, stmt)                                                          \
+    do {                                                                                                 \
+        const int eddy_rows_ = (rows), eddy_threads_ = (threads);                                        \
+        if ((par) && eddy_threads_ > 1) {                                                                \
+            _Pragma("omp parallel for num_threads(eddy_threads_) schedule(static)")                     \
+            for (int row = 0; row < eddy_rows_; row++) stmt;                                             \
+        } else {                                                                                         \
+            for (int row = 0; row < eddy_rows_; row++) stmt;                                             \
+        }                                                                                                \
+    } while (0)
+
 /* Multigrid parameters (poisson_mg.c). */
 enum {
     EDDY_MG_SMOOTH = 2,          /* red-black Gauss-Seidel sweeps before and after the coarse correction */
@@ -81,7 +127,6 @@ struct eddy_poisson {
     float *res, *z, *p, *q;      /* conjugate gradient vectors (padded) */
     float *t1, *t2;              /* separable transfer temporaries, sized for level 0 -> 1 */
     double *partial;             /* two slots per row of level 0 */
-    size_t *list;                /* flood fill work list (level 0 cells) */
     uint8_t *solid_seen;         /* s->solid when the operator was last built */
     bool built;
 };
@@ -109,6 +154,9 @@ double eddy__plevel_residual_norm2(const eddy_plevel *L, float *x, const float *
  * `zero_start`: x is taken as 0 and both colours are written (the other one as 0) */
 void eddy__plevel_half_sweep(const eddy_plevel *L, float *x, const float *b, int colour, float omega,
                              bool zero_start, int threads);
+/* half sweeps of colour `first`, then of the other colour, fused into one pass (same result) */
+void eddy__plevel_sweep_pair(const eddy_plevel *L, float *x, const float *b, int first, float omega, bool zero_start,
+                             int threads);
 /* out = D^-1 (b + sum of neighbours of in): one Jacobi iteration */
 void eddy__plevel_jacobi(const eddy_plevel *L, float *in, float *out, const float *b, int threads);
 /* sum a*b over solved cells (deterministic) */
@@ -116,10 +164,14 @@ double eddy__plevel_dot(const eddy_plevel *L, const float *a, const float *b, do
 /* sum of a[i]*b[i] over one row, and of a[i] where d[i] > 0, in eight fixed lanes (same bytes for any SIMD width) */
 double eddy__row_dot(const float *restrict a, const float *restrict b, int n);
 double eddy__row_masked_sum(const float *restrict a, const float *restrict d, int n);
+/* x[i] += a where d[i] > 0 */
+void eddy__row_masked_add(float *restrict x, const float *restrict d, float a, int n);
 /* serial sum of the row partials, in row order */
 double eddy__sum_rows(const double *partial, int rows);
-/* flood-fills the pure-Neumann components of the level (serial; at build time); `list` holds one entry per cell */
-eddy_status eddy__plevel_label(eddy_plevel *L, size_t *list);
+/* work space of eddy__plevel_label (allocated once) */
+eddy_status eddy__plevel_alloc_components(eddy_plevel *L);
+/* finds the pure-Neumann components of the level (at build time) */
+void eddy__plevel_label(eddy_plevel *L, int threads);
 /* subtracts, in each pure-Neumann component, the mean of v over its cells */
 void eddy__plevel_remove_mean(eddy_plevel *L, float *v, double *partial, int threads);
 

@@ -32,8 +32,7 @@ int eddy__poisson_rbgs(eddy_poisson *P, float omega, double tol, double bnorm, i
     eddy_plevel *L = &P->levels[0];
     float *x = P->sol;
     for (int it = 1; it <= max_iterations; it++) {
-        eddy__plevel_half_sweep(L, x, P->rhs, 0, omega, it == 1, P->threads);
-        eddy__plevel_half_sweep(L, x, P->rhs, 1, omega, false, P->threads);
+        eddy__plevel_sweep_pair(L, x, P->rhs, 0, omega, it == 1, P->threads);
         if (it % RBGS_CHECK_EVERY == 0 || it == max_iterations) {
             double rr = eddy__plevel_residual_norm2(L, x, P->rhs, P->partial, P->threads);
             if (sqrt(rr) <= tol * bnorm) return it;

@@ -133,101 +133,113 @@ static void prolong_row_x(const eddy_paxis *ax, const float *restrict t, float *
     }
 }
 
+/* out = w0 a0 + w1 a1 + w2 a2 + w3 a3 over n values, 0 where d <= 0 when d is given */
+static void combine4(float *restrict out, const float *a0, const float *a1, const float *a2, const float *a3,
+                     const float w[4], const float *d, int n) {
+    const eddy_v4f w0 = eddy_v4_all(w[0]), w1 = eddy_v4_all(w[1]), w2 = eddy_v4_all(w[2]), w3 = eddy_v4_all(w[3]);
+    const eddy_v4f zero = eddy_v4_all(0.0f);
+    int c = 0;
+    for (; c + 4 <= n; c += 4) {
+        eddy_v4f v = w0 * eddy_v4_load(a0 + c) + w1 * eddy_v4_load(a1 + c) + w2 * eddy_v4_load(a2 + c) +
+                     w3 * eddy_v4_load(a3 + c);
+        if (d) v = eddy_v4_select(eddy_v4_positive(eddy_v4_load(d + c)), v, zero);
+        eddy_v4_store(out + c, v);
+    }
+    for (; c < n; c++) {
+        float v = w[0] * a0[c] + w[1] * a1[c] + w[2] * a2[c] + w[3] * a3[c];
+        out[c] = !d || d[c] > 0.0f ? v : 0.0f;
+    }
+}
+
+/* out = w0 a0 + w1 a1 over n values */
+static void combine2(float *restrict out, const float *a0, const float *a1, float w0, float w1, int n) {
+    const eddy_v4f v0 = eddy_v4_all(w0), v1 = eddy_v4_all(w1);
+    int c = 0;
+    for (; c + 4 <= n; c += 4) eddy_v4_store(out + c, v0 * eddy_v4_load(a0 + c) + v1 * eddy_v4_load(a1 + c));
+    for (; c < n; c++) out[c] = w0 * a0[c] + w1 * a1[c];
+}
+
+/* Restriction, row by row: x into t1 (coarse x, fine y and z), y into t2 (3D) or the coarse vector (2D),
+ * z into the coarse vector (3D). */
+static void restrict_x_row(const eddy_poisson *P, int l, int row) {
+    const eddy_plevel *F = &P->levels[l];
+    restrict_row_x(&F->axis[0], F->r + eddy__plevel_row(F, row), P->t1 + (size_t)row * F->axis[0].nc);
+}
+
+static void restrict_y_row(const eddy_poisson *P, int l, int rr) {
+    const eddy_plevel *F = &P->levels[l], *C = &P->levels[l + 1];
+    const eddy_paxis *ax = F->axis;
+    const int nc0 = ax[0].nc, n1 = F->n[1], nc1 = ax[1].nc;
+    int cy = rr % nc1, k = rr / nc1;
+    const int *rf = ax[1].rf + 4 * cy;
+    const float *t1 = P->t1;
+    const float *a0 = t1 + (size_t)(rf[0] + n1 * k) * nc0, *a1 = t1 + (size_t)(rf[1] + n1 * k) * nc0;
+    const float *a2 = t1 + (size_t)(rf[2] + n1 * k) * nc0, *a3 = t1 + (size_t)(rf[3] + n1 * k) * nc0;
+    if (F->dim == 2) {
+        size_t o = eddy__plevel_row(C, cy);
+        combine4(C->b + o, a0, a1, a2, a3, ax[1].rw + 4 * cy, C->diag + o, nc0);
+    } else {
+        combine4(P->t2 + (size_t)rr * nc0, a0, a1, a2, a3, ax[1].rw + 4 * cy, NULL, nc0);
+    }
+}
+
+static void restrict_z_row(const eddy_poisson *P, int l, int crow) {
+    const eddy_plevel *F = &P->levels[l], *C = &P->levels[l + 1];
+    const eddy_paxis *ax = F->axis;
+    const int nc0 = ax[0].nc, nc1 = ax[1].nc;
+    int cy = crow % nc1, cz = crow / nc1;
+    const int *rf = ax[2].rf + 4 * cz;
+    const float *t2 = P->t2;
+    const float *a0 = t2 + (size_t)(cy + nc1 * rf[0]) * nc0, *a1 = t2 + (size_t)(cy + nc1 * rf[1]) * nc0;
+    const float *a2 = t2 + (size_t)(cy + nc1 * rf[2]) * nc0, *a3 = t2 + (size_t)(cy + nc1 * rf[3]) * nc0;
+    size_t o = eddy__plevel_row(C, crow);
+    combine4(C->b + o, a0, a1, a2, a3, ax[2].rw + 4 * cz, C->diag + o, nc0);
+}
+
 /* coarse b = mask * R fine r (F->r holds the residual already scaled by inv_weight) */
 static void restrict_level(eddy_poisson *P, int l) {
-    const eddy_plevel *F = &P->levels[l];
-    eddy_plevel *C = &P->levels[l + 1];
-    const eddy_paxis *ax = F->axis;
-    const int nc0 = ax[0].nc, n1 = F->n[1], nc1 = ax[1].nc, n2 = F->n[2];
+    const eddy_plevel *F = &P->levels[l], *C = &P->levels[l + 1];
     const int nt = P->threads;
-    float *t1 = P->t1, *t2 = P->t2;
-#pragma omp parallel for num_threads(nt) if (F->parallel) schedule(static)
-    for (int row = 0; row < F->rows; row++) restrict_row_x(&ax[0], F->r + eddy__plevel_row(F, row), t1 + (size_t)row * nc0);
-    /* y pass: into the coarse vector (2D) or into t2 (3D) */
-    const bool to_coarse = F->dim == 2;
-    const int yrows = nc1 * n2;
-#pragma omp parallel for num_threads(nt) if (F->parallel) schedule(static)
-    for (int rr = 0; rr < yrows; rr++) {
-        int cy = rr % nc1, k = rr / nc1;
-        const int *rf = ax[1].rf + 4 * cy;
-        const float *rw = ax[1].rw + 4 * cy;
-        const float *a0 = t1 + (size_t)(rf[0] + n1 * k) * nc0, *a1 = t1 + (size_t)(rf[1] + n1 * k) * nc0;
-        const float *a2 = t1 + (size_t)(rf[2] + n1 * k) * nc0, *a3 = t1 + (size_t)(rf[3] + n1 * k) * nc0;
-        const float w0 = rw[0], w1 = rw[1], w2 = rw[2], w3 = rw[3];
-        if (to_coarse) {
-            size_t o = eddy__plevel_row(C, cy);
-            float *out = C->b + o;
-            const float *d = C->diag + o;
-#pragma omp simd
-            for (int c = 0; c < nc0; c++) {
-                float v = w0 * a0[c] + w1 * a1[c] + w2 * a2[c] + w3 * a3[c];
-                out[c] = d[c] > 0.0f ? v : 0.0f;
-            }
-        } else {
-            float *out = t2 + (size_t)rr * nc0;
-#pragma omp simd
-            for (int c = 0; c < nc0; c++) out[c] = w0 * a0[c] + w1 * a1[c] + w2 * a2[c] + w3 * a3[c];
-        }
+    EDDY_FOR_ROWS(F->parallel, nt, F->rows, restrict_x_row(P, l, row));
+    EDDY_FOR_ROWS(F->parallel, nt, F->axis[1].nc * F->n[2], restrict_y_row(P, l, row));
+    if (F->dim == 3) EDDY_FOR_ROWS(C->parallel, nt, C->rows, restrict_z_row(P, l, row));
+}
+
+/* Prolongation, row by row: z into t2 (3D: coarse x and y, fine z), y into t1, x into the fine vector. */
+static void prolong_z_row(const eddy_poisson *P, int l, const float *xc, int rr) {
+    const eddy_plevel *F = &P->levels[l], *C = &P->levels[l + 1];
+    const eddy_paxis *ax = F->axis;
+    const int nc0 = ax[0].nc, nc1 = ax[1].nc;
+    int cy = rr % nc1, fz = rr / nc1;
+    combine2(P->t2 + (size_t)rr * nc0, xc + eddy__plevel_row(C, cy + nc1 * ax[2].pc[2 * fz]),
+             xc + eddy__plevel_row(C, cy + nc1 * ax[2].pc[2 * fz + 1]), ax[2].pw[2 * fz], ax[2].pw[2 * fz + 1], nc0);
+}
+
+static void prolong_yx_row(const eddy_poisson *P, int l, const float *xc, float *xf, bool add, int row) {
+    const eddy_plevel *F = &P->levels[l], *C = &P->levels[l + 1];
+    const eddy_paxis *ax = F->axis;
+    const int nc0 = ax[0].nc, n1 = F->n[1], nc1 = ax[1].nc;
+    int fy = row % n1, fz = row / n1;
+    const float *a0, *a1;
+    if (F->dim == 3) {
+        a0 = P->t2 + (size_t)(ax[1].pc[2 * fy] + nc1 * fz) * nc0;
+        a1 = P->t2 + (size_t)(ax[1].pc[2 * fy + 1] + nc1 * fz) * nc0;
+    } else {
+        a0 = xc + eddy__plevel_row(C, ax[1].pc[2 * fy]);
+        a1 = xc + eddy__plevel_row(C, ax[1].pc[2 * fy + 1]);
     }
-    if (to_coarse) return;
-#pragma omp parallel for num_threads(nt) if (C->parallel) schedule(static)
-    for (int crow = 0; crow < C->rows; crow++) {
-        int cy = crow % nc1, cz = crow / nc1;
-        const int *rf = ax[2].rf + 4 * cz;
-        const float *rw = ax[2].rw + 4 * cz;
-        const float *a0 = t2 + (size_t)(cy + nc1 * rf[0]) * nc0, *a1 = t2 + (size_t)(cy + nc1 * rf[1]) * nc0;
-        const float *a2 = t2 + (size_t)(cy + nc1 * rf[2]) * nc0, *a3 = t2 + (size_t)(cy + nc1 * rf[3]) * nc0;
-        const float w0 = rw[0], w1 = rw[1], w2 = rw[2], w3 = rw[3];
-        size_t o = eddy__plevel_row(C, crow);
-        float *out = C->b + o;
-        const float *d = C->diag + o;
-#pragma omp simd
-        for (int c = 0; c < nc0; c++) {
-            float v = w0 * a0[c] + w1 * a1[c] + w2 * a2[c] + w3 * a3[c];
-            out[c] = d[c] > 0.0f ? v : 0.0f;
-        }
-    }
+    float *out = P->t1 + (size_t)row * nc0;
+    combine2(out, a0, a1, ax[1].pw[2 * fy], ax[1].pw[2 * fy + 1], nc0);
+    size_t o = eddy__plevel_row(F, row);
+    prolong_row_x(&ax[0], out, xf + o, F->inv_weight + o, add);
 }
 
 /* fine xf (+)= [inv_weight *] P xc, from the coarse vector xc of level l+1 into level l */
 static void prolong_level(eddy_poisson *P, int l, const float *xc, float *xf, bool add) {
     const eddy_plevel *F = &P->levels[l];
-    const eddy_plevel *C = &P->levels[l + 1];
-    const eddy_paxis *ax = F->axis;
-    const int nc0 = ax[0].nc, n1 = F->n[1], nc1 = ax[1].nc, n2 = F->n[2];
     const int nt = P->threads;
-    float *t1 = P->t1, *t2 = P->t2;
-    if (F->dim == 3) {
-        const int zrows = nc1 * n2;
-#pragma omp parallel for num_threads(nt) if (F->parallel) schedule(static)
-        for (int rr = 0; rr < zrows; rr++) {
-            int cy = rr % nc1, fz = rr / nc1;
-            const float *a0 = xc + eddy__plevel_row(C, cy + nc1 * ax[2].pc[2 * fz]);
-            const float *a1 = xc + eddy__plevel_row(C, cy + nc1 * ax[2].pc[2 * fz + 1]);
-            const float w0 = ax[2].pw[2 * fz], w1 = ax[2].pw[2 * fz + 1];
-            float *out = t2 + (size_t)rr * nc0;
-#pragma omp simd
-            for (int c = 0; c < nc0; c++) out[c] = w0 * a0[c] + w1 * a1[c];
-        }
-    }
-#pragma omp parallel for num_threads(nt) if (F->parallel) schedule(static)
-    for (int row = 0; row < F->rows; row++) {
-        int fy = row % n1, fz = row / n1;
-        const float *a0, *a1;
-        if (F->dim == 3) {
-            a0 = t2 + (size_t)(ax[1].pc[2 * fy] + nc1 * fz) * nc0;
-            a1 = t2 + (size_t)(ax[1].pc[2 * fy + 1] + nc1 * fz) * nc0;
-        } else {
-            a0 = xc + eddy__plevel_row(C, ax[1].pc[2 * fy]);
-            a1 = xc + eddy__plevel_row(C, ax[1].pc[2 * fy + 1]);
-        }
-        const float w0 = ax[1].pw[2 * fy], w1 = ax[1].pw[2 * fy + 1];
-        float *out = t1 + (size_t)row * nc0;
-#pragma omp simd
-        for (int c = 0; c < nc0; c++) out[c] = w0 * a0[c] + w1 * a1[c];
-        size_t o = eddy__plevel_row(F, row);
-        prolong_row_x(&ax[0], out, xf + o, F->inv_weight + o, add);
-    }
+    if (F->dim == 3) EDDY_FOR_ROWS(F->parallel, nt, F->axis[1].nc * F->n[2], prolong_z_row(P, l, xc, row));
+    EDDY_FOR_ROWS(F->parallel, nt, F->rows, prolong_yx_row(P, l, xc, xf, add, row));
 }
 
 /* ---------------------------------------------------------------- hierarchy */
@@ -268,7 +280,6 @@ eddy_status eddy__poisson_mg_alloc(eddy_poisson *P, int dim, const int n[3], con
             if (st != EDDY_OK) return st;
         }
     const eddy_plevel *L0 = &P->levels[0];
-    size_t cells = (size_t)L0->n[0] * L0->n[1] * L0->n[2];
     if (nl > 1) {
         const eddy_paxis *ax = L0->axis;
         P->t1 = malloc((size_t)ax[0].nc * L0->n[1] * L0->n[2] * sizeof(float));
@@ -279,9 +290,10 @@ eddy_status eddy__poisson_mg_alloc(eddy_poisson *P, int dim, const int n[3], con
     for (int v = 0; v < 6; v++)
         if (!(*vecs[v] = calloc(L0->count, sizeof(float)))) return EDDY_ERR_OUT_OF_MEMORY;
     P->partial = calloc(2 * (size_t)L0->rows + 1, sizeof(double));
-    P->list = malloc(cells * sizeof(size_t));
-    if (!P->partial || !P->list) return EDDY_ERR_OUT_OF_MEMORY;
-    return EDDY_OK;
+    if (!P->partial) return EDDY_ERR_OUT_OF_MEMORY;
+    eddy_status st = eddy__plevel_alloc_components(&P->levels[0]);
+    if (st == EDDY_OK && nl > 1) st = eddy__plevel_alloc_components(&P->levels[nl - 1]);
+    return st;
 }
 
 eddy_status eddy__poisson_mg_build(eddy_poisson *P) {
@@ -330,7 +342,7 @@ eddy_status eddy__poisson_mg_build(eddy_poisson *P) {
             }
         }
     }
-    if (P->nlevels > 1) return eddy__plevel_label(&P->levels[P->nlevels - 1], P->list);
+    if (P->nlevels > 1) eddy__plevel_label(&P->levels[P->nlevels - 1], nt);
     return EDDY_OK;
 }
 
@@ -342,14 +354,8 @@ static void coarsest_solve(eddy_poisson *P) {
     const int nt = P->threads;
     /* level 0 as the coarsest (a tiny grid): its right-hand side is the caller's, already mean-free */
     if (l > 0) eddy__plevel_remove_mean(C, C->b, P->partial, nt);
-    for (int s = 0; s < EDDY_MG_COARSEST_SWEEPS; s++) {
-        eddy__plevel_half_sweep(C, C->x, C->b, 0, 1.0f, s == 0, nt);
-        eddy__plevel_half_sweep(C, C->x, C->b, 1, 1.0f, false, nt);
-    }
-    for (int s = 0; s < EDDY_MG_COARSEST_SWEEPS; s++) {
-        eddy__plevel_half_sweep(C, C->x, C->b, 1, 1.0f, false, nt);
-        eddy__plevel_half_sweep(C, C->x, C->b, 0, 1.0f, false, nt);
-    }
+    for (int s = 0; s < EDDY_MG_COARSEST_SWEEPS; s++) eddy__plevel_sweep_pair(C, C->x, C->b, 0, 1.0f, s == 0, nt);
+    for (int s = 0; s < EDDY_MG_COARSEST_SWEEPS; s++) eddy__plevel_sweep_pair(C, C->x, C->b, 1, 1.0f, false, nt);
     eddy__plevel_remove_mean(C, C->x, P->partial, nt);
 }
 
@@ -359,10 +365,7 @@ void eddy__poisson_vcycle(eddy_poisson *P, float *in, float *out) {
     P->levels[0].x = out;
     for (int l = 0; l + 1 < nl; l++) {
         eddy_plevel *L = &P->levels[l];
-        for (int s = 0; s < EDDY_MG_SMOOTH; s++) {
-            eddy__plevel_half_sweep(L, L->x, L->b, 0, 1.0f, s == 0, nt);
-            eddy__plevel_half_sweep(L, L->x, L->b, 1, 1.0f, false, nt);
-        }
+        for (int s = 0; s < EDDY_MG_SMOOTH; s++) eddy__plevel_sweep_pair(L, L->x, L->b, 0, 1.0f, s == 0, nt);
         eddy__plevel_residual(L, L->x, L->b, L->r, true, nt);
         restrict_level(P, l);
     }
@@ -370,10 +373,7 @@ void eddy__poisson_vcycle(eddy_poisson *P, float *in, float *out) {
     for (int l = nl - 2; l >= 0; l--) {
         eddy_plevel *L = &P->levels[l];
         prolong_level(P, l, P->levels[l + 1].x, L->x, true);
-        for (int s = 0; s < EDDY_MG_SMOOTH; s++) {
-            eddy__plevel_half_sweep(L, L->x, L->b, 1, 1.0f, false, nt);
-            eddy__plevel_half_sweep(L, L->x, L->b, 0, 1.0f, false, nt);
-        }
+        for (int s = 0; s < EDDY_MG_SMOOTH; s++) eddy__plevel_sweep_pair(L, L->x, L->b, 1, 1.0f, false, nt);
     }
 }
 
@@ -383,61 +383,62 @@ void eddy__poisson_vcycle(eddy_poisson *P, float *in, float *out) {
  * The true residual b - A x has no such mean (A x sums to zero over a component with no outflow), but the
  * recurrence accumulates one from rounding; once the rest of r is below float precision that constant would
  * steer the iteration (A cannot reduce it) and the true residual would grow again. */
+static void cg_update_row(eddy_poisson *P, float alpha, bool mean_free, int row) {
+    const eddy_plevel *L = &P->levels[0];
+    const int n0 = L->n[0];
+    size_t o = eddy__plevel_row(L, row);
+    float *x = P->sol + o, *r = P->res + o;
+    const float *p = P->p + o, *q = P->q + o;
+    const eddy_v4f a = eddy_v4_all(alpha);
+    int i = 0;
+    for (; i + 4 <= n0; i += 4) {
+        eddy_v4_store(x + i, eddy_v4_load(x + i) + a * eddy_v4_load(p + i));
+        eddy_v4_store(r + i, eddy_v4_load(r + i) - a * eddy_v4_load(q + i));
+    }
+    for (; i < n0; i++) {
+        x[i] += alpha * p[i];
+        r[i] -= alpha * q[i];
+    }
+    P->partial[row] = eddy__row_dot(r, r, n0);
+    if (mean_free) P->partial[L->rows + row] = eddy__row_masked_sum(r, L->diag + o, n0);
+}
+
 static double cg_update(eddy_poisson *P, float alpha) {
     eddy_plevel *L = &P->levels[0];
-    const int n0 = L->n[0];
     const bool mean_free = L->comps.single_all;
-    float *xv = P->sol, *rv = P->res;
-    const float *pv = P->p, *qv = P->q;
-    double *sum_r = P->partial + L->rows;
-#pragma omp parallel for num_threads(P->threads) if (L->parallel) schedule(static)
-    for (int row = 0; row < L->rows; row++) {
-        size_t o = eddy__plevel_row(L, row);
-        float *x = xv + o, *r = rv + o;
-        const float *p = pv + o, *q = qv + o, *d = L->diag + o;
-#pragma omp simd
-        for (int i = 0; i < n0; i++) {
-            x[i] += alpha * p[i];
-            r[i] -= alpha * q[i];
-        }
-        P->partial[row] = eddy__row_dot(r, r, n0);
-        if (mean_free) sum_r[row] = eddy__row_masked_sum(r, d, n0);
-    }
+    EDDY_FOR_ROWS(L->parallel, P->threads, L->rows, cg_update_row(P, alpha, mean_free, row));
     double rr = eddy__sum_rows(P->partial, L->rows);
     if (mean_free) {
         /* |r - m|^2 = |r|^2 - cells m^2 */
-        double cells = L->comps.cells[0], m = eddy__sum_rows(sum_r, L->rows) / cells;
+        double cells = L->comps.cells[0], m = eddy__sum_rows(P->partial + L->rows, L->rows) / cells;
         float mf = (float)m;
-#pragma omp parallel for num_threads(P->threads) if (L->parallel) schedule(static)
-        for (int row = 0; row < L->rows; row++) {
-            size_t o = eddy__plevel_row(L, row);
-            float *r = rv + o;
-            const float *d = L->diag + o;
-#pragma omp simd
-            for (int i = 0; i < n0; i++) r[i] = d[i] > 0.0f ? r[i] - mf : r[i];
-        }
+        EDDY_FOR_ROWS(L->parallel, P->threads, L->rows,
+                      eddy__row_masked_add(P->res + eddy__plevel_row(L, row), L->diag + eddy__plevel_row(L, row), -mf,
+                                           L->n[0]));
         rr -= cells * m * m;
     } else if (L->comps.count > 0) {
-        eddy__plevel_remove_mean(L, rv, P->partial, P->threads);
-        rr = eddy__plevel_dot(L, rv, rv, P->partial, P->threads);
+        eddy__plevel_remove_mean(L, P->res, P->partial, P->threads);
+        rr = eddy__plevel_dot(L, P->res, P->res, P->partial, P->threads);
     }
     return rr;
 }
 
 /* p = z + beta p */
-static void cg_direction(eddy_poisson *P, float beta) {
+static void cg_direction_row(eddy_poisson *P, float beta, int row) {
     const eddy_plevel *L = &P->levels[0];
     const int n0 = L->n[0];
-    float *pv = P->p;
-    const float *zv = P->z;
-#pragma omp parallel for num_threads(P->threads) if (L->parallel) schedule(static)
-    for (int row = 0; row < L->rows; row++) {
-        size_t o = eddy__plevel_row(L, row);
-        float *p = pv + o;
-        const float *z = zv + o;
-#pragma omp simd
-        for (int i = 0; i < n0; i++) p[i] = z[i] + beta * p[i];
-    }
+    size_t o = eddy__plevel_row(L, row);
+    float *p = P->p + o;
+    const float *z = P->z + o;
+    const eddy_v4f b = eddy_v4_all(beta);
+    int i = 0;
+    for (; i + 4 <= n0; i += 4) eddy_v4_store(p + i, eddy_v4_load(z + i) + b * eddy_v4_load(p + i));
+    for (; i < n0; i++) p[i] = z[i] + beta * p[i];
+}
+
+static void cg_direction(eddy_poisson *P, float beta) {
+    const eddy_plevel *L = &P->levels[0];
+    EDDY_FOR_ROWS(L->parallel, P->threads, L->rows, cg_direction_row(P, beta, row));
 }
 
 int eddy__poisson_mgpcg(eddy_poisson *P, double tol, double bnorm, int max_iterations) {

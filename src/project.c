@@ -24,6 +24,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 
 #define MGPCG_DEFAULT_ITERATIONS 200
 #define RBGS_DEFAULT_ITERATIONS 20000
@@ -50,7 +51,6 @@ static void poisson_free(eddy_poisson *P) {
     free(P->t1);
     free(P->t2);
     free(P->partial);
-    free(P->list);
     free(P->solid_seen);
     free(P);
 }
@@ -88,8 +88,8 @@ static eddy_status build_operator(eddy_sim *s, eddy_poisson *P) {
         for (int i = 0; i < n0; i++) m[i] = solid[i] == EDDY_CELL_SOLID ? 0.0f : 1.0f;
     }
     eddy__plevel_build_diag(L, P->threads);
-    eddy_status st = eddy__plevel_label(L, P->list);
-    if (st == EDDY_OK) st = eddy__poisson_mg_build(P);
+    eddy__plevel_label(L, P->threads);
+    eddy_status st = eddy__poisson_mg_build(P);
     if (st != EDDY_OK) return eddy__fail(s, st, "pressure solver: out of memory building the operator");
     memcpy(P->solid_seen, s->solid, s->ncells);
     P->built = true;
@@ -97,113 +97,113 @@ static eddy_status build_operator(eddy_sim *s, eddy_poisson *P) {
 }
 
 /* b = -(net outward flux) in solved cells, 0 elsewhere */
-static void compute_rhs(const eddy_sim *s, eddy_poisson *P) {
+static void rhs_row(const eddy_sim *s, eddy_poisson *P, int row) {
     const eddy_plevel *L = &P->levels[0];
     const int n0 = s->n[0], n1 = s->n[1];
-    const size_t su = (size_t)n0 + 1, sv = (size_t)n0, sw = (size_t)n0 * n1;
-#pragma omp parallel for num_threads(P->threads) if (L->parallel) schedule(static)
-    for (int row = 0; row < L->rows; row++) {
-        int j = row % n1, k = row / n1;
-        size_t o = eddy__plevel_row(L, row);
-        float *b = P->rhs + o;
-        const float *d = L->diag + o;
-        const float *u = s->vel[0] + (size_t)row * su;
-        const float *v0 = s->vel[1] + ((size_t)j + (size_t)(n1 + 1) * k) * sv, *v1 = v0 + sv;
-        if (s->dim == 3) {
-            const float *w0 = s->vel[2] + (size_t)j * n0 + (size_t)k * sw, *w1 = w0 + sw;
-#pragma omp simd
-            for (int i = 0; i < n0; i++) {
-                float flux = (u[i + 1] - u[i]) + (v1[i] - v0[i]) + (w1[i] - w0[i]);
-                b[i] = d[i] > 0.0f ? -flux : 0.0f;
-            }
-        } else {
-#pragma omp simd
-            for (int i = 0; i < n0; i++) {
-                float flux = (u[i + 1] - u[i]) + (v1[i] - v0[i]);
-                b[i] = d[i] > 0.0f ? -flux : 0.0f;
-            }
-        }
+    const size_t sv = (size_t)n0, sw = (size_t)n0 * n1;
+    int j = row % n1, k = row / n1;
+    size_t o = eddy__plevel_row(L, row);
+    float *b = P->rhs + o;
+    const float *d = L->diag + o;
+    const float *u = s->vel[0] + (size_t)row * (size_t)(n0 + 1);
+    const float *v0 = s->vel[1] + ((size_t)j + (size_t)(n1 + 1) * k) * sv, *v1 = v0 + sv;
+    const float *w0 = s->dim == 3 ? s->vel[2] + (size_t)j * n0 + (size_t)k * sw : NULL, *w1 = w0 ? w0 + sw : NULL;
+    const eddy_v4f zero = eddy_v4_all(0.0f);
+    int i = 0;
+    for (; i + 4 <= n0; i += 4) {
+        eddy_v4f flux = (eddy_v4_load(u + i + 1) - eddy_v4_load(u + i)) + (eddy_v4_load(v1 + i) - eddy_v4_load(v0 + i));
+        if (w0) flux = flux + (eddy_v4_load(w1 + i) - eddy_v4_load(w0 + i));
+        eddy_v4_store(b + i, eddy_v4_select(eddy_v4_positive(eddy_v4_load(d + i)), -flux, zero));
     }
+    for (; i < n0; i++) {
+        float flux = (u[i + 1] - u[i]) + (v1[i] - v0[i]);
+        if (w0) flux = flux + (w1[i] - w0[i]);
+        b[i] = d[i] > 0.0f ? -flux : 0.0f;
+    }
+}
+
+static void compute_rhs(const eddy_sim *s, eddy_poisson *P) {
+    const eddy_plevel *L = &P->levels[0];
+    EDDY_FOR_ROWS(L->parallel, P->threads, L->rows, rhs_row(s, P, row));
 }
 
 /* u -= x_hi - x_lo on open faces. Faces between two solved cells are open; non-periodic domain faces are
  * open only on outflow sides (x = 0 outside); periodic face n repeats face 0. */
+static void open_faces_update(float *u, const float *xh, const float *xl, const float *dh, const float *dl, int n) {
+    const eddy_v4f zero = eddy_v4_all(0.0f);
+    int i = 0;
+    for (; i + 4 <= n; i += 4) {
+        eddy_v4i open = eddy_v4_positive(eddy_v4_load(dh + i)) & eddy_v4_positive(eddy_v4_load(dl + i));
+        eddy_v4f g = eddy_v4_load(xh + i) - eddy_v4_load(xl + i);
+        eddy_v4_store(u + i, eddy_v4_load(u + i) - eddy_v4_select(open, g, zero));
+    }
+    for (; i < n; i++) u[i] -= (dh[i] > 0.0f && dl[i] > 0.0f) ? xh[i] - xl[i] : 0.0f;
+}
+
+/* x faces of one cell row (n0 + 1 faces) */
+static void correct_x_row(eddy_sim *s, const eddy_poisson *P, int row) {
+    const eddy_plevel *L = &P->levels[0];
+    const int n0 = s->n[0];
+    size_t o = eddy__plevel_row(L, row);
+    const float *x = P->sol + o, *d = L->diag + o;
+    float *u = s->vel[0] + (size_t)row * (size_t)(n0 + 1);
+    if (s->periodic[0]) {
+        /* face 0 couples cell n0-1 (the ghost at -1) and cell 0 */
+        open_faces_update(u, x, x - 1, d, d - 1, n0);
+        u[n0] = u[0];
+        return;
+    }
+    open_faces_update(u + 1, x + 1, x, d + 1, d, n0 - 1);
+    if (L->outflow[0] && d[0] > 0.0f) u[0] -= x[0];
+    if (L->outflow[1] && d[n0 - 1] > 0.0f) u[n0] += x[n0 - 1];
+}
+
+/* one row of faces of axis a (1: y, 2: z); face layer f lies between cell layers f-1 and f */
+static void correct_yz_row(eddy_sim *s, const eddy_poisson *P, int a, int fr) {
+    const eddy_plevel *L = &P->levels[0];
+    const int n0 = s->n[0], na = s->n[a];
+    int fn[3];
+    eddy__face_dims(s, a, fn);
+    int j = fr % fn[1], k = fr / fn[1];
+    int f = a == 1 ? j : k;
+    const bool per = s->periodic[a];
+    if (per && f == na) return; /* written together with face 0 */
+    const ptrdiff_t stride = a == 1 ? L->sy : L->sz;
+    float *u = s->vel[a] + (size_t)fr * (size_t)n0;
+    /* the cell above the face (layer f; for f = na the ghost layer, which holds 0) */
+    size_t o = L->origin + (size_t)((ptrdiff_t)j * L->sy + (ptrdiff_t)k * L->sz);
+    const float *xh = P->sol + o, *xl = xh - stride, *dh = L->diag + o, *dl = dh - stride;
+    if ((f > 0 && f < na) || per) {
+        /* for a periodic f = 0 the cell below is the ghost copy of layer na-1 */
+        open_faces_update(u, xh, xl, dh, dl, n0);
+        if (per && f == 0) memcpy(u + (size_t)na * (a == 1 ? (size_t)n0 : (size_t)n0 * s->n[1]), u, (size_t)n0 * sizeof(float));
+    } else if (f == 0 && L->outflow[2 * a]) {
+        for (int i = 0; i < n0; i++) u[i] -= dh[i] > 0.0f ? xh[i] : 0.0f;
+    } else if (f == na && L->outflow[2 * a + 1]) {
+        for (int i = 0; i < n0; i++) u[i] += dl[i] > 0.0f ? xl[i] : 0.0f;
+    }
+}
+
 static void correct_velocity(eddy_sim *s, eddy_poisson *P) {
     const eddy_plevel *L = &P->levels[0];
-    const float *xv = P->sol, *dv = L->diag;
     eddy__plevel_fill_ghosts(L, P->sol, P->threads);
-    const int n0 = s->n[0], n1 = s->n[1], n2 = s->n[2];
-    const bool per0 = s->periodic[0], out_lo0 = L->outflow[0], out_hi0 = L->outflow[1];
-    /* x faces: one row of n0+1 faces per cell row */
-#pragma omp parallel for num_threads(P->threads) if (L->parallel) schedule(static)
-    for (int row = 0; row < L->rows; row++) {
-        size_t o = eddy__plevel_row(L, row);
-        const float *x = xv + o, *d = dv + o;
-        float *u = s->vel[0] + (size_t)row * (size_t)(n0 + 1);
-        int first = per0 ? 0 : 1;
-#pragma omp simd
-        for (int i = first; i < n0; i++) {
-            float g = x[i] - x[i - 1];
-            u[i] -= (d[i] > 0.0f && d[i - 1] > 0.0f) ? g : 0.0f;
-        }
-        if (per0) {
-            u[n0] = u[0];
-        } else {
-            if (out_lo0 && d[0] > 0.0f) u[0] -= x[0];
-            if (out_hi0 && d[n0 - 1] > 0.0f) u[n0] += x[n0 - 1];
-        }
-    }
-    /* y and z faces: face layer f along axis a lies between cell layers f-1 and f */
+    EDDY_FOR_ROWS(L->parallel, P->threads, L->rows, correct_x_row(s, P, row));
     for (int a = 1; a < s->dim; a++) {
-        const ptrdiff_t stride = a == 1 ? L->sy : L->sz;
-        const int na = s->n[a];
-        const bool per = s->periodic[a], out_lo = L->outflow[2 * a], out_hi = L->outflow[2 * a + 1];
         int fn[3];
         eddy__face_dims(s, a, fn);
-        const int face_rows = fn[1] * fn[2];
-#pragma omp parallel for num_threads(P->threads) if (L->parallel) schedule(static)
-        for (int fr = 0; fr < face_rows; fr++) {
-            int j = fr % fn[1], k = fr / fn[1];
-            int f = a == 1 ? j : k;
-            if (per && f == na) continue; /* written together with face 0 */
-            float *u = s->vel[a] + (size_t)fr * (size_t)n0;
-            /* the cell above the face (layer f; for f = na a ghost, which is 0) */
-            size_t o = L->origin + (size_t)((ptrdiff_t)j * L->sy + (ptrdiff_t)k * L->sz);
-            const float *xh = xv + o, *xl = xh - stride, *dh = dv + o, *dl = dh - stride;
-            if (f > 0 && f < na) {
-#pragma omp simd
-                for (int i = 0; i < n0; i++) {
-                    float g = xh[i] - xl[i];
-                    u[i] -= (dh[i] > 0.0f && dl[i] > 0.0f) ? g : 0.0f;
-                }
-            } else if (per) { /* f == 0: the cell below is the ghost copy of layer na-1 */
-                float *u_top = u + (size_t)na * (a == 1 ? (size_t)n0 : (size_t)n0 * (size_t)(n1));
-#pragma omp simd
-                for (int i = 0; i < n0; i++) {
-                    float g = xh[i] - xl[i];
-                    u[i] -= (dh[i] > 0.0f && dl[i] > 0.0f) ? g : 0.0f;
-                    u_top[i] = u[i];
-                }
-            } else if (f == 0 && out_lo) {
-                for (int i = 0; i < n0; i++) u[i] -= dh[i] > 0.0f ? xh[i] : 0.0f;
-            } else if (f == na && out_hi) {
-                for (int i = 0; i < n0; i++) u[i] += dl[i] > 0.0f ? xl[i] : 0.0f;
-            }
-        }
+        EDDY_FOR_ROWS(L->parallel, P->threads, fn[1] * fn[2], correct_yz_row(s, P, a, row));
     }
-    (void)n2;
+}
+
+static void pressure_row(eddy_sim *s, const eddy_poisson *P, float scale, int row) {
+    const float *x = P->sol + eddy__plevel_row(&P->levels[0], row);
+    float *p = s->pressure + (size_t)row * s->n[0];
+    for (int i = 0; i < s->n[0]; i++) p[i] = scale * x[i];
 }
 
 static void write_pressure(eddy_sim *s, const eddy_poisson *P, float scale) {
     const eddy_plevel *L = &P->levels[0];
-    const int n0 = s->n[0];
-#pragma omp parallel for num_threads(P->threads) if (L->parallel) schedule(static)
-    for (int row = 0; row < L->rows; row++) {
-        const float *x = P->sol + eddy__plevel_row(L, row);
-        float *p = s->pressure + (size_t)row * n0;
-#pragma omp simd
-        for (int i = 0; i < n0; i++) p[i] = scale * x[i];
-    }
+    EDDY_FOR_ROWS(L->parallel, P->threads, L->rows, pressure_row(s, P, scale, row));
 }
 
 eddy_status eddy__project(eddy_sim *s, float dt) {
@@ -218,9 +218,11 @@ eddy_status eddy__project(eddy_sim *s, float dt) {
         if (st != EDDY_OK) return st;
     }
     eddy_plevel *L = &P->levels[0];
+    double T0 = eddy__now_ms();
     compute_rhs(s, P);
     eddy__plevel_remove_mean(L, P->rhs, P->partial, P->threads);
     double bnorm = sqrt(eddy__plevel_dot(L, P->rhs, P->rhs, P->partial, P->threads));
+    double T1 = eddy__now_ms();
     const eddy_pressure_def *pd = &s->def.pressure;
     int iterations = 0;
     double residual = 0.0;
@@ -240,9 +242,13 @@ eddy_status eddy__project(eddy_sim *s, float dt) {
                                              pd->max_iterations > 0 ? pd->max_iterations : MGPCG_DEFAULT_ITERATIONS);
             break;
         }
+        double T2 = eddy__now_ms();
         eddy__plevel_remove_mean(L, P->sol, P->partial, P->threads);
         residual = sqrt(eddy__plevel_residual_norm2(L, P->sol, P->rhs, P->partial, P->threads)) / bnorm;
+        double T3 = eddy__now_ms();
         correct_velocity(s, P);
+        double T4 = eddy__now_ms();
+        if (getenv("EDDY_T")) fprintf(stderr, "rhs %.3f solve %.3f resid %.3f correct %.3f\n", T1-T0, T2-T1, T3-T2, T4-T3);
     } else {
         memset(P->sol, 0, L->count * sizeof(float));
     }

@@ -3,4 +3,5 @@
 #define EDDY_EDDY_H
 #include "types.h"
 #include "sim.h"
+#include "surface.h"
 #endif
