@@ -6,8 +6,8 @@
  * are traced from the scalar cell centres, which may sit on a grid finer than the velocity's (dye_scale), and see
  * the velocity interpolated there.
  *
- * Second order in space and time, both from the same semi-Lagrangian operator A (backward) and its reverse A^R
- * (traced forward):
+ * Two second-order schemes (in space and time), both built from the semi-Lagrangian operator A (backward) and its
+ * reverse A^R (traced forward):
  *   MacCormack (Selle, Fedkiw, Kim, Liu, Rossignac 2008, "An unconditionally stable MacCormack method"):
  *     q^ = A q,  q~ = A^R q^,  q^{n+1} = q^ + (q - q~)/2, reverted to q^ where it leaves the [min,max] of the
  *     2^d nodes of q around the foot X (the paper's limiter);
@@ -15,7 +15,8 @@
  *     q^ = A q,  q~ = A^R q^,  q^{n+1} = A (q + (q - q~)/2), clamped to the same [min,max] of q around X.
  *
  * The feet X (and the forward points for A^R) are traced once per grid and kept, in the lattice coordinates of
- * that grid, in the workspace; every field on the grid reuses them. The interpolation is written a + w (b - a),
+ * that grid, in the workspace; every field on the grid reuses them. The first RK2 stage reads the velocity at the
+ * element straight from the faces around it; the midpoints are sampled. The interpolation is written a + w (b - a),
  * which returns constants exactly (a uniform flow stays bit-exact). Work is split over rows (j,k) of each grid and
  * every output element depends only on inputs, so results do not depend on the number of threads. */
 #include "sim_internal.h"
