@@ -152,6 +152,8 @@ void eddy__plevel_fill_ghosts(const eddy_plevel *L, float *v, int threads);
 double eddy__plevel_apply(const eddy_plevel *L, float *in, float *out, bool dot, double *partial, int threads);
 /* r = (b - A x) * scale, scale = inv_weight when `weighted`, else 1 (0 where not solved); x ghosts refreshed */
 void eddy__plevel_residual(const eddy_plevel *L, float *x, const float *b, float *r, bool weighted, int threads);
+/* one row of eddy__plevel_residual (ghosts of x already filled) */
+void eddy__plevel_residual_row(const eddy_plevel *L, const float *x, const float *b, float *r, bool weighted, int row);
 /* |b - A x|^2 over solved cells */
 double eddy__plevel_residual_norm2(const eddy_plevel *L, float *x, const float *b, double *partial, int threads);
 /* red-black Gauss-Seidel half sweep over cells of colour (i+j+k) % 2 == colour, over-relaxed by omega;

@@ -206,13 +206,37 @@ static void restrict_z_row(const eddy_poisson *P, int l, int crow) {
     combine4(C->b + o, a0, a1, a2, a3, ax[2].rw + 4 * cz, C->diag + o, nc0);
 }
 
-/* coarse b = mask * R fine r (F->r holds the residual already scaled by inv_weight) */
-static void restrict_level(eddy_poisson *P, int l) {
-    const eddy_plevel *F = &P->levels[l], *C = &P->levels[l + 1];
-    const int nt = P->threads;
-    EDDY_FOR_ROWS(F->parallel, nt, F->rows, restrict_x_row(P, l, row));
-    EDDY_FOR_ROWS(F->parallel, nt, F->axis[1].nc * F->n[2], restrict_y_row(P, l, row));
-    if (F->dim == 3) EDDY_FOR_ROWS(C->parallel, nt, C->rows, restrict_z_row(P, l, row));
+static void residual_restrict_x_row(const eddy_poisson *P, int l, int row) {
+    const eddy_plevel *F = &P->levels[l];
+    eddy__plevel_residual_row(F, F->x, F->b, F->r, true, row);
+    restrict_x_row(P, l, row);
+}
+
+/* coarse b = mask * R (inv_weight * (b - A x)) of level l: the residual and the x pass row by row, then the y and
+ * (3D) z passes, in one OpenMP team with a barrier between the passes */
+static void restrict_residual(eddy_poisson *P, int l) {
+    eddy_plevel *F = &P->levels[l];
+    const eddy_plevel *C = &P->levels[l + 1];
+    const int yrows = F->axis[1].nc * F->n[2];
+    eddy__plevel_fill_ghosts(F, F->x, P->threads);
+    if (!F->parallel || P->threads <= 1) {
+        for (int row = 0; row < F->rows; row++) residual_restrict_x_row(P, l, row);
+        for (int row = 0; row < yrows; row++) restrict_y_row(P, l, row);
+        if (F->dim == 3)
+            for (int row = 0; row < C->rows; row++) restrict_z_row(P, l, row);
+        return;
+    }
+#pragma omp parallel num_threads(P->threads)
+    {
+#pragma omp for schedule(static)
+        for (int row = 0; row < F->rows; row++) residual_restrict_x_row(P, l, row);
+#pragma omp for schedule(static)
+        for (int row = 0; row < yrows; row++) restrict_y_row(P, l, row);
+        if (F->dim == 3) {
+#pragma omp for schedule(static)
+            for (int row = 0; row < C->rows; row++) restrict_z_row(P, l, row);
+        }
+    }
 }
 
 /* Prolongation, row by row: z into t2 (3D: coarse x and y, fine z), y into t1, x into the fine vector. */
@@ -389,8 +413,7 @@ double eddy__poisson_vcycle(eddy_poisson *P, float *in, float *out) {
     for (int l = 0; l + 1 < nl; l++) {
         eddy_plevel *L = &P->levels[l];
         for (int s = 0; s < EDDY_MG_SMOOTH; s++) eddy__plevel_sweep_pair(L, L->x, L->b, 0, 1.0f, s == 0, NULL, nt);
-        eddy__plevel_residual(L, L->x, L->b, L->r, true, nt);
-        restrict_level(P, l);
+        restrict_residual(P, l);
     }
     coarsest_solve(P);
     if (nl == 1) return eddy__plevel_dot(&P->levels[0], in, out, P->partial, nt);
