@@ -156,11 +156,8 @@ void eddy__plevel_residual(const eddy_plevel *L, float *x, const float *b, float
 void eddy__plevel_residual_row(const eddy_plevel *L, const float *x, const float *b, float *r, bool weighted, int row);
 /* |b - A x|^2 over solved cells */
 double eddy__plevel_residual_norm2(const eddy_plevel *L, float *x, const float *b, double *partial, int threads);
-/* red-black Gauss-Seidel half sweep over cells of colour (i+j+k) % 2 == colour, over-relaxed by omega;
- * `zero_start`: x is taken as 0 and both colours are written (the other one as 0) */
-void eddy__plevel_half_sweep(const eddy_plevel *L, float *x, const float *b, int colour, float omega,
-                             bool zero_start, int threads);
-/* half sweeps of colour `first`, then of the other colour, fused into one pass (same result); when `partial` is
+/* red-black Gauss-Seidel: a half sweep over the cells of colour `first` ((i+j+k) % 2), then one over the other
+ * colour, fused into one pass (same result), over-relaxed by omega; `zero_start` takes x as 0. When `partial` is
  * set, returns sum b*x after the pass (deterministic), else 0 */
 double eddy__plevel_sweep_pair(const eddy_plevel *L, float *x, const float *b, int first, float omega, bool zero_start,
                                double *partial, int threads);

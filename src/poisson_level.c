@@ -267,7 +267,8 @@ double eddy__plevel_residual_norm2(const eddy_plevel *L, float *xv, const float 
     return eddy__plevel_dot(L, L->r, L->r, partial, threads);
 }
 
-/* One row of a red-black half sweep (see eddy__plevel_half_sweep). */
+/* One row of a red-black half sweep over the cells of colour (i+j+k) % 2 == colour, over-relaxed by omega;
+ * `zero_start`: x is taken as 0 and both colours are written (the other one as 0). */
 static void half_sweep_row(const eddy_plevel *L, float *xv, const float *bv, int row, int colour, float omega,
                            bool zero_start) {
     LEVEL_LOCALS;
@@ -325,12 +326,6 @@ static void half_sweep_row(const eddy_plevel *L, float *xv, const float *bv, int
         float g = (b[i] + (L->dim == 3 ? NB3(x, i) : NB2(x, i))) * id[i];
         x[i] = omega == 1.0f ? g : x[i] + omega * (g - x[i]);
     }
-}
-
-void eddy__plevel_half_sweep(const eddy_plevel *L, float *xv, const float *bv, int colour, float omega,
-                             bool zero_start, int threads) {
-    if (!zero_start) eddy__plevel_fill_ghosts(L, xv, threads);
-    EDDY_FOR_ROWS(L->parallel, threads, L->rows, half_sweep_row(L, xv, bv, row, colour, omega, zero_start));
 }
 
 /* Ghosts inside one unit (a row in 2D, a plane in 3D): x sides of its rows, and in 3D the y-side rows. */
