@@ -24,16 +24,18 @@
 #include <string.h>
 
 #define DIFFUSE_TOLERANCE 1e-6
-/* nu dt / h^2 beyond this is the steady (Laplace) limit to float precision; the cap keeps diag * q finite */
+/* nu dt / h^2 beyond this is the steady (Laplace) limit to float precision; the cap keeps c * q finite */
 #define DIFFUSE_MAX_COEFFICIENT 1e12
 
 struct eddy_diffuse_ws {
     size_t cap;         /* elements per buffer */
     int row_cap;        /* rows per partial buffer */
-    float *r, *p, *q, *diag;
+    float *r, *p, *q;
+    float *base;        /* 1 + the weights of the Dirichlet (fixed or wall) neighbours */
+    float *diag;        /* base + the weights of the coupled neighbours: the Jacobi preconditioner */
     uint8_t *fixed;     /* 1: identity row (Dirichlet value, solid cell, periodic duplicate face) */
     uint8_t *links;     /* bit 2b: coupled to the -b neighbour, bit 2b+1: to the +b neighbour */
-    double *part_a, *part_b;
+    double *part[6];    /* per-row partial sums of one pass (SUM_*) */
     eddy_diffuse_report report;
 };
 
@@ -79,9 +81,16 @@ static void mark_fixed(eddy_sim *s, const diffusion_system *sys) {
     }
 }
 
-/* Builds the couplings and the diagonal, folds the boundary values into the right-hand side and stores the
- * initial residual r = rhs - A x. Returns |rhs|^2 over the unknowns in *bb and |r|^2 in *rr. */
-static void setup_system(eddy_sim *s, const diffusion_system *sys, double *bb, double *rr) {
+/* Reductions of one pass, summed over rows in a fixed order. */
+enum { SUM_A, SUM_B, SUM_C, SUM_D, SUM_E, SUM_F, SUM_COUNT };
+
+static void sum_partials(const eddy_diffuse_ws *ws, int rows, int count, double out[SUM_COUNT]) {
+    for (int k = 0; k < count; k++) out[k] = sum_rows(ws->part[k], rows);
+}
+
+/* Builds the couplings and the diagonals, folds the boundary values into the right-hand side and stores the
+ * initial residual r = rhs - A x. Sums: |rhs|^2, |r|^2, sum rhs, sum r, unknowns, Dirichlet terms. */
+static void setup_system(eddy_sim *s, const diffusion_system *sys, double sums[SUM_COUNT]) {
     eddy_diffuse_ws *ws = s->diffuse;
     const int rows = sys->n[1] * sys->n[2], a = sys->component;
     const size_t stride[3] = {1, (size_t)sys->n[0], (size_t)sys->n[0] * (size_t)sys->n[1]};
@@ -90,16 +99,16 @@ static void setup_system(eddy_sim *s, const diffusion_system *sys, double *bb, d
     for (int row = 0; row < rows; row++) {
         int j = row % sys->n[1], k = row / sys->n[1];
         size_t e = (size_t)row * (size_t)sys->n[0];
-        double b2 = 0.0, r2 = 0.0;
+        double b2 = 0.0, r2 = 0.0, bsum = 0.0, rsum = 0.0, unknowns = 0.0, dirichlet = 0.0;
         for (int i = 0; i < sys->n[0]; i++, e++) {
             if (ws->fixed[e]) {
                 ws->links[e] = 0;
-                ws->diag[e] = 1.0f;
+                ws->base[e] = ws->diag[e] = 1.0f;
                 ws->r[e] = 0.0f;
                 continue;
             }
             int c[3] = {i, j, k};
-            float diag = 1.0f, rhs = x[e], coupled = 0.0f;
+            float base = 1.0f, rhs = x[e], coupled = 0.0f, coupled_weight = 0.0f;
             uint8_t links = 0;
             for (int b = 0; b < sys->dim; b++) {
                 float cb = sys->c[b];
@@ -112,10 +121,12 @@ static void setup_system(eddy_sim *s, const diffusion_system *sys, double *bb, d
                         if (a < 0 || b == a) continue;
                         const eddy_boundary *bd = &s->def.boundary[2 * b + side];
                         if (bd->type == EDDY_BOUNDARY_NOSLIP) {
-                            diag += 2.0f * cb;
+                            base += 2.0f * cb;
+                            dirichlet += 1.0;
                         } else if (bd->type == EDDY_BOUNDARY_MOVING || bd->type == EDDY_BOUNDARY_INFLOW) {
-                            diag += 2.0f * cb;
+                            base += 2.0f * cb;
                             rhs += 2.0f * cb * bd->velocity[a];
+                            dirichlet += 1.0;
                         }
                         continue;
                     }
@@ -125,27 +136,37 @@ static void setup_system(eddy_sim *s, const diffusion_system *sys, double *bb, d
                         /* along a the fixed face is a node one cell away; across a it stands for a solid wall half
                          * a cell away (ghost value 2 u_solid - u) */
                         float w = b == a ? cb : 2.0f * cb;
-                        diag += w;
+                        base += w;
                         rhs += w * x[g];
+                        dirichlet += 1.0;
                     } else {
-                        diag += cb;
-                        coupled += cb * x[g];
+                        coupled_weight += cb;
+                        coupled += cb * (x[e] - x[g]);
                         links |= (uint8_t)(1u << (2 * b + side));
                     }
                 }
             }
-            float res = rhs - (diag * x[e] - coupled);
+            /* A x as base x + sum c (x - x_nb): differences, not diag x - sum c x_nb, so that a constant is
+             * reproduced exactly however large c is (no cancellation between 1 + 6c and 6c) */
+            float res = rhs - (base * x[e] + coupled);
             ws->links[e] = links;
-            ws->diag[e] = diag;
+            ws->base[e] = base;
+            ws->diag[e] = base + coupled_weight;
             ws->r[e] = res;
             b2 += (double)rhs * rhs;
             r2 += (double)res * res;
+            bsum += rhs;
+            rsum += res;
+            unknowns += 1.0;
         }
-        ws->part_a[row] = b2;
-        ws->part_b[row] = r2;
+        ws->part[SUM_A][row] = b2;
+        ws->part[SUM_B][row] = r2;
+        ws->part[SUM_C][row] = bsum;
+        ws->part[SUM_D][row] = rsum;
+        ws->part[SUM_E][row] = unknowns;
+        ws->part[SUM_F][row] = dirichlet;
     }
-    *bb = sum_rows(ws->part_a, rows);
-    *rr = sum_rows(ws->part_b, rows);
+    sum_partials(ws, rows, SUM_COUNT, sums);
 }
 
 /* offsets to the -b and +b neighbours of index ib along axis b, wrapping on periodic axes (used only where the
@@ -156,8 +177,8 @@ static inline void neighbour_offsets(const diffusion_system *sys, int b, int ib,
     *plus = ib + 1 < sys->ext[b] ? stride : -(ptrdiff_t)ib * stride;
 }
 
-/* q = A p; returns p . q */
-static double apply_operator(eddy_sim *s, const diffusion_system *sys) {
+/* q = A p. Sums: p . q, sum q. */
+static void apply_operator(eddy_sim *s, const diffusion_system *sys, double sums[SUM_COUNT]) {
     eddy_diffuse_ws *ws = s->diffuse;
     const int rows = sys->n[1] * sys->n[2], n0 = sys->n[0];
     const float c0 = sys->c[0], c1 = sys->c[1], c2 = sys->c[2];
@@ -169,109 +190,184 @@ static double apply_operator(eddy_sim *s, const diffusion_system *sys) {
         neighbour_offsets(sys, 1, j, n0, &ym, &yp);
         if (sys->dim == 3) neighbour_offsets(sys, 2, k, (ptrdiff_t)n0 * sys->n[1], &zm, &zp);
         size_t e = (size_t)row * (size_t)n0;
-        double pq = 0.0;
+        double pq = 0.0, qsum = 0.0;
         for (int i = 0; i < n0; i++, e++) {
             unsigned l = ws->links[e];
             float sx = 0.0f, sy = 0.0f, sz = 0.0f;
-            if (l & 1u) sx += p[i > 0 ? e - 1 : e + (size_t)(sys->ext[0] - 1)];
-            if (l & 2u) sx += p[i + 1 < sys->ext[0] ? e + 1 : e - (size_t)i];
-            if (l & 4u) sy += p[(ptrdiff_t)e + ym];
-            if (l & 8u) sy += p[(ptrdiff_t)e + yp];
-            if (l & 16u) sz += p[(ptrdiff_t)e + zm];
-            if (l & 32u) sz += p[(ptrdiff_t)e + zp];
-            float q = ws->diag[e] * p[e] - (c0 * sx + c1 * sy + c2 * sz);
+            float pe = p[e];
+            if (l & 1u) sx += pe - p[i > 0 ? e - 1 : e + (size_t)(sys->ext[0] - 1)];
+            if (l & 2u) sx += pe - p[i + 1 < sys->ext[0] ? e + 1 : e - (size_t)i];
+            if (l & 4u) sy += pe - p[(ptrdiff_t)e + ym];
+            if (l & 8u) sy += pe - p[(ptrdiff_t)e + yp];
+            if (l & 16u) sz += pe - p[(ptrdiff_t)e + zm];
+            if (l & 32u) sz += pe - p[(ptrdiff_t)e + zp];
+            float q = ws->base[e] * pe + (c0 * sx + c1 * sy + c2 * sz);
             ws->q[e] = q;
-            pq += (double)p[e] * q;
+            pq += (double)pe * q;
+            qsum += q;
         }
-        ws->part_a[row] = pq;
+        ws->part[SUM_A][row] = pq;
+        ws->part[SUM_B][row] = qsum;
     }
-    return sum_rows(ws->part_a, rows);
+    sum_partials(ws, rows, 2, sums);
 }
 
-/* x += alpha p, r -= alpha q; returns r . D^-1 r in *rz and r . r in *rr */
-static void update_solution(eddy_sim *s, const diffusion_system *sys, float alpha, double *rz, double *rr) {
+/* x += alpha p, r -= alpha (q - q_mean) on the unknowns. Sums: r . D^-1 r, r . r, sum D^-1 r, sum r. */
+static void update_solution(eddy_sim *s, const diffusion_system *sys, float alpha, float q_mean, double sums[SUM_COUNT]) {
     eddy_diffuse_ws *ws = s->diffuse;
     const int rows = sys->n[1] * sys->n[2], n0 = sys->n[0];
     float *x = sys->x;
 #pragma omp parallel for num_threads(EDDY_THREADS(s)) schedule(static)
     for (int row = 0; row < rows; row++) {
         size_t e = (size_t)row * (size_t)n0, end = e + (size_t)n0;
-        double a = 0.0, b = 0.0;
+        double rz = 0.0, rr = 0.0, zsum = 0.0, rsum = 0.0;
         for (; e < end; e++) {
+            if (ws->fixed[e]) continue;
             x[e] += alpha * ws->p[e];
-            float r = ws->r[e] - alpha * ws->q[e];
+            float r = ws->r[e] - alpha * (ws->q[e] - q_mean);
+            float z = r / ws->diag[e];
             ws->r[e] = r;
-            a += (double)r * r / ws->diag[e];
-            b += (double)r * r;
+            rz += (double)r * z;
+            rr += (double)r * r;
+            zsum += z;
+            rsum += r;
         }
-        ws->part_a[row] = a;
-        ws->part_b[row] = b;
+        ws->part[SUM_A][row] = rz;
+        ws->part[SUM_B][row] = rr;
+        ws->part[SUM_C][row] = zsum;
+        ws->part[SUM_D][row] = rsum;
     }
-    *rz = sum_rows(ws->part_a, rows);
-    *rr = sum_rows(ws->part_b, rows);
+    sum_partials(ws, rows, 4, sums);
 }
 
-/* p = D^-1 r + beta p */
-static void update_direction(eddy_sim *s, const diffusion_system *sys, float beta) {
+/* p = D^-1 r - z_mean + beta p on the unknowns (fixed rows keep p = 0) */
+static void update_direction(eddy_sim *s, const diffusion_system *sys, float beta, float z_mean) {
     eddy_diffuse_ws *ws = s->diffuse;
     const int rows = sys->n[1] * sys->n[2], n0 = sys->n[0];
 #pragma omp parallel for num_threads(EDDY_THREADS(s)) schedule(static)
     for (int row = 0; row < rows; row++) {
         size_t e = (size_t)row * (size_t)n0, end = e + (size_t)n0;
-        for (; e < end; e++) ws->p[e] = ws->r[e] / ws->diag[e] + beta * ws->p[e];
+        for (; e < end; e++) ws->p[e] = ws->fixed[e] ? 0.0f : (ws->r[e] / ws->diag[e] - z_mean) + beta * ws->p[e];
     }
 }
 
-/* p = D^-1 r (the first search direction); returns r . p */
-static double start_direction(eddy_sim *s, const diffusion_system *sys) {
+/* r -= r_mean on the unknowns; p = 0 everywhere (the first direction is then D^-1 r - z_mean). Sums as
+ * update_solution. */
+static void start_direction(eddy_sim *s, const diffusion_system *sys, float r_mean, double sums[SUM_COUNT]) {
     eddy_diffuse_ws *ws = s->diffuse;
     const int rows = sys->n[1] * sys->n[2], n0 = sys->n[0];
+#pragma omp parallel for num_threads(EDDY_THREADS(s)) schedule(static)
+    for (int row = 0; row < rows; row++) {
+        size_t e = (size_t)row * (size_t)n0, end = e + (size_t)n0;
+        double rz = 0.0, rr = 0.0, zsum = 0.0, rsum = 0.0;
+        for (; e < end; e++) {
+            ws->p[e] = 0.0f;
+            if (ws->fixed[e]) continue;
+            float r = ws->r[e] - r_mean;
+            float z = r / ws->diag[e];
+            ws->r[e] = r;
+            rz += (double)r * z;
+            rr += (double)r * r;
+            zsum += z;
+            rsum += r;
+        }
+        ws->part[SUM_A][row] = rz;
+        ws->part[SUM_B][row] = rr;
+        ws->part[SUM_C][row] = zsum;
+        ws->part[SUM_D][row] = rsum;
+    }
+    sum_partials(ws, rows, 4, sums);
+}
+
+/* x += shift on the unknowns. Used to restore the exact total of a zero-flux system. */
+static void shift_unknowns(eddy_sim *s, const diffusion_system *sys, float shift) {
+    eddy_diffuse_ws *ws = s->diffuse;
+    const int rows = sys->n[1] * sys->n[2], n0 = sys->n[0];
+    float *x = sys->x;
+#pragma omp parallel for num_threads(EDDY_THREADS(s)) schedule(static)
+    for (int row = 0; row < rows; row++) {
+        size_t e = (size_t)row * (size_t)n0, end = e + (size_t)n0;
+        for (; e < end; e++)
+            if (!ws->fixed[e]) x[e] += shift;
+    }
+}
+
+static double sum_unknowns(eddy_sim *s, const diffusion_system *sys) {
+    eddy_diffuse_ws *ws = s->diffuse;
+    const int rows = sys->n[1] * sys->n[2], n0 = sys->n[0];
+    const float *x = sys->x;
 #pragma omp parallel for num_threads(EDDY_THREADS(s)) schedule(static)
     for (int row = 0; row < rows; row++) {
         size_t e = (size_t)row * (size_t)n0, end = e + (size_t)n0;
         double acc = 0.0;
-        for (; e < end; e++) {
-            ws->p[e] = ws->r[e] / ws->diag[e];
-            acc += (double)ws->r[e] * ws->p[e];
-        }
-        ws->part_a[row] = acc;
+        for (; e < end; e++)
+            if (!ws->fixed[e]) acc += x[e];
+        ws->part[SUM_A][row] = acc;
     }
-    return sum_rows(ws->part_a, rows);
+    return sum_rows(ws->part[SUM_A], rows);
 }
 
-/* Solves the system in place; records iterations and residual in the report. */
+/* Solves the system in place by Jacobi-preconditioned CG; records iterations and residual in the report.
+ *
+ * Zero-flux systems (no Dirichlet term anywhere: scalars, fully periodic velocity) have the constant as an exact
+ * eigenvector of A with eigenvalue 1, while the other eigenvalues reach 1 + 8c. In float, with c >> 1, rounding
+ * in A p (terms of size c p) swamps that mode and the total drifts. So the constant is deflated: the residual
+ * and the search directions are kept at zero mean over the unknowns (the projector P = I - 1 1^T / N commutes
+ * with A, and P D^-1 P is a valid preconditioner on the complement), and the mean of x is set exactly from the
+ * conservation law sum x = sum rhs. */
 static void solve(eddy_sim *s, const diffusion_system *sys) {
     eddy_diffuse_ws *ws = s->diffuse;
     eddy_diffuse_report *rep = &ws->report;
     const int rows = sys->n[1] * sys->n[2];
-    const size_t count = (size_t)rows * (size_t)sys->n[0];
     mark_fixed(s, sys);
-    double bb, rr;
-    setup_system(s, sys, &bb, &rr);
+    double setup[SUM_COUNT], sums[SUM_COUNT];
+    setup_system(s, sys, setup);
     rep->solves++;
-    int iterations = 0;
-    double bnorm = sqrt(bb), target = DIFFUSE_TOLERANCE * bnorm;
+    const double unknowns = setup[SUM_E];
+    const bool deflate = setup[SUM_F] == 0.0 && unknowns > 0;
+    /* Target: 1e-6 of |rhs|, or of the initial residual when that is larger. With nu dt / h^2 >> 1 the guess
+     * x0 = q* leaves r0 ~ c L q* far above |rhs|, and a float residual cannot be driven below ~1e-7 |r0|
+     * (each update r -= alpha q rounds at that scale). The error is then still ~1e-6 |rhs|: the modes of r0
+     * are those A damps by 1 + c lambda. */
+    double rr = setup[SUM_B], bnorm = sqrt(setup[SUM_A]);
+    double scale = bnorm > sqrt(rr) ? bnorm : sqrt(rr), target = DIFFUSE_TOLERANCE * scale;
     if (bnorm == 0.0) {
         /* rhs = 0 (no field, no boundary values): the solution is zero */
-        for (size_t e = 0; e < count; e++)
-            if (!ws->fixed[e]) sys->x[e] = 0.0f;
+        for (int row = 0; row < rows; row++) {
+            size_t e = (size_t)row * (size_t)sys->n[0], end = e + (size_t)sys->n[0];
+            for (; e < end; e++)
+                if (!ws->fixed[e]) sys->x[e] = 0.0f;
+        }
         return;
     }
     /* Jacobi-preconditioned CG needs O(grid length) iterations in the steady limit (huge nu dt); this cap is a
      * generous multiple of that and only guards against stagnation in float arithmetic */
     const int max_iterations = 100 + 4 * (sys->ext[0] + sys->ext[1] + sys->ext[2]);
-    double rz = sqrt(rr) > target ? start_direction(s, sys) : 0.0;
+    int iterations = 0;
+    double rz = 0.0;
+    if (sqrt(rr) > target) {
+        start_direction(s, sys, deflate ? (float)(setup[SUM_D] / unknowns) : 0.0f, sums);
+        float z_mean = deflate ? (float)(sums[SUM_C] / unknowns) : 0.0f;
+        rz = sums[SUM_A] - z_mean * sums[SUM_D];
+        rr = sums[SUM_B];
+        update_direction(s, sys, 0.0f, z_mean);
+    }
     while (sqrt(rr) > target && iterations < max_iterations) {
-        double pq = apply_operator(s, sys);
-        if (!(pq > 0.0)) break; /* exhausted (or non-finite input): nothing more to gain */
-        double rz_new;
-        update_solution(s, sys, (float)(rz / pq), &rz_new, &rr);
+        apply_operator(s, sys, sums);
+        double pq = sums[SUM_A];
+        if (!(pq > 0.0) || !(rz > 0.0)) break; /* exhausted (or non-finite input): nothing more to gain */
+        float q_mean = deflate ? (float)(sums[SUM_B] / unknowns) : 0.0f;
+        update_solution(s, sys, (float)(rz / pq), q_mean, sums);
         iterations++;
+        rr = sums[SUM_B];
         if (sqrt(rr) <= target) break;
-        update_direction(s, sys, (float)(rz_new / rz));
+        float z_mean = deflate ? (float)(sums[SUM_C] / unknowns) : 0.0f;
+        double rz_new = sums[SUM_A] - z_mean * sums[SUM_D];
+        update_direction(s, sys, (float)(rz_new / rz), z_mean);
         rz = rz_new;
     }
-    float residual = (float)(sqrt(rr) / bnorm);
+    if (deflate) shift_unknowns(s, sys, (float)((setup[SUM_C] - sum_unknowns(s, sys)) / unknowns));
+    float residual = (float)(sqrt(rr) / scale);
     if (iterations > rep->max_iterations) rep->max_iterations = iterations;
     rep->total_iterations += iterations;
     if (residual > rep->max_residual) rep->max_residual = residual;
@@ -348,10 +444,12 @@ eddy_status eddy__diffuse_init(eddy_sim *s) {
     ws->row_cap = rows;
     bool ok = (ws->r = (float *)malloc(cap * sizeof(float))) && (ws->p = (float *)malloc(cap * sizeof(float))) &&
               (ws->q = (float *)malloc(cap * sizeof(float))) && (ws->diag = (float *)malloc(cap * sizeof(float))) &&
+              (ws->base = (float *)malloc(cap * sizeof(float))) &&
               (ws->fixed = (uint8_t *)malloc(cap)) && (ws->links = (uint8_t *)malloc(cap)) &&
-              (ws->part_a = (double *)malloc((size_t)rows * sizeof(double))) &&
-              (ws->part_b = (double *)malloc((size_t)rows * sizeof(double)));
-    if (!ok) return eddy__fail(s, EDDY_ERR_OUT_OF_MEMORY, "diffusion: out of memory for 4 work buffers of %zu floats", cap);
+              (ws->part[0] = (double *)malloc(6 * (size_t)rows * sizeof(double)));
+    if (ok)
+        for (int k = 1; k < 6; k++) ws->part[k] = ws->part[0] + (size_t)k * (size_t)rows;
+    if (!ok) return eddy__fail(s, EDDY_ERR_OUT_OF_MEMORY, "diffusion: out of memory for 5 work buffers of %zu floats", cap);
     return EDDY_OK;
 }
 
@@ -362,10 +460,10 @@ void eddy__diffuse_free(eddy_sim *s) {
     free(ws->p);
     free(ws->q);
     free(ws->diag);
+    free(ws->base);
     free(ws->fixed);
     free(ws->links);
-    free(ws->part_a);
-    free(ws->part_b);
+    free(ws->part[0]);
     free(ws);
     s->diffuse = NULL;
 }

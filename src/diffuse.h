@@ -8,7 +8,7 @@ typedef struct eddy_diffuse_report {
     int solves;          /* linear systems solved in the last call (velocity components + scalar fields) */
     int max_iterations;  /* most CG iterations any of them took */
     int total_iterations;
-    float max_residual;  /* largest final relative residual |r|/|b| among them */
+    float max_residual;  /* largest final relative residual |r| / max(|b|, |r0|) among them */
     int not_converged;   /* solves stopped by the iteration cap */
 } eddy_diffuse_report;
 

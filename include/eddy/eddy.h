@@ -3,4 +3,6 @@
 #define EDDY_EDDY_H
 #include "types.h"
 #include "sim.h"
+#include "surface.h"
+#include "wind.h"
 #endif

@@ -1,0 +1,122 @@
+/* bench_advect: time of the advection and implicit diffusion stages alone on a 2D 512^2 grid (and optionally 3D
+ * 128^3), per scheme and per diffusion strength, with 1 and 2 threads. Fields: a swirling velocity, three dye
+ * channels, temperature zero (a zero field is skipped by both stages). Prints medians in ms and cells (velocity
+ * cells) per second, and the CG iterations of the diffusion. A table, never pass/fail.
+ * Usage: bench_advect [reps] [3d]   (default 9 repetitions after one warm-up; "3d" adds 128^3) */
+#include "diffuse.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+static double median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* a smooth swirl of about 1 m/s, dye in three overlapping blobs */
+static void fill(eddy_sim *s) {
+    for (int a = 0; a < s->dim; a++) {
+        eddy_grid_desc g = eddy__velocity_desc(s, a, s->vel[a]);
+        for (int k = 0; k < g.n[2]; k++)
+            for (int j = 0; j < g.n[1]; j++)
+                for (int i = 0; i < g.n[0]; i++) {
+                    float p[3];
+                    eddy__grid_pos(&g, i, j, k, p);
+                    float v = a == 0 ? sinf(6.28f * p[1]) : (a == 1 ? sinf(6.28f * p[0]) : 0.3f * cosf(6.28f * p[0]));
+                    s->vel[a][eddy__idx(g.n, i, j, k)] = v;
+                }
+    }
+    eddy_grid_desc g = eddy__scalar_desc(s, s->dye[0]);
+    for (int k = 0; k < g.n[2]; k++)
+        for (int j = 0; j < g.n[1]; j++)
+            for (int i = 0; i < g.n[0]; i++) {
+                float p[3];
+                eddy__grid_pos(&g, i, j, k, p);
+                size_t e = eddy__idx(g.n, i, j, k);
+                for (int c = 0; c < 3; c++) {
+                    float dx = p[0] - 0.3f - 0.2f * (float)c, dy = p[1] - 0.5f;
+                    s->dye[c][e] = expf(-(dx * dx + dy * dy) / 0.02f);
+                }
+            }
+}
+
+typedef struct bench_row {
+    const char *stage;
+    eddy_advection scheme;
+    int dye_scale;
+    float viscosity, dye_diffusion; /* diffusion rows */
+} bench_row;
+
+static void run(int dim, int n, int threads, const bench_row *row, int reps) {
+    eddy_sim_def d = eddy_sim_def_default();
+    d.dim = dim;
+    d.grid[0] = d.grid[1] = d.grid[2] = n;
+    d.dye_scale[0] = d.dye_scale[1] = d.dye_scale[2] = row->dye_scale;
+    d.advection = row->scheme;
+    d.viscosity = row->viscosity;
+    d.dye_diffusion = row->dye_diffusion;
+    d.threads = threads;
+    d.dt = 0.5f / (float)n; /* CFL 0.5 at 1 m/s */
+    for (int f = 0; f < 2 * dim; f++) d.boundary[f].type = EDDY_BOUNDARY_NOSLIP;
+    eddy_sim *s = NULL;
+    char msg[256];
+    if (eddy_sim_create(&d, &s, msg, sizeof msg) != EDDY_OK) {
+        printf("create failed: %s\n", msg);
+        return;
+    }
+    bool advect = !strcmp(row->stage, "advect");
+    double t[64];
+    int iterations = 0;
+    for (int r = 0; r <= reps; r++) {
+        fill(s); /* the same input every time (diffusion iterations depend on it) */
+        double t0 = eddy__now_ms();
+        eddy_status st = advect ? eddy__advect(s, d.dt) : eddy__diffuse(s, d.dt);
+        double ms = eddy__now_ms() - t0;
+        if (st != EDDY_OK) {
+            printf("stage failed: %s\n", eddy_sim_last_error(s));
+            break;
+        }
+        if (r > 0) t[r - 1] = ms; /* the first run is warm-up */
+        if (!advect) iterations = eddy__diffuse_last_report(s).total_iterations;
+    }
+    double ms = median(t, reps);
+    double c = advect ? 0.0 : (double)(row->viscosity > 0 ? row->viscosity : row->dye_diffusion) * d.dt / (s->h * s->h);
+    char what[64];
+    if (advect) snprintf(what, sizeof what, "%s, dye x%d", row->scheme == EDDY_ADVECT_SEMI_LAGRANGIAN ? "semi-Lagrangian" :
+                                                            row->scheme == EDDY_ADVECT_MACCORMACK ? "MacCormack" : "BFECC",
+                         row->dye_scale);
+    else snprintf(what, sizeof what, "%s, k dt/h^2 = %.3g", row->viscosity > 0 ? "viscosity" : "3 dye channels", c);
+    printf("%-5s %-8s %-34s %7d %9.2f %9.1f %6s\n", dim == 2 ? "2D" : "3D", row->stage, what, threads, ms,
+           (double)s->ncells / (ms * 1e-3) / 1e6, advect ? "-" : (snprintf(msg, sizeof msg, "%d", iterations), msg));
+    eddy_sim_destroy(s);
+}
+
+int main(int argc, char **argv) {
+    int reps = argc > 1 ? atoi(argv[1]) : 9;
+    if (reps < 1 || reps > 64) reps = 9;
+    bool three = argc > 2 && !strcmp(argv[2], "3d");
+    /* k dt / h^2 at 512^2 with dt = 0.5/512 s: viscosity 1e-3 -> 0.26 (a light fluid), 0.1 -> 26 (syrup) */
+    bench_row rows[] = {
+        {"advect", EDDY_ADVECT_SEMI_LAGRANGIAN, 1, 0, 0},
+        {"advect", EDDY_ADVECT_MACCORMACK, 1, 0, 0},
+        {"advect", EDDY_ADVECT_BFECC, 1, 0, 0},
+        {"advect", EDDY_ADVECT_MACCORMACK, 2, 0, 0},
+        {"diffuse", EDDY_ADVECT_MACCORMACK, 1, 1e-3f, 0},
+        {"diffuse", EDDY_ADVECT_MACCORMACK, 1, 0.1f, 0},
+        {"diffuse", EDDY_ADVECT_MACCORMACK, 1, 0, 1e-4f},
+    };
+    printf("# eddy advection / diffusion stages, median of %d runs; Mcell/s counts velocity cells; temperature zero\n", reps);
+    printf("%-5s %-8s %-34s %7s %9s %9s %6s\n", "grid", "stage", "variant", "threads", "ms", "Mcell/s", "CG it");
+    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++)
+        for (int threads = 1; threads <= 2; threads++) run(2, 512, threads, &rows[r], reps);
+    if (three)
+        for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++)
+            for (int threads = 1; threads <= 2; threads++) run(3, 128, threads, &rows[r], reps < 5 ? reps : 5);
+    return 0;
+}

@@ -1,0 +1,125 @@
+/* Flipbook sprite sheets: frames tiled row by row from the top left into one RGBA image, written as a PNG with a
+ * JSON beside it that game engines and web pages use to play it back. */
+#include "render_internal.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct eddy_flipbook {
+    eddy_flipbook_def def;
+    eddy_image sheet;
+    eddy_image scaled; /* a frame resampled to the frame size */
+    int count;
+};
+
+eddy_flipbook_def eddy_flipbook_def_default(void) {
+    eddy_flipbook_def d = {8, 8, 128, 128, 30.0f};
+    return d;
+}
+
+static eddy_status fb_fail(char *msg, size_t msg_size, eddy_status st, const char *fmt, ...) EDDY_R_PRINTF(4, 5);
+#include <stdarg.h>
+static eddy_status fb_fail(char *msg, size_t msg_size, eddy_status st, const char *fmt, ...) {
+    if (msg && msg_size) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, msg_size, fmt, ap);
+        va_end(ap);
+    }
+    return st;
+}
+
+eddy_status eddy_flipbook_create(const eddy_flipbook_def *def, eddy_flipbook **out, char *msg, size_t msg_size) {
+    if (!out) return EDDY_ERR_INVALID_ARGUMENT;
+    *out = NULL;
+    eddy_flipbook_def d = def ? *def : eddy_flipbook_def_default();
+    if (d.columns < 1 || d.rows < 1 || d.columns > 256 || d.rows > 256)
+        return fb_fail(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "flipbook tiling %d x %d: expected 1..256 each",
+                       d.columns, d.rows);
+    if (d.frame_width < 1 || d.frame_height < 1 || (double)d.frame_width * d.columns > 16384 ||
+        (double)d.frame_height * d.rows > 16384)
+        return fb_fail(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT,
+                       "flipbook frame %d x %d in %d x %d tiles: the sheet must be 1..16384 pixels per side",
+                       d.frame_width, d.frame_height, d.columns, d.rows);
+    if (!(d.fps > 0.0f && d.fps <= 1000.0f))
+        return fb_fail(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "flipbook fps = %g: expected (0, 1000]", (double)d.fps);
+    eddy_flipbook *fb = calloc(1, sizeof *fb);
+    if (!fb) return fb_fail(msg, msg_size, EDDY_ERR_OUT_OF_MEMORY, "flipbook: out of memory");
+    fb->def = d;
+    eddy_status st = eddy_image_init(&fb->sheet, d.columns * d.frame_width, d.rows * d.frame_height, msg, msg_size);
+    if (st != EDDY_OK) {
+        free(fb);
+        return st;
+    }
+    *out = fb;
+    return EDDY_OK;
+}
+
+void eddy_flipbook_destroy(eddy_flipbook *fb) {
+    if (!fb) return;
+    eddy_image_free(&fb->sheet);
+    eddy_image_free(&fb->scaled);
+    free(fb);
+}
+
+int eddy_flipbook_count(const eddy_flipbook *fb) { return fb ? fb->count : 0; }
+
+const eddy_image *eddy_flipbook_image(const eddy_flipbook *fb) { return fb ? &fb->sheet : NULL; }
+
+eddy_status eddy_flipbook_add(eddy_flipbook *fb, const eddy_image *frame, char *msg, size_t msg_size) {
+    if (!fb || !frame || !frame->rgba)
+        return fb_fail(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "flipbook add: flipbook and frame are required");
+    const eddy_flipbook_def *d = &fb->def;
+    if (fb->count >= d->columns * d->rows)
+        return fb_fail(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "flipbook is full: %d x %d frames already added",
+                       d->columns, d->rows);
+    const eddy_image *src = frame;
+    if (frame->width != d->frame_width || frame->height != d->frame_height) {
+        eddy_status st = eddy_image_resize(frame, d->frame_width, d->frame_height, &fb->scaled, msg, msg_size);
+        if (st != EDDY_OK) return st;
+        src = &fb->scaled;
+    }
+    int col = fb->count % d->columns, row = fb->count / d->columns;
+    size_t stride = (size_t)fb->sheet.width * 4;
+    for (int y = 0; y < d->frame_height; y++)
+        memcpy(fb->sheet.rgba + ((size_t)(row * d->frame_height + y)) * stride + (size_t)col * d->frame_width * 4,
+               src->rgba + (size_t)y * (size_t)d->frame_width * 4, (size_t)d->frame_width * 4);
+    fb->count++;
+    if (msg && msg_size) msg[0] = '\0';
+    return EDDY_OK;
+}
+
+eddy_status eddy_flipbook_write(const eddy_flipbook *fb, const char *png_path, char *msg, size_t msg_size) {
+    if (!fb || !png_path || !png_path[0])
+        return fb_fail(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "flipbook write: flipbook and path are required");
+    eddy_status st = eddy_png_write(png_path, &fb->sheet, 1, msg, msg_size);
+    if (st != EDDY_OK) return st;
+    size_t len = strlen(png_path);
+    char *json_path = malloc(len + 6);
+    if (!json_path) return fb_fail(msg, msg_size, EDDY_ERR_OUT_OF_MEMORY, "%s: out of memory", png_path);
+    memcpy(json_path, png_path, len + 1);
+    if (len >= 4 && !strcmp(png_path + len - 4, ".png")) json_path[len - 4] = '\0';
+    strcat(json_path, ".json");
+    const char *base = strrchr(png_path, '/');
+    base = base ? base + 1 : png_path;
+    /* the image name goes into JSON: escape quotes, backslashes and control bytes */
+    char name[1024];
+    size_t n = 0;
+    for (const char *p = base; *p && n + 7 < sizeof name; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c == '"' || c == '\\') name[n++] = '\\', name[n++] = (char)c;
+        else if (c < 0x20) n += (size_t)snprintf(name + n, sizeof name - n, "\\u%04x", c);
+        else name[n++] = (char)c;
+    }
+    name[n] = '\0';
+    char json[1400];
+    const eddy_flipbook_def *d = &fb->def;
+    int jl = snprintf(json, sizeof json,
+                      "{\n  \"image\": \"%s\",\n  \"columns\": %d,\n  \"rows\": %d,\n  \"frame_width\": %d,\n"
+                      "  \"frame_height\": %d,\n  \"frame_count\": %d,\n  \"fps\": %.9g,\n"
+                      "  \"order\": \"row-major from top-left\"\n}\n",
+                      name, d->columns, d->rows, d->frame_width, d->frame_height, fb->count, (double)d->fps);
+    st = eddy_file_write(json_path, json, (size_t)jl, msg, msg_size);
+    free(json_path);
+    return st;
+}

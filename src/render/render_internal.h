@@ -1,0 +1,100 @@
+/* Internal shapes of the render module. Not installed.
+ *
+ * A renderer owns growable scratch buffers (float RGB planes, bloom pyramid, volume caches) that are kept between
+ * calls, so a steady render of one size allocates nothing. Loops over image rows run under OpenMP with a fixed
+ * static schedule; every pixel depends only on its inputs, so results do not depend on the thread count. */
+#ifndef EDDY_RENDER_INTERNAL_H
+#define EDDY_RENDER_INTERNAL_H
+
+#include "eddy/render.h"
+#include <omp.h>
+#include <stdbool.h>
+
+#if defined(__GNUC__)
+#define EDDY_R_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define EDDY_R_PRINTF(a, b)
+#endif
+
+#define EDDY_R_THREADS(r) ((r)->threads > 0 ? (r)->threads : omp_get_max_threads())
+#define EDDY_SRGB_LUT_SIZE 4096
+#define EDDY_BLOOM_MAX_LEVELS 12
+
+/* a growable float buffer */
+typedef struct eddy__fbuf {
+    float *p;
+    size_t cap; /* floats */
+} eddy__fbuf;
+
+typedef struct eddy__level {
+    int w, h;
+    eddy__fbuf a, b; /* RGB planes: level image and blur temporary */
+} eddy__level;
+
+struct eddy_renderer {
+    int threads;
+    char error[512];
+    float last_min, last_max;
+    uint8_t srgb_lut[EDDY_SRGB_LUT_SIZE + 1]; /* linear [0,1] -> sRGB byte */
+
+    eddy__fbuf rgb;        /* W*H*3 working colour, linear */
+    eddy__fbuf tmp;        /* W*H*3 or W*H scratch (luminance, shading) */
+    eddy__fbuf scalar;     /* W*H plane of the scalar view */
+    eddy__level bloom[EDDY_BLOOM_MAX_LEVELS];
+
+    /* simulation fields gathered for a render (copies of computed fields, solid bytes) */
+    eddy__fbuf field;      /* scalar field copied from the simulation */
+    eddy__fbuf field2[3];  /* face velocities averaged to cell centres, or raw solid floats */
+    uint8_t *solid;
+    size_t solid_cap;
+
+    /* volume caches */
+    eddy__fbuf vol;        /* 4 floats per scalar voxel: r, g, b, optical depth towards the light */
+    eddy__fbuf occ;        /* solid occupancy on the scalar grid (0/1), for surfaces */
+    eddy__fbuf plane;      /* two planes of (tau, sigma) for the light sweep */
+    eddy__fbuf blocks;     /* per 8^3 block: max density (dilated by a voxel), or 1 where solids are; for skipping */
+};
+
+/* ---- renderer.c ---- */
+eddy_status eddy__rfail(eddy_renderer *r, eddy_status st, const char *fmt, ...) EDDY_R_PRINTF(3, 4);
+/* grows b to hold n floats; fails through r */
+eddy_status eddy__fbuf_reserve(eddy_renderer *r, eddy__fbuf *b, size_t n);
+/* (re)allocates img to w x h when its size differs */
+eddy_status eddy__image_ensure(eddy_renderer *r, eddy_image *img, int w, int h);
+static inline uint8_t eddy__encode(const eddy_renderer *r, float linear) {
+    if (!(linear > 0.0f)) return 0;
+    if (linear >= 1.0f) return 255;
+    return r->srgb_lut[(int)(linear * (float)EDDY_SRGB_LUT_SIZE + 0.5f)];
+}
+float eddy__srgb_to_linear(float s);
+float eddy__linear_to_srgb(float l);
+float eddy__tonemap(eddy_tonemap tm, float v);
+
+/* ---- sample.c: cell-centred arrays over the box ---- */
+/* value of a cell-centred array of n cells at continuous cell coordinate c (cell i spans [i, i+1), centre i+0.5);
+ * trilinear with clamping at the borders (bilinear when n[2] == 1) */
+float eddy__sample_cells(const float *data, const int n[3], const float c[3]);
+/* the nearest cell's byte */
+uint8_t eddy__sample_cells_u8(const uint8_t *data, const int n[3], const float c[3]);
+/* the solid fraction around c: bytes read as 0/1 and interpolated like eddy__sample_cells */
+float eddy__sample_cells_u8_frac(const uint8_t *data, const int n[3], const float c[3]);
+
+/* ---- colormap.c ---- */
+/* fills lut[3*i..] with sRGB bytes of the map at t = i/(size-1) */
+void eddy__colormap_lut(eddy_colormap map, uint8_t *lut, int size);
+/* the view's automatic map */
+eddy_colormap eddy__view_colormap(eddy_view view, int dim);
+/* true when the view's values are signed and shown on the diverging map around 0 */
+bool eddy__view_signed(eddy_view view, int dim);
+
+/* ---- post.c: the classic demo's post-processing on a linear RGB plane ---- */
+/* ppc: output pixels per dye cell along the horizontal axis (gradients are taken per cell) */
+eddy_status eddy__post_process(eddy_renderer *r, float *rgb, int w, int h, const eddy_render_def *def, float ppc);
+
+/* ---- overlay.c: colour bar and its labels ---- */
+void eddy__draw_colorbar(eddy_image *img, const uint8_t *lut, int lut_size, float vmin, float vmax);
+/* draws text with the built-in 5x7 font (digits, sign, point, e, letters used by labels), scale s, RGBA colour */
+void eddy__draw_text(eddy_image *img, int x, int y, int s, const char *text, const uint8_t color[4]);
+int eddy__text_width(const char *text, int s);
+
+#endif

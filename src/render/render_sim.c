@@ -1,0 +1,167 @@
+/* Rendering a simulation: its fields are gathered through the public API (views of stored fields, copies of
+ * computed ones into the renderer's scratch) into an eddy_render_input, then drawn by view2d.c or volume.c.
+ * The box is the simulation domain: origin .. origin + n*h. Solid cells come from EDDY_FIELD_SOLID. */
+#include "render_internal.h"
+#include <stdlib.h>
+#include <string.h>
+
+static eddy_status sim_fail(eddy_renderer *r, eddy_sim *sim, eddy_status st, const char *what) {
+    return eddy__rfail(r, st, "render: %s: %s", what, eddy_sim_last_error(sim));
+}
+
+static eddy_status read_copy(eddy_renderer *r, eddy_sim *sim, eddy_field f, eddy__fbuf *buf, eddy_field_layout *lay) {
+    eddy_status st = eddy_sim_field_layout(sim, f, lay);
+    if (st != EDDY_OK) return sim_fail(r, sim, st, eddy_field_name(f));
+    if ((st = eddy__fbuf_reserve(r, buf, lay->count)) != EDDY_OK) return st;
+    st = eddy_sim_read_field(sim, f, buf->p, lay->count);
+    if (st != EDDY_OK) return sim_fail(r, sim, st, eddy_field_name(f));
+    return EDDY_OK;
+}
+
+static eddy_status view_of(eddy_renderer *r, eddy_sim *sim, eddy_field f, const float **data, eddy_field_layout *lay) {
+    *data = eddy_sim_field_view(sim, f, lay);
+    if (!*data) return sim_fail(r, sim, EDDY_ERR_INVALID_ARGUMENT, eddy_field_name(f));
+    return EDDY_OK;
+}
+
+/* velocity component a averaged from its faces to cell centres */
+static eddy_status face_to_centre(eddy_renderer *r, eddy_sim *sim, int a, const int n[3]) {
+    static const eddy_field comp[3] = {EDDY_FIELD_U, EDDY_FIELD_V, EDDY_FIELD_W};
+    const float *face;
+    eddy_field_layout fl;
+    eddy_status st = view_of(r, sim, comp[a], &face, &fl);
+    if (st != EDDY_OK) return st;
+    size_t count = (size_t)n[0] * (size_t)n[1] * (size_t)n[2];
+    if ((st = eddy__fbuf_reserve(r, &r->field, count)) != EDDY_OK) return st;
+    const size_t stride = a == 0 ? 1 : (a == 1 ? (size_t)fl.n[0] : (size_t)fl.n[0] * (size_t)fl.n[1]);
+    float *out = r->field.p;
+    for (int k = 0; k < n[2]; k++)
+        for (int j = 0; j < n[1]; j++)
+            for (int i = 0; i < n[0]; i++) {
+                size_t f0 = (size_t)i + (size_t)fl.n[0] * ((size_t)j + (size_t)fl.n[1] * (size_t)k);
+                out[(size_t)i + (size_t)n[0] * ((size_t)j + (size_t)n[1] * (size_t)k)] =
+                    0.5f * (face[f0] + face[f0 + stride]);
+            }
+    return EDDY_OK;
+}
+
+static eddy_status gather(eddy_renderer *r, eddy_sim *sim, bool want_dye, int scalar_view, bool want_solid,
+                          eddy_render_input *in) {
+    if (!sim) return eddy__rfail(r, EDDY_ERR_INVALID_ARGUMENT, "render: simulation is NULL");
+    memset(in, 0, sizeof *in);
+    const eddy_sim_def *def = eddy_sim_get_def(sim);
+    in->dim = def->dim;
+    eddy_field_layout cl;
+    eddy_status st = eddy_sim_field_layout(sim, EDDY_FIELD_PRESSURE, &cl);
+    if (st != EDDY_OK) return sim_fail(r, sim, st, "pressure layout");
+    const float h = eddy_sim_cell_size(sim);
+    for (int a = 0; a < 3; a++) {
+        in->box_min[a] = def->origin[a];
+        in->box_size[a] = (float)cl.n[a] * h;
+    }
+    if (want_dye) {
+        eddy_field_layout dl;
+        for (int c = 0; c < 3; c++)
+            if ((st = view_of(r, sim, (eddy_field)(EDDY_FIELD_DYE_R + c), &in->dye[c], &dl)) != EDDY_OK) return st;
+        memcpy(in->dye_n, dl.n, sizeof in->dye_n);
+    }
+    eddy_field_layout sl;
+    switch (scalar_view) {
+    case EDDY_VIEW_SPEED:
+    case EDDY_VIEW_VORTICITY:
+    case EDDY_VIEW_DIVERGENCE: {
+        eddy_field f = scalar_view == EDDY_VIEW_SPEED ? EDDY_FIELD_SPEED
+                     : scalar_view == EDDY_VIEW_VORTICITY ? EDDY_FIELD_VORTICITY : EDDY_FIELD_DIVERGENCE;
+        if ((st = read_copy(r, sim, f, &r->field, &sl)) != EDDY_OK) return st;
+        in->scalar = r->field.p;
+        memcpy(in->scalar_n, sl.n, sizeof in->scalar_n);
+        break;
+    }
+    case EDDY_VIEW_PRESSURE:
+    case EDDY_VIEW_TEMPERATURE:
+        if ((st = view_of(r, sim, scalar_view == EDDY_VIEW_PRESSURE ? EDDY_FIELD_PRESSURE : EDDY_FIELD_TEMPERATURE,
+                          &in->scalar, &sl)) != EDDY_OK)
+            return st;
+        memcpy(in->scalar_n, sl.n, sizeof in->scalar_n);
+        break;
+    case EDDY_VIEW_U:
+    case EDDY_VIEW_V:
+    case EDDY_VIEW_W: {
+        int a = scalar_view - EDDY_VIEW_U;
+        if (a == 2 && in->dim == 2)
+            return eddy__rfail(r, EDDY_ERR_INVALID_ARGUMENT, "render.view = w: a 2D simulation has no z velocity");
+        if ((st = face_to_centre(r, sim, a, cl.n)) != EDDY_OK) return st;
+        in->scalar = r->field.p;
+        memcpy(in->scalar_n, cl.n, sizeof in->scalar_n);
+        break;
+    }
+    default: break;
+    }
+    if (want_solid) {
+        eddy_field_layout ol;
+        if ((st = read_copy(r, sim, EDDY_FIELD_SOLID, &r->field2[0], &ol)) != EDDY_OK) return st;
+        if (ol.count > r->solid_cap) {
+            uint8_t *p = realloc(r->solid, ol.count);
+            if (!p) return eddy__rfail(r, EDDY_ERR_OUT_OF_MEMORY, "render: solid mask of %zu cells: out of memory", ol.count);
+            r->solid = p;
+            r->solid_cap = ol.count;
+        }
+        bool any = false;
+        for (size_t e = 0; e < ol.count; e++) {
+            r->solid[e] = r->field2[0].p[e] != 0.0f;
+            any |= r->solid[e];
+        }
+        if (any) { /* no solid cells: leave the mask out, which skips the obstacle passes */
+            in->solid = r->solid;
+            memcpy(in->solid_n, ol.n, sizeof in->solid_n);
+        }
+    }
+    return EDDY_OK;
+}
+
+eddy_status eddy_render_sim(eddy_renderer *r, eddy_sim *sim, const eddy_render_def *def, eddy_image *img) {
+    if (!r) return EDDY_ERR_INVALID_ARGUMENT;
+    r->error[0] = '\0';
+    eddy_status st = eddy_render_def_validate(def, r->error, sizeof r->error);
+    if (st != EDDY_OK) return st;
+    eddy_render_input in;
+    bool dye = def->view == EDDY_VIEW_DYE;
+    if ((st = gather(r, sim, dye, dye ? -1 : (int)def->view, def->draw_obstacles != 0, &in)) != EDDY_OK) return st;
+    if (!dye) {
+        /* sizes and slice indices count scalar (dye) cells for every view, while speed, pressure, ... live on the
+         * velocity cells: translate both into what the input path expects */
+        eddy_field_layout dl;
+        if ((st = eddy_sim_field_layout(sim, EDDY_FIELD_DYE_R, &dl)) != EDDY_OK) return sim_fail(r, sim, st, "dye layout");
+        eddy_render_def d2 = *def;
+        int h = 0, v = 1;
+        if (in.dim == 3) h = def->slice_axis == 0 ? 2 : 0, v = def->slice_axis == 1 ? 2 : 1;
+        if (def->width == 0 && def->height == 0) {
+            d2.width = dl.n[h];
+            d2.height = dl.n[v];
+        }
+        if (in.dim == 3 && def->slice_index >= 0) {
+            int s = def->slice_axis;
+            if (def->slice_index >= dl.n[s])
+                return eddy__rfail(r, EDDY_ERR_INVALID_ARGUMENT,
+                                   "render.slice_index = %d: expected 0 .. %d (cells along axis %d)", def->slice_index,
+                                   dl.n[s] - 1, s);
+            d2.slice_index = -1;
+            d2.slice_position = in.box_min[s] + ((float)def->slice_index + 0.5f) / (float)dl.n[s] * in.box_size[s];
+        }
+        return eddy_render_input_2d(r, &in, &d2, img);
+    }
+    return eddy_render_input_2d(r, &in, def, img);
+}
+
+eddy_status eddy_render_volume_sim(eddy_renderer *r, eddy_sim *sim, const eddy_volume_def *def, eddy_image *img) {
+    if (!r) return EDDY_ERR_INVALID_ARGUMENT;
+    r->error[0] = '\0';
+    eddy_status st = eddy_volume_def_validate(def, r->error, sizeof r->error);
+    if (st != EDDY_OK) return st;
+    if (sim && eddy_sim_get_def(sim)->dim != 3)
+        return eddy__rfail(r, EDDY_ERR_INVALID_ARGUMENT, "volume rendering needs a 3D simulation (dim = %d)",
+                           eddy_sim_get_def(sim)->dim);
+    eddy_render_input in;
+    if ((st = gather(r, sim, true, -1, def->draw_obstacles != 0, &in)) != EDDY_OK) return st;
+    return eddy_render_volume_input(r, &in, def, img);
+}

@@ -1,0 +1,269 @@
+/* 2D pictures: a plane of the box (the whole of a 2D simulation, or a slice of a 3D one) resampled to the output
+ * pixels. Dye: linear colour times exposure -> post-processing (post.c) -> tonemap -> over the background or as
+ * colour + coverage alpha -> sRGB. Scalar views: value -> range -> colour map (colormap.c) -> colour bar.
+ * Solid cells are drawn last, flat. Pixel (x, y) looks at the plane point ((x+0.5)/W, 1 - (y+0.5)/H) of the box,
+ * so the image top is the box's maximum along the vertical axis. */
+#include "render_internal.h"
+#include <math.h>
+#include <string.h>
+
+typedef struct plane_map {
+    int h, v, s;      /* box axes shown horizontally, vertically, and sliced (s = -1 in 2D) */
+    float s_frac;     /* slice position as a fraction of the box along s, in [0,1] */
+} plane_map;
+
+/* the cell coordinate of pixel centre (x, y) in an array of n cells */
+static inline void pixel_cells(const plane_map *pm, const int n[3], int W, int H, int x, int y, float c[3]) {
+    c[0] = c[1] = c[2] = 0.5f;
+    c[pm->h] = ((float)x + 0.5f) / (float)W * (float)n[pm->h];
+    c[pm->v] = (1.0f - ((float)y + 0.5f) / (float)H) * (float)n[pm->v];
+    if (pm->s >= 0) c[pm->s] = pm->s_frac * (float)n[pm->s];
+}
+
+static eddy_status check_array(eddy_renderer *r, const char *name, const int n[3], int dim) {
+    for (int a = 0; a < dim; a++)
+        if (n[a] < 1)
+            return eddy__rfail(r, EDDY_ERR_INVALID_ARGUMENT, "render input: %s_n[%d] = %d: expected >= 1", name, a, n[a]);
+    if (dim == 2 && n[2] != 1)
+        return eddy__rfail(r, EDDY_ERR_INVALID_ARGUMENT, "render input: %s_n[2] = %d: expected 1 in 2D", name, n[2]);
+    if ((double)n[0] * n[1] * n[2] > 2147483648.0)
+        return eddy__rfail(r, EDDY_ERR_INVALID_ARGUMENT, "render input: %s has more than 2^31 cells", name);
+    return EDDY_OK;
+}
+
+static eddy_status check_input(eddy_renderer *r, const eddy_render_input *in, bool need_dye, bool need_scalar) {
+    if (!in) return eddy__rfail(r, EDDY_ERR_INVALID_ARGUMENT, "render input is NULL");
+    if (in->dim != 2 && in->dim != 3)
+        return eddy__rfail(r, EDDY_ERR_INVALID_ARGUMENT, "render input: dim = %d: expected 2 or 3", in->dim);
+    for (int a = 0; a < in->dim; a++)
+        if (!(in->box_size[a] > 0.0f) || !isfinite(in->box_size[a]) || !isfinite(in->box_min[a]))
+            return eddy__rfail(r, EDDY_ERR_INVALID_ARGUMENT, "render input: box_size[%d] = %g: expected finite > 0", a,
+                               (double)in->box_size[a]);
+    eddy_status st;
+    if (need_dye && (in->dye[0] || in->dye[1] || in->dye[2]) && (st = check_array(r, "dye", in->dye_n, in->dim)))
+        return st;
+    if (need_scalar && in->scalar && (st = check_array(r, "scalar", in->scalar_n, in->dim))) return st;
+    if (in->solid && (st = check_array(r, "solid", in->solid_n, in->dim))) return st;
+    return EDDY_OK;
+}
+
+/* plane axes, slice position and output size */
+static eddy_status setup_plane(eddy_renderer *r, const eddy_render_input *in, const eddy_render_def *def,
+                               const int ref_n[3], plane_map *pm, int *W, int *H) {
+    if (in->dim == 2) {
+        pm->h = 0, pm->v = 1, pm->s = -1, pm->s_frac = 0.5f;
+    } else {
+        pm->s = def->slice_axis;
+        pm->h = def->slice_axis == 0 ? 2 : 0;
+        pm->v = def->slice_axis == 1 ? 2 : 1;
+        if (def->slice_index >= 0) {
+            if (def->slice_index >= ref_n[pm->s])
+                return eddy__rfail(r, EDDY_ERR_INVALID_ARGUMENT,
+                                   "render.slice_index = %d: expected 0 .. %d (cells along axis %d)", def->slice_index,
+                                   ref_n[pm->s] - 1, pm->s);
+            pm->s_frac = ((float)def->slice_index + 0.5f) / (float)ref_n[pm->s];
+        } else if (isnan(def->slice_position)) {
+            pm->s_frac = 0.5f;
+        } else {
+            float lo = in->box_min[pm->s], size = in->box_size[pm->s];
+            if (!(def->slice_position >= lo && def->slice_position <= lo + size))
+                return eddy__rfail(r, EDDY_ERR_INVALID_ARGUMENT,
+                                   "render.slice_position = %g m: expected inside the box, %g .. %g along axis %d",
+                                   (double)def->slice_position, (double)lo, (double)(lo + size), pm->s);
+            pm->s_frac = (def->slice_position - lo) / size;
+        }
+    }
+    int w = def->width, h = def->height;
+    float aspect = in->box_size[pm->h] / in->box_size[pm->v];
+    if (w == 0 && h == 0) {
+        w = ref_n[pm->h];
+        h = ref_n[pm->v];
+    } else if (w == 0) {
+        w = (int)lroundf((float)h * aspect);
+    } else if (h == 0) {
+        h = (int)lroundf((float)w / aspect);
+    }
+    if (w < 1) w = 1;
+    if (h < 1) h = 1;
+    if (w > 16384 || h > 16384)
+        return eddy__rfail(r, EDDY_ERR_INVALID_ARGUMENT, "render size %d x %d: expected at most 16384 per side", w, h);
+    *W = w, *H = h;
+    return EDDY_OK;
+}
+
+static void draw_obstacles(eddy_renderer *r, const eddy_render_input *in, const eddy_render_def *def,
+                           const plane_map *pm, eddy_image *img) {
+    if (!def->draw_obstacles || !in->solid) return;
+    const int W = img->width, H = img->height;
+    const uint8_t *oc = def->obstacle_color;
+    /* coverage from the interpolated solid fraction, ramped over about one pixel around the 0.5 contour: smooth
+     * outlines when solid cells are larger than pixels, plain cells when they are not */
+    const float ppc = fmaxf(1.0f, (float)W / (float)in->solid_n[pm->h]);
+#pragma omp parallel for num_threads(EDDY_R_THREADS(r)) schedule(static)
+    for (int y = 0; y < H; y++) {
+        for (int x = 0; x < W; x++) {
+            float c[3];
+            pixel_cells(pm, in->solid_n, W, H, x, y, c);
+            float frac = eddy__sample_cells_u8_frac(in->solid, in->solid_n, c);
+            float cover = fminf(fmaxf((frac - 0.5f) * ppc + 0.5f, 0.0f), 1.0f);
+            if (cover <= 0.0f) continue;
+            uint8_t *p = img->rgba + 4 * ((size_t)y * (size_t)W + (size_t)x);
+            if (cover >= 1.0f && oc[3] == 255) {
+                memcpy(p, oc, 4);
+            } else { /* "over" in sRGB bytes: a flat overlay, exact blending does not matter here */
+                float a = cover * (float)oc[3] / 255.0f;
+                for (int k = 0; k < 3; k++) p[k] = (uint8_t)((float)oc[k] * a + (float)p[k] * (1.0f - a) + 0.5f);
+                p[3] = (uint8_t)(255.0f * a + (float)p[3] * (1.0f - a) + 0.5f);
+            }
+        }
+    }
+}
+
+static eddy_status render_dye(eddy_renderer *r, const eddy_render_input *in, const eddy_render_def *def,
+                              const plane_map *pm, eddy_image *img) {
+    const int W = img->width, H = img->height;
+    eddy_status st = eddy__fbuf_reserve(r, &r->rgb, (size_t)W * (size_t)H * 3);
+    if (st != EDDY_OK) return st;
+    float *rgb = r->rgb.p;
+    const float ex = def->exposure;
+#pragma omp parallel for num_threads(EDDY_R_THREADS(r)) schedule(static)
+    for (int y = 0; y < H; y++) {
+        for (int x = 0; x < W; x++) {
+            float c[3];
+            pixel_cells(pm, in->dye_n, W, H, x, y, c);
+            float *o = rgb + 3 * ((size_t)y * (size_t)W + (size_t)x);
+            for (int k = 0; k < 3; k++) {
+                float v = in->dye[k] ? eddy__sample_cells(in->dye[k], in->dye_n, c) * ex : 0.0f;
+                o[k] = v > 0.0f ? v : 0.0f; /* negative dye (overshoot) is no colour */
+            }
+        }
+    }
+    const float ppc = in->dye_n[pm->h] > 0 ? (float)W / (float)in->dye_n[pm->h] : 1.0f;
+    if ((st = eddy__post_process(r, rgb, W, H, def, ppc)) != EDDY_OK) return st;
+    const float *bg = def->background;
+#pragma omp parallel for num_threads(EDDY_R_THREADS(r)) schedule(static)
+    for (int y = 0; y < H; y++) {
+        for (int x = 0; x < W; x++) {
+            size_t p = (size_t)y * (size_t)W + (size_t)x;
+            float c[3];
+            for (int k = 0; k < 3; k++) c[k] = eddy__tonemap(def->tonemap, rgb[3 * p + k]);
+            float cov = fmaxf(c[0], fmaxf(c[1], c[2]));
+            uint8_t *o = img->rgba + 4 * p;
+            if (def->transparent) {
+                /* colour = dye / coverage, alpha = coverage: composited over any background it gives c back */
+                float inv = cov > 0.0f ? 1.0f / cov : 0.0f;
+                for (int k = 0; k < 3; k++) o[k] = eddy__encode(r, c[k] * inv);
+                o[3] = (uint8_t)(cov * 255.0f + 0.5f);
+            } else {
+                for (int k = 0; k < 3; k++) o[k] = eddy__encode(r, c[k] + bg[k] * (1.0f - cov));
+                o[3] = 255;
+            }
+        }
+    }
+    return EDDY_OK;
+}
+
+static eddy_status render_scalar(eddy_renderer *r, const eddy_render_input *in, const eddy_render_def *def,
+                                 const plane_map *pm, eddy_image *img) {
+    const int W = img->width, H = img->height;
+    eddy_status st = eddy__fbuf_reserve(r, &r->scalar, (size_t)W * (size_t)H);
+    if (st == EDDY_OK) st = eddy__fbuf_reserve(r, &r->tmp, (size_t)H * 2);
+    if (st != EDDY_OK) return st;
+    float *val = r->scalar.p, *row_lo = r->tmp.p, *row_hi = r->tmp.p + H;
+    const bool skip_solid = def->draw_obstacles && in->solid;
+#pragma omp parallel for num_threads(EDDY_R_THREADS(r)) schedule(static)
+    for (int y = 0; y < H; y++) {
+        float lo = INFINITY, hi = -INFINITY;
+        for (int x = 0; x < W; x++) {
+            float c[3];
+            pixel_cells(pm, in->scalar_n, W, H, x, y, c);
+            float v = in->scalar ? eddy__sample_cells(in->scalar, in->scalar_n, c) : 0.0f;
+            val[(size_t)y * (size_t)W + (size_t)x] = v;
+            if (skip_solid) { /* solid cells hold no flow value: keep them out of the automatic range */
+                float cs[3];
+                pixel_cells(pm, in->solid_n, W, H, x, y, cs);
+                if (eddy__sample_cells_u8(in->solid, in->solid_n, cs)) continue;
+            }
+            if (isfinite(v)) {
+                lo = fminf(lo, v);
+                hi = fmaxf(hi, v);
+            }
+        }
+        row_lo[y] = lo;
+        row_hi[y] = hi;
+    }
+    float vmin = def->range_min, vmax = def->range_max;
+    const int dim = in->dim;
+    eddy_colormap map = def->colormap == EDDY_COLORMAP_AUTO ? eddy__view_colormap(def->view, dim) : def->colormap;
+    if (vmin == vmax) {
+        float lo = INFINITY, hi = -INFINITY;
+        for (int y = 0; y < H; y++) {
+            lo = fminf(lo, row_lo[y]);
+            hi = fmaxf(hi, row_hi[y]);
+        }
+        if (!(lo <= hi)) lo = hi = 0.0f; /* nothing finite */
+        if (map == EDDY_COLORMAP_DIVERGING) {
+            float m = fmaxf(fabsf(lo), fabsf(hi));
+            lo = -m, hi = m;
+        }
+        if (lo == hi) { /* a constant plane: centre it in a unit range */
+            lo -= 0.5f;
+            hi += 0.5f;
+        }
+        vmin = lo, vmax = hi;
+    }
+    r->last_min = vmin;
+    r->last_max = vmax;
+    enum { LUT = 256 };
+    uint8_t lut[3 * LUT];
+    eddy__colormap_lut(map, lut, LUT);
+    const float scale = (float)(LUT - 1) / (vmax - vmin);
+#pragma omp parallel for num_threads(EDDY_R_THREADS(r)) schedule(static)
+    for (int y = 0; y < H; y++) {
+        for (int x = 0; x < W; x++) {
+            size_t p = (size_t)y * (size_t)W + (size_t)x;
+            float t = (val[p] - vmin) * scale + 0.5f;
+            int i = t > 0.0f ? (t < (float)(LUT - 1) ? (int)t : LUT - 1) : 0;
+            memcpy(img->rgba + 4 * p, lut + 3 * i, 3);
+            img->rgba[4 * p + 3] = 255;
+        }
+    }
+    draw_obstacles(r, in, def, pm, img);
+    if (def->colorbar) eddy__draw_colorbar(img, lut, LUT, vmin, vmax);
+    return EDDY_OK;
+}
+
+eddy_status eddy_render_input_2d(eddy_renderer *r, const eddy_render_input *in, const eddy_render_def *def,
+                                 eddy_image *img) {
+    if (!r) return EDDY_ERR_INVALID_ARGUMENT;
+    r->error[0] = '\0';
+    eddy_status st = eddy_render_def_validate(def, r->error, sizeof r->error);
+    if (st != EDDY_OK) return st;
+    const bool dye_view = def->view == EDDY_VIEW_DYE;
+    if ((st = check_input(r, in, dye_view, !dye_view)) != EDDY_OK) return st;
+    if (def->view == EDDY_VIEW_W && in->dim == 2)
+        return eddy__rfail(r, EDDY_ERR_INVALID_ARGUMENT, "render.view = w: a 2D simulation has no z velocity");
+    const int *ref_n = dye_view ? in->dye_n : in->scalar_n;
+    int fallback[3] = {0, 0, 1};
+    if (ref_n[0] < 1 || ref_n[1] < 1 || (in->dim == 3 && ref_n[2] < 1)) {
+        /* no array to take the size from: the solid grid, else 256 pixels along the longer side */
+        if (in->solid) {
+            ref_n = in->solid_n;
+        } else {
+            for (int a = 0; a < in->dim; a++) fallback[a] = 256;
+            ref_n = fallback;
+        }
+        if (ref_n == fallback && !dye_view && in->scalar)
+            return eddy__rfail(r, EDDY_ERR_INVALID_ARGUMENT, "render input: scalar_n is not set");
+    }
+    plane_map pm;
+    int W = 0, H = 0;
+    if ((st = setup_plane(r, in, def, ref_n, &pm, &W, &H)) != EDDY_OK) return st;
+    if ((st = eddy__image_ensure(r, img, W, H)) != EDDY_OK) return st;
+    if (dye_view) {
+        if ((st = render_dye(r, in, def, &pm, img)) != EDDY_OK) return st;
+        draw_obstacles(r, in, def, &pm, img);
+        return EDDY_OK;
+    }
+    return render_scalar(r, in, def, &pm, img);
+}

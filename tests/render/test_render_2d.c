@@ -1,0 +1,279 @@
+/* 2D pictures of a simulation, checked for content: dye shows where it was written (and the image top is max y),
+ * transparent mode gives coverage alpha, each post-processing pass does what it says where it should and nothing
+ * where it should not, obstacles are flat grey, scalar views use the documented maps, ranges and colour bar,
+ * slices of a 3D simulation pick the right layer, results are the same bytes for 1 and 2 threads.
+ * The pictures are written to scratch_render_2d/ for a look. */
+#include "check.h"
+#include "test_util.h"
+#include <math.h>
+
+static char dir[256];
+static void save(const char *name, const eddy_image *img) {
+    char path[512], msg[256];
+    snprintf(path, sizeof path, "%s/%s.png", dir, name);
+    eddy_png_write(path, img, 1, msg, sizeof msg);
+}
+
+enum { NX = 64, NY = 36 };
+
+/* a disk of dye (value 1 inside radius r, smooth 1.5-cell rim) at world (cx, cy) into channel c */
+static void disk(float *f, float h, float cx, float cy, float r) {
+    for (int j = 0; j < NY; j++)
+        for (int i = 0; i < NX; i++) {
+            float x = ((float)i + 0.5f) * h, y = ((float)j + 0.5f) * h;
+            float d = sqrtf((x - cx) * (x - cx) + (y - cy) * (y - cy));
+            float v = (r - d) / (1.5f * h) + 0.5f;
+            f[i + NX * j] = fmaxf(f[i + NX * j], fminf(fmaxf(v, 0.0f), 1.0f));
+        }
+}
+
+static int lum(const uint8_t *p) { return p[0] + p[1] + p[2]; }
+
+int main(void) {
+    char msg[512];
+    test_dir("render_2d", dir, sizeof dir);
+    eddy_sim_def def = eddy_sim_def_default();
+    def.grid[0] = NX, def.grid[1] = NY; /* h = 1/64 m, box 1 x 0.5625 m */
+    eddy_sim *sim = NULL;
+    if (eddy_sim_create(&def, &sim, msg, sizeof msg) != EDDY_OK) {
+        CHECK(0, "create: %s", msg);
+        return check_finish("test_render_2d");
+    }
+    const float h = eddy_sim_cell_size(sim);
+    static float red[NX * NY], green[NX * NY];
+    disk(red, h, 0.25f, 0.40f, 0.08f);   /* pixel (16, 10.4): upper left */
+    disk(green, h, 0.75f, 0.15f, 0.08f); /* pixel (48, 26.4): lower right */
+    CHECK(eddy_sim_write_field(sim, EDDY_FIELD_DYE_R, red, NX * NY) == EDDY_OK, "write red");
+    CHECK(eddy_sim_write_field(sim, EDDY_FIELD_DYE_G, green, NX * NY) == EDDY_OK, "write green");
+
+    eddy_renderer *r = NULL;
+    CHECK(eddy_renderer_create(0, &r, msg, sizeof msg) == EDDY_OK, "%s", msg);
+    eddy_render_def rd = eddy_render_def_default();
+    eddy_image plain = {0}, img = {0};
+
+    /* ---- plain dye: one pixel per cell, red upper left, green lower right, black elsewhere ---- */
+    CHECK(eddy_render_sim(r, sim, &rd, &plain) == EDDY_OK, "%s", eddy_renderer_last_error(r));
+    save("dye", &plain);
+    CHECK(plain.width == NX && plain.height == NY, "default size %d x %d = scalar cells", plain.width, plain.height);
+    const uint8_t *pr = px(&plain, 16, 10), *pg = px(&plain, 48, 26), *pb = px(&plain, 60, 2);
+    CHECK(pr[0] == 255 && pr[1] == 0 && pr[2] == 0 && pr[3] == 255, "red disk: %d %d %d %d", pr[0], pr[1], pr[2], pr[3]);
+    CHECK(pg[0] == 0 && pg[1] == 255 && pg[2] == 0, "green disk: %d %d %d", pg[0], pg[1], pg[2]);
+    CHECK(pb[0] == 0 && pb[1] == 0 && pb[2] == 0 && pb[3] == 255, "empty corner is opaque black");
+    CHECK(lum(px(&plain, 16, NY - 1 - 10)) == 0, "the red disk is not mirrored to the bottom (image top = max y)");
+    CHECK(!image_is_constant(&plain), "image is not constant");
+    uint8_t *first = plain.rgba;
+    CHECK(eddy_render_sim(r, sim, &rd, &plain) == EDDY_OK && plain.rgba == first, "same size: the image is reused");
+
+    /* a chosen width keeps the aspect ratio; a dye value of 0.5 is sRGB-encoded (0.5 linear -> 188) */
+    rd.width = 128;
+    CHECK(eddy_render_sim(r, sim, &rd, &img) == EDDY_OK && img.width == 128 && img.height == 72, "128 x %d", img.height);
+    rd.width = 0;
+    rd.exposure = 0.5f;
+    CHECK(eddy_render_sim(r, sim, &rd, &img) == EDDY_OK, "exposure");
+    CHECK(px(&img, 16, 10)[0] == 188, "0.5 linear encodes to sRGB 188, got %d", px(&img, 16, 10)[0]);
+    rd.exposure = 1.0f;
+
+    /* ---- transparent: coverage alpha, unpremultiplied colour ---- */
+    rd.transparent = 1;
+    rd.exposure = 0.25f;
+    CHECK(eddy_render_sim(r, sim, &rd, &img) == EDDY_OK, "transparent");
+    save("transparent", &img);
+    CHECK(px(&img, 60, 2)[3] == 0, "no dye: alpha 0");
+    const uint8_t *t = px(&img, 16, 10);
+    CHECK(t[3] == 64 && t[0] == 255 && t[1] == 0, "dye 0.25: alpha 64 and full red, got %d %d %d %d", t[0], t[1], t[2], t[3]);
+    rd.transparent = 0;
+    rd.exposure = 1.0f;
+
+    /* ---- bloom: light spreads outside the disk; nothing with an unreachable threshold ---- */
+    rd.bloom = 1;
+    CHECK(eddy_render_sim(r, sim, &rd, &img) == EDDY_OK, "bloom");
+    save("bloom", &img);
+    int near_before = px(&plain, 16, 17)[0], near_after = px(&img, 16, 17)[0];
+    CHECK(near_after > near_before + 10, "bloom glow 7 px below the red disk: %d -> %d", near_before, near_after);
+    CHECK(px(&img, 16, 17)[1] < near_after / 2, "the glow near the red disk is red");
+    rd.bloom_threshold = 50.0f;
+    CHECK(eddy_render_sim(r, sim, &rd, &img) == EDDY_OK, "bloom");
+    CHECK(!memcmp(img.rgba, plain.rgba, (size_t)NX * NY * 4), "bloom above every value adds nothing");
+    rd.bloom = 0;
+    rd.bloom_threshold = 0.6f;
+
+    /* ---- shading: flat areas keep their colour (ambient + diffuse = 1, light from the viewer), slopes darken ---- */
+    rd.shading = 1;
+    CHECK(eddy_render_sim(r, sim, &rd, &img) == EDDY_OK, "shading");
+    save("shading", &img);
+    CHECK(px(&img, 16, 10)[0] == 255 && lum(px(&img, 60, 2)) == 0, "flat inside and outside: unchanged");
+    double sum_plain = 0, sum_shaded = 0;
+    int darker = 0;
+    for (size_t p = 0; p < (size_t)NX * NY; p++) {
+        sum_plain += plain.rgba[4 * p];
+        sum_shaded += img.rgba[4 * p];
+        darker += img.rgba[4 * p] < plain.rgba[4 * p];
+    }
+    CHECK(darker > 10 && sum_shaded < sum_plain, "the rims are shaded: %d darker pixels", darker);
+    for (size_t p = 0; p < (size_t)NX * NY; p++)
+        if (img.rgba[4 * p] > plain.rgba[4 * p]) {
+            CHECK(0, "shading brightened pixel %zu", p);
+            break;
+        }
+    rd.shading = 0;
+
+    /* ---- edges: white is added on the rims only ---- */
+    rd.edges = 1;
+    CHECK(eddy_render_sim(r, sim, &rd, &img) == EDDY_OK, "edges");
+    save("edges", &img);
+    int rim_blue = 0, flat_blue = px(&img, 16, 10)[2] + px(&img, 60, 2)[2];
+    for (int x = 0; x < NX; x++) rim_blue = rim_blue > px(&img, x, 10)[2] ? rim_blue : px(&img, x, 10)[2];
+    CHECK(rim_blue > 100 && flat_blue == 0, "edge highlight on the rim (blue %d), none on flat areas (%d)", rim_blue,
+          flat_blue);
+    rd.edges = 0;
+
+    /* ---- obstacles: flat grey ---- */
+    eddy_obstacle_def ob = {0};
+    ob.shape = EDDY_SHAPE_SPHERE;
+    ob.center[0] = 0.5f, ob.center[1] = 0.28f, ob.radius = 0.06f;
+    eddy_id oid;
+    CHECK(eddy_sim_add_obstacle(sim, &ob, &oid) == EDDY_OK, "%s", eddy_sim_last_error(sim));
+    CHECK(eddy_render_sim(r, sim, &rd, &img) == EDDY_OK, "obstacle");
+    save("obstacle", &img);
+    const uint8_t *o = px(&img, 32, 18);
+    CHECK(o[0] == 128 && o[1] == 128 && o[2] == 128 && o[3] == 255, "obstacle grey: %d %d %d", o[0], o[1], o[2]);
+    rd.draw_obstacles = 0;
+    CHECK(eddy_render_sim(r, sim, &rd, &img) == EDDY_OK && lum(px(&img, 32, 18)) == 0, "obstacles can be hidden");
+    rd.draw_obstacles = 1;
+
+    /* ---- determinism: post-processing on 1 and 2 threads gives the same bytes ---- */
+    eddy_renderer *r1 = NULL, *r2 = NULL;
+    eddy_renderer_create(1, &r1, msg, sizeof msg);
+    eddy_renderer_create(2, &r2, msg, sizeof msg);
+    eddy_image a = {0}, b = {0};
+    rd.bloom = rd.shading = rd.edges = 1;
+    rd.width = 200;
+    CHECK(eddy_render_sim(r1, sim, &rd, &a) == EDDY_OK && eddy_render_sim(r2, sim, &rd, &b) == EDDY_OK, "threads");
+    CHECK(a.rgba && b.rgba && !memcmp(a.rgba, b.rgba, (size_t)a.width * a.height * 4), "1 and 2 threads: same bytes");
+    save("all_post", &a);
+    rd = eddy_render_def_default();
+
+    /* ---- scalar views: a solid-body rotation u = -(y - yc), v = x - xc has vorticity 2 ---- */
+    static float u[(NX + 1) * NY], v[NX * (NY + 1)];
+    const float xc = 0.5f, yc = 0.28125f;
+    for (int j = 0; j < NY; j++)
+        for (int i = 0; i <= NX; i++) u[i + (NX + 1) * j] = -((((float)j + 0.5f) * h) - yc);
+    for (int j = 0; j <= NY; j++)
+        for (int i = 0; i < NX; i++) v[i + NX * j] = ((float)i + 0.5f) * h - xc;
+    CHECK(eddy_sim_remove_obstacle(sim, oid) == EDDY_OK, "remove obstacle");
+    CHECK(eddy_sim_write_field(sim, EDDY_FIELD_U, u, sizeof u / sizeof u[0]) == EDDY_OK, "%s", eddy_sim_last_error(sim));
+    CHECK(eddy_sim_write_field(sim, EDDY_FIELD_V, v, sizeof v / sizeof v[0]) == EDDY_OK, "%s", eddy_sim_last_error(sim));
+    float lo, hi;
+    rd.view = EDDY_VIEW_VORTICITY;
+    rd.colorbar = 1;
+    CHECK(eddy_render_sim(r, sim, &rd, &img) == EDDY_OK, "%s", eddy_renderer_last_error(r));
+    save("vorticity", &img);
+    eddy_renderer_last_range(r, &lo, &hi);
+    CHECK(lo == -hi && hi > 1.5f, "diverging range is symmetric: [%g, %g]", lo, hi);
+    const uint8_t *c = px(&img, 20, 18);
+    CHECK(c[0] > c[2], "positive vorticity on the red side: %d %d %d", c[0], c[1], c[2]);
+    /* the colour bar: top = high end of the map, bottom = low end */
+    float top[3], bot[3];
+    eddy_colormap_eval(EDDY_COLORMAP_DIVERGING, 1.0f, top);
+    eddy_colormap_eval(EDDY_COLORMAP_DIVERGING, 0.0f, bot);
+    const uint8_t *bt = px(&img, 57, 7), *bb = px(&img, 57, 27);
+    CHECK(abs(bt[0] - (int)(top[0] * 255 + 0.5f)) <= 1 && abs(bt[2] - (int)(top[2] * 255 + 0.5f)) <= 1,
+          "bar top %d %d %d", bt[0], bt[1], bt[2]);
+    CHECK(abs(bb[0] - (int)(bot[0] * 255 + 0.5f)) <= 1 && abs(bb[2] - (int)(bot[2] * 255 + 0.5f)) <= 1,
+          "bar bottom %d %d %d", bb[0], bb[1], bb[2]);
+    rd.width = 320;
+    CHECK(eddy_render_sim(r, sim, &rd, &img) == EDDY_OK, "large vorticity");
+    save("vorticity_large", &img);
+    int white = 0;
+    for (int y = 0; y < img.height; y++)
+        for (int x = img.width * 3 / 4; x < img.width; x++) white += lum(px(&img, x, y)) == 765;
+    CHECK(white > 20, "colour bar labels drawn in white (%d pixels)", white);
+    rd.width = 0;
+    rd.colorbar = 0;
+
+    rd.view = EDDY_VIEW_SPEED;
+    CHECK(eddy_render_sim(r, sim, &rd, &img) == EDDY_OK, "speed");
+    save("speed", &img);
+    eddy_renderer_last_range(r, &lo, &hi);
+    /* speed = distance from the centre: from ~0 (a half cell off) to the corner cell, ~0.56 m/s */
+    CHECK(lo < 0.02f && fabsf(hi - 0.561f) < 0.03f, "speed range [%g, %g]", lo, hi);
+    CHECK(lum(px(&img, 32, 18)) < lum(px(&img, 0, 0)), "slow centre darker than fast corner (viridis)");
+    rd.range_min = 0, rd.range_max = 10;
+    CHECK(eddy_render_sim(r, sim, &rd, &img) == EDDY_OK, "fixed range");
+    eddy_renderer_last_range(r, &lo, &hi);
+    CHECK(lo == 0 && hi == 10, "a fixed range is kept");
+    rd.range_min = rd.range_max = 0;
+
+    rd.view = EDDY_VIEW_DIVERGENCE;
+    CHECK(eddy_render_sim(r, sim, &rd, &img) == EDDY_OK, "divergence");
+    eddy_renderer_last_range(r, &lo, &hi);
+    CHECK(lo == -hi, "divergence range symmetric");
+    rd.view = EDDY_VIEW_PRESSURE;
+    CHECK(eddy_render_sim(r, sim, &rd, &img) == EDDY_OK, "pressure");
+    rd.view = EDDY_VIEW_U;
+    CHECK(eddy_render_sim(r, sim, &rd, &img) == EDDY_OK, "u");
+    CHECK(px(&img, 32, 2)[2] > px(&img, 32, 2)[0] && px(&img, 32, 33)[0] > px(&img, 32, 33)[2],
+          "u < 0 at the top (blue), > 0 at the bottom (red)");
+    static float temp[NX * NY];
+    disk(temp, h, 0.25f, 0.40f, 0.08f);
+    CHECK(eddy_sim_write_field(sim, EDDY_FIELD_TEMPERATURE, temp, NX * NY) == EDDY_OK, "temperature");
+    rd.view = EDDY_VIEW_TEMPERATURE;
+    CHECK(eddy_render_sim(r, sim, &rd, &img) == EDDY_OK, "temperature");
+    save("temperature", &img);
+    CHECK(lum(px(&img, 16, 10)) > lum(px(&img, 60, 2)) + 300, "hot disk bright on inferno");
+
+    /* ---- errors name the parameter ---- */
+    rd.view = EDDY_VIEW_W;
+    CHECK(eddy_render_sim(r, sim, &rd, &img) == EDDY_ERR_INVALID_ARGUMENT &&
+              strstr(eddy_renderer_last_error(r), "z velocity"), "%s", eddy_renderer_last_error(r));
+    rd = eddy_render_def_default();
+    rd.bloom_levels = 0;
+    CHECK(eddy_render_sim(r, sim, &rd, &img) == EDDY_ERR_INVALID_ARGUMENT &&
+              strstr(eddy_renderer_last_error(r), "bloom_levels = 0"), "%s", eddy_renderer_last_error(r));
+    eddy_sim_destroy(sim);
+
+    /* ---- slices of a 3D simulation ---- */
+    eddy_sim_def d3 = eddy_sim_def_default();
+    d3.dim = 3;
+    d3.grid[0] = 16, d3.grid[1] = 12, d3.grid[2] = 8;
+    CHECK(eddy_sim_create(&d3, &sim, msg, sizeof msg) == EDDY_OK, "%s", msg);
+    static float layer[16 * 12 * 8];
+    for (int j = 0; j < 12; j++)
+        for (int i = 0; i < 16; i++) layer[i + 16 * (j + 12 * 2)] = 1.0f; /* dye in z layer 2 only */
+    CHECK(eddy_sim_write_field(sim, EDDY_FIELD_DYE_B, layer, 16 * 12 * 8) == EDDY_OK, "write 3D dye");
+    rd = eddy_render_def_default();
+    rd.slice_index = 2;
+    CHECK(eddy_render_sim(r, sim, &rd, &img) == EDDY_OK && img.width == 16 && img.height == 12, "z slice size");
+    CHECK(px(&img, 5, 5)[2] == 255, "layer 2 is blue");
+    rd.slice_index = 5;
+    CHECK(eddy_render_sim(r, sim, &rd, &img) == EDDY_OK && lum(px(&img, 5, 5)) == 0, "layer 5 is empty");
+    rd.slice_index = -1; /* NaN position: the middle, z = 4 */
+    CHECK(eddy_render_sim(r, sim, &rd, &img) == EDDY_OK && image_is_constant(&img), "middle layer empty");
+    rd.slice_position = 2.5f / 16.0f; /* metres: the centre of layer 2 (h = 1/16) */
+    CHECK(eddy_render_sim(r, sim, &rd, &img) == EDDY_OK && px(&img, 5, 5)[2] == 255, "slice by position");
+    rd.slice_position = NAN;
+    rd.slice_axis = 0; /* x slice: z right, y up */
+    CHECK(eddy_render_sim(r, sim, &rd, &img) == EDDY_OK && img.width == 8 && img.height == 12, "x slice %d x %d",
+          img.width, img.height);
+    CHECK(px(&img, 2, 5)[2] == 255 && lum(px(&img, 5, 5)) == 0, "x slice shows the layer as column z = 2");
+    rd.slice_axis = 1; /* y slice: x right, z up: layer 2 is image row 8 - 1 - 2 = 5 */
+    CHECK(eddy_render_sim(r, sim, &rd, &img) == EDDY_OK && img.width == 16 && img.height == 8, "y slice size");
+    CHECK(px(&img, 3, 5)[2] == 255 && lum(px(&img, 3, 2)) == 0, "y slice shows the layer as row 5");
+    rd.slice_axis = 2;
+    rd.slice_index = 8;
+    CHECK(eddy_render_sim(r, sim, &rd, &img) == EDDY_ERR_INVALID_ARGUMENT &&
+              strstr(eddy_renderer_last_error(r), "slice_index = 8"), "%s", eddy_renderer_last_error(r));
+    rd.slice_index = -1;
+    rd.view = EDDY_VIEW_W;
+    CHECK(eddy_render_sim(r, sim, &rd, &img) == EDDY_OK && img.width == 16 && img.height == 12, "w slice");
+    eddy_sim_destroy(sim);
+
+    eddy_image_free(&plain);
+    eddy_image_free(&img);
+    eddy_image_free(&a);
+    eddy_image_free(&b);
+    eddy_renderer_destroy(r);
+    eddy_renderer_destroy(r1);
+    eddy_renderer_destroy(r2);
+    return check_finish("test_render_2d");
+}

@@ -1,0 +1,141 @@
+/* Flipbook sprite sheets and image helpers: frames land in their tiles row by row from the top left (read back
+ * from the written PNG), the JSON beside it parses and gives the tiling, frame size, count and fps; frames of
+ * another size are resampled; a full sheet refuses more. Resizing preserves flat colours and averages when
+ * shrinking; dye from a picture is sRGB-decoded, alpha-weighted and flipped so the image top is max y; plain
+ * arrays render through eddy_render_input_2d. */
+#include "check.h"
+#include "test_util.h"
+#include <math.h>
+#ifdef EDDY_HAVE_CJSON
+#include <cjson/cJSON.h>
+#endif
+
+static void fill(eddy_image *img, uint8_t r, uint8_t g, uint8_t b, uint8_t a) {
+    for (size_t p = 0; p < (size_t)img->width * img->height; p++) {
+        uint8_t *q = img->rgba + 4 * p;
+        q[0] = r, q[1] = g, q[2] = b, q[3] = a;
+    }
+}
+
+int main(void) {
+    char dir[256], path[512], msg[512];
+    test_dir("flipbook", dir, sizeof dir);
+    eddy_flipbook_def fd = eddy_flipbook_def_default();
+    fd.columns = 3, fd.rows = 2, fd.frame_width = 8, fd.frame_height = 6, fd.fps = 12.5f;
+    eddy_flipbook *fb = NULL;
+    CHECK(eddy_flipbook_create(&fd, &fb, msg, sizeof msg) == EDDY_OK, "%s", msg);
+    eddy_image frame = {0}, big = {0};
+    eddy_image_init(&frame, 8, 6, msg, sizeof msg);
+    eddy_image_init(&big, 16, 12, msg, sizeof msg);
+    for (int f = 0; f < 5; f++) { /* 5 of 6 tiles; frame 3 comes at twice the size */
+        eddy_image *src = f == 3 ? &big : &frame;
+        fill(src, (uint8_t)(40 * f), (uint8_t)(200 - 30 * f), 7, 255);
+        CHECK(eddy_flipbook_add(fb, src, msg, sizeof msg) == EDDY_OK, "%s", msg);
+    }
+    CHECK(eddy_flipbook_count(fb) == 5, "count");
+    snprintf(path, sizeof path, "%s/smoke.png", dir);
+    CHECK(eddy_flipbook_write(fb, path, msg, sizeof msg) == EDDY_OK, "%s", msg);
+    eddy_image sheet = {0};
+    CHECK(eddy_png_read(path, &sheet, msg, sizeof msg) == EDDY_OK && sheet.width == 24 && sheet.height == 12,
+          "sheet 3x2 tiles of 8x6: %d x %d", sheet.width, sheet.height);
+    for (int f = 0; f < 6 && sheet.rgba; f++) {
+        int col = f % 3, row = f / 3;
+        const uint8_t *p = px(&sheet, col * 8 + 4, row * 6 + 3);
+        if (f < 5)
+            CHECK(p[0] == 40 * f && p[1] == 200 - 30 * f && p[3] == 255, "frame %d at tile (%d,%d): %d %d", f, col, row,
+                  p[0], p[1]);
+        else
+            CHECK(p[3] == 0, "the unfilled tile is transparent");
+    }
+    eddy_image_free(&sheet);
+    snprintf(path, sizeof path, "%s/smoke.json", dir);
+    char json[2048] = {0};
+    FILE *fp = fopen(path, "rb");
+    CHECK(fp != NULL, "JSON beside the PNG: %s", path);
+    if (fp) {
+        size_t n = fread(json, 1, sizeof json - 1, fp);
+        json[n] = 0;
+        fclose(fp);
+    }
+#ifdef EDDY_HAVE_CJSON
+    cJSON *j = cJSON_Parse(json);
+    CHECK(j != NULL, "JSON parses: %s", json);
+    if (j) {
+        CHECK(!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(j, "image")), "smoke.png"), "image name");
+        CHECK(cJSON_GetNumberValue(cJSON_GetObjectItem(j, "columns")) == 3 &&
+                  cJSON_GetNumberValue(cJSON_GetObjectItem(j, "rows")) == 2, "tiling");
+        CHECK(cJSON_GetNumberValue(cJSON_GetObjectItem(j, "frame_width")) == 8 &&
+                  cJSON_GetNumberValue(cJSON_GetObjectItem(j, "frame_height")) == 6, "frame size");
+        CHECK(cJSON_GetNumberValue(cJSON_GetObjectItem(j, "frame_count")) == 5, "frame count");
+        CHECK(cJSON_GetNumberValue(cJSON_GetObjectItem(j, "fps")) == 12.5, "fps");
+        cJSON_Delete(j);
+    }
+#else
+    CHECK(strstr(json, "\"columns\": 3") && strstr(json, "\"frame_count\": 5") && strstr(json, "\"fps\": 12.5"), "%s", json);
+#endif
+    CHECK(eddy_flipbook_add(fb, &frame, msg, sizeof msg) == EDDY_OK, "sixth frame");
+    CHECK(eddy_flipbook_add(fb, &frame, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT && strstr(msg, "full"), "%s", msg);
+    eddy_flipbook_destroy(fb);
+    fd.columns = 0;
+    CHECK(eddy_flipbook_create(&fd, &fb, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT && fb == NULL, "%s", msg);
+    CHECK(count_matching(dir, ".tmp-") == 0, "no temporary files left");
+
+    /* resize: a 2x2 checker of black and white averages to mid grey (in sRGB bytes) when halved */
+    eddy_image chk = {0}, half = {0};
+    eddy_image_init(&chk, 16, 16, msg, sizeof msg);
+    for (int y = 0; y < 16; y++)
+        for (int x = 0; x < 16; x++) {
+            uint8_t v = ((x + y) & 1) ? 255 : 0;
+            uint8_t *p = chk.rgba + 4 * (y * 16 + x);
+            p[0] = p[1] = p[2] = v, p[3] = 255;
+        }
+    CHECK(eddy_image_resize(&chk, 8, 8, &half, msg, sizeof msg) == EDDY_OK, "%s", msg);
+    CHECK(abs(px(&half, 3, 3)[0] - 128) <= 1 && px(&half, 3, 3)[3] == 255, "checker halves to grey: %d",
+          px(&half, 3, 3)[0]);
+    fill(&chk, 10, 20, 30, 255);
+    CHECK(eddy_image_resize(&chk, 37, 5, &half, msg, sizeof msg) == EDDY_OK, "%s", msg);
+    int flat = 1;
+    for (size_t p = 0; p < 37 * 5; p++) flat &= !memcmp(half.rgba + 4 * p, "\x0a\x14\x1e\xff", 4);
+    CHECK(flat, "a flat colour stays exactly flat when resampled");
+
+    /* dye from a picture: top-left pixel red, half-transparent white bottom right */
+    eddy_image pic = {0};
+    eddy_image_init(&pic, 4, 3, msg, sizeof msg);
+    uint8_t *tl = pic.rgba, *br = pic.rgba + 4 * (2 * 4 + 3), *mid = pic.rgba + 4 * (1 * 4 + 1);
+    tl[0] = 255, tl[3] = 255;
+    br[0] = br[1] = br[2] = 255, br[3] = 128;
+    mid[1] = 188, mid[3] = 255; /* sRGB 188 = 0.5 linear (within 1/255) */
+    snprintf(path, sizeof path, "%s/pic.png", dir);
+    CHECK(eddy_png_write(path, &pic, 1, msg, sizeof msg) == EDDY_OK, "%s", msg);
+    eddy_image pic2 = {0};
+    CHECK(eddy_png_read(path, &pic2, msg, sizeof msg) == EDDY_OK, "%s", msg);
+    float d0[12], d1[12], d2[12];
+    float *dye[3] = {d0, d1, d2};
+    CHECK(eddy_dye_from_image(&pic2, 4, 3, dye, msg, sizeof msg) == EDDY_OK, "%s", msg);
+    CHECK(d0[0 + 4 * 2] == 1.0f && d1[0 + 4 * 2] == 0.0f, "image top-left = cell (0, ny-1), red 1");
+    CHECK(fabsf(d0[3] - 128.0f / 255.0f) < 1e-6f && fabsf(d2[3] - 128.0f / 255.0f) < 1e-6f,
+          "bottom-right white at alpha 128 -> %g", d0[3]);
+    CHECK(fabsf(d1[1 + 4 * 1] - 0.5f) < 0.005f, "sRGB 188 decodes to 0.5 linear: %g", d1[1 + 4]);
+
+    /* plain arrays: the dye grid rendered back equals the picture's colours (round trip through linear) */
+    eddy_renderer *r = NULL;
+    eddy_renderer_create(0, &r, msg, sizeof msg);
+    eddy_render_input in = {.dim = 2, .box_size = {4, 3, 1}, .dye_n = {4, 3, 1}, .dye = {d0, d1, d2}};
+    eddy_render_def rd = eddy_render_def_default();
+    eddy_image out = {0};
+    CHECK(eddy_render_input_2d(r, &in, &rd, &out) == EDDY_OK, "%s", eddy_renderer_last_error(r));
+    CHECK(out.width == 4 && out.height == 3 && !memcmp(px(&out, 0, 0), "\xff\x00\x00\xff", 4), "top-left red again");
+    CHECK(abs(px(&out, 1, 1)[1] - 188) <= 1, "mid green back to sRGB 188: %d", px(&out, 1, 1)[1]);
+    in.box_size[0] = -1;
+    CHECK(eddy_render_input_2d(r, &in, &rd, &out) == EDDY_ERR_INVALID_ARGUMENT &&
+              strstr(eddy_renderer_last_error(r), "box_size[0]"), "%s", eddy_renderer_last_error(r));
+    eddy_renderer_destroy(r);
+    eddy_image_free(&out);
+    eddy_image_free(&pic);
+    eddy_image_free(&pic2);
+    eddy_image_free(&chk);
+    eddy_image_free(&half);
+    eddy_image_free(&frame);
+    eddy_image_free(&big);
+    return check_finish("test_render_flipbook");
+}

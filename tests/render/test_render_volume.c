@@ -1,0 +1,155 @@
+/* Volume rendering: a ball of dye shows where it is and in its colour, the empty corners show the background (or
+ * alpha 0 in transparent mode), self-shadowing darkens the side away from the light and a ball behind another
+ * (seen from the light) is darker than without shadows, obstacles are opaque grey, the camera aims where told,
+ * and 1 and 2 threads give the same bytes. Pictures go to scratch_render_volume/. */
+#include "check.h"
+#include "test_util.h"
+#include <math.h>
+
+enum { N = 32 };
+static float dr[N * N * N], dg[N * N * N], db[N * N * N];
+static uint8_t solid[N * N * N];
+static char dir[256];
+
+static void ball(float *f, float cx, float cy, float cz, float rad, float val) {
+    for (int k = 0; k < N; k++)
+        for (int j = 0; j < N; j++)
+            for (int i = 0; i < N; i++) {
+                float x = (i + 0.5f) / N, y = (j + 0.5f) / N, z = (k + 0.5f) / N;
+                if ((x - cx) * (x - cx) + (y - cy) * (y - cy) + (z - cz) * (z - cz) < rad * rad) f[i + N * (j + N * k)] = val;
+            }
+}
+
+static void save(const char *name, const eddy_image *img) {
+    char path[512], msg[256];
+    snprintf(path, sizeof path, "%s/%s.png", dir, name);
+    eddy_png_write(path, img, 1, msg, sizeof msg);
+}
+
+static double region_mean(const eddy_image *img, int x0, int y0, int x1, int y1, int c) {
+    double s = 0;
+    for (int y = y0; y < y1; y++)
+        for (int x = x0; x < x1; x++) s += px(img, x, y)[c];
+    return s / ((x1 - x0) * (y1 - y0));
+}
+
+int main(void) {
+    char msg[512];
+    test_dir("render_volume", dir, sizeof dir);
+    eddy_renderer *r = NULL;
+    CHECK(eddy_renderer_create(0, &r, msg, sizeof msg) == EDDY_OK, "%s", msg);
+    /* a unit box, an orange ball in the middle */
+    ball(dr, 0.5f, 0.5f, 0.5f, 0.25f, 1.0f);
+    ball(dg, 0.5f, 0.5f, 0.5f, 0.25f, 0.5f);
+    eddy_render_input in = {.dim = 3, .box_min = {0, 0, 0}, .box_size = {1, 1, 1}, .dye_n = {N, N, N},
+                            .dye = {dr, dg, db}};
+    eddy_volume_def vd = eddy_volume_def_default();
+    vd.width = 96, vd.height = 96;
+    /* looking down -z at the centre: at 1.1 m with 40 degrees the ball (radius 0.25 m) spans about 60 pixels */
+    vd.camera.position[0] = 0.5f, vd.camera.position[1] = 0.5f, vd.camera.position[2] = 1.6f;
+    vd.camera.target[0] = 0.5f, vd.camera.target[1] = 0.5f, vd.camera.target[2] = 0.5f;
+    eddy_image img = {0}, img2 = {0};
+    CHECK(eddy_render_volume_input(r, &in, &vd, &img) == EDDY_OK, "%s", eddy_renderer_last_error(r));
+    save("ball", &img);
+    CHECK(img.width == 96 && img.height == 96, "size");
+    const uint8_t *c = px(&img, 48, 48), *corner = px(&img, 2, 2);
+    CHECK(c[0] > 120 && c[0] > c[1] && c[1] > c[2], "ball centre is orange: %d %d %d", c[0], c[1], c[2]);
+    /* background (0.02, 0.02, 0.03) linear, shown as given: sRGB 0.1517 * 255 = 39 and 0.1898 * 255 = 48 */
+    CHECK(abs(corner[0] - 39) <= 1 && abs(corner[2] - 48) <= 1, "corner shows the background: %d %d %d", corner[0],
+          corner[1], corner[2]);
+    /* light from above (+y): the top of the ball is lit, its bottom in its own shadow */
+    double top = region_mean(&img, 40, 28, 56, 34, 0), bottom = region_mean(&img, 40, 62, 56, 68, 0);
+    CHECK(top > bottom + 20, "self-shadowing: top %.1f vs bottom %.1f", top, bottom);
+    vd.shadows = 0;
+    CHECK(eddy_render_volume_input(r, &in, &vd, &img2) == EDDY_OK, "no shadows");
+    save("ball_noshadow", &img2);
+    double top2 = region_mean(&img2, 40, 28, 56, 34, 0), bottom2 = region_mean(&img2, 40, 62, 56, 68, 0);
+    CHECK(fabs(top2 - bottom2) < 0.5 * fabs(top - bottom), "without shadows top and bottom are alike: %.1f %.1f", top2,
+          bottom2);
+    CHECK(mean_channel(&img2, 0) > mean_channel(&img, 0), "shadows darken the picture");
+    vd.shadows = 1;
+
+    /* a dense small ball above the big one and towards the camera, with the light straight above: its shadow
+     * falls on the upper front of the big ball (image rows 18..26 around the centre column) */
+    vd.light_dir[0] = 0, vd.light_dir[1] = 1, vd.light_dir[2] = 0;
+    CHECK(eddy_render_volume_input(r, &in, &vd, &img2) == EDDY_OK, "one ball");
+    double lit = region_mean(&img2, 40, 18, 56, 26, 0);
+    ball(dr, 0.5f, 0.86f, 0.68f, 0.1f, 3.0f);
+    ball(dg, 0.5f, 0.86f, 0.68f, 0.1f, 3.0f);
+    ball(db, 0.5f, 0.86f, 0.68f, 0.1f, 3.0f);
+    CHECK(eddy_render_volume_input(r, &in, &vd, &img2) == EDDY_OK, "two balls");
+    save("two_balls", &img2);
+    double shaded = region_mean(&img2, 40, 18, 56, 26, 0);
+    CHECK(shaded + 15 < lit, "the ball above casts a shadow on the top of the other: %.1f vs %.1f unshaded", shaded, lit);
+    vd.light_dir[0] = 0.4f, vd.light_dir[1] = 1, vd.light_dir[2] = 0.3f;
+
+    /* transparent: alpha 0 where there is nothing */
+    vd.transparent = 1;
+    CHECK(eddy_render_volume_input(r, &in, &vd, &img) == EDDY_OK, "transparent");
+    save("transparent", &img);
+    CHECK(px(&img, 2, 2)[3] == 0 && px(&img, 48, 48)[3] > 200, "alpha: corner %d, centre %d", px(&img, 2, 2)[3],
+          px(&img, 48, 48)[3]);
+    vd.transparent = 0;
+
+    /* an obstacle in front of the ball (towards the camera) hides it behind opaque grey */
+    for (int k = 0; k < N; k++)
+        for (int j = 0; j < N; j++)
+            for (int i = 0; i < N; i++)
+                solid[i + N * (j + N * k)] = (i >= 13 && i < 19 && j >= 13 && j < 19 && k >= 26 && k < 30);
+    in.solid = solid;
+    memcpy(in.solid_n, in.dye_n, sizeof in.solid_n);
+    CHECK(eddy_render_volume_input(r, &in, &vd, &img) == EDDY_OK, "obstacle");
+    save("obstacle", &img);
+    const uint8_t *o = px(&img, 48, 48);
+    CHECK(abs(o[0] - o[2]) <= 2 && abs(o[0] - o[1]) <= 2 && o[0] > 20, "grey obstacle in front: %d %d %d", o[0], o[1], o[2]);
+
+    /* automatic camera frames the whole box; 1 vs 2 threads identical */
+    memset(vd.camera.position, 0, sizeof vd.camera.position);
+    memset(vd.camera.target, 0, sizeof vd.camera.target);
+    eddy_renderer *r1 = NULL, *r2 = NULL;
+    eddy_renderer_create(1, &r1, msg, sizeof msg);
+    eddy_renderer_create(2, &r2, msg, sizeof msg);
+    CHECK(eddy_render_volume_input(r1, &in, &vd, &img) == EDDY_OK && eddy_render_volume_input(r2, &in, &vd, &img2) == EDDY_OK,
+          "auto camera");
+    save("auto_camera", &img);
+    CHECK(!memcmp(img.rgba, img2.rgba, 96 * 96 * 4), "1 and 2 threads: same bytes");
+    CHECK(!image_is_constant(&img), "auto camera sees the dye");
+    /* the box fits: the border rows show background only */
+    int border_dye = 0;
+    for (int x = 0; x < 96; x++) border_dye += px(&img, x, 0)[0] > 45 || px(&img, x, 95)[0] > 45;
+    CHECK(border_dye == 0, "automatic framing keeps the dye inside the picture (%d border pixels)", border_dye);
+
+    /* errors */
+    vd.step = 0;
+    CHECK(eddy_render_volume_input(r, &in, &vd, &img) == EDDY_ERR_INVALID_ARGUMENT &&
+              strstr(eddy_renderer_last_error(r), "volume.step"), "%s", eddy_renderer_last_error(r));
+    vd.step = 0.5f;
+    in.dim = 2;
+    CHECK(eddy_render_volume_input(r, &in, &vd, &img) == EDDY_ERR_INVALID_ARGUMENT, "2D input refused");
+
+    /* a 3D simulation */
+    eddy_sim_def def = eddy_sim_def_default();
+    def.dim = 3;
+    def.grid[0] = 24, def.grid[1] = 16, def.grid[2] = 16;
+    eddy_sim *sim = NULL;
+    CHECK(eddy_sim_create(&def, &sim, msg, sizeof msg) == EDDY_OK, "%s", msg);
+    if (sim) {
+        static float d[24 * 16 * 16];
+        for (int k = 4; k < 12; k++)
+            for (int j = 4; j < 12; j++)
+                for (int i = 8; i < 16; i++) d[i + 24 * (j + 16 * k)] = 1.0f;
+        CHECK(eddy_sim_write_field(sim, EDDY_FIELD_DYE_B, d, sizeof d / sizeof d[0]) == EDDY_OK, "write dye");
+        vd = eddy_volume_def_default();
+        vd.width = 64, vd.height = 48;
+        CHECK(eddy_render_volume_sim(r, sim, &vd, &img) == EDDY_OK, "%s", eddy_renderer_last_error(r));
+        save("sim", &img);
+        CHECK(img.width == 64 && img.height == 48 && px(&img, 32, 24)[2] > px(&img, 32, 24)[0] + 40, "blue cube in view");
+        eddy_sim_destroy(sim);
+    }
+    eddy_image_free(&img);
+    eddy_image_free(&img2);
+    eddy_renderer_destroy(r);
+    eddy_renderer_destroy(r1);
+    eddy_renderer_destroy(r2);
+    return check_finish("test_render_volume");
+}

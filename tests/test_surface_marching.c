@@ -1,0 +1,336 @@
+/* Marching squares and cubes (src/marching.c) and the OBJ / PLY / SVG writers.
+ *
+ * Sphere at 64^3 points (h = 1/63, radius 0.35 m = 22 h): the mesh's area and volume within 1% of 4 pi r^2 and
+ * 4/3 pi r^3 (the issue's bound; linear interpolation of a smooth field misplaces vertices by O(h^2), which for
+ * r = 22 h is ~0.1%), every edge shared by exactly two triangles running in opposite directions (watertight,
+ * consistently oriented), positive volume (triangles counter-clockwise seen from outside), and vertex normals
+ * within 2 degrees of the exact radial direction (central differences of a smooth field: O(h^2) error). The same
+ * from the exact distance, from a Gaussian density and from the swept distance of that density (normals within
+ * 15 degrees there: the first-order sweep leaves O(h) errors, so its difference quotients are only O(1) accurate).
+ * Watertightness under ambiguity: random fields (many ambiguous faces, exact zeros) kept outside on the grid's
+ * faces must give closed meshes / closed loops. Circle (marching squares): one closed counter-clockwise loop,
+ * length within 1% of 2 pi r, enclosed area within 1% of pi r^2. Files are written, re-read and counted.
+ * EDDY_FULL_SIZE (--full): the sphere also at 128^3 and 256^3, random fields at 64^3. */
+#include "check.h"
+#include "eddy/surface.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const double PI = 3.14159265358979323846;
+
+static eddy_surface *make_surface(int dim, int n) {
+    eddy_surface_def d = eddy_surface_def_default();
+    d.dim = dim;
+    d.n[0] = d.n[1] = n;
+    d.n[2] = dim == 3 ? n : 1;
+    d.h = 1.0f / (float)(n - 1);
+    eddy_surface *s = NULL;
+    char msg[256];
+    CHECK(eddy_surface_create(&d, &s, msg, sizeof msg) == EDDY_OK, "%s", msg);
+    return s;
+}
+
+/* simple deterministic generator for the random fields */
+static uint32_t rng_next(uint32_t *state) {
+    *state = *state * 1664525u + 1013904223u;
+    return *state >> 8;
+}
+
+static void check_closed(const eddy_mesh *m, const char *what) {
+    size_t boundary = 99, nonmanifold = 99;
+    char msg[128];
+    CHECK(eddy_mesh_edge_check(m, &boundary, &nonmanifold, msg, sizeof msg) == EDDY_OK, "%s", msg);
+    CHECK(boundary == 0 && nonmanifold == 0, "%s: %zu boundary edges, %zu non-manifold or misoriented", what, boundary, nonmanifold);
+}
+
+static void sphere_case(int n, int source) {
+    static const char *names[] = {"exact distance", "gaussian density", "swept distance"};
+    const float c[3] = {0.5f, 0.49f, 0.51f};
+    const double r = 0.35;
+    eddy_surface *s = make_surface(3, n);
+    if (!s) return;
+    size_t N = eddy_surface_point_count(s);
+    float *f = malloc(N * sizeof(float));
+    eddy_obstacle_def sphere;
+    memset(&sphere, 0, sizeof sphere);
+    sphere.shape = EDDY_SHAPE_SPHERE;
+    memcpy(sphere.center, c, sizeof c);
+    sphere.radius = (float)r;
+    CHECK(eddy_sdf_from_shapes(s, &sphere, 1, f, N) == EDDY_OK, "%s", eddy_surface_last_error(s));
+    float level = 0;
+    int inside_above = 0;
+    if (source >= 1) { /* Gaussian exp(-d^2/sigma^2) with d the distance to the centre; level at d = r */
+        const double sigma = 0.3;
+        for (size_t p = 0; p < N; p++) {
+            double d = f[p] + r;
+            f[p] = (float)exp(-d * d / (sigma * sigma));
+        }
+        level = (float)exp(-r * r / (sigma * sigma));
+        inside_above = 1;
+    }
+    if (source == 2) {
+        CHECK(eddy_sdf_from_field(s, f, N, level, 1, f) == EDDY_OK, "%s", eddy_surface_last_error(s));
+        level = 0;
+        inside_above = 0;
+    }
+    eddy_mesh m = {0};
+    CHECK(eddy_mesh_marching_cubes(s, f, N, level, inside_above, &m) == EDDY_OK, "%s", eddy_surface_last_error(s));
+    double area = eddy_mesh_area(&m), vol = eddy_mesh_volume(&m);
+    double area_x = 4 * PI * r * r, vol_x = 4.0 / 3.0 * PI * r * r * r;
+
+    CHECK(fabs(area / area_x - 1) < 0.01, "area %g vs %g", area, area_x);
+    CHECK(fabs(vol / vol_x - 1) < 0.01, "volume %g vs %g (negative: inward triangles)", vol, vol_x);
+    check_closed(&m, names[source]);
+    /* normals: radial within 2 degrees; each triangle's winding agrees with its vertices' normals */
+    double worst = 1;
+    size_t flipped = 0;
+    for (size_t v = 0; v < m.vertex_count; v++) {
+        double d[3], len = 0, dot = 0;
+        for (int a = 0; a < 3; a++) d[a] = m.positions[3 * v + a] - c[a], len += d[a] * d[a];
+        for (int a = 0; a < 3; a++) dot += d[a] / sqrt(len) * m.normals[3 * v + a];
+        if (dot < worst) worst = dot;
+    }
+    for (size_t t = 0; t < m.triangle_count; t++) {
+        const float *p0 = m.positions + 3 * m.triangles[3 * t], *p1 = m.positions + 3 * m.triangles[3 * t + 1],
+                    *p2 = m.positions + 3 * m.triangles[3 * t + 2];
+        double u[3], w[3], x[3], dot = 0;
+        for (int a = 0; a < 3; a++) u[a] = p1[a] - p0[a], w[a] = p2[a] - p0[a];
+        x[0] = u[1] * w[2] - u[2] * w[1];
+        x[1] = u[2] * w[0] - u[0] * w[2];
+        x[2] = u[0] * w[1] - u[1] * w[0];
+        for (int a = 0; a < 3; a++) dot += x[a] * m.normals[3 * m.triangles[3 * t] + a];
+        if (dot < 0) flipped++;
+    }
+    printf("  sphere %d^3 from %-16s: %zu vertices, %zu triangles, area %+.3f%%, volume %+.3f%%, normals within %.2f deg\n",
+           n, names[source], m.vertex_count, m.triangle_count, 100 * (area / area_x - 1), 100 * (vol / vol_x - 1),
+           acos(worst) * 180 / PI);
+    /* smooth fields: central differences are second order, 2 degrees. The swept distance is first order: values
+     * next to the pinned ones are off by ~0.1 h, so its difference quotients are off by ~0.1 and do not converge
+     * (measured worst vertex 6.9, 8.5, 9.8 degrees at 64^3, 128^3, 256^3): a sanity bound of 15 degrees */
+    double max_angle = source == 2 ? 15.0 : 2.0;
+    CHECK(worst > cos(max_angle * PI / 180), "normal off radial by %.2f degrees", acos(worst) * 180 / PI);
+    CHECK(flipped == 0, "%zu triangles wound against their normals", flipped);
+    /* a second extraction reuses the arrays: same result, no growth */
+    size_t vc = m.vertex_count, tc = m.triangle_count, cap = m.vertex_capacity;
+    float *pos = m.positions;
+    CHECK(eddy_mesh_marching_cubes(s, f, N, level, inside_above, &m) == EDDY_OK, "%s", eddy_surface_last_error(s));
+    CHECK(m.vertex_count == vc && m.triangle_count == tc && m.vertex_capacity == cap && m.positions == pos, "re-extraction changed");
+    eddy_mesh_free(&m);
+    free(f);
+    eddy_surface_destroy(s);
+}
+
+/* Random values in [-1, 1] (or in {-1, 0, 1}: exact zeros), -1 on the grid's faces so every surface closes. */
+static void random_field(const eddy_surface *s, float *f, uint32_t seed, int integers) {
+    const eddy_surface_def *d = eddy_surface_get_def(s);
+    size_t N = eddy_surface_point_count(s);
+    for (size_t p = 0; p < N; p++) {
+        int i = (int)(p % (size_t)d->n[0]), j = (int)(p / (size_t)d->n[0] % (size_t)d->n[1]),
+            k = (int)(p / ((size_t)d->n[0] * (size_t)d->n[1]));
+        int edge = i == 0 || j == 0 || i == d->n[0] - 1 || j == d->n[1] - 1 ||
+                   (d->dim == 3 && (k == 0 || k == d->n[2] - 1));
+        uint32_t x = rng_next(&seed);
+        f[p] = edge ? -1.0f : integers ? (float)((int)(x % 3) - 1) : (float)(x % 20001) / 10000.0f - 1.0f;
+    }
+}
+
+static void random_cubes(int n, int trials) {
+    eddy_surface *s = make_surface(3, n);
+    if (!s) return;
+    size_t N = eddy_surface_point_count(s);
+    float *f = malloc(N * sizeof(float));
+    eddy_mesh m = {0};
+    size_t triangles = 0;
+    for (int t = 0; t < trials; t++) {
+        random_field(s, f, 12345u + (uint32_t)t, t & 1);
+        for (int above = 0; above <= 1; above++) {
+            CHECK(eddy_mesh_marching_cubes(s, f, N, t % 3 == 2 ? 0.3f : 0.0f, above, &m) == EDDY_OK, "%s",
+                  eddy_surface_last_error(s));
+            char what[64];
+            snprintf(what, sizeof what, "random field %d (%s)", t, above ? "inside above" : "inside below");
+            if (above) check_closed(&m, what); /* inside below: the faces are inside, the surface leaves the grid */
+            triangles += m.triangle_count;
+        }
+    }
+    printf("  random fields %d^3 x %d: %zu triangles, all closed\n", n, trials, triangles);
+    eddy_mesh_free(&m);
+    free(f);
+    eddy_surface_destroy(s);
+}
+
+static double signed_area(const eddy_mesh_lines *l, size_t p) {
+    double a = 0;
+    size_t b = l->start[p], e = l->start[p + 1];
+    for (size_t q = b; q < e; q++) {
+        size_t r = q + 1 < e ? q + 1 : b;
+        a += (double)l->points[2 * q] * l->points[2 * r + 1] - (double)l->points[2 * r] * l->points[2 * q + 1];
+    }
+    return 0.5 * a;
+}
+
+static void squares(void) {
+    const double r = 0.3;
+    eddy_surface *s = make_surface(2, 128);
+    if (!s) return;
+    size_t N = eddy_surface_point_count(s);
+    float *f = malloc(N * sizeof(float));
+    eddy_obstacle_def circle;
+    memset(&circle, 0, sizeof circle);
+    circle.shape = EDDY_SHAPE_SPHERE;
+    circle.center[0] = 0.48f;
+    circle.center[1] = 0.53f;
+    circle.radius = (float)r;
+    CHECK(eddy_sdf_from_shapes(s, &circle, 1, f, N) == EDDY_OK, "%s", eddy_surface_last_error(s));
+    eddy_mesh_lines l = {0};
+    CHECK(eddy_mesh_marching_squares(s, f, N, 0, 0, &l) == EDDY_OK, "%s", eddy_surface_last_error(s));
+    double len = eddy_mesh_lines_length(&l), len_x = 2 * PI * r;
+    CHECK(l.line_count == 1 && l.closed[0], "circle: %zu lines, first closed %d", l.line_count, l.line_count ? l.closed[0] : -1);
+    CHECK(fabs(len / len_x - 1) < 0.01, "circle length %g vs %g", len, len_x);
+    double area = l.line_count ? signed_area(&l, 0) : 0;
+    CHECK(fabs(area / (PI * r * r) - 1) < 0.01, "circle area %g vs %g (negative: clockwise)", area, PI * r * r);
+    printf("  circle 128^2: %zu points, length %+.3f%%, area %+.3f%%\n", l.point_count, 100 * (len / len_x - 1),
+           100 * (area / (PI * r * r) - 1));
+
+    /* writers: SVG re-read: one path per line, one Z per closed line, one coordinate pair per point */
+    char msg[256];
+    CHECK(eddy_mesh_lines_write_svg(&l, "test_surface_circle.svg", 256, msg, sizeof msg) == EDDY_OK, "%s", msg);
+    FILE *fp = fopen("test_surface_circle.svg", "rb");
+    size_t paths = 0, zs = 0, pairs = 0;
+    if (fp) {
+        char line[1 << 16];
+        while (fgets(line, sizeof line, fp)) {
+            if (strncmp(line, "<path", 5)) continue;
+            paths++;
+            for (char *q = line; *q; q++) {
+                if (*q == 'Z') zs++;
+                if (*q == 'M' || *q == 'L') pairs++;
+            }
+        }
+        fclose(fp);
+    }
+    CHECK(fp && paths == l.line_count && zs == 1 && pairs == l.point_count, "svg: %zu paths, %zu Z, %zu points", paths, zs, pairs);
+    CHECK(eddy_mesh_lines_write_svg(&l, "no/such/dir/c.svg", 0, msg, sizeof msg) == EDDY_ERR_IO && strstr(msg, "no/such/dir/c.svg"),
+          "bad path: %s", msg);
+
+    /* a field that leaves the grid: open lines ending on the grid's edge */
+    circle.center[0] = 0.0f;
+    CHECK(eddy_sdf_from_shapes(s, &circle, 1, f, N) == EDDY_OK, "%s", eddy_surface_last_error(s));
+    CHECK(eddy_mesh_marching_squares(s, f, N, 0, 0, &l) == EDDY_OK, "%s", eddy_surface_last_error(s));
+    CHECK(l.line_count == 1 && !l.closed[0] && fabsf(l.points[0]) < 1e-6f, "half circle: %zu lines, closed %d, x0 %g",
+          l.line_count, l.closed[0], (double)l.points[0]);
+
+    /* random fields, faces outside: only closed loops, each point used once, saddles included */
+    size_t loops = 0;
+    for (int t = 0; t < 8; t++) {
+        random_field(s, f, 777u + (uint32_t)t, t & 1);
+        CHECK(eddy_mesh_marching_squares(s, f, N, 0, 1, &l) == EDDY_OK, "%s", eddy_surface_last_error(s));
+        for (size_t p = 0; p < l.line_count; p++) {
+            CHECK(l.closed[p], "random field %d: line %zu open", t, p);
+            CHECK(l.start[p + 1] - l.start[p] >= 4, "random field %d: loop of %u points", t, l.start[p + 1] - l.start[p]);
+            /* zero area only for a loop through grid points alone: outside points exactly at the level between
+             * inside neighbours (integer fields) make holes of zero size (a point, a slit) */
+            int on_points = 1;
+            const float h = eddy_surface_get_def(s)->h;
+            for (size_t q = 2 * l.start[p]; q < 2 * l.start[p + 1]; q++)
+                on_points &= fabsf(l.points[q] / h - roundf(l.points[q] / h)) < 1e-3f;
+            CHECK(signed_area(&l, p) != 0 || ((t & 1) && on_points), "random field %d: loop %zu has no area", t, p);
+        }
+        loops += l.line_count;
+    }
+    printf("  random fields 128^2 x 8: %zu closed loops\n", loops);
+    CHECK(eddy_mesh_marching_cubes(s, f, N, 0, 1, &(eddy_mesh){0}) == EDDY_ERR_INVALID_ARGUMENT, "cubes on a 2D grid accepted");
+    eddy_mesh_lines_free(&l);
+    free(f);
+    eddy_surface_destroy(s);
+}
+
+static void writers(void) {
+    eddy_surface *s = make_surface(3, 24);
+    if (!s) return;
+    size_t N = eddy_surface_point_count(s);
+    float *f = malloc(N * sizeof(float));
+    eddy_obstacle_def box;
+    memset(&box, 0, sizeof box);
+    box.shape = EDDY_SHAPE_BOX;
+    box.center[0] = box.center[1] = box.center[2] = 0.5f;
+    box.half_size[0] = 0.3f;
+    box.half_size[1] = 0.2f;
+    box.half_size[2] = 0.25f;
+    CHECK(eddy_sdf_from_shapes(s, &box, 1, f, N) == EDDY_OK, "%s", eddy_surface_last_error(s));
+    eddy_mesh m = {0};
+    CHECK(eddy_mesh_marching_cubes(s, f, N, 0, 0, &m) == EDDY_OK, "%s", eddy_surface_last_error(s));
+    check_closed(&m, "box");
+    char msg[256];
+    /* OBJ: count v, vn, f lines; the first vertex's coordinates read back to float precision */
+    CHECK(eddy_mesh_write_obj(&m, "test_surface_box.obj", msg, sizeof msg) == EDDY_OK, "%s", msg);
+    FILE *fp = fopen("test_surface_box.obj", "rb");
+    size_t v = 0, vn = 0, fc = 0;
+    float first[3] = {0, 0, 0};
+    if (fp) {
+        char line[256];
+        while (fgets(line, sizeof line, fp)) {
+            if (!strncmp(line, "v ", 2) && v++ == 0) sscanf(line + 2, "%f %f %f", &first[0], &first[1], &first[2]);
+            if (!strncmp(line, "vn ", 3)) vn++;
+            if (!strncmp(line, "f ", 2)) fc++;
+        }
+        fclose(fp);
+    }
+    CHECK(fp && v == m.vertex_count && vn == v && fc == m.triangle_count, "obj: %zu v, %zu vn, %zu f vs %zu, %zu", v, vn, fc,
+          m.vertex_count, m.triangle_count);
+    CHECK(!memcmp(first, m.positions, sizeof first), "obj first vertex %g %g %g", (double)first[0], (double)first[1], (double)first[2]);
+    /* PLY: header counts, exact file size, the last triangle's indices */
+    CHECK(eddy_mesh_write_ply(&m, "test_surface_box.ply", msg, sizeof msg) == EDDY_OK, "%s", msg);
+    fp = fopen("test_surface_box.ply", "rb");
+    size_t pv = 0, pf = 0;
+    long header = 0, size = 0;
+    unsigned char last[13] = {0};
+    if (fp) {
+        char line[256];
+        while (fgets(line, sizeof line, fp)) {
+            sscanf(line, "element vertex %zu", &pv);
+            sscanf(line, "element face %zu", &pf);
+            if (!strcmp(line, "end_header\n")) break;
+        }
+        header = ftell(fp);
+        fseek(fp, -13, SEEK_END);
+        CHECK(fread(last, 1, 13, fp) == 13, "ply read");
+        fseek(fp, 0, SEEK_END);
+        size = ftell(fp);
+        fclose(fp);
+    }
+    uint32_t idx = (uint32_t)last[9] | (uint32_t)last[10] << 8 | (uint32_t)last[11] << 16 | (uint32_t)last[12] << 24;
+    CHECK(pv == m.vertex_count && pf == m.triangle_count, "ply header %zu %zu", pv, pf);
+    CHECK(size == header + (long)(24 * pv + 13 * pf), "ply size %ld, expected %ld", size, header + (long)(24 * pv + 13 * pf));
+    CHECK(last[0] == 3 && idx == m.triangles[3 * m.triangle_count - 1], "ply last index %u vs %u", idx,
+          m.triangles[3 * m.triangle_count - 1]);
+    CHECK(eddy_mesh_write_ply(&m, "no/such/dir/b.ply", msg, sizeof msg) == EDDY_ERR_IO && strstr(msg, "no/such/dir/b.ply"),
+          "bad path: %s", msg);
+    printf("  box 24^3: %zu vertices, %zu triangles written and re-read (OBJ, PLY)\n", m.vertex_count, m.triangle_count);
+    f[5] = NAN;
+    CHECK(eddy_mesh_marching_cubes(s, f, N, 0, 0, &m) == EDDY_ERR_INVALID_ARGUMENT && strstr(eddy_surface_last_error(s), "(5, 0, 0) is NaN"),
+          "NaN accepted: %s", eddy_surface_last_error(s));
+    eddy_mesh_free(&m);
+    free(f);
+    eddy_surface_destroy(s);
+}
+
+int main(int argc, char **argv) {
+    int full = check_full_size(argc, argv); /* EDDY_FULL_SIZE */
+    printf("marching cubes:\n");
+    for (int source = 0; source < 3; source++) sphere_case(64, source);
+    if (full) {
+        sphere_case(128, 2);
+        sphere_case(256, 2);
+    }
+    random_cubes(full ? 64 : 20, full ? 12 : 6);
+    printf("marching squares:\n");
+    squares();
+    printf("writers:\n");
+    writers();
+    remove("test_surface_circle.svg");
+    remove("test_surface_box.obj");
+    remove("test_surface_box.ply");
+    return check_finish("test_surface_marching");
+}
