@@ -41,6 +41,19 @@ eddy_status ecu::dev_alloc(cu_sim *c, void **p, size_t bytes, const char *what) 
 
 static cu_sim *CS(eddy_sim *s) { return (cu_sim *)s->backend; }
 
+/* eddy_sim_set_def may change boundary values and the tunables: the device copies follow the definition */
+static void refresh_geo(eddy_sim *s, cu_sim *c) {
+    for (int f = 0; f < 6; f++) {
+        const eddy_boundary *b = &s->def.boundary[f];
+        for (int q = 0; q < 3; q++) {
+            c->g.bvel[f][q] = b->velocity[q];
+            c->g.bdye[f][q] = b->dye[q];
+        }
+        c->g.btemp[f] = b->temperature;
+    }
+}
+
+
 /* ------------------------------------------------------------------ device discovery */
 extern "C" int eddy__cuda_device_count(void) {
     int n = 0;
@@ -252,6 +265,7 @@ static eddy_status run_emitters(eddy_sim *s, cu_sim *c, float dt) {
 static eddy_status cu_splat(eddy_sim *s, const eddy_splat *sp, const float center[3]) {
     cu_sim *c = CS(s);
     c->slot = -1;
+    refresh_geo(s, c);
     for (int q = 0; q < 3; q++)
         if (sp->dye[q] != 0.0f) c->scalar_live |= 1u << q;
     if (sp->temperature != 0.0f) c->scalar_live |= 8u;
@@ -332,15 +346,31 @@ static eddy_status boundaries(cu_sim *c) {
     return EDDY_OK;
 }
 
+static eddy_status ensure_vorticity_scratch(cu_sim *c) {
+    if (c->cell || !(c->s->def.vorticity > 0)) return EDDY_OK;
+    return dev_alloc(c, (void **)&c->cell, 4 * c->ncells * sizeof(float), "vorticity scratch");
+}
+
 static eddy_status run_stage(eddy_sim *s, cu_sim *c, eddy_cuda_stage stage, float dt) {
+    refresh_geo(s, c);
+    eddy_status est;
     switch (stage) {
     case EDDY_CUDA_RASTERIZE: return cu_rasterize(s);
     case EDDY_CUDA_EMITTERS: return run_emitters(s, c, dt);
     case EDDY_CUDA_BOUNDARIES: return boundaries(c);
     case EDDY_CUDA_BUOYANCY: CU_TRY(launch_buoyancy(c, dt), "buoyancy"); return EDDY_OK;
-    case EDDY_CUDA_VORTICITY: CU_TRY(launch_vorticity(c, dt), "vorticity confinement"); return EDDY_OK;
-    case EDDY_CUDA_ADVECT: CU_TRY(launch_advect(c, dt), "advection"); return EDDY_OK;
-    case EDDY_CUDA_DIFFUSE: CU_TRY(launch_diffuse(c, dt), "diffusion"); return EDDY_OK;
+    case EDDY_CUDA_VORTICITY:
+        if ((est = ensure_vorticity_scratch(c)) != EDDY_OK) return est;
+        CU_TRY(launch_vorticity(c, dt), "vorticity confinement");
+        return EDDY_OK;
+    case EDDY_CUDA_ADVECT:
+        if ((est = advect_init(c)) != EDDY_OK) return est;
+        CU_TRY(launch_advect(c, dt), "advection");
+        return EDDY_OK;
+    case EDDY_CUDA_DIFFUSE:
+        if ((est = diffuse_init(c)) != EDDY_OK) return est;
+        CU_TRY(launch_diffuse(c, dt), "diffusion");
+        return EDDY_OK;
     case EDDY_CUDA_PROJECT: {
         eddy_status st = run_project(c, dt);
         if (st == EDDY_OK) st = read_back(c);
@@ -379,6 +409,7 @@ static eddy_status cu_step(eddy_sim *s, float dt) {
     CU_TRY(cudaMemsetAsync(c->d_rb->flags, 0, sizeof c->d_rb->flags, c->stream), "clearing flags");
     CU_TRY(cudaEventRecord(c->ev[0], c->stream), "recording a stage event");
     c->host_valid = 0;
+    refresh_geo(s, c);
     STEP_STAGE(SLOT_SOURCES, sources_stage(s, c, dt));
     STEP_STAGE(SLOT_BOUNDARY1, boundaries(c));
     STEP_STAGE(SLOT_FORCES, forces_stage(s, c, dt));
@@ -412,6 +443,7 @@ static eddy_status cu_project(eddy_sim *s) {
     cu_sim *c = CS(s);
     CU_TRY(cudaMemsetAsync(c->d_rb->flags, 0, sizeof c->d_rb->flags, c->stream), "clearing flags");
     c->slot = SLOT_PROJECT;
+    refresh_geo(s, c);
     eddy_status st = cu_rasterize(s);
     if (st != EDDY_OK) return st;
     CU_TRY(launch_velocity_boundaries(c), "velocity boundaries");
@@ -532,7 +564,7 @@ extern "C" eddy_status eddy__cuda_attach(eddy_sim *s) {
         {(void **)&c->d_rb, sizeof(Readback), "results"}};
     for (size_t i = 0; i < sizeof allocs / sizeof allocs[0] && st == EDDY_OK; i++)
         st = dev_alloc(c, allocs[i].p, allocs[i].bytes, allocs[i].what);
-    if (st == EDDY_OK && s->def.vorticity > 0) st = dev_alloc(c, (void **)&c->cell, 4 * c->ncells * nf, "vorticity scratch");
+    if (st == EDDY_OK) st = ensure_vorticity_scratch(c);
     /* partials: the largest launch of any reduction */
     size_t pb = 3 * 1024;
     size_t cand[] = {blocks_of(g.n[0], g.n[1], g.n[2]), blocks_of(g.n[0] + 1, g.n[1], g.n[2]),

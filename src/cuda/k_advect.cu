@@ -333,23 +333,27 @@ struct AdvectWS {
     float *out[3];   /* with cu_sim.scalar_tmp: the four new scalar fields */
 };
 
+/* allocates what the current scheme needs (called at creation and before each advection: eddy_sim_set_def may
+ * change the scheme); buffers already there are kept */
 eddy_status advect_init(cu_sim *c) {
-    c->adv = (AdvectWS *)calloc(1, sizeof(AdvectWS));
+    if (!c->adv) c->adv = (AdvectWS *)calloc(1, sizeof(AdvectWS));
     if (!c->adv) return eddy__fail(c->s, EDDY_ERR_OUT_OF_MEMORY, "cuda: out of host memory");
     size_t cap = c->nscalar;
     for (int a = 0; a < c->g.dim; a++) cap = c->nface[a] > cap ? c->nface[a] : cap;
     int want = c->s->def.advection == EDDY_ADVECT_SEMI_LAGRANGIAN ? 0 : (c->s->def.advection == EDDY_ADVECT_MACCORMACK ? 1 : 2);
     AdvectWS *w = c->adv;
     eddy_status st = EDDY_OK;
-    for (int b = 0; b < want && st == EDDY_OK; b++) st = dev_alloc(c, (void **)&w->tmp[b], cap * sizeof(float), "advection scratch");
+    for (int b = 0; b < want && st == EDDY_OK; b++)
+        if (!w->tmp[b]) st = dev_alloc(c, (void **)&w->tmp[b], cap * sizeof(float), "advection scratch");
     w->hat[0] = w->tmp[0];
     w->corr[0] = w->tmp[1];
     const size_t sb = c->nscalar * sizeof(float);
     for (int f = 1; f < 4 && st == EDDY_OK; f++) {
-        if (want >= 1) st = dev_alloc(c, (void **)&w->hat[f], sb, "advection scratch");
-        if (st == EDDY_OK && want >= 2) st = dev_alloc(c, (void **)&w->corr[f], sb, "advection scratch");
+        if (want >= 1 && !w->hat[f]) st = dev_alloc(c, (void **)&w->hat[f], sb, "advection scratch");
+        if (st == EDDY_OK && want >= 2 && !w->corr[f]) st = dev_alloc(c, (void **)&w->corr[f], sb, "advection scratch");
     }
-    for (int f = 0; f < 3 && st == EDDY_OK; f++) st = dev_alloc(c, (void **)&w->out[f], sb, "advected scalars");
+    for (int f = 0; f < 3 && st == EDDY_OK; f++)
+        if (!w->out[f]) st = dev_alloc(c, (void **)&w->out[f], sb, "advected scalars");
     return st;
 }
 

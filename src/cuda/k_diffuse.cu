@@ -267,10 +267,10 @@ __global__ void k_dif_shift(DSys sys, const uint8_t *__restrict__ fixed, float s
     if (!fixed[e]) sys.x[e] += shift;
 }
 
+/* allocates the solver's vectors once any diffusion is on (at creation, or later through eddy_sim_set_def) */
 eddy_status diffuse_init(cu_sim *c) {
     const eddy_sim_def &d = c->s->def;
-    c->dif = nullptr;
-    if (!(d.viscosity > 0 || d.dye_diffusion > 0 || d.temperature_diffusion > 0)) return EDDY_OK;
+    if (c->dif || !(d.viscosity > 0 || d.dye_diffusion > 0 || d.temperature_diffusion > 0)) return EDDY_OK;
     c->dif = (DiffuseWS *)calloc(1, sizeof(DiffuseWS));
     if (!c->dif) return eddy__fail(c->s, EDDY_ERR_OUT_OF_MEMORY, "cuda: out of host memory");
     size_t cap = c->nscalar;

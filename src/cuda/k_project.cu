@@ -82,6 +82,8 @@ struct PoissonWS {
     int use_graphs;   /* 1: the solve is two graph launches */
     int graphs;       /* 0 not built yet, 1 built, -1 failed (then the kernels are launched one by one) */
     cudaGraph_t gr_start, gr_loop;
+    float graph_tol;  /* pressure.tolerance and max_iterations the graphs were captured with */
+    int graph_max_it;
     cudaGraphExec_t g_start, g_loop;
     /* statistics of the last solve computed on the host (Jacobi, RBGS), else read back from the device */
     int host_stats, host_iters;
@@ -1089,14 +1091,23 @@ static bool build_graphs(cu_sim *c) {
 /* queues a whole MGPCG solve; iterations, |b|^2 land in the readback area */
 static cudaError_t mgpcg(cu_sim *c) {
     PoissonWS *P = c->pois;
-    if (P->use_graphs && P->graphs == 0) P->graphs = build_graphs(c) ? 1 : -1;
+    /* the graphs hold the tolerance and the iteration cap: eddy_sim_set_def may change them */
+    const eddy_pressure_def *pd = &c->s->def.pressure;
+    if (P->graphs != 0 && (P->graph_tol != pd->tolerance || P->graph_max_it != pd->max_iterations)) {
+        destroy_graphs(P);
+        P->graphs = 0;
+    }
+    if (P->use_graphs && P->graphs == 0) {
+        P->graph_tol = pd->tolerance;
+        P->graph_max_it = pd->max_iterations;
+        P->graphs = build_graphs(c) ? 1 : -1;
+    }
     if (P->use_graphs && P->graphs > 0) {
         cudaError_t e = cudaGraphLaunch(P->g_start, c->stream);
         if (e == cudaSuccess) e = cudaGraphLaunch(P->g_loop, c->stream);
         return e;
     }
     /* without graphs: the same kernels, and the host polls `active` once per iteration */
-    const eddy_pressure_def *pd = &c->s->def.pressure;
     const int max_it = pd->max_iterations > 0 ? pd->max_iterations : MGPCG_DEFAULT_ITERATIONS;
     mgpcg_start(c);
     for (int it = 0; it <= max_it; it++) {
@@ -1153,8 +1164,8 @@ static cudaError_t jacobi(cu_sim *c, int iterations) {
         in = out;
         out = tmp;
     }
-    P->sol = in;
-    P->res = out;
+    /* the result back into sol (the MGPCG graphs and the coarse levels hold sol and res by address) */
+    if (in != P->sol) cudaMemcpyAsync(P->sol, in, L0.count * sizeof(float), cudaMemcpyDeviceToDevice, c->stream);
     return cudaGetLastError();
 }
 

@@ -383,6 +383,50 @@ static void test_api_paths(void) {
     }
 }
 
+/* ---------------------------------------------------------------- eddy_sim_set_def on the device */
+static void test_set_def(void) {
+    printf("set_def between steps:\n");
+    eddy_sim_def d = def2(96, 64);
+    d.dt = 0.004f;
+    d.boundary[0].type = EDDY_BOUNDARY_INFLOW;
+    d.boundary[0].velocity[0] = 1.0f;
+    d.boundary[1].type = EDDY_BOUNDARY_OUTFLOW;
+    eddy_sim *cpu = make(d, EDDY_BACKEND_CPU), *gpu = make(d, EDDY_BACKEND_CUDA);
+    if (!cpu || !gpu) { eddy_sim_destroy(cpu); eddy_sim_destroy(gpu); return; }
+    eddy_sim *both[2] = {cpu, gpu};
+    eddy_sim_def changes[4];
+    changes[0] = *eddy_sim_get_def(cpu);
+    changes[0].vorticity = 0.5f; /* scratch the device did not have */
+    changes[0].viscosity = 1e-3f;
+    changes[0].dye_diffusion = 1e-4f;
+    changes[0].advection = EDDY_ADVECT_BFECC;
+    changes[0].pressure.tolerance = 1e-7f; /* captured in the MGPCG graphs */
+    changes[0].boundary[0].velocity[0] = 2.0f;
+    changes[0].boundary[0].dye[0] = 1.0f;
+    changes[1] = changes[0];
+    changes[1].pressure.solver = EDDY_PRESSURE_JACOBI;
+    changes[1].pressure.max_iterations = 31; /* odd: the result ends in the second buffer */
+    changes[2] = changes[1];
+    changes[2].pressure.solver = EDDY_PRESSURE_MGPCG;
+    changes[2].pressure.max_iterations = 0;
+    changes[2].advection = EDDY_ADVECT_SEMI_LAGRANGIAN;
+    changes[3] = changes[2];
+    changes[3].pressure.tolerance = 1e-5f;
+    for (int phase = -1; phase < 4; phase++) {
+        for (int b = 0; b < 2 && phase >= 0; b++)
+            CHECK(eddy_sim_set_def(both[b], &changes[phase]) == EDDY_OK, "set_def %d: %s", phase, eddy_sim_last_error(both[b]));
+        for (int k = 0; k < 4; k++)
+            for (int b = 0; b < 2; b++)
+                CHECK(eddy_sim_step(both[b]) == EDDY_OK, "step after set_def %d: %s", phase, eddy_sim_last_error(both[b]));
+        CHECK(eddy_sim_stats(gpu)->pressure_iterations == eddy_sim_stats(cpu)->pressure_iterations, "phase %d: iterations %d vs %d",
+              phase, eddy_sim_stats(gpu)->pressure_iterations, eddy_sim_stats(cpu)->pressure_iterations);
+    }
+    diff w = compare_all("set_def: vorticity, viscosity, schemes, solvers", cpu, gpu);
+    CHECK(w.l2_rel <= TOL_RUN, "after set_def the fields differ by %.3g", w.l2_rel);
+    eddy_sim_destroy(cpu);
+    eddy_sim_destroy(gpu);
+}
+
 /* ---------------------------------------------------------------- whole runs */
 typedef void (*scene_fn)(eddy_sim *s);
 
@@ -546,6 +590,7 @@ int main(int argc, char **argv) {
         return check_finish("test_cuda_backend --tiny");
     }
     test_api_paths();
+    test_set_def();
     test_stages();
     test_runs();
     return check_finish("test_cuda_backend");
