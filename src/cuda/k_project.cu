@@ -29,6 +29,7 @@ namespace ecu {
 #define RBGS_DEFAULT_ITERATIONS 20000
 #define JACOBI_DEFAULT_ITERATIONS 60
 #define RBGS_CHECK_EVERY 8
+#define MGPCG_MAX_RESTARTS 2
 
 /* one level, by value in kernels */
 struct LevA {
@@ -394,6 +395,7 @@ struct CGState {
     double rz, tolb;
     float alpha, beta, mean;
     int it, max_it, active;
+    int converged; /* the recursive residual reached the tolerance (else: breakdown or the iteration cap) */
 };
 
 /* x += alpha p, r -= alpha q; partials r.r and, when `msum` is set, the sum of r over solved cells (alpha from
@@ -456,9 +458,11 @@ __global__ void __launch_bounds__(1024) k_cg_start(CGState *cg, const double *pa
     cg->tolb = tol * bnorm;
     cg->it = 0;
     cg->max_it = max_it;
+    cg->converged = 0;
     cg->active = bnorm > 0.0 && isfinite(bnorm);
     rb->red[R_CG_BNORM2] = bb;
     rb->red[R_CG_ITER] = 0;
+    rb->red[R_CG_RES0] = 0;
 }
 /* r.z of the first V-cycle */
 __global__ void __launch_bounds__(1024) k_cg_rz(CGState *cg, const double *partials, size_t n) {
@@ -493,8 +497,24 @@ __global__ void __launch_bounds__(1024) k_cg_check(CGState *cg, const double *pa
     }
     cg->it++;
     rb->red[R_CG_ITER] = cg->it;
-    if (sqrt(rr) <= cg->tolb || cg->it >= cg->max_it) cg->active = 0;
+    if (sqrt(rr) <= cg->tolb) cg->converged = 1;
+    if (cg->converged || cg->it >= cg->max_it) cg->active = 0;
+    rb->red[R_CG_RES0] = cg->converged;
 }
+/* a restart from the true residual (in r): the loop runs again, its iteration count goes on */
+__global__ void k_cg_restart(CGState *cg) {
+    cg->active = 1;
+    cg->converged = 0;
+}
+/* r = b - A x on solved cells (the true residual) */
+__global__ void k_residual_m(LevA L, const float *__restrict__ x, const float *__restrict__ b, float *__restrict__ r) {
+    ECU_IJK(L.n[0], L.n[1]);
+    if (!inside_) return;
+    int e = cell_at(L, i, j, k);
+    float a = b[e] - (L.diag[e] * x[e] - NBD(x, e));
+    r[e] = L.diag[e] > 0.0f ? a : 0.0f;
+}
+
 /* r.z of the new V-cycle -> beta */
 __global__ void __launch_bounds__(1024) k_cg_beta(CGState *cg, const double *partials, size_t n) {
     if (!cg->active) return;
@@ -1088,6 +1108,8 @@ static bool build_graphs(cu_sim *c) {
     return ok;
 }
 
+static cudaError_t mgpcg_loop(cu_sim *c);
+
 /* queues a whole MGPCG solve; iterations, |b|^2 land in the readback area */
 static cudaError_t mgpcg(cu_sim *c) {
     PoissonWS *P = c->pois;
@@ -1107,9 +1129,16 @@ static cudaError_t mgpcg(cu_sim *c) {
         if (e == cudaSuccess) e = cudaGraphLaunch(P->g_loop, c->stream);
         return e;
     }
-    /* without graphs: the same kernels, and the host polls `active` once per iteration */
-    const int max_it = pd->max_iterations > 0 ? pd->max_iterations : MGPCG_DEFAULT_ITERATIONS;
     mgpcg_start(c);
+    return mgpcg_loop(c);
+}
+
+/* the iterations until the device clears `active`: the loop graph, or the kernels with the host polling */
+static cudaError_t mgpcg_loop(cu_sim *c) {
+    PoissonWS *P = c->pois;
+    if (P->use_graphs && P->graphs > 0) return cudaGraphLaunch(P->g_loop, c->stream);
+    const eddy_pressure_def *pd = &c->s->def.pressure;
+    const int max_it = pd->max_iterations > 0 ? pd->max_iterations : MGPCG_DEFAULT_ITERATIONS;
     for (int it = 0; it <= max_it; it++) {
         mgpcg_iteration(c);
         cudaError_t e = cudaMemcpyAsync(&P->h_active[0], &P->d_cg->active, sizeof(int), cudaMemcpyDeviceToHost, c->stream);
@@ -1482,11 +1511,36 @@ eddy_status run_project(cu_sim *c, float dt) {
         /* no host round trip: the device decides everything, the step reads the figures at its end */
         P->host_stats = 0;
         if ((e = mgpcg(c)) != cudaSuccess) return cuda_fail(c, e, "pressure solve (MGPCG)");
+        /* poisson_mg.c: check the true residual; when only the recurrence had converged, restart from it (at
+         * most MGPCG_MAX_RESTARTS times, while it keeps falling by 4x) */
+        const int max_it = pd->max_iterations > 0 ? pd->max_iterations : MGPCG_DEFAULT_ITERATIONS;
+        double last = INFINITY;
+        for (int restarts = 0;; restarts++) {
+            ghosts(c, L0, P->sol, nullptr);
+            k_residual_m<<<cells_grid(L), bl, 0, c->stream>>>(L, P->sol, P->rhs, P->res);
+            remove_mean0(c, P->res);
+            k_dot<<<red_grid(L), bl, 0, c->stream>>>(L, P->res, P->res, c->partials + (size_t)R_CG_RNORM2 * c->partial_stride, nullptr);
+            const int slots[1] = {R_CG_RNORM2}, ops[1] = {RED_SUM};
+            if ((e = finalize_reductions(c, slots, ops, 1, red_blocks(L))) != cudaSuccess) return cuda_fail(c, e, "pressure residual");
+            e = cudaMemcpyAsync(c->h_rb->red + R_CG_BNORM2, c->d_rb->red + R_CG_BNORM2, (R_CG_RES0 + 1 - R_CG_BNORM2) * sizeof(double),
+                                cudaMemcpyDeviceToHost, c->stream);
+            if (e == cudaSuccess) e = cudaStreamSynchronize(c->stream);
+            if (e != cudaSuccess) return cuda_fail(c, e, "pressure residual");
+            const double *rb = c->h_rb->red, rr = rb[R_CG_RNORM2], bnorm = sqrt(rb[R_CG_BNORM2]);
+            const bool converged = rb[R_CG_RES0] != 0.0;
+            const int it = (int)rb[R_CG_ITER];
+            if (!converged || sqrt(rr) <= pd->tolerance * bnorm || restarts == MGPCG_MAX_RESTARTS || it >= max_it || rr > 0.25 * last)
+                break;
+            last = rr;
+            const int *active = &P->d_cg->active;
+            k_cg_restart<<<1, 1, 0, c->stream>>>(P->d_cg);
+            vcycle(c, P->res, P->z, active);
+            k_dot<<<red_grid(L), bl, 0, c->stream>>>(L, P->res, P->z, part(c, 0), active);
+            k_cg_rz<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), red_blocks(L));
+            cudaMemcpyAsync(P->p, P->z, L0.count * sizeof(float), cudaMemcpyDeviceToDevice, c->stream);
+            if ((e = mgpcg_loop(c)) != cudaSuccess) return cuda_fail(c, e, "pressure solve (MGPCG restart)");
+        }
         remove_mean0(c, P->sol);
-        ghosts(c, L0, P->sol, nullptr);
-        k_residual_norm2<<<red_grid(L), bl, 0, c->stream>>>(L, P->sol, P->rhs, c->partials + (size_t)R_CG_RNORM2 * c->partial_stride);
-        const int slots[1] = {R_CG_RNORM2}, ops[1] = {RED_SUM};
-        if ((e = finalize_reductions(c, slots, ops, 1, red_blocks(L))) != cudaSuccess) return cuda_fail(c, e, "pressure residual");
     } else {
         double bb;
         if ((e = dot0(c, P->rhs, P->rhs, &bb)) != cudaSuccess) return cuda_fail(c, e, "pressure right-hand side");
