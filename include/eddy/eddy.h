@@ -4,4 +4,5 @@
 #include "types.h"
 #include "sim.h"
 #include "surface.h"
+#include "wind.h"
 #endif

@@ -85,7 +85,7 @@ typedef struct eddy_render_def {
                                   background is not drawn (PNG with alpha for games and web pages); default 0 */
     /* normal-mapped Phong shading from luminance (the demo's SHADING) */
     int shading;             /**< default 0 */
-    float bump_scale;        /**< height of the luminance surface per unit luminance, in pixels; default 1 */
+    float bump_scale;        /**< height of the luminance surface per unit luminance, in dye cells; default 8 */
     float ambient;           /**< ambient weight; default 0.7 */
     float diffuse;           /**< diffuse (Lambert) weight; default 0.3 */
     float specular;          /**< specular (Phong) weight; default 0 */
@@ -99,7 +99,7 @@ typedef struct eddy_render_def {
     int bloom_levels;        /**< pyramid levels, 1..12 (fewer when the image gets small); default 6 */
     /* edge highlighting: Sobel gradient magnitude of luminance brightens edges */
     int edges;               /**< default 0 */
-    float edge_strength;     /**< default 1 */
+    float edge_strength;     /**< a unit luminance step across one dye cell adds strength * edge_color; default 1 */
     float edge_color[3];     /**< linear RGB added at edges, times strength and gradient; default 1,1,1 */
 
     /* scalar views (speed, vorticity, pressure, divergence, temperature, u, v, w) */

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 eddy_status eddy__io_fail(char *msg, size_t msg_size, eddy_status st, const char *fmt, ...) {
@@ -46,6 +47,8 @@ char *eddy__tmp_name(const char *path, char *msg, size_t msg_size, eddy_status *
         free(tmp);
         return NULL;
     }
+    /* mkstemp creates 0600; finished outputs are ordinary files others may read (as with a umask of 022) */
+    fchmod(fd, 0644);
     close(fd);
     return tmp;
 }

@@ -1,13 +1,15 @@
 /* The post-processing of the classic WebGL fluid demo (Dobryakov, "WebGL Fluid Simulation", 2017), on a linear RGB
  * plane, in this order:
- *  - shading: the luminance L is read as a height field h = bump_scale * L (pixels); its normal
+ * Shading and edges measure gradients per dye cell (pixel differences times ppc, the pixels per cell), so they look
+ * the same at any output size.
+ *  - shading: the luminance L is read as a height field h = bump_scale * L (cells); its normal
  *    n = normalize(-dh/dx, -dh/dy, 1) (central differences) lights the colour with Phong's model:
  *    c *= ambient + diffuse * max(0, n.l);  c += specular * max(0, r.v)^shininess * min(1, L), v = (0,0,1);
  *  - bloom: a soft-knee bright pass (the demo's prefilter: knee k = threshold * soft_knee,
  *    w = max(clamp(b - t + k, 0, 2k)^2 / 4k, b - t) / b with b = max(r,g,b)), averaged down a pyramid of
  *    half-size levels, each blurred with a [1 2 1]^2 / 16 tent, added back up level by level, and the result times
  *    intensity added to the picture (Kawase/Jimenez-style "dual" pyramid bloom);
- *  - edges: the Sobel gradient magnitude of luminance (clamped to [0,1], /4 so a unit step gives 1) times
+ *  - edges: the Sobel gradient magnitude of luminance (clamped to [0,1], /4 so a unit step across a cell gives 1) times
  *    strength adds edge_color.
  * Every pixel depends only on the previous pass, so the result does not depend on the thread count. */
 #include "render_internal.h"
@@ -26,11 +28,11 @@ static void compute_luminance(eddy_renderer *r, const float *rgb, float *lum, in
         }
 }
 
-static void shade(eddy_renderer *r, float *rgb, const float *lum, int W, int H, const eddy_render_def *d) {
+static void shade(eddy_renderer *r, float *rgb, const float *lum, int W, int H, const eddy_render_def *d, float ppc) {
     float l[3] = {d->light_dir[0], d->light_dir[1], d->light_dir[2]};
     float ln = sqrtf(l[0] * l[0] + l[1] * l[1] + l[2] * l[2]);
     for (int k = 0; k < 3; k++) l[k] /= ln;
-    const float half_bump = 0.5f * d->bump_scale;
+    const float half_bump = 0.5f * d->bump_scale * ppc; /* slopes per cell, whatever the output size */
 #pragma omp parallel for num_threads(EDDY_R_THREADS(r)) schedule(static)
     for (int y = 0; y < H; y++) {
         const float *row = lum + (size_t)y * (size_t)W;
@@ -168,8 +170,8 @@ static eddy_status bloom(eddy_renderer *r, float *rgb, int W, int H, const eddy_
     return EDDY_OK;
 }
 
-static void edges(eddy_renderer *r, float *rgb, const float *lum, int W, int H, const eddy_render_def *d) {
-    const float s = d->edge_strength * 0.25f;
+static void edges(eddy_renderer *r, float *rgb, const float *lum, int W, int H, const eddy_render_def *d, float ppc) {
+    const float s = d->edge_strength * 0.25f * ppc;
 #pragma omp parallel for num_threads(EDDY_R_THREADS(r)) schedule(static)
     for (int y = 0; y < H; y++) {
         const float *up = lum + (size_t)(y > 0 ? y - 1 : y) * (size_t)W;
@@ -186,27 +188,27 @@ static void edges(eddy_renderer *r, float *rgb, const float *lum, int W, int H, 
     }
 }
 
-eddy_status eddy__post_process(eddy_renderer *r, float *rgb, int W, int H, const eddy_render_def *d) {
+eddy_status eddy__post_process(eddy_renderer *r, float *rgb, int W, int H, const eddy_render_def *d, float ppc) {
     if (!d->shading && !d->bloom && !d->edges) return EDDY_OK;
     eddy_status st = eddy__fbuf_reserve(r, &r->tmp, (size_t)W * (size_t)H);
     if (st != EDDY_OK) return st;
     float *lum = r->tmp.p;
     if (d->edges) compute_luminance(r, rgb, lum, W, H, true); /* edges of the dye itself, before light and glow */
     if (d->edges && !d->shading && !d->bloom) {
-        edges(r, rgb, lum, W, H, d);
+        edges(r, rgb, lum, W, H, d, ppc);
         return EDDY_OK;
     }
     if (d->shading) {
         if (d->edges) { /* keep the edge luminance: shade from a second plane in the scalar scratch */
             if ((st = eddy__fbuf_reserve(r, &r->scalar, (size_t)W * (size_t)H)) != EDDY_OK) return st;
             compute_luminance(r, rgb, r->scalar.p, W, H, false);
-            shade(r, rgb, r->scalar.p, W, H, d);
+            shade(r, rgb, r->scalar.p, W, H, d, ppc);
         } else {
             compute_luminance(r, rgb, lum, W, H, false);
-            shade(r, rgb, lum, W, H, d);
+            shade(r, rgb, lum, W, H, d, ppc);
         }
     }
     if (d->bloom && (st = bloom(r, rgb, W, H, d)) != EDDY_OK) return st;
-    if (d->edges) edges(r, rgb, lum, W, H, d);
+    if (d->edges) edges(r, rgb, lum, W, H, d, ppc);
     return EDDY_OK;
 }

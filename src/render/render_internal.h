@@ -76,6 +76,8 @@ float eddy__tonemap(eddy_tonemap tm, float v);
 float eddy__sample_cells(const float *data, const int n[3], const float c[3]);
 /* the nearest cell's byte */
 uint8_t eddy__sample_cells_u8(const uint8_t *data, const int n[3], const float c[3]);
+/* the solid fraction around c: bytes read as 0/1 and interpolated like eddy__sample_cells */
+float eddy__sample_cells_u8_frac(const uint8_t *data, const int n[3], const float c[3]);
 
 /* ---- colormap.c ---- */
 /* fills lut[3*i..] with sRGB bytes of the map at t = i/(size-1) */
@@ -86,7 +88,8 @@ eddy_colormap eddy__view_colormap(eddy_view view, int dim);
 bool eddy__view_signed(eddy_view view, int dim);
 
 /* ---- post.c: the classic demo's post-processing on a linear RGB plane ---- */
-eddy_status eddy__post_process(eddy_renderer *r, float *rgb, int w, int h, const eddy_render_def *def);
+/* ppc: output pixels per dye cell along the horizontal axis (gradients are taken per cell) */
+eddy_status eddy__post_process(eddy_renderer *r, float *rgb, int w, int h, const eddy_render_def *def, float ppc);
 
 /* ---- overlay.c: colour bar and its labels ---- */
 void eddy__draw_colorbar(eddy_image *img, const uint8_t *lut, int lut_size, float vmin, float vmax);

@@ -55,3 +55,19 @@ uint8_t eddy__sample_cells_u8(const uint8_t *d, const int n[3], const float c[3]
     }
     return d[(size_t)idx[0] + (size_t)n[0] * ((size_t)idx[1] + (size_t)n[1] * (size_t)idx[2])];
 }
+
+float eddy__sample_cells_u8_frac(const uint8_t *d, const int n[3], const float c[3]) {
+    int i[2], j[2], k[2];
+    float f[3];
+    axis_weights(c[0], n[0], &i[0], &i[1], &f[0]);
+    axis_weights(c[1], n[1], &j[0], &j[1], &f[1]);
+    if (n[2] == 1) k[0] = k[1] = 0, f[2] = 0.0f;
+    else axis_weights(c[2], n[2], &k[0], &k[1], &f[2]);
+    float v = 0.0f;
+    for (int q = 0; q < 8; q++) {
+        int a = q & 1, b = (q >> 1) & 1, e = q >> 2;
+        float w = (a ? f[0] : 1.0f - f[0]) * (b ? f[1] : 1.0f - f[1]) * (e ? f[2] : 1.0f - f[2]);
+        if (w > 0.0f && d[(size_t)i[a] + (size_t)n[0] * ((size_t)j[b] + (size_t)n[1] * (size_t)k[e])]) v += w;
+    }
+    return v;
+}

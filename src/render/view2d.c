@@ -96,19 +96,24 @@ static void draw_obstacles(eddy_renderer *r, const eddy_render_input *in, const 
     if (!def->draw_obstacles || !in->solid) return;
     const int W = img->width, H = img->height;
     const uint8_t *oc = def->obstacle_color;
+    /* coverage from the interpolated solid fraction, ramped over about one pixel around the 0.5 contour: smooth
+     * outlines when solid cells are larger than pixels, plain cells when they are not */
+    const float ppc = fmaxf(1.0f, (float)W / (float)in->solid_n[pm->h]);
 #pragma omp parallel for num_threads(EDDY_R_THREADS(r)) schedule(static)
     for (int y = 0; y < H; y++) {
         for (int x = 0; x < W; x++) {
             float c[3];
             pixel_cells(pm, in->solid_n, W, H, x, y, c);
-            if (!eddy__sample_cells_u8(in->solid, in->solid_n, c)) continue;
+            float frac = eddy__sample_cells_u8_frac(in->solid, in->solid_n, c);
+            float cover = fminf(fmaxf((frac - 0.5f) * ppc + 0.5f, 0.0f), 1.0f);
+            if (cover <= 0.0f) continue;
             uint8_t *p = img->rgba + 4 * ((size_t)y * (size_t)W + (size_t)x);
-            if (oc[3] == 255) {
+            if (cover >= 1.0f && oc[3] == 255) {
                 memcpy(p, oc, 4);
             } else { /* "over" in sRGB bytes: a flat overlay, exact blending does not matter here */
-                float a = (float)oc[3] / 255.0f;
+                float a = cover * (float)oc[3] / 255.0f;
                 for (int k = 0; k < 3; k++) p[k] = (uint8_t)((float)oc[k] * a + (float)p[k] * (1.0f - a) + 0.5f);
-                p[3] = (uint8_t)((float)oc[3] + (float)p[3] * (1.0f - a) + 0.5f);
+                p[3] = (uint8_t)(255.0f * a + (float)p[3] * (1.0f - a) + 0.5f);
             }
         }
     }
@@ -133,7 +138,8 @@ static eddy_status render_dye(eddy_renderer *r, const eddy_render_input *in, con
             }
         }
     }
-    if ((st = eddy__post_process(r, rgb, W, H, def)) != EDDY_OK) return st;
+    const float ppc = in->dye_n[pm->h] > 0 ? (float)W / (float)in->dye_n[pm->h] : 1.0f;
+    if ((st = eddy__post_process(r, rgb, W, H, def, ppc)) != EDDY_OK) return st;
     const float *bg = def->background;
 #pragma omp parallel for num_threads(EDDY_R_THREADS(r)) schedule(static)
     for (int y = 0; y < H; y++) {

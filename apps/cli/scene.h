@@ -1,0 +1,164 @@
+/* Scenes: a JSON file (docs/scenes.md) checked against its schema and turned into a simulation definition plus
+ * the things the command drives around it (moving obstacles, splats, paths, initial fields, probes, pictures).
+ * Every error names the file, the key path ("obstacles[0].radius") and what was expected. */
+#ifndef EDDY_CLI_SCENE_H
+#define EDDY_CLI_SCENE_H
+
+#include "eddy/eddy.h"
+#include "eddy/render.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SCENE_ERROR_SIZE 1024
+
+/* A moving point: a circle, a figure-eight (Lissajous 1:2) or piecewise-linear keyframes. */
+typedef enum scene_path_type { SCENE_PATH_NONE = 0, SCENE_PATH_CIRCLE, SCENE_PATH_FIGURE8, SCENE_PATH_KEYFRAMES } scene_path_type;
+
+typedef struct scene_keyframe {
+    double time;     /* s */
+    float position[3]; /* m */
+} scene_keyframe;
+
+typedef struct scene_path {
+    scene_path_type type;
+    float center[3];   /* m (circle, figure-eight) */
+    float radius;      /* m (circle) */
+    float extent[2];   /* m, half width and half height (figure-eight) */
+    int plane[2];      /* axes spanned by circle / figure-eight: (0,1) = xy by default */
+    double period;     /* s per turn */
+    double phase;      /* turns, 0..1 */
+    scene_keyframe *keys; /* keyframes, increasing time */
+    int key_count;
+    bool loop;         /* keyframes repeat with period keys[last].time - keys[0].time */
+} scene_path;
+
+/* Position (m) and velocity (m/s) of a path at time t (s). */
+void scene_path_eval(const scene_path *p, double t, int dim, float pos[3], float vel[3]);
+
+typedef struct scene_obstacle {
+    eddy_obstacle_def def; /* center is the position at t = 0 */
+    bool moving;           /* velocity != 0: translates with def.velocity */
+    scene_path path;       /* SCENE_PATH_NONE unless it follows a path */
+} scene_obstacle;
+
+typedef struct scene_emitter {
+    eddy_emitter_def def;
+    scene_path path;
+} scene_emitter;
+
+typedef struct scene_splat {
+    double time; /* s */
+    int index;   /* position in the scene file (ties in time keep this order) */
+    eddy_splat splat;
+} scene_splat;
+
+typedef struct scene_random_splats {
+    int count;        /* total number of splats; 0 = none */
+    double rate;      /* splats per second; 0 = all at `start` */
+    double start;     /* s */
+    unsigned long long seed;
+    float radius;     /* m */
+    float speed;      /* m/s, largest velocity added */
+    float intensity;  /* dye brightness of the random colours */
+} scene_random_splats;
+
+typedef struct scene_splat_path {
+    scene_path path;
+    float radius;      /* m */
+    float force;       /* m/s^2 along the direction of motion */
+    float dye[3];      /* dye per second */
+    float temperature; /* K per second */
+    double start, end; /* s; end 0 = forever */
+} scene_splat_path;
+
+typedef enum scene_flow { SCENE_FLOW_NONE = 0, SCENE_FLOW_TAYLOR_GREEN, SCENE_FLOW_SHEAR_LAYER } scene_flow;
+
+/* Initial state. File paths are resolved (relative to the scene file) and checked to exist. */
+typedef struct scene_initial {
+    scene_flow flow;
+    float amplitude;   /* m/s */
+    char *u, *v, *w, *pressure, *temperature; /* .npy paths or NULL */
+    char *dye;         /* .npy (3 channels or 1) or .png path, or NULL */
+} scene_initial;
+
+typedef struct scene_probe {
+    char *name;
+    float position[3];
+} scene_probe;
+
+/* How frames are drawn: the render module's definitions, filled from the scene's "render" object. */
+typedef struct scene_render {
+    eddy_render_def picture; /* 2D pictures and 3D slices */
+    int scale;               /* 2D: output pixels per dye cell when width and height are not given */
+    bool volume;             /* 3D: ray-marched volume (default) rather than a slice */
+    eddy_volume_def vol;
+} scene_render;
+
+typedef enum scene_video { SCENE_VIDEO_NONE = 0, SCENE_VIDEO_MP4, SCENE_VIDEO_GIF } scene_video;
+
+typedef struct scene_output {
+    char *dir;         /* default "out" */
+    double fps;        /* frames per second of simulated time */
+    bool png;          /* write frame_NNNN.png */
+    scene_video video;
+    bool sheet;        /* write a flipbook sprite sheet */
+    eddy_flipbook_def sheet_def;
+    bool vdb;          /* 3D: .vdb volumes every dump */
+    int dump;          /* .npy fields every N frames, 0 = never */
+    int checkpoint;    /* checkpoint every N frames, 0 = never */
+} scene_output;
+
+typedef struct eddy_scene {
+    char *name;
+    char *description;
+    char *file;        /* where it came from (for messages), e.g. "scenes/smoke.json" or "preset:smoke" */
+    char *base_dir;    /* relative file paths are resolved against this */
+    char *json;        /* the checked scene, overrides applied, printed compactly (stored in checkpoints) */
+    eddy_sim_def def;
+    double duration;   /* s */
+    scene_obstacle *obstacles; int obstacle_count;
+    scene_emitter *emitters; int emitter_count;
+    scene_splat *splats; int splat_count;         /* sorted by time */
+    scene_random_splats random_splats;
+    scene_splat_path *splat_paths; int splat_path_count;
+    scene_initial initial;
+    scene_probe *probes; int probe_count;
+    scene_render render;
+    scene_output output;
+} eddy_scene;
+
+typedef struct scene_load_options {
+    const char *const *overrides; /* "key.path=value" strings, may be NULL */
+    int override_count;
+    bool check_files;            /* check that files named by the scene exist (off when resuming) */
+    bool check_memory;           /* refuse grids that do not fit in this machine's memory */
+} scene_load_options;
+
+scene_load_options scene_load_options_default(void);
+
+/* Parses `text` (`len` bytes) named `file` (for messages); relative paths resolve against `base_dir` (NULL = cwd).
+ * Returns NULL on error with the message in err. */
+eddy_scene *scene_parse(const char *text, size_t len, const char *file, const char *base_dir,
+                        const scene_load_options *opt, char *err, size_t err_size);
+/* Reads and parses a file. */
+eddy_scene *scene_load_file(const char *path, const scene_load_options *opt, char *err, size_t err_size);
+/* Loads a built-in preset by name. */
+eddy_scene *scene_load_preset(const char *name, const scene_load_options *opt, char *err, size_t err_size);
+void scene_free(eddy_scene *scene);
+
+/* Built-in presets (scenes/ JSON files compiled in). */
+int scene_preset_count(void);
+const char *scene_preset_name(int i);
+const char *scene_preset_text(int i, size_t *len);
+/* One-line description of a preset ("" when none). Parses the preset; never fails on built-ins. */
+const char *scene_preset_description(int i, char *buf, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,11 @@
+/* Runtime tuning the public API does not offer yet (the + and - keys change vorticity confinement while the
+ * simulation runs). A thin adapter over the core's internal struct, to be replaced by a public setter. */
+#ifndef VIEWER_SIM_ADAPTER_H
+#define VIEWER_SIM_ADAPTER_H
+
+#include "eddy/sim.h"
+
+/** Sets the vorticity confinement epsilon (>= 0) used from the next step on. */
+eddy_status viewer_sim_set_vorticity(eddy_sim *sim, float epsilon);
+
+#endif

@@ -1,0 +1,133 @@
+/* Every documented scene error (docs/scenes.md, "Errors") gives exit code 2 and a message naming the file, the key
+ * path and what was expected; so do usage errors. Scenes are written with ' for " to keep them readable. */
+#include "cli_util.h"
+
+#include "eddy/io.h"
+
+typedef struct error_case {
+    const char *scene;   /* scene text (' becomes "), or NULL: no file, `args` only */
+    const char *args;    /* extra arguments */
+    const char *expect[3];
+} error_case;
+
+#define BASE "'grid': [16, 16], 'duration': 0.1"
+
+static const error_case cases[] = {
+    /* syntax */
+    {"{'grid': [16, 16],\n 'viscosity': 0.1,,\n}", "", {"bad.json: line 2, column", "not valid JSON"}},
+    {"{" BASE "} trailing", "", {"bad.json", "after the JSON value"}},
+    {"[1, 2]", "", {"bad.json", "expected an object"}},
+    /* unknown keys, anywhere */
+    {"{" BASE ", 'viscosty': 0.1}", "", {"bad.json: viscosty: unknown key", "viscosity"}},
+    {"{" BASE ", 'pressure': {'tol': 1e-3}}", "", {"bad.json: pressure.tol: unknown key", "tolerance"}},
+    {"{" BASE ", 'obstacles': [{'shape': 'circle', 'center': [0.5, 0.5], 'radius': 0.1, 'colour': [1,0,0]}]}", "",
+     {"bad.json: obstacles[0].colour: unknown key"}},
+    {"{" BASE ", 'viscosity': 0.1, 'viscosity': 0.2}", "", {"bad.json: viscosity: key given twice"}},
+    /* wrong types */
+    {"{" BASE ", 'viscosity': 'thick'}", "", {"bad.json: viscosity: expected a number >= 0 m^2/s", "got string \"thick\""}},
+    {"{'grid': 64}", "", {"bad.json: grid: expected an array of 2 or 3 cell counts"}},
+    {"{'grid': [16, 16.5]}", "", {"bad.json: grid[1]: expected a whole number of cells"}},
+    {"{" BASE ", 'output': {'png': 'yes'}}", "", {"bad.json: output.png: expected true or false"}},
+    {"{" BASE ", 'advection': 'upwind'}", "", {"bad.json: advection: expected one of \"maccormack\"", "got string \"upwind\""}},
+    {"{" BASE ", 'render': {'view': 'colour'}}", "", {"bad.json: render.view: expected one of", "\"vorticity\""}},
+    {"{" BASE ", 'probes': {'a': [0.5]}}", "", {"bad.json: probes.a: expected an array of 2 numbers"}},
+    /* out of range */
+    {"{" BASE ", 'cfl': 100}", "", {"bad.json: cfl: expected a number in (0, 50]", "got 100"}},
+    {"{" BASE ", 'viscosity': -1}", "", {"bad.json: viscosity: expected a number >= 0", "got -1"}},
+    {"{'grid': [2, 16]}", "", {"bad.json: grid[0]: expected a whole number of cells in [3, 1048576]", "got 2"}},
+    {"{" BASE ", 'pressure': {'tolerance': 2}}", "", {"bad.json: pressure.tolerance: expected a number in (0, 1)"}},
+    {"{" BASE ", 'dim': 4}", "", {"bad.json: dim: expected a whole number in [2, 3]"}},
+    /* inconsistent settings */
+    {"{'dim': 3, 'grid': [16, 16]}", "", {"bad.json: grid: expected 3 cell counts for dim 3"}},
+    {"{'grid': [16, 16], 'size': [1, 2]}", "", {"bad.json: size[1]", "cells must be square"}},
+    {"{" BASE ", 'dt': 0.01, 'cfl': 1}", "", {"bad.json: dt: set either dt", "not both"}},
+    {"{" BASE ", 'boundary': {'x-': 'periodic'}}", "", {"bad.json: boundary.x-: periodic on x- only", "boundary.x+"}},
+    {"{" BASE ", 'boundary': {'x-': 'inflow'}}", "", {"bad.json: boundary.x-: \"inflow\" needs a velocity"}},
+    {"{" BASE ", 'boundary': {'y+': {'type': 'moving'}}}", "", {"bad.json: boundary.y+.velocity: missing"}},
+    {"{" BASE ", 'boundary': {'z-': 'wall'}}", "", {"bad.json: boundary.z-: a 2D box has no z faces"}},
+    {"{" BASE ", 'boundary': {'x-': 'door'}}", "", {"bad.json: boundary.x-: expected one of \"wall\"", "got string \"door\""}},
+    {"{" BASE ", 'obstacles': [{'shape': 'circle', 'center': [2, 0.5], 'radius': 0.1}]}", "",
+     {"bad.json: obstacles[0].center: [2, 0.5] is outside the box [0, 1] x [0, 1] m"}},
+    {"{" BASE ", 'obstacles': [{'shape': 'circle', 'center': [0.5, 0.5]}]}", "", {"bad.json: obstacles[0].radius: missing"}},
+    {"{" BASE ", 'obstacles': [{'shape': 'box', 'center': [0.5, 0.5], 'radius': 0.1}]}", "",
+     {"bad.json: obstacles[0].radius: a box takes half_size"}},
+    {"{" BASE ", 'obstacles': [{'shape': 'circle', 'center': [0.5, 0.5], 'radius': 0.1, 'velocity': [1, 0], "
+     "'path': {'type': 'circle', 'center': [0.5, 0.5], 'radius': 0.1}}]}",
+     "", {"bad.json: obstacles[0].center: an obstacle on a path"}},
+    {"{" BASE ", 'emitters': [{'shape': 'circle', 'center': [0.5, -0.1], 'radius': 0.1}]}", "",
+     {"bad.json: emitters[0].center: [0.5, -0.1] is outside the box"}},
+    {"{" BASE ", 'splats': [{'position': [0.5, 1.5]}]}", "", {"bad.json: splats[0].position", "outside the box"}},
+    {"{" BASE ", 'probes': {'wake': [1.5, 0.5]}}", "", {"bad.json: probes.wake: [1.5, 0.5] is outside the box"}},
+    {"{" BASE ", 'splat_paths': [{'path': {'type': 'keyframes', 'keys': [{'time': 1, 'position': [0.1, 0.1]}, "
+     "{'time': 0.5, 'position': [0.2, 0.2]}]}}]}",
+     "", {"bad.json: splat_paths[0].path.keys[1].time: 0.5 s: keyframe times must increase"}},
+    {"{" BASE ", 'splat_paths': [{'path': {'type': 'circle', 'center': [0.5, 0.5], 'radius': 0.2}, 'start': 2, 'end': 1}]}",
+     "", {"bad.json: splat_paths[0].end: 1 s: must be after start"}},
+    {"{" BASE ", 'pressure': {'solver': 'mgpcg', 'omega': 1.5}}", "", {"bad.json: pressure.omega: only used by solver \"rbgs\""}},
+    {"{'dim': 3, 'grid': [4000, 4000, 4000]}", "", {"bad.json: grid: [4000, 4000, 4000] needs about", "GiB"}},
+    {"{" BASE ", 'render': {'slice': {'axis': 'z'}}}", "", {"bad.json: render.slice: a 2D scene is drawn whole"}},
+    /* files */
+    {"{" BASE ", 'initial': {'dye': 'nowhere.npy'}}", "", {"bad.json: initial.dye: file", "nowhere.npy\" cannot be read"}},
+    {"{" BASE ", 'initial': {'u': 'field.txt'}}", "", {"bad.json: initial.u: expected a .npy file name"}},
+    {"{'dim': 3, 'grid': [8, 8, 8], 'initial': {'dye': 'dye.png'}}", "", {"bad.json: initial.dye: dye from a PNG picture needs a 2D scene"}},
+    {"{" BASE ", 'initial': {'flow': 'taylor_green', 'u': 'u16.npy'}}", "", {"bad.json: initial.flow", "sets the velocity"}},
+    {"{" BASE ", 'initial': {'u': 'u16.npy'}}", "", {"bad.json: initial.u", "has shape (16, 16)", "needs (16, 17)"}},
+    /* --set */
+    {"{" BASE "}", "--set viscosity=thick", {"bad.json: viscosity: expected a number", "(from --set)"}},
+    {"{" BASE "}", "--set viscosity", {"--set viscosity: expected key.path=value"}},
+    {"{" BASE "}", "--set obstacles[2].radius=0.1", {"--set obstacles[2].radius=0.1: the scene has no element obstacles[2]"}},
+    {"{" BASE "}", "--set render.viw=speed", {"bad.json: render.viw: unknown key", "(from --set)"}},
+    {"{'dim': 2, 'grid': [16, 16]}", "--set grid=[16,16,16]", {"bad.json: grid: expected 2 cell counts for dim 2", "(from --set)"}},
+    /* usage */
+    {NULL, "run nowhere.json", {"nowhere.json: cannot open the scene file"}},
+    {NULL, "run --scene nowhere", {"--scene nowhere: no such built-in scene", "karman"}},
+    {NULL, "run --frames -3", {"--frames -3: expected a whole number"}},
+    {NULL, "run --colour", {"unknown option --colour"}},
+    {NULL, "launch", {"unknown command \"launch\""}},
+    {NULL, "resume", {"resume needs a checkpoint file"}},
+    {NULL, "resume nowhere.eddy", {"nowhere.eddy: cannot open"}},
+    {NULL, "resume bad.npy", {"not an eddy checkpoint"}},
+    {NULL, "run a.json b.json", {"one too many"}},
+};
+
+int main(void) {
+    char dir[4096];
+    cli_tempdir(dir, sizeof dir);
+    /* helper files: a 16 x 16 array (wrong shape for u), a picture, a file that is not a checkpoint */
+    float zeros[16 * 16] = {0};
+    size_t shape[2] = {16, 16};
+    char path[4200], msg[256];
+    snprintf(path, sizeof path, "%s/u16.npy", dir);
+    CHECK(eddy_npy_write(path, zeros, 2, shape, msg, sizeof msg) == EDDY_OK, "npy: %s", msg);
+    snprintf(path, sizeof path, "%s/bad.npy", dir);
+    CHECK(eddy_npy_write(path, zeros, 2, shape, msg, sizeof msg) == EDDY_OK, "npy: %s", msg);
+    eddy_image img = {0};
+    CHECK(eddy_image_init(&img, 4, 4, msg, sizeof msg) == EDDY_OK, "image: %s", msg);
+    snprintf(path, sizeof path, "%s/dye.png", dir);
+    CHECK(eddy_png_write(path, &img, 1, msg, sizeof msg) == EDDY_OK, "png: %s", msg);
+    eddy_image_free(&img);
+
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const error_case *c = &cases[i];
+        char args[2048];
+        if (c->scene) {
+            char text[2048];
+            snprintf(text, sizeof text, "%s", c->scene);
+            for (char *p = text; *p; p++)
+                if (*p == '\'') *p = '"';
+            CHECK(cli_write(dir, "bad.json", text), "cannot write the scene");
+            snprintf(args, sizeof args, "run bad.json --frames 1 --no-video --quiet --out o %s", c->args);
+        } else {
+            snprintf(args, sizeof args, "%s", c->args);
+        }
+        int rc = cli_run(dir, args);
+        CHECK(rc == 2, "case %zu (%s): exit %d, expected 2; output:\n%s", i, c->scene ? c->scene : c->args, rc, cli_output);
+        for (int k = 0; k < 3 && c->expect[k]; k++)
+            CHECK(strstr(cli_output, c->expect[k]) != NULL, "case %zu (%s): message lacks \"%s\":\n%s", i,
+                  c->scene ? c->scene : c->args, c->expect[k], cli_output);
+        /* a scene error is found before anything is written */
+        CHECK(!cli_exists(dir, "o/frame_00001.png"), "case %zu wrote a frame", i);
+    }
+    cli_cleanup(dir);
+    return check_finish("cli_errors");
+}
