@@ -1,12 +1,8 @@
-/* See sim_adapter.h: writes def.vorticity, which the confinement stage (src/vorticity.c) reads every step. */
+/* See sim_adapter.h: changes def.vorticity through the public eddy_sim_set_def. */
 #include "sim_adapter.h"
-#include "sim_internal.h"
-
-#include <math.h>
 
 eddy_status viewer_sim_set_vorticity(eddy_sim *sim, float epsilon) {
-    if (!(epsilon >= 0) || !isfinite(epsilon))
-        return eddy__fail(sim, EDDY_ERR_INVALID_ARGUMENT, "vorticity = %g: must be finite and >= 0", (double)epsilon);
-    sim->def.vorticity = epsilon;
-    return EDDY_OK;
+    eddy_sim_def def = *eddy_sim_get_def(sim);
+    def.vorticity = epsilon;
+    return eddy_sim_set_def(sim, &def);
 }

@@ -1,5 +1,5 @@
-/* Runtime tuning the public API does not offer yet (the + and - keys change vorticity confinement while the
- * simulation runs). A thin adapter over the core's internal struct, to be replaced by a public setter. */
+/* Runtime tuning for the viewer (the + and - keys change vorticity confinement while the
+ * simulation runs), through the public eddy_sim_set_def. */
 #ifndef VIEWER_SIM_ADAPTER_H
 #define VIEWER_SIM_ADAPTER_H
 
