@@ -30,6 +30,13 @@ typedef struct eddy_obstacle {
     eddy_obstacle_def def;
 } eddy_obstacle;
 
+/* a face touching a solid cell and the velocity the solid imposes on it (see eddy__update_solid_faces) */
+typedef struct eddy_solid_face {
+    size_t index;  /* into vel[axis] */
+    int axis;
+    float value;   /* m/s */
+} eddy_solid_face;
+
 typedef struct eddy_emitter {
     eddy_id id;
     eddy_emitter_def def;
@@ -62,6 +69,8 @@ struct eddy_sim {
     uint8_t *solid;       /* cell type per velocity cell (EDDY_CELL_*) from mask + obstacles */
     uint8_t *user_mask;   /* static solid cells given by the user, may be NULL */
     float *solid_vel[3];  /* velocity of the solid in solid cells, m/s */
+    eddy_solid_face *solid_faces; /* interior faces touching solid cells, rebuilt when the solids are rasterised */
+    size_t solid_face_count, solid_face_cap;
     float *cell_scratch;  /* 8 x ncells floats, allocated on first use by vorticity.c / fields.c */
     double *row_partial;  /* 4 slots per row (rows: n1*n2 or sn1*sn2, the larger), for deterministic reductions */
 
@@ -155,6 +164,8 @@ void eddy__project_free(eddy_sim *s);
 eddy_status eddy__project(eddy_sim *s, float dt);
 /* obstacles.c: rasterise mask + obstacles into solid / solid_vel */
 eddy_status eddy__rasterize_solids(eddy_sim *s);
+/* rebuilds the list of interior faces touching solid cells (and their imposed velocity) from solid/solid_vel */
+eddy_status eddy__update_solid_faces(eddy_sim *s);
 float eddy__shape_sdf(eddy_shape shape, const float center[3], float radius, const float half_size[3],
                       const float axis[3], eddy_sdf_fn fn, void *user, const float p[3], int dim);
 /* boundary.c: domain faces and solid faces on the velocity; scalar inflow values */
