@@ -145,9 +145,16 @@ static eddy_status cu_upload(eddy_sim *s, unsigned fields) {
     }
     for (int f = 0; f < 4; f++)
         if (fields & (1u << (EDDY_FIELD_DYE_R + f))) c->scalar_live |= 1u << f;
+    c->host_valid |= fields;
+    /* velocities written by the host (eddy_sim_write_field): the device applies the boundary conditions, with the
+     * solid cells it rasterised (the host's solid-face list follows only the CPU rasteriser) */
+    if (fields & EDDY_SYNC_VELOCITY) {
+        refresh_geo(s, c);
+        CU_TRY(launch_velocity_boundaries(c), "velocity boundaries");
+        c->host_valid &= ~(unsigned)EDDY_SYNC_VELOCITY;
+    }
     /* pageable sources: the copies above have read them once they return, but wait so errors show here */
     CU_TRY(cudaStreamSynchronize(c->stream), "waiting for a copy to the device");
-    c->host_valid |= fields;
     return EDDY_OK;
 }
 
