@@ -194,6 +194,22 @@ eddy_status eddy_image_resize(const eddy_image *src, int width, int height, eddy
  *  becomes max y, sRGB-decoded to linear and multiplied by alpha. dye[c] hold nx*ny floats each, x fastest. */
 eddy_status eddy_dye_from_image(const eddy_image *img, int nx, int ny, float *const dye[3], char *msg, size_t msg_size);
 
+/* ---- drawing overlays into an image (particles, arrows) ----
+ * Coordinates are in pixels, continuous: pixel (i, j) covers [i, i+1) x [j, j+1), row 0 at the top, so its centre
+ * is (i + 0.5, j + 0.5). Shapes are anti-aliased (coverage ramps from 1 to 0 over one pixel at the edge), blended
+ * "over" the image with `rgba` (sRGB bytes, alpha = opacity) and clipped to it. A shape thinner than a pixel is
+ * drawn one pixel wide at a proportionally lower opacity (it keeps its ink). EDDY_ERR_INVALID_ARGUMENT for an empty
+ * image, a NULL colour, a coordinate that is not finite or a negative size. Serial; nothing is allocated. */
+/** A filled disc of `radius` pixels centred at (x, y). */
+eddy_status eddy_image_draw_point(eddy_image *img, float x, float y, float radius, const uint8_t rgba[4]);
+/** A line from (x0, y0) to (x1, y1), `width` pixels wide, with round ends. */
+eddy_status eddy_image_draw_line(eddy_image *img, float x0, float y0, float x1, float y1, float width,
+                                 const uint8_t rgba[4]);
+/** An arrow from (x0, y0) to its tip (x1, y1): the line plus a head of two strokes `head` pixels long at +-25
+ *  degrees to the shaft, drawn in one pass (the strokes do not blend twice where they meet). */
+eddy_status eddy_image_draw_arrow(eddy_image *img, float x0, float y0, float x1, float y1, float width, float head,
+                                  const uint8_t rgba[4]);
+
 /* ---- flipbook sprite sheets ---- */
 /** columns x rows frames of frame_width x frame_height pixels tiled into one image, filled row by row from the
  *  top left. Start from eddy_flipbook_def_default(). */
