@@ -8,7 +8,7 @@
 #include <string.h>
 
 static const char *const view_names[EDDY_VIEW_COUNT] = {"dye", "speed", "vorticity", "pressure", "divergence",
-                                                        "temperature", "u", "v", "w"};
+                                                        "temperature", "u", "v", "w", "liquid"};
 static const char *const map_names[EDDY_COLORMAP_COUNT] = {"auto", "viridis", "inferno", "grey", "diverging"};
 static const char *const tone_names[3] = {"clamp", "reinhard", "aces"};
 

@@ -33,6 +33,9 @@ typedef enum eddy_view {
     EDDY_VIEW_U,           /**< x velocity at cell centres, m/s, diverging map */
     EDDY_VIEW_V,           /**< y velocity, diverging */
     EDDY_VIEW_W,           /**< z velocity (3D), diverging */
+    EDDY_VIEW_LIQUID,      /**< a liquid surface: the zero level of a signed distance (negative inside), shaded as a
+                                rounded liquid with an anti-aliased edge. eddy_render_sim: the distance to where the
+                                total dye r+g+b crosses liquid_level; eddy_render_input_2d: `scalar` holds it (m) */
     EDDY_VIEW_COUNT
 } eddy_view;
 
@@ -107,6 +110,11 @@ typedef struct eddy_render_def {
     float range_min, range_max; /**< value range mapped onto the colour map; equal (default 0,0) = automatic:
                                      [min,max] of the plane for sequential maps, [-m,m] with m = max|v| for diverging */
     int colorbar;            /**< nonzero: a colour bar with min/max labels along the right edge; default 0 */
+
+    /* liquid view */
+    float liquid_level;      /**< eddy_render_sim: the surface lies where the total dye r+g+b crosses this (more dye =
+                                  liquid); default 0.5 */
+    float liquid_color[3];   /**< linear RGB of the liquid, lit by the built-in light; default 0.02, 0.22, 0.7 */
 
     /* every view */
     int draw_obstacles;      /**< solid cells drawn flat in obstacle_color; default 1 */
