@@ -47,7 +47,7 @@ bool run_surface_open(run *r, char *err, size_t err_size) {
     char msg[512];
     eddy_surface_def def;
     if (eddy_surface_def_from_layout(&s->lay, &def, msg, sizeof msg) != EDDY_OK) {
-        snprintf(err, err_size, "%s: surface: %s (surfaces need the same dye_scale on every axis)", r->scene->file, msg);
+        snprintf(err, err_size, "%s: surface: %s", r->scene->file, msg);
         return false;
     }
     def.max_distance = ss->band;

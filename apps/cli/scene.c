@@ -952,6 +952,13 @@ static bool parse_surface(loader *L, const cJSON *root) {
         if (jc_member(o, "format") && L->dim == 2)
             return jc_fail(&L->c, "surface.format", "2D surfaces are written as SVG polylines; format is for 3D meshes (\"ply\" or \"obj\")");
     }
+    const int *ds = L->sc->def.dye_scale;
+    if (s->on && (ds[1] != ds[0] || (L->dim == 3 && ds[2] != ds[0]))) {
+        char got[64];
+        if (L->dim == 3) snprintf(got, sizeof got, "[%d, %d, %d]", ds[0], ds[1], ds[2]);
+        else snprintf(got, sizeof got, "[%d, %d]", ds[0], ds[1]);
+        return jc_fail(&L->c, "surface", "needs square dye cells: dye_scale must be the same on every axis, got %s", got);
+    }
     scene_render *r = &L->sc->render;
     if (r->picture.view == EDDY_VIEW_LIQUID) {
         if (s->field != SCENE_SURFACE_DYE)
@@ -1043,7 +1050,7 @@ static bool parse_wind(loader *L, const cJSON *root) {
         eddy_particles_def *q = &w->particles;
         double seed = q->seed;
         if (!jc_object(&L->c, pa, "wind.particles", k) ||
-            !jc_int(&L->c, pa, "wind.particles", "count", JR(1, 67108864, ""), &q->count) ||
+            !jc_int(&L->c, pa, "wind.particles", "count", JR(1, 10000000, ""), &q->count) ||
             !jc_float(&L->c, pa, "wind.particles", "drag", JR(0, 1e6, "1/s"), &q->drag) ||
             !jc_vec(&L->c, pa, "wind.particles", "gravity", 3, JR(-1e4, 1e4, "m/s^2"), q->gravity) ||
             !jc_float(&L->c, pa, "wind.particles", "lifetime", ((jrange){0, 1e6, true, false, "s"}), &q->lifetime) ||
