@@ -4,16 +4,27 @@
  * 1 and 2 threads. Jacobi has no tolerance: it runs the cap. Solvers that hit the cap report the residual they
  * reached. The field: uniform random face velocities in [-1, 1] m/s, free-slip walls, one still sphere (disc).
  *
- *   bench_pressure [--cap N] [--quick] [--repeat R]
- *     --cap N     iteration cap of RBGS, SOR and Jacobi (default 2000)
- *     --quick     smaller grids (128^2, 256^2, 48^3), for a fast look
- *     --repeat R  MGPCG runs per case, the fastest is shown (default 5) */
+ * Columns: wall ms of the fastest run, and the process CPU time of that run divided by the threads (equal to the
+ * wall time on an idle machine with one thread; on a loaded machine the better single-thread figure).
+ *
+ *   bench_pressure [--cap N] [--quick] [--repeat R] [--threads T]
+ *     --cap N      iteration cap of RBGS, SOR and Jacobi (default 2000)
+ *     --quick      smaller grids (128^2, 256^2, 48^3), for a fast look
+ *     --repeat R   MGPCG runs per case, the fastest is shown (default 5)
+ *     --threads T  only this thread count (default: 1 and 2) */
 #include "sim_internal.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+static double cpu_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
 
 static uint32_t rng;
 static float rnd(void) {
@@ -65,17 +76,18 @@ static void fill(eddy_sim *s) {
 }
 
 int main(int argc, char **argv) {
-    int cap = 2000, quick = 0, repeat = 5;
+    int cap = 2000, quick = 0, repeat = 5, only_threads = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--cap") && i + 1 < argc) cap = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--quick")) quick = 1;
         else if (!strcmp(argv[i], "--repeat") && i + 1 < argc) repeat = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--threads") && i + 1 < argc) only_threads = atoi(argv[++i]);
         else {
-            fprintf(stderr, "usage: %s [--cap N] [--quick] [--repeat R]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--cap N] [--quick] [--repeat R] [--threads T]\n", argv[0]);
             return 2;
         }
     }
-    if (cap < 1 || repeat < 1) return 2;
+    if (cap < 1 || repeat < 1 || only_threads < 0) return 2;
     struct { int dim, n[3]; } cases[3] = {{2, {512, 512, 1}}, {2, {1024, 1024, 1}}, {3, {128, 128, 128}}};
     if (quick) {
         cases[0].n[0] = cases[0].n[1] = 128;
@@ -87,8 +99,8 @@ int main(int argc, char **argv) {
                                 {"SOR", EDDY_PRESSURE_RBGS, 1},
                                 {"Jacobi", EDDY_PRESSURE_JACOBI, 0}};
     printf("pressure projection to |r|/|b| <= 1e-5 (walls + one obstacle, random field); cap %d iterations\n", cap);
-    printf("%-14s %7s %-7s %6s %10s %9s %10s %10s  %s\n", "grid", "threads", "solver", "omega", "iterations", "ms",
-           "ms/iter", "residual", "reached");
+    printf("%-14s %7s %-7s %6s %10s %9s %9s %10s %10s  %s\n", "grid", "threads", "solver", "omega", "iterations",
+           "ms", "cpu ms", "ms/iter", "residual", "reached");
     for (int c = 0; c < 3; c++) {
         char grid[32];
         if (cases[c].dim == 2) snprintf(grid, sizeof grid, "2D %dx%d", cases[c].n[0], cases[c].n[1]);
@@ -97,24 +109,28 @@ int main(int argc, char **argv) {
         float omega_opt = 2.0f / (1.0f + sinf(3.14159265f / (float)nmax));
         for (int threads = 1; threads <= 2; threads++)
             for (int r = 0; r < 4; r++) {
+                if (only_threads && threads != only_threads) continue;
                 float omega = rows[r].sor ? omega_opt : 1.0f;
                 eddy_sim *s = make(cases[c].dim, cases[c].n, threads, rows[r].solver, omega, cap);
                 int runs = rows[r].solver == EDDY_PRESSURE_MGPCG ? repeat : 1;
-                double best = 1e300;
+                double best = 1e300, best_cpu = 0.0;
                 /* the first projection builds the operator (once per obstacle change); time steady solves */
                 fill(s);
                 eddy__project(s, s->def.dt);
                 for (int k = 0; k < runs; k++) {
                     fill(s);
-                    double t0 = eddy__now_ms();
+                    double t0 = eddy__now_ms(), c0 = cpu_ms();
                     eddy__project(s, s->def.dt);
-                    double t = eddy__now_ms() - t0;
-                    if (t < best) best = t;
+                    double t = eddy__now_ms() - t0, c = (cpu_ms() - c0) / threads;
+                    if (t < best) {
+                        best = t;
+                        best_cpu = c;
+                    }
                 }
                 const eddy_step_stats *st = eddy_sim_stats(s);
                 int it = st->pressure_iterations;
-                printf("%-14s %7d %-7s %6.4f %10d %9.1f %10.3f %10.2e  %s\n", grid, threads, rows[r].name, (double)omega,
-                       it, best, it > 0 ? best / it : 0.0, (double)st->pressure_residual,
+                printf("%-14s %7d %-7s %6.4f %10d %9.1f %9.1f %10.3f %10.2e  %s\n", grid, threads, rows[r].name,
+                       (double)omega, it, best, best_cpu, it > 0 ? best / it : 0.0, (double)st->pressure_residual,
                        st->pressure_residual <= 1e-5f ? "yes" : "no (cap)");
                 fflush(stdout);
                 eddy_sim_destroy(s);

@@ -6,8 +6,8 @@
  * are traced from the scalar cell centres, which may sit on a grid finer than the velocity's (dye_scale), and see
  * the velocity interpolated there.
  *
- * Second order in space and time, both from the same semi-Lagrangian operator A (backward) and its reverse A^R
- * (traced forward):
+ * Two second-order schemes (in space and time), both built from the semi-Lagrangian operator A (backward) and its
+ * reverse A^R (traced forward):
  *   MacCormack (Selle, Fedkiw, Kim, Liu, Rossignac 2008, "An unconditionally stable MacCormack method"):
  *     q^ = A q,  q~ = A^R q^,  q^{n+1} = q^ + (q - q~)/2, reverted to q^ where it leaves the [min,max] of the
  *     2^d nodes of q around the foot X (the paper's limiter);
@@ -15,7 +15,8 @@
  *     q^ = A q,  q~ = A^R q^,  q^{n+1} = A (q + (q - q~)/2), clamped to the same [min,max] of q around X.
  *
  * The feet X (and the forward points for A^R) are traced once per grid and kept, in the lattice coordinates of
- * that grid, in the workspace; every field on the grid reuses them. The interpolation is written a + w (b - a),
+ * that grid, in the workspace; every field on the grid reuses them. The first RK2 stage reads the velocity at the
+ * element straight from the faces around it; the midpoints are sampled. The interpolation is written a + w (b - a),
  * which returns constants exactly (a uniform flow stays bit-exact). Work is split over rows (j,k) of each grid and
  * every output element depends only on inputs, so results do not depend on the number of threads. */
 #include "sim_internal.h"
@@ -26,10 +27,9 @@
 
 struct eddy_advect_ws {
     size_t cap;      /* elements per buffer: the largest face or scalar grid */
-    int buffers;     /* 1: feet only (semi-Lagrangian), 2: + forward points and one field, 3: + a second field */
     float *back[3];  /* foot of the backward trace of each element, lattice coordinates of the grid being advected */
     float *fwd[3];   /* end of the forward trace (the reverse operator A^R) */
-    float *tmp[2];   /* intermediate fields of MacCormack / BFECC */
+    float *tmp[3];   /* intermediate fields of MacCormack / BFECC */
 };
 
 /* ---------------------------------------------------------------- interpolation on one lattice */
@@ -40,7 +40,10 @@ struct eddy_advect_ws {
 typedef struct lattice {
     const float *d;
     int n[3];
-    int wrap[3]; /* period along a periodic axis, 0 on a bounded one */
+    int wrap[3];   /* period along a periodic axis, 0 on a bounded one */
+    int last[3];   /* n - 2: the highest lower node of a bounded axis */
+    float top[3];  /* n - 1: the highest coordinate of a bounded axis */
+    size_t nx, nxy; /* strides of y and z */
 } lattice;
 
 static lattice make_lattice(const eddy_grid_desc *g) {
@@ -49,11 +52,22 @@ static lattice make_lattice(const eddy_grid_desc *g) {
     for (int b = 0; b < 3; b++) {
         L.n[b] = g->n[b];
         L.wrap[b] = (g->periodic[b] && g->n[b] > 1) ? g->period[b] : 0;
+        L.last[b] = g->n[b] - 2;
+        L.top[b] = (float)(g->n[b] - 1);
     }
+    L.nx = (size_t)g->n[0];
+    L.nxy = L.nx * (size_t)g->n[1];
     return L;
 }
 
-static inline void locate_axis(int n, int wrap, float x, int *i0, int *i1, float *w) {
+#if defined(__GNUC__)
+#define HOT static inline __attribute__((always_inline))
+#else
+#define HOT static inline
+#endif
+
+HOT void locate_axis(const lattice *L, int b, float x, int *i0, int *i1, float *w) {
+    const int wrap = L->wrap[b];
     if (wrap) {
         /* NaN, or so far out that float has no fractional part left: any cell is as good as another */
         if (!(fabsf(x) < 8388608.0f)) x = 0.0f;
@@ -65,64 +79,74 @@ static inline void locate_axis(int n, int wrap, float x, int *i0, int *i1, float
         *i1 = i + 1 == wrap ? 0 : i + 1;
         return;
     }
-    if (n == 1) {
-        *i0 = *i1 = 0;
-        *w = 0.0f;
-        return;
-    }
-    float hi = (float)(n - 1);
     if (!(x > 0.0f)) x = 0.0f; /* also sends NaN to the edge instead of to an invalid index */
-    if (x > hi) x = hi;
+    if (x > L->top[b]) x = L->top[b];
     int i = (int)x;
-    if (i > n - 2) i = n - 2;
+    if (i > L->last[b]) i = L->last[b];
     *i0 = i;
     *i1 = i + 1;
     *w = x - (float)i;
 }
 
-static inline float lerp(float a, float b, float w) { return a + w * (b - a); }
+HOT float lerp(float a, float b, float w) { return a + w * (b - a); }
 
-static inline float lattice_sample(const lattice *L, float x, float y, float z) {
+/* The 2^d nodes around a point and its weights, for any array laid out like the lattice. `dim` is a constant at
+ * every call site (the passes are instantiated for 2 and 3), so the 2D code carries no z work. */
+typedef struct stencil {
+    size_t x0, x1;          /* x indices */
+    size_t r00, r10, r01, r11; /* offsets of the rows (y0,z0), (y1,z0), (y0,z1), (y1,z1) */
+    float wx, wy, wz;
+} stencil;
+
+HOT void locate(const lattice *L, int dim, float x, float y, float z, stencil *st) {
     int x0, x1, y0, y1;
-    float wx, wy;
-    locate_axis(L->n[0], L->wrap[0], x, &x0, &x1, &wx);
-    locate_axis(L->n[1], L->wrap[1], y, &y0, &y1, &wy);
-    size_t nx = (size_t)L->n[0];
-    if (L->n[2] == 1) {
-        const float *r0 = L->d + (size_t)y0 * nx, *r1 = L->d + (size_t)y1 * nx;
-        return lerp(lerp(r0[x0], r0[x1], wx), lerp(r1[x0], r1[x1], wx), wy);
+    locate_axis(L, 0, x, &x0, &x1, &st->wx);
+    locate_axis(L, 1, y, &y0, &y1, &st->wy);
+    const size_t nx = L->nx;
+    st->x0 = (size_t)x0;
+    st->x1 = (size_t)x1;
+    st->r00 = (size_t)y0 * nx;
+    st->r10 = (size_t)y1 * nx;
+    if (dim == 3) {
+        int z0, z1;
+        locate_axis(L, 2, z, &z0, &z1, &st->wz);
+        const size_t nxy = L->nxy;
+        st->r01 = st->r00 + (size_t)z1 * nxy;
+        st->r11 = st->r10 + (size_t)z1 * nxy;
+        st->r00 += (size_t)z0 * nxy;
+        st->r10 += (size_t)z0 * nxy;
     }
-    int z0, z1;
-    float wz;
-    locate_axis(L->n[2], L->wrap[2], z, &z0, &z1, &wz);
-    size_t nxy = nx * (size_t)L->n[1];
-    const float *r00 = L->d + (size_t)z0 * nxy + (size_t)y0 * nx, *r10 = L->d + (size_t)z0 * nxy + (size_t)y1 * nx;
-    const float *r01 = L->d + (size_t)z1 * nxy + (size_t)y0 * nx, *r11 = L->d + (size_t)z1 * nxy + (size_t)y1 * nx;
-    float c0 = lerp(lerp(r00[x0], r00[x1], wx), lerp(r10[x0], r10[x1], wx), wy);
-    float c1 = lerp(lerp(r01[x0], r01[x1], wx), lerp(r11[x0], r11[x1], wx), wy);
-    return lerp(c0, c1, wz);
 }
 
-/* min and max of the 2^d samples around (x,y,z): the range the limiter allows */
-static inline void lattice_minmax(const lattice *L, float x, float y, float z, float *lo, float *hi) {
-    int x0, x1, y0, y1, z0 = 0, z1 = 0;
-    float wx, wy, wz;
-    locate_axis(L->n[0], L->wrap[0], x, &x0, &x1, &wx);
-    locate_axis(L->n[1], L->wrap[1], y, &y0, &y1, &wy);
-    if (L->n[2] > 1) locate_axis(L->n[2], L->wrap[2], z, &z0, &z1, &wz);
-    size_t nx = (size_t)L->n[0], nxy = nx * (size_t)L->n[1];
-    int zs[2] = {z0, z1}, kn = L->n[2] > 1 ? 2 : 1;
-    float mn = INFINITY, mx = -INFINITY;
-    for (int kk = 0; kk < kn; kk++) {
-        const float *r0 = L->d + (size_t)zs[kk] * nxy + (size_t)y0 * nx, *r1 = L->d + (size_t)zs[kk] * nxy + (size_t)y1 * nx;
-        float v[4] = {r0[x0], r0[x1], r1[x0], r1[x1]};
-        for (int q = 0; q < 4; q++) {
-            mn = v[q] < mn ? v[q] : mn;
-            mx = v[q] > mx ? v[q] : mx;
-        }
+HOT float stencil_sample(const stencil *st, int dim, const float *d) {
+    float c0 = lerp(lerp(d[st->r00 + st->x0], d[st->r00 + st->x1], st->wx),
+                    lerp(d[st->r10 + st->x0], d[st->r10 + st->x1], st->wx), st->wy);
+    if (dim == 2) return c0;
+    float c1 = lerp(lerp(d[st->r01 + st->x0], d[st->r01 + st->x1], st->wx),
+                    lerp(d[st->r11 + st->x0], d[st->r11 + st->x1], st->wx), st->wy);
+    return lerp(c0, c1, st->wz);
+}
+
+HOT float min2(float a, float b) { return a < b ? a : b; }
+HOT float max2(float a, float b) { return a > b ? a : b; }
+
+/* min and max of the 2^d nodes: the range the limiters allow */
+HOT void stencil_minmax(const stencil *st, int dim, const float *d, float *lo, float *hi) {
+    float a = d[st->r00 + st->x0], b = d[st->r00 + st->x1], c = d[st->r10 + st->x0], e = d[st->r10 + st->x1];
+    float mn = min2(min2(a, b), min2(c, e)), mx = max2(max2(a, b), max2(c, e));
+    if (dim == 3) {
+        a = d[st->r01 + st->x0], b = d[st->r01 + st->x1], c = d[st->r11 + st->x0], e = d[st->r11 + st->x1];
+        mn = min2(mn, min2(min2(a, b), min2(c, e)));
+        mx = max2(mx, max2(max2(a, b), max2(c, e)));
     }
     *lo = mn;
     *hi = mx;
+}
+
+HOT float lattice_sample(const lattice *L, int dim, float x, float y, float z) {
+    stencil st;
+    locate(L, dim, x, y, z, &st);
+    return stencil_sample(&st, dim, L->d);
 }
 
 /* ---------------------------------------------------------------- tracing */
@@ -134,16 +158,88 @@ typedef struct grid_map {
     int n[3];
     float off[3];
     float scale[3];
+    int face;        /* velocity component whose faces these are, or -1 for the scalar grid */
+    bool unit_scale; /* scalar grid with the velocity's cells (dye_scale 1 on every axis) */
 } grid_map;
 
 /* velocity at velocity-cell coordinate P, m/s, from the start-of-stage faces */
-static inline void velocity_at(const lattice V[3], int dim, const float P[3], float u[3]) {
-    u[0] = lattice_sample(&V[0], P[0], P[1] - 0.5f, P[2] - 0.5f);
-    u[1] = lattice_sample(&V[1], P[0] - 0.5f, P[1], P[2] - 0.5f);
-    u[2] = dim == 3 ? lattice_sample(&V[2], P[0] - 0.5f, P[1] - 0.5f, P[2]) : 0.0f;
+HOT void velocity_at(const lattice V[3], int dim, const float P[3], float u[3]) {
+    u[0] = lattice_sample(&V[0], dim, P[0], P[1] - 0.5f, P[2] - 0.5f);
+    u[1] = lattice_sample(&V[1], dim, P[0] - 0.5f, P[1], P[2] - 0.5f);
+    u[2] = dim == 3 ? lattice_sample(&V[2], dim, P[0] - 0.5f, P[1] - 0.5f, P[2]) : 0.0f;
 }
 
-/* Traces every element of grid m back (and forward, when ws->fwd is wanted) through the velocity by RK2
+/* Velocity at the element (i,j,k) itself, read from the faces around it without locating: on face grid a the
+ * component a is the face value and the others the mean of the 4 faces around; on a scalar grid of
+ * scale 1 each component is the mean of the two faces of the cell. Same clamping and wrapping as the lattice
+ * sampler (a clamped half-cell offset lands on the edge node). */
+HOT size_t node(const lattice *L, int i, int j, int k) {
+    return (size_t)i + (size_t)L->n[0] * ((size_t)j + (size_t)L->n[1] * (size_t)k);
+}
+
+HOT void face_node_velocity(const lattice V[3], int dim, int a, const int c[3], float u[3]) {
+    u[2] = 0.0f;
+    for (int b = 0; b < dim; b++) {
+        const lattice *L = &V[b];
+        if (b == a) {
+            /* on a periodic axis face n repeats face 0, and the sampler reads face 0 */
+            int w[3] = {c[0], c[1], c[2]};
+            if (L->wrap[a] && w[a] == L->wrap[a]) w[a] = 0;
+            u[b] = L->d[node(L, w[0], w[1], w[2])];
+            continue;
+        }
+        /* along a: the cells on both sides of the face (a clamped or wrapped neighbour); along b: the two faces */
+        int lo[3] = {c[0], c[1], c[2]}, hi[3] = {c[0], c[1], c[2]};
+        int na = L->n[a];
+        lo[a] = c[a] - 1;
+        if (lo[a] < 0) lo[a] = L->wrap[a] ? na - 1 : 0;
+        if (hi[a] > na - 1) hi[a] = L->wrap[a] ? 0 : na - 1;
+        int lo_b[3] = {lo[0], lo[1], lo[2]}, hi_b[3] = {hi[0], hi[1], hi[2]};
+        lo_b[b]++;
+        hi_b[b]++;
+        if (L->wrap[b] && lo_b[b] == L->wrap[b]) lo_b[b] = hi_b[b] = 0; /* face n repeats face 0 */
+        float v0 = lerp(L->d[node(L, lo[0], lo[1], lo[2])], L->d[node(L, hi[0], hi[1], hi[2])], 0.5f);
+        float v1 = lerp(L->d[node(L, lo_b[0], lo_b[1], lo_b[2])], L->d[node(L, hi_b[0], hi_b[1], hi_b[2])], 0.5f);
+        u[b] = lerp(v0, v1, 0.5f);
+    }
+}
+
+HOT void cell_node_velocity(const lattice V[3], int dim, const int c[3], float u[3]) {
+    u[2] = 0.0f;
+    for (int b = 0; b < dim; b++) {
+        const lattice *L = &V[b];
+        int w[3] = {c[0], c[1], c[2]};
+        w[b]++;
+        if (L->wrap[b] && w[b] == L->wrap[b]) w[b] = 0; /* face n repeats face 0 */
+        u[b] = lerp(L->d[node(L, c[0], c[1], c[2])], L->d[node(L, w[0], w[1], w[2])], 0.5f);
+    }
+}
+
+HOT void trace_row(eddy_advect_ws *ws, const grid_map *m, const lattice V[3], float dtc, bool forward, int row,
+                   int dim) {
+    int j = row % m->n[1], k = row / m->n[1];
+    size_t e = (size_t)row * (size_t)m->n[0];
+    float P[3], Q[3], u1[3], u2[3];
+    P[1] = ((float)j + m->off[1]) / m->scale[1];
+    P[2] = ((float)k + m->off[2]) / m->scale[2];
+    for (int i = 0; i < m->n[0]; i++, e++) {
+        P[0] = ((float)i + m->off[0]) / m->scale[0];
+        int c[3] = {i, j, k};
+        if (m->face >= 0) face_node_velocity(V, dim, m->face, c, u1);
+        else if (m->unit_scale) cell_node_velocity(V, dim, c, u1);
+        else velocity_at(V, dim, P, u1);
+        Q[2] = P[2];
+        for (int b = 0; b < dim; b++) Q[b] = P[b] - 0.5f * dtc * u1[b];
+        velocity_at(V, dim, Q, u2);
+        for (int b = 0; b < dim; b++) ws->back[b][e] = (P[b] - dtc * u2[b]) * m->scale[b] - m->off[b];
+        if (!forward) continue;
+        for (int b = 0; b < dim; b++) Q[b] = P[b] + 0.5f * dtc * u1[b];
+        velocity_at(V, dim, Q, u2);
+        for (int b = 0; b < dim; b++) ws->fwd[b][e] = (P[b] + dtc * u2[b]) * m->scale[b] - m->off[b];
+    }
+}
+
+/* Traces every element of grid m back (and forward, for the reverse operator) through the velocity by RK2
  * midpoint steps of dt; dtc = dt / h converts m/s into cells. */
 static void trace_grid(eddy_sim *s, const grid_map *m, const lattice V[3], float dtc, bool forward) {
     eddy_advect_ws *ws = s->advect;
@@ -151,90 +247,95 @@ static void trace_grid(eddy_sim *s, const grid_map *m, const lattice V[3], float
     const int rows = m->n[1] * m->n[2];
 #pragma omp parallel for num_threads(EDDY_THREADS(s)) schedule(static)
     for (int row = 0; row < rows; row++) {
-        int j = row % m->n[1], k = row / m->n[1];
-        size_t e = (size_t)row * (size_t)m->n[0];
-        float P[3], Q[3], u1[3], u2[3];
-        P[1] = ((float)j + m->off[1]) / m->scale[1];
-        P[2] = ((float)k + m->off[2]) / m->scale[2];
-        for (int i = 0; i < m->n[0]; i++, e++) {
-            P[0] = ((float)i + m->off[0]) / m->scale[0];
-            velocity_at(V, dim, P, u1);
-            for (int b = 0; b < 3; b++) Q[b] = P[b] - 0.5f * dtc * u1[b];
-            velocity_at(V, dim, Q, u2);
-            for (int b = 0; b < dim; b++) ws->back[b][e] = (P[b] - dtc * u2[b]) * m->scale[b] - m->off[b];
-            if (!forward) continue;
-            for (int b = 0; b < 3; b++) Q[b] = P[b] + 0.5f * dtc * u1[b];
-            velocity_at(V, dim, Q, u2);
-            for (int b = 0; b < dim; b++) ws->fwd[b][e] = (P[b] + dtc * u2[b]) * m->scale[b] - m->off[b];
-        }
+        if (dim == 2) trace_row(ws, m, V, dtc, forward, row, 2);
+        else trace_row(ws, m, V, dtc, forward, row, 3);
     }
 }
 
 /* ---------------------------------------------------------------- one field */
 
-static inline float at(float *const pos[3], size_t e, int b) { return pos[b] ? pos[b][e] : 0.0f; }
+/* The per-element work of each pass, instantiated for 2D and 3D. Positions are lattice coordinates. */
+enum pass_kind {
+    PASS_BACKWARD,       /* out = factor * A q                                             (semi-Lagrangian, step 1) */
+    PASS_BACKWARD_RANGE, /* out = A q, and the min/max of q around the foot into lo, hi      (MacCormack step 1) */
+    PASS_MACCORMACK,     /* out = factor * limit(q^ + (q - A^R q^)/2), reverting to q^      (MacCormack step 2) */
+    PASS_BFECC_CORRECT,  /* out = q + (q - A^R q^)/2                                         (BFECC step 2) */
+    PASS_BFECC_FINAL     /* out = factor * clamp(A corrected, min/max of q around the foot)  (BFECC step 3) */
+};
 
-/* out = A(src) (sampled at the feet), scaled by `factor` */
-static void pass_backward(eddy_sim *s, const grid_map *m, const lattice *src, float *out, float factor) {
-    eddy_advect_ws *ws = s->advect;
-    const int rows = m->n[1] * m->n[2];
-#pragma omp parallel for num_threads(EDDY_THREADS(s)) schedule(static)
-    for (int row = 0; row < rows; row++) {
-        size_t e = (size_t)row * (size_t)m->n[0], end = e + (size_t)m->n[0];
-        for (; e < end; e++)
-            out[e] = factor * lattice_sample(src, ws->back[0][e], ws->back[1][e], at(ws->back, e, 2));
-    }
-}
+typedef struct pass_args {
+    const lattice *L;    /* geometry of the grid (all fields of a pass share it) */
+    const float *q;      /* the field at the start of the stage */
+    const float *aux;    /* q^ (MacCormack, BFECC correct) or the corrected field (BFECC final) */
+    float *out;
+    float factor;
+    float *lo, *hi;      /* the limiter's range at each foot (MacCormack) */
+} pass_args;
 
-/* MacCormack second pass: out = factor * limit(q^ + (q - A^R q^)/2) */
-static void pass_maccormack(eddy_sim *s, const grid_map *m, const lattice *src, const lattice *fwd_field, float *out,
-                            float factor) {
-    eddy_advect_ws *ws = s->advect;
-    const float *q = src->d, *qhat = fwd_field->d;
-    const int rows = m->n[1] * m->n[2];
-#pragma omp parallel for num_threads(EDDY_THREADS(s)) schedule(static)
-    for (int row = 0; row < rows; row++) {
-        size_t e = (size_t)row * (size_t)m->n[0], end = e + (size_t)m->n[0];
-        for (; e < end; e++) {
-            float back = lattice_sample(fwd_field, ws->fwd[0][e], ws->fwd[1][e], at(ws->fwd, e, 2));
-            float v = qhat[e] + 0.5f * (q[e] - back);
-            float lo, hi;
-            lattice_minmax(src, ws->back[0][e], ws->back[1][e], at(ws->back, e, 2), &lo, &hi);
-            if (v < lo || v > hi) v = qhat[e]; /* revert to the semi-Lagrangian value (Selle et al. 2008, sec. 4) */
-            out[e] = factor * v;
+HOT void pass_row(const eddy_advect_ws *ws, const pass_args *pa, enum pass_kind kind, size_t e, size_t end, int dim) {
+    const float *bx = ws->back[0], *by = ws->back[1], *bz = ws->back[2];
+    const float *fx = ws->fwd[0], *fy = ws->fwd[1], *fz = ws->fwd[2];
+    stencil st;
+    float lo, hi;
+    for (; e < end; e++) {
+        switch (kind) {
+        case PASS_BACKWARD:
+            locate(pa->L, dim, bx[e], by[e], dim == 3 ? bz[e] : 0.0f, &st);
+            pa->out[e] = pa->factor * stencil_sample(&st, dim, pa->q);
+            break;
+        case PASS_BACKWARD_RANGE:
+            /* the range comes from the same 2^d nodes as the sample: kept for step 2 rather than located again */
+            locate(pa->L, dim, bx[e], by[e], dim == 3 ? bz[e] : 0.0f, &st);
+            pa->out[e] = stencil_sample(&st, dim, pa->q);
+            stencil_minmax(&st, dim, pa->q, &pa->lo[e], &pa->hi[e]);
+            break;
+        case PASS_MACCORMACK: {
+            locate(pa->L, dim, fx[e], fy[e], dim == 3 ? fz[e] : 0.0f, &st);
+            float qhat = pa->aux[e];
+            float v = qhat + 0.5f * (pa->q[e] - stencil_sample(&st, dim, pa->aux));
+            if (v < pa->lo[e] || v > pa->hi[e]) v = qhat; /* revert to the semi-Lagrangian value (Selle et al. 2008, sec. 4) */
+            pa->out[e] = pa->factor * v;
+            break;
+        }
+        case PASS_BFECC_CORRECT:
+            locate(pa->L, dim, fx[e], fy[e], dim == 3 ? fz[e] : 0.0f, &st);
+            pa->out[e] = pa->q[e] + 0.5f * (pa->q[e] - stencil_sample(&st, dim, pa->aux));
+            break;
+        case PASS_BFECC_FINAL: {
+            locate(pa->L, dim, bx[e], by[e], dim == 3 ? bz[e] : 0.0f, &st);
+            float v = stencil_sample(&st, dim, pa->aux);
+            stencil_minmax(&st, dim, pa->q, &lo, &hi);
+            pa->out[e] = pa->factor * (v < lo ? lo : (v > hi ? hi : v));
+            break;
+        }
         }
     }
 }
 
-/* BFECC middle pass: corrected = q + (q - A^R q^)/2 */
-static void pass_bfecc_correct(eddy_sim *s, const grid_map *m, const float *q, const lattice *fwd_field, float *corrected) {
-    eddy_advect_ws *ws = s->advect;
-    const int rows = m->n[1] * m->n[2];
+static void run_pass(eddy_sim *s, const grid_map *m, const pass_args *pa, enum pass_kind kind) {
+    const eddy_advect_ws *ws = s->advect;
+    const int dim = s->dim, rows = m->n[1] * m->n[2];
+    const size_t n0 = (size_t)m->n[0];
 #pragma omp parallel for num_threads(EDDY_THREADS(s)) schedule(static)
     for (int row = 0; row < rows; row++) {
-        size_t e = (size_t)row * (size_t)m->n[0], end = e + (size_t)m->n[0];
-        for (; e < end; e++) {
-            float back = lattice_sample(fwd_field, ws->fwd[0][e], ws->fwd[1][e], at(ws->fwd, e, 2));
-            corrected[e] = q[e] + 0.5f * (q[e] - back);
-        }
-    }
-}
-
-/* BFECC last pass: out = factor * clamp(A(corrected), min/max of q around the foot) */
-static void pass_bfecc_final(eddy_sim *s, const grid_map *m, const lattice *src, const lattice *corrected, float *out,
-                             float factor) {
-    eddy_advect_ws *ws = s->advect;
-    const int rows = m->n[1] * m->n[2];
-#pragma omp parallel for num_threads(EDDY_THREADS(s)) schedule(static)
-    for (int row = 0; row < rows; row++) {
-        size_t e = (size_t)row * (size_t)m->n[0], end = e + (size_t)m->n[0];
-        for (; e < end; e++) {
-            float x = ws->back[0][e], y = ws->back[1][e], z = at(ws->back, e, 2);
-            float v = lattice_sample(corrected, x, y, z);
-            float lo, hi;
-            lattice_minmax(src, x, y, z, &lo, &hi);
-            v = v < lo ? lo : (v > hi ? hi : v);
-            out[e] = factor * v;
+        size_t e = (size_t)row * n0;
+        /* one instantiation per kind and dimension, so the switch and the z work fold away */
+        if (dim == 2) {
+            switch (kind) {
+            case PASS_BACKWARD: pass_row(ws, pa, PASS_BACKWARD, e, e + n0, 2); break;
+            case PASS_BACKWARD_RANGE: pass_row(ws, pa, PASS_BACKWARD_RANGE, e, e + n0, 2); break;
+            case PASS_MACCORMACK: pass_row(ws, pa, PASS_MACCORMACK, e, e + n0, 2); break;
+            case PASS_BFECC_CORRECT: pass_row(ws, pa, PASS_BFECC_CORRECT, e, e + n0, 2); break;
+            case PASS_BFECC_FINAL: pass_row(ws, pa, PASS_BFECC_FINAL, e, e + n0, 2); break;
+            }
+        } else {
+            switch (kind) {
+            case PASS_BACKWARD: pass_row(ws, pa, PASS_BACKWARD, e, e + n0, 3); break;
+            case PASS_BACKWARD_RANGE: pass_row(ws, pa, PASS_BACKWARD_RANGE, e, e + n0, 3); break;
+            case PASS_MACCORMACK: pass_row(ws, pa, PASS_MACCORMACK, e, e + n0, 3); break;
+            case PASS_BFECC_CORRECT: pass_row(ws, pa, PASS_BFECC_CORRECT, e, e + n0, 3); break;
+            case PASS_BFECC_FINAL: pass_row(ws, pa, PASS_BFECC_FINAL, e, e + n0, 3); break;
+            }
         }
     }
 }
@@ -243,23 +344,26 @@ static void pass_bfecc_final(eddy_sim *s, const grid_map *m, const lattice *src,
  * traced already. */
 static void advect_field(eddy_sim *s, const grid_map *m, const eddy_grid_desc *g, float *out, float factor) {
     eddy_advect_ws *ws = s->advect;
-    lattice src = make_lattice(g);
+    lattice L = make_lattice(g);
+    pass_args pa = {&L, g->data, NULL, out, factor, NULL, NULL};
     switch (s->def.advection) {
-    case EDDY_ADVECT_SEMI_LAGRANGIAN: pass_backward(s, m, &src, out, factor); return;
+    case EDDY_ADVECT_SEMI_LAGRANGIAN: run_pass(s, m, &pa, PASS_BACKWARD); return;
     case EDDY_ADVECT_MACCORMACK: {
-        lattice qhat = src;
-        qhat.d = ws->tmp[0];
-        pass_backward(s, m, &src, ws->tmp[0], 1.0f);
-        pass_maccormack(s, m, &src, &qhat, out, factor);
+        pass_args first = {&L, g->data, NULL, ws->tmp[0], 1.0f, ws->tmp[1], ws->tmp[2]};
+        run_pass(s, m, &first, PASS_BACKWARD_RANGE);
+        pa.aux = ws->tmp[0];
+        pa.lo = ws->tmp[1];
+        pa.hi = ws->tmp[2];
+        run_pass(s, m, &pa, PASS_MACCORMACK);
         return;
     }
     case EDDY_ADVECT_BFECC: {
-        lattice qhat = src, corrected = src;
-        qhat.d = ws->tmp[0];
-        corrected.d = ws->tmp[1];
-        pass_backward(s, m, &src, ws->tmp[0], 1.0f);
-        pass_bfecc_correct(s, m, src.d, &qhat, ws->tmp[1]);
-        pass_bfecc_final(s, m, &src, &corrected, out, factor);
+        pass_args first = {&L, g->data, NULL, ws->tmp[0], 1.0f, NULL, NULL};
+        run_pass(s, m, &first, PASS_BACKWARD);
+        pass_args correct = {&L, g->data, ws->tmp[0], ws->tmp[1], 1.0f, NULL, NULL};
+        run_pass(s, m, &correct, PASS_BFECC_CORRECT);
+        pa.aux = ws->tmp[1];
+        run_pass(s, m, &pa, PASS_BFECC_FINAL);
         return;
     }
     }
@@ -275,27 +379,27 @@ static bool field_is_zero(eddy_sim *s, const float *q, size_t count) {
 
 /* ---------------------------------------------------------------- workspace */
 
-static int buffers_for(eddy_advection scheme) {
-    return scheme == EDDY_ADVECT_SEMI_LAGRANGIAN ? 1 : (scheme == EDDY_ADVECT_MACCORMACK ? 2 : 3);
+/* intermediate fields each scheme needs: MacCormack q^ and the limiter's range, BFECC q^ and the corrected q */
+static int fields_for(eddy_advection scheme) {
+    return scheme == EDDY_ADVECT_SEMI_LAGRANGIAN ? 0 : (scheme == EDDY_ADVECT_MACCORMACK ? 3 : 2);
 }
 
 /* Allocates what the scheme needs; called at creation (and again only if the scheme needs more buffers). */
 static eddy_status ensure_workspace(eddy_sim *s) {
     eddy_advect_ws *ws = s->advect;
-    int want = buffers_for(s->def.advection);
-    if (ws->buffers >= want) return EDDY_OK;
+    bool forward = s->def.advection != EDDY_ADVECT_SEMI_LAGRANGIAN;
+    int fields = fields_for(s->def.advection);
     size_t cap = ws->cap;
     bool ok = true;
+    int count = 0;
     for (int b = 0; b < s->dim; b++) {
         if (!ws->back[b]) ok = ok && (ws->back[b] = (float *)malloc(cap * sizeof(float)));
-        if (want >= 2 && !ws->fwd[b]) ok = ok && (ws->fwd[b] = (float *)malloc(cap * sizeof(float)));
+        if (forward && !ws->fwd[b]) ok = ok && (ws->fwd[b] = (float *)malloc(cap * sizeof(float)));
+        count += forward ? 2 : 1;
     }
-    if (want >= 2 && !ws->tmp[0]) ok = ok && (ws->tmp[0] = (float *)malloc(cap * sizeof(float)));
-    if (want >= 3 && !ws->tmp[1]) ok = ok && (ws->tmp[1] = (float *)malloc(cap * sizeof(float)));
-    if (!ok)
-        return eddy__fail(s, EDDY_ERR_OUT_OF_MEMORY, "advection: out of memory for %d work buffers of %zu floats",
-                          want == 1 ? s->dim : (want == 2 ? 2 * s->dim + 1 : 2 * s->dim + 2), cap);
-    ws->buffers = want;
+    for (int f = 0; f < fields; f++, count++)
+        if (!ws->tmp[f]) ok = ok && (ws->tmp[f] = (float *)malloc(cap * sizeof(float)));
+    if (!ok) return eddy__fail(s, EDDY_ERR_OUT_OF_MEMORY, "advection: out of memory for %d work buffers of %zu floats", count, cap);
     return EDDY_OK;
 }
 
@@ -315,8 +419,7 @@ void eddy__advect_free(eddy_sim *s) {
         free(ws->back[b]);
         free(ws->fwd[b]);
     }
-    free(ws->tmp[0]);
-    free(ws->tmp[1]);
+    for (int f = 0; f < 3; f++) free(ws->tmp[f]);
     free(ws);
     s->advect = NULL;
 }
@@ -348,6 +451,8 @@ eddy_status eddy__advect(eddy_sim *s, float dt) {
             m.off[b] = g.off[b];
             m.scale[b] = 1.0f;
         }
+        m.face = a;
+        m.unit_scale = false;
         trace_grid(s, &m, V, dtc, forward);
         advect_field(s, &m, &g, s->vel_tmp[a], fv);
     }
@@ -362,6 +467,8 @@ eddy_status eddy__advect(eddy_sim *s, float dt) {
         m.off[b] = 0.5f;
         m.scale[b] = (float)s->def.dye_scale[b];
     }
+    m.face = -1;
+    m.unit_scale = s->def.dye_scale[0] == 1 && s->def.dye_scale[1] == 1 && s->def.dye_scale[2] == 1;
     for (int f = 0; f < 4; f++) {
         if (field_is_zero(s, scalars[f], s->nscalar)) continue;
         if (!traced) {

@@ -32,7 +32,7 @@ struct eddy_diffuse_ws {
     int row_cap;        /* rows per partial buffer */
     float *r, *p, *q;
     float *base;        /* 1 + the weights of the Dirichlet (fixed or wall) neighbours */
-    float *diag;        /* base + the weights of the coupled neighbours: the Jacobi preconditioner */
+    float *inv_diag;    /* 1 / (base + the weights of the coupled neighbours): the Jacobi preconditioner */
     uint8_t *fixed;     /* 1: identity row (Dirichlet value, solid cell, periodic duplicate face) */
     uint8_t *links;     /* bit 2b: coupled to the -b neighbour, bit 2b+1: to the +b neighbour */
     double *part[6];    /* per-row partial sums of one pass (SUM_*) */
@@ -103,7 +103,7 @@ static void setup_system(eddy_sim *s, const diffusion_system *sys, double sums[S
         for (int i = 0; i < sys->n[0]; i++, e++) {
             if (ws->fixed[e]) {
                 ws->links[e] = 0;
-                ws->base[e] = ws->diag[e] = 1.0f;
+                ws->base[e] = ws->inv_diag[e] = 1.0f;
                 ws->r[e] = 0.0f;
                 continue;
             }
@@ -151,7 +151,7 @@ static void setup_system(eddy_sim *s, const diffusion_system *sys, double sums[S
             float res = rhs - (base * x[e] + coupled);
             ws->links[e] = links;
             ws->base[e] = base;
-            ws->diag[e] = base + coupled_weight;
+            ws->inv_diag[e] = 1.0f / (base + coupled_weight);
             ws->r[e] = res;
             b2 += (double)rhs * rhs;
             r2 += (double)res * res;
@@ -191,10 +191,23 @@ static void apply_operator(eddy_sim *s, const diffusion_system *sys, double sums
         if (sys->dim == 3) neighbour_offsets(sys, 2, k, (ptrdiff_t)n0 * sys->n[1], &zm, &zp);
         size_t e = (size_t)row * (size_t)n0;
         double pq = 0.0, qsum = 0.0;
+        const unsigned all = sys->dim == 3 ? 63u : 15u;
+        const int last = sys->ext[0] - 1;
         for (int i = 0; i < n0; i++, e++) {
             unsigned l = ws->links[e];
             float sx = 0.0f, sy = 0.0f, sz = 0.0f;
             float pe = p[e];
+            if (l == all && i > 0 && i < last) {
+                /* interior: every neighbour an unknown, no wrap along x (same sums as the general path) */
+                sx = (pe - p[e - 1]) + (pe - p[e + 1]);
+                sy = (pe - p[(ptrdiff_t)e + ym]) + (pe - p[(ptrdiff_t)e + yp]);
+                if (sys->dim == 3) sz = (pe - p[(ptrdiff_t)e + zm]) + (pe - p[(ptrdiff_t)e + zp]);
+                float q = ws->base[e] * pe + (c0 * sx + c1 * sy + c2 * sz);
+                ws->q[e] = q;
+                pq += (double)pe * q;
+                qsum += q;
+                continue;
+            }
             if (l & 1u) sx += pe - p[i > 0 ? e - 1 : e + (size_t)(sys->ext[0] - 1)];
             if (l & 2u) sx += pe - p[i + 1 < sys->ext[0] ? e + 1 : e - (size_t)i];
             if (l & 4u) sy += pe - p[(ptrdiff_t)e + ym];
@@ -225,7 +238,7 @@ static void update_solution(eddy_sim *s, const diffusion_system *sys, float alph
             if (ws->fixed[e]) continue;
             x[e] += alpha * ws->p[e];
             float r = ws->r[e] - alpha * (ws->q[e] - q_mean);
-            float z = r / ws->diag[e];
+            float z = r * ws->inv_diag[e];
             ws->r[e] = r;
             rz += (double)r * z;
             rr += (double)r * r;
@@ -247,7 +260,7 @@ static void update_direction(eddy_sim *s, const diffusion_system *sys, float bet
 #pragma omp parallel for num_threads(EDDY_THREADS(s)) schedule(static)
     for (int row = 0; row < rows; row++) {
         size_t e = (size_t)row * (size_t)n0, end = e + (size_t)n0;
-        for (; e < end; e++) ws->p[e] = ws->fixed[e] ? 0.0f : (ws->r[e] / ws->diag[e] - z_mean) + beta * ws->p[e];
+        for (; e < end; e++) ws->p[e] = ws->fixed[e] ? 0.0f : (ws->r[e] * ws->inv_diag[e] - z_mean) + beta * ws->p[e];
     }
 }
 
@@ -264,7 +277,7 @@ static void start_direction(eddy_sim *s, const diffusion_system *sys, float r_me
             ws->p[e] = 0.0f;
             if (ws->fixed[e]) continue;
             float r = ws->r[e] - r_mean;
-            float z = r / ws->diag[e];
+            float z = r * ws->inv_diag[e];
             ws->r[e] = r;
             rz += (double)r * z;
             rr += (double)r * r;
@@ -443,7 +456,7 @@ eddy_status eddy__diffuse_init(eddy_sim *s) {
     ws->cap = cap;
     ws->row_cap = rows;
     bool ok = (ws->r = (float *)malloc(cap * sizeof(float))) && (ws->p = (float *)malloc(cap * sizeof(float))) &&
-              (ws->q = (float *)malloc(cap * sizeof(float))) && (ws->diag = (float *)malloc(cap * sizeof(float))) &&
+              (ws->q = (float *)malloc(cap * sizeof(float))) && (ws->inv_diag = (float *)malloc(cap * sizeof(float))) &&
               (ws->base = (float *)malloc(cap * sizeof(float))) &&
               (ws->fixed = (uint8_t *)malloc(cap)) && (ws->links = (uint8_t *)malloc(cap)) &&
               (ws->part[0] = (double *)malloc(6 * (size_t)rows * sizeof(double)));
@@ -459,7 +472,7 @@ void eddy__diffuse_free(eddy_sim *s) {
     free(ws->r);
     free(ws->p);
     free(ws->q);
-    free(ws->diag);
+    free(ws->inv_diag);
     free(ws->base);
     free(ws->fixed);
     free(ws->links);

@@ -52,14 +52,17 @@ static inline eddy_v4i eddy_v4_positive(eddy_v4f v) { return (eddy_v4i)(v > eddy
 
 /* 1D transfer between a level (nf cells along an axis) and the next coarser one (nc cells). Prolongation is
  * cell-centred linear interpolation: fine cell i takes pw[2i] * coarse[pc[2i]] + pw[2i+1] * coarse[pc[2i+1]]
- * (3/4 of its parent, 1/4 of the parent's neighbour on its side; weight 0 when that neighbour is outside a
- * non-periodic domain). Restriction is its transpose divided by 2 (an average): coarse c takes
- * sum_{e<4} rw[4c+e] * fine[rf[4c+e]]. An axis too short to coarsen (nc = nf) has identity tables. */
+ * (3/4 of its parent, 1/4 of the parent's neighbour on its side; behind a wall that neighbour is missing (weight
+ * 0, the normalisation by the weights of the solved parents takes over), behind an outflow side it is the
+ * odd reflection of the parent (3/4 - 1/4 = 1/2 on the parent, x = 0 on the side). nw holds the weights used
+ * for the normalisation sums (an outflow neighbour counts as present). Restriction is the transpose of pw divided
+ * by 2 (an average): coarse c takes sum_{e<4} rw[4c+e] * fine[rf[4c+e]]. An axis too short to coarsen (nc = nf)
+ * has identity tables. */
 typedef struct eddy_paxis {
     int nf, nc;
     bool coarsened;
     int *pc;
-    float *pw;
+    float *pw, *nw;
     int *rf;
     float *rw;
 } eddy_paxis;
@@ -90,6 +93,7 @@ typedef struct eddy_plevel {
     bool periodic[3];
     bool outflow[6];   /* domain side is outflow: Dirichlet x = 0 outside */
     float w[3];        /* coupling per axis */
+    float dirichlet_factor[3]; /* outflow side coupling = w * factor (1 on level 0, see poisson_mg.c) */
     float *diag;       /* sum of couplings of open faces; 0 = not solved. Ghosts copy across periodic axes. */
     float *inv_diag;   /* 1 / diag, 0 where diag = 0 */
     float *inv_weight; /* multigrid: 1 / (sum of interpolation weights of fluid parents), 0 where not solved */
@@ -148,15 +152,18 @@ void eddy__plevel_fill_ghosts(const eddy_plevel *L, float *v, int threads);
 double eddy__plevel_apply(const eddy_plevel *L, float *in, float *out, bool dot, double *partial, int threads);
 /* r = (b - A x) * scale, scale = inv_weight when `weighted`, else 1 (0 where not solved); x ghosts refreshed */
 void eddy__plevel_residual(const eddy_plevel *L, float *x, const float *b, float *r, bool weighted, int threads);
+/* one row of eddy__plevel_residual (ghosts of x already filled) */
+void eddy__plevel_residual_row(const eddy_plevel *L, const float *x, const float *b, float *r, bool weighted, int row);
 /* |b - A x|^2 over solved cells */
 double eddy__plevel_residual_norm2(const eddy_plevel *L, float *x, const float *b, double *partial, int threads);
-/* red-black Gauss-Seidel half sweep over cells of colour (i+j+k) % 2 == colour, over-relaxed by omega;
- * `zero_start`: x is taken as 0 and both colours are written (the other one as 0) */
-void eddy__plevel_half_sweep(const eddy_plevel *L, float *x, const float *b, int colour, float omega,
-                             bool zero_start, int threads);
-/* half sweeps of colour `first`, then of the other colour, fused into one pass (same result) */
-void eddy__plevel_sweep_pair(const eddy_plevel *L, float *x, const float *b, int first, float omega, bool zero_start,
-                             int threads);
+/* red-black Gauss-Seidel: a half sweep over the cells of colour `first` ((i+j+k) % 2), then one over the other
+ * colour, fused into one pass (same result), over-relaxed by omega; `zero_start` takes x as 0. When `partial` is
+ * set, returns sum b*x after the pass (deterministic), else 0 */
+double eddy__plevel_sweep_pair(const eddy_plevel *L, float *x, const float *b, int first, float omega, bool zero_start,
+                               double *partial, int threads);
+/* p = z + beta p, then q = A p, fused into one pass; returns sum p*q (deterministic) */
+double eddy__plevel_direction_apply(const eddy_plevel *L, float *p, const float *z, float beta, float *q,
+                                    double *partial, int threads);
 /* out = D^-1 (b + sum of neighbours of in): one Jacobi iteration */
 void eddy__plevel_jacobi(const eddy_plevel *L, float *in, float *out, const float *b, int threads);
 /* sum a*b over solved cells (deterministic) */
@@ -176,20 +183,21 @@ void eddy__plevel_label(eddy_plevel *L, int threads);
 void eddy__plevel_remove_mean(eddy_plevel *L, float *v, double *partial, int threads);
 
 /* ---- poisson_iterative.c ---- */
-/* exactly `iterations` Jacobi iterations from x = 0; the result is in P->sol */
-void eddy__poisson_jacobi(eddy_poisson *P, int iterations);
+/* exactly `iterations` Jacobi iterations from x = 0; the result is in P->sol, |b - Ax|^2 in residual2 */
+void eddy__poisson_jacobi(eddy_poisson *P, int iterations, double *residual2);
 /* red-black SOR from x = 0 until |r| <= tol*|b| (checked every few iterations) or max_iterations;
- * returns the iterations done */
-int eddy__poisson_rbgs(eddy_poisson *P, float omega, double tol, double bnorm, int max_iterations);
+ * returns the iterations done and |b - Ax|^2 in residual2 */
+int eddy__poisson_rbgs(eddy_poisson *P, float omega, double tol, double bnorm, int max_iterations, double *residual2);
 
 /* ---- poisson_mg.c ---- */
 eddy_status eddy__poisson_mg_alloc(eddy_poisson *P, int dim, const int n[3], const bool periodic[3],
                                    const bool outflow[6]);
 /* builds coarse operators, interpolation weights and the coarsest components after level 0 changed */
 eddy_status eddy__poisson_mg_build(eddy_poisson *P);
-/* out = M^-1 in: one symmetric V-cycle from a zero guess (a fixed SPD linear operator) */
-void eddy__poisson_vcycle(eddy_poisson *P, float *in, float *out);
-/* conjugate gradient preconditioned by the V-cycle from x = 0; returns the iterations done */
-int eddy__poisson_mgpcg(eddy_poisson *P, double tol, double bnorm, int max_iterations);
+/* out = M^-1 in: one symmetric V-cycle from a zero guess (a fixed SPD linear operator); returns sum in*out */
+double eddy__poisson_vcycle(eddy_poisson *P, float *in, float *out);
+/* conjugate gradient preconditioned by the V-cycle from x = 0, to |b - Ax| <= tol |b| (recomputed, restarting when
+ * only the recurrence had got there); returns the iterations done and |b - Ax|^2 of the result in residual2 */
+int eddy__poisson_mgpcg(eddy_poisson *P, double tol, double bnorm, int max_iterations, double *residual2);
 
 #endif

@@ -13,7 +13,7 @@
 /* residual norm checks of SOR: every this many iterations (each check costs about one half sweep) */
 #define RBGS_CHECK_EVERY 8
 
-void eddy__poisson_jacobi(eddy_poisson *P, int iterations) {
+void eddy__poisson_jacobi(eddy_poisson *P, int iterations, double *residual2) {
     eddy_plevel *L = &P->levels[0];
     float *in = P->sol, *out = P->res;
     memset(in, 0, L->count * sizeof(float));
@@ -26,16 +26,17 @@ void eddy__poisson_jacobi(eddy_poisson *P, int iterations) {
     /* the last iterate is in `in`: make it the solution (the two buffers are both owned by P) */
     P->sol = in;
     P->res = out;
+    *residual2 = eddy__plevel_residual_norm2(L, P->sol, P->rhs, P->partial, P->threads);
 }
 
-int eddy__poisson_rbgs(eddy_poisson *P, float omega, double tol, double bnorm, int max_iterations) {
+int eddy__poisson_rbgs(eddy_poisson *P, float omega, double tol, double bnorm, int max_iterations, double *residual2) {
     eddy_plevel *L = &P->levels[0];
     float *x = P->sol;
     for (int it = 1; it <= max_iterations; it++) {
-        eddy__plevel_sweep_pair(L, x, P->rhs, 0, omega, it == 1, P->threads);
+        eddy__plevel_sweep_pair(L, x, P->rhs, 0, omega, it == 1, NULL, P->threads);
         if (it % RBGS_CHECK_EVERY == 0 || it == max_iterations) {
-            double rr = eddy__plevel_residual_norm2(L, x, P->rhs, P->partial, P->threads);
-            if (sqrt(rr) <= tol * bnorm) return it;
+            *residual2 = eddy__plevel_residual_norm2(L, x, P->rhs, P->partial, P->threads);
+            if (sqrt(*residual2) <= tol * bnorm) return it;
         }
     }
     return max_iterations;

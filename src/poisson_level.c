@@ -9,8 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* below this many cells a level runs on one thread: the team start costs more than the work */
-#define PLEVEL_PARALLEL_CELLS 16384
+/* below this many cells a level runs on one thread: a pass over a 128^2 level takes ~10 us, about what the
+ * fork, barriers and join of splitting it cost (measured on 2 cores of a VM, ~5-10 us per synchronisation) */
+#define PLEVEL_PARALLEL_CELLS 32768
 
 eddy_status eddy__plevel_alloc(eddy_plevel *L, int dim, const int n[3], const bool periodic[3],
                                const bool outflow[6], const float w[3], bool own_vectors) {
@@ -23,6 +24,7 @@ eddy_status eddy__plevel_alloc(eddy_plevel *L, int dim, const int n[3], const bo
         L->w[a] = a < dim ? w[a] : 0.0f;
     }
     for (int f = 0; f < 6; f++) L->outflow[f] = f < 2 * dim && outflow[f] && !L->periodic[f / 2];
+    for (int a = 0; a < 3; a++) L->dirichlet_factor[a] = 1.0f;
     L->sy = L->pad[0];
     L->sz = dim == 3 ? (ptrdiff_t)L->pad[0] * L->pad[1] : 0;
     L->origin = 1 + (size_t)L->sy + (size_t)L->sz;
@@ -47,6 +49,7 @@ eddy_status eddy__plevel_alloc(eddy_plevel *L, int dim, const int n[3], const bo
 static void paxis_free(eddy_paxis *ax) {
     free(ax->pc);
     free(ax->pw);
+    free(ax->nw);
     free(ax->rf);
     free(ax->rw);
     memset(ax, 0, sizeof *ax);
@@ -156,6 +159,8 @@ void eddy__plevel_build_diag(eddy_plevel *L, int threads) {
     const int n0 = L->n[0], n1 = L->n[1], n2 = L->n[2];
     const ptrdiff_t sy = L->sy, sz = L->sz;
     const float w0 = L->w[0], w1 = L->w[1], w2 = L->w[2];
+    /* outflow sides: Dirichlet couplings */
+    const float d0 = w0 * L->dirichlet_factor[0], d1 = w1 * L->dirichlet_factor[1], d2 = w2 * L->dirichlet_factor[2];
 #pragma omp parallel for num_threads(threads) if (L->parallel) schedule(static)
     for (int row = 0; row < L->rows; row++) {
         int j = row % n1, k = row / n1;
@@ -163,14 +168,14 @@ void eddy__plevel_build_diag(eddy_plevel *L, int threads) {
         const float *mr = m + o;
         float *d = L->diag + o, *id = L->inv_diag + o;
         /* Dirichlet (outflow) sides count as open faces; other non-periodic sides read a ghost 0 */
-        float side_y = (j == 0 && L->outflow[2] ? w1 : 0.0f) + (j == n1 - 1 && L->outflow[3] ? w1 : 0.0f);
-        float side_z = L->dim == 3 ? (k == 0 && L->outflow[4] ? w2 : 0.0f) + (k == n2 - 1 && L->outflow[5] ? w2 : 0.0f)
+        float side_y = (j == 0 && L->outflow[2] ? d1 : 0.0f) + (j == n1 - 1 && L->outflow[3] ? d1 : 0.0f);
+        float side_z = L->dim == 3 ? (k == 0 && L->outflow[4] ? d2 : 0.0f) + (k == n2 - 1 && L->outflow[5] ? d2 : 0.0f)
                                    : 0.0f;
         for (int i = 0; i < n0; i++) {
             float dv = w0 * (mr[i - 1] + mr[i + 1]) + w1 * (mr[i - sy] + mr[i + sy]) + side_y + side_z;
             if (L->dim == 3) dv += w2 * (mr[i - sz] + mr[i + sz]);
-            if (i == 0 && L->outflow[0]) dv += w0;
-            if (i == n0 - 1 && L->outflow[1]) dv += w0;
+            if (i == 0 && L->outflow[0]) dv += d0;
+            if (i == n0 - 1 && L->outflow[1]) dv += d0;
             if (!(mr[i] > 0.0f)) dv = 0.0f;
             d[i] = dv;
             id[i] = dv > 0.0f ? 1.0f / dv : 0.0f;
@@ -230,7 +235,8 @@ double eddy__plevel_apply(const eddy_plevel *L, float *in, float *out, bool dot,
     return dot ? eddy__sum_rows(partial, L->rows) : 0.0;
 }
 
-static void residual_row(const eddy_plevel *L, const float *xv, const float *bv, float *rv, bool weighted, int row) {
+void eddy__plevel_residual_row(const eddy_plevel *L, const float *xv, const float *bv, float *rv, bool weighted,
+                               int row) {
     LEVEL_LOCALS;
     size_t o = eddy__plevel_row(L, row);
     const float *x = xv + o, *b = bv + o, *d = L->diag + o, *s = L->inv_weight + o;
@@ -252,7 +258,7 @@ static void residual_row(const eddy_plevel *L, const float *xv, const float *bv,
 
 void eddy__plevel_residual(const eddy_plevel *L, float *xv, const float *bv, float *rv, bool weighted, int threads) {
     eddy__plevel_fill_ghosts(L, xv, threads);
-    EDDY_FOR_ROWS(L->parallel, threads, L->rows, residual_row(L, xv, bv, rv, weighted, row));
+    EDDY_FOR_ROWS(L->parallel, threads, L->rows, eddy__plevel_residual_row(L, xv, bv, rv, weighted, row));
 }
 
 double eddy__plevel_residual_norm2(const eddy_plevel *L, float *xv, const float *bv, double *partial, int threads) {
@@ -261,7 +267,8 @@ double eddy__plevel_residual_norm2(const eddy_plevel *L, float *xv, const float 
     return eddy__plevel_dot(L, L->r, L->r, partial, threads);
 }
 
-/* One row of a red-black half sweep (see eddy__plevel_half_sweep). */
+/* One row of a red-black half sweep over the cells of colour (i+j+k) % 2 == colour, over-relaxed by omega;
+ * `zero_start`: x is taken as 0 and both colours are written (the other one as 0). */
 static void half_sweep_row(const eddy_plevel *L, float *xv, const float *bv, int row, int colour, float omega,
                            bool zero_start) {
     LEVEL_LOCALS;
@@ -321,12 +328,6 @@ static void half_sweep_row(const eddy_plevel *L, float *xv, const float *bv, int
     }
 }
 
-void eddy__plevel_half_sweep(const eddy_plevel *L, float *xv, const float *bv, int colour, float omega,
-                             bool zero_start, int threads) {
-    if (!zero_start) eddy__plevel_fill_ghosts(L, xv, threads);
-    EDDY_FOR_ROWS(L->parallel, threads, L->rows, half_sweep_row(L, xv, bv, row, colour, omega, zero_start));
-}
-
 /* Ghosts inside one unit (a row in 2D, a plane in 3D): x sides of its rows, and in 3D the y-side rows. */
 static void fill_unit_ghosts(const eddy_plevel *L, float *v, int unit) {
     const int n0 = L->n[0], n1 = L->n[1];
@@ -352,29 +353,39 @@ static void fill_unit_ghosts(const eddy_plevel *L, float *v, int unit) {
     }
 }
 
-static void half_sweep_unit(const eddy_plevel *L, float *x, const float *b, int unit, int colour, float omega,
-                            bool zero_start) {
+/* Lagged two-phase passes. Phase `first` of unit u (a row in 2D, a plane in 3D) must be complete in units u-1, u
+ * and u+1 before phase `second` of unit u reads them. Each thread walks its block of units doing first(u), then
+ * second(u-1); the first and last unit of each block wait for the neighbouring blocks (a barrier), after which the
+ * ghost units of a periodic unit axis are refreshed from `ghost_vec`. Every unit sees the same values as with two
+ * separate passes, so the result does not depend on threads, while memory is streamed once instead of twice. */
+typedef struct lagged_ops {
+    void (*first)(const eddy_plevel *L, const struct lagged_ops *op, int row);
+    void (*second)(const eddy_plevel *L, const struct lagged_ops *op, int row);
+    float *x;             /* the vector that phase `first` writes and phase `second` reads around a cell */
+    const float *b;       /* right-hand side (sweeps) */
+    float *out;           /* output of phase `second` (operator application) */
+    const float *z;       /* direction update: p = z + beta p */
+    float omega, beta;
+    int colour;           /* colour of phase `first` (sweeps) */
+    bool zero_start;
+    double *partial;      /* when set: per-row dot product after phase `second` */
+} lagged_ops;
+
+static void run_unit(const eddy_plevel *L, const lagged_ops *op, int unit, bool first) {
     int per = L->dim == 3 ? L->n[1] : 1;
-    for (int r = 0; r < per; r++) half_sweep_row(L, x, b, unit * per + r, colour, omega, zero_start);
+    for (int r = 0; r < per; r++) (first ? op->first : op->second)(L, op, unit * per + r);
 }
 
-/* Two half sweeps, colour `first` then the other, in one pass: each thread walks its block of units (rows in 2D,
- * planes in 3D) updating `first` in unit u and the other colour in unit u-1, whose neighbours of colour `first`
- * are then all final. The first and last unit of each block wait for the neighbouring blocks (a barrier).
- * Every cell sees exactly the values of the two separate sweeps, so the result does not depend on threads. */
-/* units u0 .. u1-1 of one block: `first` colour everywhere, the other colour lagging one unit behind except on
- * the block's first and last units */
-static void pair_lagged(const eddy_plevel *L, float *x, const float *b, int first, float omega, bool zero_start, int u0,
-                        int u1) {
+static void lagged_block(const eddy_plevel *L, const lagged_ops *op, int u0, int u1) {
     for (int u = u0; u < u1; u++) {
-        half_sweep_unit(L, x, b, u, first, omega, zero_start);
-        fill_unit_ghosts(L, x, u);
-        if (u - 1 > u0) half_sweep_unit(L, x, b, u - 1, 1 - first, omega, false);
+        run_unit(L, op, u, true);
+        fill_unit_ghosts(L, op->x, u);
+        if (u - 1 > u0) run_unit(L, op, u - 1, false);
     }
 }
 
-/* the ghost units of a periodic unit axis take the first colour's new values */
-static void pair_ghost_units(const eddy_plevel *L, float *x) {
+/* the ghost units of a periodic unit axis take the values of phase `first` */
+static void lagged_ghost_units(const eddy_plevel *L, float *x) {
     const int unit_axis = L->dim == 3 ? 2 : 1;
     if (!L->periodic[unit_axis]) return;
     const int units = L->n[unit_axis];
@@ -385,33 +396,76 @@ static void pair_ghost_units(const eddy_plevel *L, float *x) {
     memcpy(base + (ptrdiff_t)units * st, base, len * sizeof(float));
 }
 
-static void pair_deferred(const eddy_plevel *L, float *x, const float *b, int first, float omega, int u0, int u1) {
-    if (u1 > u0) half_sweep_unit(L, x, b, u0, 1 - first, omega, false);
-    if (u1 - 1 > u0) half_sweep_unit(L, x, b, u1 - 1, 1 - first, omega, false);
+static void lagged_deferred(const eddy_plevel *L, const lagged_ops *op, int u0, int u1) {
+    if (u1 > u0) run_unit(L, op, u0, false);
+    if (u1 - 1 > u0) run_unit(L, op, u1 - 1, false);
 }
 
-void eddy__plevel_sweep_pair(const eddy_plevel *L, float *x, const float *b, int first, float omega, bool zero_start,
-                             int threads) {
-    if (!zero_start) eddy__plevel_fill_ghosts(L, x, threads);
+static void lagged_pass(const eddy_plevel *L, const lagged_ops *op, int threads) {
     const int units = L->dim == 3 ? L->n[2] : L->n[1];
     int team = L->parallel ? threads : 1;
     if (team > units) team = units;
     if (team <= 1) {
-        pair_lagged(L, x, b, first, omega, zero_start, 0, units);
-        pair_ghost_units(L, x);
-        pair_deferred(L, x, b, first, omega, 0, units);
+        lagged_block(L, op, 0, units);
+        lagged_ghost_units(L, op->x);
+        lagged_deferred(L, op, 0, units);
         return;
     }
 #pragma omp parallel num_threads(team)
     {
         int t = omp_get_thread_num(), nt = omp_get_num_threads();
         int u0 = (int)((long)units * t / nt), u1 = (int)((long)units * (t + 1) / nt);
-        pair_lagged(L, x, b, first, omega, zero_start, u0, u1);
+        lagged_block(L, op, u0, u1);
 #pragma omp barrier
+        if (L->periodic[L->dim == 3 ? 2 : 1]) {
 #pragma omp single
-        pair_ghost_units(L, x);
-        pair_deferred(L, x, b, first, omega, u0, u1);
+            lagged_ghost_units(L, op->x);
+        }
+        lagged_deferred(L, op, u0, u1);
     }
+}
+
+static void sweep_first(const eddy_plevel *L, const lagged_ops *op, int row) {
+    half_sweep_row(L, op->x, op->b, row, op->colour, op->omega, op->zero_start);
+}
+
+static void sweep_second(const eddy_plevel *L, const lagged_ops *op, int row) {
+    half_sweep_row(L, op->x, op->b, row, 1 - op->colour, op->omega, false);
+    if (op->partial) {
+        size_t o = eddy__plevel_row(L, row);
+        op->partial[row] = eddy__row_dot(op->b + o, op->x + o, L->n[0]);
+    }
+}
+
+double eddy__plevel_sweep_pair(const eddy_plevel *L, float *x, const float *b, int first, float omega, bool zero_start,
+                               double *partial, int threads) {
+    if (!zero_start) eddy__plevel_fill_ghosts(L, x, threads);
+    lagged_ops op = {sweep_first, sweep_second, x, b, NULL, NULL, omega, 0.0f, first, zero_start, partial};
+    lagged_pass(L, &op, threads);
+    return partial ? eddy__sum_rows(partial, L->rows) : 0.0;
+}
+
+static void direction_row(const eddy_plevel *L, const lagged_ops *op, int row) {
+    size_t o = eddy__plevel_row(L, row);
+    float *p = op->x + o;
+    const float *z = op->z + o;
+    const int n0 = L->n[0];
+    const float beta = op->beta;
+    const eddy_v4f bv = eddy_v4_all(beta);
+    int i = 0;
+    for (; i + 4 <= n0; i += 4) eddy_v4_store(p + i, eddy_v4_load(z + i) + bv * eddy_v4_load(p + i));
+    for (; i < n0; i++) p[i] = z[i] + beta * p[i];
+}
+
+static void apply_second(const eddy_plevel *L, const lagged_ops *op, int row) {
+    apply_row(L, op->x, op->out, op->partial != NULL, op->partial, row);
+}
+
+double eddy__plevel_direction_apply(const eddy_plevel *L, float *p, const float *z, float beta, float *q,
+                                    double *partial, int threads) {
+    lagged_ops op = {direction_row, apply_second, p, NULL, q, z, 1.0f, beta, 0, false, partial};
+    lagged_pass(L, &op, threads);
+    return eddy__sum_rows(partial, L->rows);
 }
 
 static void jacobi_row(const eddy_plevel *L, const float *in, float *out, const float *bv, int row) {

@@ -28,17 +28,19 @@
 
 /* ---------------------------------------------------------------- transfer tables */
 
-static eddy_status paxis_build(eddy_paxis *ax, int nf, bool coarsen, bool periodic) {
+static eddy_status paxis_build(eddy_paxis *ax, int nf, bool coarsen, bool periodic, const bool dirichlet[2],
+                               float dirichlet_weight) {
     int nc = coarsen ? (nf + 1) / 2 : nf;
     ax->nf = nf;
     ax->nc = nc;
     ax->coarsened = coarsen;
     ax->pc = malloc(2 * (size_t)nf * sizeof(int));
     ax->pw = malloc(2 * (size_t)nf * sizeof(float));
+    ax->nw = malloc(2 * (size_t)nf * sizeof(float));
     ax->rf = malloc(4 * (size_t)nc * sizeof(int));
     ax->rw = malloc(4 * (size_t)nc * sizeof(float));
     int *cnt = calloc((size_t)nc, sizeof(int));
-    if (!ax->pc || !ax->pw || !ax->rf || !ax->rw || !cnt) {
+    if (!ax->pc || !ax->pw || !ax->nw || !ax->rf || !ax->rw || !cnt) {
         free(cnt);
         return EDDY_ERR_OUT_OF_MEMORY;
     }
@@ -46,16 +48,24 @@ static eddy_status paxis_build(eddy_paxis *ax, int nf, bool coarsen, bool period
         int c = coarsen ? i / 2 : i;
         int nb = c + ((i & 1) ? 1 : -1);
         ax->pc[2 * i] = c;
-        ax->pw[2 * i] = coarsen ? 0.75f : 1.0f;
+        ax->pw[2 * i] = ax->nw[2 * i] = coarsen ? 0.75f : 1.0f;
         ax->pc[2 * i + 1] = c;
-        ax->pw[2 * i + 1] = 0.0f;
+        ax->pw[2 * i + 1] = ax->nw[2 * i + 1] = 0.0f;
         if (!coarsen) continue;
         if (nb < 0 || nb >= nc) {
-            if (!periodic) continue; /* outside the domain: no parent there */
+            if (!periodic) {
+                if (dirichlet[nb >= nc]) {
+                    /* outflow side: linear between the parent and the zero of x half a finest cell outside the
+                     * side, which is a value, not a missing parent, for the normalisation */
+                    ax->pw[2 * i] = dirichlet_weight;
+                    ax->nw[2 * i] = 1.0f;
+                }
+                continue; /* a wall: no parent there; the normalisation spreads its weight over the others */
+            }
             nb = eddy__wrap(nb, nc);
         }
         ax->pc[2 * i + 1] = nb;
-        ax->pw[2 * i + 1] = 0.25f;
+        ax->pw[2 * i + 1] = ax->nw[2 * i + 1] = 0.25f;
     }
     for (int c = 0; c < nc; c++)
         for (int e = 0; e < 4; e++) {
@@ -98,8 +108,8 @@ static void restrict_row_x(const eddy_paxis *ax, const float *restrict f, float 
 }
 
 /* along x: fine row from a coarse row t; add: f += s * interpolation, else f = interpolation */
-static void prolong_row_x(const eddy_paxis *ax, const float *restrict t, float *restrict f, const float *restrict s,
-                          bool add) {
+static void prolong_row_x(const eddy_paxis *ax, const float *pw, const float *restrict t, float *restrict f,
+                          const float *restrict s, bool add) {
     const int nf = ax->nf, nc = ax->nc;
     if (!ax->coarsened) {
         if (add) {
@@ -115,7 +125,7 @@ static void prolong_row_x(const eddy_paxis *ax, const float *restrict t, float *
     for (int e = 0; e < 4; e++) {
         int i = ends[e];
         if (i >= nf || (e >= 2 && i < 2)) continue;
-        float v = ax->pw[2 * i] * t[ax->pc[2 * i]] + ax->pw[2 * i + 1] * t[ax->pc[2 * i + 1]];
+        float v = pw[2 * i] * t[ax->pc[2 * i]] + pw[2 * i + 1] * t[ax->pc[2 * i + 1]];
         f[i] = add ? f[i] + s[i] * v : v;
     }
     if (add) {
@@ -196,26 +206,51 @@ static void restrict_z_row(const eddy_poisson *P, int l, int crow) {
     combine4(C->b + o, a0, a1, a2, a3, ax[2].rw + 4 * cz, C->diag + o, nc0);
 }
 
-/* coarse b = mask * R fine r (F->r holds the residual already scaled by inv_weight) */
-static void restrict_level(eddy_poisson *P, int l) {
-    const eddy_plevel *F = &P->levels[l], *C = &P->levels[l + 1];
-    const int nt = P->threads;
-    EDDY_FOR_ROWS(F->parallel, nt, F->rows, restrict_x_row(P, l, row));
-    EDDY_FOR_ROWS(F->parallel, nt, F->axis[1].nc * F->n[2], restrict_y_row(P, l, row));
-    if (F->dim == 3) EDDY_FOR_ROWS(C->parallel, nt, C->rows, restrict_z_row(P, l, row));
+static void residual_restrict_x_row(const eddy_poisson *P, int l, int row) {
+    const eddy_plevel *F = &P->levels[l];
+    eddy__plevel_residual_row(F, F->x, F->b, F->r, true, row);
+    restrict_x_row(P, l, row);
+}
+
+/* coarse b = mask * R (inv_weight * (b - A x)) of level l: the residual and the x pass row by row, then the y and
+ * (3D) z passes, in one OpenMP team with a barrier between the passes */
+static void restrict_residual(eddy_poisson *P, int l) {
+    eddy_plevel *F = &P->levels[l];
+    const eddy_plevel *C = &P->levels[l + 1];
+    const int yrows = F->axis[1].nc * F->n[2];
+    eddy__plevel_fill_ghosts(F, F->x, P->threads);
+    if (!F->parallel || P->threads <= 1) {
+        for (int row = 0; row < F->rows; row++) residual_restrict_x_row(P, l, row);
+        for (int row = 0; row < yrows; row++) restrict_y_row(P, l, row);
+        if (F->dim == 3)
+            for (int row = 0; row < C->rows; row++) restrict_z_row(P, l, row);
+        return;
+    }
+#pragma omp parallel num_threads(P->threads)
+    {
+#pragma omp for schedule(static)
+        for (int row = 0; row < F->rows; row++) residual_restrict_x_row(P, l, row);
+#pragma omp for schedule(static)
+        for (int row = 0; row < yrows; row++) restrict_y_row(P, l, row);
+        if (F->dim == 3) {
+#pragma omp for schedule(static)
+            for (int row = 0; row < C->rows; row++) restrict_z_row(P, l, row);
+        }
+    }
 }
 
 /* Prolongation, row by row: z into t2 (3D: coarse x and y, fine z), y into t1, x into the fine vector. */
-static void prolong_z_row(const eddy_poisson *P, int l, const float *xc, int rr) {
+static void prolong_z_row(const eddy_poisson *P, int l, const float *xc, bool norm, int rr) {
     const eddy_plevel *F = &P->levels[l], *C = &P->levels[l + 1];
     const eddy_paxis *ax = F->axis;
     const int nc0 = ax[0].nc, nc1 = ax[1].nc;
+    const float *pw = norm ? ax[2].nw : ax[2].pw;
     int cy = rr % nc1, fz = rr / nc1;
     combine2(P->t2 + (size_t)rr * nc0, xc + eddy__plevel_row(C, cy + nc1 * ax[2].pc[2 * fz]),
-             xc + eddy__plevel_row(C, cy + nc1 * ax[2].pc[2 * fz + 1]), ax[2].pw[2 * fz], ax[2].pw[2 * fz + 1], nc0);
+             xc + eddy__plevel_row(C, cy + nc1 * ax[2].pc[2 * fz + 1]), pw[2 * fz], pw[2 * fz + 1], nc0);
 }
 
-static void prolong_yx_row(const eddy_poisson *P, int l, const float *xc, float *xf, bool add, int row) {
+static void prolong_yx_row(const eddy_poisson *P, int l, const float *xc, float *xf, bool add, bool norm, int row) {
     const eddy_plevel *F = &P->levels[l], *C = &P->levels[l + 1];
     const eddy_paxis *ax = F->axis;
     const int nc0 = ax[0].nc, n1 = F->n[1], nc1 = ax[1].nc;
@@ -228,18 +263,20 @@ static void prolong_yx_row(const eddy_poisson *P, int l, const float *xc, float 
         a0 = xc + eddy__plevel_row(C, ax[1].pc[2 * fy]);
         a1 = xc + eddy__plevel_row(C, ax[1].pc[2 * fy + 1]);
     }
+    const float *pw = norm ? ax[1].nw : ax[1].pw;
     float *out = P->t1 + (size_t)row * nc0;
-    combine2(out, a0, a1, ax[1].pw[2 * fy], ax[1].pw[2 * fy + 1], nc0);
+    combine2(out, a0, a1, pw[2 * fy], pw[2 * fy + 1], nc0);
     size_t o = eddy__plevel_row(F, row);
-    prolong_row_x(&ax[0], out, xf + o, F->inv_weight + o, add);
+    prolong_row_x(&ax[0], norm ? ax[0].nw : ax[0].pw, out, xf + o, F->inv_weight + o, add);
 }
 
-/* fine xf (+)= [inv_weight *] P xc, from the coarse vector xc of level l+1 into level l */
-static void prolong_level(eddy_poisson *P, int l, const float *xc, float *xf, bool add) {
+/* fine xf (+)= [inv_weight *] P xc, from the coarse vector xc of level l+1 into level l; `norm` interpolates with
+ * the weights of the normalisation sums instead (at build time) */
+static void prolong_level(eddy_poisson *P, int l, const float *xc, float *xf, bool add, bool norm) {
     const eddy_plevel *F = &P->levels[l];
     const int nt = P->threads;
-    if (F->dim == 3) EDDY_FOR_ROWS(F->parallel, nt, F->axis[1].nc * F->n[2], prolong_z_row(P, l, xc, row));
-    EDDY_FOR_ROWS(F->parallel, nt, F->rows, prolong_yx_row(P, l, xc, xf, add, row));
+    if (F->dim == 3) EDDY_FOR_ROWS(F->parallel, nt, F->axis[1].nc * F->n[2], prolong_z_row(P, l, xc, norm, row));
+    EDDY_FOR_ROWS(F->parallel, nt, F->rows, prolong_yx_row(P, l, xc, xf, add, norm, row));
 }
 
 /* ---------------------------------------------------------------- hierarchy */
@@ -272,11 +309,21 @@ eddy_status eddy__poisson_mg_alloc(eddy_poisson *P, int dim, const int n[3], con
         for (int a = 0; a < 3; a++) w[a] = ldexpf(1.0f, -2 * times[l][a]);
         eddy_status st = eddy__plevel_alloc(&P->levels[l], dim, dims[l], periodic, outflow, w, l > 0);
         if (st != EDDY_OK) return st;
+        /* x = 0 half a finest cell outside an outflow side on every level: a cell of width H = 2^t h is
+         * (H + h)/2 from it, so its coupling is w * 2H / (H + h) */
+        for (int a = 0; a < 3; a++) {
+            float t2 = ldexpf(1.0f, times[l][a]);
+            P->levels[l].dirichlet_factor[a] = 2.0f * t2 / (t2 + 1.0f);
+        }
     }
     for (int l = 0; l + 1 < nl; l++)
         for (int a = 0; a < 3; a++) {
+            bool dirichlet[2] = {a < dim && outflow[2 * a], a < dim && outflow[2 * a + 1]};
+            /* fine cells of this level lie (2^t)/2 finest cells inside the side, their parents 2^t, the zero 1/2
+             * outside: the weight on the parent is (2^t + 1) / (2^(t+1) + 1) */
+            float t2 = ldexpf(1.0f, times[l][a]);
             eddy_status st = paxis_build(&P->levels[l].axis[a], dims[l][a], dims[l + 1][a] != dims[l][a],
-                                         a < dim && periodic[a]);
+                                         a < dim && periodic[a], dirichlet, (t2 + 1.0f) / (2.0f * t2 + 1.0f));
             if (st != EDDY_OK) return st;
         }
     const eddy_plevel *L0 = &P->levels[0];
@@ -332,7 +379,7 @@ eddy_status eddy__poisson_mg_build(eddy_poisson *P) {
             size_t o = eddy__plevel_row(C, crow);
             for (int cx = 0; cx < C->n[0]; cx++) C->scratch[o + cx] = C->diag[o + cx] > 0.0f ? 1.0f : 0.0f;
         }
-        prolong_level(P, l - 1, C->scratch, F->r, false);
+        prolong_level(P, l - 1, C->scratch, F->r, false, true);
 #pragma omp parallel for num_threads(nt) if (F->parallel) schedule(static)
         for (int row = 0; row < F->rows; row++) {
             size_t o = eddy__plevel_row(F, row);
@@ -354,27 +401,33 @@ static void coarsest_solve(eddy_poisson *P) {
     const int nt = P->threads;
     /* level 0 as the coarsest (a tiny grid): its right-hand side is the caller's, already mean-free */
     if (l > 0) eddy__plevel_remove_mean(C, C->b, P->partial, nt);
-    for (int s = 0; s < EDDY_MG_COARSEST_SWEEPS; s++) eddy__plevel_sweep_pair(C, C->x, C->b, 0, 1.0f, s == 0, nt);
-    for (int s = 0; s < EDDY_MG_COARSEST_SWEEPS; s++) eddy__plevel_sweep_pair(C, C->x, C->b, 1, 1.0f, false, nt);
+    for (int s = 0; s < EDDY_MG_COARSEST_SWEEPS; s++) eddy__plevel_sweep_pair(C, C->x, C->b, 0, 1.0f, s == 0, NULL, nt);
+    for (int s = 0; s < EDDY_MG_COARSEST_SWEEPS; s++) eddy__plevel_sweep_pair(C, C->x, C->b, 1, 1.0f, false, NULL, nt);
     eddy__plevel_remove_mean(C, C->x, P->partial, nt);
 }
 
-void eddy__poisson_vcycle(eddy_poisson *P, float *in, float *out) {
+double eddy__poisson_vcycle(eddy_poisson *P, float *in, float *out) {
     const int nt = P->threads, nl = P->nlevels;
     P->levels[0].b = in;
     P->levels[0].x = out;
     for (int l = 0; l + 1 < nl; l++) {
         eddy_plevel *L = &P->levels[l];
-        for (int s = 0; s < EDDY_MG_SMOOTH; s++) eddy__plevel_sweep_pair(L, L->x, L->b, 0, 1.0f, s == 0, nt);
-        eddy__plevel_residual(L, L->x, L->b, L->r, true, nt);
-        restrict_level(P, l);
+        for (int s = 0; s < EDDY_MG_SMOOTH; s++) eddy__plevel_sweep_pair(L, L->x, L->b, 0, 1.0f, s == 0, NULL, nt);
+        restrict_residual(P, l);
     }
     coarsest_solve(P);
+    if (nl == 1) return eddy__plevel_dot(&P->levels[0], in, out, P->partial, nt);
+    double dot = 0.0;
     for (int l = nl - 2; l >= 0; l--) {
         eddy_plevel *L = &P->levels[l];
-        prolong_level(P, l, P->levels[l + 1].x, L->x, true);
-        for (int s = 0; s < EDDY_MG_SMOOTH; s++) eddy__plevel_sweep_pair(L, L->x, L->b, 1, 1.0f, false, nt);
+        prolong_level(P, l, P->levels[l + 1].x, L->x, true, false);
+        for (int s = 0; s < EDDY_MG_SMOOTH; s++) {
+            /* the last sweep of level 0 also sums in*out, row by row as each row becomes final */
+            bool last = l == 0 && s == EDDY_MG_SMOOTH - 1;
+            dot = eddy__plevel_sweep_pair(L, L->x, L->b, 1, 1.0f, false, last ? P->partial : NULL, nt);
+        }
     }
+    return dot;
 }
 
 /* ---------------------------------------------------------------- conjugate gradient */
@@ -423,41 +476,52 @@ static double cg_update(eddy_poisson *P, float alpha) {
     return rr;
 }
 
-/* p = z + beta p */
-static void cg_direction_row(eddy_poisson *P, float beta, int row) {
-    const eddy_plevel *L = &P->levels[0];
-    const int n0 = L->n[0];
-    size_t o = eddy__plevel_row(L, row);
-    float *p = P->p + o;
-    const float *z = P->z + o;
-    const eddy_v4f b = eddy_v4_all(beta);
-    int i = 0;
-    for (; i + 4 <= n0; i += 4) eddy_v4_store(p + i, eddy_v4_load(z + i) + b * eddy_v4_load(p + i));
-    for (; i < n0; i++) p[i] = z[i] + beta * p[i];
+/* r = b - A x, mean-free per pure-Neumann component; returns |r|^2 */
+static double true_residual(eddy_poisson *P) {
+    eddy_plevel *L = &P->levels[0];
+    eddy__plevel_residual(L, P->sol, P->rhs, P->res, false, P->threads);
+    eddy__plevel_remove_mean(L, P->res, P->partial, P->threads);
+    return eddy__plevel_dot(L, P->res, P->res, P->partial, P->threads);
 }
 
-static void cg_direction(eddy_poisson *P, float beta) {
-    const eddy_plevel *L = &P->levels[0];
-    EDDY_FOR_ROWS(L->parallel, P->threads, L->rows, cg_direction_row(P, beta, row));
-}
+/* Restarts after the recurrence says "converged" but the recomputed residual does not (float rounding makes the two
+ * drift apart on large grids): at most this many, and only while each restart at least halves the residual, so a
+ * tolerance below what float32 can represent (the floor grows with the grid and the pressure's range) ends fast. */
+#define MGPCG_MAX_RESTARTS 2
 
-int eddy__poisson_mgpcg(eddy_poisson *P, double tol, double bnorm, int max_iterations) {
+int eddy__poisson_mgpcg(eddy_poisson *P, double tol, double bnorm, int max_iterations, double *residual2) {
     eddy_plevel *L = &P->levels[0];
     const int nt = P->threads;
     memset(P->sol, 0, L->count * sizeof(float));
     memcpy(P->res, P->rhs, L->count * sizeof(float));
-    eddy__poisson_vcycle(P, P->res, P->z);
-    double rz = eddy__plevel_dot(L, P->res, P->z, P->partial, nt);
-    memcpy(P->p, P->z, L->count * sizeof(float));
-    for (int it = 1; it <= max_iterations; it++) {
+    int restarts = 0;
+    double last_check = INFINITY;
+    for (int it = 1;; it++) {
+        /* (re)start: the direction is the preconditioned residual */
+        double rz = eddy__poisson_vcycle(P, P->res, P->z);
+        memcpy(P->p, P->z, L->count * sizeof(float));
         double pq = eddy__plevel_apply(L, P->p, P->q, true, P->partial, nt);
-        if (!(pq > 0.0) || !(rz > 0.0)) return it - 1; /* breakdown: nothing left that CG can reduce */
-        double rr = cg_update(P, (float)(rz / pq));
-        if (sqrt(rr) <= tol * bnorm) return it;
-        eddy__poisson_vcycle(P, P->res, P->z);
-        double rz_next = eddy__plevel_dot(L, P->res, P->z, P->partial, nt);
-        cg_direction(P, (float)(rz_next / rz));
-        rz = rz_next;
+        bool converged = false;
+        for (; it <= max_iterations; it++) {
+            if (!(pq > 0.0) || !(rz > 0.0)) break; /* breakdown: nothing left that CG can reduce */
+            double rr = cg_update(P, (float)(rz / pq));
+            if (sqrt(rr) <= tol * bnorm) {
+                converged = true;
+                break;
+            }
+            double rz_next = eddy__poisson_vcycle(P, P->res, P->z);
+            float beta = (float)(rz_next / rz);
+            rz = rz_next;
+            /* p = z + beta p and q = A p in one pass */
+            pq = eddy__plevel_direction_apply(L, P->p, P->z, beta, P->q, P->partial, nt);
+        }
+        /* check the residual itself, and restart from it when only the recurrence had converged */
+        *residual2 = true_residual(P);
+        int done = it > max_iterations ? max_iterations : (converged ? it : it - 1);
+        if (!converged || sqrt(*residual2) <= tol * bnorm || restarts == MGPCG_MAX_RESTARTS || it >= max_iterations ||
+            *residual2 > 0.25 * last_check)
+            return done;
+        last_check = *residual2;
+        restarts++;
     }
-    return max_iterations;
 }

@@ -265,6 +265,49 @@ eddy_status eddy_sim_create(const eddy_sim_def *def, eddy_sim **out, char *msg, 
     return EDDY_OK;
 }
 
+/* ---------------------------------------------------------------- runtime parameters */
+
+eddy_status eddy_sim_set_def(eddy_sim *s, const eddy_sim_def *def) {
+    if (!s) return EDDY_ERR_INVALID_ARGUMENT;
+    char msg[sizeof s->error];
+    eddy_status st = eddy_sim_def_validate(def, msg, sizeof msg);
+    if (st != EDDY_OK) return eddy__fail(s, st, "%s", msg);
+    const eddy_sim_def *o = &s->def;
+    if (def->dim != o->dim) return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "set_def: dim cannot change (%d -> %d)", o->dim, def->dim);
+    for (int a = 0; a < s->dim; a++) {
+        if (def->grid[a] != o->grid[a] || def->dye_scale[a] != o->dye_scale[a] || def->origin[a] != o->origin[a])
+            return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "set_def: grid, dye_scale and origin cannot change (axis %d)", a);
+        if (s->def.boundary[2 * a].type != def->boundary[2 * a].type || s->def.boundary[2 * a + 1].type != def->boundary[2 * a + 1].type)
+            return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "set_def: boundary types cannot change (axis %d); their values can", a);
+    }
+    if (def->size[0] != o->size[0]) return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "set_def: size cannot change");
+    if (def->backend != o->backend) return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "set_def: backend cannot change");
+    bool new_scheme = def->advection != o->advection;
+    eddy_sim_def keep = s->def;
+    /* copy the tunables; structural values stay as normalised at creation */
+    s->def.dt = def->dt; s->def.cfl = def->cfl; s->def.max_dt = def->max_dt;
+    s->def.viscosity = def->viscosity; s->def.density = def->density; s->def.advection = def->advection;
+    s->def.pressure = def->pressure; s->def.vorticity = def->vorticity;
+    s->def.velocity_dissipation = def->velocity_dissipation; s->def.dye_dissipation = def->dye_dissipation;
+    s->def.temperature_dissipation = def->temperature_dissipation; s->def.dye_diffusion = def->dye_diffusion;
+    s->def.temperature_diffusion = def->temperature_diffusion;
+    for (int a = 0; a < 3; a++) s->def.gravity[a] = def->gravity[a];
+    s->def.buoyancy_density = def->buoyancy_density; s->def.buoyancy_temperature = def->buoyancy_temperature;
+    s->def.ambient_temperature = def->ambient_temperature; s->def.threads = def->threads;
+    for (int f = 0; f < 2 * s->dim; f++) s->def.boundary[f] = def->boundary[f];
+    if (new_scheme) { /* the scratch an advection scheme needs depends on the scheme */
+        eddy__advect_free(s);
+        st = eddy__advect_init(s);
+        if (st != EDDY_OK) {
+            s->def = keep;
+            eddy__advect_free(s);
+            eddy_status st2 = eddy__advect_init(s);
+            return st2 != EDDY_OK ? st2 : st;
+        }
+    }
+    return EDDY_OK;
+}
+
 /* ---------------------------------------------------------------- stepping */
 
 float eddy__choose_dt(eddy_sim *s) {

@@ -243,7 +243,32 @@ static void test_state_files(void) {
     eddy_sim_destroy(s);
 }
 
+static void test_set_def(void) {
+    eddy_sim *s = make(2, 16, 12, 1);
+    if (!s) return;
+    eddy_sim_def d = *eddy_sim_get_def(s);
+    d.vorticity = 0.5f;
+    d.advection = EDDY_ADVECT_BFECC;
+    d.viscosity = 1e-3f;
+    CHECK(eddy_sim_set_def(s, &d) == EDDY_OK, "set_def tunables: %s", eddy_sim_last_error(s));
+    CHECK(eddy_sim_get_def(s)->vorticity == 0.5f && eddy_sim_get_def(s)->advection == EDDY_ADVECT_BFECC, "not applied");
+    eddy_splat sp = {{0.8f, 0.6f, 0}, 0.2f, {1, 0, 0}, {1, 0, 0}, 0};
+    eddy_sim_splat(s, &sp);
+    CHECK(eddy_sim_step(s) == EDDY_OK, "step after a scheme change: %s", eddy_sim_last_error(s));
+    d.grid[0] = 20;
+    CHECK(eddy_sim_set_def(s, &d) == EDDY_ERR_INVALID_ARGUMENT && strstr(eddy_sim_last_error(s), "grid"), "grid change accepted");
+    d = *eddy_sim_get_def(s);
+    d.boundary[0].type = d.boundary[1].type = EDDY_BOUNDARY_PERIODIC;
+    CHECK(eddy_sim_set_def(s, &d) == EDDY_ERR_INVALID_ARGUMENT && strstr(eddy_sim_last_error(s), "boundary"), "bc type change accepted");
+    d = *eddy_sim_get_def(s);
+    d.vorticity = NAN;
+    CHECK(eddy_sim_set_def(s, &d) == EDDY_ERR_INVALID_ARGUMENT && strstr(eddy_sim_last_error(s), "vorticity"), "NaN accepted");
+    CHECK(eddy_sim_get_def(s)->vorticity == 0.5f, "a rejected def changed the simulation");
+    eddy_sim_destroy(s);
+}
+
 int main(void) {
+    test_set_def();
     test_bad_definitions();
     test_bad_calls();
     test_sampling_linear();

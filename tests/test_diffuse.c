@@ -178,9 +178,8 @@ static void test_huge_dt(int dim) {
 /* Plane Couette flow between a no-slip (or solid) floor and a moving lid, periodic along the others: one step of
  * huge dt gives the steady state, exactly linear; the ghost rule 2 u_wall - u is exact for linear profiles, so the
  * discrete solution is u = u_floor + (U - u_floor) (y - y_floor) / (H - y_floor) at the face centres.
- * Solver error: |e| <= |A^-1 r|, r <= 1e-6 |b| with |b| ~ 2 c U sqrt(cells in the lid layer) and A^-1 ~ 1/(c lambda_1)
- * on the slowest mode, lambda_1 ~ (pi / n)^2: |e| ~ 2e-6 U n^2 sqrt(n) / pi^2 per face, 2e-4 U at n = 16:
- * tolerance 2e-3 U (scaled as n^2.5 with the grid). */
+ * Tolerance 1e-4 (lid speed 1.5): a wrong wall distance or ghost weight shifts the profile by O(U h / H), at least
+ * 1e-2 on these grids, while the solver's residual (1e-6 of |b|) spread over all modes leaves ~1e-6. */
 static void test_couette(int dim, int n, int solid_rows) {
     eddy_sim_def d = eddy_sim_def_default();
     d.dim = dim;
@@ -230,7 +229,7 @@ static void test_couette(int dim, int n, int solid_rows) {
                     worst = fmax(worst, fabs(s->vel[a][eddy__idx(fn, i, j, k)] - want));
                 }
     }
-    double tol = 2e-3 * pow(n / 16.0, 2.5);
+    double tol = 1e-4;
     printf("%dD Couette n=%d solid floor rows %d: max error %.2e (tolerance %.1e, lid speed 1.5)\n", dim, n, solid_rows,
            worst, tol);
     CHECK(worst < tol, "%dD Couette (solid rows %d): max deviation from the linear profile %.3g", dim, solid_rows, worst);

@@ -1,5 +1,6 @@
 /* eddy: the command. `eddy run` runs the built-in vortex street; see `eddy --help` and docs/cli.md.
  * Exit codes: 0 success, 1 simulation error (frames written so far stay valid), 2 usage or scene error. */
+#include "launcher.h" /* apps/viewer: eddy view, eddy serve */
 #include "run.h"
 
 #include "eddy/io.h"
@@ -20,6 +21,8 @@ static const char *const usage_text =
     "  eddy run [SCENE.json] [options]    run a scene file, or the built-in vortex street when none is given\n"
     "  eddy run --scene NAME [options]    run a built-in scene (see `eddy scenes`)\n"
     "  eddy resume CHECKPOINT [options]   continue a run from a checkpoint written with --checkpoint\n"
+    "  eddy view [SCENE] [options]        open a window; the mouse stirs the fluid (docs/viewer.md)\n"
+    "  eddy serve [PORT]                  serve the WebAssembly page on localhost (default port 8080)\n"
     "  eddy scenes                        list the built-in scenes\n"
     "  eddy info                          version, threads, backends and outputs compiled in\n"
     "  eddy --help, eddy run --help       this text; the options of `eddy run`\n"
@@ -255,5 +258,7 @@ int main(int argc, char **argv) {
         if (rc > 0) return rc;
         return resume ? resume_command(&o) : run_command(&o);
     }
-    return usage_error("unknown command \"%s\": expected run, resume, scenes or info", cmd);
+    if (!strcmp(cmd, "view")) return eddy_view_main(argv[0], argc - 2, argv + 2);
+    if (!strcmp(cmd, "serve")) return eddy_serve_main(argv[0], argc - 2, argv + 2);
+    return usage_error("unknown command \"%s\": expected run, resume, view, serve, scenes or info", cmd);
 }

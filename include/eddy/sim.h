@@ -27,6 +27,12 @@ eddy_status eddy_sim_def_validate(const eddy_sim_def *def, char *msg, size_t msg
 eddy_status eddy_sim_create(const eddy_sim_def *def, eddy_sim **out, char *msg, size_t msg_size);
 void eddy_sim_destroy(eddy_sim *sim);
 
+/** Changes the runtime parameters of a live simulation: dt, cfl, max_dt, viscosity, density, advection,
+ *  pressure, vorticity, dissipation, diffusion, gravity, buoyancy, ambient temperature, threads, and the boundary
+ *  velocities, dye and temperature. Structural values (dim, grid, size, origin, dye_scale, boundary types, backend)
+ *  must equal the simulation's (start from a copy of eddy_sim_get_def); otherwise EDDY_ERR_INVALID_ARGUMENT. */
+eddy_status eddy_sim_set_def(eddy_sim *sim, const eddy_sim_def *def);
+
 /** The detail of the last error on this simulation ("" when none). Valid until the next call on it. */
 const char *eddy_sim_last_error(const eddy_sim *sim);
 const eddy_sim_def *eddy_sim_get_def(const eddy_sim *sim);

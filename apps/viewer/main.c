@@ -1,0 +1,384 @@
+/* eddy-view: the SDL2 shell of the viewer. It opens the window, turns SDL input (or a replay file) into viewer
+ * events, shows the viewer's framebuffer through a streaming texture, and saves screenshots read back from the
+ * window. `eddy view ...` runs this program. Usage: eddy-view --help; docs/viewer.md. */
+#include "replay.h"
+#include "stir.h"
+#include "viewer.h"
+
+#include "eddy/render.h"
+
+#include <SDL.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char *usage =
+    "usage: eddy-view [SCENE] [options]\n"
+    "  SCENE                  a scene file or preset name (a preset of eddy scenes, or 'empty': a still box; default: default)\n"
+    "  --window WxH           window size in pixels (default 960x540)\n"
+    "  --grid NXxNY           override the 2D grid of the scene\n"
+    "  --full                 the scene's own grid and solver settings (no real-time profile)\n"
+    "  --set KEY=VALUE        override a scene value, as eddy run --set (repeatable)\n"
+    "  --threads N            OpenMP threads (default: the cores less one, left to the display server)\n"
+    "  --fixed-dt S           advance S seconds per frame (default: wall clock; 1/60 with --replay/--screenshot-at)\n"
+    "  --view NAME            dye, speed, vorticity or pressure at start\n"
+    "  --no-post              start with post-processing (shading, bloom) off\n"
+    "  --vorticity E          vorticity confinement at start (default: the scene's)\n"
+    "  --hover                splat when the pointer moves, without a click\n"
+    "  --color #RRGGBB        one dye colour for every stroke\n"
+    "  --palette #RGB,#RGB..  stroke colours in turn (default: a random bright hue per stroke)\n"
+    "  --radius F             splat radius as a fraction of the box height (default 0.04)\n"
+    "  --transparent          dye as coverage over the background (else dye is added to it)\n"
+    "  --background #RRGGBB   background colour (default black)\n"
+    "  --background-image F   a PNG behind the dye (implies --transparent)\n"
+    "  --seed N               stroke colours (default 1)\n"
+    "  --replay FILE          feed recorded input events (docs/viewer.md); runs with a fixed 1/60 s step\n"
+    "  --record FILE          write the input events of this session in the replay format\n"
+    "  --screenshot-at T FILE save the window as a PNG when the viewer clock reaches T seconds, then exit\n"
+    "  --bench N              run N frames with a scripted drag, print frame times, exit\n"
+    "  --no-status            hide the status line\n"
+    "keys: space pause, R reset, P post-processing, V view, +/- vorticity, S screenshot, H help, Esc quit\n";
+
+#define SHELL_MAX_SETS 64
+
+typedef struct shell_args {
+    viewer_options opt;
+    const char *sets[SHELL_MAX_SETS];
+    const char *replay_path, *record_path, *screenshot_path;
+    double screenshot_at;
+    int bench_frames;
+} shell_args;
+
+static int parse_pair(const char *s, int out[2]) {
+    char tail;
+    return sscanf(s, "%dx%d%c", &out[0], &out[1], &tail) == 2 && out[0] > 0 && out[1] > 0 ? 0 : -1;
+}
+
+static int parse_args(int argc, char **argv, shell_args *a) {
+    memset(a, 0, sizeof *a);
+    a->opt = viewer_options_default();
+    a->screenshot_at = -1;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEED_VALUE()                                                                   \
+    do {                                                                               \
+        if (!val) { fprintf(stderr, "eddy-view: %s needs a value\n%s", arg, usage); return 2; } \
+        i++;                                                                           \
+    } while (0)
+        if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) { fputs(usage, stdout); return 1; }
+        else if (!strcmp(arg, "--window")) { NEED_VALUE(); if (parse_pair(val, a->opt.window)) goto bad; }
+        else if (!strcmp(arg, "--grid")) { NEED_VALUE(); if (parse_pair(val, a->opt.grid)) goto bad; }
+        else if (!strcmp(arg, "--full")) a->opt.full_resolution = 1;
+        else if (!strcmp(arg, "--set")) {
+            NEED_VALUE();
+            if (a->opt.set_count >= SHELL_MAX_SETS || !strchr(val, '=')) goto bad;
+            a->sets[a->opt.set_count++] = val;
+        }
+        else if (!strcmp(arg, "--threads")) { NEED_VALUE(); a->opt.threads = atoi(val); if (a->opt.threads < 0) goto bad; }
+        else if (!strcmp(arg, "--fixed-dt")) { NEED_VALUE(); a->opt.fixed_dt = strtof(val, NULL); if (!(a->opt.fixed_dt > 0)) goto bad; }
+        else if (!strcmp(arg, "--view")) {
+            NEED_VALUE();
+            eddy_view view;
+            if (eddy_view_from_name(val, &view) != EDDY_OK) goto bad;
+            a->opt.view = view;
+        }
+        else if (!strcmp(arg, "--no-post")) a->opt.post = 0;
+        else if (!strcmp(arg, "--vorticity")) { NEED_VALUE(); a->opt.vorticity = strtof(val, NULL); if (!(a->opt.vorticity >= 0)) goto bad; }
+        else if (!strcmp(arg, "--hover")) a->opt.stir.hover = 1;
+        else if (!strcmp(arg, "--color") || !strcmp(arg, "--palette")) { NEED_VALUE(); if (stir_parse_palette(val, &a->opt.stir)) goto bad; }
+        else if (!strcmp(arg, "--radius")) { NEED_VALUE(); a->opt.stir.radius = strtof(val, NULL); if (!(a->opt.stir.radius > 0 && a->opt.stir.radius < 1)) goto bad; }
+        else if (!strcmp(arg, "--transparent")) a->opt.transparent = 1;
+        else if (!strcmp(arg, "--background")) { NEED_VALUE(); if (stir_parse_color(val, a->opt.background)) goto bad; }
+        else if (!strcmp(arg, "--background-image")) { NEED_VALUE(); a->opt.background_image = val; }
+        else if (!strcmp(arg, "--seed")) { NEED_VALUE(); a->opt.seed = (unsigned)strtoul(val, NULL, 10); }
+        else if (!strcmp(arg, "--replay")) { NEED_VALUE(); a->replay_path = val; }
+        else if (!strcmp(arg, "--record")) { NEED_VALUE(); a->record_path = val; }
+        else if (!strcmp(arg, "--screenshot-at")) {
+            if (i + 2 >= argc) { fprintf(stderr, "eddy-view: --screenshot-at needs T and FILE\n"); return 2; }
+            char *end;
+            a->screenshot_at = strtod(argv[i + 1], &end);
+            if (*end || !(a->screenshot_at >= 0)) { val = argv[i + 1]; i++; goto bad; }
+            a->screenshot_path = argv[i + 2];
+            i += 2;
+        }
+        else if (!strcmp(arg, "--bench")) { NEED_VALUE(); a->bench_frames = atoi(val); if (a->bench_frames < 1) goto bad; }
+        else if (!strcmp(arg, "--no-status")) a->opt.show_status = 0;
+        else if (arg[0] == '-' && arg[1]) { fprintf(stderr, "eddy-view: unknown option %s\n%s", arg, usage); return 2; }
+        else if (!a->opt.scene) a->opt.scene = arg;
+        else { fprintf(stderr, "eddy-view: more than one scene given (%s, %s)\n", a->opt.scene, arg); return 2; }
+        continue;
+    bad:
+        fprintf(stderr, "eddy-view: %s %s: invalid value (see --help)\n", arg, val ? val : "");
+        return 2;
+#undef NEED_VALUE
+    }
+    a->opt.sets = a->sets;
+    if ((a->replay_path || a->screenshot_path || a->bench_frames) && !(a->opt.fixed_dt > 0)) a->opt.fixed_dt = 1.0f / 60.0f;
+    return 0;
+}
+
+/* CPU time of this process (all its threads), ms: on a shared machine, with --threads 1, the honest cost of a
+ * frame's own work whatever else runs (presenting's share in the X server is not counted). */
+static double process_cpu_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+static int compare_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* SDL keys to the viewer's codes (printable keys as lower-case ASCII). */
+static int translate_key(const SDL_KeyboardEvent *k) {
+    SDL_Keycode code = k->keysym.sym;
+    switch (code) {
+    case SDLK_ESCAPE: return VIEWER_KEY_ESCAPE;
+    case SDLK_LEFT: return VIEWER_KEY_LEFT;
+    case SDLK_RIGHT: return VIEWER_KEY_RIGHT;
+    case SDLK_UP: return VIEWER_KEY_UP;
+    case SDLK_DOWN: return VIEWER_KEY_DOWN;
+    case SDLK_KP_PLUS: return '+';
+    case SDLK_KP_MINUS: return '-';
+    case SDLK_EQUALS: return (k->keysym.mod & KMOD_SHIFT) ? '+' : '=';
+    default: break;
+    }
+    if (code >= 32 && code < 127) return (int)code;
+    return -1;
+}
+
+/* Copies the viewer's framebuffer into the window's surface (converting to its pixel format). */
+static int show_frame(SDL_Window *win, const uint8_t *pixels, int w, int h) {
+    SDL_Surface *surf = SDL_GetWindowSurface(win);
+    if (!surf || surf->w != w || surf->h != h) return -1;
+    if (SDL_MUSTLOCK(surf) && SDL_LockSurface(surf) != 0) return -1;
+    int rc = SDL_ConvertPixels(w, h, SDL_PIXELFORMAT_RGBA32, pixels, w * 4, surf->format->format, surf->pixels, surf->pitch);
+    if (SDL_MUSTLOCK(surf)) SDL_UnlockSurface(surf);
+    return rc;
+}
+
+/* Reads the window's surface (what the window shows) back and writes it as a PNG. */
+static int save_window(SDL_Window *win, const char *path, char *msg, size_t msg_size) {
+    SDL_Surface *surf = SDL_GetWindowSurface(win);
+    if (!surf) { snprintf(msg, msg_size, "cannot read the window: %s", SDL_GetError()); return -1; }
+    const int w = surf->w, h = surf->h;
+    uint8_t *buf = malloc((size_t)w * (size_t)h * 4);
+    if (!buf) { snprintf(msg, msg_size, "out of memory"); return -1; }
+    int rc = -1;
+    if (SDL_MUSTLOCK(surf)) SDL_LockSurface(surf);
+    int converted = SDL_ConvertPixels(w, h, surf->format->format, surf->pixels, surf->pitch, SDL_PIXELFORMAT_RGBA32, buf, w * 4);
+    if (SDL_MUSTLOCK(surf)) SDL_UnlockSurface(surf);
+    if (converted != 0)
+        snprintf(msg, msg_size, "cannot read the window: %s", SDL_GetError());
+    else
+        rc = viewer_save_png(path, buf, w, h, msg, msg_size);
+    free(buf);
+    return rc;
+}
+
+int main(int argc, char **argv) {
+    shell_args args;
+    int rc = parse_args(argc, argv, &args);
+    if (rc) return rc == 1 ? 0 : rc;
+
+    char msg[1024];
+    replay rep = {0};
+    if (args.replay_path && replay_load(args.replay_path, &rep, msg, sizeof msg) != 0) {
+        fprintf(stderr, "eddy-view: replay: %s\n", msg);
+        return 2;
+    }
+    FILE *record = NULL;
+    if (args.record_path && !(record = fopen(args.record_path, "w"))) {
+        fprintf(stderr, "eddy-view: cannot write %s\n", args.record_path);
+        replay_free(&rep);
+        return 2;
+    }
+    if (record) fputs("# eddy viewer replay: TIME KIND [ARGS] (docs/viewer.md)\n", record);
+
+    viewer *v;
+    if (viewer_create(&args.opt, &v, msg, sizeof msg) != 0) {
+        fprintf(stderr, "eddy-view: %s\n", msg);
+        replay_free(&rep);
+        if (record) fclose(record);
+        return 2;
+    }
+    int scripted = args.replay_path || args.screenshot_path || args.bench_frames;
+    /* the window surface without OpenGL: the pixels are composed on the CPU anyway */
+    SDL_SetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0");
+    if (SDL_Init(SDL_INIT_VIDEO) != 0) {
+        fprintf(stderr, "eddy-view: cannot open a window: %s (no display? try xvfb-run)\n", SDL_GetError());
+        viewer_destroy(v);
+        replay_free(&rep);
+        if (record) fclose(record);
+        return 1;
+    }
+    int win_w = args.opt.window[0], win_h = args.opt.window[1];
+    SDL_Window *win = SDL_CreateWindow("eddy", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, win_w, win_h,
+                                       scripted ? 0 : SDL_WINDOW_RESIZABLE);
+    /* the picture is composed on the CPU at window size (viewer.c), so it goes straight into the window's surface:
+     * one conversion, no texture upload */
+    if (!win || !SDL_GetWindowSurface(win)) {
+        fprintf(stderr, "eddy-view: cannot create the window: %s\n", SDL_GetError());
+        rc = 1;
+        goto done;
+    }
+
+    double *frame_ms = args.bench_frames ? calloc((size_t)args.bench_frames, sizeof(double)) : NULL;
+    double *work_ms = args.bench_frames ? calloc((size_t)args.bench_frames * 5, sizeof(double)) : NULL;
+    double cpu_before = 0;
+    Uint64 freq = SDL_GetPerformanceFrequency(), last = SDL_GetPerformanceCounter();
+    double fps_ema = 0;
+    int frame = 0, mouse_down_buttons = 0;
+    rc = 0;
+    while (!viewer_want_quit(v)) {
+        SDL_Event e;
+        while (SDL_PollEvent(&e)) {
+            viewer_event ev;
+            memset(&ev, 0, sizeof ev);
+            ev.time = viewer_clock(v);
+            int have = 1;
+            switch (e.type) {
+            case SDL_QUIT: ev.kind = VIEWER_EVENT_QUIT; break;
+            case SDL_MOUSEMOTION:
+                ev.kind = VIEWER_EVENT_MOVE;
+                ev.x = (float)e.motion.x / (float)win_w;
+                ev.y = (float)e.motion.y / (float)win_h;
+                break;
+            case SDL_MOUSEBUTTONDOWN:
+            case SDL_MOUSEBUTTONUP:
+                ev.kind = e.type == SDL_MOUSEBUTTONDOWN ? VIEWER_EVENT_DOWN : VIEWER_EVENT_UP;
+                ev.x = (float)e.button.x / (float)win_w;
+                ev.y = (float)e.button.y / (float)win_h;
+                ev.button = e.button.button == SDL_BUTTON_RIGHT ? VIEWER_BUTTON_RIGHT : VIEWER_BUTTON_LEFT;
+                ev.shift = (SDL_GetModState() & KMOD_SHIFT) != 0;
+                mouse_down_buttons += ev.kind == VIEWER_EVENT_DOWN ? 1 : -1;
+                break;
+            case SDL_MOUSEWHEEL: ev.kind = VIEWER_EVENT_WHEEL; ev.wheel = (float)e.wheel.y; break;
+            case SDL_KEYDOWN:
+                ev.kind = VIEWER_EVENT_KEY;
+                ev.key = translate_key(&e.key);
+                have = ev.key >= 0;
+                break;
+            case SDL_WINDOWEVENT:
+                have = 0;
+                if (e.window.event == SDL_WINDOWEVENT_LEAVE && mouse_down_buttons <= 0) {
+                    ev.kind = VIEWER_EVENT_LEAVE;
+                    have = 1;
+                } else if (e.window.event == SDL_WINDOWEVENT_SIZE_CHANGED) {
+                    win_w = e.window.data1;
+                    win_h = e.window.data2;
+                    if (!SDL_GetWindowSurface(win) || viewer_resize(v, win_w, win_h) != 0) {
+                        fprintf(stderr, "eddy-view: cannot resize: %s\n", viewer_error(v)[0] ? viewer_error(v) : SDL_GetError());
+                        rc = 1;
+                        goto loop_end;
+                    }
+                }
+                break;
+            default: have = 0; break;
+            }
+            /* during a replay only closing the window counts: the script drives the input */
+            if (!have || (scripted && ev.kind != VIEWER_EVENT_QUIT)) continue;
+            if (record) replay_write_event(record, &ev);
+            viewer_handle(v, &ev);
+        }
+        if (args.bench_frames) { /* a scripted stroke: a circle around the box centre, the button held */
+            viewer_event ev;
+            memset(&ev, 0, sizeof ev);
+            double t = viewer_clock(v);
+            ev.kind = frame == 0 ? VIEWER_EVENT_DOWN : VIEWER_EVENT_MOVE;
+            ev.button = VIEWER_BUTTON_LEFT;
+            ev.x = (float)(0.5 + 0.25 * cos(2.0 * t));
+            ev.y = (float)(0.5 + 0.25 * sin(2.0 * t));
+            viewer_handle(v, &ev);
+        }
+        const viewer_event *rev;
+        while ((rev = replay_poll(&rep, viewer_clock(v)))) viewer_handle(v, rev);
+
+        Uint64 now = SDL_GetPerformanceCounter();
+        if (args.bench_frames) cpu_before = process_cpu_ms();
+        double wall_dt = (double)(now - last) / (double)freq;
+        last = now;
+        if (wall_dt > 0) fps_ema = fps_ema > 0 ? 0.9 * fps_ema + 0.1 / wall_dt : 1.0 / wall_dt;
+        viewer_set_fps(v, fps_ema);
+        if (viewer_frame(v, wall_dt) != 0 && scripted) {
+            fprintf(stderr, "eddy-view: %s\n", viewer_error(v));
+            rc = 1;
+            break;
+        }
+        int fw, fh;
+        const uint8_t *pixels = viewer_pixels(v, &fw, &fh);
+        if (show_frame(win, pixels, fw, fh) != 0) {
+            fprintf(stderr, "eddy-view: cannot draw into the window: %s\n", SDL_GetError());
+            rc = 1;
+            break;
+        }
+        const char *shot = viewer_pending_screenshot(v);
+        if (shot) {
+            int ok = save_window(win, shot, msg, sizeof msg) == 0;
+            viewer_screenshot_done(v, ok, ok ? shot : msg);
+        }
+        if (args.screenshot_path && viewer_clock(v) >= args.screenshot_at - 1e-9) {
+            if (save_window(win, args.screenshot_path, msg, sizeof msg) != 0) {
+                fprintf(stderr, "eddy-view: screenshot: %s\n", msg);
+                rc = 1;
+            } else {
+                printf("saved %s at t = %.3f s (sim %.3f s)\n", args.screenshot_path, viewer_clock(v), viewer_sim_time(v));
+            }
+            break;
+        }
+        SDL_UpdateWindowSurface(win);
+        if (!scripted) { /* live: no faster than 60 frames per second (the window surface has no vsync) */
+            double spent = (double)(SDL_GetPerformanceCounter() - now) / (double)freq;
+            if (spent < 1.0 / 60.0) SDL_Delay((Uint32)((1.0 / 60.0 - spent) * 1000.0));
+        }
+        if (args.bench_frames) {
+            frame_ms[frame] = (double)(SDL_GetPerformanceCounter() - now) * 1e3 / (double)freq;
+            double parts[3];
+            viewer_part_ms(v, parts);
+            work_ms[frame] = viewer_work_ms(v);
+            for (int k = 0; k < 3; k++) work_ms[(size_t)args.bench_frames * (size_t)(k + 1) + (size_t)frame] = parts[k];
+            work_ms[(size_t)args.bench_frames * 4 + (size_t)frame] = process_cpu_ms() - cpu_before;
+        }
+        frame++;
+        if (args.bench_frames && frame >= args.bench_frames) break;
+    }
+loop_end:
+    if (args.bench_frames && frame >= args.bench_frames) {
+        /* the first frames warm caches and the pressure solver: the median is the steady frame time */
+        double median_frame, median_work, p90, median_part[3];
+        qsort(frame_ms, (size_t)frame, sizeof(double), compare_double);
+        for (int k = 0; k < 5; k++) qsort(work_ms + (size_t)k * (size_t)args.bench_frames, (size_t)frame, sizeof(double), compare_double);
+        median_frame = frame_ms[frame / 2];
+        median_work = work_ms[frame / 2];
+        for (int k = 0; k < 3; k++) median_part[k] = work_ms[(size_t)(k + 1) * (size_t)args.bench_frames + (size_t)(frame / 2)];
+        p90 = frame_ms[(frame * 9) / 10];
+        double median_cpu = work_ms[(size_t)4 * (size_t)args.bench_frames + (size_t)(frame / 2)];
+        printf("%-8s %-10s %-10s %-10s %-9s %-9s %-9s %-9s %-9s %-9s %-6s\n", "frames", "window", "grid", "median_ms",
+               "p90_ms", "work_ms", "sim_ms", "render_ms", "compose", "cpu_ms", "fps");
+        char grid[32], window[32];
+        viewer_grid_text(v, grid, sizeof grid);
+        snprintf(window, sizeof window, "%dx%d", win_w, win_h);
+        printf("%-8d %-10s %-10s %-10.2f %-9.2f %-9.2f %-9.2f %-9.2f %-9.2f %-9.2f %-6.1f\n", frame, window, grid,
+               median_frame, p90, median_work, median_part[0], median_part[1], median_part[2], median_cpu,
+               1000.0 / median_frame);
+    }
+    free(frame_ms);
+    free(work_ms);
+    if (args.screenshot_path && rc == 0 && viewer_clock(v) < args.screenshot_at - 1e-9) {
+        fprintf(stderr, "eddy-view: closed at t = %.3f s before the screenshot time %.3f s\n", viewer_clock(v),
+                args.screenshot_at);
+        rc = 1;
+    }
+done:
+    if (win) SDL_DestroyWindow(win);
+    /* No SDL_Quit: it unloads the X11 libraries SDL opened, after which leak checkers cannot name the owners of
+     * what those libraries keep for the process's life (tests/viewer/lsan.supp); the process ends here anyway. */
+    viewer_destroy(v);
+    replay_free(&rep);
+    if (record) fclose(record);
+    return rc;
+}

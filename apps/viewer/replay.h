@@ -1,0 +1,38 @@
+/* Replay files: recorded input events as text, one per line, so viewer runs are scriptable and testable.
+ * Format (docs/viewer.md):   TIME KIND [ARGS]     '#' starts a comment; blank lines are skipped.
+ *   0.10 move 0.20 0.50          pointer to 20% from the left, 50% from the top of the window
+ *   0.10 down 0.20 0.50 left     press (left | right | shift-left | shift-right) at a position
+ *   0.60 up 0.80 0.50 left       release
+ *   1.00 key v                   a key: one character, or space, escape, plus, minus, left, right, up, down
+ *   1.20 wheel 1                 wheel notches (positive: away from the user, zooms in)
+ *   1.30 leave                   pointer left the window
+ *   3.00 quit                    close the viewer
+ * TIME is in seconds of the viewer clock and must not decrease. */
+#ifndef VIEWER_REPLAY_H
+#define VIEWER_REPLAY_H
+
+#include "viewer_event.h"
+
+#include <stddef.h>
+#include <stdio.h>
+
+typedef struct replay {
+    viewer_event *events;
+    int count;
+    int next;      /* index of the next event to deliver */
+} replay;
+
+/** Parses `text` (NUL-terminated) into `out`; on error returns -1 with a message naming `name`, the line and
+ *  what was expected. */
+int replay_parse(const char *text, const char *name, replay *out, char *msg, size_t msg_size);
+/** Reads and parses a file. */
+int replay_load(const char *path, replay *out, char *msg, size_t msg_size);
+void replay_free(replay *r);
+/** The next event with time <= `now`, or NULL. */
+const viewer_event *replay_poll(replay *r, double now);
+/** Writes one event as a line of the format (for --record). */
+void replay_write_event(FILE *f, const viewer_event *ev);
+/** Name of a key for the format ("space", "v", ...); `buf` holds single characters. */
+const char *replay_key_name(int key, char buf[2]);
+
+#endif

@@ -1,0 +1,70 @@
+/* The viewer's logic without a window system: it owns the scene, the renderer and the window's pixels, takes
+ * input events (viewer_event.h), steps and draws a frame into an RGBA framebuffer. The SDL shell (main.c) shows
+ * that framebuffer, feeds events from the keyboard and mouse or from a replay file, and saves screenshots. */
+#ifndef VIEWER_H
+#define VIEWER_H
+
+#include "stir.h"
+#include "viewer_event.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct viewer_options {
+    const char *scene;        /**< scene file or preset; NULL = default */
+    int window[2];            /**< window size, pixels; default 960 x 540 */
+    int grid[2];              /**< > 0: override the 2D grid; default 0 (scene's, after the real-time profile) */
+    int full_resolution;      /**< nonzero: the scene as it is, no real-time profile (viewer_scene.h) */
+    const char *const *sets;  /**< scene overrides "key.path=value", as eddy run --set */
+    int set_count;
+    int threads;              /**< OpenMP threads; 0 = one less than the cores (one is left to the display server) */
+    float fixed_dt;           /**< > 0: every frame advances this many seconds (replays: 1/60); 0 = wall clock */
+    stir_def stir;            /**< splat radius, colours, hover */
+    int post;                 /**< post-processing (shading + bloom) at start; default 1 */
+    int transparent;          /**< draw dye as coverage over the background colour or image; default 0 */
+    float background[3];      /**< linear RGB behind the dye; default black */
+    const char *background_image; /**< PNG shown behind the dye (implies transparent); NULL = none */
+    int view;                 /**< eddy_view at start; default dye */
+    float vorticity;          /**< < 0: the scene's; else the confinement to start with */
+    unsigned seed;            /**< stroke colours; default 1 */
+    int show_status;          /**< status line; default 1 */
+} viewer_options;
+
+viewer_options viewer_options_default(void);
+
+typedef struct viewer viewer;
+
+/** Creates the viewer (scene, simulation, renderer, framebuffer). Returns 0, or -1 with a message. */
+int viewer_create(const viewer_options *opt, viewer **out, char *msg, size_t msg_size);
+void viewer_destroy(viewer *v);
+
+/** Handles one input event (pointer, key, wheel). */
+void viewer_handle(viewer *v, const viewer_event *ev);
+/** Advances one frame: `wall_dt` s of wall time since the last frame (ignored with a fixed step), then draws.
+ *  Returns 0, or -1 when the simulation failed (the message is in viewer_error and on the status line). */
+int viewer_frame(viewer *v, double wall_dt);
+/** The framebuffer (what the window shows): RGBA, rows top first, `*w` x `*h`. */
+const uint8_t *viewer_pixels(const viewer *v, int *w, int *h);
+/** Resizes the framebuffer to a new window size. */
+int viewer_resize(viewer *v, int w, int h);
+
+/** The viewer clock, s (sum of frame steps). */
+double viewer_clock(const viewer *v);
+double viewer_sim_time(const viewer *v);
+/** Wall time of the last frame's own work (stir, step, render, compose), ms. */
+double viewer_work_ms(const viewer *v);
+/** The last frame's work split: [0] stirring and simulation step, [1] rendering, [2] scaling, compose, overlay. */
+void viewer_part_ms(const viewer *v, double ms[3]);
+/** The simulation grid as text ("128x72"). */
+void viewer_grid_text(const viewer *v, char *buf, size_t size);
+/** Sets the measured frames per second shown on the status line. */
+void viewer_set_fps(viewer *v, double fps);
+int viewer_want_quit(const viewer *v);
+const char *viewer_error(const viewer *v);
+/** Set by the S key: the path the next screenshot goes to (then cleared by viewer_screenshot_done). */
+const char *viewer_pending_screenshot(const viewer *v);
+void viewer_screenshot_done(viewer *v, int ok, const char *message);
+/** Writes RGBA pixels (rows top first) as a PNG; returns 0, or -1 with a message. */
+int viewer_save_png(const char *path, const uint8_t *rgba, int w, int h, char *msg, size_t msg_size);
+
+#endif

@@ -1,0 +1,136 @@
+/* Unit checks of the viewer's logic without a window: the replay format (parse, errors, round trip), the bitmap
+ * font (glyphs differ, text lands where asked, clipping), stirring colours (palette order, parse errors) and the
+ * splats a stroke leaves in a simulation (dye along the segment, none far away). */
+#include "font.h"
+#include "replay.h"
+#include "stir.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures = 0, passes = 0;
+#define CHECK(cond, ...)                                          \
+    do {                                                          \
+        if (cond) passes++;                                       \
+        else { failures++; printf("FAIL %s:%d: ", __FILE__, __LINE__); printf(__VA_ARGS__); printf("\n"); } \
+    } while (0)
+
+static void test_replay(void) {
+    const char *text = "# comment\n\n0 move 0.1 0.2\n0.05 down 0.1 0.2 left   # press\n0.1 up 0.3 0.2 shift-right\n"
+                       "0.2 key plus\n0.2 key V\n0.3 wheel -2\n0.4 leave\n1 quit\n";
+    replay r;
+    char msg[256] = "";
+    CHECK(replay_parse(text, "t", &r, msg, sizeof msg) == 0, "parse: %s", msg);
+    CHECK(r.count == 8, "8 events, got %d", r.count);
+    if (r.count == 8) {
+        CHECK(r.events[0].kind == VIEWER_EVENT_MOVE && fabsf(r.events[0].x - 0.1f) < 1e-6f, "move");
+        CHECK(r.events[1].kind == VIEWER_EVENT_DOWN && r.events[1].button == VIEWER_BUTTON_LEFT && !r.events[1].shift, "down left");
+        CHECK(r.events[2].kind == VIEWER_EVENT_UP && r.events[2].button == VIEWER_BUTTON_RIGHT && r.events[2].shift, "up shift-right");
+        CHECK(r.events[3].key == '+' && r.events[4].key == 'v', "keys plus, V -> v");
+        CHECK(r.events[5].kind == VIEWER_EVENT_WHEEL && r.events[5].wheel == -2, "wheel");
+        CHECK(r.events[6].kind == VIEWER_EVENT_LEAVE && r.events[7].kind == VIEWER_EVENT_QUIT, "leave, quit");
+        /* polling hands out events in order up to the clock */
+        CHECK(replay_poll(&r, 0.0) == &r.events[0] && replay_poll(&r, 0.0) == NULL, "poll at 0");
+        CHECK(replay_poll(&r, 0.06) == &r.events[1] && replay_poll(&r, 0.06) == NULL, "poll at 0.06");
+        /* round trip through the writer */
+        FILE *f = tmpfile();
+        for (int i = 0; i < r.count; i++) replay_write_event(f, &r.events[i]);
+        rewind(f);
+        char buf[1024];
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        buf[n] = '\0';
+        fclose(f);
+        replay again;
+        CHECK(replay_parse(buf, "written", &again, msg, sizeof msg) == 0 && again.count == r.count, "round trip: %s", msg);
+        for (int i = 0; i < again.count && i < r.count; i++)
+            CHECK(again.events[i].kind == r.events[i].kind && again.events[i].key == r.events[i].key &&
+                      fabsf(again.events[i].x - r.events[i].x) < 1e-4f && again.events[i].shift == r.events[i].shift,
+                  "round trip event %d", i);
+        replay_free(&again);
+    }
+    replay_free(&r);
+    struct { const char *text, *expect; } bad[] = {
+        {"x move 0 0\n", "time"},          {"1 move 0 0\n0.5 move 0 0\n", "back in time"},
+        {"0 jump 0 0\n", "kind"},          {"0 move 0.5\n", "move"},
+        {"0 down 0.5 0.5 middle\n", "button"}, {"0 key f1\n", "key"},
+        {"0 wheel\n", "wheel"},            {"0 quit now\n", "no arguments"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        msg[0] = '\0';
+        CHECK(replay_parse(bad[i].text, "bad.replay", &r, msg, sizeof msg) != 0, "bad %zu parses", i);
+        CHECK(strstr(msg, bad[i].expect) && strstr(msg, "bad.replay:"), "bad %zu message '%s' names '%s'", i, msg, bad[i].expect);
+    }
+    CHECK(replay_load("/nonexistent/x.replay", &r, msg, sizeof msg) != 0 && strstr(msg, "cannot open"), "missing file: %s", msg);
+}
+
+static void test_font(void) {
+    /* distinct glyphs for the characters of the status line */
+    const char *chars = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.:+-/()%";
+    for (const char *a = chars; *a; a++)
+        for (const char *b = a + 1; *b; b++)
+            CHECK(memcmp(font_glyph(*a), font_glyph(*b), FONT_GLYPH_H) != 0, "glyphs '%c' and '%c' identical", *a, *b);
+    int w, h;
+    font_measure("ab\ncde", 2, &w, &h);
+    CHECK(w == 3 * FONT_CELL_W * 2 && h == 2 * FONT_CELL_H * 2, "measure %dx%d", w, h);
+    enum { W = 40, H = 20 };
+    uint8_t px[W * H * 4];
+    memset(px, 0, sizeof px);
+    const uint8_t white[4] = {255, 255, 255, 255};
+    font_draw(px, W, H, 3, 4, "I", 1, white); /* 'I': top bar columns 1..3, stem at column 2 */
+    CHECK(px[4 * (4 * W + 4)] == 255 && px[4 * (4 * W + 3)] == 0 && px[4 * (5 * W + 5)] == 255, "I drawn at (3,4)");
+    int lit = 0;
+    for (int i = 0; i < W * H; i++) lit += px[4 * i] != 0;
+    CHECK(lit == 3 + 5 + 3, "I has 11 pixels, got %d", lit);
+    font_draw(px, W, H, 38, 18, "W", 3, white); /* mostly outside: must not write out of bounds (ASan) */
+    font_draw(px, W, H, -10, -10, "W", 3, white);
+    CHECK(1, "clipping");
+}
+
+static void test_stir(void) {
+    stir_def d = stir_def_default();
+    CHECK(stir_parse_palette("#ff0000,#00ff00", &d) == 0 && d.color_count == 2, "palette parses");
+    CHECK(fabsf(d.colors[0][0] - 1) < 1e-6f && d.colors[0][1] == 0 && d.colors[1][1] > 0.99f, "palette values");
+    stir_def bad = stir_def_default();
+    CHECK(stir_parse_palette("#ff00", &bad) != 0 && stir_parse_palette("red", &bad) != 0 &&
+              stir_parse_palette("#ff0000,", &bad) != 0 && stir_parse_palette("", &bad) != 0, "bad palettes rejected");
+    float rgb[3];
+    CHECK(stir_parse_color("#808080", rgb) == 0 && fabsf(rgb[0] - 0.2158605f) < 1e-4f, "sRGB 128 -> linear 0.2159");
+
+    eddy_sim_def def = eddy_sim_def_default();
+    def.grid[0] = 64; def.grid[1] = 32; def.size[0] = 2.0f;
+    eddy_sim *sim;
+    char msg[256];
+    CHECK(eddy_sim_create(&def, &sim, msg, sizeof msg) == EDDY_OK, "create: %s", msg);
+    if (!sim) return;
+    stir st;
+    stir_init(&st, &d, 5);
+    float a[3] = {0.4f, 0.5f, 0}, b[3] = {1.6f, 0.5f, 0};
+    CHECK(stir_frame(&st, sim, 1, a, 1.0f / 60) == EDDY_OK, "stroke start");
+    CHECK(stir_frame(&st, sim, 1, b, 1.0f / 60) == EDDY_OK, "stroke move");
+    float v = 0, far = 0, vel[3];
+    float mid[3] = {1.0f, 0.5f, 0}, away[3] = {1.0f, 0.05f, 0};
+    eddy_sim_sample_field(sim, EDDY_FIELD_DYE_R, mid, &v);
+    eddy_sim_sample_field(sim, EDDY_FIELD_DYE_R, away, &far);
+    /* palette colour 0 is red: the segment's middle holds red dye; 0.45 m away (11 radii) holds none */
+    CHECK(v > 0.1f, "dye on the segment: %g", v);
+    CHECK(far < 1e-6f, "no dye far away: %g", far);
+    eddy_sim_sample_velocity(sim, mid, vel);
+    CHECK(vel[0] > 0 && fabsf(vel[1]) < 1e-3f * vel[0], "velocity along the drag: %g %g", vel[0], vel[1]);
+    /* next stroke takes the next palette colour (green) */
+    stir_frame(&st, sim, 0, b, 1.0f / 60);
+    stir_frame(&st, sim, 1, away, 1.0f / 60);
+    float g = 0;
+    eddy_sim_sample_field(sim, EDDY_FIELD_DYE_G, away, &g);
+    CHECK(g > 0.1f, "second stroke green: %g", g);
+    eddy_sim_destroy(sim);
+}
+
+int main(void) {
+    test_replay();
+    test_font();
+    test_stir();
+    printf("%d passed, %d failed\n", passes, failures);
+    return failures ? 1 : 0;
+}

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Builds the eddy web page into OUT_DIR (default build/web): the core + web/wasm/eddy_web.c compiled to
+# WebAssembly by Debian's emscripten (offline), and the page's HTML/JS copied beside it.
+#   web/build.sh [OUT_DIR]          (CMake's `web` target runs this; `make web` too)
+# Serve it with:  node web/serve.mjs build/web 8080   (or: python3 -m http.server -d build/web 8080)
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+out="${1:-$root/build/web}"
+emcc="${EMCC:-emcc}"
+if ! command -v "$emcc" > /dev/null; then
+  echo "web/build.sh: emscripten (emcc) not found; install it with: apt-get install emscripten" >&2
+  exit 1
+fi
+mkdir -p "$out"
+# Debian's emscripten runs its JavaScript optimizer with node, which finds Debian's acorn module only here.
+export NODE_PATH="${NODE_PATH:+$NODE_PATH:}/usr/share/nodejs"
+# The emscripten cache (system libraries built on first use) goes into the build folder when the default one is
+# not writable (Debian's is under /usr/share).
+if [ ! -w /usr/share/emscripten/cache ] 2>/dev/null; then export EM_CACHE="${EM_CACHE:-$out/.emcache}"; fi
+# Without OpenMP (emscripten has none) the omp pragmas are ignored, leaving thread-count variables unused.
+exports='["_malloc","_free","_eddy_web_create","_eddy_web_destroy","_eddy_web_width","_eddy_web_height",'\
+'"_eddy_web_time","_eddy_web_error","_eddy_web_pointer","_eddy_web_options","_eddy_web_splat","_eddy_web_step",'\
+'"_eddy_web_render"]'
+"$emcc" -O2 -std=c11 -D_XOPEN_SOURCE=700 -ffp-contract=off -Wall -Wextra -Wno-unknown-pragmas -Wno-unused-parameter -Wno-unused-variable \
+  -I"$root/web/wasm" -I"$root/include" -I"$root/src" -I"$root/apps/viewer" \
+  "$root"/src/*.c "$root/apps/viewer/stir.c" "$root/web/wasm/eddy_web.c" \
+  -s ENVIRONMENT=web -s MODULARIZE=1 -s EXPORT_NAME=createEddyModule -s ALLOW_MEMORY_GROWTH=1 \
+  -s EXPORTED_FUNCTIONS="$exports" -s EXPORTED_RUNTIME_METHODS='["cwrap","UTF8ToString","stringToUTF8","lengthBytesUTF8"]' \
+  -o "$out/eddy.js"
+cp "$root/web/index.html" "$root/web/main.js" "$root/web/serve.mjs" "$out/"
+echo "web page built in $out"
