@@ -8,6 +8,8 @@
  * no dye. */
 #include "sim_internal.h"
 
+#include <string.h>
+
 static inline int face_axis_index(int a, int i, int j, int k) { return a == 0 ? i : (a == 1 ? j : k); }
 
 bool eddy__face_fixed(const eddy_sim *s, int a, int i, int j, int k) {
@@ -23,61 +25,50 @@ bool eddy__face_fixed(const eddy_sim *s, int a, int i, int j, int k) {
     return s->solid[eddy__idx(s->n, lo[0], lo[1], lo[2])] || s->solid[eddy__idx(s->n, hi[0], hi[1], hi[2])];
 }
 
-/* Value of a face next to solid cells: the average velocity (component a) of the solid neighbours. */
-static float solid_face_velocity(const eddy_sim *s, int a, const int lo[3], const int hi[3]) {
-    size_t cl = eddy__idx(s->n, lo[0], lo[1], lo[2]), ch = eddy__idx(s->n, hi[0], hi[1], hi[2]);
-    float sum = 0.0f;
-    int cnt = 0;
-    if (s->solid[cl]) { sum += s->solid_vel[a][cl]; cnt++; }
-    if (s->solid[ch]) { sum += s->solid_vel[a][ch]; cnt++; }
-    return cnt ? sum / (float)cnt : 0.0f;
-}
-
+/* Cost is proportional to the domain's surface plus the solid faces, not to the grid: the domain faces are
+ * visited plane by plane and the faces touching solids come from the list eddy__update_solid_faces keeps. */
 void eddy__apply_velocity_boundaries(eddy_sim *s) {
     for (int a = 0; a < s->dim; a++) {
         int fn[3];
         eddy__face_dims(s, a, fn);
         float *v = s->vel[a];
-        const eddy_boundary *bmin = &s->def.boundary[2 * a], *bmax = &s->def.boundary[2 * a + 1];
         int n = s->n[a];
-        bool per = s->periodic[a];
-        int rows = fn[1] * fn[2];
-#pragma omp parallel for num_threads(EDDY_THREADS(s)) schedule(static)
-        for (int row = 0; row < rows; row++) {
-            int j = row % fn[1], k = row / fn[1];
-            for (int i = 0; i < fn[0]; i++) {
-                int c[3] = {i, j, k};
-                int ia = c[a];
-                size_t f = eddy__idx(fn, i, j, k);
-                if (!per && (ia == 0 || ia == n)) {
-                    const eddy_boundary *b = ia == 0 ? bmin : bmax;
-                    switch (b->type) {
-                    case EDDY_BOUNDARY_INFLOW: v[f] = b->velocity[a]; break;
-                    case EDDY_BOUNDARY_OUTFLOW: break; /* advected, then corrected by the projection */
-                    default: v[f] = 0.0f; break;
-                    }
-                    continue;
+        /* the two face planes across axis a: the other two axes span them */
+        int b = (a + 1) % 3, c = (a + 2) % 3;
+        for (int side = 0; side < 2; side++) {
+            const eddy_boundary *bd = &s->def.boundary[2 * a + side];
+            if (s->periodic[a] || bd->type == EDDY_BOUNDARY_OUTFLOW) continue; /* outflow: the projection corrects it */
+            float value = bd->type == EDDY_BOUNDARY_INFLOW ? bd->velocity[a] : 0.0f;
+            for (int y = 0; y < fn[c]; y++)
+                for (int x = 0; x < fn[b]; x++) {
+                    int f[3];
+                    f[a] = side ? n : 0;
+                    f[b] = x;
+                    f[c] = y;
+                    v[eddy__idx(fn, f[0], f[1], f[2])] = value;
                 }
-                if (per && ia == n) continue; /* copied from face 0 below */
-                int lo[3] = {i, j, k}, hi[3] = {i, j, k};
-                lo[a] = eddy__wrap(ia - 1, n);
-                hi[a] = eddy__wrap(ia, n);
-                if (s->solid[eddy__idx(s->n, lo[0], lo[1], lo[2])] || s->solid[eddy__idx(s->n, hi[0], hi[1], hi[2])])
-                    v[f] = solid_face_velocity(s, a, lo, hi);
+        }
+    }
+    for (size_t q = 0; q < s->solid_face_count; q++) {
+        const eddy_solid_face *sf = &s->solid_faces[q];
+        s->vel[sf->axis][sf->index] = sf->value;
+    }
+    for (int a = 0; a < s->dim; a++) {
+        if (!s->periodic[a]) continue;
+        /* face layer n along axis a repeats layer 0 */
+        int fn[3];
+        eddy__face_dims(s, a, fn);
+        float *v = s->vel[a];
+        int b = (a + 1) % 3, c = (a + 2) % 3;
+        for (int y = 0; y < fn[c]; y++)
+            for (int x = 0; x < fn[b]; x++) {
+                int f[3], g[3];
+                f[a] = s->n[a];
+                g[a] = 0;
+                f[b] = g[b] = x;
+                f[c] = g[c] = y;
+                v[eddy__idx(fn, f[0], f[1], f[2])] = v[eddy__idx(fn, g[0], g[1], g[2])];
             }
-        }
-        if (per) {
-            /* face layer n along axis a repeats layer 0 */
-            int lo3[3] = {0, 0, 0}, hi3[3] = {fn[0], fn[1], fn[2]};
-            lo3[a] = n;
-            for (int k = lo3[2]; k < hi3[2]; k++)
-                for (int j = lo3[1]; j < hi3[1]; j++)
-                    for (int i = lo3[0]; i < hi3[0]; i++) {
-                        int src[3] = {i, j, k};
-                        src[a] = 0;
-                        v[eddy__idx(fn, i, j, k)] = v[eddy__idx(fn, src[0], src[1], src[2])];
-                    }
-        }
     }
 }
 
@@ -97,15 +88,16 @@ void eddy__apply_scalar_boundaries(eddy_sim *s) {
                     s->temperature[q] = b->temperature;
                 }
     }
-    /* solid cells hold no dye or heat */
+    /* solid cells hold no dye or heat; rows of the velocity grid without a solid cell are skipped */
     int rows = s->sn[1] * s->sn[2];
     const int *r = s->def.dye_scale;
 #pragma omp parallel for num_threads(EDDY_THREADS(s)) schedule(static)
     for (int row = 0; row < rows; row++) {
         int j = row % s->sn[1], k = row / s->sn[1];
+        const uint8_t *solid_row = s->solid + eddy__idx(s->n, 0, j / r[1], k / r[2]);
+        if (!memchr(solid_row, EDDY_CELL_SOLID, (size_t)s->n[0])) continue;
         for (int i = 0; i < s->sn[0]; i++) {
-            size_t c = eddy__idx(s->n, i / r[0], j / r[1], k / r[2]);
-            if (!s->solid[c]) continue;
+            if (!solid_row[i / r[0]]) continue;
             size_t q = eddy__idx(s->sn, i, j, k);
             s->dye[0][q] = s->dye[1][q] = s->dye[2][q] = 0.0f;
             s->temperature[q] = 0.0f;

@@ -119,6 +119,7 @@ eddy_status eddy_sim_set_solid_mask(eddy_sim *s, const uint8_t *mask, size_t cou
     if (!mask) {
         free(s->user_mask);
         s->user_mask = NULL;
+        s->mask_version++;
         return eddy__rasterize_solids(s);
     }
     if (count != s->ncells)
@@ -128,36 +129,111 @@ eddy_status eddy_sim_set_solid_mask(eddy_sim *s, const uint8_t *mask, size_t cou
         if (!s->user_mask) return eddy__fail(s, EDDY_ERR_OUT_OF_MEMORY, "out of memory for the solid mask");
     }
     for (size_t i = 0; i < count; i++) s->user_mask[i] = mask[i] ? 1 : 0;
+    s->mask_version++;
     return eddy__rasterize_solids(s);
 }
 
 eddy_status eddy__rasterize_solids(eddy_sim *s) {
-    int rows = s->n[1] * s->n[2];
+    if (s->backend_ops) return s->backend_ops->rasterize(s);
+    return eddy__rasterize_solids_cpu(s);
+}
+
+/* Index range of cells whose centres may lie inside an obstacle: its bounding box, or the whole grid for a
+ * user SDF (unbounded). */
+static void obstacle_cell_range(const eddy_sim *s, const eddy_obstacle_def *d, int lo[3], int hi[3]) {
+    float ext[3] = {INFINITY, INFINITY, INFINITY};
+    switch (d->shape) {
+    case EDDY_SHAPE_SPHERE: ext[0] = ext[1] = ext[2] = d->radius; break;
+    case EDDY_SHAPE_BOX: for (int a = 0; a < 3; a++) ext[a] = d->half_size[a]; break;
+    case EDDY_SHAPE_CAPSULE: for (int a = 0; a < 3; a++) ext[a] = fabsf(d->axis[a]) + d->radius; break;
+    default: break;
+    }
+    for (int a = 0; a < 3; a++) {
+        lo[a] = 0;
+        hi[a] = s->n[a] - 1;
+        if (a >= s->dim || !isfinite(ext[a])) continue;
+        /* cell centres at origin + (i + 0.5) h; one cell of margin covers rounding */
+        float l = (d->center[a] - ext[a] - s->origin[a]) / s->h - 0.5f, u = (d->center[a] + ext[a] - s->origin[a]) / s->h - 0.5f;
+        lo[a] = l < 0 ? 0 : (l > (float)s->n[a] ? s->n[a] : (int)floorf(l));
+        hi[a] = u < -1 ? -1 : (u >= (float)(s->n[a] - 1) ? s->n[a] - 1 : (int)ceilf(u));
+    }
+}
+
+eddy_status eddy__rasterize_solids_cpu(eddy_sim *s) {
     const int dim = s->dim;
+    if (s->user_mask) memcpy(s->solid, s->user_mask, s->ncells);
+    else memset(s->solid, 0, s->ncells);
+    for (int a = 0; a < 3; a++) memset(s->solid_vel[a], 0, s->ncells * sizeof(float));
+    /* obstacles in order: the last one covering a cell sets its velocity */
+    for (int o = 0; o < s->obstacle_count; o++) {
+        const eddy_obstacle_def *d = &s->obstacles[o].def;
+        int lo[3], hi[3];
+        obstacle_cell_range(s, d, lo, hi);
+        int nj = hi[1] - lo[1] + 1, nk = hi[2] - lo[2] + 1;
+        if (hi[0] < lo[0] || nj <= 0 || nk <= 0) continue;
+        int rows = nj * nk;
+        float vel[3] = {d->velocity[0], d->velocity[1], dim == 3 ? d->velocity[2] : 0.0f};
 #pragma omp parallel for num_threads(EDDY_THREADS(s)) schedule(static)
-    for (int row = 0; row < rows; row++) {
-        int j = row % s->n[1], k = row / s->n[1];
-        for (int i = 0; i < s->n[0]; i++) {
-            size_t c = eddy__idx(s->n, i, j, k);
-            float p[3] = {s->origin[0] + ((float)i + 0.5f) * s->h, s->origin[1] + ((float)j + 0.5f) * s->h,
-                          s->origin[2] + ((float)k + 0.5f) * s->h};
-            uint8_t solid = s->user_mask ? s->user_mask[c] : 0;
-            float vel[3] = {0, 0, 0};
-            /* the last obstacle covering a cell sets its velocity */
-            for (int o = 0; o < s->obstacle_count; o++) {
-                const eddy_obstacle_def *d = &s->obstacles[o].def;
-                if (eddy__shape_sdf(d->shape, d->center, d->radius, d->half_size, d->axis, d->sdf, d->sdf_user, p, dim) < 0) {
-                    solid = 1;
-                    vel[0] = d->velocity[0];
-                    vel[1] = d->velocity[1];
-                    vel[2] = dim == 3 ? d->velocity[2] : 0.0f;
-                }
+        for (int row = 0; row < rows; row++) {
+            int j = lo[1] + row % nj, k = lo[2] + row / nj;
+            for (int i = lo[0]; i <= hi[0]; i++) {
+                float p[3] = {s->origin[0] + ((float)i + 0.5f) * s->h, s->origin[1] + ((float)j + 0.5f) * s->h,
+                              s->origin[2] + ((float)k + 0.5f) * s->h};
+                if (eddy__shape_sdf(d->shape, d->center, d->radius, d->half_size, d->axis, d->sdf, d->sdf_user, p, dim) >= 0)
+                    continue;
+                size_t c = eddy__idx(s->n, i, j, k);
+                s->solid[c] = EDDY_CELL_SOLID;
+                s->solid_vel[0][c] = vel[0];
+                s->solid_vel[1][c] = vel[1];
+                s->solid_vel[2][c] = vel[2];
             }
-            s->solid[c] = solid;
-            s->solid_vel[0][c] = vel[0];
-            s->solid_vel[1][c] = vel[1];
-            s->solid_vel[2][c] = vel[2];
         }
     }
+    return eddy__update_solid_faces(s);
+}
+
+/* Appends the faces of solid cells that are not domain-boundary faces of a bounded axis (those take the domain
+ * condition), with the mean velocity of their solid neighbours. A face between two solid cells appears twice with
+ * the same value, which is harmless. One serial scan keeps the list's order fixed. */
+eddy_status eddy__update_solid_faces(eddy_sim *s) {
+    s->solid_face_count = 0;
+    for (int k = 0; k < s->n[2]; k++)
+        for (int j = 0; j < s->n[1]; j++) {
+            const uint8_t *row = s->solid + eddy__idx(s->n, 0, j, k);
+            if (!memchr(row, EDDY_CELL_SOLID, (size_t)s->n[0])) continue;
+            for (int i = 0; i < s->n[0]; i++) {
+                if (!row[i]) continue;
+                int c[3] = {i, j, k};
+                for (int a = 0; a < s->dim; a++) {
+                    int fn[3];
+                    eddy__face_dims(s, a, fn);
+                    for (int side = 0; side < 2; side++) {
+                        int f[3] = {i, j, k};
+                        f[a] = c[a] + side;
+                        if (!s->periodic[a] && (f[a] == 0 || f[a] == s->n[a])) continue;
+                        if (s->periodic[a] && f[a] == s->n[a]) f[a] = 0; /* face n repeats face 0 */
+                        int lo[3] = {f[0], f[1], f[2]}, hi[3] = {f[0], f[1], f[2]};
+                        lo[a] = eddy__wrap(f[a] - 1, s->n[a]);
+                        hi[a] = f[a];
+                        size_t cl = eddy__idx(s->n, lo[0], lo[1], lo[2]), ch = eddy__idx(s->n, hi[0], hi[1], hi[2]);
+                        float sum = 0.0f;
+                        int cnt = 0;
+                        if (s->solid[cl]) { sum += s->solid_vel[a][cl]; cnt++; }
+                        if (s->solid[ch]) { sum += s->solid_vel[a][ch]; cnt++; }
+                        if (s->solid_face_count == s->solid_face_cap) {
+                            size_t cap = s->solid_face_cap ? 2 * s->solid_face_cap : 1024;
+                            eddy_solid_face *nf = (eddy_solid_face *)realloc(s->solid_faces, cap * sizeof *nf);
+                            if (!nf) return eddy__fail(s, EDDY_ERR_OUT_OF_MEMORY, "out of memory listing solid faces");
+                            s->solid_faces = nf;
+                            s->solid_face_cap = cap;
+                        }
+                        eddy_solid_face *sf = &s->solid_faces[s->solid_face_count++];
+                        sf->index = eddy__idx(fn, f[0], f[1], f[2]);
+                        sf->axis = a;
+                        sf->value = sum / (float)cnt;
+                    }
+                }
+            }
+        }
     return EDDY_OK;
 }

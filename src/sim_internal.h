@@ -30,6 +30,13 @@ typedef struct eddy_obstacle {
     eddy_obstacle_def def;
 } eddy_obstacle;
 
+/* a face touching a solid cell and the velocity the solid imposes on it (see eddy__update_solid_faces) */
+typedef struct eddy_solid_face {
+    size_t index;  /* into vel[axis] */
+    int axis;
+    float value;   /* m/s */
+} eddy_solid_face;
+
 typedef struct eddy_emitter {
     eddy_id id;
     eddy_emitter_def def;
@@ -38,6 +45,7 @@ typedef struct eddy_emitter {
 typedef struct eddy_poisson eddy_poisson;       /* pressure solver workspace (project.c / poisson_*.c) */
 typedef struct eddy_advect_ws eddy_advect_ws;   /* advection scratch (advect.c) */
 typedef struct eddy_diffuse_ws eddy_diffuse_ws; /* implicit diffusion scratch (diffuse.c) */
+typedef struct eddy_backend_ops eddy_backend_ops; /* non-CPU backend hooks (backend.c, src/cuda/) */
 
 struct eddy_sim {
     eddy_sim_def def;
@@ -61,6 +69,8 @@ struct eddy_sim {
     uint8_t *solid;       /* cell type per velocity cell (EDDY_CELL_*) from mask + obstacles */
     uint8_t *user_mask;   /* static solid cells given by the user, may be NULL */
     float *solid_vel[3];  /* velocity of the solid in solid cells, m/s */
+    eddy_solid_face *solid_faces; /* interior faces touching solid cells, rebuilt when the solids are rasterised */
+    size_t solid_face_count, solid_face_cap;
     float *cell_scratch;  /* 8 x ncells floats, allocated on first use by vorticity.c / fields.c */
     double *row_partial;  /* 4 slots per row (rows: n1*n2 or sn1*sn2, the larger), for deterministic reductions */
 
@@ -78,6 +88,10 @@ struct eddy_sim {
     eddy_poisson *poisson;
     eddy_advect_ws *advect;
     eddy_diffuse_ws *diffuse;
+
+    const eddy_backend_ops *backend_ops; /* NULL on the CPU backend */
+    void *backend;                       /* the backend's own state */
+    unsigned mask_version;               /* bumped when user_mask changes, so a backend knows to resend it */
 };
 
 /* ---- indexing ---- */
@@ -150,6 +164,8 @@ void eddy__project_free(eddy_sim *s);
 eddy_status eddy__project(eddy_sim *s, float dt);
 /* obstacles.c: rasterise mask + obstacles into solid / solid_vel */
 eddy_status eddy__rasterize_solids(eddy_sim *s);
+/* rebuilds the list of interior faces touching solid cells (and their imposed velocity) from solid/solid_vel */
+eddy_status eddy__update_solid_faces(eddy_sim *s);
 float eddy__shape_sdf(eddy_shape shape, const float center[3], float radius, const float half_size[3],
                       const float axis[3], eddy_sdf_fn fn, void *user, const float p[3], int dim);
 /* boundary.c: domain faces and solid faces on the velocity; scalar inflow values */
@@ -162,6 +178,36 @@ bool eddy__face_fixed(const eddy_sim *s, int a, int i, int j, int k);
 eddy_status eddy__ensure_cell_scratch(eddy_sim *s);
 void eddy__cell_velocity(eddy_sim *s, float *uc[3]);
 void eddy__cell_vorticity(eddy_sim *s, float *const uc[3], float *om[3], float *mag);
+/* ---- backends (backend.c; CUDA in src/cuda/) ----
+ * A simulation on a device backend keeps its fields on the device. The host arrays above stay allocated as
+ * mirrors: `fetch` refreshes the mirrors of the given fields before host code reads them, `upload` sends the
+ * mirrors that host code changed. The other hooks replace the CPU code they are named after. */
+enum {
+    EDDY_SYNC_SOLID = 1u << EDDY_FIELD_SOLID, /* solid and solid_vel */
+    EDDY_SYNC_VELOCITY = (1u << EDDY_FIELD_U) | (1u << EDDY_FIELD_V) | (1u << EDDY_FIELD_W),
+    EDDY_SYNC_ALL = EDDY_SYNC_VELOCITY | (1u << EDDY_FIELD_PRESSURE) | (1u << EDDY_FIELD_DYE_R) |
+                    (1u << EDDY_FIELD_DYE_G) | (1u << EDDY_FIELD_DYE_B) | (1u << EDDY_FIELD_TEMPERATURE) | EDDY_SYNC_SOLID
+};
+struct eddy_backend_ops {
+    const char *name;
+    void (*destroy)(eddy_sim *s);
+    eddy_status (*step)(eddy_sim *s, float dt); /* the whole step_dt: stages, time, step count, stats */
+    eddy_status (*project)(eddy_sim *s);        /* eddy_sim_project */
+    eddy_status (*diagnostics)(eddy_sim *s, float dt);
+    float (*max_face_speed)(eddy_sim *s);       /* max |u_face| over every component, for the CFL step */
+    eddy_status (*splat)(eddy_sim *s, const eddy_splat *sp, const float center[3]); /* already validated */
+    eddy_status (*rasterize)(eddy_sim *s);      /* eddy__rasterize_solids */
+    eddy_status (*fetch)(eddy_sim *s, unsigned fields);  /* EDDY_SYNC_* / 1 << eddy_field bits */
+    eddy_status (*upload)(eddy_sim *s, unsigned fields);
+};
+/* attaches the backend named by def.backend (nothing for the CPU); called last in eddy_sim_create */
+eddy_status eddy__backend_attach(eddy_sim *s);
+/* no-ops on the CPU backend */
+eddy_status eddy__fetch(eddy_sim *s, unsigned fields);
+eddy_status eddy__upload(eddy_sim *s, unsigned fields);
+/* the CPU rasterisation, also the fallback of backends for SDF callbacks */
+eddy_status eddy__rasterize_solids_cpu(eddy_sim *s);
+
 /* diagnostics.c */
 eddy_status eddy__diagnostics(eddy_sim *s, float dt);
 float eddy__cell_divergence(const eddy_sim *s, int i, int j, int k);

@@ -428,6 +428,7 @@ static void test_enclosed_pocket(void) {
     CHECK(eddy__rasterize_solids(s) == EDDY_OK, "rasterize");
     /* the left side of the ring "moves" into the pocket: a net inflow of 9 faces x 1 m/s */
     for (int j = 10; j <= 20; j++) s->solid_vel[0][eddy__idx(s->n, 8, j, 0)] = 1.0f;
+    eddy__update_solid_faces(s); /* solid velocities changed by hand: refresh the faces they impose */
     eddy__apply_velocity_boundaries(s);
     double pocket_mean = 0.0;
     int pocket = 0;
@@ -483,6 +484,7 @@ static void test_periodic_components(void) {
     random_velocity(s, 61);
     CHECK(eddy__rasterize_solids(s) == EDDY_OK, "rasterize");
     for (int j = 0; j < s->n[1]; j++) s->solid_vel[0][eddy__idx(s->n, 5, j, 0)] = 1.0f;
+    eddy__update_solid_faces(s); /* solid velocities changed by hand: refresh the faces they impose */
     eddy__apply_velocity_boundaries(s);
     CHECK(eddy__project(s, s->def.dt) == EDDY_OK, "project: %s", eddy_sim_last_error(s));
     const double middle = -30.0 / (19.0 * 30.0) / s->h, wrapped = 30.0 / (19.0 * 30.0) / s->h;
