@@ -29,6 +29,7 @@ static const char *const usage_text =
     "  eddy --version\n"
     "\n"
     "Frames (PNG) and a video (MP4, through ffmpeg) go to out/, or out-1, out-2, ... when out/ exists.\n"
+    "`eddy run --scene wind` runs the game wind field: a player walking through particles.\n"
     "Scenes are JSON files: every key is described in docs/scenes.md.\n"
     "Exit codes: 0 success, 1 simulation error, 2 usage or scene error.\n";
 
@@ -52,7 +53,10 @@ static const char *const run_help_text =
     "  --stats FILE.jsonl    one JSON object per step: step, t, dt, max_div, rms_div, kinetic_energy, dye_total,\n"
     "                        max_speed, cfl, pressure_iterations, pressure_residual, step_ms, stage_ms, probes\n"
     "  --dump N              write the fields as NumPy .npy files every N frames (DIR/dump_NNNNN/: u, v, w,\n"
-    "                        pressure, dye, temperature; layout in docs/cli.md)\n"
+    "                        pressure, dye, temperature, and sdf with --surface; layout in docs/cli.md)\n"
+    "  --surface             surfaces of the dye (the scene's \"surface\" settings, or total dye at level 0.5):\n"
+    "                        the signed distance as sdf.npy in the dumps, and every frame the surface as\n"
+    "                        DIR/surface_NNNNN.svg (2D polylines) or .ply (3D triangles; .obj with surface.format)\n"
     "  --checkpoint N        write DIR/checkpoint_NNNNN.eddy every N frames (`eddy resume` continues from it)\n"
     "  --stop-at K           stop after frame K, writing a checkpoint to resume from later\n"
     "  --no-video            PNG frames only\n"
@@ -122,6 +126,7 @@ static int parse_run_args(int argc, char **argv, bool resume, run_options *o) {
         if (!strcmp(a, "--force")) { o->force = true; continue; }
         if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) { o->quiet = true; continue; }
         if (!strcmp(a, "--no-video")) { o->no_video = true; continue; }
+        if (!strcmp(a, "--surface")) { o->surface = true; continue; }
 #define OPTION(name)                                                        \
     v = option_value(argc, argv, &i, name, &m, &missing);                   \
     if (missing) return usage_error("%s needs a value", name);              \
@@ -180,7 +185,8 @@ static int parse_run_args(int argc, char **argv, bool resume, run_options *o) {
         if (!o->resume) return usage_error("resume needs a checkpoint file: eddy resume OUT/checkpoint_NNNNN.eddy%s", "");
         const char *not_here = o->preset ? "--scene" : o->set_count ? "--set" : o->frames >= 0 ? "--frames" : o->fps > 0 ? "--fps"
                              : o->out_dir ? "--out" : o->dump >= 0 ? "--dump" : o->checkpoint >= 0 ? "--checkpoint"
-                             : o->force ? "--force" : o->no_video ? "--no-video" : o->threads >= 0 ? "--threads" : NULL;
+                             : o->force ? "--force" : o->no_video ? "--no-video" : o->threads >= 0 ? "--threads"
+                             : o->surface ? "--surface" : NULL;
         if (not_here)
             return usage_error("resume: %s cannot change a run that is continued (the checkpoint holds the scene and its settings)", not_here);
     } else if (o->scene_file && o->preset) {

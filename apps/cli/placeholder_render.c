@@ -8,7 +8,7 @@
 #include <string.h>
 
 static const char *const view_names[EDDY_VIEW_COUNT] = {"dye", "speed", "vorticity", "pressure", "divergence",
-                                                        "temperature", "u", "v", "w"};
+                                                        "temperature", "u", "v", "w", "liquid"};
 static const char *const map_names[EDDY_COLORMAP_COUNT] = {"auto", "viridis", "inferno", "grey", "diverging"};
 static const char *const tone_names[3] = {"clamp", "reinhard", "aces"};
 
@@ -38,6 +38,7 @@ eddy_render_def eddy_render_def_default(void) {
     d.bloom_threshold = 0.6f; d.bloom_soft_knee = 0.7f; d.bloom_intensity = 0.8f; d.bloom_levels = 6;
     d.edge_strength = 1; d.edge_color[0] = d.edge_color[1] = d.edge_color[2] = 1;
     d.draw_obstacles = 1; d.obstacle_color[0] = d.obstacle_color[1] = d.obstacle_color[2] = 128; d.obstacle_color[3] = 255;
+    d.liquid_level = 0.5f;
     return d;
 }
 eddy_status eddy_render_def_validate(const eddy_render_def *d, char *m, size_t n) { (void)d; (void)m; (void)n; return EDDY_OK; }
@@ -111,4 +112,18 @@ eddy_status eddy_dye_from_image(const eddy_image *img, int nx, int ny, float *co
     (void)img; (void)nx; (void)ny; (void)dye;
     if (msg && n) strncpy(msg, "dye from a picture needs the render module (placeholder build)", n - 1), msg[n - 1] = '\0';
     return EDDY_ERR_UNSUPPORTED;
+}
+/* wind scenes draw with these; without the render module their pictures are refused */
+eddy_status eddy_render_input_2d(eddy_renderer *r, const eddy_render_input *in, const eddy_render_def *def, eddy_image *img) {
+    (void)r; (void)in; (void)def; (void)img; return EDDY_ERR_UNSUPPORTED;
+}
+void eddy_colormap_eval(eddy_colormap map, float t, float srgb[3]) {
+    (void)map; t = t > 0 ? (t < 1 ? t : 1) : 0; srgb[0] = srgb[1] = srgb[2] = t;
+}
+eddy_status eddy_image_draw_point(eddy_image *img, float x, float y, float radius, const uint8_t rgba[4]) {
+    (void)img; (void)x; (void)y; (void)radius; (void)rgba; return EDDY_ERR_UNSUPPORTED;
+}
+eddy_status eddy_image_draw_arrow(eddy_image *img, float x0, float y0, float x1, float y1, float width, float head,
+                                  const uint8_t rgba[4]) {
+    (void)img; (void)x0; (void)y0; (void)x1; (void)y1; (void)width; (void)head; (void)rgba; return EDDY_ERR_UNSUPPORTED;
 }

@@ -143,6 +143,8 @@ char *run_state_to_json(const run *r) {
 
 static void run_free(run *r) {
     if (r->out) run_output_free(r->out);
+    run_surface_free(r->surface);
+    run_wind_free(r->wind);
     if (r->stats) fclose(r->stats);
     progress_free(r->progress);
     eddy_sim_destroy(r->sim);
@@ -225,7 +227,7 @@ static int loop(run *r) {
             }
         }
         int frame = r->st.frame + 1;
-        if (!run_output_frame(r->out, r, frame, err, sizeof err)) {
+        if (!run_output_frame(r->out, r, frame, err, sizeof err) || !run_surface_frame(r, frame, err, sizeof err)) {
             progress_clear(r->progress);
             fprintf(stderr, "eddy: %s\n", err);
             return EXIT_SIM_ERROR;
@@ -310,6 +312,7 @@ int run_command(const run_options *opt) {
     scene_load_options lo = scene_load_options_default();
     lo.overrides = opt->sets;
     lo.override_count = opt->set_count;
+    lo.surface = opt->surface;
     if (opt->scene_file) r->scene = scene_load_file(opt->scene_file, &lo, err, sizeof err);
     else r->scene = scene_load_preset(opt->preset ? opt->preset : "default", &lo, err, sizeof err);
     if (!r->scene) {
@@ -331,8 +334,23 @@ int run_command(const run_options *opt) {
         run_free(r);
         return EXIT_USAGE;
     }
+    if (sc->wind) {
+        /* a wind scene starts from still air every time: nothing to checkpoint; one wind frame per picture */
+        const char *refused = opt->checkpoint > 0 ? "--checkpoint" : opt->stop_at > 0 ? "--stop-at" : NULL;
+        if (refused) {
+            fprintf(stderr, "eddy: %s: a wind scene (%s) cannot be checkpointed\n", refused, sc->file);
+            run_free(r);
+            return EXIT_USAGE;
+        }
+        if (s->fps < 1.0) {
+            fprintf(stderr, "eddy: --fps %g: a wind scene takes one wind frame of 1/fps seconds per picture, at most 1 s: "
+                            "expected fps >= 1\n", s->fps);
+            run_free(r);
+            return EXIT_USAGE;
+        }
+    }
     /* the simulation first: a scene error (a file of the wrong shape) leaves no folder behind */
-    if (!run_setup_sim(r, err, sizeof err)) {
+    if (sc->wind ? !run_wind_setup(r, err, sizeof err) : !(run_setup_sim(r, err, sizeof err) && run_surface_open(r, err, sizeof err))) {
         fprintf(stderr, "eddy: %s\n", err);
         run_free(r);
         return EXIT_USAGE;
@@ -353,6 +371,15 @@ int run_command(const run_options *opt) {
         fprintf(stderr, "eddy: %s\n", err);
         run_free(r);
         return EXIT_SIM_ERROR;
+    }
+    if (sc->wind) {
+        if (!opt->quiet) {
+            const eddy_wind_def *d = &sc->wind->def;
+            fprintf(stderr, "eddy: %s: wind window %d x %d x %d cells of %g m, %d particles, %d frames at %g fps (%g s) -> %s/\n",
+                    sc->name ? sc->name : sc->file, d->grid[0], d->grid[1], d->grid[2], (double)d->cell_size,
+                    sc->wind->particles.count, s->total_frames, s->fps, s->total_frames / s->fps, s->out_dir);
+        }
+        return finish(r, run_wind_loop(r));
     }
     if (!opt->quiet) {
         const eddy_sim_def *d = &sc->def;
@@ -425,6 +452,11 @@ int resume_command(const run_options *opt) {
     if (opt->stop_at > 0 && (opt->stop_at <= r->st.frame || opt->stop_at >= r->st.total_frames)) {
         fprintf(stderr, "eddy: --stop-at %d: must be between the checkpoint's frame %d and the run's %d frames\n", opt->stop_at,
                 r->st.frame, r->st.total_frames);
+        run_free(r);
+        return EXIT_USAGE;
+    }
+    if (!run_surface_open(r, err, sizeof err)) {
+        fprintf(stderr, "eddy: resume: %s\n", err);
         run_free(r);
         return EXIT_USAGE;
     }

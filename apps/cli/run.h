@@ -31,6 +31,7 @@ typedef struct run_options {
     int checkpoint;                  /* --checkpoint N; -1 = the scene's output.checkpoint */
     int stop_at;                     /* --stop-at K: stop after frame K (resume later); 0 = run to the end */
     bool no_video;                   /* --no-video */
+    bool surface;                    /* --surface: signed distance in the dumps, meshes every frame */
 } run_options;
 
 void run_options_init(run_options *o);
@@ -46,6 +47,8 @@ typedef struct run {
     FILE *stats;
     struct run_output *out;
     struct progress *progress;
+    struct run_surface *surface; /* --surface: signed distance and meshes; NULL when off */
+    struct run_wind *wind;       /* a wind scene: the wind field and its particles (sim is NULL then) */
 } run;
 
 /* run.c */
@@ -70,6 +73,13 @@ bool run_output_choose_dir(const char *wanted, bool explicit_dir, bool force, ch
 run_output *run_output_open(run *r, bool resuming, char *err, size_t err_size);
 /* renders and writes frame `frame` (1-based) */
 bool run_output_frame(run_output *o, run *r, int frame, char *err, size_t err_size);
+/* whether frames are drawn at all (PNG, video or sprite sheet wanted) */
+bool run_output_wants_picture(const run_output *o, const run *r);
+/* the renderer and the image that run_output_picture writes (a wind scene draws its own picture into it) */
+eddy_renderer *run_output_renderer(run_output *o);
+eddy_image *run_output_image(run_output *o);
+/* writes the image as frame `frame`: PNG (with alpha when `alpha`), video, sprite sheet */
+bool run_output_picture(run_output *o, run *r, int frame, bool alpha, char *err, size_t err_size);
 bool run_output_dump(run *r, int frame, char *err, size_t err_size);
 /* finishes the video and sprite sheet; `ok` false when the run failed (what is written so far is kept) */
 bool run_output_close(run_output *o, run *r, char *err, size_t err_size);
@@ -81,6 +91,31 @@ const char *run_output_summary(const run_output *o);
 
 /* run_stats.c: one JSON object per step */
 void run_stats_write(run *r);
+/* a wind scene's line: one per frame, from the wind's frame statistics; rms_div and kinetic_energy come from the
+ * simulation behind the field, particles_ms is the particle update */
+void run_stats_write_wind(run *r, const eddy_wind_frame_stats *ws, double rms_div, double kinetic_energy, double particles_ms);
+
+/* run_surface.c: --surface (signed distance in the dumps, meshes every frame) */
+typedef struct run_surface run_surface;
+/* made once the simulation exists; false (err set) when the dye grid has no square cells */
+bool run_surface_open(run *r, char *err, size_t err_size);
+/* frame `frame`'s meshes: surface_NNNNN.svg (2D), .ply or .obj (3D) */
+bool run_surface_frame(run *r, int frame, char *err, size_t err_size);
+/* sdf.npy into the dump folder `dir` */
+bool run_surface_dump(run *r, const char *dir, char *err, size_t err_size);
+void run_surface_free(run_surface *s);
+
+/* run_wind.c: a wind scene (docs/scenes.md, "Wind scenes") */
+typedef struct run_wind run_wind;
+/* creates the wind field and the particles; false (err set) on a definition the library refuses */
+bool run_wind_setup(run *r, char *err, size_t err_size);
+/* the frames; returns the exit code */
+int run_wind_loop(run *r);
+/* the window's fields, the particles and where the window is, into the dump folder `dir` */
+bool run_wind_dump(run *r, const char *dir, char *err, size_t err_size);
+/* the wind field of a wind scene's run */
+const eddy_wind *run_wind_field(const run *r);
+void run_wind_free(run_wind *w);
 
 /* the command's state for a checkpoint, as JSON (cJSON_free it) */
 char *run_state_to_json(const run *r);

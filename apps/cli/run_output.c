@@ -1,5 +1,6 @@
 /* What a run writes: the output folder (never overwriting without --force), one picture per frame (PNG), the
- * video (frames piped to ffmpeg), a flipbook sprite sheet, field dumps (.npy) and OpenVDB volumes.
+ * video (frames piped to ffmpeg), a flipbook sprite sheet, field dumps (.npy) and OpenVDB volumes. A wind scene draws
+ * its own picture into the output's image and hands it to run_output_picture.
  * A resumed run feeds the frames already on disk to the video and the sheet first, so they come out whole. */
 #include "run.h"
 
@@ -250,32 +251,46 @@ run_output *run_output_open(run *r, bool resuming, char *err, size_t err_size) {
     return o;
 }
 
+bool run_output_wants_picture(const run_output *o, const run *r) {
+    const scene_output *so = &r->scene->output;
+    return so->png || o->video_wanted || so->sheet;
+}
+
+eddy_renderer *run_output_renderer(run_output *o) { return o->renderer; }
+eddy_image *run_output_image(run_output *o) { return &o->img; }
+
+bool run_output_picture(run_output *o, run *r, int frame, bool alpha, char *err, size_t err_size) {
+    const scene_output *so = &r->scene->output;
+    char msg[1024];
+    if (so->png) {
+        char path[RUN_PATH_MAX + 32];
+        frame_path(r, frame, path, sizeof path);
+        if (eddy_png_write(path, &o->img, alpha, msg, sizeof msg) != EDDY_OK) {
+            snprintf(err, err_size, "%s", msg);
+            return false;
+        }
+    }
+    if (o->video_wanted && !o->video_started && !video_start(o, r, &o->img, err, err_size)) return false;
+    if (o->video && eddy_video_write(o->video, &o->img) != EDDY_OK) {
+        if (!r->opt.quiet) fprintf(stderr, "eddy: video stopped: %s\n", eddy_video_last_error(o->video));
+        eddy_video_abort(o->video);
+        o->video = NULL;
+        o->video_wanted = false;
+    }
+    if (so->sheet && sheet_takes(frame, r->st.total_frames, so->sheet_def.columns * so->sheet_def.rows) &&
+        !sheet_add(o, r, &o->img, err, err_size))
+        return false;
+    return true;
+}
+
 bool run_output_frame(run_output *o, run *r, int frame, char *err, size_t err_size) {
     const scene_output *so = &r->scene->output;
-    bool need_picture = so->png || o->video_wanted || so->sheet;
     char msg[1024];
-    if (need_picture) {
+    if (run_output_wants_picture(o, r)) {
         if (!render(o, r, err, err_size)) return false;
-        if (so->png) {
-            char path[RUN_PATH_MAX + 32];
-            frame_path(r, frame, path, sizeof path);
-            int alpha = r->scene->def.dim == 3 && r->scene->render.volume ? r->scene->render.vol.transparent
-                                                                           : r->scene->render.picture.transparent;
-            if (eddy_png_write(path, &o->img, alpha, msg, sizeof msg) != EDDY_OK) {
-                snprintf(err, err_size, "%s", msg);
-                return false;
-            }
-        }
-        if (o->video_wanted && !o->video_started && !video_start(o, r, &o->img, err, err_size)) return false;
-        if (o->video && eddy_video_write(o->video, &o->img) != EDDY_OK) {
-            if (!r->opt.quiet) fprintf(stderr, "eddy: video stopped: %s\n", eddy_video_last_error(o->video));
-            eddy_video_abort(o->video);
-            o->video = NULL;
-            o->video_wanted = false;
-        }
-        if (so->sheet && sheet_takes(frame, r->st.total_frames, so->sheet_def.columns * so->sheet_def.rows) &&
-            !sheet_add(o, r, &o->img, err, err_size))
-            return false;
+        int alpha = r->scene->def.dim == 3 && r->scene->render.volume ? r->scene->render.vol.transparent
+                                                                       : r->scene->render.picture.transparent;
+        if (!run_output_picture(o, r, frame, alpha != 0, err, err_size)) return false;
     }
     if (so->vdb && r->scene->def.dim == 3) {
         char path[RUN_PATH_MAX + 32];
@@ -292,6 +307,7 @@ bool run_output_dump(run *r, int frame, char *err, size_t err_size) {
     char dir[RUN_PATH_MAX + 32], path[RUN_PATH_MAX + 64], msg[512];
     snprintf(dir, sizeof dir, "%s/dump_%05d", r->st.out_dir, frame);
     if (!make_dirs(dir, err, err_size)) return false;
+    if (r->wind) return run_wind_dump(r, dir, err, err_size);
     const eddy_sim_def *d = &r->scene->def;
     eddy_field fields[] = {EDDY_FIELD_U, EDDY_FIELD_V, EDDY_FIELD_W, EDDY_FIELD_PRESSURE, EDDY_FIELD_TEMPERATURE};
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
@@ -330,6 +346,8 @@ bool run_output_dump(run *r, int frame, char *err, size_t err_size) {
         }
     }
     free(buf);
+    /* the signed distance of the surface, on the dye grid (--surface) */
+    if (ok && r->surface) ok = run_surface_dump(r, dir, err, err_size);
     return ok;
 }
 

@@ -52,3 +52,47 @@ void run_stats_write(run *r) {
     }
     fputs("}}\n", f);
 }
+
+/* A wind scene: one line per frame (one wind frame per picture). The same keys as a fluid step, so the same readers
+ * work: step = the frame, step_ms = move + frame (the game's cost of the wind; particles apart), dye_total = 0 (there
+ * is no dye), cfl = max_speed dt / cell size; stage_ms maps the wind's parts onto the stage names (sources: relaxation,
+ * gusts and colliders; diagnostics: the divergence check and the sampling copy; forces and boundary 0) and adds
+ * "move" and "particles". Probes sample the wind (dye 0). */
+void run_stats_write_wind(run *r, const eddy_wind_frame_stats *ws, double rms_div, double kinetic_energy, double particles_ms) {
+    FILE *f = r->stats;
+    if (!f) return;
+    const eddy_scene *sc = r->scene;
+    fprintf(f, "{\"step\":%ld,", ws->frame);
+    num(f, "t", ws->time, 17), fputc(',', f);
+    num(f, "dt", ws->dt, 9), fputc(',', f);
+    num(f, "max_div", ws->max_div, 9), fputc(',', f);
+    num(f, "rms_div", rms_div, 9), fputc(',', f);
+    num(f, "kinetic_energy", kinetic_energy, 17), fputc(',', f);
+    num(f, "dye_total", 0.0, 17), fputc(',', f);
+    num(f, "max_speed", ws->max_speed, 9), fputc(',', f);
+    num(f, "cfl", (double)ws->max_speed * ws->dt / sc->wind->def.cell_size, 9), fputc(',', f);
+    fprintf(f, "\"pressure_iterations\":%d,", ws->pressure_iterations);
+    num(f, "pressure_residual", ws->pressure_residual, 9), fputc(',', f);
+    num(f, "step_ms", ws->move_ms + ws->frame_ms, 6);
+    fputs(",\"stage_ms\":{", f);
+    const struct { const char *name; double ms; } stages[] = {
+        {"sources", ws->sources_ms}, {"forces", 0.0}, {"advect", ws->advect_ms}, {"diffuse", ws->diffuse_ms},
+        {"project", ws->project_ms}, {"boundary", 0.0}, {"diagnostics", ws->finish_ms}, {"move", ws->move_ms},
+        {"particles", particles_ms}};
+    for (size_t i = 0; i < sizeof stages / sizeof stages[0]; i++) {
+        if (i) fputc(',', f);
+        num(f, stages[i].name, stages[i].ms, 6);
+    }
+    fprintf(f, "},\"solid_cells\":%d,\"probes\":{", ws->solid_cells);
+    for (int i = 0; i < sc->probe_count; i++) {
+        float vel[3] = {0, 0, 0};
+        eddy_wind_sample(run_wind_field(r), sc->probes[i].position, vel);
+        fprintf(f, "%s\"%s\":{", i ? "," : "", sc->probes[i].name);
+        num(f, "u", vel[0], 9), fputc(',', f);
+        num(f, "v", vel[1], 9), fputc(',', f);
+        num(f, "w", vel[2], 9), fputc(',', f);
+        num(f, "dye", 0.0, 9);
+        fputc('}', f);
+    }
+    fputs("}}\n", f);
+}

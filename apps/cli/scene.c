@@ -28,10 +28,12 @@ typedef struct loader {
     eddy_scene *sc;
     int dim;
     float box_min[3], box_max[3];
+    bool unbounded;    /* a wind scene: positions are anywhere in the world */
     const scene_load_options *opt;
 } loader;
 
 static bool inside_box(const loader *L, const float p[3]) {
+    if (L->unbounded) return true;
     for (int a = 0; a < L->dim; a++)
         if (!(p[a] >= L->box_min[a] && p[a] <= L->box_max[a])) return false;
     return true;
@@ -188,10 +190,30 @@ static bool parse_time(loader *L, const cJSON *root) {
 
 /* ---------------------------------------------------------------- physics */
 
+/* "pressure": {"solver", "tolerance", "max_iterations", "omega"} of the object at `path` */
+static bool parse_pressure(loader *L, const cJSON *parent, const char *path, eddy_pressure_def *out) {
+    static const char *const solvers[] = {"mgpcg", "jacobi", "rbgs", NULL};
+    const cJSON *pr = jc_member(parent, "pressure");
+    if (!pr) return true;
+    static const char *const keys[] = {"solver", "tolerance", "max_iterations", "omega", NULL};
+    char p[JPATH_MAX], q[JPATH_MAX];
+    jc_key_path(p, path, "pressure");
+    int s = (int)out->solver;
+    if (!jc_object(&L->c, pr, p, keys) || !jc_enum(&L->c, pr, p, "solver", solvers, &s) ||
+        !jc_float(&L->c, pr, p, "tolerance", ((jrange){0, 1, true, true, ""}), &out->tolerance) ||
+        !jc_int(&L->c, pr, p, "max_iterations", JR(0, 1000000, ""), &out->max_iterations) ||
+        !jc_float(&L->c, pr, p, "omega", ((jrange){0, 2, false, true, ""}), &out->omega))
+        return false;
+    out->solver = (eddy_pressure_solver)s;
+    if (jc_member(pr, "omega") && out->solver != EDDY_PRESSURE_RBGS)
+        return jc_fail(&L->c, jc_key_path(q, p, "omega"),
+                       "only used by solver \"rbgs\" (over-relaxation); remove it or set solver to \"rbgs\"");
+    return true;
+}
+
 static bool parse_physics(loader *L, const cJSON *root) {
     eddy_sim_def *d = &L->sc->def;
     static const char *const advections[] = {"maccormack", "semi_lagrangian", "bfecc", NULL};
-    static const char *const solvers[] = {"mgpcg", "jacobi", "rbgs", NULL};
     int e = (int)d->advection;
     if (!jc_float(&L->c, root, "", "viscosity", JR_NONNEG("m^2/s"), &d->viscosity) ||
         !jc_float(&L->c, root, "", "density", ((jrange){0, 1e9, true, false, "kg/m^3"}), &d->density) ||
@@ -199,19 +221,7 @@ static bool parse_physics(loader *L, const cJSON *root) {
         !jc_enum(&L->c, root, "", "advection", advections, &e))
         return false;
     d->advection = (eddy_advection)e;
-    const cJSON *pr = jc_member(root, "pressure");
-    if (pr) {
-        static const char *const keys[] = {"solver", "tolerance", "max_iterations", "omega", NULL};
-        int s = (int)d->pressure.solver;
-        if (!jc_object(&L->c, pr, "pressure", keys) || !jc_enum(&L->c, pr, "pressure", "solver", solvers, &s) ||
-            !jc_float(&L->c, pr, "pressure", "tolerance", ((jrange){0, 1, true, true, ""}), &d->pressure.tolerance) ||
-            !jc_int(&L->c, pr, "pressure", "max_iterations", JR(0, 1000000, ""), &d->pressure.max_iterations) ||
-            !jc_float(&L->c, pr, "pressure", "omega", ((jrange){0, 2, false, true, ""}), &d->pressure.omega))
-            return false;
-        d->pressure.solver = (eddy_pressure_solver)s;
-        if (jc_member(pr, "omega") && d->pressure.solver != EDDY_PRESSURE_RBGS)
-            return jc_fail(&L->c, "pressure.omega", "only used by solver \"rbgs\" (over-relaxation); remove it or set solver to \"rbgs\"");
-    }
+    if (!parse_pressure(L, root, "", &d->pressure)) return false;
     const cJSON *dis = jc_member(root, "dissipation");
     if (dis) {
         static const char *const keys[] = {"velocity", "dye", "temperature", NULL};
@@ -312,7 +322,8 @@ static bool parse_boundary(loader *L, const cJSON *root) {
 
 /* ---------------------------------------------------------------- paths */
 
-static bool parse_path(loader *L, const cJSON *v, const char *path, scene_path *out) {
+/* a path; `default_plane` (0 xy, 1 xz, 2 yz) is the plane of a circle or figure-eight that names none */
+static bool parse_path_in(loader *L, const cJSON *v, const char *path, int default_plane, scene_path *out) {
     static const char *const keys[] = {"type", "center", "radius", "size", "plane", "period", "phase", "keys", "loop", NULL};
     static const char *const types[] = {"circle", "figure8", "keyframes", NULL};
     static const char *const planes[] = {"xy", "xz", "yz", NULL};
@@ -326,7 +337,7 @@ static bool parse_path(loader *L, const cJSON *v, const char *path, scene_path *
     out->plane[1] = 1;
     out->period = 4.0;
     char p[JPATH_MAX];
-    int pl = 0;
+    int pl = default_plane;
     if (!jc_enum(&L->c, v, path, "plane", planes, &pl)) return false;
     if (pl && L->dim == 2) return jc_fail(&L->c, jc_key_path(p, path, "plane"), "a 2D path moves in the \"xy\" plane only");
     static const int plane_axes[3][2] = {{0, 1}, {0, 2}, {1, 2}};
@@ -383,6 +394,10 @@ static bool parse_path(loader *L, const cJSON *v, const char *path, scene_path *
             return false;
     }
     return true;
+}
+
+static bool parse_path(loader *L, const cJSON *v, const char *path, scene_path *out) {
+    return parse_path_in(L, v, path, 0, out);
 }
 
 /* ---------------------------------------------------------------- obstacles and emitters */
@@ -739,7 +754,7 @@ static bool parse_render(loader *L, const cJSON *root) {
     if (!v) return true;
     static const char *const keys[] = {"view", "width", "height", "scale", "slice", "exposure", "tonemap", "background",
                                        "transparent", "shading", "bloom", "edges", "colormap", "range", "colorbar",
-                                       "obstacles", "obstacle_color", "volume", NULL};
+                                       "obstacles", "obstacle_color", "volume", "liquid_color", NULL};
     eddy_render_def *d = &r->picture;
     int view = (int)d->view, cmap = (int)d->colormap, tm = (int)d->tonemap;
     if (!jc_object(&L->c, v, "render", keys) || !parse_name(L, v, "render", "view", 0, &view) ||
@@ -748,12 +763,15 @@ static bool parse_render(loader *L, const cJSON *root) {
         !jc_int(&L->c, v, "render", "height", JR(0, 16384, "pixels"), &d->height) ||
         !jc_int(&L->c, v, "render", "scale", JR(1, 64, "pixels per cell"), &r->scale) ||
         !jc_float(&L->c, v, "render", "exposure", JR(0, 1e6, ""), &d->exposure) ||
-        !jc_vec(&L->c, v, "render", "background", 3, JR(0, 1e3, "linear RGB"), d->background))
+        !jc_vec(&L->c, v, "render", "background", 3, JR(0, 1e3, "linear RGB"), d->background) ||
+        !jc_vec(&L->c, v, "render", "liquid_color", 3, JR(0, 1e3, "linear RGB"), d->liquid_color))
         return false;
     d->view = (eddy_view)view;
     d->colormap = (eddy_colormap)cmap;
     d->tonemap = (eddy_tonemap)tm;
     if (d->view == EDDY_VIEW_W && L->dim == 2) return jc_fail(&L->c, "render.view", "\"w\" needs a 3D scene");
+    if (d->view == EDDY_VIEW_LIQUID && L->dim == 3)
+        return jc_fail(&L->c, "render.view", "\"liquid\" is a 2D view; a 3D scene writes its surface as meshes (surface.meshes)");
     if ((jc_member(v, "width") || jc_member(v, "height")) && jc_member(v, "scale"))
         return jc_fail(&L->c, "render.scale", "give either scale (pixels per cell) or width/height, not both");
     bool b = false;
@@ -907,6 +925,279 @@ static bool parse_output(loader *L, const cJSON *root) {
     return true;
 }
 
+/* ---------------------------------------------------------------- surfaces */
+
+/* "surface": true | false | {"field", "level", "meshes", "format", "band"} */
+static bool parse_surface(loader *L, const cJSON *root) {
+    scene_surface *s = &L->sc->surface;
+    s->field = SCENE_SURFACE_DYE;
+    s->level = 0.5f;
+    s->meshes = true;
+    int on = 0;
+    const cJSON *o;
+    if (!toggle(L, root, "", "surface", &on, &o)) return false;
+    s->on = on;
+    if (o) {
+        static const char *const keys[] = {"field", "level", "meshes", "format", "band", NULL};
+        static const char *const fields[] = {"dye", "dye_r", "dye_g", "dye_b", "temperature", NULL};
+        static const char *const formats[] = {"ply", "obj", NULL};
+        int f = (int)s->field, fmt = 0;
+        if (!jc_object(&L->c, o, "surface", keys) || !jc_enum(&L->c, o, "surface", "field", fields, &f) ||
+            !jc_float(&L->c, o, "surface", "level", JR(-1e30, 1e30, "(the field's unit)"), &s->level) ||
+            !jc_bool(&L->c, o, "surface", "meshes", &s->meshes) || !jc_enum(&L->c, o, "surface", "format", formats, &fmt) ||
+            !jc_float(&L->c, o, "surface", "band", JR_NONNEG("m"), &s->band))
+            return false;
+        s->field = (scene_surface_field)f;
+        s->obj = fmt == 1;
+        if (jc_member(o, "format") && L->dim == 2)
+            return jc_fail(&L->c, "surface.format", "2D surfaces are written as SVG polylines; format is for 3D meshes (\"ply\" or \"obj\")");
+    }
+    const int *ds = L->sc->def.dye_scale;
+    if (s->on && (ds[1] != ds[0] || (L->dim == 3 && ds[2] != ds[0]))) {
+        char got[64];
+        if (L->dim == 3) snprintf(got, sizeof got, "[%d, %d, %d]", ds[0], ds[1], ds[2]);
+        else snprintf(got, sizeof got, "[%d, %d]", ds[0], ds[1]);
+        return jc_fail(&L->c, "surface", "needs square dye cells: dye_scale must be the same on every axis, got %s", got);
+    }
+    scene_render *r = &L->sc->render;
+    if (r->picture.view == EDDY_VIEW_LIQUID) {
+        if (s->field != SCENE_SURFACE_DYE)
+            return jc_fail(&L->c, "surface.field", "the liquid view (render.view) shows the surface of the total dye: expected \"dye\" "
+                                                   "with it, got \"%s\"", (const char *[]){"dye", "dye_r", "dye_g", "dye_b", "temperature"}[s->field]);
+        r->picture.liquid_level = s->level;
+    }
+    return true;
+}
+
+/* ---------------------------------------------------------------- wind scenes */
+
+static const char *const wind_root_keys[] = {"name", "description", "duration", "threads", "wind", "probes", "render", "output", NULL};
+
+/* an array of 3 whole numbers in [lo, hi] */
+static bool int_vec3(loader *L, const cJSON *obj, const char *path, const char *key, int lo, int hi, int out[3]) {
+    const cJSON *v = jc_member(obj, key);
+    if (!v) return true;
+    char p[JPATH_MAX], got[96];
+    jc_key_path(p, path, key);
+    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 3)
+        return jc_fail(&L->c, p, "expected an array of 3 whole numbers in [%d, %d], got %s", lo, hi, jc_describe(v, got, sizeof got));
+    int i = 0;
+    for (const cJSON *e = v->child; e; e = e->next, i++) {
+        char q[JPATH_MAX];
+        if (!cJSON_IsNumber(e) || e->valuedouble != floor(e->valuedouble) || e->valuedouble < lo || e->valuedouble > hi)
+            return jc_fail(&L->c, jc_index_path(q, p, i), "expected a whole number in [%d, %d], got %s", lo, hi,
+                           jc_describe(e, got, sizeof got));
+        out[i] = (int)e->valuedouble;
+    }
+    return true;
+}
+
+static bool parse_wind(loader *L, const cJSON *root) {
+    scene_wind *w = (scene_wind *)calloc(1, sizeof *w);
+    if (!w) return jc_fail(&L->c, "wind", "out of memory");
+    L->sc->wind = w;
+    w->def = eddy_wind_def_default();
+    w->particles = eddy_particles_def_default();
+    w->particles.count = 20000;
+    const float rmin[3] = {-14, -1, -14}, rmax[3] = {14, 3, 14};
+    memcpy(w->particles.region_min, rmin, sizeof rmin);
+    memcpy(w->particles.region_max, rmax, sizeof rmax);
+    w->particles.region_follows_wind = 1;
+    w->particles.respawn_outside_window = 1;
+    w->radius = 0.8f;
+    const cJSON *v = jc_member(root, "wind");
+    static const char *const keys[] = {"grid", "cell_size", "ambient", "noise", "relaxation_time", "viscosity", "pressure",
+                                       "snap_to_cells", "player", "particles", NULL};
+    eddy_wind_def *d = &w->def;
+    bool snap = false;
+    if (!jc_object(&L->c, v, "wind", keys) || !int_vec3(L, v, "wind", "grid", 3, 1024, d->grid) ||
+        !jc_float(&L->c, v, "wind", "cell_size", ((jrange){0, 1e4, true, false, "m"}), &d->cell_size) ||
+        !jc_vec(&L->c, v, "wind", "ambient", 3, JR(-1e3, 1e3, "m/s"), d->ambient) ||
+        !jc_float(&L->c, v, "wind", "relaxation_time", JR(0, 1e6, "s"), &d->relaxation_time) ||
+        !jc_float(&L->c, v, "wind", "viscosity", JR(0, 1e6, "m^2/s"), &d->viscosity) ||
+        !parse_pressure(L, v, "wind", &d->pressure) || !jc_bool(&L->c, v, "wind", "snap_to_cells", &snap))
+        return false;
+    d->snap_to_cells = snap;
+    const cJSON *no = jc_member(v, "noise");
+    if (no) {
+        static const char *const k[] = {"amplitude", "scale", "seed", NULL};
+        double seed = d->noise_seed;
+        if (!jc_object(&L->c, no, "wind.noise", k) ||
+            !jc_float(&L->c, no, "wind.noise", "amplitude", JR(0, 1e3, "m/s"), &d->noise_amplitude) ||
+            !jc_float(&L->c, no, "wind.noise", "scale", ((jrange){0, 1e6, true, false, "m"}), &d->noise_scale) ||
+            !jc_number(&L->c, no, "wind.noise", "seed", JR(0, 4294967295.0, ""), &seed))
+            return false;
+        if (seed != floor(seed)) return jc_fail(&L->c, "wind.noise.seed", "expected a whole number, got %g", seed);
+        d->noise_seed = (uint32_t)seed;
+        if (d->noise_amplitude > 0 && d->noise_scale < d->cell_size)
+            return jc_fail(&L->c, "wind.noise.scale", "%g m: expected at least the cell size (%g m)", (double)d->noise_scale,
+                           (double)d->cell_size);
+    }
+    /* the player: a sphere collider walking a path (circles and figure-eights on the ground, the xz plane, by default) */
+    if (!require(L, v, "wind", "player", "the player {\"path\": {...}, \"radius\": m}")) return false;
+    const cJSON *pl = jc_member(v, "player");
+    static const char *const pk[] = {"path", "radius", NULL};
+    if (!jc_object(&L->c, pl, "wind.player", pk) ||
+        !require(L, pl, "wind.player", "path", "a path object {\"type\": \"circle\", ...}") ||
+        !parse_path_in(L, jc_member(pl, "path"), "wind.player.path", 1, &w->path) ||
+        !jc_float(&L->c, pl, "wind.player", "radius", ((jrange){0, 1e3, true, false, "m"}), &w->radius))
+        return false;
+    float vel[3];
+    scene_path_eval(&w->path, 0.0, 3, d->center, vel);
+    const cJSON *pa = jc_member(v, "particles");
+    if (pa) {
+        static const char *const k[] = {"count", "drag", "gravity", "lifetime", "lifetime_jitter", "region_min", "region_max", "seed", NULL};
+        eddy_particles_def *q = &w->particles;
+        double seed = q->seed;
+        if (!jc_object(&L->c, pa, "wind.particles", k) ||
+            !jc_int(&L->c, pa, "wind.particles", "count", JR(1, 10000000, ""), &q->count) ||
+            !jc_float(&L->c, pa, "wind.particles", "drag", JR(0, 1e6, "1/s"), &q->drag) ||
+            !jc_vec(&L->c, pa, "wind.particles", "gravity", 3, JR(-1e4, 1e4, "m/s^2"), q->gravity) ||
+            !jc_float(&L->c, pa, "wind.particles", "lifetime", ((jrange){0, 1e6, true, false, "s"}), &q->lifetime) ||
+            !jc_float(&L->c, pa, "wind.particles", "lifetime_jitter", ((jrange){0, 1, false, true, ""}), &q->lifetime_jitter) ||
+            !jc_vec(&L->c, pa, "wind.particles", "region_min", 3, JR(-1e6, 1e6, "m"), q->region_min) ||
+            !jc_vec(&L->c, pa, "wind.particles", "region_max", 3, JR(-1e6, 1e6, "m"), q->region_max) ||
+            !jc_number(&L->c, pa, "wind.particles", "seed", JR(0, 4294967295.0, ""), &seed))
+            return false;
+        if (seed != floor(seed)) return jc_fail(&L->c, "wind.particles.seed", "expected a whole number, got %g", seed);
+        q->seed = (uint32_t)seed;
+    }
+    for (int a = 0; a < 3; a++)
+        if (!(w->particles.region_max[a] > w->particles.region_min[a])) {
+            char p[JPATH_MAX];
+            return jc_fail(&L->c, jc_index_path(p, "wind.particles.region_max", a),
+                           "%g m: must be above region_min[%d] = %g m (the respawn box, relative to the player)",
+                           (double)w->particles.region_max[a], a, (double)w->particles.region_min[a]);
+        }
+    /* what remains is checked by the library; its message names the field */
+    char msg[512];
+    if (eddy_wind_def_validate(d, msg, sizeof msg) != EDDY_OK) return jc_fail(&L->c, "wind", "%s", msg);
+    if (eddy_particles_def_validate(&w->particles, msg, sizeof msg) != EDDY_OK) return jc_fail(&L->c, "wind.particles", "%s", msg);
+    return true;
+}
+
+/* the picture of a wind scene: a map of the window seen from above (x right, z up the picture) */
+static bool parse_wind_render(loader *L, const cJSON *root) {
+    scene_wind_render *r = &L->sc->wind->render;
+    r->width = 640;
+    r->colormap = EDDY_COLORMAP_VIRIDIS;
+    r->slice = true;
+    r->slice_brightness = 0.3f;
+    r->particles = true;
+    r->particle_radius = 1.0f;
+    r->particle_opacity = 0.9f;
+    r->arrows = true;
+    r->arrow_spacing = 2.0f;
+    r->arrow_scale = 0.5f;
+    r->arrow_width = 1.2f;
+    const uint8_t white[4] = {255, 255, 255, 200}, grey[4] = {230, 230, 230, 255};
+    memcpy(r->arrow_color, white, 4);
+    r->player = true;
+    memcpy(r->player_color, grey, 4);
+    const cJSON *v = jc_member(root, "render");
+    if (!v) return true;
+    static const char *const keys[] = {"width", "height", "colormap", "range", "speed", "particles", "arrows", "player", NULL};
+    int cmap = (int)r->colormap;
+    if (!jc_object(&L->c, v, "render", keys) || !jc_int(&L->c, v, "render", "width", JR(8, 16384, "pixels"), &r->width) ||
+        !jc_int(&L->c, v, "render", "height", JR(0, 16384, "pixels"), &r->height) || !parse_name(L, v, "render", "colormap", 1, &cmap) ||
+        !jc_vec(&L->c, v, "render", "range", 2, JR(0, 1e4, "m/s"), r->range))
+        return false;
+    r->colormap = cmap == EDDY_COLORMAP_AUTO ? EDDY_COLORMAP_VIRIDIS : (eddy_colormap)cmap;
+    if (jc_member(v, "range") && !(r->range[1] > r->range[0]))
+        return jc_fail(&L->c, "render.range", "[%g, %g]: the maximum must be above the minimum", (double)r->range[0], (double)r->range[1]);
+    const cJSON *o;
+    int on = r->slice;
+    if (!toggle(L, v, "render", "speed", &on, &o)) return false;
+    r->slice = on;
+    if (o) {
+        static const char *const k[] = {"brightness", NULL};
+        if (!jc_object(&L->c, o, "render.speed", k) || !jc_float(&L->c, o, "render.speed", "brightness", JR(0, 1, ""), &r->slice_brightness))
+            return false;
+    }
+    on = r->particles;
+    if (!toggle(L, v, "render", "particles", &on, &o)) return false;
+    r->particles = on;
+    if (o) {
+        static const char *const k[] = {"radius", "opacity", NULL};
+        if (!jc_object(&L->c, o, "render.particles", k) ||
+            !jc_float(&L->c, o, "render.particles", "radius", JR(0, 100, "pixels"), &r->particle_radius) ||
+            !jc_float(&L->c, o, "render.particles", "opacity", JR(0, 1, ""), &r->particle_opacity))
+            return false;
+    }
+    on = r->arrows;
+    if (!toggle(L, v, "render", "arrows", &on, &o)) return false;
+    r->arrows = on;
+    if (o) {
+        static const char *const k[] = {"spacing", "scale", "width", "color", NULL};
+        float c[4] = {r->arrow_color[0], r->arrow_color[1], r->arrow_color[2], r->arrow_color[3]};
+        if (!jc_object(&L->c, o, "render.arrows", k) ||
+            !jc_float(&L->c, o, "render.arrows", "spacing", ((jrange){0, 1e4, true, false, "m"}), &r->arrow_spacing) ||
+            !jc_float(&L->c, o, "render.arrows", "scale", JR(0, 1e3, "s (m of arrow per m/s)"), &r->arrow_scale) ||
+            !jc_float(&L->c, o, "render.arrows", "width", JR(0, 100, "pixels"), &r->arrow_width) ||
+            !jc_vec(&L->c, o, "render.arrows", "color", 4, JR(0, 255, "sRGB bytes"), c))
+            return false;
+        for (int i = 0; i < 4; i++) r->arrow_color[i] = (uint8_t)lrintf(c[i]);
+    }
+    on = r->player;
+    if (!toggle(L, v, "render", "player", &on, &o)) return false;
+    r->player = on;
+    if (o) {
+        static const char *const k[] = {"color", NULL};
+        float c[4] = {r->player_color[0], r->player_color[1], r->player_color[2], r->player_color[3]};
+        if (!jc_object(&L->c, o, "render.player", k) || !jc_vec(&L->c, o, "render.player", "color", 4, JR(0, 255, "sRGB bytes"), c))
+            return false;
+        for (int i = 0; i < 4; i++) r->player_color[i] = (uint8_t)lrintf(c[i]);
+    }
+    const eddy_wind_def *d = &L->sc->wind->def;
+    if (r->height == 0 && (double)r->width * d->grid[2] / d->grid[0] > 16384.0)
+        return jc_fail(&L->c, "render.width", "%d pixels make the picture of the %d x %d cell window taller than 16384 pixels; "
+                                              "give a height", r->width, d->grid[0], d->grid[2]);
+    /* the window's grid, seen from above: at most 4096 arrows, so a tiny spacing cannot stall a frame */
+    double nx = d->grid[0] * (double)d->cell_size / r->arrow_spacing, nz = d->grid[2] * (double)d->cell_size / r->arrow_spacing;
+    if (r->arrows && nx * nz > 4096.0)
+        return jc_fail(&L->c, "render.arrows.spacing", "%g m gives %.0f arrows over the %g m x %g m window: expected at most 4096",
+                       (double)r->arrow_spacing, nx * nz, d->grid[0] * (double)d->cell_size, d->grid[2] * (double)d->cell_size);
+    return true;
+}
+
+/* a wind scene: the keys of a fluid scene that do not apply are refused by name */
+static bool parse_wind_root(loader *L, const cJSON *root) {
+    for (const cJSON *m = root->child; m; m = m->next) {
+        const char *key = m->string ? m->string : "";
+        bool wind_key = false;
+        for (int i = 0; wind_root_keys[i]; i++)
+            if (!strcmp(wind_root_keys[i], key)) wind_key = true;
+        static const char *const fluid_keys[] = {"dim", "grid", "size", "origin", "dye_scale", "dt", "cfl", "max_dt", "viscosity",
+                                                 "density", "advection", "pressure", "vorticity", "dissipation", "diffusion",
+                                                 "buoyancy", "boundary", "obstacles", "emitters", "splats", "random_splats",
+                                                 "splat_paths", "initial", "surface", NULL};
+        for (int i = 0; !wind_key && fluid_keys[i]; i++)
+            if (!strcmp(fluid_keys[i], key))
+                return jc_fail(&L->c, key, "not used by a wind scene (it takes name, description, duration, threads, wind, probes, "
+                                           "render and output; the wind's own settings go in \"wind\")");
+    }
+    if (!jc_object(&L->c, root, "", wind_root_keys)) return false;
+    if (!jc_string(&L->c, root, "", "name", &L->sc->name) || !jc_string(&L->c, root, "", "description", &L->sc->description))
+        return false;
+    L->sc->def = eddy_sim_def_default();
+    L->sc->duration = 10.0;
+    L->dim = 3;
+    L->unbounded = true;
+    if (!jc_number(&L->c, root, "", "duration", ((jrange){0, 1e6, true, false, "s"}), &L->sc->duration) ||
+        !jc_int(&L->c, root, "", "threads", JR(0, 1024, ""), &L->sc->def.threads) || !parse_wind(L, root) ||
+        !parse_probes(L, root) || !parse_wind_render(L, root) || !parse_output(L, root))
+        return false;
+    L->sc->wind->def.threads = L->sc->def.threads;
+    L->sc->wind->particles.threads = L->sc->def.threads;
+    const scene_output *o = &L->sc->output;
+    if (o->vdb) return jc_fail(&L->c, "output.vdb", "a wind scene writes no volumes");
+    if (o->checkpoint > 0) return jc_fail(&L->c, "output.checkpoint", "a wind scene cannot be checkpointed (it always starts from still air)");
+    if (o->fps < 1.0)
+        return jc_fail(&L->c, "output.fps", "%g: a wind scene takes one wind frame of 1/fps seconds per picture, at most 1 s: "
+                                            "expected fps >= 1", o->fps);
+    return true;
+}
+
 /* ---------------------------------------------------------------- top level */
 
 void scene_free(eddy_scene *sc) {
@@ -932,15 +1223,18 @@ void scene_free(eddy_scene *sc) {
         for (int i = 0; i < sc->probe_count; i++) free(sc->probes[i].name);
     free(sc->probes);
     free(sc->output.dir);
+    if (sc->wind) free(sc->wind->path.keys);
+    free(sc->wind);
     free(sc);
 }
 
 static bool parse_root(loader *L, const cJSON *root) {
+    if (cJSON_IsObject(root) && jc_member(root, "wind")) return parse_wind_root(L, root);
     static const char *const keys[] = {"name", "description", "dim", "grid", "size", "origin", "dye_scale", "dt", "cfl",
                                        "max_dt", "duration", "threads", "viscosity", "density", "advection", "pressure",
                                        "vorticity", "dissipation", "diffusion", "buoyancy", "boundary", "obstacles",
                                        "emitters", "splats", "random_splats", "splat_paths", "initial", "probes",
-                                       "render", "output", NULL};
+                                       "render", "output", "surface", NULL};
     if (!jc_object(&L->c, root, "", keys)) return false;
     if (!jc_string(&L->c, root, "", "name", &L->sc->name) || !jc_string(&L->c, root, "", "description", &L->sc->description))
         return false;
@@ -948,7 +1242,7 @@ static bool parse_root(loader *L, const cJSON *root) {
     L->sc->duration = 5.0;
     if (!parse_grid(L, root) || !parse_time(L, root) || !parse_physics(L, root) || !parse_boundary(L, root) ||
         !parse_obstacles(L, root) || !parse_emitters(L, root) || !parse_splats(L, root) || !parse_initial(L, root) ||
-        !parse_probes(L, root) || !parse_render(L, root) || !parse_output(L, root))
+        !parse_probes(L, root) || !parse_render(L, root) || !parse_output(L, root) || !parse_surface(L, root))
         return false;
     if (L->opt->check_memory && !check_memory(L)) return false;
     /* what remains (limits of the library itself) is checked by the library; its message names the field */
@@ -1017,6 +1311,8 @@ eddy_scene *scene_parse(const char *text, size_t len, const char *file, const ch
         L.c.set_paths = (const char *const *)set_paths;
         L.c.set_count = set_count;
     }
+    /* --surface: surfaces on with their defaults, unless the scene sets them itself */
+    if (opt->surface && cJSON_IsObject(root) && !jc_member(root, "surface")) cJSON_AddTrueToObject(root, "surface");
     eddy_scene *sc = (eddy_scene *)calloc(1, sizeof *sc);
     bool ok = sc != NULL;
     if (ok) {

@@ -113,6 +113,50 @@ typedef struct scene_output {
     int checkpoint;    /* checkpoint every N frames, 0 = never */
 } scene_output;
 
+/* Surfaces (--surface, "surface"): the signed distance of a field at a level, in the dumps, and meshes per frame. */
+typedef enum scene_surface_field {
+    SCENE_SURFACE_DYE = 0,   /* r + g + b */
+    SCENE_SURFACE_DYE_R, SCENE_SURFACE_DYE_G, SCENE_SURFACE_DYE_B,
+    SCENE_SURFACE_TEMPERATURE
+} scene_surface_field;
+
+typedef struct scene_surface {
+    bool on;
+    scene_surface_field field;
+    float level;       /* inside where the field is above it */
+    bool meshes;       /* surface_NNNNN.svg (2D) / .ply or .obj (3D) every frame */
+    bool obj;          /* 3D meshes as OBJ rather than binary PLY */
+    float band;        /* m: narrow band of the signed distance, 0 = the whole grid */
+} scene_surface;
+
+/* A wind scene ("wind" at the top level): a player walking a path through the game wind field (eddy/wind.h),
+ * stirring it with a sphere collider; particles carried by the wind; a map of the window seen from above. */
+typedef struct scene_wind_render {
+    int width, height;       /* pixels; height 0 = from the window's aspect */
+    eddy_colormap colormap;  /* speed colours of the slice and the particles */
+    float range[2];          /* m/s; equal = automatic [0, the frame's largest speed] */
+    bool slice;              /* the colour-mapped speed in the plane of the player's height, as the background */
+    float slice_brightness;  /* its brightness factor, 0..1 */
+    bool particles;
+    float particle_radius;   /* pixels */
+    float particle_opacity;  /* 0..1 */
+    bool arrows;
+    float arrow_spacing;     /* m */
+    float arrow_scale;       /* s: metres of arrow per m/s of wind */
+    float arrow_width;       /* pixels */
+    uint8_t arrow_color[4];  /* sRGB bytes + alpha */
+    bool player;             /* draw the collider */
+    uint8_t player_color[4];
+} scene_wind_render;
+
+typedef struct scene_wind {
+    eddy_wind_def def;           /* center: set from the player's path at t = 0 */
+    eddy_particles_def particles;
+    scene_path path;             /* the player's walk */
+    float radius;                /* m, the player's sphere collider */
+    scene_wind_render render;
+} scene_wind;
+
 typedef struct eddy_scene {
     char *name;
     char *description;
@@ -130,6 +174,8 @@ typedef struct eddy_scene {
     scene_probe *probes; int probe_count;
     scene_render render;
     scene_output output;
+    scene_surface surface;
+    scene_wind *wind;  /* a wind scene when not NULL: def, obstacles, ... are unused */
 } eddy_scene;
 
 typedef struct scene_load_options {
@@ -137,6 +183,7 @@ typedef struct scene_load_options {
     int override_count;
     bool check_files;            /* check that files named by the scene exist (off when resuming) */
     bool check_memory;           /* refuse grids that do not fit in this machine's memory */
+    bool surface;                /* --surface: as if the scene said "surface": true when it has no "surface" key */
 } scene_load_options;
 
 scene_load_options scene_load_options_default(void);

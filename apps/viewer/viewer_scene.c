@@ -50,6 +50,12 @@ static int scene_prepare(viewer_scene *sc, char *msg, size_t msg_size) {
     for (int i = 0; i < sc->opt.set_count && i < VIEWER_MAX_SETS; i++) sc->sets[sc->set_count++] = sc->opt.sets[i];
     eddy_scene *scene = scene_load(sc, sc->sets, sc->set_count, msg, msg_size);
     if (!scene) return -1;
+    if (scene->wind) { /* a wind scene has no fluid box to show */
+        snprintf(msg, msg_size, "%s: a wind scene: the viewer shows fluid scenes; run it with `eddy run --scene %s` (or the file)",
+                 scene->file, sc->name);
+        scene_free(scene);
+        return -1;
+    }
     int extra = 0;
     if (sc->opt.grid[0] > 0 && scene->def.dim == 2) {
         snprintf(sc->profile_sets[extra++], sizeof sc->profile_sets[0], "grid=[%d,%d]", sc->opt.grid[0], sc->opt.grid[1]);

@@ -33,6 +33,9 @@ typedef enum eddy_view {
     EDDY_VIEW_U,           /**< x velocity at cell centres, m/s, diverging map */
     EDDY_VIEW_V,           /**< y velocity, diverging */
     EDDY_VIEW_W,           /**< z velocity (3D), diverging */
+    EDDY_VIEW_LIQUID,      /**< a liquid surface: the zero level of a signed distance (negative inside), shaded as a
+                                rounded liquid with an anti-aliased edge. eddy_render_sim: the distance to where the
+                                total dye r+g+b crosses liquid_level; eddy_render_input_2d: `scalar` holds it (m) */
     EDDY_VIEW_COUNT
 } eddy_view;
 
@@ -107,6 +110,11 @@ typedef struct eddy_render_def {
     float range_min, range_max; /**< value range mapped onto the colour map; equal (default 0,0) = automatic:
                                      [min,max] of the plane for sequential maps, [-m,m] with m = max|v| for diverging */
     int colorbar;            /**< nonzero: a colour bar with min/max labels along the right edge; default 0 */
+
+    /* liquid view */
+    float liquid_level;      /**< eddy_render_sim: the surface lies where the total dye r+g+b crosses this (more dye =
+                                  liquid); default 0.5 */
+    float liquid_color[3];   /**< linear RGB of the liquid, lit by the built-in light; default 0.02, 0.22, 0.7 */
 
     /* every view */
     int draw_obstacles;      /**< solid cells drawn flat in obstacle_color; default 1 */
@@ -193,6 +201,22 @@ eddy_status eddy_image_resize(const eddy_image *src, int width, int height, eddy
 /** Dye from a picture (an initial condition): the image is resampled to nx x ny cells, flipped so the top row
  *  becomes max y, sRGB-decoded to linear and multiplied by alpha. dye[c] hold nx*ny floats each, x fastest. */
 eddy_status eddy_dye_from_image(const eddy_image *img, int nx, int ny, float *const dye[3], char *msg, size_t msg_size);
+
+/* ---- drawing overlays into an image (particles, arrows) ----
+ * Coordinates are in pixels, continuous: pixel (i, j) covers [i, i+1) x [j, j+1), row 0 at the top, so its centre
+ * is (i + 0.5, j + 0.5). Shapes are anti-aliased (coverage ramps from 1 to 0 over one pixel at the edge), blended
+ * "over" the image with `rgba` (sRGB bytes, alpha = opacity) and clipped to it. A shape thinner than a pixel is
+ * drawn one pixel wide at a proportionally lower opacity (it keeps its ink). EDDY_ERR_INVALID_ARGUMENT for an empty
+ * image, a NULL colour, a coordinate that is not finite or a negative size. Serial; nothing is allocated. */
+/** A filled disc of `radius` pixels centred at (x, y). */
+eddy_status eddy_image_draw_point(eddy_image *img, float x, float y, float radius, const uint8_t rgba[4]);
+/** A line from (x0, y0) to (x1, y1), `width` pixels wide, with round ends. */
+eddy_status eddy_image_draw_line(eddy_image *img, float x0, float y0, float x1, float y1, float width,
+                                 const uint8_t rgba[4]);
+/** An arrow from (x0, y0) to its tip (x1, y1): the line plus a head of two strokes `head` pixels long at +-25
+ *  degrees to the shaft, drawn in one pass (the strokes do not blend twice where they meet). */
+eddy_status eddy_image_draw_arrow(eddy_image *img, float x0, float y0, float x1, float y1, float width, float head,
+                                  const uint8_t rgba[4]);
 
 /* ---- flipbook sprite sheets ---- */
 /** columns x rows frames of frame_width x frame_height pixels tiled into one image, filled row by row from the

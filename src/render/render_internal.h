@@ -7,6 +7,7 @@
 #define EDDY_RENDER_INTERNAL_H
 
 #include "eddy/render.h"
+#include "eddy/surface.h"
 #include <omp.h>
 #include <stdbool.h>
 
@@ -53,6 +54,10 @@ struct eddy_renderer {
     eddy__fbuf occ;        /* solid occupancy on the scalar grid (0/1), for surfaces */
     eddy__fbuf plane;      /* two planes of (tau, sigma) for the light sweep */
     eddy__fbuf blocks;     /* per 8^3 block: max density (dilated by a voxel), or 1 where solids are; for skipping */
+
+    /* liquid view of a simulation: the signed distance of the total dye, on the dye grid */
+    eddy_surface *surface; /* made for the dye grid on first use, remade when the grid changes */
+    eddy__fbuf sdf;
 };
 
 /* ---- renderer.c ---- */
@@ -86,6 +91,28 @@ void eddy__colormap_lut(eddy_colormap map, uint8_t *lut, int size);
 eddy_colormap eddy__view_colormap(eddy_view view, int dim);
 /* true when the view's values are signed and shown on the diverging map around 0 */
 bool eddy__view_signed(eddy_view view, int dim);
+
+/* ---- view2d.c: the plane of the box a 2D picture shows ---- */
+typedef struct plane_map {
+    int h, v, s;      /* box axes shown horizontally, vertically, and sliced (s = -1 in 2D) */
+    float s_frac;     /* slice position as a fraction of the box along s, in [0,1] */
+} plane_map;
+
+/* the cell coordinate of pixel centre (x, y) in an array of n cells */
+static inline void pixel_cells(const plane_map *pm, const int n[3], int W, int H, int x, int y, float c[3]) {
+    c[0] = c[1] = c[2] = 0.5f;
+    c[pm->h] = ((float)x + 0.5f) / (float)W * (float)n[pm->h];
+    c[pm->v] = (1.0f - ((float)y + 0.5f) / (float)H) * (float)n[pm->v];
+    if (pm->s >= 0) c[pm->s] = pm->s_frac * (float)n[pm->s];
+}
+
+/* solid cells drawn flat over a finished picture, with anti-aliased outlines */
+void eddy__draw_obstacles(eddy_renderer *r, const eddy_render_input *in, const eddy_render_def *def, const plane_map *pm,
+                          eddy_image *img);
+
+/* ---- liquid.c: the liquid view (in->scalar is a signed distance, m) ---- */
+eddy_status eddy__render_liquid(eddy_renderer *r, const eddy_render_input *in, const eddy_render_def *def,
+                                const plane_map *pm, eddy_image *img);
 
 /* ---- post.c: the classic demo's post-processing on a linear RGB plane ---- */
 /* ppc: output pixels per dye cell along the horizontal axis (gradients are taken per cell) */

@@ -45,8 +45,41 @@ static eddy_status face_to_centre(eddy_renderer *r, eddy_sim *sim, int a, const 
     return EDDY_OK;
 }
 
-static eddy_status gather(eddy_renderer *r, eddy_sim *sim, bool want_dye, int scalar_view, bool want_solid,
-                          eddy_render_input *in) {
+/* The signed distance (m, negative inside) to where the total dye r+g+b crosses `level`, on the dye grid, into
+ * r->sdf: the liquid view's input. The surface workspace is made for the dye grid once (and again only when the grid
+ * changes), so a steady render allocates nothing. */
+static eddy_status liquid_sdf(eddy_renderer *r, eddy_sim *sim, float level, eddy_render_input *in) {
+    eddy_field_layout dl;
+    const float *dye[3];
+    eddy_status st;
+    for (int c = 0; c < 3; c++)
+        if ((st = view_of(r, sim, (eddy_field)(EDDY_FIELD_DYE_R + c), &dye[c], &dl)) != EDDY_OK) return st;
+    eddy_surface_def want;
+    char msg[256];
+    if ((st = eddy_surface_def_from_layout(&dl, &want, msg, sizeof msg)) != EDDY_OK)
+        return eddy__rfail(r, st, "render.view = liquid: %s", msg);
+    want.threads = r->threads;
+    const eddy_surface_def *have = r->surface ? eddy_surface_get_def(r->surface) : NULL;
+    if (!have || have->dim != want.dim || memcmp(have->n, want.n, sizeof want.n) != 0 || have->h != want.h ||
+        memcmp(have->origin, want.origin, sizeof want.origin) != 0) {
+        eddy_surface_destroy(r->surface);
+        r->surface = NULL;
+        if ((st = eddy_surface_create(&want, &r->surface, msg, sizeof msg)) != EDDY_OK)
+            return eddy__rfail(r, st, "render.view = liquid: %s", msg);
+    }
+    if ((st = eddy__fbuf_reserve(r, &r->field, dl.count)) != EDDY_OK) return st;
+    if ((st = eddy__fbuf_reserve(r, &r->sdf, dl.count)) != EDDY_OK) return st;
+    float *total = r->field.p;
+    for (size_t e = 0; e < dl.count; e++) total[e] = dye[0][e] + dye[1][e] + dye[2][e];
+    if ((st = eddy_sdf_from_field(r->surface, total, dl.count, level, 1, r->sdf.p)) != EDDY_OK)
+        return eddy__rfail(r, st, "render.view = liquid: %s", eddy_surface_last_error(r->surface));
+    in->scalar = r->sdf.p;
+    memcpy(in->scalar_n, dl.n, sizeof in->scalar_n);
+    return EDDY_OK;
+}
+
+static eddy_status gather(eddy_renderer *r, eddy_sim *sim, bool want_dye, int scalar_view, float liquid_level,
+                          bool want_solid, eddy_render_input *in) {
     if (!sim) return eddy__rfail(r, EDDY_ERR_INVALID_ARGUMENT, "render: simulation is NULL");
     memset(in, 0, sizeof *in);
     const eddy_sim_def *def = eddy_sim_get_def(sim);
@@ -95,6 +128,9 @@ static eddy_status gather(eddy_renderer *r, eddy_sim *sim, bool want_dye, int sc
         memcpy(in->scalar_n, cl.n, sizeof in->scalar_n);
         break;
     }
+    case EDDY_VIEW_LIQUID:
+        if ((st = liquid_sdf(r, sim, liquid_level, in)) != EDDY_OK) return st;
+        break;
     default: break;
     }
     if (want_solid) {
@@ -126,7 +162,8 @@ eddy_status eddy_render_sim(eddy_renderer *r, eddy_sim *sim, const eddy_render_d
     if (st != EDDY_OK) return st;
     eddy_render_input in;
     bool dye = def->view == EDDY_VIEW_DYE;
-    if ((st = gather(r, sim, dye, dye ? -1 : (int)def->view, def->draw_obstacles != 0, &in)) != EDDY_OK) return st;
+    if ((st = gather(r, sim, dye, dye ? -1 : (int)def->view, def->liquid_level, def->draw_obstacles != 0, &in)) != EDDY_OK)
+        return st;
     if (!dye) {
         /* sizes and slice indices count scalar (dye) cells for every view, while speed, pressure, ... live on the
          * velocity cells: translate both into what the input path expects */
@@ -162,6 +199,6 @@ eddy_status eddy_render_volume_sim(eddy_renderer *r, eddy_sim *sim, const eddy_v
         return eddy__rfail(r, EDDY_ERR_INVALID_ARGUMENT, "volume rendering needs a 3D simulation (dim = %d)",
                            eddy_sim_get_def(sim)->dim);
     eddy_render_input in;
-    if ((st = gather(r, sim, true, -1, def->draw_obstacles != 0, &in)) != EDDY_OK) return st;
+    if ((st = gather(r, sim, true, -1, 0.0f, def->draw_obstacles != 0, &in)) != EDDY_OK) return st;
     return eddy_render_volume_input(r, &in, def, img);
 }

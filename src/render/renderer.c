@@ -96,6 +96,8 @@ void eddy_renderer_destroy(eddy_renderer *r) {
     free(r->occ.p);
     free(r->plane.p);
     free(r->blocks.p);
+    free(r->sdf.p);
+    eddy_surface_destroy(r->surface);
     free(r);
 }
 
@@ -108,7 +110,7 @@ void eddy_renderer_last_range(const eddy_renderer *r, float *min, float *max) {
 
 /* ---- names ---- */
 static const char *const view_names[EDDY_VIEW_COUNT] = {"dye", "speed", "vorticity", "pressure", "divergence",
-                                                        "temperature", "u", "v", "w"};
+                                                        "temperature", "u", "v", "w", "liquid"};
 static const char *const map_names[EDDY_COLORMAP_COUNT] = {"auto", "viridis", "inferno", "grey", "diverging"};
 static const char *const tonemap_names[] = {"clamp", "reinhard", "aces"};
 
@@ -182,6 +184,10 @@ eddy_render_def eddy_render_def_default(void) {
     d.draw_obstacles = 1;
     d.obstacle_color[0] = d.obstacle_color[1] = d.obstacle_color[2] = 128;
     d.obstacle_color[3] = 255;
+    d.liquid_level = 0.5f;
+    d.liquid_color[0] = 0.02f;
+    d.liquid_color[1] = 0.22f;
+    d.liquid_color[2] = 0.7f;
     return d;
 }
 
@@ -219,7 +225,9 @@ eddy_status eddy_render_def_validate(const eddy_render_def *d, char *msg, size_t
         CHECK_RANGE("background", d->background[c], 0, 1e6);
         CHECK_RANGE("edge_color", d->edge_color[c], 0, 1e6);
         CHECK_RANGE("light_dir", d->light_dir[c], -1e6, 1e6);
+        CHECK_RANGE("liquid_color", d->liquid_color[c], 0, 1e6);
     }
+    CHECK_RANGE("liquid_level", d->liquid_level, -1e30, 1e30);
     if (d->shading && d->light_dir[0] == 0 && d->light_dir[1] == 0 && d->light_dir[2] == 0)
         return def_error(msg, msg_size, "render.light_dir is the zero vector: expected a direction");
     CHECK_RANGE("bump_scale", d->bump_scale, 0, 1e6);

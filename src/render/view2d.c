@@ -7,19 +7,6 @@
 #include <math.h>
 #include <string.h>
 
-typedef struct plane_map {
-    int h, v, s;      /* box axes shown horizontally, vertically, and sliced (s = -1 in 2D) */
-    float s_frac;     /* slice position as a fraction of the box along s, in [0,1] */
-} plane_map;
-
-/* the cell coordinate of pixel centre (x, y) in an array of n cells */
-static inline void pixel_cells(const plane_map *pm, const int n[3], int W, int H, int x, int y, float c[3]) {
-    c[0] = c[1] = c[2] = 0.5f;
-    c[pm->h] = ((float)x + 0.5f) / (float)W * (float)n[pm->h];
-    c[pm->v] = (1.0f - ((float)y + 0.5f) / (float)H) * (float)n[pm->v];
-    if (pm->s >= 0) c[pm->s] = pm->s_frac * (float)n[pm->s];
-}
-
 static eddy_status check_array(eddy_renderer *r, const char *name, const int n[3], int dim) {
     for (int a = 0; a < dim; a++)
         if (n[a] < 1)
@@ -91,8 +78,8 @@ static eddy_status setup_plane(eddy_renderer *r, const eddy_render_input *in, co
     return EDDY_OK;
 }
 
-static void draw_obstacles(eddy_renderer *r, const eddy_render_input *in, const eddy_render_def *def,
-                           const plane_map *pm, eddy_image *img) {
+void eddy__draw_obstacles(eddy_renderer *r, const eddy_render_input *in, const eddy_render_def *def, const plane_map *pm,
+                          eddy_image *img) {
     if (!def->draw_obstacles || !in->solid) return;
     const int W = img->width, H = img->height;
     const uint8_t *oc = def->obstacle_color;
@@ -228,7 +215,7 @@ static eddy_status render_scalar(eddy_renderer *r, const eddy_render_input *in, 
             img->rgba[4 * p + 3] = 255;
         }
     }
-    draw_obstacles(r, in, def, pm, img);
+    eddy__draw_obstacles(r, in, def, pm, img);
     if (def->colorbar) eddy__draw_colorbar(img, lut, LUT, vmin, vmax);
     return EDDY_OK;
 }
@@ -262,8 +249,9 @@ eddy_status eddy_render_input_2d(eddy_renderer *r, const eddy_render_input *in, 
     if ((st = eddy__image_ensure(r, img, W, H)) != EDDY_OK) return st;
     if (dye_view) {
         if ((st = render_dye(r, in, def, &pm, img)) != EDDY_OK) return st;
-        draw_obstacles(r, in, def, &pm, img);
+        eddy__draw_obstacles(r, in, def, &pm, img);
         return EDDY_OK;
     }
+    if (def->view == EDDY_VIEW_LIQUID) return eddy__render_liquid(r, in, def, &pm, img);
     return render_scalar(r, in, def, &pm, img);
 }

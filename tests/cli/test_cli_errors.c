@@ -11,6 +11,7 @@ typedef struct error_case {
 } error_case;
 
 #define BASE "'grid': [16, 16], 'duration': 0.1"
+#define PLAYER "'player': {'path': {'type': 'circle', 'center': [0, 1, 0], 'radius': 5}}"
 
 static const error_case cases[] = {
     /* syntax */
@@ -72,6 +73,35 @@ static const error_case cases[] = {
     {"{'dim': 3, 'grid': [8, 8, 8], 'initial': {'dye': 'dye.png'}}", "", {"bad.json: initial.dye: dye from a PNG picture needs a 2D scene"}},
     {"{" BASE ", 'initial': {'flow': 'taylor_green', 'u': 'u16.npy'}}", "", {"bad.json: initial.flow", "sets the velocity"}},
     {"{" BASE ", 'initial': {'u': 'u16.npy'}}", "", {"bad.json: initial.u", "has shape (16, 16)", "needs (16, 17)"}},
+    /* surfaces */
+    {"{" BASE ", 'surface': {'level': 'high'}}", "", {"bad.json: surface.level: expected a finite number", "got string \"high\""}},
+    {"{" BASE ", 'surface': {'format': 'stl'}}", "", {"bad.json: surface.format: expected one of \"ply\", \"obj\""}},
+    {"{" BASE ", 'surface': {'format': 'obj'}}", "", {"bad.json: surface.format: 2D surfaces are written as SVG"}},
+    {"{" BASE ", 'surface': 'yes'}", "", {"bad.json: surface: expected true, false or an object"}},
+    {"{" BASE ", 'surface': {'band': -1}}", "", {"bad.json: surface.band: expected a number >= 0 m"}},
+    {"{" BASE ", 'dye_scale': [1, 2]}", "--surface", {"bad.json: surface: needs square dye cells", "[1, 2]"}},
+    {"{'grid': [8, 8, 8], 'render': {'view': 'liquid'}}", "", {"bad.json: render.view: \"liquid\" is a 2D view"}},
+    {"{" BASE ", 'render': {'view': 'liquid'}, 'surface': {'field': 'temperature'}}", "",
+     {"bad.json: surface.field: the liquid view", "got \"temperature\""}},
+    /* wind scenes */
+    {"{'wind': {" PLAYER "}, 'grid': [16, 16]}", "", {"bad.json: grid: not used by a wind scene"}},
+    {"{'wind': {}}", "", {"bad.json: wind.player: missing"}},
+    {"{'wind': {'player': {'path': {'type': 'circle', 'center': [0, 1, 0], 'radius': 5}, 'radius': -1}}}", "",
+     {"bad.json: wind.player.radius: expected a number in (0, 1000] m", "got -1"}},
+    {"{'wind': {'player': {'path': {'type': 'circle', 'center': [0, 1], 'radius': 5}}}}", "",
+     {"bad.json: wind.player.path.center: expected an array of 3 numbers"}},
+    {"{'wind': {" PLAYER ", 'particles': {'count': 0}}}", "", {"bad.json: wind.particles.count: expected a whole number", "got 0"}},
+    {"{'wind': {" PLAYER ", 'grid': [32, 2, 32]}}", "", {"bad.json: wind.grid[1]: expected a whole number in [3, 1024]"}},
+    {"{'wind': {" PLAYER ", 'particles': {'region_min': [0, 0, 0], 'region_max': [1, 0, 1]}}}", "",
+     {"bad.json: wind.particles.region_max[1]: 0 m: must be above region_min[1]"}},
+    {"{'wind': {" PLAYER ", 'noise': {'amplitude': 1, 'scale': 0.5}}}", "", {"bad.json: wind.noise.scale: 0.5 m: expected at least the cell size"}},
+    {"{'wind': {" PLAYER "}, 'render': {'view': 'dye'}}", "", {"bad.json: render.view: unknown key", "arrows"}},
+    {"{'wind': {" PLAYER "}, 'render': {'arrows': {'spacing': 0.1}}}", "", {"bad.json: render.arrows.spacing", "at most 4096"}},
+    {"{'wind': {" PLAYER "}, 'output': {'fps': 0.5}}", "", {"bad.json: output.fps: 0.5", "expected fps >= 1"}},
+    {"{'wind': {" PLAYER "}, 'output': {'checkpoint': 5}}", "", {"bad.json: output.checkpoint: a wind scene cannot be checkpointed"}},
+    {"{'wind': {" PLAYER "}}", "--surface", {"bad.json: surface: not used by a wind scene"}},
+    {"{'wind': {" PLAYER "}}", "--checkpoint 1", {"--checkpoint: a wind scene (bad.json) cannot be checkpointed"}},
+    {"{'wind': {" PLAYER "}}", "--fps 0.5", {"--fps 0.5: a wind scene", "expected fps >= 1"}},
     /* --set */
     {"{" BASE "}", "--set viscosity=thick", {"bad.json: viscosity: expected a number", "(from --set)"}},
     {"{" BASE "}", "--set viscosity", {"--set viscosity: expected key.path=value"}},
@@ -88,6 +118,7 @@ static const error_case cases[] = {
     {NULL, "resume nowhere.eddy", {"nowhere.eddy: cannot open"}},
     {NULL, "resume bad.npy", {"not an eddy checkpoint"}},
     {NULL, "run a.json b.json", {"one too many"}},
+    {NULL, "resume x.eddy --surface", {"resume: --surface cannot change a run"}},
 };
 
 int main(void) {

@@ -11,6 +11,7 @@ static const char *shrink(const char *name) {
     if (!strcmp(name, "cavity") || !strcmp(name, "taylor_green")) return "--set grid=[16,16]";
     if (!strcmp(name, "karman")) return "--set grid=[88,17]";
     if (!strcmp(name, "smoke3d")) return "--set grid=[12,16,12] --set render.volume.width=48 --set render.volume.height=60";
+    if (!strcmp(name, "wind")) return "--set wind.particles.count=2000 --set render.width=128";
     return "";
 }
 
@@ -22,7 +23,7 @@ int main(void) {
         const char *name = scene_preset_name(i);
         CHECK(strstr(cli_output, name) != NULL, "eddy scenes does not list %s:\n%s", name, cli_output);
     }
-    static const char *const required[] = {"default", "smoke", "cavity", "taylor_green", "karman", "splash", "smoke3d"};
+    static const char *const required[] = {"default", "smoke", "cavity", "taylor_green", "karman", "splash", "smoke3d", "wind"};
     static char scenes[sizeof cli_output];
     memcpy(scenes, cli_output, sizeof scenes);
     for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)

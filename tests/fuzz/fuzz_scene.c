@@ -29,6 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         for (int i = 0; i < sc->obstacle_count; i++) scene_path_eval(&sc->obstacles[i].path, 1.25, sc->def.dim, p, v);
         for (int i = 0; i < sc->splat_path_count; i++) scene_path_eval(&sc->splat_paths[i].path, 7.5, sc->def.dim, p, v);
         for (int i = 0; i < sc->emitter_count; i++) scene_path_eval(&sc->emitters[i].path, 0.5, sc->def.dim, p, v);
+        if (sc->wind) scene_path_eval(&sc->wind->path, 3.0, 3, p, v);
         scene_free(sc);
     } else if (!err[0]) {
         abort(); /* every refusal must say why */
