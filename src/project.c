@@ -24,7 +24,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
 
 #define MGPCG_DEFAULT_ITERATIONS 200
 #define RBGS_DEFAULT_ITERATIONS 20000
@@ -218,11 +217,9 @@ eddy_status eddy__project(eddy_sim *s, float dt) {
         if (st != EDDY_OK) return st;
     }
     eddy_plevel *L = &P->levels[0];
-    double T0 = eddy__now_ms();
     compute_rhs(s, P);
     eddy__plevel_remove_mean(L, P->rhs, P->partial, P->threads);
     double bnorm = sqrt(eddy__plevel_dot(L, P->rhs, P->rhs, P->partial, P->threads));
-    double T1 = eddy__now_ms();
     const eddy_pressure_def *pd = &s->def.pressure;
     int iterations = 0;
     double residual = 0.0, residual2 = 0.0;
@@ -244,14 +241,10 @@ eddy_status eddy__project(eddy_sim *s, float dt) {
                                              &residual2);
             break;
         }
-        double T2 = eddy__now_ms();
         /* the pressure is mean-free over each region without outflow (a null-space shift: A x is unchanged) */
         eddy__plevel_remove_mean(L, P->sol, P->partial, P->threads);
         residual = sqrt(residual2) / bnorm;
-        double T3 = eddy__now_ms();
         correct_velocity(s, P);
-        double T4 = eddy__now_ms();
-        if (getenv("EDDY_T")) fprintf(stderr, "rhs %.3f solve %.3f resid %.3f correct %.3f\n", T1-T0, T2-T1, T3-T2, T4-T3);
     } else {
         memset(P->sol, 0, L->count * sizeof(float));
     }

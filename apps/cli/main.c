@@ -47,6 +47,8 @@ static const char *const run_help_text =
     "                        DIR-2, ... is used instead\n"
     "  --force               write into the output folder even if it exists (files are overwritten)\n"
     "  --threads N           OpenMP threads (default: all cores); results do not depend on it\n"
+    "  --backend cpu|cuda    where the simulation runs (default: the scene's \"backend\", cpu); cuda needs a build\n"
+    "                        configured with -DEDDY_CUDA=ON and an NVIDIA GPU\n"
     "  --quiet               print errors only\n"
     "  --set KEY.PATH=VALUE  override a scene value; VALUE is JSON (text that is not JSON is a string);\n"
     "                        repeatable: --set viscosity=0.01 --set grid=[128,128] --set obstacles[0].radius=0.1\n"
@@ -149,6 +151,13 @@ static int parse_run_args(int argc, char **argv, bool resume, run_options *o) {
             if (!parse_int(v, 0, 1024, &o->threads)) return usage_error("--threads %s: expected a whole number from 0 (all cores) to 1024", v);
             continue;
         }
+        OPTION("--backend") {
+            if (strcmp(v, "cpu") != 0 && strcmp(v, "cuda") != 0) return usage_error("--backend %s: expected cpu or cuda", v);
+            if (o->set_count == RUN_MAX_SETS) return usage_error("--backend %s: too many --set options", v);
+            snprintf(o->backend_set, sizeof o->backend_set, "backend=\"%s\"", v);
+            o->sets[o->set_count++] = o->backend_set;
+            continue;
+        }
         OPTION("--set") {
             if (o->set_count == RUN_MAX_SETS) return usage_error("--set %s: too many --set options", v);
             o->sets[o->set_count++] = v;
@@ -210,11 +219,11 @@ static int cmd_scenes(void) {
 static int cmd_info(void) {
     printf("eddy %s\n", EDDY_VERSION_STRING);
     printf("threads:   %d (OpenMP; --threads N or OMP_NUM_THREADS to change)\n", omp_get_max_threads());
-#ifdef EDDY_HAVE_CUDA
-    printf("backends:  cpu (OpenMP), cuda\n");
-#else
-    printf("backends:  cpu (OpenMP)\n");
-#endif
+    char cuda_msg[256];
+    if (eddy_backend_available(EDDY_BACKEND_CUDA, cuda_msg, sizeof cuda_msg))
+        printf("backends:  cpu (OpenMP), cuda (%s)\n", cuda_msg);
+    else
+        printf("backends:  cpu (OpenMP); cuda: %s\n", cuda_msg);
     printf("solvers:   pressure mgpcg (default), jacobi, rbgs; advection maccormack (default), semi_lagrangian, bfecc\n");
     printf("outputs:   png (libpng), npy, sprite sheets, checkpoints");
     printf(", vdb (OpenVDB): %s", eddy_vdb_available() ? "yes" : "no (built without OpenVDB)");

@@ -25,6 +25,7 @@ typedef struct run_options {
     const char *out_dir;             /* --out; NULL = the scene's output.dir */
     bool force;                      /* --force: write into an existing folder */
     int threads;                     /* --threads; -1 = the scene's */
+    char backend_set[48];            /* --backend NAME, kept as the --set "backend=\"NAME\"" it stands for */
     bool quiet;                      /* --quiet: errors only */
     const char *stats_path;          /* --stats FILE.jsonl */
     int dump;                        /* --dump N; -1 = the scene's output.dump */

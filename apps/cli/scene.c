@@ -221,6 +221,10 @@ static bool parse_physics(loader *L, const cJSON *root) {
         !jc_enum(&L->c, root, "", "advection", advections, &e))
         return false;
     d->advection = (eddy_advection)e;
+    static const char *const backends[] = {"cpu", "cuda", NULL};
+    int backend = (int)d->backend;
+    if (!jc_enum(&L->c, root, "", "backend", backends, &backend)) return false;
+    d->backend = (eddy_backend)backend;
     if (!parse_pressure(L, root, "", &d->pressure)) return false;
     const cJSON *dis = jc_member(root, "dissipation");
     if (dis) {
@@ -1234,7 +1238,7 @@ static bool parse_root(loader *L, const cJSON *root) {
                                        "max_dt", "duration", "threads", "viscosity", "density", "advection", "pressure",
                                        "vorticity", "dissipation", "diffusion", "buoyancy", "boundary", "obstacles",
                                        "emitters", "splats", "random_splats", "splat_paths", "initial", "probes",
-                                       "render", "output", "surface", NULL};
+                                       "render", "output", "surface", "backend", NULL};
     if (!jc_object(&L->c, root, "", keys)) return false;
     if (!jc_string(&L->c, root, "", "name", &L->sc->name) || !jc_string(&L->c, root, "", "description", &L->sc->description))
         return false;
