@@ -89,6 +89,8 @@ eddy_status eddy_sim_read_field(eddy_sim *s, eddy_field f, float *dst, size_t co
         return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "read_field(%s): count = %zu, the field has %zu values",
                           eddy_field_name(f), count, L.count);
     float *src = stored(s, f);
+    st = eddy__fetch(s, src ? 1u << f : EDDY_SYNC_VELOCITY | EDDY_SYNC_SOLID);
+    if (st != EDDY_OK) return st;
     if (src) {
         memcpy(dst, src, count * sizeof(float));
         return EDDY_OK;
@@ -110,9 +112,11 @@ eddy_status eddy_sim_write_field(eddy_sim *s, eddy_field f, const float *src, si
     for (size_t i = 0; i < count; i++)
         if (!isfinite(src[i]))
             return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "write_field(%s): value %zu is not finite", eddy_field_name(f), i);
+    /* the host boundaries below read every velocity component and the solids */
+    if (f <= EDDY_FIELD_W && (st = eddy__fetch(s, EDDY_SYNC_VELOCITY | EDDY_SYNC_SOLID)) != EDDY_OK) return st;
     memcpy(dst, src, count * sizeof(float));
     if (f <= EDDY_FIELD_W) eddy__apply_velocity_boundaries(s);
-    return EDDY_OK;
+    return eddy__upload(s, f <= EDDY_FIELD_W ? EDDY_SYNC_VELOCITY : 1u << f);
 }
 
 const float *eddy_sim_field_view(eddy_sim *s, eddy_field f, eddy_field_layout *layout) {
@@ -125,6 +129,7 @@ const float *eddy_sim_field_view(eddy_sim *s, eddy_field f, eddy_field_layout *l
                    eddy_field_name(f));
         return NULL;
     }
+    if (eddy__fetch(s, 1u << f) != EDDY_OK) return NULL;
     if (layout) *layout = L;
     return p;
 }
@@ -137,6 +142,8 @@ eddy_status eddy_sim_sample_velocity(eddy_sim *s, const float pos[3], float vel[
     if (!s) return EDDY_ERR_INVALID_ARGUMENT;
     if (!vel || !finite_pos(pos, s->dim))
         return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "sample_velocity: position must be finite and vel non-NULL");
+    eddy_status st = eddy__fetch(s, EDDY_SYNC_VELOCITY);
+    if (st != EDDY_OK) return st;
     float p[3] = {pos[0], pos[1], s->dim == 3 ? pos[2] : s->origin[2] + 0.5f * s->h};
     eddy__sample_vel(s, s->vel, p, vel);
     return EDDY_OK;
@@ -151,6 +158,8 @@ eddy_status eddy_sim_sample_field(eddy_sim *s, eddy_field f, const float pos[3],
     if (!data)
         return eddy__fail(s, EDDY_ERR_UNSUPPORTED, "sample_field(%s): computed fields are read with eddy_sim_read_field",
                           eddy_field_name(f));
+    eddy_status st = eddy__fetch(s, 1u << f);
+    if (st != EDDY_OK) return st;
     float p[3] = {pos[0], pos[1], s->dim == 3 ? pos[2] : s->origin[2] + 0.5f * s->h};
     eddy_grid_desc g;
     if (f <= EDDY_FIELD_W) g = eddy__velocity_desc(s, (int)f, data);

@@ -119,6 +119,7 @@ eddy_status eddy_sim_set_solid_mask(eddy_sim *s, const uint8_t *mask, size_t cou
     if (!mask) {
         free(s->user_mask);
         s->user_mask = NULL;
+        s->mask_version++;
         return eddy__rasterize_solids(s);
     }
     if (count != s->ncells)
@@ -128,10 +129,16 @@ eddy_status eddy_sim_set_solid_mask(eddy_sim *s, const uint8_t *mask, size_t cou
         if (!s->user_mask) return eddy__fail(s, EDDY_ERR_OUT_OF_MEMORY, "out of memory for the solid mask");
     }
     for (size_t i = 0; i < count; i++) s->user_mask[i] = mask[i] ? 1 : 0;
+    s->mask_version++;
     return eddy__rasterize_solids(s);
 }
 
 eddy_status eddy__rasterize_solids(eddy_sim *s) {
+    if (s->backend_ops) return s->backend_ops->rasterize(s);
+    return eddy__rasterize_solids_cpu(s);
+}
+
+eddy_status eddy__rasterize_solids_cpu(eddy_sim *s) {
     int rows = s->n[1] * s->n[2];
     const int dim = s->dim;
 #pragma omp parallel for num_threads(EDDY_THREADS(s)) schedule(static)

@@ -175,8 +175,10 @@ eddy_status eddy_sim_def_validate(const eddy_sim_def *d, char *msg, size_t msg_s
                              face_names[b->type == EDDY_BOUNDARY_PERIODIC ? other : f]);
     }
     if ((unsigned)d->backend > EDDY_BACKEND_CUDA) return def_error(msg, msg_size, "backend = %d: unknown", (int)d->backend);
+#ifndef EDDY_HAVE_CUDA
     if (d->backend == EDDY_BACKEND_CUDA)
-        return def_error(msg, msg_size, "backend = cuda: this build has no CUDA backend");
+        return def_error(msg, msg_size, "backend = cuda: this build has no CUDA backend (configure with -DEDDY_CUDA=ON)");
+#endif
     return EDDY_OK;
 }
 
@@ -186,6 +188,7 @@ static float *alloc_floats(size_t n) { return n ? (float *)calloc(n, sizeof(floa
 
 void eddy_sim_destroy(eddy_sim *s) {
     if (!s) return;
+    if (s->backend_ops) s->backend_ops->destroy(s);
     eddy__advect_free(s);
     eddy__diffuse_free(s);
     eddy__project_free(s);
@@ -261,6 +264,12 @@ eddy_status eddy_sim_create(const eddy_sim_def *def, eddy_sim **out, char *msg, 
     eddy__rasterize_solids(s);
     eddy__apply_velocity_boundaries(s);
     eddy__apply_scalar_boundaries(s);
+    st = eddy__backend_attach(s);
+    if (st != EDDY_OK) {
+        def_error(msg, msg_size, "%s", s->error);
+        eddy_sim_destroy(s);
+        return st;
+    }
     *out = s;
     return EDDY_OK;
 }
@@ -313,7 +322,8 @@ eddy_status eddy_sim_set_def(eddy_sim *s, const eddy_sim_def *def) {
 float eddy__choose_dt(eddy_sim *s) {
     if (s->def.dt > 0) return s->def.dt;
     float vmax = 0.0f;
-    for (int a = 0; a < s->dim; a++) {
+    if (s->backend_ops) vmax = s->backend_ops->max_face_speed(s);
+    else for (int a = 0; a < s->dim; a++) {
         const float *v = s->vel[a];
         for (size_t i = 0; i < s->nface[a]; i++) {
             float m = fabsf(v[i]);
@@ -360,6 +370,7 @@ static eddy_status sources_stage(eddy_sim *s, float dt) {
 static eddy_status step_dt(eddy_sim *s, float dt) {
     s->error[0] = '\0';
     if (!(dt > 0) || !isfinite(dt)) return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "dt = %g: must be positive", (double)dt);
+    if (s->backend_ops) return s->backend_ops->step(s, dt);
     double t0 = eddy__now_ms();
     for (int i = 0; i < EDDY_STAGE_COUNT; i++) s->stats.stage_ms[i] = 0;
     s->stats.dt = dt;
@@ -408,6 +419,7 @@ eddy_status eddy_sim_advance(eddy_sim *s, double duration) {
 eddy_status eddy_sim_project(eddy_sim *s) {
     if (!s) return EDDY_ERR_INVALID_ARGUMENT;
     s->error[0] = '\0';
+    if (s->backend_ops) return s->backend_ops->project(s);
     eddy_status st = eddy__rasterize_solids(s);
     if (st != EDDY_OK) return st;
     eddy__apply_velocity_boundaries(s);
@@ -420,6 +432,7 @@ eddy_status eddy_sim_project(eddy_sim *s) {
 
 eddy_status eddy_sim_update_diagnostics(eddy_sim *s) {
     if (!s) return EDDY_ERR_INVALID_ARGUMENT;
+    if (s->backend_ops) return s->backend_ops->diagnostics(s, s->stats.dt > 0 ? s->stats.dt : eddy__choose_dt(s));
     return eddy__diagnostics(s, s->stats.dt > 0 ? s->stats.dt : eddy__choose_dt(s));
 }
 

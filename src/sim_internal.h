@@ -38,6 +38,7 @@ typedef struct eddy_emitter {
 typedef struct eddy_poisson eddy_poisson;       /* pressure solver workspace (project.c / poisson_*.c) */
 typedef struct eddy_advect_ws eddy_advect_ws;   /* advection scratch (advect.c) */
 typedef struct eddy_diffuse_ws eddy_diffuse_ws; /* implicit diffusion scratch (diffuse.c) */
+typedef struct eddy_backend_ops eddy_backend_ops; /* non-CPU backend hooks (backend.c, src/cuda/) */
 
 struct eddy_sim {
     eddy_sim_def def;
@@ -78,6 +79,10 @@ struct eddy_sim {
     eddy_poisson *poisson;
     eddy_advect_ws *advect;
     eddy_diffuse_ws *diffuse;
+
+    const eddy_backend_ops *backend_ops; /* NULL on the CPU backend */
+    void *backend;                       /* the backend's own state */
+    unsigned mask_version;               /* bumped when user_mask changes, so a backend knows to resend it */
 };
 
 /* ---- indexing ---- */
@@ -162,6 +167,36 @@ bool eddy__face_fixed(const eddy_sim *s, int a, int i, int j, int k);
 eddy_status eddy__ensure_cell_scratch(eddy_sim *s);
 void eddy__cell_velocity(eddy_sim *s, float *uc[3]);
 void eddy__cell_vorticity(eddy_sim *s, float *const uc[3], float *om[3], float *mag);
+/* ---- backends (backend.c; CUDA in src/cuda/) ----
+ * A simulation on a device backend keeps its fields on the device. The host arrays above stay allocated as
+ * mirrors: `fetch` refreshes the mirrors of the given fields before host code reads them, `upload` sends the
+ * mirrors that host code changed. The other hooks replace the CPU code they are named after. */
+enum {
+    EDDY_SYNC_SOLID = 1u << EDDY_FIELD_SOLID, /* solid and solid_vel */
+    EDDY_SYNC_VELOCITY = (1u << EDDY_FIELD_U) | (1u << EDDY_FIELD_V) | (1u << EDDY_FIELD_W),
+    EDDY_SYNC_ALL = EDDY_SYNC_VELOCITY | (1u << EDDY_FIELD_PRESSURE) | (1u << EDDY_FIELD_DYE_R) |
+                    (1u << EDDY_FIELD_DYE_G) | (1u << EDDY_FIELD_DYE_B) | (1u << EDDY_FIELD_TEMPERATURE) | EDDY_SYNC_SOLID
+};
+struct eddy_backend_ops {
+    const char *name;
+    void (*destroy)(eddy_sim *s);
+    eddy_status (*step)(eddy_sim *s, float dt); /* the whole step_dt: stages, time, step count, stats */
+    eddy_status (*project)(eddy_sim *s);        /* eddy_sim_project */
+    eddy_status (*diagnostics)(eddy_sim *s, float dt);
+    float (*max_face_speed)(eddy_sim *s);       /* max |u_face| over every component, for the CFL step */
+    eddy_status (*splat)(eddy_sim *s, const eddy_splat *sp, const float center[3]); /* already validated */
+    eddy_status (*rasterize)(eddy_sim *s);      /* eddy__rasterize_solids */
+    eddy_status (*fetch)(eddy_sim *s, unsigned fields);  /* EDDY_SYNC_* / 1 << eddy_field bits */
+    eddy_status (*upload)(eddy_sim *s, unsigned fields);
+};
+/* attaches the backend named by def.backend (nothing for the CPU); called last in eddy_sim_create */
+eddy_status eddy__backend_attach(eddy_sim *s);
+/* no-ops on the CPU backend */
+eddy_status eddy__fetch(eddy_sim *s, unsigned fields);
+eddy_status eddy__upload(eddy_sim *s, unsigned fields);
+/* the CPU rasterisation, also the fallback of backends for SDF callbacks */
+eddy_status eddy__rasterize_solids_cpu(eddy_sim *s);
+
 /* diagnostics.c */
 eddy_status eddy__diagnostics(eddy_sim *s, float dt);
 float eddy__cell_divergence(const eddy_sim *s, int i, int j, int k);

@@ -58,6 +58,7 @@ eddy_status eddy__apply_splat(eddy_sim *s, const eddy_splat *sp) {
         return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "splat radius = %g: must be a positive length in metres",
                           (double)sp->radius);
     float c[3] = {sp->position[0], sp->position[1], s->dim == 3 ? sp->position[2] : s->origin[2] + 0.5f * s->h};
+    if (s->backend_ops) return s->backend_ops->splat(s, sp, c);
     eddy_grid_desc sg = eddy__scalar_desc(s, NULL);
     float *scalars[4] = {s->dye[0], s->dye[1], s->dye[2], s->temperature};
     float amounts[4] = {sp->dye[0], sp->dye[1], sp->dye[2], sp->temperature};

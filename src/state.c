@@ -169,6 +169,8 @@ eddy_status eddy_sim_save(eddy_sim *s, const char *path) {
         if (s->obstacles[i].def.shape == EDDY_SHAPE_SDF)
             return eddy__fail(s, EDDY_ERR_UNSUPPORTED,
                               "save: obstacle %u is an SDF callback, which cannot be stored in a file", (unsigned)s->obstacles[i].id);
+    eddy_status fst = eddy__fetch(s, EDDY_SYNC_ALL);
+    if (fst != EDDY_OK) return fst;
     wbuf b = {0};
     put_def(&b, &s->def);
     put_f64(&b, s->time);
@@ -329,6 +331,11 @@ eddy_status eddy_sim_load(const char *path, eddy_sim **out, char *msg, size_t ms
     if (eddy__check_finite(s, EDDY_STAGE_BOUNDARY) != EDDY_OK) {
         eddy_sim_destroy(s);
         return load_error(msg, msg_size, EDDY_ERR_CORRUPT_FILE, "state file '%s' is corrupt (%s)", path, "non-finite values");
+    }
+    st = eddy__upload(s, EDDY_SYNC_ALL & ~(unsigned)EDDY_SYNC_SOLID); /* solids: rasterised below */
+    if (st != EDDY_OK) {
+        eddy_sim_destroy(s);
+        return load_error(msg, msg_size, st, "state file '%s': %s", path, "cannot send the fields to the device");
     }
     eddy__rasterize_solids(s);
     *out = s;

@@ -20,6 +20,13 @@ const char *eddy_stage_name(eddy_stage stage);
 /** Name of a field ("u", "v", "w", "pressure", "dye_r", ...). */
 const char *eddy_field_name(eddy_field field);
 
+/** Name of a backend ("cpu", "cuda"). */
+const char *eddy_backend_name(eddy_backend backend);
+/** 1 when simulations can be created on `backend` in this build on this machine, else 0. `msg` (may be NULL)
+ *  receives a description ("NVIDIA H100 80GB HBM3, 132 SMs, 79.1 GiB, compute 9.0") or why it is missing
+ *  ("not compiled in", "no CUDA device"). */
+int eddy_backend_available(eddy_backend backend, char *msg, size_t msg_size);
+
 /** Checks `def` and writes a message into `msg` (may be NULL) naming the first bad value. */
 eddy_status eddy_sim_def_validate(const eddy_sim_def *def, char *msg, size_t msg_size);
 

@@ -1,0 +1,255 @@
+/* bench_cuda: the CUDA backend on the card it finds. Prints tables, never pass/fail.
+ *  1. The card's copy bandwidth (bytes read + bytes written over time): cudaMemcpy device-to-device and a copy
+ *     kernel with 16-byte accesses, 1 GiB each, medians of 10 (cudaEvents).
+ *  2. Each stage of the step on its own (eddy__cuda_run_stage), with the bytes it must move (every input array
+ *     read once, every output written once) over its median time, against the copy bandwidth.
+ *  3. Whole steps of a smoke scene (emitter, buoyancy, vorticity confinement, MacCormack, MGPCG to 1e-5) for 2D
+ *     2048^2 and 4096^2 and 3D 256^3 and 512^3: median step time (host clock around eddy_sim_step, which waits for
+ *     the device), the per-stage split (cudaEvents), pressure iterations.
+ * Usage: bench_cuda [--quick] [--steps N] [--only 2048|4096|256|512] */
+#include <cuda_profiler_api.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <vector>
+
+extern "C" {
+#include "sim_internal.h"
+#include "cuda/eddy_cuda.h"
+}
+
+#define CK(call)                                                                             \
+    do {                                                                                     \
+        cudaError_t e_ = (call);                                                             \
+        if (e_ != cudaSuccess) {                                                             \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+            exit(1);                                                                         \
+        }                                                                                    \
+    } while (0)
+
+static double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    size_t n = v.size();
+    return n == 0 ? 0 : (n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]));
+}
+
+__global__ void copy_kernel(const float4 *__restrict__ a, float4 *__restrict__ b, size_t n) {
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) b[i] = a[i];
+}
+__global__ void fill_kernel(float *a, size_t n) {
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        a[i] = (float)(i % 1000) * 0.001f;
+}
+
+static double copy_bw_memcpy = 0, copy_bw_kernel = 0;
+
+static void copy_bandwidth(void) {
+    const size_t bytes = (size_t)1 << 30, n = bytes / sizeof(float);
+    float *a, *b;
+    CK(cudaMalloc(&a, bytes));
+    CK(cudaMalloc(&b, bytes));
+    fill_kernel<<<1024, 256>>>(a, n);
+    fill_kernel<<<1024, 256>>>(b, n);
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    int sms = 0;
+    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    std::vector<double> tm, tk;
+    for (int r = 0; r < 12; r++) {
+        CK(cudaEventRecord(e0));
+        CK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice));
+        CK(cudaEventRecord(e1));
+        CK(cudaEventSynchronize(e1));
+        float ms;
+        CK(cudaEventElapsedTime(&ms, e0, e1));
+        if (r >= 2) tm.push_back(ms);
+        CK(cudaEventRecord(e0));
+        copy_kernel<<<sms * 8, 512>>>((const float4 *)a, (float4 *)b, n / 4);
+        CK(cudaEventRecord(e1));
+        CK(cudaEventSynchronize(e1));
+        CK(cudaGetLastError());
+        CK(cudaEventElapsedTime(&ms, e0, e1));
+        if (r >= 2) tk.push_back(ms);
+    }
+    copy_bw_memcpy = 2.0 * bytes / (median(tm) * 1e-3) / 1e9;
+    copy_bw_kernel = 2.0 * bytes / (median(tk) * 1e-3) / 1e9;
+    printf("copy bandwidth (read + write, 1 GiB, median of 10):\n");
+    printf("  cudaMemcpy D2D   %8.3f ms   %7.1f GB/s\n", median(tm), copy_bw_memcpy);
+    printf("  copy kernel      %8.3f ms   %7.1f GB/s   (float4, %d blocks of 512)\n", median(tk), copy_bw_kernel, sms * 8);
+    cudaFree(a);
+    cudaFree(b);
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+}
+
+/* ---------------------------------------------------------------- scenes */
+static eddy_sim *make_smoke(int dim, int n, eddy_advection adv, int extra_vorticity) {
+    eddy_sim_def d = eddy_sim_def_default();
+    d.dim = dim;
+    d.grid[0] = n;
+    d.grid[1] = n;
+    d.grid[2] = dim == 3 ? n : 1;
+    d.size[0] = 1.0f;
+    d.dt = 0.25f / (float)n; /* CFL ~0.5 at the emitter's 2 m/s */
+    d.advection = adv;
+    d.buoyancy_temperature = 2.0f;
+    d.buoyancy_density = 0.05f;
+    d.vorticity = extra_vorticity ? 0.3f : 0.3f;
+    d.dye_dissipation = 0.05f;
+    d.pressure.tolerance = 1e-5f;
+    d.backend = EDDY_BACKEND_CUDA;
+    eddy_sim *s = NULL;
+    char msg[512];
+    if (eddy_sim_create(&d, &s, msg, sizeof msg) != EDDY_OK) {
+        fprintf(stderr, "create %dD %d: %s\n", dim, n, msg);
+        return NULL;
+    }
+    eddy_emitter_def e;
+    memset(&e, 0, sizeof e);
+    e.shape = EDDY_SHAPE_SPHERE;
+    e.center[0] = 0.5f; e.center[1] = 0.12f; e.center[2] = 0.5f;
+    e.radius = 0.06f;
+    e.dye[0] = 3.0f; e.dye[1] = 1.5f; e.dye[2] = 0.5f;
+    e.temperature = 10.0f;
+    e.velocity[1] = 2.0f;
+    e.set_velocity = 1;
+    eddy_sim_add_emitter(s, &e, NULL);
+    eddy_splat sp;
+    memset(&sp, 0, sizeof sp);
+    sp.position[0] = 0.35f; sp.position[1] = 0.5f; sp.position[2] = 0.5f;
+    sp.radius = 0.08f;
+    sp.velocity[0] = 1.0f;
+    sp.dye[2] = 1.0f;
+    eddy_sim_splat(s, &sp);
+    return s;
+}
+
+/* bytes every input read once and every output written once, per stage of the smoke scene */
+static double stage_bytes(eddy_sim *s, eddy_cuda_stage st) {
+    double nf = 0;
+    for (int a = 0; a < s->dim; a++) nf += (double)s->nface[a];
+    double nc = (double)s->ncells, ns = (double)s->nscalar;
+    switch (st) {
+    case EDDY_CUDA_BUOYANCY: return 8.0 * (double)s->nface[1] + 16.0 * ns; /* v read+write; dye x3 + T read */
+    case EDDY_CUDA_VORTICITY: return 8.0 * nf + nc;                        /* velocity read+write; solid */
+    case EDDY_CUDA_ADVECT: return 8.0 * nf + 4.0 * 8.0 * ns;               /* velocity and 4 scalars read+write */
+    case EDDY_CUDA_DIAGNOSTICS: return 4.0 * nf + nc + 12.0 * ns;          /* velocity, solid, dye read */
+    case EDDY_CUDA_BOUNDARIES: return nc + 8.0 * (double)s->nface[0] / (double)s->n[0] * 2.0;
+    case EDDY_CUDA_RASTERIZE: return 13.0 * nc;                           /* solid + 3 solid velocities written */
+    case EDDY_CUDA_EMITTERS: return 0.0;
+    default: return 0.0;
+    }
+}
+
+static void stage_table(int dim, int n, int reps) {
+    printf("\nstages on their own, %dD %d^%d (median of %d; bytes = compulsory traffic):\n", dim, n, dim, reps);
+    printf("  %-28s %10s %10s %10s %8s\n", "stage", "ms", "MB", "GB/s", "%copy");
+    struct { const char *name; eddy_cuda_stage st; eddy_advection adv; } rows[] = {
+        {"rasterize (no obstacles)", EDDY_CUDA_RASTERIZE, EDDY_ADVECT_MACCORMACK},
+        {"boundaries", EDDY_CUDA_BOUNDARIES, EDDY_ADVECT_MACCORMACK},
+        {"buoyancy", EDDY_CUDA_BUOYANCY, EDDY_ADVECT_MACCORMACK},
+        {"vorticity confinement", EDDY_CUDA_VORTICITY, EDDY_ADVECT_MACCORMACK},
+        {"advect semi-Lagrangian", EDDY_CUDA_ADVECT, EDDY_ADVECT_SEMI_LAGRANGIAN},
+        {"advect MacCormack", EDDY_CUDA_ADVECT, EDDY_ADVECT_MACCORMACK},
+        {"advect BFECC", EDDY_CUDA_ADVECT, EDDY_ADVECT_BFECC},
+        {"diagnostics", EDDY_CUDA_DIAGNOSTICS, EDDY_ADVECT_MACCORMACK},
+    };
+    eddy_sim *s = NULL;
+    eddy_advection cur = (eddy_advection)-1;
+    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+        if (rows[r].adv != cur) {
+            eddy_sim_destroy(s);
+            s = make_smoke(dim, n, rows[r].adv, 1);
+            if (!s) return;
+            for (int k = 0; k < 3; k++) eddy_sim_step(s); /* nonzero fields everywhere near the source */
+            cur = rows[r].adv;
+        }
+        std::vector<double> t;
+        eddy__cuda_sync_ms(s);
+        for (int k = 0; k < reps + 2; k++) {
+            eddy__cuda_run_stage(s, rows[r].st, s->def.dt * 0.01f);
+            double ms = eddy__cuda_sync_ms(s);
+            if (k >= 2) t.push_back(ms);
+        }
+        double ms = median(t), bytes = stage_bytes(s, rows[r].st);
+        if (bytes > 0)
+            printf("  %-28s %10.4f %10.1f %10.1f %7.1f%%\n", rows[r].name, ms, bytes / 1e6, bytes / (ms * 1e-3) / 1e9,
+                   100.0 * bytes / (ms * 1e-3) / 1e9 / copy_bw_kernel);
+        else
+            printf("  %-28s %10.4f\n", rows[r].name, ms);
+    }
+    eddy_sim_destroy(s);
+}
+
+static void step_table_row(int dim, int n, int warm, int steps) {
+    eddy_sim *s = make_smoke(dim, n, EDDY_ADVECT_MACCORMACK, 0);
+    if (!s) return;
+    std::vector<double> t, st[EDDY_STAGE_COUNT], its;
+    for (int k = 0; k < warm + steps; k++) {
+        if (eddy_sim_step(s) != EDDY_OK) {
+            printf("  step failed: %s\n", eddy_sim_last_error(s));
+            break;
+        }
+        const eddy_step_stats *x = eddy_sim_stats(s);
+        if (k < warm) continue;
+        t.push_back(x->step_ms);
+        for (int q = 0; q < EDDY_STAGE_COUNT; q++) st[q].push_back(x->stage_ms[q]);
+        its.push_back(x->pressure_iterations);
+    }
+    char label[32];
+    snprintf(label, sizeof label, dim == 2 ? "2D %d^2" : "3D %d^3", n);
+    printf("  %-10s %9.3f %7.0f |", label, median(t), median(its));
+    for (int q = 0; q < EDDY_STAGE_COUNT; q++) printf(" %8.3f", median(st[q]));
+    printf(" | %.2e\n", (double)eddy_sim_stats(s)->pressure_residual);
+    eddy_sim_destroy(s);
+}
+
+/* one step of the smoke scene between cudaProfilerStart/Stop, for ncu --profile-from-start off; the MGPCG
+ * kernels are launched one by one (graphs off) so that every kernel is profiled on its own */
+static int profile_step(int dim, int n) {
+    eddy_sim *s = make_smoke(dim, n, EDDY_ADVECT_MACCORMACK, 0);
+    if (!s) return 1;
+    eddy__cuda_set_graphs(s, 0);
+    for (int k = 0; k < 4; k++) eddy_sim_step(s);
+    cudaProfilerStart();
+    eddy_status st = eddy_sim_step(s);
+    cudaProfilerStop();
+    printf("profiled one %dD %d step: %s, %d pressure iterations\n", dim, n, st == EDDY_OK ? "ok" : eddy_sim_last_error(s),
+           eddy_sim_stats(s)->pressure_iterations);
+    eddy_sim_destroy(s);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    int quick = 0, steps = 20, only = 0;
+    for (int i = 1; i + 2 < argc; i++)
+        if (!strcmp(argv[i], "--profile")) return profile_step(atoi(argv[i + 1]), atoi(argv[i + 2]));
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--quick")) quick = 1;
+        else if (!strcmp(argv[i], "--steps") && i + 1 < argc) steps = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = atoi(argv[++i]);
+    }
+    char msg[256];
+    if (!eddy_backend_available(EDDY_BACKEND_CUDA, msg, sizeof msg)) {
+        printf("SKIP: %s\n", msg);
+        return 0;
+    }
+    printf("device: %s\n", msg);
+    copy_bandwidth();
+    if (!only || only == 2048) stage_table(2, quick ? 512 : 2048, 10);
+    if (!only || only == 256) stage_table(3, quick ? 64 : 256, 10);
+    printf("\nwhole steps, smoke scene (MacCormack, MGPCG to 1e-5), median of %d after 5 warm-up (ms):\n", steps);
+    printf("  %-10s %9s %7s |", "grid", "step", "p-its");
+    for (int q = 0; q < EDDY_STAGE_COUNT; q++) printf(" %8.8s", eddy_stage_name((eddy_stage)q));
+    printf(" | residual\n");
+    int sizes2[2] = {quick ? 256 : 2048, quick ? 512 : 4096}, sizes3[2] = {quick ? 32 : 256, quick ? 64 : 512};
+    for (int k = 0; k < 2; k++)
+        if (!only || only == sizes2[k] || (quick && only == 0)) step_table_row(2, sizes2[k], 5, steps);
+    for (int k = 0; k < 2; k++)
+        if (!only || only == sizes3[k] || (quick && only == 0)) step_table_row(3, sizes3[k], 5, k == 1 ? (steps + 1) / 2 : steps);
+    return 0;
+}

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Runs the CUDA tests, the sanitizers and the bench on a machine with an NVIDIA GPU, writing logs into $OUT
+# (default ./cuda_out). Uses prebuilt binaries in $PREBUILT when they run here, else builds with CMake.
+# usage: bench/cuda/device_run.sh [test] [sanitize] [bench] [bench-quick] [ncu]
+set -uo pipefail
+OUT=${OUT:-$PWD/cuda_out}
+mkdir -p "$OUT"
+root=$(cd "$(dirname "$0")/../.." && pwd)
+bin=${PREBUILT:-$root/prebuilt}
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv,noheader | tee "$OUT/gpu.txt"
+if ! ldd "$bin/test_cuda_backend" > /dev/null 2>&1 || ldd "$bin/test_cuda_backend" | grep -q "not found"; then
+  echo "prebuilt binaries do not load here: building"
+  cmake -S "$root" -B /tmp/eddy-build -DEDDY_CUDA=ON -DEDDY_BUILD_APPS=OFF -DCMAKE_BUILD_TYPE=Release > "$OUT/build.log" 2>&1
+  cmake --build /tmp/eddy-build -j16 --target test_cuda_backend bench_cuda >> "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
+  bin=/tmp/eddy-build/tests/cuda; cp /tmp/eddy-build/bench/cuda/bench_cuda "$bin/"
+fi
+san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -n 1)
+for what in "$@"; do
+  case "$what" in
+  test) timeout 300 "$bin/test_cuda_backend" > "$OUT/test.log" 2>&1; echo "test rc=$?"; grep -E "FAIL|checks|SKIP" "$OUT/test.log" | head -40 ;;
+  sanitize)
+    # the kernels one by one (graphs off): compute-sanitizer does not follow conditional graph nodes here
+    timeout 200 "$san" --tool memcheck --leak-check full "$bin/test_cuda_backend" --quick --no-graphs > "$OUT/memcheck.log" 2>&1; echo "memcheck rc=$?"; tail -3 "$OUT/memcheck.log"
+    timeout 300 "$san" --tool racecheck --racecheck-report all "$bin/test_cuda_backend" --tiny --no-graphs > "$OUT/racecheck.log" 2>&1; echo "racecheck rc=$?"; tail -3 "$OUT/racecheck.log" ;;
+  bench) timeout 400 "$bin/bench_cuda" > "$OUT/bench.log" 2>&1; echo "bench rc=$?"; cat "$OUT/bench.log" ;;
+  ncu)
+    for cfg in "2 2048" "3 256"; do
+      tag=$(echo $cfg | tr ' ' '_')
+      timeout 150 "$ncu" --clock-control none --profile-from-start off --print-summary per-kernel \
+        --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum \
+        "$bin/bench_cuda" --profile $cfg > "$OUT/ncu_$tag.log" 2>&1; echo "ncu $cfg rc=$?"
+    done ;;
+  bench-quick) timeout 200 "$bin/bench_cuda" --quick > "$OUT/bench.log" 2>&1; echo "bench rc=$?"; cat "$OUT/bench.log" ;;
+  esac
+done

@@ -1,0 +1,489 @@
+/* Advection on the device (advect.c): dq/dt + (u . grad) q = 0, then dissipation q *= 1/(1 + k dt).
+ * Semi-Lagrangian with an RK2 midpoint backtrace through the start-of-stage velocity (Stam 1999); MacCormack with
+ * the revert-to-semi-Lagrangian limiter (Selle et al. 2008); BFECC clamped to the nodes around the foot
+ * (Kim et al. 2005). Velocity components are traced from their faces, scalars from the (possibly finer) scalar
+ * cells. The CPU traces each grid once and stores the feet; here every pass recomputes its trace (two velocity
+ * samples in cache) instead of storing and reloading three coordinates per element: the same float operations,
+ * so the same feet, and less memory traffic. Interpolation is a + w (b - a), as on the CPU. */
+#include "cu_sim.cuh"
+
+namespace ecu {
+
+/* a lattice of samples in index coordinates (advect.c `lattice`) */
+struct Lat {
+    int n[3];
+    int wrap[3]; /* period on a periodic axis, 0 on a bounded one */
+};
+static Lat lat_of(const GDesc &d) {
+    Lat L;
+    for (int b = 0; b < 3; b++) {
+        L.n[b] = d.n[b];
+        L.wrap[b] = (d.periodic[b] && d.n[b] > 1) ? d.period[b] : 0;
+    }
+    return L;
+}
+
+__device__ inline void locate_axis(int n, int wrap, float x, int *i0, int *i1, float *w) {
+    if (wrap) {
+        if (!(fabsf(x) < 8388608.0f)) x = 0.0f;
+        float fl = floorf(x);
+        int i = (int)fl;
+        *w = x - fl;
+        if (i < 0 || i >= wrap) i = wrapi(i, wrap);
+        *i0 = i;
+        *i1 = i + 1 == wrap ? 0 : i + 1;
+        return;
+    }
+    if (n == 1) {
+        *i0 = *i1 = 0;
+        *w = 0.0f;
+        return;
+    }
+    float hi = (float)(n - 1);
+    if (!(x > 0.0f)) x = 0.0f;
+    if (x > hi) x = hi;
+    int i = (int)x;
+    if (i > n - 2) i = n - 2;
+    *i0 = i;
+    *i1 = i + 1;
+    *w = x - (float)i;
+}
+
+__device__ inline float lerp_(float a, float b, float w) { return a + w * (b - a); }
+
+template <int DIM>
+__device__ inline float lat_sample(const Lat &L, const float *__restrict__ d, float x, float y, float z) {
+    int x0, x1, y0, y1;
+    float wx, wy;
+    locate_axis(L.n[0], L.wrap[0], x, &x0, &x1, &wx);
+    locate_axis(L.n[1], L.wrap[1], y, &y0, &y1, &wy);
+    const unsigned nx = (unsigned)L.n[0];
+    if (DIM == 2) {
+        const float *r0 = d + (unsigned)y0 * nx, *r1 = d + (unsigned)y1 * nx;
+        return lerp_(lerp_(__ldg(r0 + x0), __ldg(r0 + x1), wx), lerp_(__ldg(r1 + x0), __ldg(r1 + x1), wx), wy);
+    }
+    int z0, z1;
+    float wz;
+    locate_axis(L.n[2], L.wrap[2], z, &z0, &z1, &wz);
+    const unsigned nxy = nx * (unsigned)L.n[1];
+    const float *r00 = d + ((unsigned)z0 * nxy + (unsigned)y0 * nx), *r10 = d + ((unsigned)z0 * nxy + (unsigned)y1 * nx);
+    const float *r01 = d + ((unsigned)z1 * nxy + (unsigned)y0 * nx), *r11 = d + ((unsigned)z1 * nxy + (unsigned)y1 * nx);
+    float c0 = lerp_(lerp_(__ldg(r00 + x0), __ldg(r00 + x1), wx), lerp_(__ldg(r10 + x0), __ldg(r10 + x1), wx), wy);
+    float c1 = lerp_(lerp_(__ldg(r01 + x0), __ldg(r01 + x1), wx), lerp_(__ldg(r11 + x0), __ldg(r11 + x1), wx), wy);
+    return lerp_(c0, c1, wz);
+}
+
+template <int DIM>
+__device__ inline void lat_minmax(const Lat &L, const float *__restrict__ d, float x, float y, float z, float *lo,
+                                  float *hi) {
+    int x0, x1, y0, y1, z0 = 0, z1 = 0;
+    float wx, wy, wz;
+    locate_axis(L.n[0], L.wrap[0], x, &x0, &x1, &wx);
+    locate_axis(L.n[1], L.wrap[1], y, &y0, &y1, &wy);
+    if (DIM == 3) locate_axis(L.n[2], L.wrap[2], z, &z0, &z1, &wz);
+    const unsigned nx = (unsigned)L.n[0], nxy = nx * (unsigned)L.n[1];
+    const int zs[2] = {z0, z1};
+    float mn = INFINITY, mx = -INFINITY;
+#pragma unroll
+    for (int kk = 0; kk < (DIM == 3 ? 2 : 1); kk++) {
+        const float *r0 = d + ((unsigned)zs[kk] * nxy + (unsigned)y0 * nx), *r1 = d + ((unsigned)zs[kk] * nxy + (unsigned)y1 * nx);
+        float v[4] = {__ldg(r0 + x0), __ldg(r0 + x1), __ldg(r1 + x0), __ldg(r1 + x1)};
+#pragma unroll
+        for (int q = 0; q < 4; q++) {
+            mn = v[q] < mn ? v[q] : mn;
+            mx = v[q] > mx ? v[q] : mx;
+        }
+    }
+    *lo = mn;
+    *hi = mx;
+}
+
+/* the velocity lattices and the step, shared by every kernel of the stage */
+struct Tracer {
+    Lat V[3];
+    const float *v[3];
+    int dim;
+    float dtc; /* dt / h: m/s -> cells */
+};
+/* the grid being advected: element (i,j,k) at velocity-cell coordinate ((i,j,k) + off) / scale */
+struct Map {
+    int n[3];
+    float off[3];
+    float scale[3];
+};
+
+/* velocity at velocity-cell coordinate P: component a is lat_sample(V[a], P - 0.5 on the axes other than a).
+ * The weights along axis b are the same for every component but b's own (the face lattice has one more node), so
+ * they are located twice per axis instead of once per component and axis; the gathers and the lerps are
+ * lat_sample's, in its order. */
+struct AxisW {
+    int i0, i1;
+    float w;
+};
+__device__ inline float gather2(const float *__restrict__ d, unsigned nx, const AxisW &x, const AxisW &y) {
+    const float *r0 = d + (unsigned)y.i0 * nx, *r1 = d + (unsigned)y.i1 * nx;
+    return lerp_(lerp_(__ldg(r0 + x.i0), __ldg(r0 + x.i1), x.w), lerp_(__ldg(r1 + x.i0), __ldg(r1 + x.i1), x.w), y.w);
+}
+__device__ inline float gather3(const float *__restrict__ d, unsigned nx, unsigned ny, const AxisW &x, const AxisW &y,
+                                const AxisW &z) {
+    const unsigned nxy = nx * ny;
+    const float *r00 = d + ((unsigned)z.i0 * nxy + (unsigned)y.i0 * nx), *r10 = d + ((unsigned)z.i0 * nxy + (unsigned)y.i1 * nx);
+    const float *r01 = d + ((unsigned)z.i1 * nxy + (unsigned)y.i0 * nx), *r11 = d + ((unsigned)z.i1 * nxy + (unsigned)y.i1 * nx);
+    float c0 = lerp_(lerp_(__ldg(r00 + x.i0), __ldg(r00 + x.i1), x.w), lerp_(__ldg(r10 + x.i0), __ldg(r10 + x.i1), x.w), y.w);
+    float c1 = lerp_(lerp_(__ldg(r01 + x.i0), __ldg(r01 + x.i1), x.w), lerp_(__ldg(r11 + x.i0), __ldg(r11 + x.i1), x.w), y.w);
+    return lerp_(c0, c1, z.w);
+}
+template <int DIM>
+__device__ inline void velocity_at(const Tracer &t, const float P[3], float u[3]) {
+    AxisW f[3], c[3]; /* along b: on the face lattice of component b, and on the cell-centred lattices */
+#pragma unroll
+    for (int b = 0; b < DIM; b++) {
+        const Lat &F = t.V[b], &C = t.V[b == 0 ? 1 : 0];
+        locate_axis(F.n[b], F.wrap[b], P[b], &f[b].i0, &f[b].i1, &f[b].w);
+        locate_axis(C.n[b], C.wrap[b], P[b] - 0.5f, &c[b].i0, &c[b].i1, &c[b].w);
+    }
+    if (DIM == 2) {
+        u[0] = gather2(t.v[0], (unsigned)t.V[0].n[0], f[0], c[1]);
+        u[1] = gather2(t.v[1], (unsigned)t.V[1].n[0], c[0], f[1]);
+        u[2] = 0.0f;
+        return;
+    }
+    u[0] = gather3(t.v[0], (unsigned)t.V[0].n[0], (unsigned)t.V[0].n[1], f[0], c[1], c[2]);
+    u[1] = gather3(t.v[1], (unsigned)t.V[1].n[0], (unsigned)t.V[1].n[1], c[0], f[1], c[2]);
+    u[2] = gather3(t.v[2], (unsigned)t.V[2].n[0], (unsigned)t.V[2].n[1], c[0], c[1], f[2]);
+}
+
+/* advect.c trace_grid for one element: the foot of the backward trace (dir = -1) or the end of the forward one
+ * (dir = +1), in lattice coordinates of the grid; z = 0 in 2D, as the CPU's missing third buffer reads */
+template <int DIR, int DIM>
+__device__ inline void trace(const Tracer &t, const Map &m, int i, int j, int k, float out[3]) {
+    float P[3], Q[3], u1[3], u2[3];
+    P[1] = ((float)j + m.off[1]) / m.scale[1];
+    P[2] = ((float)k + m.off[2]) / m.scale[2];
+    P[0] = ((float)i + m.off[0]) / m.scale[0];
+    velocity_at<DIM>(t, P, u1);
+#pragma unroll
+    for (int b = 0; b < 3; b++) Q[b] = DIR < 0 ? P[b] - 0.5f * t.dtc * u1[b] : P[b] + 0.5f * t.dtc * u1[b];
+    velocity_at<DIM>(t, Q, u2);
+#pragma unroll
+    for (int b = 0; b < 3; b++) {
+        if (b < DIM) out[b] = (DIR < 0 ? P[b] - t.dtc * u2[b] : P[b] + t.dtc * u2[b]) * m.scale[b] - m.off[b];
+        else out[b] = 0.0f;
+    }
+}
+
+/* out = factor * A(q) */
+template <int DIM>
+__global__ void k_adv_backward(Tracer t, Map m, Lat L, const float *__restrict__ q, float *__restrict__ out, float factor,
+                               Flags fl, int field) {
+    ECU_IJK(m.n[0], m.n[1]);
+    if (!inside_) return;
+    float b[3];
+    trace<-1, DIM>(t, m, i, j, k, b);
+    float v = factor * lat_sample<DIM>(L, q, b[0], b[1], b[2]);
+    out[idx3(m.n, i, j, k)] = v;
+    if (field >= 0) flag_if_bad(fl, v, field);
+}
+
+/* MacCormack second pass: out = factor * limit(q^ + (q - A^R q^)/2) */
+template <int DIM>
+__global__ void k_adv_maccormack(Tracer t, Map m, Lat L, const float *__restrict__ q, const float *__restrict__ qhat,
+                                 float *__restrict__ out, float factor, Flags fl, int field) {
+    ECU_IJK(m.n[0], m.n[1]);
+    if (!inside_) return;
+    size_t e = idx3(m.n, i, j, k);
+    float f[3], b[3];
+    trace<+1, DIM>(t, m, i, j, k, f);
+    float back = lat_sample<DIM>(L, qhat, f[0], f[1], f[2]);
+    float qh = qhat[e];
+    float v = qh + 0.5f * (q[e] - back);
+    float lo, hi;
+    trace<-1, DIM>(t, m, i, j, k, b);
+    lat_minmax<DIM>(L, q, b[0], b[1], b[2], &lo, &hi);
+    if (v < lo || v > hi) v = qh;
+    v = factor * v;
+    out[e] = v;
+    flag_if_bad(fl, v, field);
+}
+
+/* BFECC middle pass: corrected = q + (q - A^R q^)/2 */
+template <int DIM>
+__global__ void k_adv_bfecc_correct(Tracer t, Map m, Lat L, const float *__restrict__ q, const float *__restrict__ qhat,
+                                    float *__restrict__ corrected) {
+    ECU_IJK(m.n[0], m.n[1]);
+    if (!inside_) return;
+    size_t e = idx3(m.n, i, j, k);
+    float f[3];
+    trace<+1, DIM>(t, m, i, j, k, f);
+    float back = lat_sample<DIM>(L, qhat, f[0], f[1], f[2]);
+    float qe = q[e];
+    corrected[e] = qe + 0.5f * (qe - back);
+}
+
+/* BFECC last pass: out = factor * clamp(A(corrected), min/max of q around the foot) */
+template <int DIM>
+__global__ void k_adv_bfecc_final(Tracer t, Map m, Lat L, const float *__restrict__ q, const float *__restrict__ corr,
+                                  float *__restrict__ out, float factor, Flags fl, int field) {
+    ECU_IJK(m.n[0], m.n[1]);
+    if (!inside_) return;
+    float b[3];
+    trace<-1, DIM>(t, m, i, j, k, b);
+    float v = lat_sample<DIM>(L, corr, b[0], b[1], b[2]);
+    float lo, hi;
+    lat_minmax<DIM>(L, q, b[0], b[1], b[2], &lo, &hi);
+    v = v < lo ? lo : (v > hi ? hi : v);
+    v = factor * v;
+    out[idx3(m.n, i, j, k)] = v;
+    flag_if_bad(fl, v, field);
+}
+
+/* ------------------------------------------------------------------ every live scalar in one pass
+ * Dye and temperature share the scalar grid, so one trace serves all of them. */
+struct Multi {
+    int n;                 /* fields */
+    const float *q[4];     /* start-of-stage fields */
+    const float *hat[4];   /* q^ (second passes) */
+    float *dst[4];         /* written */
+    float factor[4];
+    int field[4];          /* eddy_field of each, for the non-finite flags */
+};
+
+/* dst = factor * A(q) */
+template <int DIM>
+__global__ void k_advm_backward(Tracer t, Map m, Lat L, Multi M, Flags fl, int final_pass) {
+    ECU_IJK(m.n[0], m.n[1]);
+    if (!inside_) return;
+    float b[3];
+    trace<-1, DIM>(t, m, i, j, k, b);
+    const unsigned e = idx3(m.n, i, j, k);
+#pragma unroll
+    for (int f = 0; f < 4; f++) {
+        if (f >= M.n) break;
+        float v = M.factor[f] * lat_sample<DIM>(L, M.q[f], b[0], b[1], b[2]);
+        M.dst[f][e] = v;
+        if (final_pass) flag_if_bad(fl, v, M.field[f]);
+    }
+}
+
+template <int DIM>
+__global__ void k_advm_maccormack(Tracer t, Map m, Lat L, Multi M, Flags fl) {
+    ECU_IJK(m.n[0], m.n[1]);
+    if (!inside_) return;
+    const unsigned e = idx3(m.n, i, j, k);
+    float fw[3], b[3];
+    trace<+1, DIM>(t, m, i, j, k, fw);
+    trace<-1, DIM>(t, m, i, j, k, b);
+#pragma unroll
+    for (int f = 0; f < 4; f++) {
+        if (f >= M.n) break;
+        float back = lat_sample<DIM>(L, M.hat[f], fw[0], fw[1], fw[2]);
+        float qh = M.hat[f][e];
+        float v = qh + 0.5f * (M.q[f][e] - back);
+        float lo, hi;
+        lat_minmax<DIM>(L, M.q[f], b[0], b[1], b[2], &lo, &hi);
+        if (v < lo || v > hi) v = qh;
+        v = M.factor[f] * v;
+        M.dst[f][e] = v;
+        flag_if_bad(fl, v, M.field[f]);
+    }
+}
+
+/* BFECC middle pass into dst: q + (q - A^R q^)/2 */
+template <int DIM>
+__global__ void k_advm_bfecc_correct(Tracer t, Map m, Lat L, Multi M) {
+    ECU_IJK(m.n[0], m.n[1]);
+    if (!inside_) return;
+    const unsigned e = idx3(m.n, i, j, k);
+    float fw[3];
+    trace<+1, DIM>(t, m, i, j, k, fw);
+#pragma unroll
+    for (int f = 0; f < 4; f++) {
+        if (f >= M.n) break;
+        float back = lat_sample<DIM>(L, M.hat[f], fw[0], fw[1], fw[2]);
+        float qe = M.q[f][e];
+        M.dst[f][e] = qe + 0.5f * (qe - back);
+    }
+}
+
+/* BFECC last pass: hat holds the corrected fields */
+template <int DIM>
+__global__ void k_advm_bfecc_final(Tracer t, Map m, Lat L, Multi M, Flags fl) {
+    ECU_IJK(m.n[0], m.n[1]);
+    if (!inside_) return;
+    float b[3];
+    trace<-1, DIM>(t, m, i, j, k, b);
+    const unsigned e = idx3(m.n, i, j, k);
+#pragma unroll
+    for (int f = 0; f < 4; f++) {
+        if (f >= M.n) break;
+        float v = lat_sample<DIM>(L, M.hat[f], b[0], b[1], b[2]);
+        float lo, hi;
+        lat_minmax<DIM>(L, M.q[f], b[0], b[1], b[2], &lo, &hi);
+        v = v < lo ? lo : (v > hi ? hi : v);
+        v = M.factor[f] * v;
+        M.dst[f][e] = v;
+        flag_if_bad(fl, v, M.field[f]);
+    }
+}
+
+struct AdvectWS {
+    float *tmp[2];   /* q^ and the BFECC-corrected field of one velocity component (largest grid) */
+    float *hat[4];   /* q^ of each scalar (hat[0] = tmp[0]) */
+    float *corr[4];  /* BFECC-corrected scalars (corr[0] = tmp[1]) */
+    float *out[3];   /* with cu_sim.scalar_tmp: the four new scalar fields */
+};
+
+/* allocates what the current scheme needs (called at creation and before each advection: eddy_sim_set_def may
+ * change the scheme); buffers already there are kept */
+eddy_status advect_init(cu_sim *c) {
+    if (!c->adv) c->adv = (AdvectWS *)calloc(1, sizeof(AdvectWS));
+    if (!c->adv) return eddy__fail(c->s, EDDY_ERR_OUT_OF_MEMORY, "cuda: out of host memory");
+    size_t cap = c->nscalar;
+    for (int a = 0; a < c->g.dim; a++) cap = c->nface[a] > cap ? c->nface[a] : cap;
+    int want = c->s->def.advection == EDDY_ADVECT_SEMI_LAGRANGIAN ? 0 : (c->s->def.advection == EDDY_ADVECT_MACCORMACK ? 1 : 2);
+    AdvectWS *w = c->adv;
+    eddy_status st = EDDY_OK;
+    for (int b = 0; b < want && st == EDDY_OK; b++)
+        if (!w->tmp[b]) st = dev_alloc(c, (void **)&w->tmp[b], cap * sizeof(float), "advection scratch");
+    w->hat[0] = w->tmp[0];
+    w->corr[0] = w->tmp[1];
+    const size_t sb = c->nscalar * sizeof(float);
+    for (int f = 1; f < 4 && st == EDDY_OK; f++) {
+        if (want >= 1 && !w->hat[f]) st = dev_alloc(c, (void **)&w->hat[f], sb, "advection scratch");
+        if (st == EDDY_OK && want >= 2 && !w->corr[f]) st = dev_alloc(c, (void **)&w->corr[f], sb, "advection scratch");
+    }
+    for (int f = 0; f < 3 && st == EDDY_OK; f++)
+        if (!w->out[f]) st = dev_alloc(c, (void **)&w->out[f], sb, "advected scalars");
+    return st;
+}
+
+void advect_free(cu_sim *c) {
+    if (!c->adv) return;
+    AdvectWS *w = c->adv;
+    cudaFree(w->tmp[0]);
+    cudaFree(w->tmp[1]);
+    for (int f = 1; f < 4; f++) {
+        cudaFree(w->hat[f]);
+        cudaFree(w->corr[f]);
+    }
+    for (int f = 0; f < 3; f++) cudaFree(w->out[f]);
+    free(w);
+    c->adv = nullptr;
+}
+
+static cudaError_t advect_field(cu_sim *c, const Tracer &t, const Map &m, const Lat &L, const float *q, float *out,
+                                float factor, int field) {
+    dim3 gr = tiles(m.n[0], m.n[1], m.n[2]);
+    Flags fl = flags_for(c);
+    float *t0 = c->adv->tmp[0], *t1 = c->adv->tmp[1];
+    switch (c->s->def.advection) {
+    case EDDY_ADVECT_SEMI_LAGRANGIAN:
+        (c->g.dim == 3 ? k_adv_backward<3> : k_adv_backward<2>)<<<gr, tile_block(), 0, c->stream>>>(t, m, L, q, out, factor, fl, field);
+        break;
+    case EDDY_ADVECT_MACCORMACK:
+        (c->g.dim == 3 ? k_adv_backward<3> : k_adv_backward<2>)<<<gr, tile_block(), 0, c->stream>>>(t, m, L, q, t0, 1.0f, fl, -1);
+        (c->g.dim == 3 ? k_adv_maccormack<3> : k_adv_maccormack<2>)<<<gr, tile_block(), 0, c->stream>>>(t, m, L, q, t0, out, factor, fl, field);
+        break;
+    case EDDY_ADVECT_BFECC:
+        (c->g.dim == 3 ? k_adv_backward<3> : k_adv_backward<2>)<<<gr, tile_block(), 0, c->stream>>>(t, m, L, q, t0, 1.0f, fl, -1);
+        (c->g.dim == 3 ? k_adv_bfecc_correct<3> : k_adv_bfecc_correct<2>)<<<gr, tile_block(), 0, c->stream>>>(t, m, L, q, t0, t1);
+        (c->g.dim == 3 ? k_adv_bfecc_final<3> : k_adv_bfecc_final<2>)<<<gr, tile_block(), 0, c->stream>>>(t, m, L, q, t1, out, factor, fl, field);
+        break;
+    }
+    return cudaGetLastError();
+}
+
+static float decay_factor(float k, float dt) { return 1.0f / (1.0f + k * dt); }
+
+cudaError_t launch_advect(cu_sim *c, float dt) {
+    const Geo &g = c->g;
+    const eddy_sim_def &d = c->s->def;
+    Tracer t;
+    t.dim = g.dim;
+    t.dtc = dt / g.h;
+    for (int a = 0; a < 3; a++) {
+        GDesc vd = velocity_desc(g, a);
+        t.V[a] = lat_of(vd);
+        t.v[a] = a < g.dim ? c->vel[a] : nullptr;
+    }
+    cudaError_t e = cudaSuccess;
+    const float fv = decay_factor(d.velocity_dissipation, dt);
+    for (int a = 0; a < g.dim && e == cudaSuccess; a++) {
+        GDesc vd = velocity_desc(g, a);
+        Map m;
+        for (int b = 0; b < 3; b++) {
+            m.n[b] = vd.n[b];
+            m.off[b] = vd.off[b];
+            m.scale[b] = 1.0f;
+        }
+        e = advect_field(c, t, m, lat_of(vd), c->vel[a], c->vel_tmp[a], fv, EDDY_FIELD_U + a);
+    }
+    /* scalars: fields known to be zero stay zero (the CPU skips them the same way) */
+    GDesc sd = scalar_desc(g);
+    Map m;
+    for (int b = 0; b < 3; b++) {
+        m.n[b] = g.sn[b];
+        m.off[b] = 0.5f;
+        m.scale[b] = (float)g.ds[b];
+    }
+    float fd = decay_factor(d.dye_dissipation, dt), ft = decay_factor(d.temperature_dissipation, dt);
+    AdvectWS *w = c->adv;
+    float **pool[4] = {&c->scalar_tmp, &w->out[0], &w->out[1], &w->out[2]};
+    float **live[4];
+    Multi M;
+    M.n = 0;
+    for (int f = 0; f < 4; f++) {
+        if (!(c->scalar_live & (1u << f))) continue;
+        live[M.n] = f < 3 ? &c->dye[f] : &c->temp;
+        M.q[M.n] = *live[M.n];
+        M.factor[M.n] = f < 3 ? fd : ft;
+        M.field[M.n] = EDDY_FIELD_DYE_R + f;
+        M.n++;
+    }
+    if (M.n > 0 && e == cudaSuccess) {
+        dim3 gr = tiles(m.n[0], m.n[1], m.n[2]);
+        Lat L = lat_of(sd);
+        Flags fl = flags_for(c);
+        Multi A = M; /* pass 1 writes q^ (factor 1) */
+        for (int f = 0; f < M.n; f++) {
+            M.dst[f] = *pool[f];
+            A.dst[f] = w->hat[f];
+            A.factor[f] = 1.0f;
+            M.hat[f] = A.hat[f] = w->hat[f];
+        }
+        switch (d.advection) {
+        case EDDY_ADVECT_SEMI_LAGRANGIAN:
+            (c->g.dim == 3 ? k_advm_backward<3> : k_advm_backward<2>)<<<gr, tile_block(), 0, c->stream>>>(t, m, L, M, fl, 1);
+            break;
+        case EDDY_ADVECT_MACCORMACK:
+            (c->g.dim == 3 ? k_advm_backward<3> : k_advm_backward<2>)<<<gr, tile_block(), 0, c->stream>>>(t, m, L, A, fl, 0);
+            (c->g.dim == 3 ? k_advm_maccormack<3> : k_advm_maccormack<2>)<<<gr, tile_block(), 0, c->stream>>>(t, m, L, M, fl);
+            break;
+        case EDDY_ADVECT_BFECC: {
+            (c->g.dim == 3 ? k_advm_backward<3> : k_advm_backward<2>)<<<gr, tile_block(), 0, c->stream>>>(t, m, L, A, fl, 0);
+            Multi C = A; /* corrected fields into corr */
+            for (int f = 0; f < M.n; f++) C.dst[f] = w->corr[f];
+            (c->g.dim == 3 ? k_advm_bfecc_correct<3> : k_advm_bfecc_correct<2>)<<<gr, tile_block(), 0, c->stream>>>(t, m, L, C);
+            Multi F = M;
+            for (int f = 0; f < M.n; f++) F.hat[f] = w->corr[f];
+            (c->g.dim == 3 ? k_advm_bfecc_final<3> : k_advm_bfecc_final<2>)<<<gr, tile_block(), 0, c->stream>>>(t, m, L, F, fl);
+            break;
+        }
+        }
+        e = cudaGetLastError();
+        /* the new fields take the fields' places; the old ones become the pool */
+        for (int f = 0; f < M.n; f++) {
+            float *old = *live[f];
+            *live[f] = *pool[f];
+            *pool[f] = old;
+        }
+    }
+    for (int a = 0; a < g.dim; a++) {
+        float *tmp = c->vel[a];
+        c->vel[a] = c->vel_tmp[a];
+        c->vel_tmp[a] = tmp;
+    }
+    return e;
+}
+
+} /* namespace ecu */

@@ -1,0 +1,1532 @@
+/* Pressure projection on the device (project.c, poisson_*.c): u <- u - (x_hi - x_lo) on open faces, with
+ * A x = b, b = -(net outward flux), A the 5/7-point stencil over open faces, x = dt p / (rho h).
+ *
+ * The system, its padded layout (one ghost layer; periodic ghosts copied before each stencil), the multigrid
+ * hierarchy (McAdams, Sifakis & Teran 2010: rediscretised coarse operators, renormalised cell-centred linear
+ * prolongation, restriction = its transpose / 2^axes, red-black Gauss-Seidel 2+2, symmetric coarsest sweeps) and
+ * the three solvers (Jacobi, red-black SOR, MGPCG) are the CPU's, kernel for loop: the same transfer tables, the
+ * same float operations per cell, the same coarsest-level solve (one thread block, serial null-space sums in the
+ * CPU's order). Dot products are deterministic block-tree sums in double, so they can differ from the CPU's row
+ * sums in the last bits of a double.
+ *
+ * The operator (diag, 1/diag, prolongation weights, null-space components) is built by the CPU code on the host
+ * (poisson_level.c, poisson_mg.c) when the solid cells change, and sent to the device: a static scene builds it
+ * once; a moving obstacle rebuilds it in each step it changes a cell. */
+#include "cu_sim.cuh"
+
+/* poisson.h is C: its `restrict` is C++'s __restrict__ */
+#define restrict __restrict__
+extern "C" {
+#include "../poisson.h"
+}
+#undef restrict
+
+#include <string.h>
+
+namespace ecu {
+
+#define MGPCG_DEFAULT_ITERATIONS 200
+#define RBGS_DEFAULT_ITERATIONS 20000
+#define JACOBI_DEFAULT_ITERATIONS 60
+#define RBGS_CHECK_EVERY 8
+
+/* one level, by value in kernels */
+struct LevA {
+    int dim;
+    int n[3];
+    int periodic[3];
+    int sy, sz, origin; /* 32-bit: the attach keeps padded arrays below 2^31 elements */
+    float w[3];
+    const float *diag, *inv_diag, *inv_weight;
+};
+__device__ inline int cell_at(const LevA &L, int i, int j, int k) { return L.origin + i + L.sy * j + L.sz * k; }
+
+/* transfer tables of one axis (eddy_paxis) */
+struct AxisT {
+    int nf, nc, coarsened;
+    const int *pc, *rf;
+    const float *pw, *rw;
+};
+
+struct LevelD {
+    LevA a;
+    int periodic[3];
+    size_t count;
+    float *diag, *inv_diag, *inv_weight, *x, *b, *r;
+    float *xa; /* second x for the out-of-place fused sweeps */
+    int cur;   /* during a V-cycle: 1 when the level's current x is in xa */
+    int *pc[3], *rf[3];
+    float *pw[3], *rw[3];
+    AxisT ax[3];
+};
+
+/* null-space components of a level (level 0 and the coarsest) */
+struct CompD {
+    int count;
+    int single_all;
+    int *label;     /* padded; -1 none */
+    double *cells;  /* per component */
+    double *sum;    /* per component, scratch */
+};
+
+struct TailLevel;
+struct CGState;
+
+struct PoissonWS {
+    int nlevels;
+    int tail_first;   /* first level that k_tail runs */
+    size_t tail_smem; /* its dynamic shared memory, bytes */
+    TailLevel *d_tail;/* device copy of every level's descriptor, for k_tail */
+    CGState *d_cg;    /* the conjugate gradient's scalars */
+    int *h_active;    /* pinned: `active`, polled when graphs are off */
+    int use_graphs;   /* 1: the solve is two graph launches */
+    int graphs;       /* 0 not built yet, 1 built, -1 failed (then the kernels are launched one by one) */
+    cudaGraph_t gr_start, gr_loop;
+    float graph_tol;  /* pressure.tolerance and max_iterations the graphs were captured with */
+    int graph_max_it;
+    cudaGraphExec_t g_start, g_loop;
+    /* statistics of the last solve computed on the host (Jacobi, RBGS), else read back from the device */
+    int host_stats, host_iters;
+    double host_bnorm, host_residual;
+    LevelD *lv;       /* host array of level descriptors (device pointers inside) */
+    CompD comp0, compc;
+    float *sol, *rhs, *res, *z, *p, *q;
+    double cells0;    /* cells of the single component of level 0 */
+    bool built;
+    /* signature of the solids the operator was built for */
+    unsigned mask_version;
+    int any_sdf;
+    DShape *sig;
+    int sig_count, sig_cap;
+    bool have_sig;
+};
+
+/* ------------------------------------------------------------------ per-cell operations (poisson_level.c)
+ * Shared by the grid-wide kernels (fine levels) and the single-block kernel that runs the coarse levels. */
+#define NB2(x, e) (L.w[0] * ((x)[(e) - 1] + (x)[(e) + 1]) + L.w[1] * ((x)[(e) - L.sy] + (x)[(e) + L.sy]))
+#define NB3(x, e) (NB2(x, e) + L.w[2] * ((x)[(e) - L.sz] + (x)[(e) + L.sz]))
+#define NBD(x, e) (L.dim == 3 ? NB3(x, e) : NB2(x, e))
+/* `active` (may be NULL): kernels of the conjugate gradient loop do nothing once the loop has stopped */
+#define ECU_ACTIVE_OR_RETURN(active) \
+    if ((active) && !*(active)) return;
+
+__device__ inline void d_half(const LevA &L, float *__restrict__ x, const float *__restrict__ b, int i, int j, int k,
+                              int colour, float omega, int zero_start) {
+    const int par = (colour + j + k) & 1;
+    int e = cell_at(L, i, j, k);
+    if (zero_start) {
+        x[e] = (i & 1) == par ? omega * (b[e] * L.inv_diag[e]) : 0.0f;
+        return;
+    }
+    if ((i & 1) != par) return;
+    float g = (b[e] + NBD(x, e)) * L.inv_diag[e];
+    x[e] = omega == 1.0f ? g : x[e] + omega * (g - x[e]);
+}
+
+/* r = (b - A x) * inv_weight */
+__device__ inline void d_residual_w(const LevA &L, const float *__restrict__ x, const float *__restrict__ b,
+                                    float *__restrict__ r, int i, int j, int k) {
+    int e = cell_at(L, i, j, k);
+    r[e] = (b[e] - (L.diag[e] * x[e] - NBD(x, e))) * L.inv_weight[e];
+}
+
+/* coarse b = mask * R fine r, for coarse cell (cx, cy, cz) (poisson_mg.c restrict_level, passes fused) */
+__device__ inline void d_restrict(const LevA &F, const LevA &C, const AxisT &ax0, const AxisT &ax1, const AxisT &ax2,
+                                  const float *__restrict__ fr, float *__restrict__ cb, int cx, int cy, int cz) {
+    /* away from the ends the tables hold the regular pattern (fine 2c-1 .. 2c+2 with 1/8, 3/8, 3/8, 1/8); there
+     * they are replaced by these constants, in the same order, so the sums are the tables' */
+    const bool xin = ax0.coarsened && cx >= 1 && cx <= ax0.nc - 2;
+    auto xpass = [&](int fy, int fz) -> float {
+        const float *f = fr + cell_at(F, 0, fy, fz);
+        if (!ax0.coarsened) return f[cx];
+        if (xin) return 0.125f * f[2 * cx - 1] + 0.375f * f[2 * cx] + 0.375f * f[2 * cx + 1] + 0.125f * f[2 * cx + 2];
+        const int *rf = ax0.rf + 4 * cx;
+        const float *rw = ax0.rw + 4 * cx;
+        return rw[0] * f[rf[0]] + rw[1] * f[rf[1]] + rw[2] * f[rf[2]] + rw[3] * f[rf[3]];
+    };
+    int rfy[4];
+    float rwy[4];
+    if (ax1.coarsened && cy >= 1 && cy <= ax1.nc - 2) {
+        rfy[0] = 2 * cy - 1; rfy[1] = 2 * cy; rfy[2] = 2 * cy + 1; rfy[3] = 2 * cy + 2;
+        rwy[0] = 0.125f; rwy[1] = 0.375f; rwy[2] = 0.375f; rwy[3] = 0.125f;
+    } else {
+        for (int e = 0; e < 4; e++) {
+            rfy[e] = ax1.rf[4 * cy + e];
+            rwy[e] = ax1.rw[4 * cy + e];
+        }
+    }
+    float v;
+    if (F.dim == 2) {
+        v = rwy[0] * xpass(rfy[0], 0) + rwy[1] * xpass(rfy[1], 0) + rwy[2] * xpass(rfy[2], 0) + rwy[3] * xpass(rfy[3], 0);
+    } else {
+        int rfz[4];
+        float rwz[4];
+        if (ax2.coarsened && cz >= 1 && cz <= ax2.nc - 2) {
+            rfz[0] = 2 * cz - 1; rfz[1] = 2 * cz; rfz[2] = 2 * cz + 1; rfz[3] = 2 * cz + 2;
+            rwz[0] = 0.125f; rwz[1] = 0.375f; rwz[2] = 0.375f; rwz[3] = 0.125f;
+        } else {
+            for (int e = 0; e < 4; e++) {
+                rfz[e] = ax2.rf[4 * cz + e];
+                rwz[e] = ax2.rw[4 * cz + e];
+            }
+        }
+        float t2[4];
+        for (int e = 0; e < 4; e++) {
+            int fz = rfz[e];
+            t2[e] = rwy[0] * xpass(rfy[0], fz) + rwy[1] * xpass(rfy[1], fz) + rwy[2] * xpass(rfy[2], fz) +
+                    rwy[3] * xpass(rfy[3], fz);
+        }
+        v = rwz[0] * t2[0] + rwz[1] * t2[1] + rwz[2] * t2[2] + rwz[3] * t2[3];
+    }
+    int ec = cell_at(C, cx, cy, cz);
+    cb[ec] = C.diag[ec] > 0.0f ? v : 0.0f;
+}
+
+/* fine xf (+)= [inv_weight *] P xc at fine cell (i, fy, fz) (poisson_mg.c prolong_level, passes fused) */
+__device__ inline void d_prolong(const LevA &F, const LevA &C, const AxisT &ax0, const AxisT &ax1, const AxisT &ax2,
+                                 const float *__restrict__ xc, float *__restrict__ xf, int i, int fy, int fz, int add) {
+    /* the tables' entries, or where the neighbour parent is inside the domain the regular 3/4, 1/4 pattern */
+    auto entry = [](const AxisT &ax, int i, int *c0, int *c1, float *w0, float *w1) {
+        if (ax.coarsened) {
+            const int c = i >> 1, nb = (i & 1) ? c + 1 : c - 1;
+            if (nb >= 0 && nb < ax.nc) {
+                *c0 = c; *c1 = nb; *w0 = 0.75f; *w1 = 0.25f;
+                return;
+            }
+        }
+        *c0 = ax.pc[2 * i]; *c1 = ax.pc[2 * i + 1]; *w0 = ax.pw[2 * i]; *w1 = ax.pw[2 * i + 1];
+    };
+    int cy0, cy1, cz0 = 0, cz1 = 0;
+    float wy0, wy1, wz0 = 0, wz1 = 0;
+    entry(ax1, fy, &cy0, &cy1, &wy0, &wy1);
+    if (F.dim == 3) entry(ax2, fz, &cz0, &cz1, &wz0, &wz1);
+    auto t1 = [&](int c) -> float {
+        if (F.dim == 3) {
+            float a0 = wz0 * xc[cell_at(C, c, cy0, cz0)] + wz1 * xc[cell_at(C, c, cy0, cz1)];
+            float a1 = wz0 * xc[cell_at(C, c, cy1, cz0)] + wz1 * xc[cell_at(C, c, cy1, cz1)];
+            return wy0 * a0 + wy1 * a1;
+        }
+        return wy0 * xc[cell_at(C, c, cy0, 0)] + wy1 * xc[cell_at(C, c, cy1, 0)];
+    };
+    int e = cell_at(F, i, fy, fz);
+    float v;
+    if (!ax0.coarsened) {
+        v = t1(i);
+    } else {
+        int c0, c1;
+        float w0, w1;
+        entry(ax0, i, &c0, &c1, &w0, &w1);
+        v = w0 * t1(c0) + w1 * t1(c1);
+    }
+    xf[e] = add ? xf[e] + F.inv_weight[e] * v : v;
+}
+
+/* ------------------------------------------------------------------ grid-wide kernels */
+/* ghosts of periodic axis a: copies of the opposite side (interior extent of the two other axes) */
+__global__ void k_ghosts(LevA L, int a, float *v, const int *active) {
+    ECU_ACTIVE_OR_RETURN(active);
+    int b0 = a == 0 ? 1 : 0, b1 = a == 2 ? 1 : 2;
+    int x = (int)(blockIdx.x * blockDim.x + threadIdx.x), y = (int)blockIdx.y;
+    if (x >= L.n[b0] || y >= L.n[b1]) return;
+    int lo[3], hi[3];
+    lo[b0] = hi[b0] = x;
+    lo[b1] = hi[b1] = y;
+    lo[a] = 0;
+    hi[a] = L.n[a] - 1;
+    int elo = cell_at(L, lo[0], lo[1], lo[2]), ehi = cell_at(L, hi[0], hi[1], hi[2]);
+    int st = a == 0 ? 1 : (a == 1 ? L.sy : L.sz);
+    v[ehi + st] = v[elo];
+    v[elo - st] = v[ehi];
+}
+
+/* a half sweep: zero_start writes every cell (one thread each); otherwise one thread per cell of the colour,
+ * over a grid of half the width */
+__global__ void k_half_sweep(LevA L, float *__restrict__ x, const float *__restrict__ b, int colour, float omega,
+                             int zero_start, const int *active) {
+    ECU_ACTIVE_OR_RETURN(active);
+    ECU_IJK(zero_start ? L.n[0] : (L.n[0] + 1) / 2, L.n[1]);
+    if (zero_start) {
+        if (inside_) d_half(L, x, b, i, j, k, colour, omega, 1);
+        return;
+    }
+    const int ic = 2 * i + ((colour + j + k) & 1);
+    if (!inside_ || ic >= L.n[0]) return;
+    d_half(L, x, b, ic, j, k, colour, omega, 0);
+}
+
+/* A full red-black sweep (colour c1, then the other) in one pass: a tile plus a halo of two cells is staged in
+ * shared memory; the first half updates the tile and one halo layer (the halo copies are the neighbours'
+ * tiles' own values, computed from the same inputs), the second half the tile. Every cell sees the neighbour
+ * values it sees in two grid-wide half sweeps, so the results are the same bits. Out of place (x -> xout): blocks
+ * read halos that other blocks own, which must not change under them. Levels without periodic axes (the ghosts
+ * are then zeros, never written). */
+template <int DIM, int TX, int TY, int TZ>
+__global__ void __launch_bounds__(256) k_full_sweep(LevA L, const float *__restrict__ x, float *__restrict__ xout,
+                                                    const float *__restrict__ b, int c1, const int *active) {
+    ECU_ACTIVE_OR_RETURN(active);
+    constexpr int H = 2;
+    constexpr int SX = TX + 2 * H, SY = TY + 2 * H, SZ = DIM == 3 ? TZ + 2 * H : 1, S = SX * SY * SZ;
+    constexpr int SSY = SX, SSZ = SX * SY;
+    __shared__ float xs[S], bs[S], ids[S];
+    const int tid = (int)(threadIdx.x + blockDim.x * threadIdx.y), nt = (int)(blockDim.x * blockDim.y);
+    const int x0 = (int)blockIdx.x * TX - H, y0 = (int)blockIdx.y * TY - H, z0 = DIM == 3 ? (int)blockIdx.z * TZ - H : 0;
+    for (int q = tid; q < S; q += nt) {
+        const int lx = q % SX, ly = (q / SX) % SY, lz = q / SSZ;
+        const int gx = x0 + lx, gy = y0 + ly, gz = z0 + lz;
+        const bool in = gx >= -1 && gx <= L.n[0] && gy >= -1 && gy <= L.n[1] && (DIM == 2 || (gz >= -1 && gz <= L.n[2]));
+        const int e = in ? cell_at(L, gx, gy, DIM == 3 ? gz : 0) : 0;
+        xs[q] = in ? x[e] : 0.0f;
+        bs[q] = in ? b[e] : 0.0f;
+        ids[q] = in ? L.inv_diag[e] : 0.0f;
+    }
+    __syncthreads();
+#define NBS(q) (DIM == 3 ? L.w[0] * (xs[(q) - 1] + xs[(q) + 1]) + L.w[1] * (xs[(q) - SSY] + xs[(q) + SSY]) + \
+                               L.w[2] * (xs[(q) - SSZ] + xs[(q) + SSZ])                                \
+                         : L.w[0] * (xs[(q) - 1] + xs[(q) + 1]) + L.w[1] * (xs[(q) - SSY] + xs[(q) + SSY]))
+    /* first colour on the tile and one halo layer (real cells only) */
+    {
+        constexpr int RX = SX - 2, RY = SY - 2, RZ = DIM == 3 ? SZ - 2 : 1, R = RX * RY * RZ;
+        for (int q = tid; q < R; q += nt) {
+            const int lx = 1 + q % RX, ly = 1 + (q / RX) % RY, lz = DIM == 3 ? 1 + q / (RX * RY) : 0;
+            const int gx = x0 + lx, gy = y0 + ly, gz = z0 + lz;
+            if (gx < 0 || gx >= L.n[0] || gy < 0 || gy >= L.n[1] || (DIM == 3 && (gz < 0 || gz >= L.n[2]))) continue;
+            if (((gx + gy + gz + c1) & 1) != 0) continue;
+            const int s = lx + SSY * ly + SSZ * lz;
+            xs[s] = (bs[s] + NBS(s)) * ids[s];
+        }
+    }
+    __syncthreads();
+    /* second colour on the tile, then the tile back to device memory */
+    {
+        constexpr int R = TX * TY * (DIM == 3 ? TZ : 1);
+        for (int q = tid; q < R; q += nt) {
+            const int lx = H + q % TX, ly = H + (q / TX) % TY, lz = DIM == 3 ? H + q / (TX * TY) : 0;
+            const int gx = x0 + lx, gy = y0 + ly, gz = z0 + lz;
+            if (gx >= L.n[0] || gy >= L.n[1] || (DIM == 3 && gz >= L.n[2])) continue;
+            const int s = lx + SSY * ly + SSZ * lz;
+            float v = xs[s];
+            if (((gx + gy + gz + c1) & 1) != 0) v = (bs[s] + NBS(s)) * ids[s];
+            xout[cell_at(L, gx, gy, gz)] = v;
+        }
+    }
+#undef NBS
+}
+
+/* the first sweep of a V-cycle level, both halves at once: red from zero (x = b / diag), then black from the red
+ * neighbours computed in place (b / diag there); the same operations as the two half sweeps, for levels with no
+ * periodic axis (where every neighbour of a black cell is red or a zero ghost) */
+__global__ void k_first_sweep(LevA L, float *__restrict__ x, const float *__restrict__ b, const int *active) {
+    ECU_ACTIVE_OR_RETURN(active);
+    ECU_IJK(L.n[0], L.n[1]);
+    if (!inside_) return;
+    const int e = cell_at(L, i, j, k);
+    if ((i & 1) == ((j + k) & 1)) {
+        x[e] = 1.0f * (b[e] * L.inv_diag[e]);
+        return;
+    }
+    /* a red neighbour's value; ghosts hold b = 0, inv_diag = 0 */
+#define RED(q) (1.0f * (b[q] * L.inv_diag[q]))
+    float nb = L.w[0] * (RED(e - 1) + RED(e + 1)) + L.w[1] * (RED(e - L.sy) + RED(e + L.sy));
+    if (L.dim == 3) nb = nb + L.w[2] * (RED(e - L.sz) + RED(e + L.sz));
+#undef RED
+    x[e] = (b[e] + nb) * L.inv_diag[e];
+}
+
+__global__ void k_jacobi(LevA L, const float *__restrict__ in, float *__restrict__ out, const float *__restrict__ b) {
+    ECU_IJK(L.n[0], L.n[1]);
+    if (!inside_) return;
+    int e = cell_at(L, i, j, k);
+    out[e] = (b[e] + NBD(in, e)) * L.inv_diag[e];
+}
+
+__global__ void k_residual_w(LevA L, const float *__restrict__ x, const float *__restrict__ b, float *__restrict__ r,
+                             const int *active) {
+    ECU_ACTIVE_OR_RETURN(active);
+    ECU_IJK(L.n[0], L.n[1]);
+    if (!inside_) return;
+    d_residual_w(L, x, b, r, i, j, k);
+}
+
+/* masked |b - A x|^2 partials */
+__global__ void k_residual_norm2(LevA L, const float *__restrict__ x, const float *__restrict__ b, double *partials) {
+    __shared__ double sh[32];
+    double acc = 0.0;
+    ECU_ROWS_BEGIN(L.n[0], L.n[1])
+        int e = cell_at(L, i, j, k);
+        float a = b[e] - (L.diag[e] * x[e] - NBD(x, e));
+        acc += L.diag[e] > 0.0f ? (double)a * (double)a : 0.0;
+    ECU_ROWS_END
+    acc = block_reduce<RED_SUM>(acc, sh);
+    if (ECU_THREAD0()) partials[ECU_BLOCK_ID()] = acc;
+}
+
+/* out = A in (0 where not solved); partial in.out */
+__global__ void k_apply(LevA L, const float *__restrict__ in, float *__restrict__ out, double *partials, const int *active) {
+    ECU_ACTIVE_OR_RETURN(active);
+    __shared__ double sh[32];
+    double acc = 0.0;
+    ECU_ROWS_BEGIN(L.n[0], L.n[1])
+        int e = cell_at(L, i, j, k);
+        float d = L.diag[e];
+        float a = d * in[e] - NBD(in, e);
+        float y = d > 0.0f ? a : 0.0f;
+        out[e] = y;
+        acc += (double)in[e] * (double)y;
+    ECU_ROWS_END
+    acc = block_reduce<RED_SUM>(acc, sh);
+    if (ECU_THREAD0()) partials[ECU_BLOCK_ID()] = acc;
+}
+
+__global__ void k_dot(LevA L, const float *__restrict__ a, const float *__restrict__ b, double *partials, const int *active) {
+    ECU_ACTIVE_OR_RETURN(active);
+    __shared__ double sh[32];
+    double acc = 0.0;
+    ECU_ROWS_BEGIN(L.n[0], L.n[1])
+        int e = cell_at(L, i, j, k);
+        acc += (double)a[e] * (double)b[e];
+    ECU_ROWS_END
+    acc = block_reduce<RED_SUM>(acc, sh);
+    if (ECU_THREAD0()) partials[ECU_BLOCK_ID()] = acc;
+}
+
+/* the device-side scalars of the conjugate gradient loop */
+struct CGState {
+    double rz, tolb;
+    float alpha, beta, mean;
+    int it, max_it, active;
+};
+
+/* x += alpha p, r -= alpha q; partials r.r and, when `msum` is set, the sum of r over solved cells (alpha from
+ * the state) */
+__global__ void k_cg_update(LevA L, const CGState *cg, float *__restrict__ x, float *__restrict__ r,
+                            const float *__restrict__ p, const float *__restrict__ q, double *partials, double *msum) {
+    ECU_ACTIVE_OR_RETURN(&cg->active);
+    __shared__ double sh[32];
+    const float alpha = cg->alpha;
+    double acc = 0.0, sum = 0.0;
+    ECU_ROWS_BEGIN(L.n[0], L.n[1])
+        int e = cell_at(L, i, j, k);
+        x[e] += alpha * p[e];
+        float re = r[e] - alpha * q[e];
+        r[e] = re;
+        acc += (double)re * (double)re;
+        sum += L.diag[e] > 0.0f ? (double)re : 0.0;
+    ECU_ROWS_END
+    acc = block_reduce<RED_SUM>(acc, sh);
+    if (ECU_THREAD0()) partials[ECU_BLOCK_ID()] = acc;
+    if (msum) {
+        sum = block_reduce<RED_SUM>(sum, sh);
+        if (ECU_THREAD0()) msum[ECU_BLOCK_ID()] = sum;
+    }
+}
+
+/* one pure-Neumann component holding every solved cell: r -= its mean, kept by the device (poisson_mg.c
+ * cg_update keeps the residual mean-free so that it cannot drift below float precision) */
+__global__ void k_res_shift(LevA L, const CGState *cg, float *__restrict__ r) {
+    ECU_ACTIVE_OR_RETURN(&cg->active);
+    const float shift = -cg->mean;
+    ECU_IJK(L.n[0], L.n[1]);
+    if (!inside_) return;
+    int e = cell_at(L, i, j, k);
+    if (L.diag[e] > 0.0f) r[e] = r[e] + shift;
+}
+
+__global__ void k_cg_direction(LevA L, const CGState *cg, float *__restrict__ p, const float *__restrict__ z) {
+    ECU_ACTIVE_OR_RETURN(&cg->active);
+    const float beta = cg->beta;
+    ECU_IJK(L.n[0], L.n[1]);
+    if (!inside_) return;
+    int e = cell_at(L, i, j, k);
+    p[e] = z[e] + beta * p[e];
+}
+
+/* one block: the fixed-order sum of `n` partials, valid in thread 0 */
+__device__ inline double sum_partials(const double *p, size_t n) {
+    __shared__ double sh[32];
+    double v = 0.0;
+    for (size_t b = threadIdx.x; b < n; b += blockDim.x) v += p[b];
+    return block_reduce<RED_SUM>(v, sh);
+}
+
+/* start of a solve: |b|^2 (partials) -> bnorm; the loop runs only when it is positive and finite (project.c) */
+__global__ void __launch_bounds__(1024) k_cg_start(CGState *cg, const double *partials, size_t n, double tol, int max_it, Readback *rb) {
+    double bb = sum_partials(partials, n);
+    if (threadIdx.x) return;
+    double bnorm = sqrt(bb);
+    cg->tolb = tol * bnorm;
+    cg->it = 0;
+    cg->max_it = max_it;
+    cg->active = bnorm > 0.0 && isfinite(bnorm);
+    rb->red[R_CG_BNORM2] = bb;
+    rb->red[R_CG_ITER] = 0;
+}
+/* r.z of the first V-cycle */
+__global__ void __launch_bounds__(1024) k_cg_rz(CGState *cg, const double *partials, size_t n) {
+    if (!cg->active) return;
+    double v = sum_partials(partials, n);
+    if (threadIdx.x == 0) cg->rz = v;
+}
+/* p.q -> alpha, or the end of the loop (poisson_mg.c: breakdown when p.q or r.z is not positive) */
+__global__ void __launch_bounds__(1024) k_cg_alpha(CGState *cg, const double *partials, size_t n, Readback *rb) {
+    if (!cg->active) return;
+    double pq = sum_partials(partials, n);
+    if (threadIdx.x) return;
+    if (!(pq > 0.0) || !(cg->rz > 0.0)) {
+        cg->active = 0;
+        rb->red[R_CG_ITER] = cg->it;
+        return;
+    }
+    cg->alpha = (float)(cg->rz / pq);
+}
+/* r.r after the update: converged, or out of iterations. With `msum` (one component holding every solved cell)
+ * the residual's mean m is to be removed (k_res_shift): |r - m|^2 = |r|^2 - cells m^2 */
+__global__ void __launch_bounds__(1024) k_cg_check(CGState *cg, const double *partials, const double *msum, size_t n,
+                                                   double cells, Readback *rb) {
+    if (!cg->active) return;
+    double rr = sum_partials(partials, n);
+    double ms = msum ? sum_partials(msum, n) : 0.0;
+    if (threadIdx.x) return;
+    if (msum) {
+        double m = ms / cells;
+        cg->mean = (float)m;
+        rr -= cells * m * m;
+    }
+    cg->it++;
+    rb->red[R_CG_ITER] = cg->it;
+    if (sqrt(rr) <= cg->tolb || cg->it >= cg->max_it) cg->active = 0;
+}
+/* r.z of the new V-cycle -> beta */
+__global__ void __launch_bounds__(1024) k_cg_beta(CGState *cg, const double *partials, size_t n) {
+    if (!cg->active) return;
+    double rz_next = sum_partials(partials, n);
+    if (threadIdx.x) return;
+    cg->beta = (float)(rz_next / cg->rz);
+    cg->rz = rz_next;
+}
+/* the graph's while condition */
+__global__ void k_cg_condition(const CGState *cg, cudaGraphConditionalHandle h) { cudaGraphSetConditional(h, cg->active ? 1u : 0u); }
+
+__global__ void k_restrict(LevA F, LevA C, AxisT ax0, AxisT ax1, AxisT ax2, const float *__restrict__ fr,
+                           float *__restrict__ cb, const int *active) {
+    ECU_ACTIVE_OR_RETURN(active);
+    ECU_IJK(C.n[0], C.n[1]);
+    if (!inside_) return;
+    d_restrict(F, C, ax0, ax1, ax2, fr, cb, i, j, k);
+}
+
+__global__ void k_prolong(LevA F, LevA C, AxisT ax0, AxisT ax1, AxisT ax2, const float *__restrict__ xc,
+                          float *__restrict__ xf, int add, const int *active) {
+    ECU_ACTIVE_OR_RETURN(active);
+    ECU_IJK(F.n[0], F.n[1]);
+    if (!inside_) return;
+    d_prolong(F, C, ax0, ax1, ax2, xc, xf, i, j, k, add);
+}
+
+/* ------------------------------------------------------------------ null space */
+/* the CPU's serial remove_mean, in one thread (coarsest level: at most 27 cells) */
+__device__ void remove_mean_serial(const LevA &L, const CompD &C, float *v) {
+    if (C.count == 0) return;
+    const int n0 = L.n[0], rows = L.n[1] * L.n[2];
+    if (C.single_all) {
+        double total = 0.0;
+        for (int row = 0; row < rows; row++) {
+            const float *a = v + cell_at(L, 0, row % L.n[1], row / L.n[1]);
+            const float *d = L.diag + cell_at(L, 0, row % L.n[1], row / L.n[1]);
+            double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+            int i = 0;
+            for (; i + 8 <= n0; i += 8)
+                for (int l = 0; l < 8; l++) acc[l] += d[i + l] > 0.0f ? (double)a[i + l] : 0.0;
+            for (int l = 0; i < n0; i++, l++) acc[l] += d[i] > 0.0f ? (double)a[i] : 0.0;
+            total += ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+        }
+        float mean = (float)(total / C.cells[0]);
+        for (int row = 0; row < rows; row++) {
+            int o = cell_at(L, 0, row % L.n[1], row / L.n[1]);
+            for (int i = 0; i < n0; i++) v[o + i] = L.diag[o + i] > 0.0f ? v[o + i] - mean : v[o + i];
+        }
+        return;
+    }
+    for (int c = 0; c < C.count; c++) C.sum[c] = 0.0;
+    for (int row = 0; row < rows; row++) {
+        int o = cell_at(L, 0, row % L.n[1], row / L.n[1]);
+        for (int i = 0; i < n0; i++) {
+            int lab = C.label[o + i];
+            if (lab >= 0) C.sum[lab] += (double)v[o + i];
+        }
+    }
+    for (int c = 0; c < C.count; c++) C.sum[c] /= C.cells[c];
+    for (int row = 0; row < rows; row++) {
+        int o = cell_at(L, 0, row % L.n[1], row / L.n[1]);
+        for (int i = 0; i < n0; i++) {
+            int lab = C.label[o + i];
+            if (lab >= 0) v[o + i] = (float)((double)v[o + i] - C.sum[lab]);
+        }
+    }
+}
+
+/* One level as the single-block kernel sees it. */
+struct TailLevel {
+    LevA a;
+    AxisT ax[3]; /* transfer to the next coarser level */
+    float *x, *b, *r;
+    int count;   /* padded elements */
+    int smem;    /* offset of its six arrays (x, b, r, diag, inv_diag, inv_weight) in shared memory, floats */
+};
+/* the level with its operator in shared memory */
+__device__ inline TailLevel tail_in_smem(const TailLevel &T, float *sm) {
+    TailLevel S = T;
+    float *base = sm + T.smem;
+    S.x = base;
+    S.b = base + T.count;
+    S.r = base + 2 * T.count;
+    S.a.diag = base + 3 * T.count;
+    S.a.inv_diag = base + 4 * T.count;
+    S.a.inv_weight = base + 5 * T.count;
+    return S;
+}
+
+/* block-wide: periodic ghosts of x */
+__device__ void tail_ghosts(const LevA &L, float *x) {
+    for (int a = 0; a < L.dim; a++) {
+        if (!L.periodic[a]) continue;
+        int b0 = a == 0 ? 1 : 0, b1 = a == 2 ? 1 : 2;
+        for (int q = (int)threadIdx.x; q < L.n[b0] * L.n[b1]; q += (int)blockDim.x) {
+            int lo[3], hi[3];
+            lo[b0] = hi[b0] = q % L.n[b0];
+            lo[b1] = hi[b1] = q / L.n[b0];
+            lo[a] = 0;
+            hi[a] = L.n[a] - 1;
+            int elo = cell_at(L, lo[0], lo[1], lo[2]), ehi = cell_at(L, hi[0], hi[1], hi[2]);
+            int st = a == 0 ? 1 : (a == 1 ? L.sy : L.sz);
+            x[ehi + st] = x[elo];
+            x[elo - st] = x[ehi];
+        }
+        __syncthreads();
+    }
+}
+/* every cell of a level, the block seen as 32 x 32 threads over (columns, rows): one division per row instead of
+ * three per cell (the phases of these small levels are bound by instructions, not memory) */
+#define TAIL_CELLS(L, body)                                                                      \
+    for (int r_ = (int)threadIdx.x >> 5; r_ < (L).n[1] * (L).n[2]; r_ += (int)blockDim.x >> 5) { \
+        const int j = r_ % (L).n[1], k = r_ / (L).n[1];                                          \
+        for (int i = (int)threadIdx.x & 31; i < (L).n[0]; i += 32) {                             \
+            body;                                                                                \
+        }                                                                                        \
+    }                                                                                            \
+    __syncthreads();
+
+/* a half sweep of a level of at most 32 cells by the first warp (ghosts first on periodic axes) */
+__device__ void warp_half(const TailLevel &T, int colour, int zero_start, int ncell) {
+    const LevA &L = T.a;
+    const int lane = (int)threadIdx.x;
+    if (!zero_start) {
+        for (int a = 0; a < L.dim; a++) {
+            if (!L.periodic[a]) continue;
+            int b0 = a == 0 ? 1 : 0, b1 = a == 2 ? 1 : 2;
+            if (lane < L.n[b0] * L.n[b1]) {
+                int lo[3], hi[3];
+                lo[b0] = hi[b0] = lane % L.n[b0];
+                lo[b1] = hi[b1] = lane / L.n[b0];
+                lo[a] = 0;
+                hi[a] = L.n[a] - 1;
+                int elo = cell_at(L, lo[0], lo[1], lo[2]), ehi = cell_at(L, hi[0], hi[1], hi[2]);
+                int st = a == 0 ? 1 : (a == 1 ? L.sy : L.sz);
+                T.x[ehi + st] = T.x[elo];
+                T.x[elo - st] = T.x[ehi];
+            }
+            __syncwarp();
+        }
+    }
+    if (lane < ncell) {
+        const int i = lane % L.n[0], j = (lane / L.n[0]) % L.n[1], k = lane / (L.n[0] * L.n[1]);
+        d_half(L, T.x, T.b, i, j, k, colour, 1.0f, zero_start);
+    }
+    __syncwarp();
+}
+
+__device__ void tail_half(const TailLevel &T, int colour, int zero_start) {
+    if (!zero_start) tail_ghosts(T.a, T.x);
+    TAIL_CELLS(T.a, d_half(T.a, T.x, T.b, i, j, k, colour, 1.0f, zero_start));
+}
+
+/* levels first..nl-1 of the V-cycle in one block: smoothing, transfers and the coarsest solve
+ * (poisson_mg.c eddy__poisson_vcycle below `first`, coarsest_solve), every array of those levels in shared
+ * memory: the many short phases then wait on shared-memory latency instead of L2's */
+#define TAIL_LEVELS 24
+__device__ void tail_body(const TailLevel *lv, int first, int nl, const CompD &coarse, int sweeps);
+__global__ void __launch_bounds__(1024) k_tail(const TailLevel *glv, int first, int nl, CompD coarse, int sweeps, const int *active) {
+    ECU_ACTIVE_OR_RETURN(active);
+    extern __shared__ float sm[];
+    __shared__ TailLevel lv[TAIL_LEVELS];
+    for (int l = first + (int)threadIdx.x; l < nl; l += (int)blockDim.x) lv[l - first] = tail_in_smem(glv[l], sm);
+    __syncthreads();
+    /* stage: operator copied, vectors zeroed (ghosts included), level first's b copied */
+    for (int l = first; l < nl; l++) {
+        const TailLevel &G = glv[l], &S = lv[l - first];
+        for (int q = (int)threadIdx.x; q < G.count; q += (int)blockDim.x) {
+            S.x[q] = 0.0f;
+            S.r[q] = 0.0f;
+            S.b[q] = l == first ? G.b[q] : 0.0f;
+            const_cast<float *>(S.a.diag)[q] = G.a.diag[q];
+            const_cast<float *>(S.a.inv_diag)[q] = G.a.inv_diag[q];
+            const_cast<float *>(S.a.inv_weight)[q] = G.a.inv_weight[q];
+        }
+    }
+    __syncthreads();
+    tail_body(lv, first, nl, coarse, sweeps);
+    /* level first's correction back to device memory (interior cells; ghosts there stay as they are) */
+    const TailLevel &G = glv[first], &S = lv[0];
+    TAIL_CELLS(S.a, { const int e = cell_at(S.a, i, j, k); G.x[e] = S.x[e]; });
+}
+
+__device__ void tail_body(const TailLevel *lv, int first, int nl, const CompD &coarse, int sweeps) {
+    for (int l = first; l + 1 < nl; l++) {
+        const TailLevel &T = lv[l - first];
+        for (int s = 0; s < EDDY_MG_SMOOTH; s++) {
+            tail_half(T, 0, s == 0);
+            tail_half(T, 1, 0);
+        }
+        tail_ghosts(T.a, T.x);
+        TAIL_CELLS(T.a, d_residual_w(T.a, T.x, T.b, T.r, i, j, k));
+        const TailLevel &C = lv[l + 1 - first];
+        TAIL_CELLS(C.a, d_restrict(T.a, C.a, T.ax[0], T.ax[1], T.ax[2], T.r, C.b, i, j, k));
+    }
+    const TailLevel &C = lv[nl - 1 - first];
+    if (nl - 1 > 0 && threadIdx.x == 0) remove_mean_serial(C.a, coarse, C.b);
+    __syncthreads();
+    const int ncoarse = C.a.n[0] * C.a.n[1] * C.a.n[2];
+    if (ncoarse <= 32) {
+        /* the coarsest level (at most 27 cells) by one warp: 4 * sweeps half sweeps with warp barriers only */
+        if (threadIdx.x < 32) {
+            for (int s = 0; s < sweeps; s++) {
+                warp_half(C, 0, s == 0, ncoarse);
+                warp_half(C, 1, 0, ncoarse);
+            }
+            for (int s = 0; s < sweeps; s++) {
+                warp_half(C, 1, 0, ncoarse);
+                warp_half(C, 0, 0, ncoarse);
+            }
+        }
+        __syncthreads();
+    } else {
+        for (int s = 0; s < sweeps; s++) {
+            tail_half(C, 0, s == 0);
+            tail_half(C, 1, 0);
+        }
+        for (int s = 0; s < sweeps; s++) {
+            tail_half(C, 1, 0);
+            tail_half(C, 0, 0);
+        }
+    }
+    if (threadIdx.x == 0) remove_mean_serial(C.a, coarse, C.x);
+    __syncthreads();
+    for (int l = nl - 2; l >= first; l--) {
+        const TailLevel &T = lv[l - first];
+        const TailLevel &Cl = lv[l + 1 - first];
+        TAIL_CELLS(T.a, d_prolong(T.a, Cl.a, T.ax[0], T.ax[1], T.ax[2], Cl.x, T.x, i, j, k, 1));
+        for (int s = 0; s < EDDY_MG_SMOOTH; s++) {
+            tail_half(T, 1, 0);
+            tail_half(T, 0, 0);
+        }
+    }
+}
+
+/* level-0 null space, parallel: one component holding every solved cell (the common case) */
+__global__ void k_masked_sum(LevA L, const float *__restrict__ v, double *partials) {
+    __shared__ double sh[32];
+    double acc = 0.0;
+    ECU_ROWS_BEGIN(L.n[0], L.n[1])
+        int e = cell_at(L, i, j, k);
+        acc += L.diag[e] > 0.0f ? (double)v[e] : 0.0;
+    ECU_ROWS_END
+    acc = block_reduce<RED_SUM>(acc, sh);
+    if (ECU_THREAD0()) partials[ECU_BLOCK_ID()] = acc;
+}
+__global__ void k_sub_mean(LevA L, float *v, const Readback *rb, int slot, double cells) {
+    ECU_IJK(L.n[0], L.n[1]);
+    if (!inside_) return;
+    const float mean = (float)(rb->red[slot] / cells);
+    int e = cell_at(L, i, j, k);
+    if (L.diag[e] > 0.0f) v[e] = v[e] - mean;
+}
+/* several components: sums of 8 labels [base, base+8) per pass */
+__global__ void k_label_sums(LevA L, const int *__restrict__ label, const float *__restrict__ v, int base, double *partials,
+                             size_t stride) {
+    __shared__ double sh[32];
+    ECU_IJK(L.n[0], L.n[1]);
+    int lab = -1;
+    double val = 0.0;
+    if (inside_) {
+        int e = cell_at(L, i, j, k);
+        lab = label[e] - base;
+        val = (double)v[e];
+    }
+    for (int s = 0; s < 8; s++) {
+        double acc = block_reduce<RED_SUM>(lab == s ? val : 0.0, sh);
+        if (ECU_THREAD0()) partials[s * stride + ECU_BLOCK_ID()] = acc;
+    }
+}
+__global__ void k_label_finalize(const double *partials, size_t stride, size_t nblocks, int base, int count, CompD C) {
+    int s = (int)blockIdx.x;
+    if (base + s >= count) return;
+    double v = sum_partials(partials + s * stride, nblocks);
+    if (threadIdx.x == 0) C.sum[base + s] = v / C.cells[base + s];
+}
+__global__ void k_label_sub(LevA L, const int *__restrict__ label, float *v, CompD C) {
+    ECU_IJK(L.n[0], L.n[1]);
+    if (!inside_) return;
+    int e = cell_at(L, i, j, k);
+    int lab = label[e];
+    if (lab >= 0) v[e] = (float)((double)v[e] - C.sum[lab]);
+}
+
+/* ------------------------------------------------------------------ projection kernels (project.c) */
+__global__ void k_rhs(Geo g, LevA L, Vel v, float *__restrict__ b) {
+    ECU_IJK(g.n[0], g.n[1]);
+    if (!inside_) return;
+    int fu[3], fv[3];
+    face_dims(g, 0, fu);
+    face_dims(g, 1, fv);
+    float flux = (v.c[0][idx3(fu, i + 1, j, k)] - v.c[0][idx3(fu, i, j, k)]) + (v.c[1][idx3(fv, i, j + 1, k)] - v.c[1][idx3(fv, i, j, k)]);
+    if (g.dim == 3) {
+        int fw[3];
+        face_dims(g, 2, fw);
+        flux = flux + (v.c[2][idx3(fw, i, j, k + 1)] - v.c[2][idx3(fw, i, j, k)]);
+    }
+    int e = cell_at(L, i, j, k);
+    b[e] = L.diag[e] > 0.0f ? -flux : 0.0f;
+}
+
+/* u_a -= x_hi - x_lo on open faces (project.c correct_velocity) */
+__global__ void k_correct(Geo g, LevA L, int a, int out_lo, int out_hi, float *__restrict__ u, const float *__restrict__ x,
+                          Flags fl) {
+    int fn[3];
+    face_dims(g, a, fn);
+    ECU_IJK(fn[0], fn[1]);
+    if (!inside_) return;
+    int c[3] = {i, j, k};
+    const int f = c[a], na = g.n[a];
+    const bool per = g.periodic[a];
+    const int stride = a == 0 ? 1 : (a == 1 ? L.sy : L.sz);
+    if (per && f == na) return; /* written with face 0 */
+    int hc[3] = {i, j, k};
+    /* the cell above the face (layer f; for f = na the ghost) */
+    int eh = cell_at(L, hc[0], hc[1], hc[2]), el = eh - stride;
+    const float *d = L.diag;
+    size_t q = idx3(fn, i, j, k);
+    float val = u[q];
+    bool wrote = false;
+    if (f > 0 && f < na) {
+        float gr = x[eh] - x[el];
+        val = val - ((d[eh] > 0.0f && d[el] > 0.0f) ? gr : 0.0f);
+        wrote = true;
+    } else if (per) { /* f == 0: the cell below is the ghost copy of layer na-1 */
+        float gr = x[eh] - x[el];
+        val = val - ((d[eh] > 0.0f && d[el] > 0.0f) ? gr : 0.0f);
+        int tc[3] = {i, j, k};
+        tc[a] = na;
+        u[idx3(fn, tc[0], tc[1], tc[2])] = val;
+        wrote = true;
+    } else if (f == 0 && out_lo) {
+        if (a == 0) { if (d[eh] > 0.0f) { val = val - x[eh]; wrote = true; } }
+        else { val = val - (d[eh] > 0.0f ? x[eh] : 0.0f); wrote = true; }
+    } else if (f == na && out_hi) {
+        if (a == 0) { if (d[el] > 0.0f) { val = val + x[el]; wrote = true; } }
+        else { val = val + (d[el] > 0.0f ? x[el] : 0.0f); wrote = true; }
+    }
+    if (wrote) {
+        u[q] = val;
+        flag_if_bad(fl, val, EDDY_FIELD_U + a);
+    }
+}
+
+__global__ void k_write_pressure(Geo g, LevA L, const float *__restrict__ x, float *__restrict__ p, float scale, Flags fl) {
+    ECU_IJK(g.n[0], g.n[1]);
+    if (!inside_) return;
+    float v = scale * x[cell_at(L, i, j, k)];
+    p[idx3(g.n, i, j, k)] = v;
+    flag_if_bad(fl, v, EDDY_FIELD_PRESSURE);
+}
+
+/* ------------------------------------------------------------------ host side */
+/* levels with at most this many cells run inside one thread block (k_tail): below it a grid-wide launch costs
+ * more than the whole level's work */
+#define TAIL_MAX_CELLS 4096
+#define TAIL_THREADS 1024
+
+static dim3 cells_grid(const LevA &L) { return tiles(L.n[0], L.n[1], L.n[2]); }
+static size_t cells_blocks(const LevA &L) { dim3 g = cells_grid(L); return ECU_BLOCKS(g); }
+static dim3 half_grid(const LevA &L) { return tiles((L.n[0] + 1) / 2, L.n[1], L.n[2]); }
+/* the reduction kernels' launch (ECU_ROWS rows per thread) and its number of partials */
+static dim3 red_grid(const LevA &L) { return tiles_rows(L.n[0], L.n[1], L.n[2]); }
+static size_t red_blocks(const LevA &L) { dim3 g = red_grid(L); return ECU_BLOCKS(g); }
+
+static void ghosts(cu_sim *c, const LevelD &L, float *v, const int *active) {
+    for (int a = 0; a < L.a.dim; a++) {
+        if (!L.periodic[a]) continue;
+        int b0 = a == 0 ? 1 : 0, b1 = a == 2 ? 1 : 2;
+        dim3 gr((unsigned)((L.a.n[b0] + 127) / 128), (unsigned)L.a.n[b1], 1);
+        k_ghosts<<<gr, 128, 0, c->stream>>>(L.a, a, v, active);
+    }
+}
+
+/* the partials of one reduction (slot R_SCRATCH0 + k) */
+static double *part(cu_sim *c, int k) { return c->partials + (size_t)(R_SCRATCH0 + k) * c->partial_stride; }
+
+/* reduces slot R_SCRATCH0 + k over nblocks partials and waits for the value */
+static cudaError_t reduce_read(cu_sim *c, int k, size_t nblocks, double *out) {
+    const int slots[1] = {R_SCRATCH0 + k}, ops[1] = {RED_SUM};
+    cudaError_t e = finalize_reductions(c, slots, ops, 1, nblocks);
+    if (e == cudaSuccess) e = cudaMemcpyAsync(&c->h_rb->red[R_SCRATCH0 + k], &c->d_rb->red[R_SCRATCH0 + k], sizeof(double),
+                                              cudaMemcpyDeviceToHost, c->stream);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(c->stream);
+    *out = c->h_rb->red[R_SCRATCH0 + k];
+    return e;
+}
+
+static void remove_mean0(cu_sim *c, float *v) {
+    PoissonWS *P = c->pois;
+    const CompD &C = P->comp0;
+    const LevA &L = P->lv[0].a;
+    if (C.count == 0) return;
+    dim3 gr = cells_grid(L);
+    size_t nb = cells_blocks(L);
+    if (C.single_all) {
+        k_masked_sum<<<red_grid(L), tile_block(), 0, c->stream>>>(L, v, part(c, 2));
+        const int slots[1] = {R_SCRATCH0 + 2}, ops[1] = {RED_SUM};
+        finalize_reductions(c, slots, ops, 1, red_blocks(L));
+        k_sub_mean<<<gr, tile_block(), 0, c->stream>>>(L, v, c->d_rb, R_SCRATCH0 + 2, P->cells0);
+        return;
+    }
+    for (int base = 0; base < C.count; base += 8) {
+        k_label_sums<<<gr, tile_block(), 0, c->stream>>>(L, C.label, v, base, part(c, 3), c->partial_stride);
+        k_label_finalize<<<8, 256, 0, c->stream>>>(part(c, 3), c->partial_stride, nb, base, C.count, C);
+    }
+    k_label_sub<<<gr, tile_block(), 0, c->stream>>>(L, C.label, v, C);
+}
+
+/* colour c1 then the other, fused (levels without periodic axes) */
+#define FS2_X 32
+#define FS2_Y 16
+#define FS3_X 32
+#define FS3_Y 8
+#define FS3_Z 4
+static void full_sweep(cu_sim *c, const LevA &L, const float *x, float *xout, const float *b, int c1, const int *active) {
+    if (L.dim == 2) {
+        dim3 gr((unsigned)((L.n[0] + FS2_X - 1) / FS2_X), (unsigned)((L.n[1] + FS2_Y - 1) / FS2_Y), 1);
+        k_full_sweep<2, FS2_X, FS2_Y, 1><<<gr, dim3(32, 8), 0, c->stream>>>(L, x, xout, b, c1, active);
+    } else {
+        dim3 gr((unsigned)((L.n[0] + FS3_X - 1) / FS3_X), (unsigned)((L.n[1] + FS3_Y - 1) / FS3_Y),
+                (unsigned)((L.n[2] + FS3_Z - 1) / FS3_Z));
+        k_full_sweep<3, FS3_X, FS3_Y, FS3_Z><<<gr, dim3(32, 8), 0, c->stream>>>(L, x, xout, b, c1, active);
+    }
+}
+
+/* out = M^-1 in: one V-cycle (poisson_mg.c eddy__poisson_vcycle); levels from tail_first on run in one block */
+static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
+    PoissonWS *P = c->pois;
+    const int nl = P->nlevels, tf = P->tail_first;
+    P->lv[0].b = in;
+    P->lv[0].x = out;
+    const dim3 bl = tile_block();
+    for (int l = 0; l < tf; l++) {
+        LevelD &L = P->lv[l];
+        dim3 gr = cells_grid(L.a);
+        const bool any_periodic = L.periodic[0] || L.periodic[1] || L.periodic[2];
+        if (!any_periodic) {
+            /* ping-pong between x and xa: 1 + (SMOOTH - 1) pre and SMOOTH post sweeps end in x */
+            float *buf[2] = {L.x, L.xa};
+            int cur = (2 * EDDY_MG_SMOOTH - 1) % 2; /* the first sweep writes where 2S - 1 flips end in x */
+            k_first_sweep<<<gr, bl, 0, c->stream>>>(L.a, buf[cur], L.b, active);
+            for (int s = 1; s < EDDY_MG_SMOOTH; s++, cur ^= 1) full_sweep(c, L.a, buf[cur], buf[cur ^ 1], L.b, 0, active);
+            /* cur now names the buffer holding x: the residual, and the post sweeps, start there */
+            L.cur = cur;
+        }
+        for (int s = 0; s < EDDY_MG_SMOOTH && any_periodic; s++) {
+            if (s > 0) ghosts(c, L, L.x, active);
+            k_half_sweep<<<s == 0 ? gr : half_grid(L.a), bl, 0, c->stream>>>(L.a, L.x, L.b, 0, 1.0f, s == 0, active);
+            ghosts(c, L, L.x, active);
+            k_half_sweep<<<half_grid(L.a), bl, 0, c->stream>>>(L.a, L.x, L.b, 1, 1.0f, 0, active);
+        }
+        float *xnow = any_periodic ? L.x : (L.cur ? L.xa : L.x);
+        ghosts(c, L, xnow, active);
+        k_residual_w<<<gr, bl, 0, c->stream>>>(L.a, xnow, L.b, L.r, active);
+        LevelD &C = P->lv[l + 1];
+        k_restrict<<<cells_grid(C.a), bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], L.r, C.b, active);
+    }
+    k_tail<<<1, TAIL_THREADS, P->tail_smem, c->stream>>>(P->d_tail, tf, nl, nl > 1 ? P->compc : P->comp0,
+                                              EDDY_MG_COARSEST_SWEEPS, active);
+    for (int l = tf - 1; l >= 0; l--) {
+        LevelD &L = P->lv[l];
+        LevelD &C = P->lv[l + 1];
+        dim3 gr = cells_grid(L.a);
+        const bool any_periodic = L.periodic[0] || L.periodic[1] || L.periodic[2];
+        if (!any_periodic) {
+            float *buf[2] = {L.x, L.xa};
+            int cur = L.cur;
+            k_prolong<<<gr, bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], C.x, buf[cur], 1, active);
+            for (int s = 0; s < EDDY_MG_SMOOTH; s++, cur ^= 1) full_sweep(c, L.a, buf[cur], buf[cur ^ 1], L.b, 1, active);
+            continue; /* cur == 0: the result is in x */
+        }
+        k_prolong<<<gr, bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], C.x, L.x, 1, active);
+        for (int s = 0; s < EDDY_MG_SMOOTH; s++) {
+            ghosts(c, L, L.x, active);
+            k_half_sweep<<<half_grid(L.a), bl, 0, c->stream>>>(L.a, L.x, L.b, 1, 1.0f, 0, active);
+            ghosts(c, L, L.x, active);
+            k_half_sweep<<<half_grid(L.a), bl, 0, c->stream>>>(L.a, L.x, L.b, 0, 1.0f, 0, active);
+        }
+    }
+}
+
+static cudaError_t dot0(cu_sim *c, const float *a, const float *b, double *out) {
+    const LevA &L = c->pois->lv[0].a;
+    k_dot<<<red_grid(L), tile_block(), 0, c->stream>>>(L, a, b, part(c, 0), nullptr);
+    return reduce_read(c, 0, red_blocks(L), out);
+}
+
+/* MGPCG (poisson_mg.c eddy__poisson_mgpcg) with every scalar on the device: the start ... */
+static void mgpcg_start(cu_sim *c) {
+    PoissonWS *P = c->pois;
+    LevelD &L0 = P->lv[0];
+    const LevA &L = L0.a;
+    const eddy_pressure_def *pd = &c->s->def.pressure;
+    dim3 bl = tile_block();
+    size_t nb = red_blocks(L), bytes = L0.count * sizeof(float);
+    const int *active = &P->d_cg->active;
+    k_dot<<<red_grid(L), bl, 0, c->stream>>>(L, P->rhs, P->rhs, part(c, 0), nullptr);
+    k_cg_start<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), nb, (double)pd->tolerance,
+                                          pd->max_iterations > 0 ? pd->max_iterations : MGPCG_DEFAULT_ITERATIONS, c->d_rb);
+    cudaMemsetAsync(P->sol, 0, bytes, c->stream);
+    cudaMemcpyAsync(P->res, P->rhs, bytes, cudaMemcpyDeviceToDevice, c->stream);
+    vcycle(c, P->res, P->z, active);
+    k_dot<<<red_grid(L), bl, 0, c->stream>>>(L, P->res, P->z, part(c, 0), active);
+    k_cg_rz<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), nb);
+    cudaMemcpyAsync(P->p, P->z, bytes, cudaMemcpyDeviceToDevice, c->stream);
+}
+
+/* ... and one iteration: kernels after the loop's end return at once */
+static void mgpcg_iteration(cu_sim *c) {
+    PoissonWS *P = c->pois;
+    LevelD &L0 = P->lv[0];
+    const LevA &L = L0.a;
+    dim3 gr = cells_grid(L), bl = tile_block();
+    size_t nb = red_blocks(L);
+    const int *active = &P->d_cg->active;
+    ghosts(c, L0, P->p, active);
+    k_apply<<<red_grid(L), bl, 0, c->stream>>>(L, P->p, P->q, part(c, 0), active);
+    k_cg_alpha<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), nb, c->d_rb);
+    const CompD &C0 = P->comp0;
+    k_cg_update<<<red_grid(L), bl, 0, c->stream>>>(L, P->d_cg, P->sol, P->res, P->p, P->q, part(c, 1),
+                                                   C0.count && C0.single_all ? part(c, 4) : nullptr);
+    if (C0.count && C0.single_all) {
+        k_cg_check<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 1), part(c, 4), nb, P->cells0, c->d_rb);
+        k_res_shift<<<gr, bl, 0, c->stream>>>(L, P->d_cg, P->res);
+    } else if (C0.count) {
+        /* several components: their means removed, then |r|^2 again */
+        remove_mean0(c, P->res);
+        k_dot<<<red_grid(L), bl, 0, c->stream>>>(L, P->res, P->res, part(c, 1), active);
+        k_cg_check<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 1), nullptr, nb, 1.0, c->d_rb);
+    } else {
+        k_cg_check<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 1), nullptr, nb, 1.0, c->d_rb);
+    }
+    vcycle(c, P->res, P->z, active);
+    k_dot<<<red_grid(L), bl, 0, c->stream>>>(L, P->res, P->z, part(c, 0), active);
+    k_cg_beta<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), nb);
+    k_cg_direction<<<gr, bl, 0, c->stream>>>(L, P->d_cg, P->p, P->z);
+}
+
+static void destroy_graphs(PoissonWS *P) {
+    if (P->g_start) cudaGraphExecDestroy(P->g_start);
+    if (P->g_loop) cudaGraphExecDestroy(P->g_loop);
+    if (P->gr_start) cudaGraphDestroy(P->gr_start);
+    if (P->gr_loop) cudaGraphDestroy(P->gr_loop);
+    P->g_start = P->g_loop = nullptr;
+    P->gr_start = P->gr_loop = nullptr;
+}
+
+/* Captures the start into one graph and the iterations into a graph whose conditional while node repeats its
+ * body until the device clears `active`: a whole solve is two graph launches and no host round trip. */
+static bool build_graphs(cu_sim *c) {
+    PoissonWS *P = c->pois;
+    cudaStream_t st = c->stream;
+    bool ok = cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal) == cudaSuccess;
+    if (ok) {
+        mgpcg_start(c);
+        ok = cudaStreamEndCapture(st, &P->gr_start) == cudaSuccess && cudaGetLastError() == cudaSuccess;
+    }
+    ok = ok && cudaGraphInstantiate(&P->g_start, P->gr_start, 0) == cudaSuccess;
+    cudaGraphConditionalHandle h;
+    ok = ok && cudaGraphCreate(&P->gr_loop, 0) == cudaSuccess &&
+         cudaGraphConditionalHandleCreate(&h, P->gr_loop, 1, cudaGraphCondAssignDefault) == cudaSuccess;
+    cudaGraphNodeParams np = {}; /* value-initialised: its union has no default constructor */
+    np.type = cudaGraphNodeTypeConditional;
+    np.conditional.handle = h;
+    np.conditional.type = cudaGraphCondTypeWhile;
+    np.conditional.size = 1;
+    cudaGraphNode_t node;
+    ok = ok && cudaGraphAddNode(&node, P->gr_loop, nullptr, nullptr, 0, &np) == cudaSuccess;
+    if (ok) {
+        cudaGraph_t body = np.conditional.phGraph_out[0];
+        ok = cudaStreamBeginCaptureToGraph(st, body, nullptr, nullptr, 0, cudaStreamCaptureModeThreadLocal) == cudaSuccess;
+        if (ok) {
+            mgpcg_iteration(c);
+            k_cg_condition<<<1, 1, 0, st>>>(P->d_cg, h);
+            ok = cudaStreamEndCapture(st, &body) == cudaSuccess && cudaGetLastError() == cudaSuccess;
+        }
+    }
+    ok = ok && cudaGraphInstantiate(&P->g_loop, P->gr_loop, 0) == cudaSuccess;
+    if (!ok) {
+        cudaStreamCaptureStatus cs;
+        if (cudaStreamIsCapturing(st, &cs) == cudaSuccess && cs != cudaStreamCaptureStatusNone) {
+            cudaGraph_t junk;
+            cudaStreamEndCapture(st, &junk);
+            if (junk) cudaGraphDestroy(junk);
+        }
+        (void)cudaGetLastError();
+        destroy_graphs(P);
+    }
+    return ok;
+}
+
+/* queues a whole MGPCG solve; iterations, |b|^2 land in the readback area */
+static cudaError_t mgpcg(cu_sim *c) {
+    PoissonWS *P = c->pois;
+    /* the graphs hold the tolerance and the iteration cap: eddy_sim_set_def may change them */
+    const eddy_pressure_def *pd = &c->s->def.pressure;
+    if (P->graphs != 0 && (P->graph_tol != pd->tolerance || P->graph_max_it != pd->max_iterations)) {
+        destroy_graphs(P);
+        P->graphs = 0;
+    }
+    if (P->use_graphs && P->graphs == 0) {
+        P->graph_tol = pd->tolerance;
+        P->graph_max_it = pd->max_iterations;
+        P->graphs = build_graphs(c) ? 1 : -1;
+    }
+    if (P->use_graphs && P->graphs > 0) {
+        cudaError_t e = cudaGraphLaunch(P->g_start, c->stream);
+        if (e == cudaSuccess) e = cudaGraphLaunch(P->g_loop, c->stream);
+        return e;
+    }
+    /* without graphs: the same kernels, and the host polls `active` once per iteration */
+    const int max_it = pd->max_iterations > 0 ? pd->max_iterations : MGPCG_DEFAULT_ITERATIONS;
+    mgpcg_start(c);
+    for (int it = 0; it <= max_it; it++) {
+        mgpcg_iteration(c);
+        cudaError_t e = cudaMemcpyAsync(&P->h_active[0], &P->d_cg->active, sizeof(int), cudaMemcpyDeviceToHost, c->stream);
+        if (e == cudaSuccess) e = cudaStreamSynchronize(c->stream);
+        if (e != cudaSuccess) return e;
+        if (!P->h_active[0]) break;
+    }
+    return cudaGetLastError();
+}
+
+static cudaError_t residual_norm2(cu_sim *c, float *x, const float *b, double *out) {
+    PoissonWS *P = c->pois;
+    const LevA &L = P->lv[0].a;
+    ghosts(c, P->lv[0], x, nullptr);
+    k_residual_norm2<<<red_grid(L), tile_block(), 0, c->stream>>>(L, x, b, part(c, 0));
+    return reduce_read(c, 0, red_blocks(L), out);
+}
+
+static cudaError_t rbgs(cu_sim *c, float omega, double tol, double bnorm, int max_iterations, int *iters) {
+    PoissonWS *P = c->pois;
+    LevelD &L0 = P->lv[0];
+    dim3 gr = cells_grid(L0.a), bl = tile_block();
+    for (int it = 1; it <= max_iterations; it++) {
+        if (it > 1) ghosts(c, L0, P->sol, nullptr);
+        k_half_sweep<<<it == 1 ? gr : half_grid(L0.a), bl, 0, c->stream>>>(L0.a, P->sol, P->rhs, 0, omega, it == 1, nullptr);
+        ghosts(c, L0, P->sol, nullptr);
+        k_half_sweep<<<half_grid(L0.a), bl, 0, c->stream>>>(L0.a, P->sol, P->rhs, 1, omega, 0, nullptr);
+        if (it % RBGS_CHECK_EVERY == 0 || it == max_iterations) {
+            double rr;
+            cudaError_t e = residual_norm2(c, P->sol, P->rhs, &rr);
+            if (e != cudaSuccess) return e;
+            if (sqrt(rr) <= tol * bnorm) {
+                *iters = it;
+                return cudaSuccess;
+            }
+        }
+    }
+    *iters = max_iterations;
+    return cudaGetLastError();
+}
+
+static cudaError_t jacobi(cu_sim *c, int iterations) {
+    PoissonWS *P = c->pois;
+    LevelD &L0 = P->lv[0];
+    dim3 gr = cells_grid(L0.a), bl = tile_block();
+    float *in = P->sol, *out = P->res;
+    cudaMemsetAsync(in, 0, L0.count * sizeof(float), c->stream);
+    for (int it = 0; it < iterations; it++) {
+        ghosts(c, L0, in, nullptr);
+        k_jacobi<<<gr, bl, 0, c->stream>>>(L0.a, in, out, P->rhs);
+        float *tmp = in;
+        in = out;
+        out = tmp;
+    }
+    /* the result back into sol (the MGPCG graphs and the coarse levels hold sol and res by address) */
+    if (in != P->sol) cudaMemcpyAsync(P->sol, in, L0.count * sizeof(float), cudaMemcpyDeviceToDevice, c->stream);
+    return cudaGetLastError();
+}
+
+/* ---------------------------------------------------------------- the operator, built on the host */
+static eddy_status send(cu_sim *c, void *dst, const void *src, size_t bytes) {
+    cudaError_t e = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, c->stream);
+    if (e != cudaSuccess) return cuda_fail(c, e, "sending the pressure operator");
+    return EDDY_OK;
+}
+
+static eddy_status send_comps(cu_sim *c, CompD *D, const eddy_plevel *L) {
+    const eddy_pcomponents *C = &L->comps;
+    cudaFree(D->cells);
+    cudaFree(D->sum);
+    D->cells = D->sum = nullptr;
+    D->count = C->count;
+    D->single_all = C->single_all;
+    eddy_status st = EDDY_OK;
+    if (!D->label) st = dev_alloc(c, (void **)&D->label, L->count * sizeof(int32_t), "pressure components");
+    if (st == EDDY_OK && C->label) st = send(c, D->label, C->label, L->count * sizeof(int32_t));
+    if (st == EDDY_OK && C->count > 0) {
+        st = dev_alloc(c, (void **)&D->cells, (size_t)C->count * sizeof(double), "pressure components");
+        if (st == EDDY_OK) st = dev_alloc(c, (void **)&D->sum, (size_t)C->count * sizeof(double), "pressure components");
+        if (st == EDDY_OK) st = send(c, D->cells, C->cells, (size_t)C->count * sizeof(double));
+    }
+    return st;
+}
+
+static eddy_status build_operator(cu_sim *c) {
+    eddy_sim *s = c->s;
+    eddy_poisson *HP = s->poisson;
+    PoissonWS *P = c->pois;
+    eddy_status st = eddy__fetch(s, EDDY_SYNC_SOLID);
+    if (st != EDDY_OK) return st;
+    if (P->built && HP->built && memcmp(HP->solid_seen, s->solid, s->ncells) == 0) return EDDY_OK;
+    HP->threads = EDDY_THREADS(s);
+    eddy_plevel *L = &HP->levels[0];
+    const int n0 = s->n[0];
+    for (int row = 0; row < L->rows; row++) {
+        float *m = L->scratch + eddy__plevel_row(L, row);
+        const uint8_t *solid = s->solid + (size_t)row * n0;
+        for (int i = 0; i < n0; i++) m[i] = solid[i] == EDDY_CELL_SOLID ? 0.0f : 1.0f;
+    }
+    eddy__plevel_build_diag(L, HP->threads);
+    eddy__plevel_label(L, HP->threads);
+    st = eddy__poisson_mg_build(HP);
+    if (st != EDDY_OK) return eddy__fail(s, st, "pressure solver: out of memory building the operator");
+    memcpy(HP->solid_seen, s->solid, s->ncells);
+    HP->built = true;
+    destroy_graphs(P); /* they hold the component tables by value */
+    P->graphs = 0;
+    for (int l = 0; l < P->nlevels && st == EDDY_OK; l++) {
+        const eddy_plevel *H = &HP->levels[l];
+        LevelD &D = P->lv[l];
+        size_t bytes = H->count * sizeof(float);
+        st = send(c, D.diag, H->diag, bytes);
+        if (st == EDDY_OK) st = send(c, D.inv_diag, H->inv_diag, bytes);
+        if (st == EDDY_OK) st = send(c, D.inv_weight, H->inv_weight, bytes);
+    }
+    if (st == EDDY_OK) st = send_comps(c, &P->comp0, &HP->levels[0]);
+    if (st == EDDY_OK && P->nlevels > 1) st = send_comps(c, &P->compc, &HP->levels[P->nlevels - 1]);
+    if (st == EDDY_OK && cudaStreamSynchronize(c->stream) != cudaSuccess) st = cuda_fail(c, cudaGetLastError(), "sending the pressure operator");
+    if (st == EDDY_OK) {
+        P->cells0 = P->comp0.count ? HP->levels[0].comps.cells[0] : 1.0;
+        P->built = true;
+    }
+    return st;
+}
+
+/* true when the solid cells may differ from those the operator was built for */
+static bool solids_may_have_changed(cu_sim *c) {
+    eddy_sim *s = c->s;
+    PoissonWS *P = c->pois;
+    bool any_sdf = false;
+    for (int o = 0; o < s->obstacle_count; o++) any_sdf = any_sdf || s->obstacles[o].def.shape == EDDY_SHAPE_SDF;
+    if (!P->built || !P->have_sig || any_sdf || P->any_sdf || P->mask_version != s->mask_version ||
+        P->sig_count != s->obstacle_count)
+        return true;
+    for (int o = 0; o < s->obstacle_count; o++) {
+        const eddy_obstacle_def *d = &s->obstacles[o].def;
+        const DShape &g = P->sig[o];
+        if (g.shape != (int)d->shape || g.radius != d->radius || memcmp(g.center, d->center, sizeof g.center) ||
+            memcmp(g.half_size, d->half_size, sizeof g.half_size) || memcmp(g.axis, d->axis, sizeof g.axis))
+            return true;
+    }
+    return false;
+}
+
+static eddy_status remember_solids(cu_sim *c) {
+    eddy_sim *s = c->s;
+    PoissonWS *P = c->pois;
+    if (s->obstacle_count > P->sig_cap) {
+        int cap = 2 * s->obstacle_count;
+        DShape *p = (DShape *)realloc(P->sig, (size_t)cap * sizeof(DShape));
+        if (!p) return eddy__fail(s, EDDY_ERR_OUT_OF_MEMORY, "cuda: out of host memory");
+        P->sig = p;
+        P->sig_cap = cap;
+    }
+    P->any_sdf = 0;
+    for (int o = 0; o < s->obstacle_count; o++) {
+        const eddy_obstacle_def *d = &s->obstacles[o].def;
+        DShape &g = P->sig[o];
+        memset(&g, 0, sizeof g);
+        g.shape = (int)d->shape;
+        g.radius = d->radius;
+        memcpy(g.center, d->center, sizeof g.center);
+        memcpy(g.half_size, d->half_size, sizeof g.half_size);
+        memcpy(g.axis, d->axis, sizeof g.axis);
+        P->any_sdf |= d->shape == EDDY_SHAPE_SDF;
+    }
+    P->sig_count = s->obstacle_count;
+    P->mask_version = s->mask_version;
+    P->have_sig = true;
+    return EDDY_OK;
+}
+
+eddy_status project_init(cu_sim *c) {
+    eddy_sim *s = c->s;
+    eddy_poisson *HP = s->poisson;
+    if (!HP) return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "cuda: the pressure solver's host workspace is missing");
+    PoissonWS *P = (PoissonWS *)calloc(1, sizeof(PoissonWS));
+    if (!P) return eddy__fail(s, EDDY_ERR_OUT_OF_MEMORY, "cuda: out of host memory");
+    c->pois = P;
+    P->use_graphs = 1;
+    P->nlevels = HP->nlevels;
+    P->lv = (LevelD *)calloc((size_t)P->nlevels, sizeof(LevelD));
+    if (!P->lv) return eddy__fail(s, EDDY_ERR_OUT_OF_MEMORY, "cuda: out of host memory");
+    eddy_status st = EDDY_OK;
+    for (int l = 0; l < P->nlevels && st == EDDY_OK; l++) {
+        const eddy_plevel *H = &HP->levels[l];
+        LevelD &D = P->lv[l];
+        D.count = H->count;
+        D.a.dim = H->dim;
+        for (int a = 0; a < 3; a++) {
+            D.a.n[a] = H->n[a];
+            D.a.w[a] = H->w[a];
+            D.a.periodic[a] = D.periodic[a] = H->periodic[a];
+        }
+        D.a.sy = (int)H->sy;
+        D.a.sz = (int)H->sz;
+        D.a.origin = (int)H->origin;
+        size_t bytes = H->count * sizeof(float);
+        st = dev_alloc(c, (void **)&D.diag, bytes, "pressure operator");
+        if (st == EDDY_OK) st = dev_alloc(c, (void **)&D.inv_diag, bytes, "pressure operator");
+        if (st == EDDY_OK) st = dev_alloc(c, (void **)&D.inv_weight, bytes, "pressure operator");
+        if (st == EDDY_OK) st = dev_alloc(c, (void **)&D.r, bytes, "pressure residual");
+        if (st == EDDY_OK && l > 0) st = dev_alloc(c, (void **)&D.x, bytes, "pressure level");
+        if (st == EDDY_OK && l > 0) st = dev_alloc(c, (void **)&D.b, bytes, "pressure level");
+        if (st == EDDY_OK && l > 0) {
+            if (cudaMemsetAsync(D.x, 0, bytes, c->stream) != cudaSuccess || cudaMemsetAsync(D.b, 0, bytes, c->stream) != cudaSuccess)
+                st = cuda_fail(c, cudaGetLastError(), "clearing the pressure levels");
+        }
+        if (st == EDDY_OK && cudaMemsetAsync(D.r, 0, bytes, c->stream) != cudaSuccess)
+            st = cuda_fail(c, cudaGetLastError(), "clearing the pressure levels");
+        if (st == EDDY_OK) st = dev_alloc(c, (void **)&D.xa, bytes, "pressure level");
+        if (st == EDDY_OK && cudaMemsetAsync(D.xa, 0, bytes, c->stream) != cudaSuccess)
+            st = cuda_fail(c, cudaGetLastError(), "clearing the pressure levels");
+        D.a.diag = D.diag;
+        D.a.inv_diag = D.inv_diag;
+        D.a.inv_weight = D.inv_weight;
+        for (int a = 0; a < 3 && st == EDDY_OK && l + 1 < P->nlevels; a++) {
+            const eddy_paxis *ax = &H->axis[a];
+            st = dev_alloc(c, (void **)&D.pc[a], 2 * (size_t)ax->nf * sizeof(int), "transfer tables");
+            if (st == EDDY_OK) st = dev_alloc(c, (void **)&D.pw[a], 2 * (size_t)ax->nf * sizeof(float), "transfer tables");
+            if (st == EDDY_OK) st = dev_alloc(c, (void **)&D.rf[a], 4 * (size_t)ax->nc * sizeof(int), "transfer tables");
+            if (st == EDDY_OK) st = dev_alloc(c, (void **)&D.rw[a], 4 * (size_t)ax->nc * sizeof(float), "transfer tables");
+            if (st == EDDY_OK) st = send(c, D.pc[a], ax->pc, 2 * (size_t)ax->nf * sizeof(int));
+            if (st == EDDY_OK) st = send(c, D.pw[a], ax->pw, 2 * (size_t)ax->nf * sizeof(float));
+            if (st == EDDY_OK) st = send(c, D.rf[a], ax->rf, 4 * (size_t)ax->nc * sizeof(int));
+            if (st == EDDY_OK) st = send(c, D.rw[a], ax->rw, 4 * (size_t)ax->nc * sizeof(float));
+            D.ax[a].nf = ax->nf;
+            D.ax[a].nc = ax->nc;
+            D.ax[a].coarsened = ax->coarsened;
+            D.ax[a].pc = D.pc[a];
+            D.ax[a].pw = D.pw[a];
+            D.ax[a].rf = D.rf[a];
+            D.ax[a].rw = D.rw[a];
+        }
+    }
+    size_t bytes = HP->levels[0].count * sizeof(float);
+    float **vecs[6] = {&P->sol, &P->rhs, &P->res, &P->z, &P->p, &P->q};
+    for (int v = 0; v < 6 && st == EDDY_OK; v++) {
+        st = dev_alloc(c, (void **)vecs[v], bytes, "pressure vectors");
+        if (st == EDDY_OK && cudaMemsetAsync(*vecs[v], 0, bytes, c->stream) != cudaSuccess)
+            st = cuda_fail(c, cudaGetLastError(), "clearing the pressure vectors");
+    }
+    /* the single-block tail: from the first level small enough whose levels fit in shared memory together;
+     * level 0 of the V-cycle reads res, writes z */
+    int optin = 0;
+    cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, c->device);
+    const size_t budget = optin > 32768 ? (size_t)optin - 16384 : 16384;
+    P->tail_first = P->nlevels - 1;
+    for (int l = 0; l < P->nlevels; l++) {
+        const LevA &a = P->lv[l].a;
+        size_t bytes = 0;
+        for (int q = l; q < P->nlevels; q++) bytes += 6 * P->lv[q].count * sizeof(float);
+        if ((long long)a.n[0] * a.n[1] * a.n[2] <= TAIL_MAX_CELLS && bytes <= budget && P->nlevels - l <= TAIL_LEVELS) {
+            P->tail_first = l;
+            break;
+        }
+    }
+    P->tail_smem = 0;
+    for (int q = P->tail_first; q < P->nlevels; q++) P->tail_smem += 6 * P->lv[q].count * sizeof(float);
+    if (st == EDDY_OK && P->tail_smem > budget)
+        st = eddy__fail(s, EDDY_ERR_UNSUPPORTED, "cuda: the coarsest multigrid level (%d x %d x %d) does not fit in shared memory",
+                        P->lv[P->nlevels - 1].a.n[0], P->lv[P->nlevels - 1].a.n[1], P->lv[P->nlevels - 1].a.n[2]);
+    if (st == EDDY_OK && cudaFuncSetAttribute(k_tail, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)P->tail_smem) != cudaSuccess)
+        st = cuda_fail(c, cudaGetLastError(), "shared memory for the coarse multigrid levels");
+    if (st == EDDY_OK) {
+        TailLevel *h = (TailLevel *)calloc((size_t)P->nlevels, sizeof(TailLevel));
+        if (!h) st = eddy__fail(s, EDDY_ERR_OUT_OF_MEMORY, "cuda: out of host memory");
+        for (int l = 0; h && l < P->nlevels; l++) {
+            h[l].a = P->lv[l].a;
+            for (int a = 0; a < 3; a++) h[l].ax[a] = P->lv[l].ax[a];
+            h[l].x = l ? P->lv[l].x : P->z;
+            h[l].b = l ? P->lv[l].b : P->res;
+            h[l].r = P->lv[l].r;
+            h[l].count = (int)P->lv[l].count;
+            h[l].smem = 0;
+        }
+        size_t off = 0;
+        for (int l = P->tail_first; h && l < P->nlevels; l++) {
+            h[l].smem = (int)off;
+            off += 6 * P->lv[l].count;
+        }
+        if (st == EDDY_OK) st = dev_alloc(c, (void **)&P->d_tail, (size_t)P->nlevels * sizeof(TailLevel), "multigrid levels");
+        if (st == EDDY_OK) st = send(c, P->d_tail, h, (size_t)P->nlevels * sizeof(TailLevel));
+        if (st == EDDY_OK && cudaStreamSynchronize(c->stream) != cudaSuccess) st = cuda_fail(c, cudaGetLastError(), "multigrid levels");
+        free(h);
+    }
+    if (st == EDDY_OK) st = dev_alloc(c, (void **)&P->d_cg, sizeof(CGState), "solver scalars");
+    if (st == EDDY_OK && cudaMemsetAsync(P->d_cg, 0, sizeof(CGState), c->stream) != cudaSuccess)
+        st = cuda_fail(c, cudaGetLastError(), "solver scalars");
+    if (st == EDDY_OK && cudaMallocHost((void **)&P->h_active, sizeof(int)) != cudaSuccess)
+        st = cuda_fail(c, cudaGetLastError(), "solver scalars");
+    if (st == EDDY_OK && cudaStreamSynchronize(c->stream) != cudaSuccess) st = cuda_fail(c, cudaGetLastError(), "pressure solver set-up");
+    return st;
+}
+
+void project_free(cu_sim *c) {
+    PoissonWS *P = c->pois;
+    if (!P) return;
+    destroy_graphs(P);
+    if (P->lv) {
+        for (int l = 0; l < P->nlevels; l++) {
+            LevelD &D = P->lv[l];
+            void *b[] = {D.diag, D.inv_diag, D.inv_weight, D.r, D.x, D.b, D.xa};
+            if (l == 0) b[4] = b[5] = nullptr; /* level 0 borrows */
+            for (size_t i = 0; i < sizeof b / sizeof b[0]; i++) cudaFree(b[i]);
+            for (int a = 0; a < 3; a++) {
+                cudaFree(D.pc[a]);
+                cudaFree(D.pw[a]);
+                cudaFree(D.rf[a]);
+                cudaFree(D.rw[a]);
+            }
+        }
+        free(P->lv);
+    }
+    CompD *cs[2] = {&P->comp0, &P->compc};
+    for (int i = 0; i < 2; i++) {
+        cudaFree(cs[i]->label);
+        cudaFree(cs[i]->cells);
+        cudaFree(cs[i]->sum);
+    }
+    void *v[] = {P->sol, P->rhs, P->res, P->z, P->p, P->q, P->d_tail, P->d_cg};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) cudaFree(v[i]);
+    if (P->h_active) cudaFreeHost(P->h_active);
+    free(P->sig);
+    free(P);
+    c->pois = nullptr;
+}
+
+void project_use_graphs(cu_sim *c, int on) {
+    if (c->pois) c->pois->use_graphs = on;
+}
+
+/* after the step's read-back: the pressure statistics into eddy_step_stats */
+void finish_project_stats(cu_sim *c) {
+    PoissonWS *P = c->pois;
+    eddy_step_stats *st = &c->s->stats;
+    if (P->host_stats) {
+        st->pressure_iterations = P->host_iters;
+        st->pressure_residual = (float)P->host_residual;
+        st->pressure_residual_initial = P->host_bnorm > 0.0 ? 1.0f : 0.0f;
+        return;
+    }
+    const double *r = c->h_rb->red;
+    double bnorm = sqrt(r[R_CG_BNORM2]);
+    bool solved = bnorm > 0.0 && isfinite(bnorm);
+    st->pressure_iterations = solved ? (int)r[R_CG_ITER] : 0;
+    st->pressure_residual = solved ? (float)(sqrt(r[R_CG_RNORM2]) / bnorm) : 0.0f;
+    st->pressure_residual_initial = bnorm > 0.0 ? 1.0f : 0.0f;
+}
+
+eddy_status run_project(cu_sim *c, float dt) {
+    eddy_sim *s = c->s;
+    PoissonWS *P = c->pois;
+    if (!(dt > 0.0f) || !isfinite(dt))
+        return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "projection dt = %g: must be a positive number of seconds", (double)dt);
+    eddy_status st;
+    if (solids_may_have_changed(c)) {
+        if ((st = build_operator(c)) != EDDY_OK) return st;
+        if ((st = remember_solids(c)) != EDDY_OK) return st;
+    }
+    LevelD &L0 = P->lv[0];
+    const LevA &L = L0.a;
+    const Geo &g = c->g;
+    const dim3 bl = tile_block();
+    k_rhs<<<tiles(g.n[0], g.n[1], g.n[2]), bl, 0, c->stream>>>(g, L, vel_of(c), P->rhs);
+    remove_mean0(c, P->rhs);
+    const eddy_pressure_def *pd = &s->def.pressure;
+    cudaError_t e = cudaSuccess;
+    if (pd->solver == EDDY_PRESSURE_MGPCG) {
+        /* no host round trip: the device decides everything, the step reads the figures at its end */
+        P->host_stats = 0;
+        if ((e = mgpcg(c)) != cudaSuccess) return cuda_fail(c, e, "pressure solve (MGPCG)");
+        remove_mean0(c, P->sol);
+        ghosts(c, L0, P->sol, nullptr);
+        k_residual_norm2<<<red_grid(L), bl, 0, c->stream>>>(L, P->sol, P->rhs, c->partials + (size_t)R_CG_RNORM2 * c->partial_stride);
+        const int slots[1] = {R_CG_RNORM2}, ops[1] = {RED_SUM};
+        if ((e = finalize_reductions(c, slots, ops, 1, red_blocks(L))) != cudaSuccess) return cuda_fail(c, e, "pressure residual");
+    } else {
+        double bb;
+        if ((e = dot0(c, P->rhs, P->rhs, &bb)) != cudaSuccess) return cuda_fail(c, e, "pressure right-hand side");
+        double bnorm = sqrt(bb);
+        int iterations = 0;
+        double residual = 0.0;
+        if (bnorm > 0.0 && isfinite(bnorm)) {
+            if (pd->solver == EDDY_PRESSURE_JACOBI) {
+                iterations = pd->max_iterations > 0 ? pd->max_iterations : JACOBI_DEFAULT_ITERATIONS;
+                e = jacobi(c, iterations);
+            } else {
+                e = rbgs(c, pd->omega > 0.0f ? pd->omega : 1.0f, pd->tolerance, bnorm,
+                         pd->max_iterations > 0 ? pd->max_iterations : RBGS_DEFAULT_ITERATIONS, &iterations);
+            }
+            if (e != cudaSuccess) return cuda_fail(c, e, "pressure solve");
+            remove_mean0(c, P->sol);
+            double rr;
+            if ((e = residual_norm2(c, P->sol, P->rhs, &rr)) != cudaSuccess) return cuda_fail(c, e, "pressure residual");
+            residual = sqrt(rr) / bnorm;
+        } else {
+            cudaMemsetAsync(P->sol, 0, L0.count * sizeof(float), c->stream);
+        }
+        P->host_stats = 1;
+        P->host_iters = iterations;
+        P->host_bnorm = bnorm;
+        P->host_residual = residual;
+    }
+    /* with x = 0 (nothing solved) the correction changes nothing, as the CPU's skipped one */
+    ghosts(c, L0, P->sol, nullptr);
+    for (int a = 0; a < g.dim; a++) {
+        int fn[3];
+        face_dims(g, a, fn);
+        int out_lo = !g.periodic[a] && g.btype[2 * a] == EDDY_BOUNDARY_OUTFLOW;
+        int out_hi = !g.periodic[a] && g.btype[2 * a + 1] == EDDY_BOUNDARY_OUTFLOW;
+        k_correct<<<tiles(fn[0], fn[1], fn[2]), bl, 0, c->stream>>>(g, L, a, out_lo, out_hi, c->vel[a], P->sol, flags_for(c));
+    }
+    k_write_pressure<<<tiles(g.n[0], g.n[1], g.n[2]), bl, 0, c->stream>>>(g, L, P->sol, c->pressure,
+                                                                          s->def.density * s->h / dt, flags_for(c));
+    if ((e = cudaGetLastError()) != cudaSuccess) return cuda_fail(c, e, "projection");
+    return EDDY_OK;
+}
+
+} /* namespace ecu */

@@ -1,0 +1,162 @@
+/* Sources on the device (sources.c): Gaussian splats q += q0 exp(-|x - c|^2 / r^2), cut off beyond 4r, on the
+ * scalar grid and on each velocity component's faces; emitters add dye and temperature at a rate inside their
+ * shape and may impose a velocity there. Same float operations as the CPU, in the same order. */
+#include "cu_sim.cuh"
+
+namespace ecu {
+
+#define SPLAT_CUTOFF 4.0f
+
+/* sources.c index_range */
+static void index_range(const GDesc &d, int b, float x0, float x1, int *lo, int *hi) {
+    float a0 = (x0 - d.origin[b]) / d.spacing[b] - d.off[b];
+    float a1 = (x1 - d.origin[b]) / d.spacing[b] - d.off[b];
+    int i0 = (int)floorf(a0), i1 = (int)ceilf(a1);
+    if (d.n[b] == 1) { *lo = *hi = 0; return; }
+    *lo = clampi(i0, 0, d.n[b] - 1);
+    *hi = clampi(i1, 0, d.n[b] - 1);
+}
+
+struct SplatArgs {
+    GDesc d;
+    int lo[3], cnt[3];
+    float c[3];
+    float inv_r2;
+    int dim;
+    int narrays;
+    float *arr[4];
+    float amount[4];
+};
+
+__global__ void k_splat(SplatArgs a) {
+    ECU_IJK(a.cnt[0], a.cnt[1]);
+    if (!inside_) return;
+    int ii = a.lo[0] + i, jj = a.lo[1] + j, kk = a.lo[2] + k;
+    float p[3];
+    grid_pos(a.d, ii, jj, kk, p);
+    float dx = p[0] - a.c[0], dy = p[1] - a.c[1], dz = a.dim == 3 ? p[2] - a.c[2] : 0.0f;
+    /* exp in double, rounded once to float: what glibc's expf returns (it is accurate to ~0.5 ulp), where the
+     * device's expf can differ by an ulp or two; a splat costs O(r^d), so the double exp is free */
+    float w = (float)exp((double)(-(dx * dx + dy * dy + dz * dz) * a.inv_r2));
+    size_t q = idx3(a.d.n, ii, jj, kk);
+    for (int m = 0; m < a.narrays; m++) a.arr[m][q] += a.amount[m] * w;
+}
+
+static cudaError_t splat_grid(cu_sim *c, const GDesc &d, float *const *arrays, const float *amount, int count,
+                              const float ctr[3], float r) {
+    SplatArgs a;
+    a.d = d;
+    int hi[3];
+    for (int b = 0; b < 3; b++) {
+        index_range(d, b, ctr[b] - SPLAT_CUTOFF * r, ctr[b] + SPLAT_CUTOFF * r, &a.lo[b], &hi[b]);
+        a.cnt[b] = hi[b] - a.lo[b] + 1;
+        a.c[b] = ctr[b];
+    }
+    a.inv_r2 = 1.0f / (r * r);
+    a.dim = c->g.dim;
+    a.narrays = count;
+    for (int m = 0; m < count; m++) {
+        a.arr[m] = arrays[m];
+        a.amount[m] = amount[m];
+    }
+    k_splat<<<tiles(a.cnt[0], a.cnt[1], a.cnt[2]), tile_block(), 0, c->stream>>>(a);
+    return cudaGetLastError();
+}
+
+cudaError_t launch_splat(cu_sim *c, const eddy_splat *sp, const float ctr[3]) {
+    GDesc sg = scalar_desc(c->g);
+    float *scalars[4] = {c->dye[0], c->dye[1], c->dye[2], c->temp};
+    float amounts[4] = {sp->dye[0], sp->dye[1], sp->dye[2], sp->temperature};
+    cudaError_t e = splat_grid(c, sg, scalars, amounts, 4, ctr, sp->radius);
+    for (int a = 0; a < c->g.dim && e == cudaSuccess; a++) {
+        if (sp->velocity[a] == 0.0f) continue;
+        GDesc vg = velocity_desc(c->g, a);
+        float *arr[1] = {c->vel[a]};
+        e = splat_grid(c, vg, arr, &sp->velocity[a], 1, ctr, sp->radius);
+    }
+    return e;
+}
+
+/* ---------------------------------------------------------------- emitters (in list order, as the CPU) */
+__device__ inline float emitter_sdf(const DShape &e, const float p[3], int dim) {
+    DShape z = e;
+    z.axis[0] = z.axis[1] = z.axis[2] = 0.0f;
+    return shape_sdf(z, p, dim);
+}
+
+/* One emitter over its bounding box (the CPU loops over the whole grid; outside the box the signed distance is
+ * positive, so the cells it skips are the ones the CPU leaves alone). Launched per emitter, in list order. */
+struct Box {
+    int lo[3], cnt[3];
+};
+/* index box of grid d covering the emitter's bounding box, one sample of margin for rounding */
+static Box emitter_box(const GDesc &d, const DShape &e, int dim) {
+    Box b;
+    for (int a = 0; a < 3; a++) {
+        if (a >= dim || d.n[a] == 1) {
+            b.lo[a] = 0;
+            b.cnt[a] = d.n[a];
+            continue;
+        }
+        float r = e.shape == EDDY_SHAPE_BOX ? e.half_size[a] : e.radius;
+        float x0 = (e.center[a] - r - d.origin[a]) / d.spacing[a] - d.off[a];
+        float x1 = (e.center[a] + r - d.origin[a]) / d.spacing[a] - d.off[a];
+        int i0 = isfinite(x0) ? clampi((int)floorf(fmaxf(x0, -1.0f)) - 1, 0, d.n[a] - 1) : 0;
+        int i1 = isfinite(x1) ? clampi((int)ceilf(fminf(x1, (float)d.n[a])) + 1, 0, d.n[a] - 1) : d.n[a] - 1;
+        b.lo[a] = i0;
+        b.cnt[a] = i1 >= i0 ? i1 - i0 + 1 : 0;
+    }
+    return b;
+}
+
+__global__ void k_emit_scalars(Geo g, const DShape *__restrict__ em, int e, Box bx, float dt, float *d0, float *d1,
+                               float *d2, float *t, Flags fl) {
+    ECU_IJK(bx.cnt[0], bx.cnt[1]);
+    if (!inside_) return;
+    const int ii = bx.lo[0] + i, jj = bx.lo[1] + j, kk = bx.lo[2] + k;
+    GDesc sg = scalar_desc(g);
+    float p[3];
+    grid_pos(sg, ii, jj, kk, p);
+    DShape d = em[e];
+    if (emitter_sdf(d, p, g.dim) >= 0) return;
+    const unsigned q = idx3(g.sn, ii, jj, kk);
+    d0[q] += d.dye[0] * dt;
+    d1[q] += d.dye[1] * dt;
+    d2[q] += d.dye[2] * dt;
+    t[q] += d.temperature * dt;
+    flag_if_bad(fl, d0[q], EDDY_FIELD_DYE_R);
+    flag_if_bad(fl, d1[q], EDDY_FIELD_DYE_G);
+    flag_if_bad(fl, d2[q], EDDY_FIELD_DYE_B);
+    flag_if_bad(fl, t[q], EDDY_FIELD_TEMPERATURE);
+}
+
+__global__ void k_emit_velocity(Geo g, int a, const DShape *__restrict__ em, int e, Box bx, float *v) {
+    GDesc vg = velocity_desc(g, a);
+    ECU_IJK(bx.cnt[0], bx.cnt[1]);
+    if (!inside_) return;
+    const int ii = bx.lo[0] + i, jj = bx.lo[1] + j, kk = bx.lo[2] + k;
+    float p[3];
+    grid_pos(vg, ii, jj, kk, p);
+    DShape d = em[e];
+    if (emitter_sdf(d, p, g.dim) < 0) v[idx3(vg.n, ii, jj, kk)] = d.velocity[a];
+}
+
+cudaError_t launch_emitters(cu_sim *c, int count, float dt) {
+    const Geo &g = c->g;
+    for (int e = 0; e < count; e++) {
+        const DShape &d = c->stage_shapes[e];
+        Box bs = emitter_box(scalar_desc(g), d, g.dim);
+        if (bs.cnt[0] > 0 && bs.cnt[1] > 0 && bs.cnt[2] > 0)
+            k_emit_scalars<<<tiles(bs.cnt[0], bs.cnt[1], bs.cnt[2]), tile_block(), 0, c->stream>>>(
+                g, c->emit, e, bs, dt, c->dye[0], c->dye[1], c->dye[2], c->temp, flags_for(c));
+        if (!d.set_velocity) continue;
+        for (int a = 0; a < g.dim; a++) {
+            Box bv = emitter_box(velocity_desc(g, a), d, g.dim);
+            if (bv.cnt[0] > 0 && bv.cnt[1] > 0 && bv.cnt[2] > 0)
+                k_emit_velocity<<<tiles(bv.cnt[0], bv.cnt[1], bv.cnt[2]), tile_block(), 0, c->stream>>>(g, a, c->emit, e, bv, c->vel[a]);
+        }
+    }
+    return cudaGetLastError();
+}
+
+} /* namespace ecu */
