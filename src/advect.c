@@ -22,6 +22,7 @@
 #include "sim_internal.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,8 +67,8 @@ static lattice make_lattice(const eddy_grid_desc *g) {
 #define HOT static inline
 #endif
 
-HOT void locate_axis(const lattice *L, int b, float x, int *i0, int *i1, float *w) {
-    const int wrap = L->wrap[b];
+HOT void locate_axis(const lattice *L, int b, bool may_wrap, float x, int *i0, int *i1, float *w) {
+    const int wrap = may_wrap ? L->wrap[b] : 0;
     if (wrap) {
         /* NaN, or so far out that float has no fractional part left: any cell is as good as another */
         if (!(fabsf(x) < 8388608.0f)) x = 0.0f;
@@ -77,6 +78,13 @@ HOT void locate_axis(const lattice *L, int b, float x, int *i0, int *i1, float *
         if (i < 0 || i >= wrap) i = eddy__wrap(i, wrap);
         *i0 = i;
         *i1 = i + 1 == wrap ? 0 : i + 1;
+        return;
+    }
+    if (x > 0.0f && x < L->top[b]) { /* inside: the clamps below would change nothing */
+        int i = (int)x;
+        *i0 = i;
+        *i1 = i + 1;
+        *w = x - (float)i;
         return;
     }
     if (!(x > 0.0f)) x = 0.0f; /* also sends NaN to the edge instead of to an invalid index */
@@ -98,10 +106,10 @@ typedef struct stencil {
     float wx, wy, wz;
 } stencil;
 
-HOT void locate(const lattice *L, int dim, float x, float y, float z, stencil *st) {
+HOT void locate_w(const lattice *L, int dim, bool may_wrap, float x, float y, float z, stencil *st) {
     int x0, x1, y0, y1;
-    locate_axis(L, 0, x, &x0, &x1, &st->wx);
-    locate_axis(L, 1, y, &y0, &y1, &st->wy);
+    locate_axis(L, 0, may_wrap, x, &x0, &x1, &st->wx);
+    locate_axis(L, 1, may_wrap, y, &y0, &y1, &st->wy);
     const size_t nx = L->nx;
     st->x0 = (size_t)x0;
     st->x1 = (size_t)x1;
@@ -109,13 +117,17 @@ HOT void locate(const lattice *L, int dim, float x, float y, float z, stencil *s
     st->r10 = (size_t)y1 * nx;
     if (dim == 3) {
         int z0, z1;
-        locate_axis(L, 2, z, &z0, &z1, &st->wz);
+        locate_axis(L, 2, may_wrap, z, &z0, &z1, &st->wz);
         const size_t nxy = L->nxy;
         st->r01 = st->r00 + (size_t)z1 * nxy;
         st->r11 = st->r10 + (size_t)z1 * nxy;
         st->r00 += (size_t)z0 * nxy;
         st->r10 += (size_t)z0 * nxy;
     }
+}
+
+HOT void locate(const lattice *L, int dim, float x, float y, float z, stencil *st) {
+    locate_w(L, dim, true, x, y, z, st);
 }
 
 HOT float stencil_sample(const stencil *st, int dim, const float *d) {
@@ -143,9 +155,9 @@ HOT void stencil_minmax(const stencil *st, int dim, const float *d, float *lo, f
     *hi = mx;
 }
 
-HOT float lattice_sample(const lattice *L, int dim, float x, float y, float z) {
+HOT float lattice_sample(const lattice *L, int dim, bool may_wrap, float x, float y, float z) {
     stencil st;
-    locate(L, dim, x, y, z, &st);
+    locate_w(L, dim, may_wrap, x, y, z, &st);
     return stencil_sample(&st, dim, L->d);
 }
 
@@ -163,10 +175,10 @@ typedef struct grid_map {
 } grid_map;
 
 /* velocity at velocity-cell coordinate P, m/s, from the start-of-stage faces */
-HOT void velocity_at(const lattice V[3], int dim, const float P[3], float u[3]) {
-    u[0] = lattice_sample(&V[0], dim, P[0], P[1] - 0.5f, P[2] - 0.5f);
-    u[1] = lattice_sample(&V[1], dim, P[0] - 0.5f, P[1], P[2] - 0.5f);
-    u[2] = dim == 3 ? lattice_sample(&V[2], dim, P[0] - 0.5f, P[1] - 0.5f, P[2]) : 0.0f;
+HOT void velocity_at(const lattice V[3], int dim, bool may_wrap, const float P[3], float u[3]) {
+    u[0] = lattice_sample(&V[0], dim, may_wrap, P[0], P[1] - 0.5f, P[2] - 0.5f);
+    u[1] = lattice_sample(&V[1], dim, may_wrap, P[0] - 0.5f, P[1], P[2] - 0.5f);
+    u[2] = dim == 3 ? lattice_sample(&V[2], dim, may_wrap, P[0] - 0.5f, P[1] - 0.5f, P[2]) : 0.0f;
 }
 
 /* Velocity at the element (i,j,k) itself, read from the faces around it without locating: on face grid a the
@@ -215,26 +227,88 @@ HOT void cell_node_velocity(const lattice V[3], int dim, const int c[3], float u
     }
 }
 
+/* The same two readers without clamping or wrapping, for the elements where none applies (row_interior): p is
+ * the element's node index on each lattice, st the strides of the lattices' axes. */
+HOT size_t stride_of(const lattice *L, int b) { return b == 0 ? 1 : (b == 1 ? L->nx : L->nxy); }
+
+HOT void face_node_velocity_inside(const lattice V[3], int dim, int a, const size_t p[3], float u[3]) {
+    u[2] = 0.0f;
+    for (int b = 0; b < dim; b++) {
+        const float *d = V[b].d + p[b];
+        if (b == a) {
+            u[b] = d[0];
+            continue;
+        }
+        const size_t sa = stride_of(&V[b], a), sb = stride_of(&V[b], b);
+        float v0 = lerp(d[-(ptrdiff_t)sa], d[0], 0.5f);
+        float v1 = lerp(d[sb - sa], d[sb], 0.5f);
+        u[b] = lerp(v0, v1, 0.5f);
+    }
+}
+
+HOT void cell_node_velocity_inside(const lattice V[3], int dim, const size_t p[3], float u[3]) {
+    u[2] = 0.0f;
+    for (int b = 0; b < dim; b++) u[b] = lerp(V[b].d[p[b]], V[b].d[p[b] + stride_of(&V[b], b)], 0.5f);
+}
+
+/* Range [lo, hi) of x indices on row (j,k) of grid m where the readers above apply, hi <= lo when none does:
+ * no neighbour needs clamping (the cells beside a face along its axis exist) or wrapping (face n repeats face 0). */
+static void row_interior(const lattice V[3], int dim, const grid_map *m, int j, int k, int *lo, int *hi) {
+    int c[3] = {0, j, k};
+    int first = 0, end = m->n[0];
+    if (m->face < 0 && !m->unit_scale) {
+        *lo = *hi = 0;
+        return;
+    }
+    for (int b = 0; b < dim; b++) {
+        /* along b: the face one up from the element must not be the repeated face (component b's lattice) */
+        if (b == m->face) continue; /* the face's own component is read at the element itself */
+        int wrap = V[b].wrap[b];
+        int ok_hi = wrap ? wrap - 1 : m->n[b]; /* c[b] < ok_hi */
+        if (b == 0) end = end < ok_hi ? end : ok_hi;
+        else if (c[b] >= ok_hi) end = 0;
+    }
+    if (m->face >= 0) {
+        const int a = m->face;
+        const int cells = V[a == 0 ? 1 : 0].n[a]; /* cells along a */
+        /* c[a] - 1 >= 0 and c[a] <= cells - 1 */
+        if (a == 0) {
+            first = first > 1 ? first : 1;
+            end = end < cells ? end : cells;
+        } else if (c[a] < 1 || c[a] > cells - 1) end = 0;
+    }
+    *lo = first;
+    *hi = end;
+}
+
 HOT void trace_row(eddy_advect_ws *ws, const grid_map *m, const lattice V[3], float dtc, bool forward, int row,
-                   int dim) {
+                   int dim, bool may_wrap) {
     int j = row % m->n[1], k = row / m->n[1];
     size_t e = (size_t)row * (size_t)m->n[0];
     float P[3], Q[3], u1[3], u2[3];
     P[1] = ((float)j + m->off[1]) / m->scale[1];
     P[2] = ((float)k + m->off[2]) / m->scale[2];
+    int in_lo, in_hi;
+    row_interior(V, dim, m, j, k, &in_lo, &in_hi);
+    size_t p[3] = {0, 0, 0}; /* node index of (0,j,k) on each velocity lattice */
+    for (int b = 0; b < dim; b++) p[b] = node(&V[b], 0, j, k);
     for (int i = 0; i < m->n[0]; i++, e++) {
         P[0] = ((float)i + m->off[0]) / m->scale[0];
         int c[3] = {i, j, k};
-        if (m->face >= 0) face_node_velocity(V, dim, m->face, c, u1);
+        if (i >= in_lo && i < in_hi) {
+            size_t pi[3] = {p[0] + (size_t)i, p[1] + (size_t)i, p[2] + (size_t)i};
+            if (m->face >= 0) face_node_velocity_inside(V, dim, m->face, pi, u1);
+            else cell_node_velocity_inside(V, dim, pi, u1);
+        } else if (m->face >= 0) face_node_velocity(V, dim, m->face, c, u1);
         else if (m->unit_scale) cell_node_velocity(V, dim, c, u1);
-        else velocity_at(V, dim, P, u1);
+        else velocity_at(V, dim, may_wrap, P, u1);
         Q[2] = P[2];
         for (int b = 0; b < dim; b++) Q[b] = P[b] - 0.5f * dtc * u1[b];
-        velocity_at(V, dim, Q, u2);
+        velocity_at(V, dim, may_wrap, Q, u2);
         for (int b = 0; b < dim; b++) ws->back[b][e] = (P[b] - dtc * u2[b]) * m->scale[b] - m->off[b];
         if (!forward) continue;
         for (int b = 0; b < dim; b++) Q[b] = P[b] + 0.5f * dtc * u1[b];
-        velocity_at(V, dim, Q, u2);
+        velocity_at(V, dim, may_wrap, Q, u2);
         for (int b = 0; b < dim; b++) ws->fwd[b][e] = (P[b] + dtc * u2[b]) * m->scale[b] - m->off[b];
     }
 }
@@ -245,10 +319,19 @@ static void trace_grid(eddy_sim *s, const grid_map *m, const lattice V[3], float
     eddy_advect_ws *ws = s->advect;
     const int dim = s->dim;
     const int rows = m->n[1] * m->n[2];
+    /* without periodic axes (the common case) the samplers are instantiated without the wrapping branches */
+    bool may_wrap = false;
+    for (int a = 0; a < dim; a++)
+        for (int b = 0; b < dim; b++) may_wrap = may_wrap || V[a].wrap[b] != 0;
 #pragma omp parallel for num_threads(EDDY_THREADS(s)) schedule(static)
     for (int row = 0; row < rows; row++) {
-        if (dim == 2) trace_row(ws, m, V, dtc, forward, row, 2);
-        else trace_row(ws, m, V, dtc, forward, row, 3);
+        if (dim == 2) {
+            if (may_wrap) trace_row(ws, m, V, dtc, forward, row, 2, true);
+            else trace_row(ws, m, V, dtc, forward, row, 2, false);
+        } else {
+            if (may_wrap) trace_row(ws, m, V, dtc, forward, row, 3, true);
+            else trace_row(ws, m, V, dtc, forward, row, 3, false);
+        }
     }
 }
 
