@@ -40,49 +40,34 @@ eddy_particles_def eddy_particles_def_default(void) {
     return d;
 }
 
-static eddy_status set_msg(char *msg, size_t msg_size, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-static eddy_status set_msg(char *msg, size_t msg_size, const char *fmt, ...) {
-    if (msg && msg_size) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(msg, msg_size, fmt, ap);
-        va_end(ap);
-    }
-    return EDDY_ERR_INVALID_ARGUMENT;
-}
-
 static bool finite3(const float v[3]) { return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]); }
 
 static eddy_status check_region(const float lo[3], const float hi[3], char *msg, size_t msg_size) {
-    if (!finite3(lo) || !finite3(hi)) return set_msg(msg, msg_size, "particle region must be finite");
+    if (!finite3(lo) || !finite3(hi)) return eddy__def_error(msg, msg_size, "particle region must be finite");
     for (int a = 0; a < 3; a++)
         if (lo[a] > hi[a])
-            return set_msg(msg, msg_size, "particle region_min[%d] = %g > region_max[%d] = %g: the box is empty", a,
+            return eddy__def_error(msg, msg_size, "particle region_min[%d] = %g > region_max[%d] = %g: the box is empty", a,
                            (double)lo[a], a, (double)hi[a]);
     return EDDY_OK;
 }
 
 eddy_status eddy_particles_def_validate(const eddy_particles_def *d, char *msg, size_t msg_size) {
     if (msg && msg_size) msg[0] = '\0';
-    if (!d) return set_msg(msg, msg_size, "particle definition is NULL");
+    if (!d) return eddy__def_error(msg, msg_size, "particle definition is NULL");
     if (d->count < 1 || d->count > (1 << 26))
-        return set_msg(msg, msg_size, "particle count = %d: must be 1..%d", d->count, 1 << 26);
+        return eddy__def_error(msg, msg_size, "particle count = %d: must be 1..%d", d->count, 1 << 26);
     if (!isfinite(d->drag) || d->drag < 0)
-        return set_msg(msg, msg_size, "particle drag = %g: must be >= 0 per second", (double)d->drag);
-    if (!finite3(d->gravity)) return set_msg(msg, msg_size, "particle gravity is not finite");
+        return eddy__def_error(msg, msg_size, "particle drag = %g: must be >= 0 per second", (double)d->drag);
+    if (!finite3(d->gravity)) return eddy__def_error(msg, msg_size, "particle gravity is not finite");
     if (!isfinite(d->lifetime) || d->lifetime <= 0)
-        return set_msg(msg, msg_size, "particle lifetime = %g: must be positive seconds", (double)d->lifetime);
+        return eddy__def_error(msg, msg_size, "particle lifetime = %g: must be positive seconds", (double)d->lifetime);
     if (!isfinite(d->lifetime_jitter) || d->lifetime_jitter < 0 || d->lifetime_jitter >= 1)
-        return set_msg(msg, msg_size, "particle lifetime_jitter = %g: must be in [0, 1)", (double)d->lifetime_jitter);
+        return eddy__def_error(msg, msg_size, "particle lifetime_jitter = %g: must be in [0, 1)", (double)d->lifetime_jitter);
     if ((d->region_follows_wind != 0 && d->region_follows_wind != 1) ||
         (d->respawn_outside_window != 0 && d->respawn_outside_window != 1))
-        return set_msg(msg, msg_size, "particle region_follows_wind = %d, respawn_outside_window = %d: must be 0 or 1",
+        return eddy__def_error(msg, msg_size, "particle region_follows_wind = %d, respawn_outside_window = %d: must be 0 or 1",
                        d->region_follows_wind, d->respawn_outside_window);
-    if (d->threads < 0 || d->threads > 1024) return set_msg(msg, msg_size, "particle threads = %d: must be 0..1024", d->threads);
+    if (d->threads < 0 || d->threads > 1024) return eddy__def_error(msg, msg_size, "particle threads = %d: must be 0..1024", d->threads);
     return check_region(d->region_min, d->region_max, msg, msg_size);
 }
 
@@ -97,7 +82,7 @@ void eddy_particles_destroy(eddy_particles *p) {
 }
 
 eddy_status eddy_particles_create(const eddy_particles_def *def, eddy_particles **out, char *msg, size_t msg_size) {
-    if (!out) return set_msg(msg, msg_size, "out pointer is NULL");
+    if (!out) return eddy__def_error(msg, msg_size, "out pointer is NULL");
     *out = NULL;
     eddy_status st = eddy_particles_def_validate(def, msg, msg_size);
     if (st != EDDY_OK) return st;
@@ -112,7 +97,7 @@ eddy_status eddy_particles_create(const eddy_particles_def *def, eddy_particles 
     p->gen = (uint32_t *)calloc(n, sizeof(uint32_t));
     if (!p->pos || !p->vel || !p->age || !p->life || !p->gen) {
         eddy_particles_destroy(p);
-        set_msg(msg, msg_size, "out of memory for %d particles", def->count);
+        eddy__def_error(msg, msg_size, "out of memory for %d particles", def->count);
         return EDDY_ERR_OUT_OF_MEMORY;
     }
     memcpy(p->region_min, def->region_min, sizeof p->region_min);
@@ -130,7 +115,7 @@ const float *eddy_particles_lifetimes(const eddy_particles *p) { return p ? p->l
 
 eddy_status eddy_particles_set_region(eddy_particles *p, const float lo[3], const float hi[3]) {
     if (!p) return EDDY_ERR_INVALID_ARGUMENT;
-    if (!lo || !hi) return set_msg(p->error, sizeof p->error, "set_region: region_min and region_max must not be NULL");
+    if (!lo || !hi) return eddy__def_error(p->error, sizeof p->error, "set_region: region_min and region_max must not be NULL");
     eddy_status st = check_region(lo, hi, p->error, sizeof p->error);
     if (st != EDDY_OK) return st;
     memcpy(p->region_min, lo, sizeof p->region_min);
@@ -153,9 +138,9 @@ static inline float draw_lifetime(const eddy_particles *p, uint32_t i, uint32_t 
 eddy_status eddy_particles_set(eddy_particles *p, int index, const float pos[3], const float vel[3]) {
     if (!p) return EDDY_ERR_INVALID_ARGUMENT;
     if (index < 0 || index >= p->def.count)
-        return set_msg(p->error, sizeof p->error, "particle index = %d: must be 0..%d", index, p->def.count - 1);
+        return eddy__def_error(p->error, sizeof p->error, "particle index = %d: must be 0..%d", index, p->def.count - 1);
     if (!pos || !vel || !finite3(pos) || !finite3(vel))
-        return set_msg(p->error, sizeof p->error, "particle %d: position and velocity must be finite", index);
+        return eddy__def_error(p->error, sizeof p->error, "particle %d: position and velocity must be finite", index);
     if (p->gen[index] == 0) {
         p->gen[index] = 1;
         p->age[index] = 0.0f;
@@ -185,7 +170,7 @@ static inline void respawn(eddy_particles *p, const eddy_wind *w, size_t i, cons
 eddy_status eddy_particles_update(eddy_particles *p, const eddy_wind *w, float dt) {
     if (!p) return EDDY_ERR_INVALID_ARGUMENT;
     if (!isfinite(dt) || dt <= 0 || dt > 1)
-        return set_msg(p->error, sizeof p->error, "particle update: dt = %g: must be in (0, 1] seconds", (double)dt);
+        return eddy__def_error(p->error, sizeof p->error, "particle update: dt = %g: must be in (0, 1] seconds", (double)dt);
     /* exact-integration factors, in double: c1 and c2 lose digits to cancellation when k dt is small */
     const double k = p->def.drag, t = dt, kt = k * t;
     const double e = exp(-kt);

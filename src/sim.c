@@ -83,12 +83,7 @@ long eddy_sim_step_count(const eddy_sim *sim) { return sim ? sim->step : 0; }
 
 /* ---------------------------------------------------------------- validation */
 
-static eddy_status def_error(char *msg, size_t msg_size, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-static eddy_status def_error(char *msg, size_t msg_size, const char *fmt, ...) {
+eddy_status eddy__def_error(char *msg, size_t msg_size, const char *fmt, ...) {
     if (msg && msg_size) {
         va_list ap;
         va_start(ap, fmt);
@@ -102,40 +97,40 @@ static bool finite3(const float v[3]) { return isfinite(v[0]) && isfinite(v[1]) 
 
 eddy_status eddy_sim_def_validate(const eddy_sim_def *d, char *msg, size_t msg_size) {
     if (msg && msg_size) msg[0] = '\0';
-    if (!d) return def_error(msg, msg_size, "definition is NULL");
-    if (d->dim != 2 && d->dim != 3) return def_error(msg, msg_size, "dim = %d: must be 2 or 3", d->dim);
+    if (!d) return eddy__def_error(msg, msg_size, "definition is NULL");
+    if (d->dim != 2 && d->dim != 3) return eddy__def_error(msg, msg_size, "dim = %d: must be 2 or 3", d->dim);
     size_t cells = 1, scalars = 1;
     for (int a = 0; a < d->dim; a++) {
         if (d->grid[a] < 3 || d->grid[a] > (1 << 20))
-            return def_error(msg, msg_size, "grid[%d] = %d: must be between 3 and %d", a, d->grid[a], 1 << 20);
+            return eddy__def_error(msg, msg_size, "grid[%d] = %d: must be between 3 and %d", a, d->grid[a], 1 << 20);
         if (d->dye_scale[a] < 1 || d->dye_scale[a] > 16)
-            return def_error(msg, msg_size, "dye_scale[%d] = %d: must be between 1 and 16", a, d->dye_scale[a]);
+            return eddy__def_error(msg, msg_size, "dye_scale[%d] = %d: must be between 1 and 16", a, d->dye_scale[a]);
         cells *= (size_t)d->grid[a] + 1;
         scalars *= (size_t)d->grid[a] * (size_t)d->dye_scale[a];
         if (cells > EDDY_MAX_CELLS || scalars > EDDY_MAX_CELLS)
-            return def_error(msg, msg_size, "grid of %d axes is too large: more than 2^31 cells in one field", d->dim);
+            return eddy__def_error(msg, msg_size, "grid of %d axes is too large: more than 2^31 cells in one field", d->dim);
     }
     if (!(isfinite(d->size[0]) && d->size[0] > 0))
-        return def_error(msg, msg_size, "size[0] = %g: must be a positive length in metres", (double)d->size[0]);
+        return eddy__def_error(msg, msg_size, "size[0] = %g: must be a positive length in metres", (double)d->size[0]);
     float h = d->size[0] / (float)d->grid[0];
     for (int a = 1; a < d->dim; a++) {
         if (!isfinite(d->size[a]) || d->size[a] < 0)
-            return def_error(msg, msg_size, "size[%d] = %g: must be 0 (derived) or a positive length", a, (double)d->size[a]);
+            return eddy__def_error(msg, msg_size, "size[%d] = %g: must be 0 (derived) or a positive length", a, (double)d->size[a]);
         if (d->size[a] > 0) {
             float want = h * (float)d->grid[a];
             if (fabsf(d->size[a] - want) > 1e-4f * want)
-                return def_error(msg, msg_size,
+                return eddy__def_error(msg, msg_size,
                                  "size[%d] = %g m does not match grid[%d] = %d cells of h = %g m (cells must be square: expected %g)",
                                  a, (double)d->size[a], a, d->grid[a], (double)h, (double)want);
         }
     }
-    if (!finite3(d->origin)) return def_error(msg, msg_size, "origin is not finite");
-    if (!isfinite(d->dt) || d->dt < 0) return def_error(msg, msg_size, "dt = %g: must be 0 (CFL) or positive seconds", (double)d->dt);
+    if (!finite3(d->origin)) return eddy__def_error(msg, msg_size, "origin is not finite");
+    if (!isfinite(d->dt) || d->dt < 0) return eddy__def_error(msg, msg_size, "dt = %g: must be 0 (CFL) or positive seconds", (double)d->dt);
     if (d->dt == 0) {
         if (!isfinite(d->cfl) || d->cfl <= 0 || d->cfl > 50)
-            return def_error(msg, msg_size, "cfl = %g: must be in (0, 50]", (double)d->cfl);
+            return eddy__def_error(msg, msg_size, "cfl = %g: must be in (0, 50]", (double)d->cfl);
         if (!isfinite(d->max_dt) || d->max_dt <= 0)
-            return def_error(msg, msg_size, "max_dt = %g: must be positive seconds", (double)d->max_dt);
+            return eddy__def_error(msg, msg_size, "max_dt = %g: must be positive seconds", (double)d->max_dt);
     }
     struct { const char *name; float v; } nonneg[] = {
         {"viscosity", d->viscosity}, {"vorticity", d->vorticity},
@@ -144,40 +139,40 @@ eddy_status eddy_sim_def_validate(const eddy_sim_def *d, char *msg, size_t msg_s
         {"temperature_diffusion", d->temperature_diffusion}};
     for (size_t i = 0; i < sizeof nonneg / sizeof nonneg[0]; i++)
         if (!isfinite(nonneg[i].v) || nonneg[i].v < 0)
-            return def_error(msg, msg_size, "%s = %g: must be finite and >= 0", nonneg[i].name, (double)nonneg[i].v);
+            return eddy__def_error(msg, msg_size, "%s = %g: must be finite and >= 0", nonneg[i].name, (double)nonneg[i].v);
     if (!isfinite(d->density) || d->density <= 0)
-        return def_error(msg, msg_size, "density = %g: must be positive kg/m^3", (double)d->density);
-    if (!finite3(d->gravity)) return def_error(msg, msg_size, "gravity is not finite");
+        return eddy__def_error(msg, msg_size, "density = %g: must be positive kg/m^3", (double)d->density);
+    if (!finite3(d->gravity)) return eddy__def_error(msg, msg_size, "gravity is not finite");
     if (!isfinite(d->buoyancy_density) || !isfinite(d->buoyancy_temperature) || !isfinite(d->ambient_temperature))
-        return def_error(msg, msg_size, "buoyancy parameters must be finite");
+        return eddy__def_error(msg, msg_size, "buoyancy parameters must be finite");
     if ((unsigned)d->advection > EDDY_ADVECT_BFECC)
-        return def_error(msg, msg_size, "advection = %d: not a scheme", (int)d->advection);
+        return eddy__def_error(msg, msg_size, "advection = %d: not a scheme", (int)d->advection);
     if ((unsigned)d->pressure.solver > EDDY_PRESSURE_RBGS)
-        return def_error(msg, msg_size, "pressure.solver = %d: not a solver", (int)d->pressure.solver);
+        return eddy__def_error(msg, msg_size, "pressure.solver = %d: not a solver", (int)d->pressure.solver);
     if (!isfinite(d->pressure.tolerance) || d->pressure.tolerance <= 0 || d->pressure.tolerance >= 1)
-        return def_error(msg, msg_size, "pressure.tolerance = %g: must be in (0, 1)", (double)d->pressure.tolerance);
+        return eddy__def_error(msg, msg_size, "pressure.tolerance = %g: must be in (0, 1)", (double)d->pressure.tolerance);
     if (d->pressure.max_iterations < 0)
-        return def_error(msg, msg_size, "pressure.max_iterations = %d: must be >= 0", d->pressure.max_iterations);
+        return eddy__def_error(msg, msg_size, "pressure.max_iterations = %d: must be >= 0", d->pressure.max_iterations);
     if (!isfinite(d->pressure.omega) || d->pressure.omega < 0 || d->pressure.omega >= 2)
-        return def_error(msg, msg_size, "pressure.omega = %g: must be 0 (=1) or in (0, 2)", (double)d->pressure.omega);
-    if (d->threads < 0 || d->threads > 1024) return def_error(msg, msg_size, "threads = %d: must be 0..1024", d->threads);
+        return eddy__def_error(msg, msg_size, "pressure.omega = %g: must be 0 (=1) or in (0, 2)", (double)d->pressure.omega);
+    if (d->threads < 0 || d->threads > 1024) return eddy__def_error(msg, msg_size, "threads = %d: must be 0..1024", d->threads);
     static const char *const face_names[6] = {"x-", "x+", "y-", "y+", "z-", "z+"};
     for (int f = 0; f < 2 * d->dim; f++) {
         const eddy_boundary *b = &d->boundary[f];
         if ((unsigned)b->type > EDDY_BOUNDARY_OUTFLOW)
-            return def_error(msg, msg_size, "boundary[%s].type = %d: not a boundary type", face_names[f], (int)b->type);
+            return eddy__def_error(msg, msg_size, "boundary[%s].type = %d: not a boundary type", face_names[f], (int)b->type);
         if (!finite3(b->velocity) || !finite3(b->dye) || !isfinite(b->temperature))
-            return def_error(msg, msg_size, "boundary[%s]: velocity, dye and temperature must be finite", face_names[f]);
+            return eddy__def_error(msg, msg_size, "boundary[%s]: velocity, dye and temperature must be finite", face_names[f]);
         int other = f ^ 1;
         if ((b->type == EDDY_BOUNDARY_PERIODIC) != (d->boundary[other].type == EDDY_BOUNDARY_PERIODIC))
-            return def_error(msg, msg_size, "boundary[%s] is periodic but boundary[%s] is not: periodic needs both faces of an axis",
+            return eddy__def_error(msg, msg_size, "boundary[%s] is periodic but boundary[%s] is not: periodic needs both faces of an axis",
                              face_names[b->type == EDDY_BOUNDARY_PERIODIC ? f : other],
                              face_names[b->type == EDDY_BOUNDARY_PERIODIC ? other : f]);
     }
-    if ((unsigned)d->backend > EDDY_BACKEND_CUDA) return def_error(msg, msg_size, "backend = %d: unknown", (int)d->backend);
+    if ((unsigned)d->backend > EDDY_BACKEND_CUDA) return eddy__def_error(msg, msg_size, "backend = %d: unknown", (int)d->backend);
 #ifndef EDDY_HAVE_CUDA
     if (d->backend == EDDY_BACKEND_CUDA)
-        return def_error(msg, msg_size, "backend = cuda: this build has no CUDA backend (configure with -DEDDY_CUDA=ON)");
+        return eddy__def_error(msg, msg_size, "backend = cuda: this build has no CUDA backend (configure with -DEDDY_CUDA=ON)");
 #endif
     return EDDY_OK;
 }
@@ -212,7 +207,7 @@ void eddy_sim_destroy(eddy_sim *s) {
 }
 
 eddy_status eddy_sim_create(const eddy_sim_def *def, eddy_sim **out, char *msg, size_t msg_size) {
-    if (!out) return def_error(msg, msg_size, "out pointer is NULL");
+    if (!out) return eddy__def_error(msg, msg_size, "out pointer is NULL");
     *out = NULL;
     eddy_status st = eddy_sim_def_validate(def, msg, msg_size);
     if (st != EDDY_OK) return st;
@@ -251,14 +246,14 @@ eddy_status eddy_sim_create(const eddy_sim_def *def, eddy_sim **out, char *msg, 
          (s->row_partial = (double *)calloc(4 * (rows > srows ? rows : srows) + 8, sizeof(double)));
     if (!ok) {
         eddy_sim_destroy(s);
-        def_error(msg, msg_size, "out of memory allocating a %d x %d x %d grid", def->grid[0], def->grid[1], s->n[2]);
+        eddy__def_error(msg, msg_size, "out of memory allocating a %d x %d x %d grid", def->grid[0], def->grid[1], s->n[2]);
         return EDDY_ERR_OUT_OF_MEMORY;
     }
     s->next_id = 1;
     eddy_status sts[3] = {eddy__advect_init(s), eddy__diffuse_init(s), eddy__project_init(s)};
     for (int i = 0; i < 3; i++)
         if (sts[i] != EDDY_OK) {
-            def_error(msg, msg_size, "%s", s->error);
+            eddy__def_error(msg, msg_size, "%s", s->error);
             eddy_sim_destroy(s);
             return sts[i];
         }
@@ -267,7 +262,7 @@ eddy_status eddy_sim_create(const eddy_sim_def *def, eddy_sim **out, char *msg, 
     eddy__apply_scalar_boundaries(s);
     st = eddy__backend_attach(s);
     if (st != EDDY_OK) {
-        def_error(msg, msg_size, "%s", s->error);
+        eddy__def_error(msg, msg_size, "%s", s->error);
         eddy_sim_destroy(s);
         return st;
     }

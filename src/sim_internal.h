@@ -114,6 +114,13 @@ eddy_status eddy__fail(eddy_sim *s, eddy_status st, const char *fmt, ...)
 #endif
     ;
 double eddy__now_ms(void);
+/* writes a message into a caller's buffer (may be NULL) and returns EDDY_ERR_INVALID_ARGUMENT: the error path of
+ * functions that run before an object exists (definition checks) */
+eddy_status eddy__def_error(char *msg, size_t msg_size, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
 
 /* ---- grid.c: sampling on staggered grids ----
  * Samples array `data` of dims `n` whose element (i,j,k) sits at origin + (i+off[0], j+off[1], k+off[2]) * spacing.

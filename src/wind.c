@@ -38,50 +38,35 @@ eddy_wind_def eddy_wind_def_default(void) {
     return d;
 }
 
-static eddy_status msg_error(char *msg, size_t msg_size, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-static eddy_status msg_error(char *msg, size_t msg_size, const char *fmt, ...) {
-    if (msg && msg_size) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(msg, msg_size, fmt, ap);
-        va_end(ap);
-    }
-    return EDDY_ERR_INVALID_ARGUMENT;
-}
-
 static bool finite3(const float v[3]) { return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]); }
 
 eddy_status eddy_wind_def_validate(const eddy_wind_def *d, char *msg, size_t msg_size) {
     if (msg && msg_size) msg[0] = '\0';
-    if (!d) return msg_error(msg, msg_size, "wind definition is NULL");
+    if (!d) return eddy__def_error(msg, msg_size, "wind definition is NULL");
     for (int a = 0; a < 3; a++)
         if (d->grid[a] < 3 || d->grid[a] > 1024)
-            return msg_error(msg, msg_size, "wind grid[%d] = %d: must be between 3 and 1024 cells", a, d->grid[a]);
+            return eddy__def_error(msg, msg_size, "wind grid[%d] = %d: must be between 3 and 1024 cells", a, d->grid[a]);
     if ((size_t)d->grid[0] * d->grid[1] * d->grid[2] > ((size_t)1 << 26))
-        return msg_error(msg, msg_size, "wind grid %d x %d x %d: more than 2^26 cells", d->grid[0], d->grid[1], d->grid[2]);
+        return eddy__def_error(msg, msg_size, "wind grid %d x %d x %d: more than 2^26 cells", d->grid[0], d->grid[1], d->grid[2]);
     if (!isfinite(d->cell_size) || d->cell_size <= 0)
-        return msg_error(msg, msg_size, "wind cell_size = %g: must be a positive length in metres", (double)d->cell_size);
-    if (!finite3(d->center)) return msg_error(msg, msg_size, "wind center is not finite");
-    if (!finite3(d->ambient)) return msg_error(msg, msg_size, "wind ambient is not finite");
+        return eddy__def_error(msg, msg_size, "wind cell_size = %g: must be a positive length in metres", (double)d->cell_size);
+    if (!finite3(d->center)) return eddy__def_error(msg, msg_size, "wind center is not finite");
+    if (!finite3(d->ambient)) return eddy__def_error(msg, msg_size, "wind ambient is not finite");
     if (!isfinite(d->noise_amplitude) || d->noise_amplitude < 0)
-        return msg_error(msg, msg_size, "wind noise_amplitude = %g: must be >= 0 m/s", (double)d->noise_amplitude);
+        return eddy__def_error(msg, msg_size, "wind noise_amplitude = %g: must be >= 0 m/s", (double)d->noise_amplitude);
     if (d->noise_amplitude > 0 && (!isfinite(d->noise_scale) || d->noise_scale < d->cell_size))
-        return msg_error(msg, msg_size, "wind noise_scale = %g m: must be at least the cell size %g m",
+        return eddy__def_error(msg, msg_size, "wind noise_scale = %g m: must be at least the cell size %g m",
                          (double)d->noise_scale, (double)d->cell_size);
     if (!isfinite(d->relaxation_time) || d->relaxation_time < 0)
-        return msg_error(msg, msg_size, "wind relaxation_time = %g: must be >= 0 s (0 = none)", (double)d->relaxation_time);
+        return eddy__def_error(msg, msg_size, "wind relaxation_time = %g: must be >= 0 s (0 = none)", (double)d->relaxation_time);
     if (!isfinite(d->viscosity) || d->viscosity < 0)
-        return msg_error(msg, msg_size, "wind viscosity = %g: must be >= 0 m^2/s", (double)d->viscosity);
+        return eddy__def_error(msg, msg_size, "wind viscosity = %g: must be >= 0 m^2/s", (double)d->viscosity);
     if (d->max_explosions < 0 || d->max_explosions > 4096)
-        return msg_error(msg, msg_size, "wind max_explosions = %d: must be 0..4096", d->max_explosions);
+        return eddy__def_error(msg, msg_size, "wind max_explosions = %d: must be 0..4096", d->max_explosions);
     if (d->threads < 0 || d->threads > 1024)
-        return msg_error(msg, msg_size, "wind threads = %d: must be 0..1024", d->threads);
+        return eddy__def_error(msg, msg_size, "wind threads = %d: must be 0..1024", d->threads);
     if (d->snap_to_cells != 0 && d->snap_to_cells != 1)
-        return msg_error(msg, msg_size, "wind snap_to_cells = %d: must be 0 or 1", d->snap_to_cells);
+        return eddy__def_error(msg, msg_size, "wind snap_to_cells = %d: must be 0 or 1", d->snap_to_cells);
     /* the pressure settings are checked by the simulation's own validation (see eddy_wind_create) */
     return EDDY_OK;
 }
@@ -129,14 +114,14 @@ static void fill_ambient(eddy_wind *w);
 static void build_cache(eddy_wind *w, bool *finite_out);
 
 eddy_status eddy_wind_create(const eddy_wind_def *def, eddy_wind **out, char *msg, size_t msg_size) {
-    if (!out) return msg_error(msg, msg_size, "out pointer is NULL");
+    if (!out) return eddy__def_error(msg, msg_size, "out pointer is NULL");
     *out = NULL;
     eddy_status st = eddy_wind_def_validate(def, msg, msg_size);
     if (st != EDDY_OK) return st;
     eddy_sim_def sd = sim_def_for(def);
     char sim_msg[256];
     st = eddy_sim_def_validate(&sd, sim_msg, sizeof sim_msg);
-    if (st != EDDY_OK) return msg_error(msg, msg_size, "wind simulation settings: %s", sim_msg);
+    if (st != EDDY_OK) return eddy__def_error(msg, msg_size, "wind simulation settings: %s", sim_msg);
     eddy_wind *w = (eddy_wind *)calloc(1, sizeof *w);
     if (!w) return EDDY_ERR_OUT_OF_MEMORY;
     w->def = *def;
@@ -181,7 +166,7 @@ eddy_status eddy_wind_create(const eddy_wind_def *def, eddy_wind **out, char *ms
              (w->explosion_age = (float *)calloc((size_t)def->max_explosions, sizeof(float)));
     }
     if (!ok) {
-        msg_error(msg, msg_size, "out of memory allocating a %d x %d x %d wind field", w->n[0], w->n[1], w->n[2]);
+        eddy__def_error(msg, msg_size, "out of memory allocating a %d x %d x %d wind field", w->n[0], w->n[1], w->n[2]);
         eddy_wind_destroy(w);
         return EDDY_ERR_OUT_OF_MEMORY;
     }
