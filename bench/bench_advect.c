@@ -3,8 +3,10 @@
  * channels, temperature zero (a zero field is skipped by both stages). Prints medians in ms and cells (velocity
  * cells) per second, and the CG iterations of the diffusion summed over its solves (velocity components or dye
  * channels). "cpu ms" is the process CPU time (all threads): with one thread it is the figure that a busy shared
- * machine does not inflate. A table, never pass/fail.
- * Usage: bench_advect [reps] [3d]   (default 9 repetitions after one warm-up; "3d" adds 128^3) */
+ * machine does not inflate. The "+ T" rows also fill the temperature (4 scalar fields, as in the smoke scene of bench).
+ * A table, never pass/fail.
+ * Usage: bench_advect [reps] [3d|3d-only] [advect]   (default 9 repetitions after one warm-up; "3d" adds 128^3,
+ * "3d-only" runs only 128^3; "advect" leaves out the diffusion rows) */
 #include "diffuse.h"
 
 #include <math.h>
@@ -30,7 +32,7 @@ static double median(double *v, int n) {
 }
 
 /* a smooth swirl of about 1 m/s, dye in three overlapping blobs */
-static void fill(eddy_sim *s) {
+static void fill(eddy_sim *s, bool with_temperature) {
     for (int a = 0; a < s->dim; a++) {
         eddy_grid_desc g = eddy__velocity_desc(s, a, s->vel[a]);
         for (int k = 0; k < g.n[2]; k++)
@@ -53,6 +55,7 @@ static void fill(eddy_sim *s) {
                     float dx = p[0] - 0.3f - 0.2f * (float)c, dy = p[1] - 0.5f;
                     s->dye[c][e] = expf(-(dx * dx + dy * dy) / 0.02f);
                 }
+                s->temperature[e] = with_temperature ? 2.0f * s->dye[1][e] : 0.0f;
             }
 }
 
@@ -60,6 +63,7 @@ typedef struct bench_row {
     const char *stage;
     eddy_advection scheme;
     int dye_scale;
+    bool temperature; /* advect rows: also a nonzero temperature */
     float viscosity, dye_diffusion; /* diffusion rows */
 } bench_row;
 
@@ -84,7 +88,7 @@ static void run(int dim, int n, int threads, const bench_row *row, int reps) {
     double t[64], tc[64];
     int iterations = 0;
     for (int r = 0; r <= reps; r++) {
-        fill(s); /* the same input every time (diffusion iterations depend on it) */
+        fill(s, row->temperature); /* the same input every time (diffusion iterations depend on it) */
         double t0 = eddy__now_ms(), c0 = cpu_ms();
         eddy_status st = advect ? eddy__advect(s, d.dt) : eddy__diffuse(s, d.dt);
         double ms = eddy__now_ms() - t0, cpu = cpu_ms() - c0;
@@ -104,6 +108,7 @@ static void run(int dim, int n, int threads, const bench_row *row, int reps) {
     if (advect) snprintf(what, sizeof what, "%s, dye x%d", row->scheme == EDDY_ADVECT_SEMI_LAGRANGIAN ? "semi-Lagrangian" :
                                                             row->scheme == EDDY_ADVECT_MACCORMACK ? "MacCormack" : "BFECC",
                          row->dye_scale);
+    if (advect && row->temperature) strncat(what, " + T", sizeof what - strlen(what) - 1);
     else snprintf(what, sizeof what, "%s, k dt/h^2 = %.3g", row->viscosity > 0 ? "viscosity" : "3 dye channels", c);
     printf("%-5s %-8s %-34s %7d %9.2f %9.2f %9.1f %6s\n", dim == 2 ? "2D" : "3D", row->stage, what, threads, ms, cpu,
            (double)s->ncells / (ms * 1e-3) / 1e6, advect ? "-" : (snprintf(msg, sizeof msg, "%d", iterations), msg));
@@ -113,24 +118,27 @@ static void run(int dim, int n, int threads, const bench_row *row, int reps) {
 int main(int argc, char **argv) {
     int reps = argc > 1 ? atoi(argv[1]) : 9;
     if (reps < 1 || reps > 64) reps = 9;
-    bool three = argc > 2 && !strcmp(argv[2], "3d");
+    bool three = argc > 2 && !strncmp(argv[2], "3d", 2), two = !(argc > 2 && !strcmp(argv[2], "3d-only"));
+    bool advect_only = argc > 3 && !strcmp(argv[3], "advect");
     /* k dt / h^2 at 512^2 with dt = 0.5/512 s: viscosity 1e-3 -> 0.26 (a light fluid), 0.1 -> 26 (syrup) */
     bench_row rows[] = {
-        {"advect", EDDY_ADVECT_SEMI_LAGRANGIAN, 1, 0, 0},
-        {"advect", EDDY_ADVECT_MACCORMACK, 1, 0, 0},
-        {"advect", EDDY_ADVECT_BFECC, 1, 0, 0},
-        {"advect", EDDY_ADVECT_MACCORMACK, 2, 0, 0},
-        {"diffuse", EDDY_ADVECT_MACCORMACK, 1, 1e-3f, 0},
-        {"diffuse", EDDY_ADVECT_MACCORMACK, 1, 0.1f, 0},
-        {"diffuse", EDDY_ADVECT_MACCORMACK, 1, 0, 1e-4f},
+        {"advect", EDDY_ADVECT_SEMI_LAGRANGIAN, 1, false, 0, 0},
+        {"advect", EDDY_ADVECT_MACCORMACK, 1, false, 0, 0},
+        {"advect", EDDY_ADVECT_MACCORMACK, 1, true, 0, 0},
+        {"advect", EDDY_ADVECT_BFECC, 1, false, 0, 0},
+        {"advect", EDDY_ADVECT_MACCORMACK, 2, false, 0, 0},
+        {"diffuse", EDDY_ADVECT_MACCORMACK, 1, false, 1e-3f, 0},
+        {"diffuse", EDDY_ADVECT_MACCORMACK, 1, false, 0.1f, 0},
+        {"diffuse", EDDY_ADVECT_MACCORMACK, 1, false, 0, 1e-4f},
     };
     printf("# eddy advection / diffusion stages, median of %d runs; Mcell/s counts velocity cells; temperature zero\n", reps);
     printf("%-5s %-8s %-34s %7s %9s %9s %9s %6s\n", "grid", "stage", "variant", "threads", "ms", "cpu ms", "Mcell/s",
            "CG it");
-    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++)
-        for (int threads = 1; threads <= 2; threads++) run(2, 512, threads, &rows[r], reps);
-    if (three)
-        for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++)
-            for (int threads = 1; threads <= 2; threads++) run(3, 128, threads, &rows[r], reps < 5 ? reps : 5);
+    for (size_t r = 0; r < sizeof rows / sizeof rows[0] && two; r++)
+        for (int threads = 1; threads <= 2; threads++)
+            if (!advect_only || !strcmp(rows[r].stage, "advect")) run(2, 512, threads, &rows[r], reps);
+    for (size_t r = 0; r < sizeof rows / sizeof rows[0] && three; r++)
+        for (int threads = 1; threads <= 2; threads++)
+            if (!advect_only || !strcmp(rows[r].stage, "advect")) run(3, 128, threads, &rows[r], reps < 5 ? reps : 5);
     return 0;
 }
