@@ -108,8 +108,8 @@ static void run(int dim, int n, int threads, const bench_row *row, int reps) {
     if (advect) snprintf(what, sizeof what, "%s, dye x%d", row->scheme == EDDY_ADVECT_SEMI_LAGRANGIAN ? "semi-Lagrangian" :
                                                             row->scheme == EDDY_ADVECT_MACCORMACK ? "MacCormack" : "BFECC",
                          row->dye_scale);
-    if (advect && row->temperature) strncat(what, " + T", sizeof what - strlen(what) - 1);
     else snprintf(what, sizeof what, "%s, k dt/h^2 = %.3g", row->viscosity > 0 ? "viscosity" : "3 dye channels", c);
+    if (advect && row->temperature) strncat(what, " + T", sizeof what - strlen(what) - 1);
     printf("%-5s %-8s %-34s %7d %9.2f %9.2f %9.1f %6s\n", dim == 2 ? "2D" : "3D", row->stage, what, threads, ms, cpu,
            (double)s->ncells / (ms * 1e-3) / 1e6, advect ? "-" : (snprintf(msg, sizeof msg, "%d", iterations), msg));
     eddy_sim_destroy(s);
