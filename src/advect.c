@@ -130,7 +130,45 @@ HOT void locate(const lattice *L, int dim, float x, float y, float z, stencil *s
     locate_w(L, dim, true, x, y, z, st);
 }
 
+/* Two node layouts: "pair" stencils (x1 == x0 + 1, every stencil of a lattice without a wrapping axis, and most of
+ * the others) load each row's two nodes at once, and SSE computes the x-lerps of all rows (and the y-lerps of both
+ * z-layers) lane by lane. Every lane does the scalar code's operations on the same operands in the same order,
+ * and SSE single-precision arithmetic is the scalar arithmetic, so both paths give the same bits. */
+#if defined(__SSE2__)
+#define EDDY_ADVECT_SSE 1
+#include <emmintrin.h>
+
+/* [row r00: x0, x1, row r10: x0, x1] and [row r01: x0, x1, row r11: x0, x1] -> x0 nodes and x1 nodes, lanes in the
+ * row order r00, r10, r01, r11 */
+HOT void load_pairs(const stencil *st, int dim, const float *d, __m128 *x0, __m128 *x1) {
+    const float *p = d + st->x0;
+    __m128 lo = _mm_loadh_pi(_mm_loadl_pi(_mm_setzero_ps(), (const __m64 *)(p + st->r00)), (const __m64 *)(p + st->r10));
+    __m128 hi = dim == 3 ? _mm_loadh_pi(_mm_loadl_pi(_mm_setzero_ps(), (const __m64 *)(p + st->r01)), (const __m64 *)(p + st->r11))
+                         : lo;
+    *x0 = _mm_shuffle_ps(lo, hi, _MM_SHUFFLE(2, 0, 2, 0));
+    *x1 = _mm_shuffle_ps(lo, hi, _MM_SHUFFLE(3, 1, 3, 1));
+}
+
+HOT __m128 lerp4(__m128 a, __m128 b, __m128 w) { return _mm_add_ps(a, _mm_mul_ps(w, _mm_sub_ps(b, a))); }
+
+HOT float pair_sample(const stencil *st, int dim, const float *d) {
+    __m128 a, b;
+    load_pairs(st, dim, d, &a, &b);
+    __m128 c = lerp4(a, b, _mm_set1_ps(st->wx)); /* c00, c10, c01, c11 */
+    if (dim == 2) {
+        float c00 = _mm_cvtss_f32(c), c10 = _mm_cvtss_f32(_mm_shuffle_ps(c, c, _MM_SHUFFLE(1, 1, 1, 1)));
+        return lerp(c00, c10, st->wy);
+    }
+    __m128 y0 = _mm_shuffle_ps(c, c, _MM_SHUFFLE(2, 0, 2, 0)), y1 = _mm_shuffle_ps(c, c, _MM_SHUFFLE(3, 1, 3, 1));
+    __m128 e = lerp4(y0, y1, _mm_set1_ps(st->wy)); /* c0, c1 */
+    return lerp(_mm_cvtss_f32(e), _mm_cvtss_f32(_mm_shuffle_ps(e, e, _MM_SHUFFLE(1, 1, 1, 1))), st->wz);
+}
+#endif
+
 HOT float stencil_sample(const stencil *st, int dim, const float *d) {
+#if EDDY_ADVECT_SSE
+    if (dim == 3 && st->x1 == st->x0 + 1) return pair_sample(st, dim, d); /* in 2D the scalar code is as short */
+#endif
     float c0 = lerp(lerp(d[st->r00 + st->x0], d[st->r00 + st->x1], st->wx),
                     lerp(d[st->r10 + st->x0], d[st->r10 + st->x1], st->wx), st->wy);
     if (dim == 2) return c0;
@@ -142,8 +180,26 @@ HOT float stencil_sample(const stencil *st, int dim, const float *d) {
 HOT float min2(float a, float b) { return a < b ? a : b; }
 HOT float max2(float a, float b) { return a > b ? a : b; }
 
-/* min and max of the 2^d nodes: the range the limiters allow */
+/* min and max of the 2^d nodes: the range the limiters allow. The SSE path keeps the scalar tree (pairs along x,
+ * then rows, then layers; MINPS/MAXPS pick their operands as min2/max2 do), so even the sign of a zero agrees. */
 HOT void stencil_minmax(const stencil *st, int dim, const float *d, float *lo, float *hi) {
+#if EDDY_ADVECT_SSE
+    if (dim == 3 && st->x1 == st->x0 + 1) {
+        __m128 a, b;
+        load_pairs(st, dim, d, &a, &b);
+        __m128 mn = _mm_min_ps(a, b), mx = _mm_max_ps(a, b); /* per row */
+        /* rows r00 r10 -> lane 0, rows r01 r11 -> lane 1 */
+        mn = _mm_min_ps(_mm_shuffle_ps(mn, mn, _MM_SHUFFLE(2, 0, 2, 0)), _mm_shuffle_ps(mn, mn, _MM_SHUFFLE(3, 1, 3, 1)));
+        mx = _mm_max_ps(_mm_shuffle_ps(mx, mx, _MM_SHUFFLE(2, 0, 2, 0)), _mm_shuffle_ps(mx, mx, _MM_SHUFFLE(3, 1, 3, 1)));
+        if (dim == 3) {
+            mn = _mm_min_ss(mn, _mm_shuffle_ps(mn, mn, _MM_SHUFFLE(1, 1, 1, 1)));
+            mx = _mm_max_ss(mx, _mm_shuffle_ps(mx, mx, _MM_SHUFFLE(1, 1, 1, 1)));
+        }
+        *lo = _mm_cvtss_f32(mn);
+        *hi = _mm_cvtss_f32(mx);
+        return;
+    }
+#endif
     float a = d[st->r00 + st->x0], b = d[st->r00 + st->x1], c = d[st->r10 + st->x0], e = d[st->r10 + st->x1];
     float mn = min2(min2(a, b), min2(c, e)), mx = max2(max2(a, b), max2(c, e));
     if (dim == 3) {
