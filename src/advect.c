@@ -28,8 +28,9 @@
 
 struct eddy_advect_ws {
     size_t cap;      /* elements per buffer: the largest face or scalar grid */
-    float *back[3];  /* foot of the backward trace of each element, lattice coordinates of the grid being advected */
-    float *fwd[3];   /* end of the forward trace (the reverse operator A^R) */
+    float *back;     /* foot of the backward trace of each element, lattice coordinates of the grid being advected,
+                        dim floats per element (interleaved: one stream to read rather than dim) */
+    float *fwd;      /* end of the forward trace (the reverse operator A^R), the same layout */
     float *tmp[3];   /* intermediate fields of MacCormack / BFECC */
 };
 
@@ -361,11 +362,11 @@ HOT void trace_row(eddy_advect_ws *ws, const grid_map *m, const lattice V[3], fl
         Q[2] = P[2];
         for (int b = 0; b < dim; b++) Q[b] = P[b] - 0.5f * dtc * u1[b];
         velocity_at(V, dim, may_wrap, Q, u2);
-        for (int b = 0; b < dim; b++) ws->back[b][e] = (P[b] - dtc * u2[b]) * m->scale[b] - m->off[b];
+        for (int b = 0; b < dim; b++) ws->back[(size_t)dim * e + (size_t)b] = (P[b] - dtc * u2[b]) * m->scale[b] - m->off[b];
         if (!forward) continue;
         for (int b = 0; b < dim; b++) Q[b] = P[b] + 0.5f * dtc * u1[b];
         velocity_at(V, dim, may_wrap, Q, u2);
-        for (int b = 0; b < dim; b++) ws->fwd[b][e] = (P[b] + dtc * u2[b]) * m->scale[b] - m->off[b];
+        for (int b = 0; b < dim; b++) ws->fwd[(size_t)dim * e + (size_t)b] = (P[b] + dtc * u2[b]) * m->scale[b] - m->off[b];
     }
 }
 
@@ -412,24 +413,23 @@ typedef struct pass_args {
 } pass_args;
 
 HOT void pass_row(const eddy_advect_ws *ws, const pass_args *pa, enum pass_kind kind, size_t e, size_t end, int dim) {
-    const float *bx = ws->back[0], *by = ws->back[1], *bz = ws->back[2];
-    const float *fx = ws->fwd[0], *fy = ws->fwd[1], *fz = ws->fwd[2];
     stencil st;
     float lo, hi;
     for (; e < end; e++) {
+        const float *bk = ws->back + (size_t)dim * e, *fw = ws->fwd + (size_t)dim * e;
         switch (kind) {
         case PASS_BACKWARD:
-            locate(pa->L, dim, bx[e], by[e], dim == 3 ? bz[e] : 0.0f, &st);
+            locate(pa->L, dim, bk[0], bk[1], dim == 3 ? bk[2] : 0.0f, &st);
             pa->out[e] = pa->factor * stencil_sample(&st, dim, pa->q);
             break;
         case PASS_BACKWARD_RANGE:
             /* the range comes from the same 2^d nodes as the sample: kept for step 2 rather than located again */
-            locate(pa->L, dim, bx[e], by[e], dim == 3 ? bz[e] : 0.0f, &st);
+            locate(pa->L, dim, bk[0], bk[1], dim == 3 ? bk[2] : 0.0f, &st);
             pa->out[e] = stencil_sample(&st, dim, pa->q);
             stencil_minmax(&st, dim, pa->q, &pa->lo[e], &pa->hi[e]);
             break;
         case PASS_MACCORMACK: {
-            locate(pa->L, dim, fx[e], fy[e], dim == 3 ? fz[e] : 0.0f, &st);
+            locate(pa->L, dim, fw[0], fw[1], dim == 3 ? fw[2] : 0.0f, &st);
             float qhat = pa->aux[e];
             float v = qhat + 0.5f * (pa->q[e] - stencil_sample(&st, dim, pa->aux));
             if (v < pa->lo[e] || v > pa->hi[e]) v = qhat; /* revert to the semi-Lagrangian value (Selle et al. 2008, sec. 4) */
@@ -437,11 +437,11 @@ HOT void pass_row(const eddy_advect_ws *ws, const pass_args *pa, enum pass_kind 
             break;
         }
         case PASS_BFECC_CORRECT:
-            locate(pa->L, dim, fx[e], fy[e], dim == 3 ? fz[e] : 0.0f, &st);
+            locate(pa->L, dim, fw[0], fw[1], dim == 3 ? fw[2] : 0.0f, &st);
             pa->out[e] = pa->q[e] + 0.5f * (pa->q[e] - stencil_sample(&st, dim, pa->aux));
             break;
         case PASS_BFECC_FINAL: {
-            locate(pa->L, dim, bx[e], by[e], dim == 3 ? bz[e] : 0.0f, &st);
+            locate(pa->L, dim, bk[0], bk[1], dim == 3 ? bk[2] : 0.0f, &st);
             float v = stencil_sample(&st, dim, pa->aux);
             stencil_minmax(&st, dim, pa->q, &lo, &hi);
             pa->out[e] = pa->factor * (v < lo ? lo : (v > hi ? hi : v));
@@ -531,11 +531,10 @@ static eddy_status ensure_workspace(eddy_sim *s) {
     size_t cap = ws->cap;
     bool ok = true;
     int count = 0;
-    for (int b = 0; b < s->dim; b++) {
-        if (!ws->back[b]) ok = ok && (ws->back[b] = (float *)malloc(cap * sizeof(float)));
-        if (forward && !ws->fwd[b]) ok = ok && (ws->fwd[b] = (float *)malloc(cap * sizeof(float)));
-        count += forward ? 2 : 1;
-    }
+    const size_t dim = (size_t)s->dim;
+    if (!ws->back) ok = ok && (ws->back = (float *)malloc(dim * cap * sizeof(float)));
+    if (forward && !ws->fwd) ok = ok && (ws->fwd = (float *)malloc(dim * cap * sizeof(float)));
+    count += forward ? 2 * s->dim : s->dim;
     for (int f = 0; f < fields; f++, count++)
         if (!ws->tmp[f]) ok = ok && (ws->tmp[f] = (float *)malloc(cap * sizeof(float)));
     if (!ok) return eddy__fail(s, EDDY_ERR_OUT_OF_MEMORY, "advection: out of memory for %d work buffers of %zu floats", count, cap);
@@ -554,10 +553,8 @@ eddy_status eddy__advect_init(eddy_sim *s) {
 void eddy__advect_free(eddy_sim *s) {
     eddy_advect_ws *ws = s->advect;
     if (!ws) return;
-    for (int b = 0; b < 3; b++) {
-        free(ws->back[b]);
-        free(ws->fwd[b]);
-    }
+    free(ws->back);
+    free(ws->fwd);
     for (int f = 0; f < 3; f++) free(ws->tmp[f]);
     free(ws);
     s->advect = NULL;
