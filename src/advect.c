@@ -416,7 +416,9 @@ HOT void pass_row(const eddy_advect_ws *ws, const pass_args *pa, enum pass_kind 
     stencil st;
     float lo, hi;
     for (; e < end; e++) {
-        const float *bk = ws->back + (size_t)dim * e, *fw = ws->fwd + (size_t)dim * e;
+        /* the forward buffer exists only for the two-way schemes */
+        const float *bk = ws->back + (size_t)dim * e;
+        const float *fw = kind == PASS_MACCORMACK || kind == PASS_BFECC_CORRECT ? ws->fwd + (size_t)dim * e : NULL;
         switch (kind) {
         case PASS_BACKWARD:
             locate(pa->L, dim, bk[0], bk[1], dim == 3 ? bk[2] : 0.0f, &st);
