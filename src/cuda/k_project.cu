@@ -85,6 +85,8 @@ struct PoissonWS {
     cudaGraph_t gr_start, gr_loop;
     float graph_tol;  /* pressure.tolerance and max_iterations the graphs were captured with */
     int graph_max_it;
+    int graph_warm;   /* and pressure.warm_start */
+    float *h_warm_scale; /* pinned: dt / (rho h), sent to the device before each solve */
     cudaGraphExec_t g_start, g_loop;
     /* statistics of the last solve computed on the host (Jacobi, RBGS), else read back from the device */
     int host_stats, host_iters;
@@ -394,6 +396,7 @@ __global__ void k_dot(LevA L, const float *__restrict__ a, const float *__restri
 struct CGState {
     double rz, tolb;
     float alpha, beta, mean;
+    float warm_scale; /* dt / (rho h) of this step, for the warm start (sent before each solve) */
     int it, max_it, active;
     int converged; /* the recursive residual reached the tolerance (else: breakdown or the iteration cap) */
 };
@@ -461,8 +464,28 @@ __global__ void __launch_bounds__(1024) k_cg_start(CGState *cg, const double *pa
     cg->converged = 0;
     cg->active = bnorm > 0.0 && isfinite(bnorm);
     rb->red[R_CG_BNORM2] = bb;
+    rb->red[R_CG_INIT2] = bb;
     rb->red[R_CG_ITER] = 0;
     rb->red[R_CG_RES0] = 0;
+}
+/* warm start: x0 = p dt / (rho h) on solved cells (project.c warm_row), 0 when there is nothing to solve */
+__global__ void k_warm(Geo g, LevA L, const CGState *cg, const float *__restrict__ p, float *__restrict__ x) {
+    ECU_IJK(g.n[0], g.n[1]);
+    if (!inside_) return;
+    const int e = cell_at(L, i, j, k);
+    x[e] = cg->active && L.diag[e] > 0.0f ? cg->warm_scale * p[idx3(g.n, i, j, k)] : 0.0f;
+}
+/* |b - A x0|^2 of the warm start: already converged, or the loop starts from this residual */
+__global__ void __launch_bounds__(1024) k_cg_initial(CGState *cg, const double *partials, size_t n, Readback *rb) {
+    if (!cg->active) return;
+    double rr = sum_partials(partials, n);
+    if (threadIdx.x) return;
+    rb->red[R_CG_INIT2] = rr;
+    if (sqrt(rr) <= cg->tolb) {
+        cg->converged = 1;
+        cg->active = 0;
+        rb->red[R_CG_RES0] = 1;
+    }
 }
 /* r.z of the first V-cycle */
 __global__ void __launch_bounds__(1024) k_cg_rz(CGState *cg, const double *partials, size_t n) {
@@ -664,9 +687,14 @@ __device__ void warp_half(const TailLevel &T, int colour, int zero_start, int nc
     __syncwarp();
 }
 
+/* the level's descriptor is copied into registers: read through the shared-memory array, every n, stride and weight
+ * of the stencil would be a shared load per cell */
 __device__ void tail_half(const TailLevel &T, int colour, int zero_start) {
-    if (!zero_start) tail_ghosts(T.a, T.x);
-    TAIL_CELLS(T.a, d_half(T.a, T.x, T.b, i, j, k, colour, 1.0f, zero_start));
+    const LevA L = T.a;
+    float *x = T.x;
+    const float *b = T.b;
+    if (!zero_start) tail_ghosts(L, x);
+    TAIL_CELLS(L, d_half(L, x, b, i, j, k, colour, 1.0f, zero_start));
 }
 
 /* levels first..nl-1 of the V-cycle in one block: smoothing, transfers and the coarsest solve
@@ -706,10 +734,16 @@ __device__ void tail_body(const TailLevel *lv, int first, int nl, const CompD &c
             tail_half(T, 0, s == 0);
             tail_half(T, 1, 0);
         }
-        tail_ghosts(T.a, T.x);
-        TAIL_CELLS(T.a, d_residual_w(T.a, T.x, T.b, T.r, i, j, k));
+        {
+            const LevA L = T.a;
+            tail_ghosts(L, T.x);
+            TAIL_CELLS(L, d_residual_w(L, T.x, T.b, T.r, i, j, k));
+        }
         const TailLevel &C = lv[l + 1 - first];
-        TAIL_CELLS(C.a, d_restrict(T.a, C.a, T.ax[0], T.ax[1], T.ax[2], T.r, C.b, i, j, k));
+        {
+            const LevA F = T.a, Ca = C.a;
+            TAIL_CELLS(Ca, d_restrict(F, Ca, T.ax[0], T.ax[1], T.ax[2], T.r, C.b, i, j, k));
+        }
     }
     const TailLevel &C = lv[nl - 1 - first];
     if (nl - 1 > 0 && threadIdx.x == 0) remove_mean_serial(C.a, coarse, C.b);
@@ -743,7 +777,10 @@ __device__ void tail_body(const TailLevel *lv, int first, int nl, const CompD &c
     for (int l = nl - 2; l >= first; l--) {
         const TailLevel &T = lv[l - first];
         const TailLevel &Cl = lv[l + 1 - first];
-        TAIL_CELLS(T.a, d_prolong(T.a, Cl.a, T.ax[0], T.ax[1], T.ax[2], Cl.x, T.x, i, j, k, 1));
+        {
+            const LevA F = T.a, Ca = Cl.a;
+            TAIL_CELLS(F, d_prolong(F, Ca, T.ax[0], T.ax[1], T.ax[2], Cl.x, T.x, i, j, k, 1));
+        }
         for (int s = 0; s < EDDY_MG_SMOOTH; s++) {
             tail_half(T, 1, 0);
             tail_half(T, 0, 0);
@@ -1004,28 +1041,11 @@ static cudaError_t dot0(cu_sim *c, const float *a, const float *b, double *out) 
     return reduce_read(c, 0, red_blocks(L), out);
 }
 
-/* MGPCG (poisson_mg.c eddy__poisson_mgpcg) with every scalar on the device: the start ... */
-static void mgpcg_start(cu_sim *c) {
-    PoissonWS *P = c->pois;
-    LevelD &L0 = P->lv[0];
-    const LevA &L = L0.a;
-    const eddy_pressure_def *pd = &c->s->def.pressure;
-    dim3 bl = tile_block();
-    size_t nb = red_blocks(L), bytes = L0.count * sizeof(float);
-    const int *active = &P->d_cg->active;
-    k_dot<<<red_grid(L), bl, 0, c->stream>>>(L, P->rhs, P->rhs, part(c, 0), nullptr);
-    k_cg_start<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), nb, (double)pd->tolerance,
-                                          pd->max_iterations > 0 ? pd->max_iterations : MGPCG_DEFAULT_ITERATIONS, c->d_rb);
-    cudaMemsetAsync(P->sol, 0, bytes, c->stream);
-    cudaMemcpyAsync(P->res, P->rhs, bytes, cudaMemcpyDeviceToDevice, c->stream);
-    vcycle(c, P->res, P->z, active);
-    k_dot<<<red_grid(L), bl, 0, c->stream>>>(L, P->res, P->z, part(c, 0), active);
-    k_cg_rz<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), nb);
-    cudaMemcpyAsync(P->p, P->z, bytes, cudaMemcpyDeviceToDevice, c->stream);
-}
-
-/* ... and one iteration: kernels after the loop's end return at once */
-static void mgpcg_iteration(cu_sim *c) {
+/* MGPCG (poisson_mg.c eddy__poisson_mgpcg) with every scalar on the device. The loop is rotated so that an
+ * iteration ends with the convergence test: the iteration that converges then queues no V-cycle whose kernels
+ * would all return at once (about 40 empty launches at 2048^2).
+ * The second half of an iteration: q = A p, alpha, x += alpha p, r -= alpha q, the test */
+static void cg_update_check(cu_sim *c) {
     PoissonWS *P = c->pois;
     LevelD &L0 = P->lv[0];
     const LevA &L = L0.a;
@@ -1049,10 +1069,59 @@ static void mgpcg_iteration(cu_sim *c) {
     } else {
         k_cg_check<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 1), nullptr, nb, 1.0, c->d_rb);
     }
+}
+
+/* the first iteration after a (re)start: the direction is the preconditioned residual */
+static void cg_first_iteration(cu_sim *c) {
+    PoissonWS *P = c->pois;
+    const LevA &L = P->lv[0].a;
+    const int *active = &P->d_cg->active;
+    vcycle(c, P->res, P->z, active);
+    k_dot<<<red_grid(L), tile_block(), 0, c->stream>>>(L, P->res, P->z, part(c, 0), active);
+    k_cg_rz<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), red_blocks(L));
+    cudaMemcpyAsync(P->p, P->z, P->lv[0].count * sizeof(float), cudaMemcpyDeviceToDevice, c->stream);
+    cg_update_check(c);
+}
+
+/* the start: |b|, x0 (0, or the warm start from the pressure) and its residual, the first iteration */
+static void mgpcg_start(cu_sim *c) {
+    PoissonWS *P = c->pois;
+    LevelD &L0 = P->lv[0];
+    const LevA &L = L0.a;
+    const eddy_pressure_def *pd = &c->s->def.pressure;
+    dim3 bl = tile_block();
+    size_t nb = red_blocks(L), bytes = L0.count * sizeof(float);
+    k_dot<<<red_grid(L), bl, 0, c->stream>>>(L, P->rhs, P->rhs, part(c, 0), nullptr);
+    k_cg_start<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), nb, (double)pd->tolerance,
+                                          pd->max_iterations > 0 ? pd->max_iterations : MGPCG_DEFAULT_ITERATIONS, c->d_rb);
+    if (pd->warm_start) {
+        /* r = b - A x0, mean-free (poisson_mg.c true_residual) */
+        k_warm<<<tiles(c->g.n[0], c->g.n[1], c->g.n[2]), bl, 0, c->stream>>>(c->g, L, P->d_cg, c->pressure, P->sol);
+        ghosts(c, L0, P->sol, nullptr);
+        k_residual_m<<<cells_grid(L), bl, 0, c->stream>>>(L, P->sol, P->rhs, P->res);
+        remove_mean0(c, P->res);
+        k_dot<<<red_grid(L), bl, 0, c->stream>>>(L, P->res, P->res, part(c, 0), nullptr);
+        k_cg_initial<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), nb, c->d_rb);
+    } else {
+        cudaMemsetAsync(P->sol, 0, bytes, c->stream);
+        cudaMemcpyAsync(P->res, P->rhs, bytes, cudaMemcpyDeviceToDevice, c->stream);
+    }
+    cg_first_iteration(c);
+}
+
+/* ... and one more iteration: kernels after the loop's end return at once */
+static void mgpcg_iteration(cu_sim *c) {
+    PoissonWS *P = c->pois;
+    LevelD &L0 = P->lv[0];
+    const LevA &L = L0.a;
+    dim3 gr = cells_grid(L), bl = tile_block();
+    size_t nb = red_blocks(L);
+    const int *active = &P->d_cg->active;
     vcycle(c, P->res, P->z, active);
     k_dot<<<red_grid(L), bl, 0, c->stream>>>(L, P->res, P->z, part(c, 0), active);
     k_cg_beta<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), nb);
     k_cg_direction<<<gr, bl, 0, c->stream>>>(L, P->d_cg, P->p, P->z);
+    cg_update_check(c);
 }
 
 static void destroy_graphs(PoissonWS *P) {
@@ -1077,14 +1146,26 @@ static bool build_graphs(cu_sim *c) {
     ok = ok && cudaGraphInstantiate(&P->g_start, P->gr_start, 0) == cudaSuccess;
     cudaGraphConditionalHandle h;
     ok = ok && cudaGraphCreate(&P->gr_loop, 0) == cudaSuccess &&
-         cudaGraphConditionalHandleCreate(&h, P->gr_loop, 1, cudaGraphCondAssignDefault) == cudaSuccess;
+         cudaGraphConditionalHandleCreate(&h, P->gr_loop, 0, cudaGraphCondAssignDefault) == cudaSuccess;
+    /* the condition is first set from `active` by a kernel ahead of the while node: the start may have converged */
+    cudaGraphNode_t setter = nullptr;
+    if (ok) {
+        ok = cudaStreamBeginCaptureToGraph(st, P->gr_loop, nullptr, nullptr, 0, cudaStreamCaptureModeThreadLocal) == cudaSuccess;
+        if (ok) {
+            k_cg_condition<<<1, 1, 0, st>>>(P->d_cg, h);
+            cudaGraph_t g = P->gr_loop;
+            ok = cudaStreamEndCapture(st, &g) == cudaSuccess && cudaGetLastError() == cudaSuccess;
+        }
+        size_t nn = 1;
+        ok = ok && cudaGraphGetNodes(P->gr_loop, &setter, &nn) == cudaSuccess && nn == 1;
+    }
     cudaGraphNodeParams np = {}; /* value-initialised: its union has no default constructor */
     np.type = cudaGraphNodeTypeConditional;
     np.conditional.handle = h;
     np.conditional.type = cudaGraphCondTypeWhile;
     np.conditional.size = 1;
     cudaGraphNode_t node;
-    ok = ok && cudaGraphAddNode(&node, P->gr_loop, nullptr, nullptr, 0, &np) == cudaSuccess;
+    ok = ok && cudaGraphAddNode(&node, P->gr_loop, &setter, nullptr, 1, &np) == cudaSuccess;
     if (ok) {
         cudaGraph_t body = np.conditional.phGraph_out[0];
         ok = cudaStreamBeginCaptureToGraph(st, body, nullptr, nullptr, 0, cudaStreamCaptureModeThreadLocal) == cudaSuccess;
@@ -1115,13 +1196,15 @@ static cudaError_t mgpcg(cu_sim *c) {
     PoissonWS *P = c->pois;
     /* the graphs hold the tolerance and the iteration cap: eddy_sim_set_def may change them */
     const eddy_pressure_def *pd = &c->s->def.pressure;
-    if (P->graphs != 0 && (P->graph_tol != pd->tolerance || P->graph_max_it != pd->max_iterations)) {
+    if (P->graphs != 0 && (P->graph_tol != pd->tolerance || P->graph_max_it != pd->max_iterations ||
+                           P->graph_warm != pd->warm_start)) {
         destroy_graphs(P);
         P->graphs = 0;
     }
     if (P->use_graphs && P->graphs == 0) {
         P->graph_tol = pd->tolerance;
         P->graph_max_it = pd->max_iterations;
+        P->graph_warm = pd->warm_start;
         P->graphs = build_graphs(c) ? 1 : -1;
     }
     if (P->use_graphs && P->graphs > 0) {
@@ -1140,11 +1223,11 @@ static cudaError_t mgpcg_loop(cu_sim *c) {
     const eddy_pressure_def *pd = &c->s->def.pressure;
     const int max_it = pd->max_iterations > 0 ? pd->max_iterations : MGPCG_DEFAULT_ITERATIONS;
     for (int it = 0; it <= max_it; it++) {
-        mgpcg_iteration(c);
         cudaError_t e = cudaMemcpyAsync(&P->h_active[0], &P->d_cg->active, sizeof(int), cudaMemcpyDeviceToHost, c->stream);
         if (e == cudaSuccess) e = cudaStreamSynchronize(c->stream);
         if (e != cudaSuccess) return e;
         if (!P->h_active[0]) break;
+        mgpcg_iteration(c);
     }
     return cudaGetLastError();
 }
@@ -1430,6 +1513,8 @@ eddy_status project_init(cu_sim *c) {
         st = cuda_fail(c, cudaGetLastError(), "solver scalars");
     if (st == EDDY_OK && cudaMallocHost((void **)&P->h_active, sizeof(int)) != cudaSuccess)
         st = cuda_fail(c, cudaGetLastError(), "solver scalars");
+    if (st == EDDY_OK && cudaMallocHost((void **)&P->h_warm_scale, sizeof(float)) != cudaSuccess)
+        st = cuda_fail(c, cudaGetLastError(), "solver scalars");
     if (st == EDDY_OK && cudaStreamSynchronize(c->stream) != cudaSuccess) st = cuda_fail(c, cudaGetLastError(), "pressure solver set-up");
     return st;
 }
@@ -1462,6 +1547,7 @@ void project_free(cu_sim *c) {
     void *v[] = {P->sol, P->rhs, P->res, P->z, P->p, P->q, P->d_tail, P->d_cg};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) cudaFree(v[i]);
     if (P->h_active) cudaFreeHost(P->h_active);
+    if (P->h_warm_scale) cudaFreeHost(P->h_warm_scale);
     free(P->sig);
     free(P);
     c->pois = nullptr;
@@ -1486,7 +1572,7 @@ void finish_project_stats(cu_sim *c) {
     bool solved = bnorm > 0.0 && isfinite(bnorm);
     st->pressure_iterations = solved ? (int)r[R_CG_ITER] : 0;
     st->pressure_residual = solved ? (float)(sqrt(r[R_CG_RNORM2]) / bnorm) : 0.0f;
-    st->pressure_residual_initial = bnorm > 0.0 ? 1.0f : 0.0f;
+    st->pressure_residual_initial = bnorm > 0.0 ? (solved ? (float)(sqrt(r[R_CG_INIT2]) / bnorm) : 1.0f) : 0.0f;
 }
 
 eddy_status run_project(cu_sim *c, float dt) {
@@ -1510,6 +1596,12 @@ eddy_status run_project(cu_sim *c, float dt) {
     if (pd->solver == EDDY_PRESSURE_MGPCG) {
         /* no host round trip: the device decides everything, the step reads the figures at its end */
         P->host_stats = 0;
+        if (pd->warm_start) {
+            /* the scale of this step's x (the graphs read it from the device) */
+            *P->h_warm_scale = dt / (s->def.density * s->h);
+            e = cudaMemcpyAsync(&P->d_cg->warm_scale, P->h_warm_scale, sizeof(float), cudaMemcpyHostToDevice, c->stream);
+            if (e != cudaSuccess) return cuda_fail(c, e, "pressure warm start");
+        }
         if ((e = mgpcg(c)) != cudaSuccess) return cuda_fail(c, e, "pressure solve (MGPCG)");
         /* poisson_mg.c: check the true residual; when only the recurrence had converged, restart from it (at
          * most MGPCG_MAX_RESTARTS times, while it keeps falling by 4x) */
@@ -1522,7 +1614,7 @@ eddy_status run_project(cu_sim *c, float dt) {
             k_dot<<<red_grid(L), bl, 0, c->stream>>>(L, P->res, P->res, c->partials + (size_t)R_CG_RNORM2 * c->partial_stride, nullptr);
             const int slots[1] = {R_CG_RNORM2}, ops[1] = {RED_SUM};
             if ((e = finalize_reductions(c, slots, ops, 1, red_blocks(L))) != cudaSuccess) return cuda_fail(c, e, "pressure residual");
-            e = cudaMemcpyAsync(c->h_rb->red + R_CG_BNORM2, c->d_rb->red + R_CG_BNORM2, (R_CG_RES0 + 1 - R_CG_BNORM2) * sizeof(double),
+            e = cudaMemcpyAsync(c->h_rb->red + R_CG_BNORM2, c->d_rb->red + R_CG_BNORM2, (R_CG_INIT2 + 1 - R_CG_BNORM2) * sizeof(double),
                                 cudaMemcpyDeviceToHost, c->stream);
             if (e == cudaSuccess) e = cudaStreamSynchronize(c->stream);
             if (e != cudaSuccess) return cuda_fail(c, e, "pressure residual");
@@ -1532,12 +1624,8 @@ eddy_status run_project(cu_sim *c, float dt) {
             if (!converged || sqrt(rr) <= pd->tolerance * bnorm || restarts == MGPCG_MAX_RESTARTS || it >= max_it || rr > 0.25 * last)
                 break;
             last = rr;
-            const int *active = &P->d_cg->active;
             k_cg_restart<<<1, 1, 0, c->stream>>>(P->d_cg);
-            vcycle(c, P->res, P->z, active);
-            k_dot<<<red_grid(L), bl, 0, c->stream>>>(L, P->res, P->z, part(c, 0), active);
-            k_cg_rz<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), red_blocks(L));
-            cudaMemcpyAsync(P->p, P->z, L0.count * sizeof(float), cudaMemcpyDeviceToDevice, c->stream);
+            cg_first_iteration(c);
             if ((e = mgpcg_loop(c)) != cudaSuccess) return cuda_fail(c, e, "pressure solve (MGPCG restart)");
         }
         remove_mean0(c, P->sol);
