@@ -185,9 +185,9 @@ __device__ inline void d_restrict(const LevA &F, const LevA &C, const AxisT &ax0
     cb[ec] = C.diag[ec] > 0.0f ? v : 0.0f;
 }
 
-/* fine xf (+)= [inv_weight *] P xc at fine cell (i, fy, fz) (poisson_mg.c prolong_level, passes fused) */
-__device__ inline void d_prolong(const LevA &F, const LevA &C, const AxisT &ax0, const AxisT &ax1, const AxisT &ax2,
-                                 const float *__restrict__ xc, float *__restrict__ xf, int i, int fy, int fz, int add) {
+/* (P xc) at fine cell (i, fy, fz) (poisson_mg.c prolong_level, passes fused) */
+__device__ inline float d_prolong_value(const LevA &F, const LevA &C, const AxisT &ax0, const AxisT &ax1, const AxisT &ax2,
+                                        const float *__restrict__ xc, int i, int fy, int fz) {
     /* the tables' entries, or where the neighbour parent is inside the domain the regular 3/4, 1/4 pattern */
     auto entry = [](const AxisT &ax, int i, int *c0, int *c1, float *w0, float *w1) {
         if (ax.coarsened) {
@@ -211,18 +211,27 @@ __device__ inline void d_prolong(const LevA &F, const LevA &C, const AxisT &ax0,
         }
         return wy0 * xc[cell_at(C, c, cy0, 0)] + wy1 * xc[cell_at(C, c, cy1, 0)];
     };
-    int e = cell_at(F, i, fy, fz);
-    float v;
-    if (!ax0.coarsened) {
-        v = t1(i);
-    } else {
-        int c0, c1;
-        float w0, w1;
-        entry(ax0, i, &c0, &c1, &w0, &w1);
-        v = w0 * t1(c0) + w1 * t1(c1);
-    }
+    if (!ax0.coarsened) return t1(i);
+    int c0, c1;
+    float w0, w1;
+    entry(ax0, i, &c0, &c1, &w0, &w1);
+    return w0 * t1(c0) + w1 * t1(c1);
+}
+
+/* fine xf (+)= [inv_weight *] P xc at fine cell (i, fy, fz) */
+__device__ inline void d_prolong(const LevA &F, const LevA &C, const AxisT &ax0, const AxisT &ax1, const AxisT &ax2,
+                                 const float *__restrict__ xc, float *__restrict__ xf, int i, int fy, int fz, int add) {
+    const float v = d_prolong_value(F, C, ax0, ax1, ax2, xc, i, fy, fz);
+    const int e = cell_at(F, i, fy, fz);
     xf[e] = add ? xf[e] + F.inv_weight[e] * v : v;
 }
+
+/* the coarse correction that the first post-sweep adds while staging x (k_full_sweep with PRO) */
+struct ProlongArgs {
+    LevA C;
+    AxisT ax0, ax1, ax2;
+    const float *xc;
+};
 
 /* ------------------------------------------------------------------ grid-wide kernels */
 /* ghosts of periodic axis a: copies of the opposite side (interior extent of the two other axes) */
@@ -263,9 +272,10 @@ __global__ void k_half_sweep(LevA L, float *__restrict__ x, const float *__restr
  * values it sees in two grid-wide half sweeps, so the results are the same bits. Out of place (x -> xout): blocks
  * read halos that other blocks own, which must not change under them. Levels without periodic axes (the ghosts
  * are then zeros, never written). */
-template <int DIM, int TX, int TY, int TZ>
+template <int DIM, int TX, int TY, int TZ, bool PRO>
 __global__ void __launch_bounds__(256) k_full_sweep(LevA L, const float *__restrict__ x, float *__restrict__ xout,
-                                                    const float *__restrict__ b, int c1, const int *active) {
+                                                    const float *__restrict__ b, int c1, const int *active,
+                                                    ProlongArgs pa) {
     ECU_ACTIVE_OR_RETURN(active);
     constexpr int H = 2;
     constexpr int SX = TX + 2 * H, SY = TY + 2 * H, SZ = DIM == 3 ? TZ + 2 * H : 1, S = SX * SY * SZ;
@@ -278,7 +288,11 @@ __global__ void __launch_bounds__(256) k_full_sweep(LevA L, const float *__restr
         const int gx = x0 + lx, gy = y0 + ly, gz = z0 + lz;
         const bool in = gx >= -1 && gx <= L.n[0] && gy >= -1 && gy <= L.n[1] && (DIM == 2 || (gz >= -1 && gz <= L.n[2]));
         const int e = in ? cell_at(L, gx, gy, DIM == 3 ? gz : 0) : 0;
-        xs[q] = in ? x[e] : 0.0f;
+        float xv = in ? x[e] : 0.0f;
+        if (PRO && in && gx >= 0 && gx < L.n[0] && gy >= 0 && gy < L.n[1] && (DIM == 2 || (gz >= 0 && gz < L.n[2])))
+            /* x + inv_weight * P xc, as k_prolong would have left it (the halo's values too: the same bits) */
+            xv = xv + L.inv_weight[e] * d_prolong_value(L, pa.C, pa.ax0, pa.ax1, pa.ax2, pa.xc, gx, gy, DIM == 3 ? gz : 0);
+        xs[q] = xv;
         bs[q] = in ? b[e] : 0.0f;
         ids[q] = in ? L.inv_diag[e] : 0.0f;
     }
@@ -415,7 +429,9 @@ __global__ void k_cg_update(LevA L, const CGState *cg, float *__restrict__ x, fl
         float re = r[e] - alpha * q[e];
         r[e] = re;
         acc += (double)re * (double)re;
-        sum += L.diag[e] > 0.0f ? (double)re : 0.0;
+        /* r is +0 in unsolved cells (b, q and the true residual are masked there, the shift skips them), so
+         * the plain sum is the masked sum, without reading diag */
+        sum += (double)re;
     ECU_ROWS_END
     acc = block_reduce<RED_SUM>(acc, sh);
     if (ECU_THREAD0()) partials[ECU_BLOCK_ID()] = acc;
@@ -968,14 +984,20 @@ static void remove_mean0(cu_sim *c, float *v) {
 #define FS3_X 32
 #define FS3_Y 8
 #define FS3_Z 4
-static void full_sweep(cu_sim *c, const LevA &L, const float *x, float *xout, const float *b, int c1, const int *active) {
+/* pro: the first post-sweep, which adds the coarse correction of level l+1 while staging */
+static void full_sweep(cu_sim *c, const LevA &L, const float *x, float *xout, const float *b, int c1, const int *active,
+                       const ProlongArgs *pro = nullptr) {
+    ProlongArgs pa = {};
+    if (pro) pa = *pro;
     if (L.dim == 2) {
         dim3 gr((unsigned)((L.n[0] + FS2_X - 1) / FS2_X), (unsigned)((L.n[1] + FS2_Y - 1) / FS2_Y), 1);
-        k_full_sweep<2, FS2_X, FS2_Y, 1><<<gr, dim3(32, 8), 0, c->stream>>>(L, x, xout, b, c1, active);
+        if (pro) k_full_sweep<2, FS2_X, FS2_Y, 1, true><<<gr, dim3(32, 8), 0, c->stream>>>(L, x, xout, b, c1, active, pa);
+        else k_full_sweep<2, FS2_X, FS2_Y, 1, false><<<gr, dim3(32, 8), 0, c->stream>>>(L, x, xout, b, c1, active, pa);
     } else {
         dim3 gr((unsigned)((L.n[0] + FS3_X - 1) / FS3_X), (unsigned)((L.n[1] + FS3_Y - 1) / FS3_Y),
                 (unsigned)((L.n[2] + FS3_Z - 1) / FS3_Z));
-        k_full_sweep<3, FS3_X, FS3_Y, FS3_Z><<<gr, dim3(32, 8), 0, c->stream>>>(L, x, xout, b, c1, active);
+        if (pro) k_full_sweep<3, FS3_X, FS3_Y, FS3_Z, true><<<gr, dim3(32, 8), 0, c->stream>>>(L, x, xout, b, c1, active, pa);
+        else k_full_sweep<3, FS3_X, FS3_Y, FS3_Z, false><<<gr, dim3(32, 8), 0, c->stream>>>(L, x, xout, b, c1, active, pa);
     }
 }
 
@@ -1021,8 +1043,10 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
         if (!any_periodic) {
             float *buf[2] = {L.x, L.xa};
             int cur = L.cur;
-            k_prolong<<<gr, bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], C.x, buf[cur], 1, active);
-            for (int s = 0; s < EDDY_MG_SMOOTH; s++, cur ^= 1) full_sweep(c, L.a, buf[cur], buf[cur ^ 1], L.b, 1, active);
+            /* the prolongation is added by the first post-sweep as it stages x (no k_prolong pass) */
+            const ProlongArgs pa = {C.a, L.ax[0], L.ax[1], L.ax[2], C.x};
+            for (int s = 0; s < EDDY_MG_SMOOTH; s++, cur ^= 1)
+                full_sweep(c, L.a, buf[cur], buf[cur ^ 1], L.b, 1, active, s == 0 ? &pa : nullptr);
             continue; /* cur == 0: the result is in x */
         }
         k_prolong<<<gr, bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], C.x, L.x, 1, active);
