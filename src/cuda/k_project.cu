@@ -703,14 +703,9 @@ __device__ void warp_half(const TailLevel &T, int colour, int zero_start, int nc
     __syncwarp();
 }
 
-/* the level's descriptor is copied into registers: read through the shared-memory array, every n, stride and weight
- * of the stencil would be a shared load per cell */
 __device__ void tail_half(const TailLevel &T, int colour, int zero_start) {
-    const LevA L = T.a;
-    float *x = T.x;
-    const float *b = T.b;
-    if (!zero_start) tail_ghosts(L, x);
-    TAIL_CELLS(L, d_half(L, x, b, i, j, k, colour, 1.0f, zero_start));
+    if (!zero_start) tail_ghosts(T.a, T.x);
+    TAIL_CELLS(T.a, d_half(T.a, T.x, T.b, i, j, k, colour, 1.0f, zero_start));
 }
 
 /* levels first..nl-1 of the V-cycle in one block: smoothing, transfers and the coarsest solve
@@ -750,16 +745,10 @@ __device__ void tail_body(const TailLevel *lv, int first, int nl, const CompD &c
             tail_half(T, 0, s == 0);
             tail_half(T, 1, 0);
         }
-        {
-            const LevA L = T.a;
-            tail_ghosts(L, T.x);
-            TAIL_CELLS(L, d_residual_w(L, T.x, T.b, T.r, i, j, k));
-        }
+        tail_ghosts(T.a, T.x);
+        TAIL_CELLS(T.a, d_residual_w(T.a, T.x, T.b, T.r, i, j, k));
         const TailLevel &C = lv[l + 1 - first];
-        {
-            const LevA F = T.a, Ca = C.a;
-            TAIL_CELLS(Ca, d_restrict(F, Ca, T.ax[0], T.ax[1], T.ax[2], T.r, C.b, i, j, k));
-        }
+        TAIL_CELLS(C.a, d_restrict(T.a, C.a, T.ax[0], T.ax[1], T.ax[2], T.r, C.b, i, j, k));
     }
     const TailLevel &C = lv[nl - 1 - first];
     if (nl - 1 > 0 && threadIdx.x == 0) remove_mean_serial(C.a, coarse, C.b);
@@ -793,10 +782,7 @@ __device__ void tail_body(const TailLevel *lv, int first, int nl, const CompD &c
     for (int l = nl - 2; l >= first; l--) {
         const TailLevel &T = lv[l - first];
         const TailLevel &Cl = lv[l + 1 - first];
-        {
-            const LevA F = T.a, Ca = Cl.a;
-            TAIL_CELLS(F, d_prolong(F, Ca, T.ax[0], T.ax[1], T.ax[2], Cl.x, T.x, i, j, k, 1));
-        }
+        TAIL_CELLS(T.a, d_prolong(T.a, Cl.a, T.ax[0], T.ax[1], T.ax[2], Cl.x, T.x, i, j, k, 1));
         for (int s = 0; s < EDDY_MG_SMOOTH; s++) {
             tail_half(T, 1, 0);
             tail_half(T, 0, 0);
@@ -984,7 +970,9 @@ static void remove_mean0(cu_sim *c, float *v) {
 #define FS3_X 32
 #define FS3_Y 8
 #define FS3_Z 4
-/* pro: the first post-sweep, which adds the coarse correction of level l+1 while staging */
+/* pro (2D only): the first post-sweep, which adds the coarse correction of level l+1 while staging. Measured on
+ * the H100: 2D 2048^2 level 0 65 us against 27 (k_prolong) + 47 (sweep); in 3D the trilinear prolongation of the
+ * 2-cell halo (1.9x the tile) made it 582 us against 120 + 261, so 3D keeps the separate k_prolong pass. */
 static void full_sweep(cu_sim *c, const LevA &L, const float *x, float *xout, const float *b, int c1, const int *active,
                        const ProlongArgs *pro = nullptr) {
     ProlongArgs pa = {};
@@ -996,8 +984,7 @@ static void full_sweep(cu_sim *c, const LevA &L, const float *x, float *xout, co
     } else {
         dim3 gr((unsigned)((L.n[0] + FS3_X - 1) / FS3_X), (unsigned)((L.n[1] + FS3_Y - 1) / FS3_Y),
                 (unsigned)((L.n[2] + FS3_Z - 1) / FS3_Z));
-        if (pro) k_full_sweep<3, FS3_X, FS3_Y, FS3_Z, true><<<gr, dim3(32, 8), 0, c->stream>>>(L, x, xout, b, c1, active, pa);
-        else k_full_sweep<3, FS3_X, FS3_Y, FS3_Z, false><<<gr, dim3(32, 8), 0, c->stream>>>(L, x, xout, b, c1, active, pa);
+        k_full_sweep<3, FS3_X, FS3_Y, FS3_Z, false><<<gr, dim3(32, 8), 0, c->stream>>>(L, x, xout, b, c1, active, pa);
     }
 }
 
@@ -1043,10 +1030,12 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
         if (!any_periodic) {
             float *buf[2] = {L.x, L.xa};
             int cur = L.cur;
-            /* the prolongation is added by the first post-sweep as it stages x (no k_prolong pass) */
+            /* 2D: the prolongation is added by the first post-sweep as it stages x (no k_prolong pass) */
             const ProlongArgs pa = {C.a, L.ax[0], L.ax[1], L.ax[2], C.x};
+            const bool fuse = L.a.dim == 2;
+            if (!fuse) k_prolong<<<gr, bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], C.x, buf[cur], 1, active);
             for (int s = 0; s < EDDY_MG_SMOOTH; s++, cur ^= 1)
-                full_sweep(c, L.a, buf[cur], buf[cur ^ 1], L.b, 1, active, s == 0 ? &pa : nullptr);
+                full_sweep(c, L.a, buf[cur], buf[cur ^ 1], L.b, 1, active, s == 0 && fuse ? &pa : nullptr);
             continue; /* cur == 0: the result is in x */
         }
         k_prolong<<<gr, bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], C.x, L.x, 1, active);
