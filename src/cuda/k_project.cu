@@ -708,6 +708,50 @@ __device__ void tail_half(const TailLevel &T, int colour, int zero_start) {
     TAIL_CELLS(T.a, d_half(T.a, T.x, T.b, i, j, k, colour, 1.0f, zero_start));
 }
 
+/* A sequence of half sweeps over a level of at most `limit` cells without periodic axes, one thread per cell: the
+ * cell's index, colour, b and 1/diag, and the stencil's strides and weights are read once into registers, so a half
+ * sweep is four (six) neighbour loads and the same float operations as d_half (omega 1); the first half sweep
+ * starts from x = 0 when zero_first. `sync`: __syncwarp (one warp, level of at most 32 cells)
+ * or __syncthreads between the half sweeps. These phases are latency-bound (one SM, tiny levels): the saved
+ * descriptor loads and index divisions are most of their time. Half sweep h has colour first ^ (h & 1). */
+__device__ inline bool tail_fast_ok(const LevA &L, int limit) {
+    return !L.periodic[0] && !L.periodic[1] && !L.periodic[2] && L.n[0] * L.n[1] * L.n[2] <= limit;
+}
+template <bool WARP>
+__device__ void tail_sweeps(const TailLevel &T, int first, int nhalf, int zero_first) {
+    const LevA &L = T.a;
+    const int n0 = L.n[0], n1 = L.n[1], ncell = n0 * L.n[1] * L.n[2];
+    const int t = (int)threadIdx.x;
+    const bool act = t < ncell;
+    const int sy = L.sy, sz = L.sz;
+    const float w0 = L.w[0], w1 = L.w[1], w2 = L.w[2];
+    const bool d3 = L.dim == 3;
+    float *x = T.x;
+    int e = 0, mine = 0;
+    float bb = 0.0f, id = 0.0f;
+    if (act) {
+        const int i = t % n0, j = (t / n0) % n1, k = t / (n0 * n1);
+        e = cell_at(L, i, j, k);
+        mine = (i + j + k) & 1; /* d_half updates the cell in the half sweep of this colour */
+        bb = T.b[e];
+        id = L.inv_diag[e];
+    }
+    for (int h = 0; h < nhalf; h++) {
+        const int colour = first ^ (h & 1);
+        if (act) {
+            if (h == 0 && zero_first) {
+                x[e] = mine == colour ? 1.0f * (bb * id) : 0.0f;
+            } else if (mine == colour) {
+                float nb = w0 * (x[e - 1] + x[e + 1]) + w1 * (x[e - sy] + x[e + sy]);
+                if (d3) nb = nb + w2 * (x[e - sz] + x[e + sz]);
+                x[e] = (bb + nb) * id;
+            }
+        }
+        if (WARP) __syncwarp();
+        else __syncthreads();
+    }
+}
+
 /* levels first..nl-1 of the V-cycle in one block: smoothing, transfers and the coarsest solve
  * (poisson_mg.c eddy__poisson_vcycle below `first`, coarsest_solve), every array of those levels in shared
  * memory: the many short phases then wait on shared-memory latency instead of L2's */
@@ -741,9 +785,13 @@ __global__ void __launch_bounds__(1024) k_tail(const TailLevel *glv, int first, 
 __device__ void tail_body(const TailLevel *lv, int first, int nl, const CompD &coarse, int sweeps) {
     for (int l = first; l + 1 < nl; l++) {
         const TailLevel &T = lv[l - first];
-        for (int s = 0; s < EDDY_MG_SMOOTH; s++) {
-            tail_half(T, 0, s == 0);
-            tail_half(T, 1, 0);
+        if (tail_fast_ok(T.a, (int)blockDim.x) && EDDY_MG_SMOOTH == 2) {
+            tail_sweeps<false>(T, 0, 4, 1); /* (red, black) x 2 from zero */
+        } else {
+            for (int s = 0; s < EDDY_MG_SMOOTH; s++) {
+                tail_half(T, 0, s == 0);
+                tail_half(T, 1, 0);
+            }
         }
         tail_ghosts(T.a, T.x);
         TAIL_CELLS(T.a, d_residual_w(T.a, T.x, T.b, T.r, i, j, k));
@@ -756,7 +804,11 @@ __device__ void tail_body(const TailLevel *lv, int first, int nl, const CompD &c
     const int ncoarse = C.a.n[0] * C.a.n[1] * C.a.n[2];
     if (ncoarse <= 32) {
         /* the coarsest level (at most 27 cells) by one warp: 4 * sweeps half sweeps with warp barriers only */
-        if (threadIdx.x < 32) {
+        if (threadIdx.x < 32 && tail_fast_ok(C.a, 32)) {
+            /* (red, black) x sweeps from zero, then (black, red) x sweeps */
+            tail_sweeps<true>(C, 0, 2 * sweeps, 1);
+            tail_sweeps<true>(C, 1, 2 * sweeps, 0);
+        } else if (threadIdx.x < 32) {
             for (int s = 0; s < sweeps; s++) {
                 warp_half(C, 0, s == 0, ncoarse);
                 warp_half(C, 1, 0, ncoarse);
@@ -783,9 +835,13 @@ __device__ void tail_body(const TailLevel *lv, int first, int nl, const CompD &c
         const TailLevel &T = lv[l - first];
         const TailLevel &Cl = lv[l + 1 - first];
         TAIL_CELLS(T.a, d_prolong(T.a, Cl.a, T.ax[0], T.ax[1], T.ax[2], Cl.x, T.x, i, j, k, 1));
-        for (int s = 0; s < EDDY_MG_SMOOTH; s++) {
-            tail_half(T, 1, 0);
-            tail_half(T, 0, 0);
+        if (tail_fast_ok(T.a, (int)blockDim.x) && EDDY_MG_SMOOTH == 2) {
+            tail_sweeps<false>(T, 1, 4, 0); /* (black, red) x 2 */
+        } else {
+            for (int s = 0; s < EDDY_MG_SMOOTH; s++) {
+                tail_half(T, 1, 0);
+                tail_half(T, 0, 0);
+            }
         }
     }
 }
