@@ -708,48 +708,64 @@ __device__ void tail_half(const TailLevel &T, int colour, int zero_start) {
     TAIL_CELLS(T.a, d_half(T.a, T.x, T.b, i, j, k, colour, 1.0f, zero_start));
 }
 
-/* A sequence of half sweeps over a level of at most `limit` cells without periodic axes, one thread per cell: the
- * cell's index, colour, b and 1/diag, and the stencil's strides and weights are read once into registers, so a half
- * sweep is four (six) neighbour loads and the same float operations as d_half (omega 1); the first half sweep
+/* A sequence of half sweeps over a level of at most K x blockDim cells without periodic axes, K cells per thread: the
+ * cell's index and colour, and the stencil's strides and weights are read once into registers, so a half sweep is
+ * the stencil's loads and the same float operations as d_half (omega 1); the first half sweep
  * starts from x = 0 when zero_first. `sync`: __syncwarp (one warp, level of at most 32 cells)
  * or __syncthreads between the half sweeps. These phases are latency-bound (one SM, tiny levels): the saved
  * descriptor loads and index divisions are most of their time. Half sweep h has colour first ^ (h & 1). */
 __device__ inline bool tail_fast_ok(const LevA &L, int limit) {
     return !L.periodic[0] && !L.periodic[1] && !L.periodic[2] && L.n[0] * L.n[1] * L.n[2] <= limit;
 }
-template <bool WARP>
+template <bool WARP, int K>
 __device__ void tail_sweeps(const TailLevel &T, int first, int nhalf, int zero_first) {
     const LevA &L = T.a;
     const int n0 = L.n[0], n1 = L.n[1], ncell = n0 * L.n[1] * L.n[2];
-    const int t = (int)threadIdx.x;
-    const bool act = t < ncell;
     const int sy = L.sy, sz = L.sz;
     const float w0 = L.w[0], w1 = L.w[1], w2 = L.w[2];
     const bool d3 = L.dim == 3;
     float *x = T.x;
-    int e = 0, mine = 0;
-    float bb = 0.0f, id = 0.0f;
-    if (act) {
-        const int i = t % n0, j = (t / n0) % n1, k = t / (n0 * n1);
-        e = cell_at(L, i, j, k);
-        mine = (i + j + k) & 1; /* d_half updates the cell in the half sweep of this colour */
-        bb = T.b[e];
-        id = L.inv_diag[e];
+    const float *b = T.b, *inv_diag = L.inv_diag;
+    /* cells t, t + blockDim, ... (K of them), each as (padded index << 1) | colour, -1 for none; a cell is updated in
+     * the half sweep of its colour (i + j + k) & 1, as in d_half */
+    int ec[K];
+#pragma unroll
+    for (int q = 0; q < K; q++) {
+        const int t = (int)threadIdx.x + q * (int)blockDim.x;
+        ec[q] = -1;
+        if (t < ncell) {
+            const int i = t % n0, j = (t / n0) % n1, k = t / (n0 * n1);
+            ec[q] = (cell_at(L, i, j, k) << 1) | ((i + j + k) & 1);
+        }
     }
     for (int h = 0; h < nhalf; h++) {
         const int colour = first ^ (h & 1);
-        if (act) {
+#pragma unroll
+        for (int q = 0; q < K; q++) {
+            if (ec[q] < 0) continue;
+            const int c = ec[q] >> 1, mine = ec[q] & 1;
             if (h == 0 && zero_first) {
-                x[e] = mine == colour ? 1.0f * (bb * id) : 0.0f;
+                x[c] = mine == colour ? 1.0f * (b[c] * inv_diag[c]) : 0.0f;
             } else if (mine == colour) {
-                float nb = w0 * (x[e - 1] + x[e + 1]) + w1 * (x[e - sy] + x[e + sy]);
-                if (d3) nb = nb + w2 * (x[e - sz] + x[e + sz]);
-                x[e] = (bb + nb) * id;
+                float nb = w0 * (x[c - 1] + x[c + 1]) + w1 * (x[c - sy] + x[c + sy]);
+                if (d3) nb = nb + w2 * (x[c - sz] + x[c + sz]);
+                x[c] = (b[c] + nb) * inv_diag[c];
             }
         }
         if (WARP) __syncwarp();
         else __syncthreads();
     }
+}
+/* a level's pre- or post-smoothing through tail_sweeps when it qualifies (one cell per thread: K = 4 for the 64^2
+ * level spilled registers under the 1024-thread bound of k_tail) */
+__device__ bool tail_smooth_fast(const TailLevel &T, bool pre) {
+    if (EDDY_MG_SMOOTH != 2) return false;
+    const int first = pre ? 0 : 1, zero = pre ? 1 : 0; /* (red, black) x 2 from zero; (black, red) x 2 */
+    if (tail_fast_ok(T.a, (int)blockDim.x)) {
+        tail_sweeps<false, 1>(T, first, 4, zero);
+        return true;
+    }
+    return false;
 }
 
 /* levels first..nl-1 of the V-cycle in one block: smoothing, transfers and the coarsest solve
@@ -785,9 +801,7 @@ __global__ void __launch_bounds__(1024) k_tail(const TailLevel *glv, int first, 
 __device__ void tail_body(const TailLevel *lv, int first, int nl, const CompD &coarse, int sweeps) {
     for (int l = first; l + 1 < nl; l++) {
         const TailLevel &T = lv[l - first];
-        if (tail_fast_ok(T.a, (int)blockDim.x) && EDDY_MG_SMOOTH == 2) {
-            tail_sweeps<false>(T, 0, 4, 1); /* (red, black) x 2 from zero */
-        } else {
+        if (!tail_smooth_fast(T, true)) {
             for (int s = 0; s < EDDY_MG_SMOOTH; s++) {
                 tail_half(T, 0, s == 0);
                 tail_half(T, 1, 0);
@@ -806,8 +820,8 @@ __device__ void tail_body(const TailLevel *lv, int first, int nl, const CompD &c
         /* the coarsest level (at most 27 cells) by one warp: 4 * sweeps half sweeps with warp barriers only */
         if (threadIdx.x < 32 && tail_fast_ok(C.a, 32)) {
             /* (red, black) x sweeps from zero, then (black, red) x sweeps */
-            tail_sweeps<true>(C, 0, 2 * sweeps, 1);
-            tail_sweeps<true>(C, 1, 2 * sweeps, 0);
+            tail_sweeps<true, 1>(C, 0, 2 * sweeps, 1);
+            tail_sweeps<true, 1>(C, 1, 2 * sweeps, 0);
         } else if (threadIdx.x < 32) {
             for (int s = 0; s < sweeps; s++) {
                 warp_half(C, 0, s == 0, ncoarse);
@@ -835,9 +849,7 @@ __device__ void tail_body(const TailLevel *lv, int first, int nl, const CompD &c
         const TailLevel &T = lv[l - first];
         const TailLevel &Cl = lv[l + 1 - first];
         TAIL_CELLS(T.a, d_prolong(T.a, Cl.a, T.ax[0], T.ax[1], T.ax[2], Cl.x, T.x, i, j, k, 1));
-        if (tail_fast_ok(T.a, (int)blockDim.x) && EDDY_MG_SMOOTH == 2) {
-            tail_sweeps<false>(T, 1, 4, 0); /* (black, red) x 2 */
-        } else {
+        if (!tail_smooth_fast(T, false)) {
             for (int s = 0; s < EDDY_MG_SMOOTH; s++) {
                 tail_half(T, 1, 0);
                 tail_half(T, 0, 0);
@@ -853,6 +865,22 @@ __global__ void k_masked_sum(LevA L, const float *__restrict__ v, double *partia
     ECU_ROWS_BEGIN(L.n[0], L.n[1])
         int e = cell_at(L, i, j, k);
         acc += L.diag[e] > 0.0f ? (double)v[e] : 0.0;
+    ECU_ROWS_END
+    acc = block_reduce<RED_SUM>(acc, sh);
+    if (ECU_THREAD0()) partials[ECU_BLOCK_ID()] = acc;
+}
+/* k_residual_m with k_masked_sum's partials of the result (the same values summed in the same order: the same bits,
+ * one pass fewer) */
+__global__ void k_residual_m_sum(LevA L, const float *__restrict__ x, const float *__restrict__ b, float *__restrict__ r,
+                                 double *partials) {
+    __shared__ double sh[32];
+    double acc = 0.0;
+    ECU_ROWS_BEGIN(L.n[0], L.n[1])
+        int e = cell_at(L, i, j, k);
+        float a = b[e] - (L.diag[e] * x[e] - NBD(x, e));
+        float v = L.diag[e] > 0.0f ? a : 0.0f;
+        r[e] = v;
+        acc += L.diag[e] > 0.0f ? (double)v : 0.0;
     ECU_ROWS_END
     acc = block_reduce<RED_SUM>(acc, sh);
     if (ECU_THREAD0()) partials[ECU_BLOCK_ID()] = acc;
@@ -910,6 +938,29 @@ __global__ void k_rhs(Geo g, LevA L, Vel v, float *__restrict__ b) {
     }
     int e = cell_at(L, i, j, k);
     b[e] = L.diag[e] > 0.0f ? -flux : 0.0f;
+}
+
+/* k_rhs with k_masked_sum's partials of b (the same bits, one pass fewer) */
+__global__ void k_rhs_sum(Geo g, LevA L, Vel v, float *__restrict__ b, double *partials) {
+    __shared__ double sh[32];
+    double acc = 0.0;
+    ECU_ROWS_BEGIN(L.n[0], L.n[1])
+        int fu[3], fv[3];
+        face_dims(g, 0, fu);
+        face_dims(g, 1, fv);
+        float flux = (v.c[0][idx3(fu, i + 1, j, k)] - v.c[0][idx3(fu, i, j, k)]) + (v.c[1][idx3(fv, i, j + 1, k)] - v.c[1][idx3(fv, i, j, k)]);
+        if (g.dim == 3) {
+            int fw[3];
+            face_dims(g, 2, fw);
+            flux = flux + (v.c[2][idx3(fw, i, j, k + 1)] - v.c[2][idx3(fw, i, j, k)]);
+        }
+        int e = cell_at(L, i, j, k);
+        float bv = L.diag[e] > 0.0f ? -flux : 0.0f;
+        b[e] = bv;
+        acc += L.diag[e] > 0.0f ? (double)bv : 0.0;
+    ECU_ROWS_END
+    acc = block_reduce<RED_SUM>(acc, sh);
+    if (ECU_THREAD0()) partials[ECU_BLOCK_ID()] = acc;
 }
 
 /* u_a -= x_hi - x_lo on open faces (project.c correct_velocity) */
@@ -999,7 +1050,9 @@ static cudaError_t reduce_read(cu_sim *c, int k, size_t nblocks, double *out) {
     return e;
 }
 
-static void remove_mean0(cu_sim *c, float *v) {
+/* summed: the single component's partials are already in part(c, 2) (k_rhs_sum, k_residual_m_sum) */
+static bool mean_sum_fused(cu_sim *c) { return c->pois->comp0.count && c->pois->comp0.single_all; }
+static void remove_mean0(cu_sim *c, float *v, bool summed = false) {
     PoissonWS *P = c->pois;
     const CompD &C = P->comp0;
     const LevA &L = P->lv[0].a;
@@ -1007,7 +1060,7 @@ static void remove_mean0(cu_sim *c, float *v) {
     dim3 gr = cells_grid(L);
     size_t nb = cells_blocks(L);
     if (C.single_all) {
-        k_masked_sum<<<red_grid(L), tile_block(), 0, c->stream>>>(L, v, part(c, 2));
+        if (!summed) k_masked_sum<<<red_grid(L), tile_block(), 0, c->stream>>>(L, v, part(c, 2));
         const int slots[1] = {R_SCRATCH0 + 2}, ops[1] = {RED_SUM};
         finalize_reductions(c, slots, ops, 1, red_blocks(L));
         k_sub_mean<<<gr, tile_block(), 0, c->stream>>>(L, v, c->d_rb, R_SCRATCH0 + 2, P->cells0);
@@ -1167,8 +1220,9 @@ static void mgpcg_start(cu_sim *c) {
         /* r = b - A x0, mean-free (poisson_mg.c true_residual) */
         k_warm<<<tiles(c->g.n[0], c->g.n[1], c->g.n[2]), bl, 0, c->stream>>>(c->g, L, P->d_cg, c->pressure, P->sol);
         ghosts(c, L0, P->sol, nullptr);
-        k_residual_m<<<cells_grid(L), bl, 0, c->stream>>>(L, P->sol, P->rhs, P->res);
-        remove_mean0(c, P->res);
+        if (mean_sum_fused(c)) k_residual_m_sum<<<red_grid(L), bl, 0, c->stream>>>(L, P->sol, P->rhs, P->res, part(c, 2));
+        else k_residual_m<<<cells_grid(L), bl, 0, c->stream>>>(L, P->sol, P->rhs, P->res);
+        remove_mean0(c, P->res, mean_sum_fused(c));
         k_dot<<<red_grid(L), bl, 0, c->stream>>>(L, P->res, P->res, part(c, 0), nullptr);
         k_cg_initial<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), nb, c->d_rb);
     } else {
@@ -1658,8 +1712,9 @@ eddy_status run_project(cu_sim *c, float dt) {
     const LevA &L = L0.a;
     const Geo &g = c->g;
     const dim3 bl = tile_block();
-    k_rhs<<<tiles(g.n[0], g.n[1], g.n[2]), bl, 0, c->stream>>>(g, L, vel_of(c), P->rhs);
-    remove_mean0(c, P->rhs);
+    if (mean_sum_fused(c)) k_rhs_sum<<<red_grid(L), bl, 0, c->stream>>>(g, L, vel_of(c), P->rhs, part(c, 2));
+    else k_rhs<<<tiles(g.n[0], g.n[1], g.n[2]), bl, 0, c->stream>>>(g, L, vel_of(c), P->rhs);
+    remove_mean0(c, P->rhs, mean_sum_fused(c));
     const eddy_pressure_def *pd = &s->def.pressure;
     cudaError_t e = cudaSuccess;
     if (pd->solver == EDDY_PRESSURE_MGPCG) {
@@ -1678,8 +1733,9 @@ eddy_status run_project(cu_sim *c, float dt) {
         double last = INFINITY;
         for (int restarts = 0;; restarts++) {
             ghosts(c, L0, P->sol, nullptr);
-            k_residual_m<<<cells_grid(L), bl, 0, c->stream>>>(L, P->sol, P->rhs, P->res);
-            remove_mean0(c, P->res);
+            if (mean_sum_fused(c)) k_residual_m_sum<<<red_grid(L), bl, 0, c->stream>>>(L, P->sol, P->rhs, P->res, part(c, 2));
+            else k_residual_m<<<cells_grid(L), bl, 0, c->stream>>>(L, P->sol, P->rhs, P->res);
+            remove_mean0(c, P->res, mean_sum_fused(c));
             k_dot<<<red_grid(L), bl, 0, c->stream>>>(L, P->res, P->res, c->partials + (size_t)R_CG_RNORM2 * c->partial_stride, nullptr);
             const int slots[1] = {R_CG_RNORM2}, ops[1] = {RED_SUM};
             if ((e = finalize_reductions(c, slots, ops, 1, red_blocks(L))) != cudaSuccess) return cuda_fail(c, e, "pressure residual");
