@@ -329,90 +329,6 @@ __global__ void __launch_bounds__(256) k_full_sweep(LevA L, const float *__restr
 #undef NBS
 }
 
-/* The 3D full sweep marching along z (2.5D blocking): a 32 x 8 column of the tile plus a 2-cell halo in x and y,
- * planes loaded once each as the block walks up its z range. First colour c1 at plane zz (tile + 1-cell halo) from
- * the staged x of planes zz-1..zz+1; second colour at plane zz-1 (tile) from the first-colour values of planes
- * zz-2..zz. The same expressions in the same order as k_full_sweep: the same bits. Rings: x (3 planes), first-colour
- * values (3), b and 1/diag (2). Out of place, levels without periodic axes, as k_full_sweep. */
-constexpr int RZ_TX = 32, RZ_TY = 8, RZ_TZ = 16, RZ_SX = RZ_TX + 4, RZ_SY = RZ_TY + 4, RZ_P = RZ_SX * RZ_SY;
-__global__ void __launch_bounds__(256) k_full_sweep3_roll(LevA L, const float *__restrict__ x, float *__restrict__ xout,
-                                                          const float *__restrict__ b, int c1, const int *active) {
-    ECU_ACTIVE_OR_RETURN(active);
-    __shared__ float X[3][RZ_P], A[3][RZ_P], B[2][RZ_P], D[2][RZ_P];
-    const int tid = (int)(threadIdx.x + blockDim.x * threadIdx.y), nt = (int)(blockDim.x * blockDim.y);
-    const int x0 = (int)blockIdx.x * RZ_TX - 2, y0 = (int)blockIdx.y * RZ_TY - 2, z0 = (int)blockIdx.z * RZ_TZ;
-    const int z1 = min(z0 + RZ_TZ, L.n[2]); /* planes [z0, z1) are written */
-    const float w0 = L.w[0], w1 = L.w[1], w2 = L.w[2];
-    auto slot3 = [](int z) { return ((z % 3) + 3) % 3; };
-    /* plane gz of x (and of b, 1/diag when bd) into the rings; 0 outside the padded array's ghost layer */
-    auto load = [&](int gz, bool bd) {
-        const bool zin = gz >= -1 && gz <= L.n[2];
-        float *xs = X[slot3(gz)], *bs = B[gz & 1], *ds = D[gz & 1];
-        for (int q = tid; q < RZ_P; q += nt) {
-            const int gx = x0 + q % RZ_SX, gy = y0 + q / RZ_SX;
-            const bool in = zin && gx >= -1 && gx <= L.n[0] && gy >= -1 && gy <= L.n[1];
-            const int e = in ? cell_at(L, gx, gy, gz) : 0;
-            xs[q] = in ? x[e] : 0.0f;
-            if (bd) {
-                bs[q] = in ? b[e] : 0.0f;
-                ds[q] = in ? L.inv_diag[e] : 0.0f;
-            }
-        }
-    };
-    load(z0 - 2, false);
-    load(z0 - 1, false);
-    for (int zz = z0 - 1; zz <= z1; zz++) {
-        __syncthreads(); /* the slots about to be loaded are no longer read */
-        load(zz + 1, false);
-        /* b, 1/diag of plane zz (plane zz - 1's stay in the other slot for the second colour) */
-        {
-            const bool zin = zz >= -1 && zz <= L.n[2];
-            float *bs = B[zz & 1], *ds = D[zz & 1];
-            for (int q = tid; q < RZ_P; q += nt) {
-                const int gx = x0 + q % RZ_SX, gy = y0 + q / RZ_SX;
-                const bool in = zin && gx >= -1 && gx <= L.n[0] && gy >= -1 && gy <= L.n[1];
-                const int e = in ? cell_at(L, gx, gy, zz) : 0;
-                bs[q] = in ? b[e] : 0.0f;
-                ds[q] = in ? L.inv_diag[e] : 0.0f;
-            }
-        }
-        __syncthreads();
-        /* first colour at plane zz on the tile and a 1-cell halo; other cells keep x */
-        {
-            const float *xm = X[slot3(zz - 1)], *xc = X[slot3(zz)], *xp = X[slot3(zz + 1)];
-            const float *bs = B[zz & 1], *ds = D[zz & 1];
-            float *as = A[slot3(zz)];
-            for (int q = tid; q < RZ_P; q += nt) {
-                const int lx = q % RZ_SX, ly = q / RZ_SX;
-                const int gx = x0 + lx, gy = y0 + ly;
-                float v = xc[q];
-                const bool inner = lx >= 1 && lx < RZ_SX - 1 && ly >= 1 && ly < RZ_SY - 1;
-                if (inner && gx >= 0 && gx < L.n[0] && gy >= 0 && gy < L.n[1] && zz >= 0 && zz < L.n[2] &&
-                    ((gx + gy + zz + c1) & 1) == 0)
-                    v = (bs[q] + (w0 * (xc[q - 1] + xc[q + 1]) + w1 * (xc[q - RZ_SX] + xc[q + RZ_SX]) + w2 * (xm[q] + xp[q]))) * ds[q];
-                as[q] = v;
-            }
-        }
-        __syncthreads();
-        /* second colour at plane zz - 1 on the tile, written out */
-        const int zo = zz - 1;
-        if (zo >= z0 && zo < z1) {
-            const float *am = A[slot3(zo - 1)], *ac = A[slot3(zo)], *ap = A[slot3(zo + 1)];
-            const float *bs = B[zo & 1], *ds = D[zo & 1];
-            for (int t = tid; t < RZ_TX * RZ_TY; t += nt) {
-                const int lx = 2 + t % RZ_TX, ly = 2 + t / RZ_TX;
-                const int gx = x0 + lx, gy = y0 + ly;
-                if (gx >= L.n[0] || gy >= L.n[1]) continue;
-                const int q = lx + RZ_SX * ly;
-                float v = ac[q];
-                if (((gx + gy + zo + c1) & 1) != 0)
-                    v = (bs[q] + (w0 * (ac[q - 1] + ac[q + 1]) + w1 * (ac[q - RZ_SX] + ac[q + RZ_SX]) + w2 * (am[q] + ap[q]))) * ds[q];
-                xout[cell_at(L, gx, gy, zo)] = v;
-            }
-        }
-    }
-}
-
 /* the first sweep of a V-cycle level, both halves at once: red from zero (x = b / diag), then black from the red
  * neighbours computed in place (b / diag there); the same operations as the two half sweeps, for levels with no
  * periodic axis (where every neighbour of a black cell is red or a zero ghost) */
@@ -1160,6 +1076,9 @@ static void remove_mean0(cu_sim *c, float *v, bool summed = false) {
 /* colour c1 then the other, fused (levels without periodic axes) */
 #define FS2_X 32
 #define FS2_Y 16
+#define FS3_X 32
+#define FS3_Y 8
+#define FS3_Z 4
 /* pro (2D only): the first post-sweep, which adds the coarse correction of level l+1 while staging. Measured on
  * the H100: 2D 2048^2 level 0 65 us against 27 (k_prolong) + 47 (sweep); in 3D the trilinear prolongation of the
  * 2-cell halo (1.9x the tile) made it 582 us against 120 + 261, so 3D keeps the separate k_prolong pass. */
@@ -1172,10 +1091,9 @@ static void full_sweep(cu_sim *c, const LevA &L, const float *x, float *xout, co
         if (pro) k_full_sweep<2, FS2_X, FS2_Y, 1, true><<<gr, dim3(32, 8), 0, c->stream>>>(L, x, xout, b, c1, active, pa);
         else k_full_sweep<2, FS2_X, FS2_Y, 1, false><<<gr, dim3(32, 8), 0, c->stream>>>(L, x, xout, b, c1, active, pa);
     } else {
-        /* marching along z: each plane staged once per block instead of the 3.4x of a 32 x 8 x 4 tile's halo */
-        dim3 gr((unsigned)((L.n[0] + RZ_TX - 1) / RZ_TX), (unsigned)((L.n[1] + RZ_TY - 1) / RZ_TY),
-                (unsigned)((L.n[2] + RZ_TZ - 1) / RZ_TZ));
-        k_full_sweep3_roll<<<gr, dim3(32, 8), 0, c->stream>>>(L, x, xout, b, c1, active);
+        dim3 gr((unsigned)((L.n[0] + FS3_X - 1) / FS3_X), (unsigned)((L.n[1] + FS3_Y - 1) / FS3_Y),
+                (unsigned)((L.n[2] + FS3_Z - 1) / FS3_Z));
+        k_full_sweep<3, FS3_X, FS3_Y, FS3_Z, false><<<gr, dim3(32, 8), 0, c->stream>>>(L, x, xout, b, c1, active, pa);
     }
 }
 
