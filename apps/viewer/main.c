@@ -1,6 +1,7 @@
 /* eddy-view: the SDL2 shell of the viewer. It opens the window, turns SDL input (or a replay file) into viewer
  * events, shows the viewer's framebuffer through a streaming texture, and saves screenshots read back from the
  * window. `eddy view ...` runs this program. Usage: eddy-view --help; docs/viewer.md. */
+#include "bench.h"
 #include "replay.h"
 #include "stir.h"
 #include "viewer.h"
@@ -37,7 +38,7 @@ static const char *usage =
     "  --replay FILE          feed recorded input events (docs/viewer.md); runs with a fixed 1/60 s step\n"
     "  --record FILE          write the input events of this session in the replay format\n"
     "  --screenshot-at T FILE save the window as a PNG when the viewer clock reaches T seconds, then exit\n"
-    "  --bench N              run N frames with a scripted drag, print frame times, exit\n"
+    "  --bench N              N frames with a scripted drag, post-processing on then off; print frame times, exit\n"
     "  --no-status            hide the status line\n"
     "keys: space pause, R reset, P post-processing, V view, +/- vorticity, S screenshot, H help, Esc quit\n";
 
@@ -126,11 +127,6 @@ static double process_cpu_ms(void) {
     struct timespec ts;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
-static int compare_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 /* SDL keys to the viewer's codes (printable keys as lower-case ASCII). */
@@ -227,9 +223,19 @@ int main(int argc, char **argv) {
         goto done;
     }
 
-    double *frame_ms = args.bench_frames ? calloc((size_t)args.bench_frames, sizeof(double)) : NULL;
-    double *work_ms = args.bench_frames ? calloc((size_t)args.bench_frames * 5, sizeof(double)) : NULL;
-    double cpu_before = 0;
+    bench bench_state;
+    memset(&bench_state, 0, sizeof bench_state);
+    if (args.bench_frames && bench_init(&bench_state, args.bench_frames) != 0) {
+        fprintf(stderr, "eddy-view: out of memory\n");
+        bench_free(&bench_state);
+        rc = 1;
+        goto done;
+    }
+    double load_before[3];
+    bench_load_average(load_before);
+    /* the bench runs with post-processing on (the default look), then off; --no-post: off only */
+    int bench_runs = args.opt.post ? 2 : 1, bench_run = 0;
+    double bench_row[BENCH_COLUMNS], frame_start_ms = 0, frame_start_cpu = 0;
     Uint64 freq = SDL_GetPerformanceFrequency(), last = SDL_GetPerformanceCounter();
     double fps_ema = 0;
     int frame = 0, mouse_down_buttons = 0;
@@ -299,7 +305,6 @@ int main(int argc, char **argv) {
         while ((rev = replay_poll(&rep, viewer_clock(v)))) viewer_handle(v, rev);
 
         Uint64 now = SDL_GetPerformanceCounter();
-        if (args.bench_frames) cpu_before = process_cpu_ms();
         double wall_dt = (double)(now - last) / (double)freq;
         last = now;
         if (wall_dt > 0) fps_ema = fps_ema > 0 ? 0.9 * fps_ema + 0.1 / wall_dt : 1.0 / wall_dt;
@@ -309,6 +314,7 @@ int main(int argc, char **argv) {
             rc = 1;
             break;
         }
+        Uint64 present_start = SDL_GetPerformanceCounter();
         int fw, fh;
         const uint8_t *pixels = viewer_pixels(v, &fw, &fh);
         if (show_frame(win, pixels, fw, fh) != 0) {
@@ -331,43 +337,51 @@ int main(int argc, char **argv) {
             break;
         }
         SDL_UpdateWindowSurface(win);
+        double present_ms = (double)(SDL_GetPerformanceCounter() - present_start) * 1e3 / (double)freq;
         if (!scripted) { /* live: no faster than 60 frames per second (the window surface has no vsync) */
             double spent = (double)(SDL_GetPerformanceCounter() - now) / (double)freq;
             if (spent < 1.0 / 60.0) SDL_Delay((Uint32)((1.0 / 60.0 - spent) * 1000.0));
         }
-        if (args.bench_frames) {
-            frame_ms[frame] = (double)(SDL_GetPerformanceCounter() - now) * 1e3 / (double)freq;
-            double parts[3];
-            viewer_part_ms(v, parts);
-            work_ms[frame] = viewer_work_ms(v);
-            for (int k = 0; k < 3; k++) work_ms[(size_t)args.bench_frames * (size_t)(k + 1) + (size_t)frame] = parts[k];
-            work_ms[(size_t)args.bench_frames * 4 + (size_t)frame] = process_cpu_ms() - cpu_before;
-        }
         frame++;
-        if (args.bench_frames && frame >= args.bench_frames) break;
+        if (args.bench_frames) {
+            /* a frame runs from one loop's start to the next's: events, stirring, work, present, all of it */
+            double t_ms = (double)SDL_GetPerformanceCounter() * 1e3 / (double)freq, cpu = process_cpu_ms();
+            if (frame > 1) {
+                const viewer_timing *tm = viewer_last_timing(v);
+                bench_row[BENCH_FRAME] = t_ms - frame_start_ms;
+                bench_row[BENCH_CPU] = cpu - frame_start_cpu;
+                for (int k = 0; k < VIEWER_PHASE_COUNT; k++) bench_row[BENCH_PHASE0 + k] = tm->phase_ms[k];
+                bench_row[BENCH_PRESENT] = present_ms;
+                bench_row[BENCH_OTHER] = bench_row[BENCH_FRAME] - tm->work_ms - present_ms;
+                for (int k = 0; k < EDDY_STAGE_COUNT; k++) bench_row[BENCH_STAGE0 + k] = tm->stage_ms[k];
+                bench_row[BENCH_SUBSTEPS] = tm->substeps;
+                bench_record(&bench_state, bench_row);
+            }
+            frame_start_ms = t_ms;
+            frame_start_cpu = cpu;
+            if (bench_run_done(&bench_state)) {
+                bench_finish_run(&bench_state, viewer_post(v) ? "on" : "off");
+                if (++bench_run >= bench_runs) break;
+                /* the next run: post-processing off, the scene from its start */
+                viewer_set_post(v, 0);
+                viewer_event key;
+                memset(&key, 0, sizeof key);
+                key.kind = VIEWER_EVENT_KEY;
+                key.key = 'r';
+                viewer_handle(v, &key);
+                frame = 0;
+            }
+        }
     }
 loop_end:
-    if (args.bench_frames && frame >= args.bench_frames) {
-        /* the first frames warm caches and the pressure solver: the median is the steady frame time */
-        double median_frame, median_work, p90, median_part[3];
-        qsort(frame_ms, (size_t)frame, sizeof(double), compare_double);
-        for (int k = 0; k < 5; k++) qsort(work_ms + (size_t)k * (size_t)args.bench_frames, (size_t)frame, sizeof(double), compare_double);
-        median_frame = frame_ms[frame / 2];
-        median_work = work_ms[frame / 2];
-        for (int k = 0; k < 3; k++) median_part[k] = work_ms[(size_t)(k + 1) * (size_t)args.bench_frames + (size_t)(frame / 2)];
-        p90 = frame_ms[(frame * 9) / 10];
-        double median_cpu = work_ms[(size_t)4 * (size_t)args.bench_frames + (size_t)(frame / 2)];
-        printf("%-8s %-10s %-10s %-10s %-9s %-9s %-9s %-9s %-9s %-9s %-6s\n", "frames", "window", "grid", "median_ms",
-               "p90_ms", "work_ms", "sim_ms", "render_ms", "compose", "cpu_ms", "fps");
-        char grid[32], window[32];
+    if (args.bench_frames && bench_state.run_count == bench_runs) {
+        char grid[32], dye[32];
         viewer_grid_text(v, grid, sizeof grid);
-        snprintf(window, sizeof window, "%dx%d", win_w, win_h);
-        printf("%-8d %-10s %-10s %-10.2f %-9.2f %-9.2f %-9.2f %-9.2f %-9.2f %-9.2f %-6.1f\n", frame, window, grid,
-               median_frame, p90, median_work, median_part[0], median_part[1], median_part[2], median_cpu,
-               1000.0 / median_frame);
+        viewer_dye_grid_text(v, dye, sizeof dye);
+        bench_print(&bench_state, stdout, viewer_scene_label(v), grid, dye, win_w, win_h, viewer_threads(v),
+                    SDL_GetCPUCount(), load_before);
     }
-    free(frame_ms);
-    free(work_ms);
+    bench_free(&bench_state);
     if (args.screenshot_path && rc == 0 && viewer_clock(v) < args.screenshot_at - 1e-9) {
         fprintf(stderr, "eddy-view: closed at t = %.3f s before the screenshot time %.3f s\n", viewer_clock(v),
                 args.screenshot_at);

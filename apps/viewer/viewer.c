@@ -48,8 +48,8 @@ struct viewer {
     float vorticity;
     float yaw, pitch, distance; /* 3D orbit camera around the box centre */
 
-    double clock, work_ms, fps;
-    double part_ms[3];       /* last frame: simulation (stir + step), render, compose + overlay */
+    double clock, fps;
+    viewer_timing timing;    /* the last frame's */
     int quit;
     char error[512];
     char note[640];          /* a line shown for a while (saved screenshot, ...) */
@@ -496,6 +496,19 @@ void viewer_grid_text(const viewer *v, char *buf, size_t size) {
         snprintf(buf, size, "%dx%dx%d", d->grid[0], d->grid[1], d->grid[2]);
 }
 
+void viewer_dye_grid_text(const viewer *v, char *buf, size_t size) {
+    eddy_field_layout l;
+    if (eddy_sim_field_layout(viewer_scene_sim(v->scene), EDDY_FIELD_DYE_R, &l) != EDDY_OK)
+        snprintf(buf, size, "?");
+    else if (v->dim == 2)
+        snprintf(buf, size, "%dx%d", l.n[0], l.n[1]);
+    else
+        snprintf(buf, size, "%dx%dx%d", l.n[0], l.n[1], l.n[2]);
+}
+
+const char *viewer_scene_label(const viewer *v) { return viewer_scene_name(v->scene); }
+int viewer_threads(const viewer *v) { return v->threads; }
+
 static void viewer_overlay(viewer *v) {
     static const uint8_t white[4] = {235, 235, 235, 255}, shade[4] = {0, 0, 0, 150}, red[4] = {255, 110, 110, 255};
     eddy_sim *sim = viewer_scene_sim(v->scene);
@@ -503,9 +516,10 @@ static void viewer_overlay(viewer *v) {
     if (v->opt.show_status) {
         char res[64];
         viewer_grid_text(v, res, sizeof res);
-        double frame_ms = v->fps > 0 ? 1000.0 / v->fps : v->work_ms;
+        const double work_ms = v->timing.work_ms;
+        double frame_ms = v->fps > 0 ? 1000.0 / v->fps : work_ms;
         snprintf(line, sizeof line, "%5.1f ms/frame (%4.1f fps, work %4.1f ms)  t %.2f s  %s  %s%s  vort %.2f%s  H: help",
-                 frame_ms, v->fps > 0 ? v->fps : 1000.0 / fmax(v->work_ms, 1e-3), v->work_ms, eddy_sim_time(sim), res,
+                 frame_ms, v->fps > 0 ? v->fps : 1000.0 / fmax(work_ms, 1e-3), work_ms, eddy_sim_time(sim), res,
                  eddy_view_name(viewer_views[v->view_index]), v->post ? " +post" : "", (double)v->vorticity,
                  v->paused ? "  PAUSED" : "");
         int bar = FONT_CELL_H + 4;
@@ -547,33 +561,49 @@ static void viewer_overlay(viewer *v) {
 }
 
 int viewer_frame(viewer *v, double wall_dt) {
-    double t0 = now_ms();
+    viewer_timing *tm = &v->timing;
+    memset(tm, 0, sizeof *tm);
+    const double t0 = now_ms();
     float dt = v->opt.fixed_dt > 0 ? v->opt.fixed_dt : (float)fmin(fmax(wall_dt, 0.0), 1.0 / 15.0);
     eddy_sim *sim = viewer_scene_sim(v->scene);
     float world[3];
     int have_pointer = viewer_pointer_world(v, world);
     int splatting = v->dim == 2 || v->shift_down;
+    double t1 = t0;
     if (dt > 0 && !v->error[0]) {
         eddy_status st = stir_frame(&v->stirrer, sim, v->left_down && splatting, have_pointer && splatting ? world : NULL, dt);
         if (st == EDDY_OK && v->right_down && have_pointer) viewer_drag_obstacle(v, world, dt);
         if (st == EDDY_OK && !v->paused) st = viewer_scene_before_step(v->scene, dt);
+        t1 = now_ms();
+        const long steps_before = eddy_sim_step_count(sim);
         if (st == EDDY_OK && !v->paused) st = eddy_sim_advance(sim, dt);
+        tm->substeps = (int)(eddy_sim_step_count(sim) - steps_before);
+        /* the stats hold the last substep's stages: the frame's substeps cost about as much each */
+        const eddy_step_stats *stats = eddy_sim_stats(sim);
+        for (int k = 0; k < EDDY_STAGE_COUNT && tm->substeps > 0; k++) tm->stage_ms[k] = stats->stage_ms[k] * tm->substeps;
         if (st != EDDY_OK) {
             snprintf(v->error, sizeof v->error, "simulation stopped: %s: %s", eddy_status_string(st), eddy_sim_last_error(sim));
             v->paused = 1;
         }
     }
     v->clock += dt;
-    double t1 = now_ms();
+    const double t2 = now_ms();
     int rc = viewer_render(v);
-    double t2 = now_ms();
+    const double t3 = now_ms();
     if (rc == 0) viewer_compose(v);
+    const double t4 = now_ms();
     viewer_overlay(v);
-    double t3 = now_ms();
-    v->part_ms[0] = t1 - t0;
-    v->part_ms[1] = t2 - t1;
-    v->part_ms[2] = t3 - t2;
-    v->work_ms = t3 - t0;
+    const double t5 = now_ms();
+    eddy_render_timing rt;
+    eddy_renderer_last_timing(v->renderer, &rt);
+    const int flat = v->dim == 2 || viewer_views[v->view_index] != EDDY_VIEW_DYE; /* the volume has no post pass */
+    tm->phase_ms[VIEWER_PHASE_INPUT] = t1 - t0;
+    tm->phase_ms[VIEWER_PHASE_STEP] = t2 - t1;
+    tm->phase_ms[VIEWER_PHASE_POST] = flat ? rt.post_ms : 0.0;
+    tm->phase_ms[VIEWER_PHASE_RENDER] = t3 - t2 - tm->phase_ms[VIEWER_PHASE_POST];
+    tm->phase_ms[VIEWER_PHASE_COMPOSE] = t4 - t3;
+    tm->phase_ms[VIEWER_PHASE_OVERLAY] = t5 - t4;
+    tm->work_ms = t5 - t0;
     return rc == 0 && !v->error[0] ? 0 : -1;
 }
 
@@ -585,8 +615,10 @@ const uint8_t *viewer_pixels(const viewer *v, int *w, int *h) {
 
 double viewer_clock(const viewer *v) { return v->clock; }
 double viewer_sim_time(const viewer *v) { return eddy_sim_time(viewer_scene_sim(v->scene)); }
-double viewer_work_ms(const viewer *v) { return v->work_ms; }
-void viewer_part_ms(const viewer *v, double ms[3]) { memcpy(ms, v->part_ms, sizeof v->part_ms); }
+double viewer_work_ms(const viewer *v) { return v->timing.work_ms; }
+const viewer_timing *viewer_last_timing(const viewer *v) { return &v->timing; }
+int viewer_post(const viewer *v) { return v->post; }
+void viewer_set_post(viewer *v, int on) { v->post = on != 0; }
 void viewer_set_fps(viewer *v, double fps) { v->fps = fps; }
 int viewer_want_quit(const viewer *v) { return v->quit; }
 const char *viewer_error(const viewer *v) { return v->error; }

@@ -7,6 +7,8 @@
 #include "stir.h"
 #include "viewer_event.h"
 
+#include "eddy/types.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -51,12 +53,39 @@ int viewer_resize(viewer *v, int w, int h);
 /** The viewer clock, s (sum of frame steps). */
 double viewer_clock(const viewer *v);
 double viewer_sim_time(const viewer *v);
+/** Parts of a frame's work, in the order they run. */
+typedef enum viewer_phase {
+    VIEWER_PHASE_INPUT = 0, /**< stirring splats, the dragged obstacle, the scene's own splats and moving bodies */
+    VIEWER_PHASE_STEP,      /**< the simulation step(s) of the frame */
+    VIEWER_PHASE_RENDER,    /**< fields to the picture (gathering, colour, obstacles), post-processing excluded */
+    VIEWER_PHASE_POST,      /**< post-processing: normal-map shading and bloom */
+    VIEWER_PHASE_COMPOSE,   /**< the picture scaled into the window over the background */
+    VIEWER_PHASE_OVERLAY,   /**< status line, notes and help text */
+    VIEWER_PHASE_COUNT
+} viewer_phase;
+
+/** Wall-clock timing of the last frame's own work, ms. */
+typedef struct viewer_timing {
+    double phase_ms[VIEWER_PHASE_COUNT];
+    double work_ms;                      /**< the whole of viewer_frame */
+    int substeps;                        /**< simulation steps taken this frame */
+    double stage_ms[EDDY_STAGE_COUNT];   /**< the step's stages (eddy_step_stats), summed over the substeps */
+} viewer_timing;
+const viewer_timing *viewer_last_timing(const viewer *v);
 /** Wall time of the last frame's own work (stir, step, render, compose), ms. */
 double viewer_work_ms(const viewer *v);
-/** The last frame's work split: [0] stirring and simulation step, [1] rendering, [2] scaling, compose, overlay. */
-void viewer_part_ms(const viewer *v, double ms[3]);
+/** Post-processing (shading, bloom) is on. */
+int viewer_post(const viewer *v);
+/** Switches post-processing on or off (as the P key). */
+void viewer_set_post(viewer *v, int on);
 /** The simulation grid as text ("128x72"). */
 void viewer_grid_text(const viewer *v, char *buf, size_t size);
+/** The dye grid as text ("256x144"). */
+void viewer_dye_grid_text(const viewer *v, char *buf, size_t size);
+/** The scene's name. */
+const char *viewer_scene_label(const viewer *v);
+/** OpenMP threads the viewer runs with. */
+int viewer_threads(const viewer *v);
 /** Sets the measured frames per second shown on the status line. */
 void viewer_set_fps(viewer *v, double fps);
 int viewer_want_quit(const viewer *v);

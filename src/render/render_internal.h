@@ -36,6 +36,7 @@ struct eddy_renderer {
     int threads;
     char error[512];
     float last_min, last_max;
+    eddy_render_timing timing; /* of the last 2D render */
     uint8_t srgb_lut[EDDY_SRGB_LUT_SIZE + 1]; /* linear [0,1] -> sRGB byte */
 
     eddy__fbuf rgb;        /* W*H*3 working colour, linear */
@@ -61,6 +62,8 @@ struct eddy_renderer {
 };
 
 /* ---- renderer.c ---- */
+/* wall-clock milliseconds (OpenMP's clock), for eddy_renderer_last_timing */
+static inline double eddy__ms(void) { return omp_get_wtime() * 1e3; }
 eddy_status eddy__rfail(eddy_renderer *r, eddy_status st, const char *fmt, ...) EDDY_R_PRINTF(3, 4);
 /* grows b to hold n floats; fails through r */
 eddy_status eddy__fbuf_reserve(eddy_renderer *r, eddy__fbuf *b, size_t n);

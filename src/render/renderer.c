@@ -108,6 +108,12 @@ void eddy_renderer_last_range(const eddy_renderer *r, float *min, float *max) {
     if (max) *max = r ? r->last_max : 0.0f;
 }
 
+void eddy_renderer_last_timing(const eddy_renderer *r, eddy_render_timing *out) {
+    if (!out) return;
+    if (r) *out = r->timing;
+    else memset(out, 0, sizeof *out);
+}
+
 /* ---- names ---- */
 static const char *const view_names[EDDY_VIEW_COUNT] = {"dye", "speed", "vorticity", "pressure", "divergence",
                                                         "temperature", "u", "v", "w", "liquid"};
