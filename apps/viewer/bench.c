@@ -62,7 +62,8 @@ void bench_load_average(double load[3]) {
     fclose(f);
 }
 
-static const char *const phase_titles[VIEWER_PHASE_COUNT] = {"input", "step", "render", "post", "compose", "overlay"};
+static const char *const phase_titles[VIEWER_PHASE_COUNT] = {"wait", "input", "render", "post", "compose", "overlay",
+                                                              "step"};
 
 void bench_print(const bench *b, FILE *f, const char *scene, const char *grid, const char *dye, int window_w,
                  int window_h, int threads, int cores, const double load_before[3]) {
@@ -95,7 +96,9 @@ void bench_print(const bench *b, FILE *f, const char *scene, const char *grid, c
         for (int k = 0; k < EDDY_STAGE_COUNT; k++) fprintf(f, " %11.3f", r->median[BENCH_STAGE0 + k]);
         fprintf(f, "\n");
     }
-    fprintf(f, "\n60fps: yes = 95%% of frames within %.1f ms; median = the median frame is, the slowest 5%% are not; "
+    fprintf(f, "\nphases: wait (for the last step), input, render (2D: copying the fields first), post, compose and "
+               "overlay run one after another; step runs on its own thread beside them and the present (2D).\n");
+    fprintf(f, "60fps: yes = 95%% of frames within %.1f ms; median = the median frame is, the slowest 5%% are not; "
                "no = the median frame is not. cpu_ms: this process's CPU time per frame (all threads), which a "
                "busy machine does not inflate; the X server's share of presenting is not in it.\n",
             BENCH_BUDGET_MS);

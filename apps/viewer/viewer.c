@@ -7,6 +7,8 @@
 #include "eddy/render.h"
 #include "font.h"
 #include "sim_adapter.h"
+#include "snapshot.h"
+#include "stepper.h"
 #include "viewer_scene.h"
 
 #include <math.h>
@@ -50,6 +52,10 @@ struct viewer {
 
     double clock, fps;
     viewer_timing timing;    /* the last frame's */
+    stepper stepper;         /* 2D: the frame's step runs on its own thread while the frame is drawn */
+    int stepping;            /* a step is in flight: the simulation is the stepper's until viewer_sync */
+    snapshot snap;           /* 2D: the fields the picture is drawn from */
+    double shown_time;       /* simulated time of the picture, s */
     int quit;
     char error[512];
     char note[640];          /* a line shown for a while (saved screenshot, ...) */
@@ -82,6 +88,22 @@ static double now_ms(void) {
 static void viewer_note(viewer *v, const char *text) {
     snprintf(v->note, sizeof v->note, "%s", text);
     v->note_until = v->clock + 3.0;
+}
+
+/* Waits for the step in flight; after it the simulation is the viewer's alone. A failed step stops the simulation
+ * (the message stays on the status line). */
+static void viewer_sync(viewer *v) {
+    if (!v->stepping) return;
+    eddy_status st = stepper_wait(&v->stepper);
+    v->stepping = 0;
+    v->timing.phase_ms[VIEWER_PHASE_STEP] = v->stepper.step_ms;
+    v->timing.substeps = v->stepper.substeps;
+    memcpy(v->timing.stage_ms, v->stepper.stage_ms, sizeof v->timing.stage_ms);
+    if (st != EDDY_OK && !v->error[0]) {
+        eddy_sim *sim = viewer_scene_sim(v->scene);
+        snprintf(v->error, sizeof v->error, "simulation stopped: %s: %s", eddy_status_string(st), eddy_sim_last_error(sim));
+        v->paused = 1;
+    }
 }
 
 static void viewer_setup_camera(viewer *v) {
@@ -141,9 +163,11 @@ int viewer_create(const viewer_options *opt, viewer **out, char *msg, size_t msg
     v->opt = opt ? *opt : viewer_options_default();
     if (v->opt.background_image) v->opt.transparent = 1;
     v->dragged_obstacle = -1;
-    if (v->opt.threads <= 0) { /* leave one core to the display server, which presents every frame */
+    if (v->opt.threads <= 0) {
+        /* one core to the display server, which presents every frame; the rest shared by the step and the drawing,
+         * which run at the same time (2 cores: one thread each) */
         int cores = omp_get_num_procs();
-        v->opt.threads = cores > 1 ? cores - 1 : 1;
+        v->opt.threads = cores > 3 ? (cores - 1) / 2 : 1;
     }
     v->threads = v->opt.threads;
     v->post = v->opt.post;
@@ -162,6 +186,11 @@ int viewer_create(const viewer_options *opt, viewer **out, char *msg, size_t msg
     so.set_count = v->opt.set_count;
     so.threads = v->opt.threads;
     so.seed = v->opt.seed;
+    if (stepper_init(&v->stepper) != 0) {
+        snprintf(msg, msg_size, "cannot start the simulation thread");
+        free(v);
+        return -1;
+    }
     if (viewer_scene_open(v->opt.scene, &so, &v->scene, msg, msg_size) != 0 || viewer_apply_settings(v, msg, msg_size) != 0 ||
         eddy_renderer_create(v->opt.threads, &v->renderer, msg, msg_size) != EDDY_OK) {
         viewer_destroy(v);
@@ -185,6 +214,8 @@ int viewer_create(const viewer_options *opt, viewer **out, char *msg, size_t msg
 
 void viewer_destroy(viewer *v) {
     if (!v) return;
+    stepper_destroy(&v->stepper);
+    snapshot_free(&v->snap);
     eddy_image_free(&v->picture);
     free(v->columns);
     free(v->hrows);
@@ -295,6 +326,8 @@ static void viewer_key(viewer *v, int key) {
 }
 
 void viewer_handle(viewer *v, const viewer_event *ev) {
+    /* pointer moves, the wheel and leaving only change the viewer's own state; the rest may touch the simulation */
+    if (ev->kind != VIEWER_EVENT_MOVE && ev->kind != VIEWER_EVENT_WHEEL && ev->kind != VIEWER_EVENT_LEAVE) viewer_sync(v);
     switch (ev->kind) {
     case VIEWER_EVENT_MOVE: {
         float dx = ev->x - v->pointer[0], dy = ev->y - v->pointer[1];
@@ -382,7 +415,7 @@ static int viewer_render(viewer *v) {
         d->transparent = v->opt.transparent;
         d->colorbar = view != EDDY_VIEW_DYE;
         memcpy(d->background, v->opt.background, sizeof d->background);
-        st = eddy_render_sim(v->renderer, sim, d, &v->picture);
+        st = snapshot_render(&v->snap, v->renderer, d, &v->picture);
     }
     if (st != EDDY_OK) {
         snprintf(v->error, sizeof v->error, "render: %s", eddy_renderer_last_error(v->renderer));
@@ -511,7 +544,6 @@ int viewer_threads(const viewer *v) { return v->threads; }
 
 static void viewer_overlay(viewer *v) {
     static const uint8_t white[4] = {235, 235, 235, 255}, shade[4] = {0, 0, 0, 150}, red[4] = {255, 110, 110, 255};
-    eddy_sim *sim = viewer_scene_sim(v->scene);
     char line[512];
     if (v->opt.show_status) {
         char res[64];
@@ -519,7 +551,7 @@ static void viewer_overlay(viewer *v) {
         const double work_ms = v->timing.work_ms;
         double frame_ms = v->fps > 0 ? 1000.0 / v->fps : work_ms;
         snprintf(line, sizeof line, "%5.1f ms/frame (%4.1f fps, work %4.1f ms)  t %.2f s  %s  %s%s  vort %.2f%s  H: help",
-                 frame_ms, v->fps > 0 ? v->fps : 1000.0 / fmax(work_ms, 1e-3), work_ms, eddy_sim_time(sim), res,
+                 frame_ms, v->fps > 0 ? v->fps : 1000.0 / fmax(work_ms, 1e-3), work_ms, v->shown_time, res,
                  eddy_view_name(viewer_views[v->view_index]), v->post ? " +post" : "", (double)v->vorticity,
                  v->paused ? "  PAUSED" : "");
         int bar = FONT_CELL_H + 4;
@@ -560,50 +592,71 @@ static void viewer_overlay(viewer *v) {
     }
 }
 
+/* A frame: wait for the last frame's step; apply the input (stirring, the dragged obstacle, the scene's own
+ * splats and bodies); in 2D copy the fields to draw, start this frame's step on the step thread and draw the copy
+ * meanwhile (the picture shows the state before the step, with this frame's splats); in 3D step, then draw. */
 int viewer_frame(viewer *v, double wall_dt) {
     viewer_timing *tm = &v->timing;
     memset(tm, 0, sizeof *tm);
     const double t0 = now_ms();
+    viewer_sync(v);
+    const double t1 = now_ms();
     float dt = v->opt.fixed_dt > 0 ? v->opt.fixed_dt : (float)fmin(fmax(wall_dt, 0.0), 1.0 / 15.0);
     eddy_sim *sim = viewer_scene_sim(v->scene);
     float world[3];
     int have_pointer = viewer_pointer_world(v, world);
     int splatting = v->dim == 2 || v->shift_down;
-    double t1 = t0;
+    int step = 0;
     if (dt > 0 && !v->error[0]) {
         eddy_status st = stir_frame(&v->stirrer, sim, v->left_down && splatting, have_pointer && splatting ? world : NULL, dt);
         if (st == EDDY_OK && v->right_down && have_pointer) viewer_drag_obstacle(v, world, dt);
         if (st == EDDY_OK && !v->paused) st = viewer_scene_before_step(v->scene, dt);
-        t1 = now_ms();
-        const long steps_before = eddy_sim_step_count(sim);
-        if (st == EDDY_OK && !v->paused) st = eddy_sim_advance(sim, dt);
-        tm->substeps = (int)(eddy_sim_step_count(sim) - steps_before);
-        /* the stats hold the last substep's stages: the frame's substeps cost about as much each */
-        const eddy_step_stats *stats = eddy_sim_stats(sim);
-        for (int k = 0; k < EDDY_STAGE_COUNT && tm->substeps > 0; k++) tm->stage_ms[k] = stats->stage_ms[k] * tm->substeps;
         if (st != EDDY_OK) {
             snprintf(v->error, sizeof v->error, "simulation stopped: %s: %s", eddy_status_string(st), eddy_sim_last_error(sim));
             v->paused = 1;
         }
+        step = !v->paused && !v->error[0];
     }
     v->clock += dt;
     const double t2 = now_ms();
-    int rc = viewer_render(v);
+    eddy_view view = viewer_views[v->view_index];
+    int rc = 0;
+    if (v->dim == 2) {
+        char msg[400];
+        eddy_status st = snapshot_take(&v->snap, sim, view, msg, sizeof msg);
+        if (st != EDDY_OK) {
+            snprintf(v->error, sizeof v->error, "render: %s", msg);
+            rc = -1;
+        }
+        v->shown_time = v->snap.sim_time;
+        if (step) {
+            stepper_start(&v->stepper, sim, dt);
+            v->stepping = 1;
+        }
+    } else if (step) { /* the volume is drawn from the simulation itself, after its step */
+        stepper_start(&v->stepper, sim, dt);
+        v->stepping = 1;
+        viewer_sync(v);
+    }
+    if (v->dim != 2) v->shown_time = eddy_sim_time(sim);
     const double t3 = now_ms();
-    if (rc == 0) viewer_compose(v);
+    if (rc == 0) rc = viewer_render(v);
     const double t4 = now_ms();
-    viewer_overlay(v);
+    if (rc == 0) viewer_compose(v);
     const double t5 = now_ms();
+    viewer_overlay(v);
+    const double t6 = now_ms();
     eddy_render_timing rt;
     eddy_renderer_last_timing(v->renderer, &rt);
-    const int flat = v->dim == 2 || viewer_views[v->view_index] != EDDY_VIEW_DYE; /* the volume has no post pass */
-    tm->phase_ms[VIEWER_PHASE_INPUT] = t1 - t0;
-    tm->phase_ms[VIEWER_PHASE_STEP] = t2 - t1;
+    const int flat = v->dim == 2 || view != EDDY_VIEW_DYE; /* the volume has no post pass */
+    tm->phase_ms[VIEWER_PHASE_INPUT] = t2 - t1;
+    tm->phase_ms[VIEWER_PHASE_WAIT] = t1 - t0;
     tm->phase_ms[VIEWER_PHASE_POST] = flat ? rt.post_ms : 0.0;
-    tm->phase_ms[VIEWER_PHASE_RENDER] = t3 - t2 - tm->phase_ms[VIEWER_PHASE_POST];
-    tm->phase_ms[VIEWER_PHASE_COMPOSE] = t4 - t3;
-    tm->phase_ms[VIEWER_PHASE_OVERLAY] = t5 - t4;
-    tm->work_ms = t5 - t0;
+    tm->phase_ms[VIEWER_PHASE_RENDER] = t4 - t2 - tm->phase_ms[VIEWER_PHASE_POST]; /* the copy included */
+    if (v->dim != 2) tm->phase_ms[VIEWER_PHASE_RENDER] -= t3 - t2; /* 3D: the step is its own phase */
+    tm->phase_ms[VIEWER_PHASE_COMPOSE] = t5 - t4;
+    tm->phase_ms[VIEWER_PHASE_OVERLAY] = t6 - t5;
+    tm->work_ms = t6 - t0;
     return rc == 0 && !v->error[0] ? 0 : -1;
 }
 
@@ -614,7 +667,7 @@ const uint8_t *viewer_pixels(const viewer *v, int *w, int *h) {
 }
 
 double viewer_clock(const viewer *v) { return v->clock; }
-double viewer_sim_time(const viewer *v) { return eddy_sim_time(viewer_scene_sim(v->scene)); }
+double viewer_sim_time(const viewer *v) { return v->shown_time; }
 double viewer_work_ms(const viewer *v) { return v->timing.work_ms; }
 const viewer_timing *viewer_last_timing(const viewer *v) { return &v->timing; }
 int viewer_post(const viewer *v) { return v->post; }

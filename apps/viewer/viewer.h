@@ -42,8 +42,10 @@ void viewer_destroy(viewer *v);
 
 /** Handles one input event (pointer, key, wheel). */
 void viewer_handle(viewer *v, const viewer_event *ev);
-/** Advances one frame: `wall_dt` s of wall time since the last frame (ignored with a fixed step), then draws.
- *  Returns 0, or -1 when the simulation failed (the message is in viewer_error and on the status line). */
+/** Advances one frame: `wall_dt` s of wall time since the last frame (ignored with a fixed step), and draws. In 2D
+ *  the picture shows the state before this frame's step, which runs on a thread of its own until the next frame
+ *  (or an event that touches the simulation) waits for it. Returns 0, or -1 when the simulation failed (the
+ *  message is in viewer_error and on the status line). */
 int viewer_frame(viewer *v, double wall_dt);
 /** The framebuffer (what the window shows): RGBA, rows top first, `*w` x `*h`. */
 const uint8_t *viewer_pixels(const viewer *v, int *w, int *h);
@@ -52,23 +54,26 @@ int viewer_resize(viewer *v, int w, int h);
 
 /** The viewer clock, s (sum of frame steps). */
 double viewer_clock(const viewer *v);
+/** Simulated time of the picture last drawn, s. */
 double viewer_sim_time(const viewer *v);
 /** Parts of a frame's work, in the order they run. */
 typedef enum viewer_phase {
-    VIEWER_PHASE_INPUT = 0, /**< stirring splats, the dragged obstacle, the scene's own splats and moving bodies */
-    VIEWER_PHASE_STEP,      /**< the simulation step(s) of the frame */
-    VIEWER_PHASE_RENDER,    /**< fields to the picture (gathering, colour, obstacles), post-processing excluded */
+    VIEWER_PHASE_WAIT = 0,  /**< waiting for the last frame's step to finish */
+    VIEWER_PHASE_INPUT,     /**< stirring splats, the dragged obstacle, the scene's own splats and moving bodies */
+    VIEWER_PHASE_RENDER,    /**< fields to the picture (2D: copying them first; colour, obstacles), post excluded */
     VIEWER_PHASE_POST,      /**< post-processing: normal-map shading and bloom */
     VIEWER_PHASE_COMPOSE,   /**< the picture scaled into the window over the background */
     VIEWER_PHASE_OVERLAY,   /**< status line, notes and help text */
+    VIEWER_PHASE_STEP,      /**< the simulation step (the last one finished): in 2D it runs on its own thread beside
+                                 the phases above and the present, in 3D before the render */
     VIEWER_PHASE_COUNT
 } viewer_phase;
 
-/** Wall-clock timing of the last frame's own work, ms. */
+/** Wall-clock timing of the last frame, ms. */
 typedef struct viewer_timing {
     double phase_ms[VIEWER_PHASE_COUNT];
-    double work_ms;                      /**< the whole of viewer_frame */
-    int substeps;                        /**< simulation steps taken this frame */
+    double work_ms;                      /**< the whole of viewer_frame on the calling thread */
+    int substeps;                        /**< simulation steps taken by the step */
     double stage_ms[EDDY_STAGE_COUNT];   /**< the step's stages (eddy_step_stats), summed over the substeps */
 } viewer_timing;
 const viewer_timing *viewer_last_timing(const viewer *v);
