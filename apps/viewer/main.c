@@ -147,12 +147,23 @@ static int translate_key(const SDL_KeyboardEvent *k) {
     return -1;
 }
 
-/* Copies the viewer's framebuffer into the window's surface (converting to its pixel format). */
-static int show_frame(SDL_Window *win, const uint8_t *pixels, int w, int h) {
+/* The window surface holds 32-bit pixels with bytes B, G, R, (A or unused) on this machine: the viewer can compose
+ * in that order and the frame is copied as it is. */
+static int window_is_bgra(SDL_Window *win) {
+    SDL_Surface *surf = SDL_GetWindowSurface(win);
+    if (!surf) return 0;
+    Uint32 f = surf->format->format;
+    return (f == SDL_PIXELFORMAT_BGRA32 || (f == SDL_PIXELFORMAT_RGB888 && SDL_BYTEORDER == SDL_LIL_ENDIAN));
+}
+
+/* Copies the viewer's framebuffer into the window's surface: as it is when the viewer composes in the window's
+ * order (window_is_bgra), else converted to its pixel format. */
+static int show_frame(SDL_Window *win, const uint8_t *pixels, int w, int h, int bgra) {
     SDL_Surface *surf = SDL_GetWindowSurface(win);
     if (!surf || surf->w != w || surf->h != h) return -1;
     if (SDL_MUSTLOCK(surf) && SDL_LockSurface(surf) != 0) return -1;
-    int rc = SDL_ConvertPixels(w, h, SDL_PIXELFORMAT_RGBA32, pixels, w * 4, surf->format->format, surf->pixels, surf->pitch);
+    Uint32 from = bgra ? surf->format->format : SDL_PIXELFORMAT_RGBA32; /* the same format: a plain copy */
+    int rc = SDL_ConvertPixels(w, h, from, pixels, w * 4, surf->format->format, surf->pixels, surf->pitch);
     if (SDL_MUSTLOCK(surf)) SDL_UnlockSurface(surf);
     return rc;
 }
@@ -222,6 +233,8 @@ int main(int argc, char **argv) {
         rc = 1;
         goto done;
     }
+    const int bgra = window_is_bgra(win);
+    viewer_set_bgra(v, bgra);
 
     bench bench_state;
     memset(&bench_state, 0, sizeof bench_state);
@@ -317,7 +330,7 @@ int main(int argc, char **argv) {
         Uint64 present_start = SDL_GetPerformanceCounter();
         int fw, fh;
         const uint8_t *pixels = viewer_pixels(v, &fw, &fh);
-        if (show_frame(win, pixels, fw, fh) != 0) {
+        if (show_frame(win, pixels, fw, fh, bgra) != 0) {
             fprintf(stderr, "eddy-view: cannot draw into the window: %s\n", SDL_GetError());
             rc = 1;
             break;

@@ -38,6 +38,7 @@ struct viewer {
     uint8_t *pixels;         /* the window, RGBA */
     int width, height;
     int rect[4];             /* where the picture lies in the window: x, y, w, h */
+    int bgra;                /* the framebuffer's bytes are B, G, R, A (else R, G, B, A) */
     int dim;
 
     stir stirrer;
@@ -130,6 +131,15 @@ static int viewer_apply_settings(viewer *v, char *msg, size_t msg_size) {
     return 0;
 }
 
+static void swap_red_blue(eddy_image *img) {
+    size_t n = (size_t)img->width * (size_t)img->height;
+    for (size_t i = 0; i < n; i++) {
+        uint8_t t = img->rgba[4 * i];
+        img->rgba[4 * i] = img->rgba[4 * i + 2];
+        img->rgba[4 * i + 2] = t;
+    }
+}
+
 static int viewer_load_background(viewer *v, char *msg, size_t msg_size) {
     eddy_image_free(&v->background);
     if (!v->opt.background_image) return 0;
@@ -137,6 +147,7 @@ static int viewer_load_background(viewer *v, char *msg, size_t msg_size) {
     if (eddy_png_read(v->opt.background_image, &original, msg, msg_size) != EDDY_OK) return -1;
     eddy_status st = eddy_image_resize(&original, v->width, v->height, &v->background, msg, msg_size);
     eddy_image_free(&original);
+    if (st == EDDY_OK && v->bgra) swap_red_blue(&v->background);
     return st == EDDY_OK ? 0 : -1;
 }
 
@@ -464,6 +475,7 @@ static void viewer_compose(viewer *v) {
         float s = l <= 0.0031308f ? 12.92f * l : 1.055f * powf(l, 1.0f / 2.4f) - 0.055f;
         bg[c] = (uint8_t)lrintf(s * 255.0f);
     }
+    if (v->bgra) { uint8_t t = bg[0]; bg[0] = bg[2]; bg[2] = t; }
     /* separable: each picture row scaled across once, then each window row blends two of those */
     size_t row_bytes = (size_t)pw * 4;
     if (v->hrows_size < (size_t)sh * row_bytes) {
@@ -473,13 +485,16 @@ static void viewer_compose(viewer *v) {
         v->hrows_size = (size_t)sh * row_bytes;
     }
     const int *cols = v->columns;
+    /* the window's byte order: the picture's RGBA, or BGRA (red and blue swapped here, once per scaled pixel) */
+    const int ch[4] = {v->bgra ? 2 : 0, 1, v->bgra ? 0 : 2, 3};
 #pragma omp parallel for num_threads(v->threads) schedule(static)
     for (int sy = 0; sy < sh; sy++) {
         const uint8_t *src = v->picture.rgba + (size_t)sy * (size_t)sw * 4;
         uint8_t *dst = v->hrows + (size_t)sy * row_bytes;
         for (int x = 0; x < pw; x++) {
             const int a0 = cols[3 * x], a1 = cols[3 * x + 1], tx = cols[3 * x + 2];
-            for (int c = 0; c < 4; c++) dst[4 * x + c] = (uint8_t)((src[a0 + c] * (256 - tx) + src[a1 + c] * tx + 128) >> 8);
+            for (int c = 0; c < 4; c++)
+                dst[4 * x + c] = (uint8_t)((src[a0 + ch[c]] * (256 - tx) + src[a1 + ch[c]] * tx + 128) >> 8);
         }
     }
     const uint8_t *image = v->background.rgba;
@@ -543,7 +558,8 @@ const char *viewer_scene_label(const viewer *v) { return viewer_scene_name(v->sc
 int viewer_threads(const viewer *v) { return v->threads; }
 
 static void viewer_overlay(viewer *v) {
-    static const uint8_t white[4] = {235, 235, 235, 255}, shade[4] = {0, 0, 0, 150}, red[4] = {255, 110, 110, 255};
+    static const uint8_t white[4] = {235, 235, 235, 255}, shade[4] = {0, 0, 0, 150};
+    const uint8_t red[4] = {v->bgra ? 110 : 255, 110, v->bgra ? 255 : 110, 255};
     char line[512];
     if (v->opt.show_status) {
         char res[64];
@@ -658,6 +674,12 @@ int viewer_frame(viewer *v, double wall_dt) {
     tm->phase_ms[VIEWER_PHASE_OVERLAY] = t6 - t5;
     tm->work_ms = t6 - t0;
     return rc == 0 && !v->error[0] ? 0 : -1;
+}
+
+void viewer_set_bgra(viewer *v, int bgra) {
+    bgra = bgra != 0;
+    if (bgra != v->bgra && v->background.rgba) swap_red_blue(&v->background);
+    v->bgra = bgra;
 }
 
 const uint8_t *viewer_pixels(const viewer *v, int *w, int *h) {

@@ -47,7 +47,10 @@ void viewer_handle(viewer *v, const viewer_event *ev);
  *  (or an event that touches the simulation) waits for it. Returns 0, or -1 when the simulation failed (the
  *  message is in viewer_error and on the status line). */
 int viewer_frame(viewer *v, double wall_dt);
-/** The framebuffer (what the window shows): RGBA, rows top first, `*w` x `*h`. */
+/** The framebuffer's byte order: nonzero B, G, R, A (the usual window format on little-endian machines: the shell
+ *  copies it as it is), zero R, G, B, A (the default). */
+void viewer_set_bgra(viewer *v, int bgra);
+/** The framebuffer (what the window shows): RGBA (or BGRA, viewer_set_bgra), rows top first, `*w` x `*h`. */
 const uint8_t *viewer_pixels(const viewer *v, int *w, int *h);
 /** Resizes the framebuffer to a new window size. */
 int viewer_resize(viewer *v, int w, int h);
