@@ -43,6 +43,7 @@ struct eddy_renderer {
     eddy__fbuf tmp;        /* W*H*3 or W*H scratch (luminance, shading) */
     eddy__fbuf scalar;     /* W*H plane of the scalar view */
     eddy__level bloom[EDDY_BLOOM_MAX_LEVELS];
+    eddy__fbuf upsample_cols; /* bloom: per output column, its source columns and weight */
 
     /* simulation fields gathered for a render (copies of computed fields, solid bytes) */
     eddy__fbuf field;      /* scalar field copied from the simulation */
@@ -76,7 +77,22 @@ static inline uint8_t eddy__encode(const eddy_renderer *r, float linear) {
 }
 float eddy__srgb_to_linear(float s);
 float eddy__linear_to_srgb(float l);
-float eddy__tonemap(eddy_tonemap tm, float v);
+/* inline: it runs per channel of every pixel */
+static inline float eddy__tonemap(eddy_tonemap tm, float v) {
+    if (!(v > 0.0f)) return 0.0f;
+    switch (tm) {
+    case EDDY_TONEMAP_REINHARD: return v / (1.0f + v);
+    case EDDY_TONEMAP_ACES: {
+        float t = (v * (2.51f * v + 0.03f)) / (v * (2.43f * v + 0.59f) + 0.14f);
+        return t < 1.0f ? t : 1.0f;
+    }
+    case EDDY_TONEMAP_CLAMP:
+    default: return v < 1.0f ? v : 1.0f;
+    }
+}
+/* the larger of two values that are not NaN (fmaxf is a library call at -O2; these loops run per pixel) */
+static inline float eddy__maxf(float a, float b) { return a > b ? a : b; }
+static inline float eddy__minf(float a, float b) { return a < b ? a : b; }
 
 /* ---- sample.c: cell-centred arrays over the box ---- */
 /* value of a cell-centred array of n cells at continuous cell coordinate c (cell i spans [i, i+1), centre i+0.5);

@@ -45,19 +45,6 @@ float eddy__linear_to_srgb(float l) {
     return 1.055f * powf(l, 1.0f / 2.4f) - 0.055f;
 }
 
-float eddy__tonemap(eddy_tonemap tm, float v) {
-    if (!(v > 0.0f)) return 0.0f;
-    switch (tm) {
-    case EDDY_TONEMAP_REINHARD: return v / (1.0f + v);
-    case EDDY_TONEMAP_ACES: {
-        float t = (v * (2.51f * v + 0.03f)) / (v * (2.43f * v + 0.59f) + 0.14f);
-        return t < 1.0f ? t : 1.0f;
-    }
-    case EDDY_TONEMAP_CLAMP:
-    default: return v < 1.0f ? v : 1.0f;
-    }
-}
-
 eddy_status eddy_renderer_create(int threads, eddy_renderer **out, char *msg, size_t msg_size) {
     if (!out) return EDDY_ERR_INVALID_ARGUMENT;
     *out = NULL;
@@ -85,6 +72,7 @@ void eddy_renderer_destroy(eddy_renderer *r) {
     free(r->rgb.p);
     free(r->tmp.p);
     free(r->scalar.p);
+    free(r->upsample_cols.p);
     for (int i = 0; i < EDDY_BLOOM_MAX_LEVELS; i++) {
         free(r->bloom[i].a.p);
         free(r->bloom[i].b.p);

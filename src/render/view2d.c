@@ -179,8 +179,8 @@ static eddy_status render_dye(eddy_renderer *r, const eddy_render_input *in, con
         for (int x = 0; x < W; x++) {
             size_t p = (size_t)y * (size_t)W + (size_t)x;
             float c[3];
-            for (int k = 0; k < 3; k++) c[k] = eddy__tonemap(def->tonemap, rgb[3 * p + k]);
-            float cov = fmaxf(c[0], fmaxf(c[1], c[2]));
+            for (int k = 0; k < 3; k++) c[k] = eddy__tonemap(def->tonemap, rgb[3 * p + k]); /* never NaN */
+            float cov = eddy__maxf(c[0], eddy__maxf(c[1], c[2]));
             uint8_t *o = img->rgba + 4 * p;
             if (def->transparent) {
                 /* colour = dye / coverage, alpha = coverage: composited over any background it gives c back */
