@@ -22,7 +22,7 @@ static const char *usage =
     "  --grid NXxNY           override the 2D grid of the scene\n"
     "  --full                 the scene's own grid and solver settings (no real-time profile)\n"
     "  --set KEY=VALUE        override a scene value, as eddy run --set (repeatable)\n"
-    "  --threads N            OpenMP threads (default: the cores less one, left to the display server)\n"
+    "  --threads N            OpenMP threads for the step and for drawing, each (default: half the cores less one)\n"
     "  --fixed-dt S           advance S seconds per frame (default: wall clock; 1/60 with --replay/--screenshot-at)\n"
     "  --view NAME            dye, speed, vorticity or pressure at start\n"
     "  --no-post              start with post-processing (shading, bloom) off\n"

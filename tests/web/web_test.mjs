@@ -40,7 +40,7 @@ try {
   // bloom spreads a glow of bright dye over the whole box by design, which would hide dye in the wrong place.
   await page.goto(`http://127.0.0.1:${port}/index.html?fixed=1&seed=7&grid=80x45&post=0`);
   await page.waitForFunction(() => window.eddyPage && (window.eddyPage.error || window.eddyPage.frames > 3),
-                             null, { timeout: 15000 });
+                             null, { timeout: 30000 });
   stamp('page running');
   const pageError = await page.evaluate(() => window.eddyPage.error);
   check(!pageError, `page runs without error ${pageError ? '(' + pageError + ')' : ''}`);
