@@ -14,8 +14,8 @@ mkdir -p "$out"
 export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$here/lsan.supp:print_suppressions=0"
 for threads in 1 2; do
   rm -f "$out/determinism_$threads.png"
-  xvfb-run -a -s "-screen 0 1024x768x24" "$view" default --threads "$threads" --window 640x360 --no-status \
-    --replay "$here/determinism.replay" --screenshot-at 0.9 "$out/determinism_$threads.png"
+  xvfb-run -a -s "-screen 0 1024x768x24" "$view" default --threads "$threads" --window 480x270 --no-status \
+    --replay "$here/determinism.replay" --screenshot-at 0.65 "$out/determinism_$threads.png"
 done
 "$checker" --lit "$out/determinism_1.png"
 if cmp "$out/determinism_1.png" "$out/determinism_2.png"; then
