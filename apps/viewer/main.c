@@ -40,6 +40,7 @@ static const char *usage =
     "  --screenshot-at T FILE save the window as a PNG when the viewer clock reaches T seconds, then exit\n"
     "  --bench N              N frames with a scripted drag, post-processing on then off; print frame times, exit\n"
     "  --no-status            hide the status line\n"
+    "  --no-overlap           2D: step, then draw, on one thread (default: the step runs beside the drawing)\n"
     "keys: space pause, R reset, P post-processing, V view, +/- vorticity, S screenshot, H help, Esc quit\n";
 
 #define SHELL_MAX_SETS 64
@@ -107,6 +108,7 @@ static int parse_args(int argc, char **argv, shell_args *a) {
         }
         else if (!strcmp(arg, "--bench")) { NEED_VALUE(); a->bench_frames = atoi(val); if (a->bench_frames < 1) goto bad; }
         else if (!strcmp(arg, "--no-status")) a->opt.show_status = 0;
+        else if (!strcmp(arg, "--no-overlap")) a->opt.overlap = 0;
         else if (arg[0] == '-' && arg[1]) { fprintf(stderr, "eddy-view: unknown option %s\n%s", arg, usage); return 2; }
         else if (!a->opt.scene) a->opt.scene = arg;
         else { fprintf(stderr, "eddy-view: more than one scene given (%s, %s)\n", a->opt.scene, arg); return 2; }

@@ -30,6 +30,8 @@ typedef struct viewer_options {
     float vorticity;          /**< < 0: the scene's; else the confinement to start with */
     unsigned seed;            /**< stroke colours; default 1 */
     int show_status;          /**< status line; default 1 */
+    int overlap;              /**< 2D: step on its own thread while the last state is drawn; default 1 (0: step, then
+                                   draw, on one thread: for comparison) */
 } viewer_options;
 
 viewer_options viewer_options_default(void);
