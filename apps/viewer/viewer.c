@@ -486,16 +486,26 @@ static void viewer_compose(viewer *v) {
         v->hrows_size = (size_t)sh * row_bytes;
     }
     const int *cols = v->columns;
-    /* the window's byte order: the picture's RGBA, or BGRA (red and blue swapped here, once per scaled pixel) */
-    const int ch[4] = {v->bgra ? 2 : 0, 1, v->bgra ? 0 : 2, 3};
+    /* Two channels per 32-bit multiply (SWAR): bytes 0 and 2 of a pixel sit in the low halves of two 16-bit lanes,
+     * bytes 1 and 3 likewise after a shift; a (256 - t) + b t + 128 <= 255 * 256 + 128 stays inside its lane, so
+     * each byte comes out exactly as the per-byte formula gives it. The window's byte order: the picture's RGBA,
+     * or BGRA (bytes 0 and 2 swapped here, once per scaled pixel). */
+    const int swap = v->bgra;
 #pragma omp parallel for num_threads(v->threads) schedule(static)
     for (int sy = 0; sy < sh; sy++) {
         const uint8_t *src = v->picture.rgba + (size_t)sy * (size_t)sw * 4;
         uint8_t *dst = v->hrows + (size_t)sy * row_bytes;
         for (int x = 0; x < pw; x++) {
-            const int a0 = cols[3 * x], a1 = cols[3 * x + 1], tx = cols[3 * x + 2];
-            for (int c = 0; c < 4; c++)
-                dst[4 * x + c] = (uint8_t)((src[a0 + ch[c]] * (256 - tx) + src[a1 + ch[c]] * tx + 128) >> 8);
+            const int a0 = cols[3 * x], a1 = cols[3 * x + 1];
+            const uint32_t tx = (uint32_t)cols[3 * x + 2], ux = 256u - tx;
+            uint32_t p0, p1;
+            memcpy(&p0, src + a0, 4);
+            memcpy(&p1, src + a1, 4);
+            uint32_t even = (((p0 & 0x00ff00ffu) * ux + (p1 & 0x00ff00ffu) * tx + 0x00800080u) >> 8) & 0x00ff00ffu;
+            uint32_t odd = ((((p0 >> 8) & 0x00ff00ffu) * ux + ((p1 >> 8) & 0x00ff00ffu) * tx + 0x00800080u)) & 0xff00ff00u;
+            if (swap) even = ((even & 0xffu) << 16) | (even >> 16);
+            const uint32_t out = even | odd;
+            memcpy(dst + 4 * (size_t)x, &out, 4);
         }
     }
     const uint8_t *image = v->background.rgba;
@@ -520,7 +530,9 @@ static void viewer_compose(viewer *v) {
         const uint8_t *A = v->hrows + (size_t)y0 * row_bytes, *B = v->hrows + (size_t)y1 * row_bytes;
         uint8_t *o = out + 4 * (size_t)v->rect[0];
         if (!blend) { /* opaque: alpha is 255 in both rows and stays 255 */
-            for (size_t i = 0; i < row_bytes; i++) o[i] = (uint8_t)((A[i] * (256 - ty) + B[i] * ty + 128) >> 8);
+            /* a (256 - t) + b t + 128 <= 255 * 256 + 128 fits 16 bits: 16-bit lanes, twice as many per instruction */
+            const uint16_t w0 = (uint16_t)(256 - ty), w1 = (uint16_t)ty;
+            for (size_t i = 0; i < row_bytes; i++) o[i] = (uint8_t)((uint16_t)(A[i] * w0 + B[i] * w1 + 128) >> 8);
             continue;
         }
         for (int x = 0; x < pw; x++, o += 4) {
