@@ -77,7 +77,10 @@
   function profile(sc) {
     let g = (sc.grid || [128, 128]).slice(0, 2), ds = sc.dye_scale || 1;
     const largest = Math.max(g[0], g[1]);
-    if (largest > 128) {
+    if (sc !== stirScene && params.has('grid')) { // the address's grid (and scale) for every scene, as eddy view --grid
+      g = grid;
+      if (params.has('scale')) ds = Number(params.get('scale'));
+    } else if (largest > 128) {
       const f = Math.ceil(largest / 128);
       g = g.map((n) => Math.max(3, Math.floor(n / f)));
       if (f <= 4) ds = Math.min(16, ds * f);

@@ -38,7 +38,9 @@ try {
   page.on('pageerror', (e) => logs.push('page error: ' + e.message));
   // fixed 1/60 s steps per frame and a fixed colour seed: the same picture every run. Post-processing is off: its
   // bloom spreads a glow of bright dye over the whole box by design, which would hide dye in the wrong place.
-  await page.goto(`http://127.0.0.1:${port}/index.html?fixed=1&seed=7&grid=80x45&post=0`);
+  // The grid (80x45 cells, 160x90 dye cells) holds for every scene of the page: frames stay quick on a loaded
+  // 2-core machine.
+  await page.goto(`http://127.0.0.1:${port}/index.html?fixed=1&seed=7&grid=80x45&scale=2&post=0`);
   await page.waitForFunction(() => window.eddyPage && (window.eddyPage.error || window.eddyPage.frames > 3),
                              null, { timeout: 30000 });
   stamp('page running');
@@ -63,8 +65,8 @@ try {
   const before = await readCanvas();
   check(Math.max(...before.lum) === 0, 'canvas is black before any drag');
 
-  // Drag left to right across the middle: from 20% to 60% of the width at 50% height, in 12 moves. (The test's
-  // grid is small, 80x45 cells, so that frames stay quick on a loaded 2-core machine.) On a busy machine the whole
+  // Drag left to right across the middle: from 20% to 60% of the width at 50% height, in 12 moves. On a busy
+  // machine the whole
   // drag may happen between two animation frames; the page hands every pointer event to the core as it comes
   // (eddy_web_pointer stirs along the segment since the last event), so the trail does not depend on the frames.
   // The test holds the frames during the drag (window.eddyPage.hold), the worst case of a busy machine: a page that
