@@ -321,7 +321,7 @@
     page.frames++;
     if (page.frames % 10 === 0 || performance.now() < noteUntil) {
       status.textContent = `${frameMs.toFixed(1)} ms/frame  t=${api.time(sim).toFixed(2)} s  ${page.scene}  ` +
-        `${width}x${height} px  view ${page.view}${page.post ? ' +post' : ''}${page.paused ? '  PAUSED' : ''}` +
+        `${width}x${height} px  view ${page.view}${page.post && page.view === 'dye' ? ' +post' : ''}${page.paused ? '  PAUSED' : ''}` +
         `${performance.now() < noteUntil ? '  ' + note : ''}  (space R V P)`;
     }
     requestAnimationFrame(frame);
