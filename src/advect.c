@@ -167,7 +167,7 @@ HOT float pair_sample(const stencil *st, int dim, const float *d) {
 #endif
 
 HOT float stencil_sample(const stencil *st, int dim, const float *d) {
-#if EDDY_ADVECT_SSE
+#if defined(EDDY_ADVECT_SSE)
     if (dim == 3 && st->x1 == st->x0 + 1) return pair_sample(st, dim, d); /* in 2D the scalar code is as short */
 #endif
     float c0 = lerp(lerp(d[st->r00 + st->x0], d[st->r00 + st->x1], st->wx),
@@ -184,7 +184,7 @@ HOT float max2(float a, float b) { return a > b ? a : b; }
 /* min and max of the 2^d nodes: the range the limiters allow. The SSE path keeps the scalar tree (pairs along x,
  * then rows, then layers; MINPS/MAXPS pick their operands as min2/max2 do), so even the sign of a zero agrees. */
 HOT void stencil_minmax(const stencil *st, int dim, const float *d, float *lo, float *hi) {
-#if EDDY_ADVECT_SSE
+#if defined(EDDY_ADVECT_SSE)
     if (dim == 3 && st->x1 == st->x0 + 1) {
         __m128 a, b;
         load_pairs(st, dim, d, &a, &b);
