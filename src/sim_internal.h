@@ -74,6 +74,8 @@ struct eddy_sim {
     float *cell_scratch;  /* 8 x ncells floats, allocated on first use by vorticity.c / fields.c */
     double *row_partial;  /* 4 slots per row (rows: n1*n2 or sn1*sn2, the larger), for deterministic reductions */
     double *diag_partial; /* per-row partials of the diagnostics, allocated on first use (diagnostics.c) */
+    float *vorticity_scratch;        /* per-thread slab rings of the confinement sweep (vorticity.c) */
+    size_t vorticity_scratch_floats;
 
     eddy_obstacle *obstacles;
     int obstacle_count, obstacle_cap;
