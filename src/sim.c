@@ -200,7 +200,7 @@ void eddy_sim_destroy(eddy_sim *s) {
     free(s->user_mask);
     free(s->row_partial);
     free(s->diag_partial);
-    free(s->vorticity_scratch);
+    free(s->forces_scratch);
     free(s->cell_scratch);
     free(s->solid_faces);
     free(s->obstacles);

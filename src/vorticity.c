@@ -90,17 +90,6 @@ static size_t thread_floats(const eddy_sim *s) {
     return rings * RING * slab + 3 * (size_t)s->n[0] + 64; /* + rows of x-derivatives, + alignment slack */
 }
 
-static eddy_status ensure_scratch(eddy_sim *s, int threads) {
-    size_t need = (size_t)threads * thread_floats(s);
-    if (s->vorticity_scratch_floats >= need) return EDDY_OK;
-    free(s->vorticity_scratch);
-    s->vorticity_scratch = (float *)malloc(need * sizeof(float));
-    s->vorticity_scratch_floats = s->vorticity_scratch ? need : 0;
-    if (!s->vorticity_scratch)
-        return eddy__fail(s, EDDY_ERR_OUT_OF_MEMORY, "out of memory for the vorticity sweep (%d threads)", threads);
-    return EDDY_OK;
-}
-
 /* geometry of the sweep */
 typedef struct sweep {
     int n0, n1, n2, ns; /* ns: slabs along the sweep axis (n1 in 2D, n2 in 3D) */
@@ -378,8 +367,8 @@ eddy_status eddy__apply_vorticity(eddy_sim *s, float dt) {
     const float eps = s->def.vorticity;
     if (eps == 0.0f) return EDDY_OK;
     const int threads = EDDY_THREADS(s);
-    eddy_status st = ensure_scratch(s, threads);
-    if (st != EDDY_OK) return st;
+    float *scratch = eddy__forces_scratch(s, (size_t)threads * thread_floats(s));
+    if (!scratch) return EDDY_ERR_OUT_OF_MEMORY;
     sweep w;
     w.n0 = s->n[0];
     w.n1 = s->n[1];
@@ -396,7 +385,7 @@ eddy_status eddy__apply_vorticity(eddy_sim *s, float dt) {
 #pragma omp parallel num_threads(threads)
     {
         const int t = omp_get_thread_num(), nt = omp_get_num_threads();
-        float *base = s->vorticity_scratch + (size_t)t * per_thread;
+        float *base = scratch + (size_t)t * per_thread;
         const size_t ring = RING * slab;
         const int r0 = (int)((long long)w.ns * t / nt), r1 = (int)((long long)w.ns * (t + 1) / nt);
         if (r0 < r1) {
