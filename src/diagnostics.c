@@ -84,6 +84,14 @@ static inline double keep_if(double x, bool keep) {
     return x;
 }
 
+static inline float keep_iff(float x, bool keep) {
+    uint32_t b;
+    memcpy(&b, &x, sizeof b);
+    b &= (uint32_t)0 - (uint32_t)keep;
+    memcpy(&x, &b, sizeof x);
+    return x;
+}
+
 enum { CHUNK = 256 }; /* cells per vector block: the squared divergences wait here for the serial sum */
 
 /* cell row (j,k): divergence, speed, the face rows it owns, and its scalar rows when the scalar grid is the
@@ -105,101 +113,112 @@ static void diag_row(const eddy_sim *s, const diag_layout *L, double *P, int j, 
     const float h = s->h;
     /* the last x-face repeats the first on a periodic x axis and is left out of the face figures */
     const bool u_last = !s->periodic[0];
-    double md = 0, ms = 0, sd = 0, eu = 0, ev = 0, ew = 0, dye = 0, mu = 0, mv = 0, mw = 0;
-    double d2[CHUNK];
+    /* maxima of |div| and |u_face| in float (exact, and the same value once widened), of speed^2 in double */
+    float mdf = 0, mu = 0, mv = 0, mw = 0;
+    double ms = 0, sd = 0, eu = 0, ev = 0, ew = 0, dye = 0;
+    /* per cell of a block: the terms of each sum, computed with vector instructions, added serially below */
+    double t_div[CHUNK], t_u[CHUNK], t_v[CHUNK], t_w[CHUNK], t_dye[CHUNK];
     for (int i0 = 0; i0 < n0; i0 += CHUNK) {
         const int m = n0 - i0 < CHUNK ? n0 - i0 : CHUNK;
         const float *uu = u + i0, *a0 = v0 + i0, *a1 = v1 + i0;
         const uint8_t *so = solid + i0;
         if (dim == 2) {
-#pragma omp simd reduction(max : md, ms, mu, mv)
+#pragma omp simd reduction(max : mdf, mu, mv, ms)
             for (int i = 0; i < m; i++) {
                 float d = uu[i + 1] - uu[i] + a1[i] - a0[i];
                 d = d / h;
                 const bool fluid = so[i] == 0;
-                double dd = d, ad = keep_if(fabs(dd), fluid);
-                md = ad > md ? ad : md;
-                d2[i] = keep_if(dd * dd, fluid);
+                float ad = keep_iff(fabsf(d), fluid);
+                mdf = ad > mdf ? ad : mdf;
+                double dd = d;
+                t_div[i] = keep_if(dd * dd, fluid);
                 double cu = 0.5 * ((double)uu[i] + uu[i + 1]), cv = 0.5 * ((double)a0[i] + a1[i]);
                 double sp2 = keep_if(cu * cu + cv * cv, fluid);
                 ms = sp2 > ms ? sp2 : ms;
-                double fu_ = fabs((double)uu[i]), fv_ = fabs((double)a0[i]);
+                float fu_ = fabsf(uu[i]), fv_ = fabsf(a0[i]);
                 mu = fu_ > mu ? fu_ : mu;
                 mv = fv_ > mv ? fv_ : mv;
+                double x = uu[i], y = a0[i];
+                t_u[i] = x * x;
+                t_v[i] = y * y;
             }
         } else {
             const float *b0 = w0 + i0, *b1 = w1 + i0;
-#pragma omp simd reduction(max : md, ms, mu, mv, mw)
+#pragma omp simd reduction(max : mdf, mu, mv, mw, ms)
             for (int i = 0; i < m; i++) {
                 float d = uu[i + 1] - uu[i] + a1[i] - a0[i];
                 d += b1[i] - b0[i];
                 d = d / h;
                 const bool fluid = so[i] == 0;
-                double dd = d, ad = keep_if(fabs(dd), fluid);
-                md = ad > md ? ad : md;
-                d2[i] = keep_if(dd * dd, fluid);
+                float ad = keep_iff(fabsf(d), fluid);
+                mdf = ad > mdf ? ad : mdf;
+                double dd = d;
+                t_div[i] = keep_if(dd * dd, fluid);
                 double cu = 0.5 * ((double)uu[i] + uu[i + 1]), cv = 0.5 * ((double)a0[i] + a1[i]),
                        cw = 0.5 * ((double)b0[i] + b1[i]);
                 double sp2 = keep_if(cu * cu + cv * cv + cw * cw, fluid);
                 ms = sp2 > ms ? sp2 : ms;
-                double fu_ = fabs((double)uu[i]), fv_ = fabs((double)a0[i]), fw_ = fabs((double)b0[i]);
+                float fu_ = fabsf(uu[i]), fv_ = fabsf(a0[i]), fw_ = fabsf(b0[i]);
                 mu = fu_ > mu ? fu_ : mu;
                 mv = fv_ > mv ? fv_ : mv;
                 mw = fw_ > mw ? fw_ : mw;
+                double x = uu[i], y = a0[i], z = b0[i];
+                t_u[i] = x * x;
+                t_v[i] = y * y;
+                t_w[i] = z * z;
             }
         }
-        /* the sums, in row order; adding 0 for a solid cell leaves the sum of squares unchanged */
-        if (dim == 2 && same_grid) {
+        if (same_grid) {
             const float *r = dr + i0, *g = dg + i0, *b = db + i0;
+#pragma omp simd
+            for (int i = 0; i < m; i++) t_dye[i] = (double)r[i] + g[i] + b[i];
+        }
+        /* the sums, in row order (independent chains); adding 0 for a solid cell leaves the sum unchanged */
+        if (dim == 2 && same_grid) {
             for (int i = 0; i < m; i++) {
-                sd += d2[i];
-                double x = uu[i], y = a0[i];
-                eu += x * x;
-                ev += y * y;
-                dye += (double)r[i] + g[i] + b[i];
+                sd += t_div[i];
+                eu += t_u[i];
+                ev += t_v[i];
+                dye += t_dye[i];
             }
         } else if (dim == 2) {
             for (int i = 0; i < m; i++) {
-                sd += d2[i];
-                double x = uu[i], y = a0[i];
-                eu += x * x;
-                ev += y * y;
+                sd += t_div[i];
+                eu += t_u[i];
+                ev += t_v[i];
             }
         } else if (same_grid) {
-            const float *c0 = w0 + i0, *r = dr + i0, *g = dg + i0, *b = db + i0;
             for (int i = 0; i < m; i++) {
-                sd += d2[i];
-                double x = uu[i], y = a0[i], z = c0[i];
-                eu += x * x;
-                ev += y * y;
-                ew += z * z;
-                dye += (double)r[i] + g[i] + b[i];
+                sd += t_div[i];
+                eu += t_u[i];
+                ev += t_v[i];
+                ew += t_w[i];
+                dye += t_dye[i];
             }
         } else {
-            const float *c0 = w0 + i0;
             for (int i = 0; i < m; i++) {
-                sd += d2[i];
-                double x = uu[i], y = a0[i], z = c0[i];
-                eu += x * x;
-                ev += y * y;
-                ew += z * z;
+                sd += t_div[i];
+                eu += t_u[i];
+                ev += t_v[i];
+                ew += t_w[i];
             }
         }
     }
+    double md = mdf;
     if (u_last) {
         double x = u[n0];
         eu += x * x;
-        mu = fabs(x) > mu ? fabs(x) : mu;
+        mu = fabsf(u[n0]) > mu ? fabsf(u[n0]) : mu;
     }
     P[L->maxdiv + row] = md;
     P[L->sumdiv2 + row] = sd;
     P[L->maxspeed + row] = ms;
     P[L->energy[0] + row] = eu;
-    P[L->maxface[0] + row] = mu;
+    P[L->maxface[0] + row] = (double)mu;
     /* y-face row j; a periodic axis' last face row repeats the first and counts as zero */
     size_t vr = (size_t)j + (size_t)(n1 + 1) * k;
     P[L->energy[1] + vr] = ev;
-    P[L->maxface[1] + vr] = mv;
+    P[L->maxface[1] + vr] = (double)mv;
     if (j == n1 - 1) {
         double e = 0, mx = 0;
         if (!s->periodic[1]) face_row(v1, n0, &e, &mx);
@@ -208,7 +227,7 @@ static void diag_row(const eddy_sim *s, const diag_layout *L, double *P, int j, 
     }
     if (dim == 3) {
         P[L->energy[2] + row] = ew;
-        P[L->maxface[2] + row] = mw;
+        P[L->maxface[2] + row] = (double)mw;
         if (k == n2 - 1) {
             double e = 0, mx = 0;
             if (!s->periodic[2]) face_row(w1, n0, &e, &mx);
