@@ -96,7 +96,16 @@ enum { CHUNK = 256 }; /* cells per vector block: the squared divergences wait he
 
 /* cell row (j,k): divergence, speed, the face rows it owns, and its scalar rows when the scalar grid is the
  * velocity grid */
-static void diag_row(const eddy_sim *s, const diag_layout *L, double *P, int j, int k) {
+#if defined(__GNUC__)
+#define KERNEL static inline __attribute__((always_inline))
+#else
+#define KERNEL static inline
+#endif
+/* d / h, or d * (1 / h) when that reciprocal is exact (h a power of two: the same bits); `mul` is a constant in
+ * each instance of diag_row */
+KERNEL float over_h(float d, float h, float rh, bool mul) { return mul ? d * rh : d / h; }
+
+KERNEL void diag_row(const eddy_sim *s, const diag_layout *L, double *P, int j, int k, bool mul) {
     const int n0 = s->n[0], n1 = s->n[1], n2 = s->n[2], dim = s->dim;
     int fu[3], fv[3], fw[3] = {0, 0, 0};
     eddy__face_dims(s, 0, fu);
@@ -110,7 +119,7 @@ static void diag_row(const eddy_sim *s, const diag_layout *L, double *P, int j, 
     const uint8_t *solid = s->solid + eddy__idx(s->n, 0, j, k);
     const bool same_grid = s->sn[0] == n0 && s->sn[1] == n1 && s->sn[2] == n2;
     const float *dr = s->dye[0] + row * (size_t)n0, *dg = s->dye[1] + row * (size_t)n0, *db = s->dye[2] + row * (size_t)n0;
-    const float h = s->h;
+    const float h = s->h, rh = 1.0f / h;
     /* the last x-face repeats the first on a periodic x axis and is left out of the face figures */
     const bool u_last = !s->periodic[0];
     /* maxima of |div| and |u_face| in float (exact, and the same value once widened), of speed^2 in double */
@@ -126,7 +135,7 @@ static void diag_row(const eddy_sim *s, const diag_layout *L, double *P, int j, 
 #pragma omp simd reduction(max : mdf, mu, mv, ms)
             for (int i = 0; i < m; i++) {
                 float d = uu[i + 1] - uu[i] + a1[i] - a0[i];
-                d = d / h;
+                d = over_h(d, h, rh, mul);
                 const bool fluid = so[i] == 0;
                 float ad = keep_iff(fabsf(d), fluid);
                 mdf = ad > mdf ? ad : mdf;
@@ -148,7 +157,7 @@ static void diag_row(const eddy_sim *s, const diag_layout *L, double *P, int j, 
             for (int i = 0; i < m; i++) {
                 float d = uu[i + 1] - uu[i] + a1[i] - a0[i];
                 d += b1[i] - b0[i];
-                d = d / h;
+                d = over_h(d, h, rh, mul);
                 const bool fluid = so[i] == 0;
                 float ad = keep_iff(fabsf(d), fluid);
                 mdf = ad > mdf ? ad : mdf;
@@ -257,10 +266,13 @@ eddy_status eddy__diagnostics(eddy_sim *s, float dt) {
     }
     double *P = s->diag_partial;
     const int rows = s->n[1] * s->n[2];
+    int e;
+    const bool mul = frexpf(s->h, &e) == 0.5f && isnormal(s->h) && isnormal(1.0f / s->h);
     size_t fluid = 0; /* an integer count: exact in any order */
 #pragma omp parallel for num_threads(EDDY_THREADS(s)) schedule(static) reduction(+ : fluid)
     for (int row = 0; row < rows; row++) {
-        diag_row(s, &L, P, row % s->n[1], row / s->n[1]);
+        if (mul) diag_row(s, &L, P, row % s->n[1], row / s->n[1], true);
+        else diag_row(s, &L, P, row % s->n[1], row / s->n[1], false);
         const uint8_t *so = s->solid + (size_t)row * s->n[0];
         size_t f = 0;
         for (int i = 0; i < s->n[0]; i++) f += so[i] == 0;

@@ -94,7 +94,8 @@ static size_t thread_floats(const eddy_sim *s) {
 typedef struct sweep {
     int n0, n1, n2, ns; /* ns: slabs along the sweep axis (n1 in 2D, n2 in 3D) */
     bool px, py, ps;    /* periodic x, y, sweep axis */
-    float den1, den2;   /* (float)span * h for spans 1 and 2, as ddx divides */
+    float den[3];       /* [span]: (float)span * h for spans 1 and 2, as ddx divides */
+    float rcp[3];       /* [span]: 1 / den[span], exact when h is a power of two (then used instead) */
     float scale, dt;
 } sweep;
 
@@ -104,22 +105,30 @@ static inline int slab_key(const sweep *w, int L) { return w->ps ? L : eddy__cla
 static inline int slab_phys(const sweep *w, int L) { return w->ps ? eddy__wrap(L, w->ns) : L; }
 static inline int ring_slot(int L) { return ((L % RING) + RING) % RING; }
 /* divisor of a central difference across slabs at key L */
-static inline float slab_den(const sweep *w, int L) {
-    if (w->ps) return w->den2;
-    int span = eddy__clampi(L + 1, 0, w->ns - 1) - eddy__clampi(L - 1, 0, w->ns - 1);
-    return span == 2 ? w->den2 : w->den1;
+static inline int slab_span(const sweep *w, int L) {
+    if (w->ps) return 2;
+    return eddy__clampi(L + 1, 0, w->ns - 1) - eddy__clampi(L - 1, 0, w->ns - 1);
 }
 
+/* x / den: a multiply by the reciprocal when that is exact (den a power of two: both are the correctly rounded
+ * x * 2^-e, the same bits), a division otherwise. `mul` is a constant in each instance of the kernels below. */
+#if defined(__GNUC__)
+#define KERNEL static inline __attribute__((always_inline))
+#else
+#define KERNEL static inline
+#endif
+KERNEL float quot(float x, const sweep *w, int span, bool mul) { return mul ? x * w->rcp[span] : x / w->den[span]; }
+
 /* out[i] = d f / dx along a row of n >= 3 cells: central inside, one-sided at a wall, wrapped if periodic */
-static void row_ddx(const float *f, float *out, int n, bool periodic, float den1, float den2) {
+KERNEL void row_ddx(const float *f, float *out, int n, bool periodic, const sweep *w, bool mul) {
 #pragma omp simd
-    for (int i = 1; i < n - 1; i++) out[i] = (f[i + 1] - f[i - 1]) / den2;
+    for (int i = 1; i < n - 1; i++) out[i] = quot(f[i + 1] - f[i - 1], w, 2, mul);
     if (periodic) {
-        out[0] = (f[1] - f[n - 1]) / den2;
-        out[n - 1] = (f[0] - f[n - 2]) / den2;
+        out[0] = quot(f[1] - f[n - 1], w, 2, mul);
+        out[n - 1] = quot(f[0] - f[n - 2], w, 2, mul);
     } else {
-        out[0] = (f[1] - f[0]) / den1;
-        out[n - 1] = (f[n - 1] - f[n - 2]) / den1;
+        out[0] = quot(f[1] - f[0], w, 1, mul);
+        out[n - 1] = quot(f[n - 1] - f[n - 2], w, 1, mul);
     }
 }
 
@@ -166,34 +175,35 @@ static void uc_row2(const eddy_sim *s, const sweep *w, rings2 *r, int L) {
     }
 }
 
-static void curl_row2(const sweep *w, rings2 *r, int L) {
+KERNEL void curl_row2(const sweep *w, rings2 *r, int L, bool mul) {
     int n0 = w->n0;
     size_t o = (size_t)ring_slot(L) * n0;
     const float *c1 = r->uc[1] + o, *c0m = r->uc[0] + (size_t)ring_slot(slab_key(w, L - 1)) * n0,
                 *c0p = r->uc[0] + (size_t)ring_slot(slab_key(w, L + 1)) * n0;
     float *wz = r->wz + o, *mag = r->mag + o, *dx = r->tmp;
-    const float den = slab_den(w, L);
-    row_ddx(c1, dx, n0, w->px, w->den1, w->den2);
+    const int sp = slab_span(w, L);
+    row_ddx(c1, dx, n0, w->px, w, mul);
 #pragma omp simd
     for (int i = 0; i < n0; i++) {
-        float z = dx[i] - (c0p[i] - c0m[i]) / den;
+        float z = dx[i] - quot(c0p[i] - c0m[i], w, sp, mul);
         wz[i] = z;
         mag[i] = sqrtf(z * z); /* = sqrt(wx^2 + wy^2 + wz^2) with wx = wy = +0 */
     }
 }
 
-static void force_row2(const eddy_sim *s, const sweep *w, rings2 *r, int L) {
+KERNEL void force_row2(const eddy_sim *s, const sweep *w, rings2 *r, int L, bool mul) {
     int n0 = w->n0, j = slab_phys(w, L);
     size_t o = (size_t)ring_slot(L) * n0;
     const float *mag = r->mag + o, *wz = r->wz + o, *mm = r->mag + (size_t)ring_slot(slab_key(w, L - 1)) * n0,
                 *mp = r->mag + (size_t)ring_slot(slab_key(w, L + 1)) * n0;
     const uint8_t *solid = s->solid + (size_t)j * n0;
     float *fx = r->f[0] + o, *fy = r->f[1] + o, *gxr = r->tmp;
-    const float den = slab_den(w, L), scale = w->scale;
-    row_ddx(mag, gxr, n0, w->px, w->den1, w->den2);
+    const int sp = slab_span(w, L);
+    const float scale = w->scale;
+    row_ddx(mag, gxr, n0, w->px, w, mul);
 #pragma omp simd
     for (int i = 0; i < n0; i++) {
-        float gx = gxr[i], gy = (mp[i] - mm[i]) / den;
+        float gx = gxr[i], gy = quot(mp[i] - mm[i], w, sp, mul);
         float len = sqrtf(gx * gx + gy * gy); /* + gz * gz with gz = +0 */
         bool keep = (len > 1e-20f) & (solid[i] == 0);
         float nx = gx / len, ny = gy / len;
@@ -203,7 +213,7 @@ static void force_row2(const eddy_sim *s, const sweep *w, rings2 *r, int L) {
     }
 }
 
-static void sweep2(eddy_sim *s, const sweep *w, rings2 *r, int r0, int r1) {
+KERNEL void sweep2(eddy_sim *s, const sweep *w, rings2 *r, int r0, int r1, bool mul) {
     const int n0 = w->n0, ns = w->ns;
     const bool last = r1 == ns;
     int fmin = r0 - 1, fmax = last ? ns : r1 - 1;
@@ -219,8 +229,8 @@ static void sweep2(eddy_sim *s, const sweep *w, rings2 *r, int r0, int r1) {
     const float dt = w->dt;
     for (int L = umin; L <= fmax + 2; L++) {
         if (L <= umax) uc_row2(s, w, r, L);
-        if (L - 1 >= cmin && L - 1 <= cmax) curl_row2(w, r, L - 1);
-        if (L - 2 >= fmin && L - 2 <= fmax) force_row2(s, w, r, L - 2);
+        if (L - 1 >= cmin && L - 1 <= cmax) curl_row2(w, r, L - 1, mul);
+        if (L - 2 >= fmin && L - 2 <= fmax) force_row2(s, w, r, L - 2, mul);
         int t = L - 2;
         if (t < r0 || t >= r1) continue;
         const float *f0 = r->f[0] + (size_t)ring_slot(t) * n0;
@@ -245,9 +255,9 @@ static inline size_t plane_of(const sweep *w, int L) { return (size_t)ring_slot(
 static inline int row_nb(int j, int d, int n, bool periodic) {
     return periodic ? eddy__wrap(j + d, n) : eddy__clampi(j + d, 0, n - 1);
 }
-static inline float row_den(const sweep *w, int j) {
-    if (w->py) return w->den2;
-    return eddy__clampi(j + 1, 0, w->n1 - 1) - eddy__clampi(j - 1, 0, w->n1 - 1) == 2 ? w->den2 : w->den1;
+static inline int row_span(const sweep *w, int j) {
+    if (w->py) return 2;
+    return eddy__clampi(j + 1, 0, w->n1 - 1) - eddy__clampi(j - 1, 0, w->n1 - 1);
 }
 
 static void uc_plane3(const eddy_sim *s, const sweep *w, rings3 *r, int L) {
@@ -267,25 +277,25 @@ static void uc_plane3(const eddy_sim *s, const sweep *w, rings3 *r, int L) {
     }
 }
 
-static void curl_plane3(const sweep *w, rings3 *r, int L) {
+KERNEL void curl_plane3(const sweep *w, rings3 *r, int L, bool mul) {
     const int n0 = w->n0, n1 = w->n1;
     const size_t o = plane_of(w, L), om_ = plane_of(w, slab_key(w, L - 1)), op = plane_of(w, slab_key(w, L + 1));
-    const float dz = slab_den(w, L);
+    const int dz = slab_span(w, L);
     for (int j = 0; j < n1; j++) {
         const size_t row = (size_t)j * n0, rm = (size_t)row_nb(j, -1, n1, w->py) * n0, rp = (size_t)row_nb(j, 1, n1, w->py) * n0;
-        const float dy = row_den(w, j);
+        const int dy = row_span(w, j);
         const float *c0 = r->uc[0] + o, *c1 = r->uc[1] + o, *c2 = r->uc[2] + o;
         const float *c0m = r->uc[0] + om_ + row, *c0p = r->uc[0] + op + row, *c1m = r->uc[1] + om_ + row,
                     *c1p = r->uc[1] + op + row;
         float *ax = r->tmp[0], *bx = r->tmp[1];
-        row_ddx(c2 + row, ax, n0, w->px, w->den1, w->den2); /* d uc2 / dx */
-        row_ddx(c1 + row, bx, n0, w->px, w->den1, w->den2); /* d uc1 / dx */
+        row_ddx(c2 + row, ax, n0, w->px, w, mul); /* d uc2 / dx */
+        row_ddx(c1 + row, bx, n0, w->px, w, mul); /* d uc1 / dx */
         float *ox = r->om[0] + o + row, *oy = r->om[1] + o + row, *oz = r->om[2] + o + row, *mag = r->mag + o + row;
 #pragma omp simd
         for (int i = 0; i < n0; i++) {
-            float wx = (c2[rp + i] - c2[rm + i]) / dy - (c1p[i] - c1m[i]) / dz;
-            float wy = (c0p[i] - c0m[i]) / dz - ax[i];
-            float wz = bx[i] - (c0[rp + i] - c0[rm + i]) / dy;
+            float wx = quot(c2[rp + i] - c2[rm + i], w, dy, mul) - quot(c1p[i] - c1m[i], w, dz, mul);
+            float wy = quot(c0p[i] - c0m[i], w, dz, mul) - ax[i];
+            float wz = bx[i] - quot(c0[rp + i] - c0[rm + i], w, dy, mul);
             ox[i] = wx;
             oy[i] = wy;
             oz[i] = wz;
@@ -294,22 +304,23 @@ static void curl_plane3(const sweep *w, rings3 *r, int L) {
     }
 }
 
-static void force_plane3(const eddy_sim *s, const sweep *w, rings3 *r, int L) {
+KERNEL void force_plane3(const eddy_sim *s, const sweep *w, rings3 *r, int L, bool mul) {
     const int n0 = w->n0, n1 = w->n1, k = slab_phys(w, L);
     const size_t o = plane_of(w, L), om_ = plane_of(w, slab_key(w, L - 1)), op = plane_of(w, slab_key(w, L + 1));
-    const float dz = slab_den(w, L), scale = w->scale;
+    const int dz = slab_span(w, L);
+    const float scale = w->scale;
     for (int j = 0; j < n1; j++) {
         const size_t row = (size_t)j * n0, rm = (size_t)row_nb(j, -1, n1, w->py) * n0, rp = (size_t)row_nb(j, 1, n1, w->py) * n0;
-        const float dy = row_den(w, j);
+        const int dy = row_span(w, j);
         const float *mag = r->mag + o, *mm = r->mag + om_ + row, *mp = r->mag + op + row;
         const float *ox = r->om[0] + o + row, *oy = r->om[1] + o + row, *oz = r->om[2] + o + row;
         const uint8_t *solid = s->solid + ((size_t)k * n1 + j) * n0;
         float *gxr = r->tmp[0];
-        row_ddx(mag + row, gxr, n0, w->px, w->den1, w->den2);
+        row_ddx(mag + row, gxr, n0, w->px, w, mul);
         float *fx = r->f[0] + o + row, *fy = r->f[1] + o + row, *fz = r->f[2] + o + row;
 #pragma omp simd
         for (int i = 0; i < n0; i++) {
-            float gx = gxr[i], gy = (mag[rp + i] - mag[rm + i]) / dy, gz = (mp[i] - mm[i]) / dz;
+            float gx = gxr[i], gy = quot(mag[rp + i] - mag[rm + i], w, dy, mul), gz = quot(mp[i] - mm[i], w, dz, mul);
             float len = sqrtf(gx * gx + gy * gy + gz * gz);
             bool keep = (len > 1e-20f) & (solid[i] == 0);
             float nx = gx / len, ny = gy / len, nz = gz / len;
@@ -340,7 +351,7 @@ static void faces_plane3(eddy_sim *s, const sweep *w, rings3 *r, int t, bool top
     row_faces(s->vel[2] + (size_t)t * P, s->vel_tmp[2] + (size_t)t * P, fl, fh, (int)P, dt);
 }
 
-static void sweep3(eddy_sim *s, const sweep *w, rings3 *r, int r0, int r1) {
+KERNEL void sweep3(eddy_sim *s, const sweep *w, rings3 *r, int r0, int r1, bool mul) {
     const int ns = w->ns;
     const bool last = r1 == ns;
     int fmin = r0 - 1, fmax = last ? ns : r1 - 1;
@@ -355,8 +366,8 @@ static void sweep3(eddy_sim *s, const sweep *w, rings3 *r, int r0, int r1) {
     }
     for (int L = umin; L <= fmax + 2; L++) {
         if (L <= umax) uc_plane3(s, w, r, L);
-        if (L - 1 >= cmin && L - 1 <= cmax) curl_plane3(w, r, L - 1);
-        if (L - 2 >= fmin && L - 2 <= fmax) force_plane3(s, w, r, L - 2);
+        if (L - 1 >= cmin && L - 1 <= cmax) curl_plane3(w, r, L - 1, mul);
+        if (L - 2 >= fmin && L - 2 <= fmax) force_plane3(s, w, r, L - 2, mul);
         int t = L - 2;
         if (t >= r0 && t < r1) faces_plane3(s, w, r, t, false);
     }
@@ -377,8 +388,15 @@ eddy_status eddy__apply_vorticity(eddy_sim *s, float dt) {
     w.px = s->periodic[0];
     w.py = s->periodic[1];
     w.ps = s->periodic[s->dim - 1];
-    w.den1 = (float)1 * s->h;
-    w.den2 = (float)2 * s->h;
+    w.den[0] = w.rcp[0] = 0.0f; /* unused: spans are 1 or 2 (n >= 3) */
+    w.den[1] = (float)1 * s->h;
+    w.den[2] = (float)2 * s->h;
+    bool mul = true;
+    for (int span = 1; span <= 2; span++) {
+        int e;
+        w.rcp[span] = 1.0f / w.den[span];
+        mul = mul && frexpf(w.den[span], &e) == 0.5f && isnormal(w.den[span]) && isnormal(w.rcp[span]);
+    }
     w.scale = eps * s->h;
     w.dt = dt;
     const size_t per_thread = thread_floats(s), slab = slab_cells(s);
@@ -391,7 +409,8 @@ eddy_status eddy__apply_vorticity(eddy_sim *s, float dt) {
         if (r0 < r1) {
             if (s->dim == 2) {
                 rings2 r = {{base, base + ring}, base + 2 * ring, base + 3 * ring, {base + 4 * ring, base + 5 * ring}, base + 6 * ring};
-                sweep2(s, &w, &r, r0, r1);
+                if (mul) sweep2(s, &w, &r, r0, r1, true);
+                else sweep2(s, &w, &r, r0, r1, false);
             } else {
                 rings3 r;
                 for (int c = 0; c < 3; c++) {
@@ -401,7 +420,8 @@ eddy_status eddy__apply_vorticity(eddy_sim *s, float dt) {
                     r.tmp[c] = base + 10 * ring + (size_t)c * w.n0;
                 }
                 r.mag = base + 6 * ring;
-                sweep3(s, &w, &r, r0, r1);
+                if (mul) sweep3(s, &w, &r, r0, r1, true);
+                else sweep3(s, &w, &r, r0, r1, false);
             }
         }
     }
