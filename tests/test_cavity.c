@@ -82,6 +82,7 @@ static double run_cavity(int n, int re, double max_time) {
     }
     printf("  Re %4d  %3d^2  t = %6.1f s  %6ld steps  max |error| vs Ghia = %.4f  (max div %.2e)\n", re, n,
            eddy_sim_time(s), eddy_sim_step_count(s), worst, (double)eddy_sim_stats(s)->max_div);
+    fflush(stdout); /* full-size runs take minutes each: show each result as it comes */
     eddy_sim_destroy(s);
     return worst;
 }

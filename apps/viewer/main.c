@@ -1,6 +1,7 @@
 /* eddy-view: the SDL2 shell of the viewer. It opens the window, turns SDL input (or a replay file) into viewer
  * events, shows the viewer's framebuffer through a streaming texture, and saves screenshots read back from the
  * window. `eddy view ...` runs this program. Usage: eddy-view --help; docs/viewer.md. */
+#include "bench.h"
 #include "replay.h"
 #include "stir.h"
 #include "viewer.h"
@@ -21,7 +22,7 @@ static const char *usage =
     "  --grid NXxNY           override the 2D grid of the scene\n"
     "  --full                 the scene's own grid and solver settings (no real-time profile)\n"
     "  --set KEY=VALUE        override a scene value, as eddy run --set (repeatable)\n"
-    "  --threads N            OpenMP threads (default: the cores less one, left to the display server)\n"
+    "  --threads N            OpenMP threads for the step and for drawing, each (default: half the cores less one)\n"
     "  --fixed-dt S           advance S seconds per frame (default: wall clock; 1/60 with --replay/--screenshot-at)\n"
     "  --view NAME            dye, speed, vorticity or pressure at start\n"
     "  --no-post              start with post-processing (shading, bloom) off\n"
@@ -37,8 +38,9 @@ static const char *usage =
     "  --replay FILE          feed recorded input events (docs/viewer.md); runs with a fixed 1/60 s step\n"
     "  --record FILE          write the input events of this session in the replay format\n"
     "  --screenshot-at T FILE save the window as a PNG when the viewer clock reaches T seconds, then exit\n"
-    "  --bench N              run N frames with a scripted drag, print frame times, exit\n"
+    "  --bench N              N frames with a scripted drag, post-processing on then off; print frame times, exit\n"
     "  --no-status            hide the status line\n"
+    "  --no-overlap           2D: step, then draw, on one thread (default: the step runs beside the drawing)\n"
     "keys: space pause, R reset, P post-processing, V view, +/- vorticity, S screenshot, H help, Esc quit\n";
 
 #define SHELL_MAX_SETS 64
@@ -106,6 +108,7 @@ static int parse_args(int argc, char **argv, shell_args *a) {
         }
         else if (!strcmp(arg, "--bench")) { NEED_VALUE(); a->bench_frames = atoi(val); if (a->bench_frames < 1) goto bad; }
         else if (!strcmp(arg, "--no-status")) a->opt.show_status = 0;
+        else if (!strcmp(arg, "--no-overlap")) a->opt.overlap = 0;
         else if (arg[0] == '-' && arg[1]) { fprintf(stderr, "eddy-view: unknown option %s\n%s", arg, usage); return 2; }
         else if (!a->opt.scene) a->opt.scene = arg;
         else { fprintf(stderr, "eddy-view: more than one scene given (%s, %s)\n", a->opt.scene, arg); return 2; }
@@ -128,11 +131,6 @@ static double process_cpu_ms(void) {
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
-static int compare_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* SDL keys to the viewer's codes (printable keys as lower-case ASCII). */
 static int translate_key(const SDL_KeyboardEvent *k) {
     SDL_Keycode code = k->keysym.sym;
@@ -151,12 +149,23 @@ static int translate_key(const SDL_KeyboardEvent *k) {
     return -1;
 }
 
-/* Copies the viewer's framebuffer into the window's surface (converting to its pixel format). */
-static int show_frame(SDL_Window *win, const uint8_t *pixels, int w, int h) {
+/* The window surface holds 32-bit pixels with bytes B, G, R, (A or unused) on this machine: the viewer can compose
+ * in that order and the frame is copied as it is. */
+static int window_is_bgra(SDL_Window *win) {
+    SDL_Surface *surf = SDL_GetWindowSurface(win);
+    if (!surf) return 0;
+    Uint32 f = surf->format->format;
+    return (f == SDL_PIXELFORMAT_BGRA32 || (f == SDL_PIXELFORMAT_RGB888 && SDL_BYTEORDER == SDL_LIL_ENDIAN));
+}
+
+/* Copies the viewer's framebuffer into the window's surface: as it is when the viewer composes in the window's
+ * order (window_is_bgra), else converted to its pixel format. */
+static int show_frame(SDL_Window *win, const uint8_t *pixels, int w, int h, int bgra) {
     SDL_Surface *surf = SDL_GetWindowSurface(win);
     if (!surf || surf->w != w || surf->h != h) return -1;
     if (SDL_MUSTLOCK(surf) && SDL_LockSurface(surf) != 0) return -1;
-    int rc = SDL_ConvertPixels(w, h, SDL_PIXELFORMAT_RGBA32, pixels, w * 4, surf->format->format, surf->pixels, surf->pitch);
+    Uint32 from = bgra ? surf->format->format : SDL_PIXELFORMAT_RGBA32; /* the same format: a plain copy */
+    int rc = SDL_ConvertPixels(w, h, from, pixels, w * 4, surf->format->format, surf->pixels, surf->pitch);
     if (SDL_MUSTLOCK(surf)) SDL_UnlockSurface(surf);
     return rc;
 }
@@ -226,10 +235,22 @@ int main(int argc, char **argv) {
         rc = 1;
         goto done;
     }
+    const int bgra = window_is_bgra(win);
+    viewer_set_bgra(v, bgra);
 
-    double *frame_ms = args.bench_frames ? calloc((size_t)args.bench_frames, sizeof(double)) : NULL;
-    double *work_ms = args.bench_frames ? calloc((size_t)args.bench_frames * 5, sizeof(double)) : NULL;
-    double cpu_before = 0;
+    bench bench_state;
+    memset(&bench_state, 0, sizeof bench_state);
+    if (args.bench_frames && bench_init(&bench_state, args.bench_frames) != 0) {
+        fprintf(stderr, "eddy-view: out of memory\n");
+        bench_free(&bench_state);
+        rc = 1;
+        goto done;
+    }
+    double load_before[3];
+    bench_load_average(load_before);
+    /* the bench runs with post-processing on (the default look), then off; --no-post: off only */
+    int bench_runs = args.opt.post ? 2 : 1, bench_run = 0;
+    double bench_row[BENCH_COLUMNS], frame_start_ms = 0, frame_start_cpu = 0;
     Uint64 freq = SDL_GetPerformanceFrequency(), last = SDL_GetPerformanceCounter();
     double fps_ema = 0;
     int frame = 0, mouse_down_buttons = 0;
@@ -299,7 +320,6 @@ int main(int argc, char **argv) {
         while ((rev = replay_poll(&rep, viewer_clock(v)))) viewer_handle(v, rev);
 
         Uint64 now = SDL_GetPerformanceCounter();
-        if (args.bench_frames) cpu_before = process_cpu_ms();
         double wall_dt = (double)(now - last) / (double)freq;
         last = now;
         if (wall_dt > 0) fps_ema = fps_ema > 0 ? 0.9 * fps_ema + 0.1 / wall_dt : 1.0 / wall_dt;
@@ -309,9 +329,10 @@ int main(int argc, char **argv) {
             rc = 1;
             break;
         }
+        Uint64 present_start = SDL_GetPerformanceCounter();
         int fw, fh;
         const uint8_t *pixels = viewer_pixels(v, &fw, &fh);
-        if (show_frame(win, pixels, fw, fh) != 0) {
+        if (show_frame(win, pixels, fw, fh, bgra) != 0) {
             fprintf(stderr, "eddy-view: cannot draw into the window: %s\n", SDL_GetError());
             rc = 1;
             break;
@@ -331,43 +352,51 @@ int main(int argc, char **argv) {
             break;
         }
         SDL_UpdateWindowSurface(win);
+        double present_ms = (double)(SDL_GetPerformanceCounter() - present_start) * 1e3 / (double)freq;
         if (!scripted) { /* live: no faster than 60 frames per second (the window surface has no vsync) */
             double spent = (double)(SDL_GetPerformanceCounter() - now) / (double)freq;
             if (spent < 1.0 / 60.0) SDL_Delay((Uint32)((1.0 / 60.0 - spent) * 1000.0));
         }
-        if (args.bench_frames) {
-            frame_ms[frame] = (double)(SDL_GetPerformanceCounter() - now) * 1e3 / (double)freq;
-            double parts[3];
-            viewer_part_ms(v, parts);
-            work_ms[frame] = viewer_work_ms(v);
-            for (int k = 0; k < 3; k++) work_ms[(size_t)args.bench_frames * (size_t)(k + 1) + (size_t)frame] = parts[k];
-            work_ms[(size_t)args.bench_frames * 4 + (size_t)frame] = process_cpu_ms() - cpu_before;
-        }
         frame++;
-        if (args.bench_frames && frame >= args.bench_frames) break;
+        if (args.bench_frames) {
+            /* a frame runs from one loop's start to the next's: events, stirring, work, present, all of it */
+            double t_ms = (double)SDL_GetPerformanceCounter() * 1e3 / (double)freq, cpu = process_cpu_ms();
+            if (frame > 1) {
+                const viewer_timing *tm = viewer_last_timing(v);
+                bench_row[BENCH_FRAME] = t_ms - frame_start_ms;
+                bench_row[BENCH_CPU] = cpu - frame_start_cpu;
+                for (int k = 0; k < VIEWER_PHASE_COUNT; k++) bench_row[BENCH_PHASE0 + k] = tm->phase_ms[k];
+                bench_row[BENCH_PRESENT] = present_ms;
+                bench_row[BENCH_OTHER] = bench_row[BENCH_FRAME] - tm->work_ms - present_ms;
+                for (int k = 0; k < EDDY_STAGE_COUNT; k++) bench_row[BENCH_STAGE0 + k] = tm->stage_ms[k];
+                bench_row[BENCH_SUBSTEPS] = tm->substeps;
+                bench_record(&bench_state, bench_row);
+            }
+            frame_start_ms = t_ms;
+            frame_start_cpu = cpu;
+            if (bench_run_done(&bench_state)) {
+                bench_finish_run(&bench_state, viewer_post(v) ? "on" : "off");
+                if (++bench_run >= bench_runs) break;
+                /* the next run: post-processing off, the scene from its start */
+                viewer_set_post(v, 0);
+                viewer_event key;
+                memset(&key, 0, sizeof key);
+                key.kind = VIEWER_EVENT_KEY;
+                key.key = 'r';
+                viewer_handle(v, &key);
+                frame = 0;
+            }
+        }
     }
 loop_end:
-    if (args.bench_frames && frame >= args.bench_frames) {
-        /* the first frames warm caches and the pressure solver: the median is the steady frame time */
-        double median_frame, median_work, p90, median_part[3];
-        qsort(frame_ms, (size_t)frame, sizeof(double), compare_double);
-        for (int k = 0; k < 5; k++) qsort(work_ms + (size_t)k * (size_t)args.bench_frames, (size_t)frame, sizeof(double), compare_double);
-        median_frame = frame_ms[frame / 2];
-        median_work = work_ms[frame / 2];
-        for (int k = 0; k < 3; k++) median_part[k] = work_ms[(size_t)(k + 1) * (size_t)args.bench_frames + (size_t)(frame / 2)];
-        p90 = frame_ms[(frame * 9) / 10];
-        double median_cpu = work_ms[(size_t)4 * (size_t)args.bench_frames + (size_t)(frame / 2)];
-        printf("%-8s %-10s %-10s %-10s %-9s %-9s %-9s %-9s %-9s %-9s %-6s\n", "frames", "window", "grid", "median_ms",
-               "p90_ms", "work_ms", "sim_ms", "render_ms", "compose", "cpu_ms", "fps");
-        char grid[32], window[32];
+    if (args.bench_frames && bench_state.run_count == bench_runs) {
+        char grid[32], dye[32];
         viewer_grid_text(v, grid, sizeof grid);
-        snprintf(window, sizeof window, "%dx%d", win_w, win_h);
-        printf("%-8d %-10s %-10s %-10.2f %-9.2f %-9.2f %-9.2f %-9.2f %-9.2f %-9.2f %-6.1f\n", frame, window, grid,
-               median_frame, p90, median_work, median_part[0], median_part[1], median_part[2], median_cpu,
-               1000.0 / median_frame);
+        viewer_dye_grid_text(v, dye, sizeof dye);
+        bench_print(&bench_state, stdout, viewer_scene_label(v), grid, dye, win_w, win_h, viewer_threads(v),
+                    SDL_GetCPUCount(), load_before);
     }
-    free(frame_ms);
-    free(work_ms);
+    bench_free(&bench_state);
     if (args.screenshot_path && rc == 0 && viewer_clock(v) < args.screenshot_at - 1e-9) {
         fprintf(stderr, "eddy-view: closed at t = %.3f s before the screenshot time %.3f s\n", viewer_clock(v),
                 args.screenshot_at);

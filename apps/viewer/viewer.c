@@ -7,6 +7,8 @@
 #include "eddy/render.h"
 #include "font.h"
 #include "sim_adapter.h"
+#include "snapshot.h"
+#include "stepper.h"
 #include "viewer_scene.h"
 
 #include <math.h>
@@ -36,6 +38,7 @@ struct viewer {
     uint8_t *pixels;         /* the window, RGBA */
     int width, height;
     int rect[4];             /* where the picture lies in the window: x, y, w, h */
+    int bgra;                /* the framebuffer's bytes are B, G, R, A (else R, G, B, A) */
     int dim;
 
     stir stirrer;
@@ -48,8 +51,12 @@ struct viewer {
     float vorticity;
     float yaw, pitch, distance; /* 3D orbit camera around the box centre */
 
-    double clock, work_ms, fps;
-    double part_ms[3];       /* last frame: simulation (stir + step), render, compose + overlay */
+    double clock, fps;
+    viewer_timing timing;    /* the last frame's */
+    stepper stepper;         /* 2D: the frame's step runs on its own thread while the frame is drawn */
+    int stepping;            /* a step is in flight: the simulation is the stepper's until viewer_sync */
+    snapshot snap;           /* 2D: the fields the picture is drawn from */
+    double shown_time;       /* simulated time of the picture, s */
     int quit;
     char error[512];
     char note[640];          /* a line shown for a while (saved screenshot, ...) */
@@ -70,6 +77,7 @@ viewer_options viewer_options_default(void) {
     o.vorticity = -1;
     o.seed = 1;
     o.show_status = 1;
+    o.overlap = 1;
     return o;
 }
 
@@ -82,6 +90,22 @@ static double now_ms(void) {
 static void viewer_note(viewer *v, const char *text) {
     snprintf(v->note, sizeof v->note, "%s", text);
     v->note_until = v->clock + 3.0;
+}
+
+/* Waits for the step in flight; after it the simulation is the viewer's alone. A failed step stops the simulation
+ * (the message stays on the status line). */
+static void viewer_sync(viewer *v) {
+    if (!v->stepping) return;
+    eddy_status st = stepper_wait(&v->stepper);
+    v->stepping = 0;
+    v->timing.phase_ms[VIEWER_PHASE_STEP] = v->stepper.step_ms;
+    v->timing.substeps = v->stepper.substeps;
+    memcpy(v->timing.stage_ms, v->stepper.stage_ms, sizeof v->timing.stage_ms);
+    if (st != EDDY_OK && !v->error[0]) {
+        eddy_sim *sim = viewer_scene_sim(v->scene);
+        snprintf(v->error, sizeof v->error, "simulation stopped: %s: %s", eddy_status_string(st), eddy_sim_last_error(sim));
+        v->paused = 1;
+    }
 }
 
 static void viewer_setup_camera(viewer *v) {
@@ -108,6 +132,15 @@ static int viewer_apply_settings(viewer *v, char *msg, size_t msg_size) {
     return 0;
 }
 
+static void swap_red_blue(eddy_image *img) {
+    size_t n = (size_t)img->width * (size_t)img->height;
+    for (size_t i = 0; i < n; i++) {
+        uint8_t t = img->rgba[4 * i];
+        img->rgba[4 * i] = img->rgba[4 * i + 2];
+        img->rgba[4 * i + 2] = t;
+    }
+}
+
 static int viewer_load_background(viewer *v, char *msg, size_t msg_size) {
     eddy_image_free(&v->background);
     if (!v->opt.background_image) return 0;
@@ -115,6 +148,7 @@ static int viewer_load_background(viewer *v, char *msg, size_t msg_size) {
     if (eddy_png_read(v->opt.background_image, &original, msg, msg_size) != EDDY_OK) return -1;
     eddy_status st = eddy_image_resize(&original, v->width, v->height, &v->background, msg, msg_size);
     eddy_image_free(&original);
+    if (st == EDDY_OK && v->bgra) swap_red_blue(&v->background);
     return st == EDDY_OK ? 0 : -1;
 }
 
@@ -141,9 +175,11 @@ int viewer_create(const viewer_options *opt, viewer **out, char *msg, size_t msg
     v->opt = opt ? *opt : viewer_options_default();
     if (v->opt.background_image) v->opt.transparent = 1;
     v->dragged_obstacle = -1;
-    if (v->opt.threads <= 0) { /* leave one core to the display server, which presents every frame */
+    if (v->opt.threads <= 0) {
+        /* one core to the display server, which presents every frame; the rest shared by the step and the drawing,
+         * which run at the same time (2 cores: one thread each) */
         int cores = omp_get_num_procs();
-        v->opt.threads = cores > 1 ? cores - 1 : 1;
+        v->opt.threads = cores > 3 ? (cores - 1) / 2 : 1;
     }
     v->threads = v->opt.threads;
     v->post = v->opt.post;
@@ -162,6 +198,11 @@ int viewer_create(const viewer_options *opt, viewer **out, char *msg, size_t msg
     so.set_count = v->opt.set_count;
     so.threads = v->opt.threads;
     so.seed = v->opt.seed;
+    if (stepper_init(&v->stepper) != 0) {
+        snprintf(msg, msg_size, "cannot start the simulation thread");
+        free(v);
+        return -1;
+    }
     if (viewer_scene_open(v->opt.scene, &so, &v->scene, msg, msg_size) != 0 || viewer_apply_settings(v, msg, msg_size) != 0 ||
         eddy_renderer_create(v->opt.threads, &v->renderer, msg, msg_size) != EDDY_OK) {
         viewer_destroy(v);
@@ -185,6 +226,8 @@ int viewer_create(const viewer_options *opt, viewer **out, char *msg, size_t msg
 
 void viewer_destroy(viewer *v) {
     if (!v) return;
+    stepper_destroy(&v->stepper);
+    snapshot_free(&v->snap);
     eddy_image_free(&v->picture);
     free(v->columns);
     free(v->hrows);
@@ -295,6 +338,8 @@ static void viewer_key(viewer *v, int key) {
 }
 
 void viewer_handle(viewer *v, const viewer_event *ev) {
+    /* pointer moves, the wheel and leaving only change the viewer's own state; the rest may touch the simulation */
+    if (ev->kind != VIEWER_EVENT_MOVE && ev->kind != VIEWER_EVENT_WHEEL && ev->kind != VIEWER_EVENT_LEAVE) viewer_sync(v);
     switch (ev->kind) {
     case VIEWER_EVENT_MOVE: {
         float dx = ev->x - v->pointer[0], dy = ev->y - v->pointer[1];
@@ -382,7 +427,7 @@ static int viewer_render(viewer *v) {
         d->transparent = v->opt.transparent;
         d->colorbar = view != EDDY_VIEW_DYE;
         memcpy(d->background, v->opt.background, sizeof d->background);
-        st = eddy_render_sim(v->renderer, sim, d, &v->picture);
+        st = snapshot_render(&v->snap, v->renderer, d, &v->picture);
     }
     if (st != EDDY_OK) {
         snprintf(v->error, sizeof v->error, "render: %s", eddy_renderer_last_error(v->renderer));
@@ -431,6 +476,7 @@ static void viewer_compose(viewer *v) {
         float s = l <= 0.0031308f ? 12.92f * l : 1.055f * powf(l, 1.0f / 2.4f) - 0.055f;
         bg[c] = (uint8_t)lrintf(s * 255.0f);
     }
+    if (v->bgra) { uint8_t t = bg[0]; bg[0] = bg[2]; bg[2] = t; }
     /* separable: each picture row scaled across once, then each window row blends two of those */
     size_t row_bytes = (size_t)pw * 4;
     if (v->hrows_size < (size_t)sh * row_bytes) {
@@ -440,13 +486,26 @@ static void viewer_compose(viewer *v) {
         v->hrows_size = (size_t)sh * row_bytes;
     }
     const int *cols = v->columns;
+    /* Two channels per 32-bit multiply (SWAR): bytes 0 and 2 of a pixel sit in the low halves of two 16-bit lanes,
+     * bytes 1 and 3 likewise after a shift; a (256 - t) + b t + 128 <= 255 * 256 + 128 stays inside its lane, so
+     * each byte comes out exactly as the per-byte formula gives it. The window's byte order: the picture's RGBA,
+     * or BGRA (bytes 0 and 2 swapped here, once per scaled pixel). */
+    const int swap = v->bgra;
 #pragma omp parallel for num_threads(v->threads) schedule(static)
     for (int sy = 0; sy < sh; sy++) {
         const uint8_t *src = v->picture.rgba + (size_t)sy * (size_t)sw * 4;
         uint8_t *dst = v->hrows + (size_t)sy * row_bytes;
         for (int x = 0; x < pw; x++) {
-            const int a0 = cols[3 * x], a1 = cols[3 * x + 1], tx = cols[3 * x + 2];
-            for (int c = 0; c < 4; c++) dst[4 * x + c] = (uint8_t)((src[a0 + c] * (256 - tx) + src[a1 + c] * tx + 128) >> 8);
+            const int a0 = cols[3 * x], a1 = cols[3 * x + 1];
+            const uint32_t tx = (uint32_t)cols[3 * x + 2], ux = 256u - tx;
+            uint32_t p0, p1;
+            memcpy(&p0, src + a0, 4);
+            memcpy(&p1, src + a1, 4);
+            uint32_t even = (((p0 & 0x00ff00ffu) * ux + (p1 & 0x00ff00ffu) * tx + 0x00800080u) >> 8) & 0x00ff00ffu;
+            uint32_t odd = ((((p0 >> 8) & 0x00ff00ffu) * ux + ((p1 >> 8) & 0x00ff00ffu) * tx + 0x00800080u)) & 0xff00ff00u;
+            if (swap) even = ((even & 0xffu) << 16) | (even >> 16);
+            const uint32_t out = even | odd;
+            memcpy(dst + 4 * (size_t)x, &out, 4);
         }
     }
     const uint8_t *image = v->background.rgba;
@@ -471,7 +530,9 @@ static void viewer_compose(viewer *v) {
         const uint8_t *A = v->hrows + (size_t)y0 * row_bytes, *B = v->hrows + (size_t)y1 * row_bytes;
         uint8_t *o = out + 4 * (size_t)v->rect[0];
         if (!blend) { /* opaque: alpha is 255 in both rows and stays 255 */
-            for (size_t i = 0; i < row_bytes; i++) o[i] = (uint8_t)((A[i] * (256 - ty) + B[i] * ty + 128) >> 8);
+            /* a (256 - t) + b t + 128 <= 255 * 256 + 128 fits 16 bits: 16-bit lanes, twice as many per instruction */
+            const uint16_t w0 = (uint16_t)(256 - ty), w1 = (uint16_t)ty;
+            for (size_t i = 0; i < row_bytes; i++) o[i] = (uint8_t)((uint16_t)(A[i] * w0 + B[i] * w1 + 128) >> 8);
             continue;
         }
         for (int x = 0; x < pw; x++, o += 4) {
@@ -496,16 +557,30 @@ void viewer_grid_text(const viewer *v, char *buf, size_t size) {
         snprintf(buf, size, "%dx%dx%d", d->grid[0], d->grid[1], d->grid[2]);
 }
 
+void viewer_dye_grid_text(const viewer *v, char *buf, size_t size) {
+    eddy_field_layout l;
+    if (eddy_sim_field_layout(viewer_scene_sim(v->scene), EDDY_FIELD_DYE_R, &l) != EDDY_OK)
+        snprintf(buf, size, "?");
+    else if (v->dim == 2)
+        snprintf(buf, size, "%dx%d", l.n[0], l.n[1]);
+    else
+        snprintf(buf, size, "%dx%dx%d", l.n[0], l.n[1], l.n[2]);
+}
+
+const char *viewer_scene_label(const viewer *v) { return viewer_scene_name(v->scene); }
+int viewer_threads(const viewer *v) { return v->threads; }
+
 static void viewer_overlay(viewer *v) {
-    static const uint8_t white[4] = {235, 235, 235, 255}, shade[4] = {0, 0, 0, 150}, red[4] = {255, 110, 110, 255};
-    eddy_sim *sim = viewer_scene_sim(v->scene);
+    static const uint8_t white[4] = {235, 235, 235, 255}, shade[4] = {0, 0, 0, 150};
+    const uint8_t red[4] = {v->bgra ? 110 : 255, 110, v->bgra ? 255 : 110, 255};
     char line[512];
     if (v->opt.show_status) {
         char res[64];
         viewer_grid_text(v, res, sizeof res);
-        double frame_ms = v->fps > 0 ? 1000.0 / v->fps : v->work_ms;
+        const double work_ms = v->timing.work_ms;
+        double frame_ms = v->fps > 0 ? 1000.0 / v->fps : work_ms;
         snprintf(line, sizeof line, "%5.1f ms/frame (%4.1f fps, work %4.1f ms)  t %.2f s  %s  %s%s  vort %.2f%s  H: help",
-                 frame_ms, v->fps > 0 ? v->fps : 1000.0 / fmax(v->work_ms, 1e-3), v->work_ms, eddy_sim_time(sim), res,
+                 frame_ms, v->fps > 0 ? v->fps : 1000.0 / fmax(work_ms, 1e-3), work_ms, v->shown_time, res,
                  eddy_view_name(viewer_views[v->view_index]), v->post ? " +post" : "", (double)v->vorticity,
                  v->paused ? "  PAUSED" : "");
         int bar = FONT_CELL_H + 4;
@@ -546,35 +621,87 @@ static void viewer_overlay(viewer *v) {
     }
 }
 
+/* A frame: wait for the last frame's step; apply the input (stirring, the dragged obstacle, the scene's own
+ * splats and bodies); in 2D copy the fields to draw, start this frame's step on the step thread and draw the copy
+ * meanwhile (the picture shows the state before the step, with this frame's splats); in 3D step, then draw. */
 int viewer_frame(viewer *v, double wall_dt) {
-    double t0 = now_ms();
+    viewer_timing *tm = &v->timing;
+    memset(tm, 0, sizeof *tm);
+    const double t0 = now_ms();
+    viewer_sync(v);
+    const double t1 = now_ms();
     float dt = v->opt.fixed_dt > 0 ? v->opt.fixed_dt : (float)fmin(fmax(wall_dt, 0.0), 1.0 / 15.0);
     eddy_sim *sim = viewer_scene_sim(v->scene);
     float world[3];
     int have_pointer = viewer_pointer_world(v, world);
     int splatting = v->dim == 2 || v->shift_down;
+    int step = 0;
     if (dt > 0 && !v->error[0]) {
         eddy_status st = stir_frame(&v->stirrer, sim, v->left_down && splatting, have_pointer && splatting ? world : NULL, dt);
         if (st == EDDY_OK && v->right_down && have_pointer) viewer_drag_obstacle(v, world, dt);
         if (st == EDDY_OK && !v->paused) st = viewer_scene_before_step(v->scene, dt);
-        if (st == EDDY_OK && !v->paused) st = eddy_sim_advance(sim, dt);
         if (st != EDDY_OK) {
             snprintf(v->error, sizeof v->error, "simulation stopped: %s: %s", eddy_status_string(st), eddy_sim_last_error(sim));
             v->paused = 1;
         }
+        step = !v->paused && !v->error[0];
     }
     v->clock += dt;
-    double t1 = now_ms();
-    int rc = viewer_render(v);
-    double t2 = now_ms();
+    const double t2 = now_ms();
+    eddy_view view = viewer_views[v->view_index];
+    int rc = 0;
+    double serial_step_ms = 0;
+    if (v->dim == 2 && step && !v->opt.overlap) { /* step, then draw: the picture shows the state after the step */
+        const double ts = now_ms();
+        stepper_start(&v->stepper, sim, dt);
+        v->stepping = 1;
+        viewer_sync(v);
+        step = 0;
+        serial_step_ms = now_ms() - ts;
+    }
+    if (v->dim == 2) {
+        char msg[400];
+        eddy_status st = snapshot_take(&v->snap, sim, view, msg, sizeof msg);
+        if (st != EDDY_OK) {
+            snprintf(v->error, sizeof v->error, "render: %s", msg);
+            rc = -1;
+        }
+        v->shown_time = v->snap.sim_time;
+        if (step) {
+            stepper_start(&v->stepper, sim, dt);
+            v->stepping = 1;
+        }
+    } else if (step) { /* the volume is drawn from the simulation itself, after its step */
+        stepper_start(&v->stepper, sim, dt);
+        v->stepping = 1;
+        viewer_sync(v);
+    }
+    if (v->dim != 2) v->shown_time = eddy_sim_time(sim);
+    const double t3 = now_ms();
+    if (rc == 0) rc = viewer_render(v);
+    const double t4 = now_ms();
     if (rc == 0) viewer_compose(v);
+    const double t5 = now_ms();
     viewer_overlay(v);
-    double t3 = now_ms();
-    v->part_ms[0] = t1 - t0;
-    v->part_ms[1] = t2 - t1;
-    v->part_ms[2] = t3 - t2;
-    v->work_ms = t3 - t0;
+    const double t6 = now_ms();
+    eddy_render_timing rt;
+    eddy_renderer_last_timing(v->renderer, &rt);
+    const int flat = v->dim == 2 || view != EDDY_VIEW_DYE; /* the volume has no post pass */
+    tm->phase_ms[VIEWER_PHASE_INPUT] = t2 - t1;
+    tm->phase_ms[VIEWER_PHASE_WAIT] = t1 - t0;
+    tm->phase_ms[VIEWER_PHASE_POST] = flat ? rt.post_ms : 0.0;
+    tm->phase_ms[VIEWER_PHASE_RENDER] = t4 - t2 - serial_step_ms - tm->phase_ms[VIEWER_PHASE_POST]; /* the copy included */
+    if (v->dim != 2) tm->phase_ms[VIEWER_PHASE_RENDER] -= t3 - t2; /* 3D: the step is its own phase */
+    tm->phase_ms[VIEWER_PHASE_COMPOSE] = t5 - t4;
+    tm->phase_ms[VIEWER_PHASE_OVERLAY] = t6 - t5;
+    tm->work_ms = t6 - t0;
     return rc == 0 && !v->error[0] ? 0 : -1;
+}
+
+void viewer_set_bgra(viewer *v, int bgra) {
+    bgra = bgra != 0;
+    if (bgra != v->bgra && v->background.rgba) swap_red_blue(&v->background);
+    v->bgra = bgra;
 }
 
 const uint8_t *viewer_pixels(const viewer *v, int *w, int *h) {
@@ -584,9 +711,11 @@ const uint8_t *viewer_pixels(const viewer *v, int *w, int *h) {
 }
 
 double viewer_clock(const viewer *v) { return v->clock; }
-double viewer_sim_time(const viewer *v) { return eddy_sim_time(viewer_scene_sim(v->scene)); }
-double viewer_work_ms(const viewer *v) { return v->work_ms; }
-void viewer_part_ms(const viewer *v, double ms[3]) { memcpy(ms, v->part_ms, sizeof v->part_ms); }
+double viewer_sim_time(const viewer *v) { return v->shown_time; }
+double viewer_work_ms(const viewer *v) { return v->timing.work_ms; }
+const viewer_timing *viewer_last_timing(const viewer *v) { return &v->timing; }
+int viewer_post(const viewer *v) { return v->post; }
+void viewer_set_post(viewer *v, int on) { v->post = on != 0; }
 void viewer_set_fps(viewer *v, double fps) { v->fps = fps; }
 int viewer_want_quit(const viewer *v) { return v->quit; }
 const char *viewer_error(const viewer *v) { return v->error; }

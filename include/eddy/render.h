@@ -181,6 +181,16 @@ const char *eddy_renderer_last_error(const eddy_renderer *r);
 /** The value range the last scalar view used (after automatic ranging), e.g. for a legend. */
 void eddy_renderer_last_range(const eddy_renderer *r, float *min, float *max);
 
+/** Where the last 2D render (eddy_render_sim or eddy_render_input_2d) spent its wall-clock time, ms: for
+ *  benchmarks and frame-time displays. The parts add up to the whole call, less argument checks. */
+typedef struct eddy_render_timing {
+    double gather_ms;   /**< reading the simulation's fields (eddy_render_sim only) */
+    double draw_ms;     /**< fields to linear colour, tonemapping and sRGB encoding (or colour-mapping) */
+    double post_ms;     /**< post-processing: shading, bloom, edges */
+    double overlay_ms;  /**< obstacles and the colour bar drawn over the picture */
+} eddy_render_timing;
+void eddy_renderer_last_timing(const eddy_renderer *r, eddy_render_timing *out);
+
 /** Renders a 2D view (of a 2D simulation, or a slice of a 3D one) into `img`. `img` must be zeroed or a valid
  *  image; it is reallocated only when its size differs from the output size. Reads fields through the public
  *  API (the simulation is not changed). */

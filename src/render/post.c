@@ -73,10 +73,11 @@ static void downsample(eddy_renderer *r, const float *src, int sw, int sh, float
                     const float *c = src + 3 * ((size_t)sy * (size_t)sw + (size_t)sx);
                     float wgt = 1.0f;
                     if (t >= 0.0f) {
-                        float b = fmaxf(c[0], fmaxf(c[1], c[2]));
-                        float q = fminf(fmaxf(b - t + knee, 0.0f), 2.0f * knee);
+                        /* the colour is finite here (render_dye maps NaN dye to 0): plain comparisons do */
+                        float b = eddy__maxf(c[0], eddy__maxf(c[1], c[2]));
+                        float q = eddy__minf(eddy__maxf(b - t + knee, 0.0f), 2.0f * knee);
                         q = q * q / (4.0f * knee + 1e-4f);
-                        wgt = fmaxf(q, b - t) / fmaxf(b, 1e-4f);
+                        wgt = eddy__maxf(q, b - t) / eddy__maxf(b, 1e-4f);
                     }
                     for (int k = 0; k < 3; k++) acc[k] += c[k] * wgt;
                 }
@@ -109,9 +110,23 @@ static void tent_blur(eddy_renderer *r, float *img, float *tmp, int w, int h) {
     }
 }
 
-/* dst (w x h) += weight * bilinear upsampling of src (sw x sh) */
-static void upsample_add(eddy_renderer *r, const float *src, int sw, int sh, float *dst, int w, int h, float weight) {
+/* dst (w x h) += weight * bilinear upsampling of src (sw x sh); `cols` holds 3 floats per output column: the two
+ * source columns (as exact small integers) and the weight of the second, worked out once per call, not per pixel */
+static void upsample_add(eddy_renderer *r, const float *src, int sw, int sh, float *dst, int w, int h, float weight,
+                         float *cols) {
     const float fx = (float)sw / (float)w, fy = (float)sh / (float)h;
+    for (int x = 0; x < w; x++) {
+        float sx = ((float)x + 0.5f) * fx - 0.5f;
+        if (sx < 0.0f) sx = 0.0f;
+        int x0 = (int)sx;
+        if (x0 > sw - 1) x0 = sw - 1;
+        int x1 = x0 + 1 < sw ? x0 + 1 : x0;
+        float tx = sx - (float)x0;
+        if (tx > 1.0f) tx = 1.0f;
+        cols[3 * x] = (float)x0;
+        cols[3 * x + 1] = (float)x1;
+        cols[3 * x + 2] = tx;
+    }
 #pragma omp parallel for num_threads(EDDY_R_THREADS(r)) schedule(static)
     for (int y = 0; y < h; y++) {
         float sy = ((float)y + 0.5f) * fy - 0.5f;
@@ -121,19 +136,12 @@ static void upsample_add(eddy_renderer *r, const float *src, int sw, int sh, flo
         int y1 = y0 + 1 < sh ? y0 + 1 : y0;
         float ty = sy - (float)y0;
         if (ty > 1.0f) ty = 1.0f;
-        for (int x = 0; x < w; x++) {
-            float sx = ((float)x + 0.5f) * fx - 0.5f;
-            if (sx < 0.0f) sx = 0.0f;
-            int x0 = (int)sx;
-            if (x0 > sw - 1) x0 = sw - 1;
-            int x1 = x0 + 1 < sw ? x0 + 1 : x0;
-            float tx = sx - (float)x0;
-            if (tx > 1.0f) tx = 1.0f;
-            const float *a = src + 3 * ((size_t)y0 * (size_t)sw + (size_t)x0);
-            const float *b = src + 3 * ((size_t)y0 * (size_t)sw + (size_t)x1);
-            const float *c = src + 3 * ((size_t)y1 * (size_t)sw + (size_t)x0);
-            const float *d = src + 3 * ((size_t)y1 * (size_t)sw + (size_t)x1);
-            float *o = dst + 3 * ((size_t)y * (size_t)w + (size_t)x);
+        const float *row0 = src + 3 * (size_t)y0 * (size_t)sw, *row1 = src + 3 * (size_t)y1 * (size_t)sw;
+        float *o = dst + 3 * (size_t)y * (size_t)w;
+        for (int x = 0; x < w; x++, o += 3) {
+            const size_t x0 = 3 * (size_t)cols[3 * x], x1 = 3 * (size_t)cols[3 * x + 1];
+            const float tx = cols[3 * x + 2];
+            const float *a = row0 + x0, *b = row0 + x1, *c = row1 + x0, *d = row1 + x1;
             for (int k = 0; k < 3; k++) {
                 float top = a[k] + (b[k] - a[k]) * tx, bot = c[k] + (d[k] - c[k]) * tx;
                 o[k] += weight * (top + (bot - top) * ty);
@@ -157,6 +165,9 @@ static eddy_status bloom(eddy_renderer *r, float *rgb, int W, int H, const eddy_
         levels++;
     }
     if (levels == 0) return EDDY_OK;
+    eddy_status st = eddy__fbuf_reserve(r, &r->upsample_cols, 3 * (size_t)W);
+    if (st != EDDY_OK) return st;
+    float *cols = r->upsample_cols.p;
     const float knee = d->bloom_threshold * d->bloom_soft_knee;
     downsample(r, rgb, W, H, L[0].a.p, L[0].w, L[0].h, d->bloom_threshold, knee);
     tent_blur(r, L[0].a.p, L[0].b.p, L[0].w, L[0].h);
@@ -165,8 +176,8 @@ static eddy_status bloom(eddy_renderer *r, float *rgb, int W, int H, const eddy_
         tent_blur(r, L[i].a.p, L[i].b.p, L[i].w, L[i].h);
     }
     for (int i = levels - 1; i > 0; i--)
-        upsample_add(r, L[i].a.p, L[i].w, L[i].h, L[i - 1].a.p, L[i - 1].w, L[i - 1].h, 1.0f);
-    upsample_add(r, L[0].a.p, L[0].w, L[0].h, rgb, W, H, d->bloom_intensity);
+        upsample_add(r, L[i].a.p, L[i].w, L[i].h, L[i - 1].a.p, L[i - 1].w, L[i - 1].h, 1.0f, cols);
+    upsample_add(r, L[0].a.p, L[0].w, L[0].h, rgb, W, H, d->bloom_intensity, cols);
     return EDDY_OK;
 }
 

@@ -36,12 +36,14 @@ struct eddy_renderer {
     int threads;
     char error[512];
     float last_min, last_max;
+    eddy_render_timing timing; /* of the last 2D render */
     uint8_t srgb_lut[EDDY_SRGB_LUT_SIZE + 1]; /* linear [0,1] -> sRGB byte */
 
     eddy__fbuf rgb;        /* W*H*3 working colour, linear */
     eddy__fbuf tmp;        /* W*H*3 or W*H scratch (luminance, shading) */
     eddy__fbuf scalar;     /* W*H plane of the scalar view */
     eddy__level bloom[EDDY_BLOOM_MAX_LEVELS];
+    eddy__fbuf upsample_cols; /* bloom: per output column, its source columns and weight */
 
     /* simulation fields gathered for a render (copies of computed fields, solid bytes) */
     eddy__fbuf field;      /* scalar field copied from the simulation */
@@ -61,6 +63,8 @@ struct eddy_renderer {
 };
 
 /* ---- renderer.c ---- */
+/* wall-clock milliseconds (OpenMP's clock), for eddy_renderer_last_timing */
+static inline double eddy__ms(void) { return omp_get_wtime() * 1e3; }
 eddy_status eddy__rfail(eddy_renderer *r, eddy_status st, const char *fmt, ...) EDDY_R_PRINTF(3, 4);
 /* grows b to hold n floats; fails through r */
 eddy_status eddy__fbuf_reserve(eddy_renderer *r, eddy__fbuf *b, size_t n);
@@ -73,7 +77,22 @@ static inline uint8_t eddy__encode(const eddy_renderer *r, float linear) {
 }
 float eddy__srgb_to_linear(float s);
 float eddy__linear_to_srgb(float l);
-float eddy__tonemap(eddy_tonemap tm, float v);
+/* inline: it runs per channel of every pixel */
+static inline float eddy__tonemap(eddy_tonemap tm, float v) {
+    if (!(v > 0.0f)) return 0.0f;
+    switch (tm) {
+    case EDDY_TONEMAP_REINHARD: return v / (1.0f + v);
+    case EDDY_TONEMAP_ACES: {
+        float t = (v * (2.51f * v + 0.03f)) / (v * (2.43f * v + 0.59f) + 0.14f);
+        return t < 1.0f ? t : 1.0f;
+    }
+    case EDDY_TONEMAP_CLAMP:
+    default: return v < 1.0f ? v : 1.0f;
+    }
+}
+/* the larger of two values that are not NaN (fmaxf is a library call at -O2; these loops run per pixel) */
+static inline float eddy__maxf(float a, float b) { return a > b ? a : b; }
+static inline float eddy__minf(float a, float b) { return a < b ? a : b; }
 
 /* ---- sample.c: cell-centred arrays over the box ---- */
 /* value of a cell-centred array of n cells at continuous cell coordinate c (cell i spans [i, i+1), centre i+0.5);

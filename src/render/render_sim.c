@@ -155,6 +155,9 @@ static eddy_status gather(eddy_renderer *r, eddy_sim *sim, bool want_dye, int sc
     return EDDY_OK;
 }
 
+static eddy_status render_gathered(eddy_renderer *r, eddy_sim *sim, const eddy_render_input *gathered,
+                                   const eddy_render_def *def, eddy_image *img);
+
 eddy_status eddy_render_sim(eddy_renderer *r, eddy_sim *sim, const eddy_render_def *def, eddy_image *img) {
     if (!r) return EDDY_ERR_INVALID_ARGUMENT;
     r->error[0] = '\0';
@@ -162,8 +165,21 @@ eddy_status eddy_render_sim(eddy_renderer *r, eddy_sim *sim, const eddy_render_d
     if (st != EDDY_OK) return st;
     eddy_render_input in;
     bool dye = def->view == EDDY_VIEW_DYE;
+    const double t0 = eddy__ms();
     if ((st = gather(r, sim, dye, dye ? -1 : (int)def->view, def->liquid_level, def->draw_obstacles != 0, &in)) != EDDY_OK)
         return st;
+    const double gather_ms = eddy__ms() - t0;
+    st = render_gathered(r, sim, &in, def, img);
+    r->timing.gather_ms = gather_ms;
+    return st;
+}
+
+/* the 2D picture of fields already gathered */
+static eddy_status render_gathered(eddy_renderer *r, eddy_sim *sim, const eddy_render_input *gathered,
+                                   const eddy_render_def *def, eddy_image *img) {
+    eddy_render_input in = *gathered;
+    eddy_status st;
+    bool dye = def->view == EDDY_VIEW_DYE;
     if (!dye) {
         /* sizes and slice indices count scalar (dye) cells for every view, while speed, pressure, ... live on the
          * velocity cells: translate both into what the input path expects */

@@ -45,19 +45,6 @@ float eddy__linear_to_srgb(float l) {
     return 1.055f * powf(l, 1.0f / 2.4f) - 0.055f;
 }
 
-float eddy__tonemap(eddy_tonemap tm, float v) {
-    if (!(v > 0.0f)) return 0.0f;
-    switch (tm) {
-    case EDDY_TONEMAP_REINHARD: return v / (1.0f + v);
-    case EDDY_TONEMAP_ACES: {
-        float t = (v * (2.51f * v + 0.03f)) / (v * (2.43f * v + 0.59f) + 0.14f);
-        return t < 1.0f ? t : 1.0f;
-    }
-    case EDDY_TONEMAP_CLAMP:
-    default: return v < 1.0f ? v : 1.0f;
-    }
-}
-
 eddy_status eddy_renderer_create(int threads, eddy_renderer **out, char *msg, size_t msg_size) {
     if (!out) return EDDY_ERR_INVALID_ARGUMENT;
     *out = NULL;
@@ -85,6 +72,7 @@ void eddy_renderer_destroy(eddy_renderer *r) {
     free(r->rgb.p);
     free(r->tmp.p);
     free(r->scalar.p);
+    free(r->upsample_cols.p);
     for (int i = 0; i < EDDY_BLOOM_MAX_LEVELS; i++) {
         free(r->bloom[i].a.p);
         free(r->bloom[i].b.p);
@@ -106,6 +94,12 @@ const char *eddy_renderer_last_error(const eddy_renderer *r) { return r ? r->err
 void eddy_renderer_last_range(const eddy_renderer *r, float *min, float *max) {
     if (min) *min = r ? r->last_min : 0.0f;
     if (max) *max = r ? r->last_max : 0.0f;
+}
+
+void eddy_renderer_last_timing(const eddy_renderer *r, eddy_render_timing *out) {
+    if (!out) return;
+    if (r) *out = r->timing;
+    else memset(out, 0, sizeof *out);
 }
 
 /* ---- names ---- */

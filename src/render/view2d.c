@@ -81,14 +81,41 @@ static eddy_status setup_plane(eddy_renderer *r, const eddy_render_input *in, co
 void eddy__draw_obstacles(eddy_renderer *r, const eddy_render_input *in, const eddy_render_def *def, const plane_map *pm,
                           eddy_image *img) {
     if (!def->draw_obstacles || !in->solid) return;
+    const double t0 = eddy__ms();
     const int W = img->width, H = img->height;
     const uint8_t *oc = def->obstacle_color;
     /* coverage from the interpolated solid fraction, ramped over about one pixel around the 0.5 contour: smooth
      * outlines when solid cells are larger than pixels, plain cells when they are not */
     const float ppc = fmaxf(1.0f, (float)W / (float)in->solid_n[pm->h]);
+    /* Only pixels near solid cells can be covered: a pixel whose cell coordinate lies more than a cell outside the
+     * solid cells' bounding box interpolates no solid node. Find that box on the plane's two axes (a scan of the
+     * solid bytes, much cheaper than sampling every pixel) and visit the pixels inside it, a pixel of margin more. */
+    const int *n = in->solid_n;
+    int lo[3] = {n[0], n[1], n[2]}, hi[3] = {-1, -1, -1};
+    for (int k = 0; k < n[2]; k++)
+        for (int j = 0; j < n[1]; j++) {
+            const uint8_t *row = in->solid + (size_t)n[0] * ((size_t)j + (size_t)n[1] * (size_t)k);
+            for (int i = 0; i < n[0]; i++)
+                if (row[i]) {
+                    const int idx[3] = {i, j, k};
+                    for (int a = 0; a < 3; a++) {
+                        if (idx[a] < lo[a]) lo[a] = idx[a];
+                        if (idx[a] > hi[a]) hi[a] = idx[a];
+                    }
+                }
+        }
+    if (hi[0] < 0) return;
+    /* pixel x sees cell coordinate (x + 0.5) W^-1 n_h; y sees (1 - (y + 0.5) / H) n_v */
+    const float sx = (float)W / (float)n[pm->h], sy = (float)H / (float)n[pm->v];
+    int x0 = (int)floorf((float)(lo[pm->h] - 1) * sx) - 2, x1 = (int)ceilf((float)(hi[pm->h] + 2) * sx) + 2;
+    int y0 = (int)floorf((float)H - (float)(hi[pm->v] + 2) * sy) - 2, y1 = (int)ceilf((float)H - (float)(lo[pm->v] - 1) * sy) + 2;
+    if (x0 < 0) x0 = 0;
+    if (y0 < 0) y0 = 0;
+    if (x1 > W) x1 = W;
+    if (y1 > H) y1 = H;
 #pragma omp parallel for num_threads(EDDY_R_THREADS(r)) schedule(static)
-    for (int y = 0; y < H; y++) {
-        for (int x = 0; x < W; x++) {
+    for (int y = y0; y < y1; y++) {
+        for (int x = x0; x < x1; x++) {
             float c[3];
             pixel_cells(pm, in->solid_n, W, H, x, y, c);
             float frac = eddy__sample_cells_u8_frac(in->solid, in->solid_n, c);
@@ -104,6 +131,7 @@ void eddy__draw_obstacles(eddy_renderer *r, const eddy_render_input *in, const e
             }
         }
     }
+    r->timing.overlay_ms += eddy__ms() - t0;
 }
 
 static eddy_status render_dye(eddy_renderer *r, const eddy_render_input *in, const eddy_render_def *def,
@@ -113,28 +141,46 @@ static eddy_status render_dye(eddy_renderer *r, const eddy_render_input *in, con
     if (st != EDDY_OK) return st;
     float *rgb = r->rgb.p;
     const float ex = def->exposure;
+    if (pm->s < 0 && W == in->dye_n[0] && H == in->dye_n[1] && in->dye[0] && in->dye[1] && in->dye[2]) {
+        /* one pixel per dye cell (the default size): pixel (x, y) is the centre of cell (x, H-1-y), where the
+         * interpolation weights vanish; read the cells straight */
 #pragma omp parallel for num_threads(EDDY_R_THREADS(r)) schedule(static)
-    for (int y = 0; y < H; y++) {
-        for (int x = 0; x < W; x++) {
-            float c[3];
-            pixel_cells(pm, in->dye_n, W, H, x, y, c);
-            float *o = rgb + 3 * ((size_t)y * (size_t)W + (size_t)x);
-            for (int k = 0; k < 3; k++) {
-                float v = in->dye[k] ? eddy__sample_cells(in->dye[k], in->dye_n, c) * ex : 0.0f;
-                o[k] = v > 0.0f ? v : 0.0f; /* negative dye (overshoot) is no colour */
+        for (int y = 0; y < H; y++) {
+            const size_t src = (size_t)(H - 1 - y) * (size_t)W;
+            float *o = rgb + 3 * (size_t)y * (size_t)W;
+            for (int x = 0; x < W; x++)
+                for (int k = 0; k < 3; k++) {
+                    float v = in->dye[k][src + (size_t)x] * ex;
+                    o[3 * x + k] = v > 0.0f ? v : 0.0f; /* negative dye (overshoot) is no colour, NaN neither */
+                }
+        }
+    } else {
+#pragma omp parallel for num_threads(EDDY_R_THREADS(r)) schedule(static)
+        for (int y = 0; y < H; y++) {
+            for (int x = 0; x < W; x++) {
+                float c[3];
+                pixel_cells(pm, in->dye_n, W, H, x, y, c);
+                float *o = rgb + 3 * ((size_t)y * (size_t)W + (size_t)x);
+                for (int k = 0; k < 3; k++) {
+                    float v = in->dye[k] ? eddy__sample_cells(in->dye[k], in->dye_n, c) * ex : 0.0f;
+                    o[k] = v > 0.0f ? v : 0.0f; /* negative dye (overshoot) is no colour */
+                }
             }
         }
     }
     const float ppc = in->dye_n[pm->h] > 0 ? (float)W / (float)in->dye_n[pm->h] : 1.0f;
-    if ((st = eddy__post_process(r, rgb, W, H, def, ppc)) != EDDY_OK) return st;
+    const double post_start = eddy__ms();
+    st = eddy__post_process(r, rgb, W, H, def, ppc);
+    r->timing.post_ms += eddy__ms() - post_start;
+    if (st != EDDY_OK) return st;
     const float *bg = def->background;
 #pragma omp parallel for num_threads(EDDY_R_THREADS(r)) schedule(static)
     for (int y = 0; y < H; y++) {
         for (int x = 0; x < W; x++) {
             size_t p = (size_t)y * (size_t)W + (size_t)x;
             float c[3];
-            for (int k = 0; k < 3; k++) c[k] = eddy__tonemap(def->tonemap, rgb[3 * p + k]);
-            float cov = fmaxf(c[0], fmaxf(c[1], c[2]));
+            for (int k = 0; k < 3; k++) c[k] = eddy__tonemap(def->tonemap, rgb[3 * p + k]); /* never NaN */
+            float cov = eddy__maxf(c[0], eddy__maxf(c[1], c[2]));
             uint8_t *o = img->rgba + 4 * p;
             if (def->transparent) {
                 /* colour = dye / coverage, alpha = coverage: composited over any background it gives c back */
@@ -216,14 +262,16 @@ static eddy_status render_scalar(eddy_renderer *r, const eddy_render_input *in, 
         }
     }
     eddy__draw_obstacles(r, in, def, pm, img);
-    if (def->colorbar) eddy__draw_colorbar(img, lut, LUT, vmin, vmax);
+    if (def->colorbar) {
+        const double t0 = eddy__ms();
+        eddy__draw_colorbar(img, lut, LUT, vmin, vmax);
+        r->timing.overlay_ms += eddy__ms() - t0;
+    }
     return EDDY_OK;
 }
 
-eddy_status eddy_render_input_2d(eddy_renderer *r, const eddy_render_input *in, const eddy_render_def *def,
-                                 eddy_image *img) {
-    if (!r) return EDDY_ERR_INVALID_ARGUMENT;
-    r->error[0] = '\0';
+static eddy_status render_2d(eddy_renderer *r, const eddy_render_input *in, const eddy_render_def *def,
+                             eddy_image *img) {
     eddy_status st = eddy_render_def_validate(def, r->error, sizeof r->error);
     if (st != EDDY_OK) return st;
     const bool dye_view = def->view == EDDY_VIEW_DYE;
@@ -254,4 +302,15 @@ eddy_status eddy_render_input_2d(eddy_renderer *r, const eddy_render_input *in, 
     }
     if (def->view == EDDY_VIEW_LIQUID) return eddy__render_liquid(r, in, def, &pm, img);
     return render_scalar(r, in, def, &pm, img);
+}
+
+eddy_status eddy_render_input_2d(eddy_renderer *r, const eddy_render_input *in, const eddy_render_def *def,
+                                 eddy_image *img) {
+    if (!r) return EDDY_ERR_INVALID_ARGUMENT;
+    r->error[0] = '\0';
+    memset(&r->timing, 0, sizeof r->timing);
+    const double t0 = eddy__ms();
+    eddy_status st = render_2d(r, in, def, img);
+    r->timing.draw_ms = eddy__ms() - t0 - r->timing.post_ms - r->timing.overlay_ms;
+    return st;
 }

@@ -1,10 +1,12 @@
 /* Checks a viewer screenshot after the drag of drag.replay (left to right at half height, from 20% to 80% of the
  * width): dye along the path, none far from it, and the status line drawn.
  *   check_drag_png SHOT.png
+ *   check_drag_png --lit SHOT.png     only: the picture shows something (at least 1% of its pixels lit)
  * Exit 0 when all hold, 1 otherwise (each check printed). */
 #include "eddy/io.h"
 
 #include <stdio.h>
+#include <string.h>
 
 static int lum(const eddy_image *img, int x, int y) {
     const uint8_t *p = img->rgba + 4 * ((size_t)y * (size_t)img->width + (size_t)x);
@@ -12,11 +14,28 @@ static int lum(const eddy_image *img, int x, int y) {
     return m > p[2] ? m : p[2];
 }
 
+/* At least 1% of the pixels brighter than 40 of 255: a scene with dye shows far more (the default scene's streams
+ * alone cover several percent); a blank or black window shows none. */
+static int check_lit(const eddy_image *img) {
+    size_t lit = 0, total = (size_t)img->width * (size_t)img->height;
+    for (int y = 0; y < img->height; y++)
+        for (int x = 0; x < img->width; x++) lit += lum(img, x, y) > 40;
+    int ok = lit * 100 >= total;
+    printf("%s picture shows something: %zu of %zu pixels lit (>= 1%%)\n", ok ? "ok  " : "FAIL", lit, total);
+    return ok ? 0 : 1;
+}
+
 int main(int argc, char **argv) {
-    if (argc != 2) { fprintf(stderr, "usage: check_drag_png SHOT.png\n"); return 2; }
+    int lit_only = argc == 3 && !strcmp(argv[1], "--lit");
+    if (argc != 2 && !lit_only) { fprintf(stderr, "usage: check_drag_png [--lit] SHOT.png\n"); return 2; }
     eddy_image img = {0};
     char msg[512];
-    if (eddy_png_read(argv[1], &img, msg, sizeof msg) != EDDY_OK) { printf("FAIL read: %s\n", msg); return 1; }
+    if (eddy_png_read(argv[argc - 1], &img, msg, sizeof msg) != EDDY_OK) { printf("FAIL read: %s\n", msg); return 1; }
+    if (lit_only) {
+        int rc = check_lit(&img);
+        eddy_image_free(&img);
+        return rc;
+    }
     const int W = img.width, H = img.height;
     const int status_rows = 30; /* the status line and the note line above it (2 x 13 px) */
     int failures = 0;

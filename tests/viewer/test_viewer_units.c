@@ -1,6 +1,7 @@
 /* Unit checks of the viewer's logic without a window: the replay format (parse, errors, round trip), the bitmap
  * font (glyphs differ, text lands where asked, clipping), stirring colours (palette order, parse errors) and the
  * splats a stroke leaves in a simulation (dye along the segment, none far away). */
+#include "bench.h"
 #include "font.h"
 #include "replay.h"
 #include "stir.h"
@@ -127,7 +128,31 @@ static void test_stir(void) {
     eddy_sim_destroy(sim);
 }
 
+static void test_bench(void) {
+    /* 110 frames: the first 10 (warm-up) take 1000 ms and must not count; then 100 frames of 1, 2, ..., 100 ms in a
+     * shuffled order. Median of 1..100 = 50.5; nearest-rank p95 = the 95th smallest = 95. */
+    bench b;
+    CHECK(bench_init(&b, 110) == 0, "bench_init");
+    CHECK(b.warmup == 10, "warm-up of 10 frames, got %d", b.warmup);
+    double row[BENCH_COLUMNS];
+    memset(row, 0, sizeof row);
+    for (int i = 0; i < 110; i++) {
+        row[BENCH_FRAME] = i < 10 ? 1000.0 : (double)(1 + (37 * (i - 10)) % 100); /* 37 is prime to 100: a permutation */
+        row[BENCH_SUBSTEPS] = 2;
+        bench_record(&b, row);
+    }
+    CHECK(bench_run_done(&b), "run done after 110 frames");
+    bench_finish_run(&b, "on");
+    CHECK(b.run_count == 1 && b.runs[0].counted == 100, "one run of 100 counted frames");
+    CHECK(b.runs[0].median[BENCH_FRAME] == 50.5, "median 50.5, got %g", b.runs[0].median[BENCH_FRAME]);
+    CHECK(b.runs[0].p95[BENCH_FRAME] == 95.0, "p95 95, got %g", b.runs[0].p95[BENCH_FRAME]);
+    CHECK(b.runs[0].median[BENCH_SUBSTEPS] == 2.0, "substeps median 2");
+    CHECK(!bench_run_done(&b), "the next run starts empty");
+    bench_free(&b);
+}
+
 int main(void) {
+    test_bench();
     test_replay();
     test_font();
     test_stir();
