@@ -8,8 +8,9 @@
  * slab at a time into rings of four slabs, so nothing the size of the grid is written besides the new velocity.
  * The new faces go to vel_tmp (then swapped with vel), so the sweep always reads the velocity it started from;
  * each thread takes a contiguous range of slabs and recomputes the two or three slabs of halo it needs. Every
- * value is computed with the same float operations in the same order as the per-cell formulas above, so the
- * result does not depend on the thread count (and matches the CUDA backend's kernels). */
+ * value is computed with the same float operations in the same order as the per-cell formulas above (a division
+ * by the spacing becomes a multiply only where that is exact: h a power of two), so the result does not depend on
+ * the thread count, and the CUDA backend's kernels, which follow the same formulas, stay comparable bit for bit. */
 #include "sim_internal.h"
 
 #include <math.h>
