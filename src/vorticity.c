@@ -378,7 +378,11 @@ KERNEL void sweep3(eddy_sim *s, const sweep *w, rings3 *r, int r0, int r1, bool 
 eddy_status eddy__apply_vorticity(eddy_sim *s, float dt) {
     const float eps = s->def.vorticity;
     if (eps == 0.0f) return EDDY_OK;
-    const int threads = EDDY_THREADS(s);
+    /* threads beyond the point where their rings would outgrow 8 floats per cell (the full-grid scratch this
+     * sweep replaces) only cost memory; the result does not depend on the count */
+    int threads = EDDY_THREADS(s);
+    size_t fit = 8 * s->ncells / thread_floats(s);
+    if ((size_t)threads > fit) threads = fit > 0 ? (int)fit : 1;
     float *scratch = eddy__forces_scratch(s, (size_t)threads * thread_floats(s));
     if (!scratch) return EDDY_ERR_OUT_OF_MEMORY;
     sweep w;
