@@ -489,11 +489,22 @@ static double true_residual(eddy_poisson *P) {
  * tolerance below what float32 can represent (the floor grows with the grid and the pressure's range) ends fast. */
 #define MGPCG_MAX_RESTARTS 2
 
-int eddy__poisson_mgpcg(eddy_poisson *P, double tol, double bnorm, int max_iterations, double *residual2) {
+int eddy__poisson_mgpcg(eddy_poisson *P, double tol, double bnorm, int max_iterations, bool warm, double *initial2,
+                        double *residual2) {
     eddy_plevel *L = &P->levels[0];
     const int nt = P->threads;
-    memset(P->sol, 0, L->count * sizeof(float));
-    memcpy(P->res, P->rhs, L->count * sizeof(float));
+    if (warm) {
+        /* the tolerance is relative to |b|, not to this residual: a good guess leaves less to reduce */
+        *initial2 = true_residual(P);
+        if (sqrt(*initial2) <= tol * bnorm) {
+            *residual2 = *initial2;
+            return 0;
+        }
+    } else {
+        memset(P->sol, 0, L->count * sizeof(float));
+        memcpy(P->res, P->rhs, L->count * sizeof(float));
+        *initial2 = bnorm * bnorm;
+    }
     int restarts = 0;
     double last_check = INFINITY;
     for (int it = 1;; it++) {

@@ -155,6 +155,8 @@ eddy_status eddy_sim_def_validate(const eddy_sim_def *d, char *msg, size_t msg_s
         return eddy__def_error(msg, msg_size, "pressure.max_iterations = %d: must be >= 0", d->pressure.max_iterations);
     if (!isfinite(d->pressure.omega) || d->pressure.omega < 0 || d->pressure.omega >= 2)
         return eddy__def_error(msg, msg_size, "pressure.omega = %g: must be 0 (=1) or in (0, 2)", (double)d->pressure.omega);
+    if (d->pressure.warm_start != 0 && d->pressure.warm_start != 1)
+        return eddy__def_error(msg, msg_size, "pressure.warm_start = %d: must be 0 or 1", d->pressure.warm_start);
     if (d->threads < 0 || d->threads > 1024) return eddy__def_error(msg, msg_size, "threads = %d: must be 0..1024", d->threads);
     static const char *const face_names[6] = {"x-", "x+", "y-", "y+", "z-", "z+"};
     for (int f = 0; f < 2 * d->dim; f++) {

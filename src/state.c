@@ -12,7 +12,8 @@
 #include <string.h>
 
 #define STATE_MAGIC "EDDYSTAT"
-#define STATE_VERSION 1u
+/* version 2 added pressure.warm_start after the boundaries; version 1 files load with it 0 */
+#define STATE_VERSION 2u
 
 typedef struct {
     unsigned char *p;
@@ -89,9 +90,10 @@ static void put_def(wbuf *b, const eddy_sim_def *d) {
         put_f32s(b, d->boundary[f].dye, 3);
         put_f32(b, d->boundary[f].temperature);
     }
+    put_i32(b, (int32_t)d->pressure.warm_start);
 }
 
-static void get_def(rbuf *b, eddy_sim_def *d) {
+static void get_def(rbuf *b, eddy_sim_def *d, uint32_t version) {
     *d = eddy_sim_def_default();
 #define GI(x) d->x = get_i32(b);
 #define GF(x) d->x = get_f32(b);
@@ -104,6 +106,7 @@ static void get_def(rbuf *b, eddy_sim_def *d) {
         for (int c = 0; c < 3; c++) d->boundary[f].dye[c] = get_f32(b);
         d->boundary[f].temperature = get_f32(b);
     }
+    if (version >= 2) d->pressure.warm_start = get_i32(b);
 }
 
 static void put_obstacle(wbuf *b, const eddy_obstacle *o) {
@@ -239,7 +242,7 @@ eddy_status eddy_sim_load(const char *path, eddy_sim **out, char *msg, size_t ms
         fclose(fp);
         return load_error(msg, msg_size, EDDY_ERR_CORRUPT_FILE, "'%s' is not an eddy state file (%s)", path, "bad magic");
     }
-    if (fread(&version, 4, 1, fp) != 1 || version != STATE_VERSION) {
+    if (fread(&version, 4, 1, fp) != 1 || (version != 1 && version != STATE_VERSION)) {
         fclose(fp);
         return load_error(msg, msg_size, EDDY_ERR_CORRUPT_FILE, "state file '%s': %s", path, "unsupported version");
     }
@@ -275,7 +278,7 @@ eddy_status eddy_sim_load(const char *path, eddy_sim **out, char *msg, size_t ms
     }
     rbuf b = {p, plen, 0, false};
     eddy_sim_def def;
-    get_def(&b, &def);
+    get_def(&b, &def, version);
     eddy_sim *s = NULL;
     char why[400];
     eddy_status st = b.bad ? EDDY_ERR_CORRUPT_FILE : eddy_sim_create(&def, &s, why, sizeof why);

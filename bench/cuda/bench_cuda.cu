@@ -185,10 +185,17 @@ static void stage_table(int dim, int n, int reps) {
     eddy_sim_destroy(s);
 }
 
-static void step_table_row(int dim, int n, int warm, int steps) {
+static void set_warm_start(eddy_sim *s, int on) {
+    eddy_sim_def d = *eddy_sim_get_def(s);
+    d.pressure.warm_start = on;
+    eddy_sim_set_def(s, &d);
+}
+
+static void step_table_row(int dim, int n, int warm, int steps, int warm_start) {
     eddy_sim *s = make_smoke(dim, n, EDDY_ADVECT_MACCORMACK, 0);
     if (!s) return;
-    std::vector<double> t, st[EDDY_STAGE_COUNT], its;
+    set_warm_start(s, warm_start);
+    std::vector<double> t, st[EDDY_STAGE_COUNT], its, r0;
     for (int k = 0; k < warm + steps; k++) {
         if (eddy_sim_step(s) != EDDY_OK) {
             printf("  step failed: %s\n", eddy_sim_last_error(s));
@@ -199,20 +206,24 @@ static void step_table_row(int dim, int n, int warm, int steps) {
         t.push_back(x->step_ms);
         for (int q = 0; q < EDDY_STAGE_COUNT; q++) st[q].push_back(x->stage_ms[q]);
         its.push_back(x->pressure_iterations);
+        r0.push_back(x->pressure_residual_initial);
     }
     char label[32];
     snprintf(label, sizeof label, dim == 2 ? "2D %d^2" : "3D %d^3", n);
     printf("  %-10s %9.3f %7.0f |", label, median(t), median(its));
     for (int q = 0; q < EDDY_STAGE_COUNT; q++) printf(" %8.3f", median(st[q]));
-    printf(" | %.2e\n", (double)eddy_sim_stats(s)->pressure_residual);
+    double mean_its = 0;
+    for (double v : its) mean_its += v / (double)its.size();
+    printf(" | %.2e %8.2e %5.2f\n", (double)eddy_sim_stats(s)->pressure_residual, median(r0), mean_its);
     eddy_sim_destroy(s);
 }
 
 /* one step of the smoke scene between cudaProfilerStart/Stop, for ncu --profile-from-start off; the MGPCG
  * kernels are launched one by one (graphs off) so that every kernel is profiled on its own */
-static int profile_step(int dim, int n) {
+static int profile_step(int dim, int n, int warm_start) {
     eddy_sim *s = make_smoke(dim, n, EDDY_ADVECT_MACCORMACK, 0);
     if (!s) return 1;
+    set_warm_start(s, warm_start);
     eddy__cuda_set_graphs(s, 0);
     for (int k = 0; k < 4; k++) eddy_sim_step(s);
     cudaProfilerStart();
@@ -227,7 +238,8 @@ static int profile_step(int dim, int n) {
 int main(int argc, char **argv) {
     int quick = 0, steps = 20, only = 0;
     for (int i = 1; i + 2 < argc; i++)
-        if (!strcmp(argv[i], "--profile")) return profile_step(atoi(argv[i + 1]), atoi(argv[i + 2]));
+        if (!strcmp(argv[i], "--profile"))
+            return profile_step(atoi(argv[i + 1]), atoi(argv[i + 2]), i + 3 < argc ? atoi(argv[i + 3]) : 1);
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick")) quick = 1;
         else if (!strcmp(argv[i], "--steps") && i + 1 < argc) steps = atoi(argv[++i]);
@@ -242,14 +254,18 @@ int main(int argc, char **argv) {
     copy_bandwidth();
     if (!only || only == 2048) stage_table(2, quick ? 512 : 2048, 10);
     if (!only || only == 256) stage_table(3, quick ? 64 : 256, 10);
-    printf("\nwhole steps, smoke scene (MacCormack, MGPCG to 1e-5), median of %d after 5 warm-up (ms):\n", steps);
-    printf("  %-10s %9s %7s |", "grid", "step", "p-its");
-    for (int q = 0; q < EDDY_STAGE_COUNT; q++) printf(" %8.8s", eddy_stage_name((eddy_stage)q));
-    printf(" | residual\n");
     int sizes2[2] = {quick ? 256 : 2048, quick ? 512 : 4096}, sizes3[2] = {quick ? 32 : 256, quick ? 64 : 512};
-    for (int k = 0; k < 2; k++)
-        if (!only || only == sizes2[k] || (quick && only == 0)) step_table_row(2, sizes2[k], 5, steps);
-    for (int k = 0; k < 2; k++)
-        if (!only || only == sizes3[k] || (quick && only == 0)) step_table_row(3, sizes3[k], 5, k == 1 ? (steps + 1) / 2 : steps);
+    for (int warm_start = 0; warm_start <= 1; warm_start++) {
+        printf("\nwhole steps, smoke scene (MacCormack, MGPCG to 1e-5, pressure.warm_start = %d), median of %d after 5 "
+               "warm-up (ms; r0: initial relative residual, its: mean iterations):\n", warm_start, steps);
+        printf("  %-10s %9s %7s |", "grid", "step", "p-its");
+        for (int q = 0; q < EDDY_STAGE_COUNT; q++) printf(" %8.8s", eddy_stage_name((eddy_stage)q));
+        printf(" | residual       r0   its\n");
+        for (int k = 0; k < 2; k++)
+            if (!only || only == sizes2[k] || (quick && only == 0)) step_table_row(2, sizes2[k], 5, steps, warm_start);
+        for (int k = 0; k < 2; k++)
+            if (!only || only == sizes3[k] || (quick && only == 0))
+                step_table_row(3, sizes3[k], 5, k == 1 ? (steps + 1) / 2 : steps, warm_start);
+    }
     return 0;
 }

@@ -74,6 +74,8 @@ typedef struct eddy_pressure_def {
     float tolerance;             /**< relative residual |r|/|b| to stop at; default 1e-6 (MGPCG, RBGS) */
     int max_iterations;          /**< 0 = solver default (MGPCG 200, RBGS 20000); Jacobi runs exactly this many (default 60) */
     float omega;                 /**< RBGS over-relaxation in (0,2); 0 = 1 (plain Gauss-Seidel) */
+    int warm_start;              /**< MGPCG only: 1 = start from the last step's pressure (scaled to this dt) instead of
+                                      0; the tolerance stays relative to |b|, so fewer iterations reach it. Default 0 */
 } eddy_pressure_def;
 
 /** Everything needed to create a simulation. Start from `eddy_sim_def_default()`. */

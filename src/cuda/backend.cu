@@ -355,7 +355,8 @@ static eddy_status boundaries(cu_sim *c) {
 
 static eddy_status ensure_vorticity_scratch(cu_sim *c) {
     if (c->cell || !(c->s->def.vorticity > 0)) return EDDY_OK;
-    return dev_alloc(c, (void **)&c->cell, 4 * c->ncells * sizeof(float), "vorticity scratch");
+    /* curl (3), |curl|, the cell force (3) */
+    return dev_alloc(c, (void **)&c->cell, 7 * c->ncells * sizeof(float), "vorticity scratch");
 }
 
 static eddy_status run_stage(eddy_sim *s, cu_sim *c, eddy_cuda_stage stage, float dt) {

@@ -205,7 +205,7 @@ inline dim3 tiles_rows(int nx, int ny, int nz) {
 #define ECU_ROWS_BEGIN(nx, ny)                                                   \
     const int i = (int)(blockIdx.x * BX + threadIdx.x);                          \
     const int k = (int)blockIdx.z;                                               \
-    for (int r_ = 0; r_ < ECU_ROWS; r_++) {                                      \
+    _Pragma("unroll") for (int r_ = 0; r_ < ECU_ROWS; r_++) {                    \
         const int j = (int)(blockIdx.y * (BY * ECU_ROWS) + threadIdx.y + r_ * BY); \
         if (i >= (nx) || j >= (ny)) continue;
 #define ECU_ROWS_END }

@@ -18,7 +18,7 @@ enum Slot {
 enum Red {
     R_MAXDIV = 0, R_SUMDIV2, R_MAXSPEED2, R_FLUID, R_ENERGY0, R_ENERGY1, R_ENERGY2, R_MAXFACE0, R_MAXFACE1, R_MAXFACE2,
     R_DYE, R_MAXVEL, /* max |u_face| for the CFL step */
-    R_CG_BNORM2, R_CG_RNORM2, R_CG_ITER, R_CG_RES, R_CG_RES0,
+    R_CG_BNORM2, R_CG_RNORM2, R_CG_ITER, R_CG_RES, R_CG_RES0, R_CG_INIT2, /* INIT2: |b - A x0|^2 */
     R_SCRATCH0, R_COUNT = 48
 };
 struct Readback {
@@ -40,7 +40,7 @@ struct cu_sim {
     float *vel[3], *vel_tmp[3], *pressure, *dye[3], *temp, *scalar_tmp;
     uint8_t *solid, *user_mask;
     float *solid_vel[3];
-    float *cell; /* 4 x ncells: curl (3) and |curl|, for vorticity confinement */
+    float *cell; /* 7 x ncells: curl (3), |curl| and the cell force (3), for vorticity confinement */
 
     DShape *obst, *emit;    /* device copies of the obstacle / emitter lists */
     int obst_cap, emit_cap;

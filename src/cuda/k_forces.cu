@@ -70,9 +70,9 @@ __device__ inline float ddx(const Geo &g, const float *__restrict__ f, int b, in
     return (f[idx3(g.n, hi[0], hi[1], hi[2])] - f[idx3(g.n, lo[0], lo[1], lo[2])]) / ((float)span * g.h);
 }
 
-/* The CPU runs four passes (cell velocity, curl, cell force, face average) through five cell arrays; here two
- * kernels do the same arithmetic: the curl reads the cell velocities off the faces, and each face computes the
- * force of its two cells from |curl| around them. Only curl and |curl| cross device memory. */
+/* The CPU runs four passes (cell velocity, curl, cell force, face average) through five cell arrays; here three
+ * kernels do the same arithmetic: the curl reads the cell velocities off the faces, the cell force is computed
+ * once per cell from |curl| around it, and each face averages its two cells' forces. */
 struct Curl {
     float *om[3], *mag; /* om[0], om[1] unused (zero) in 2D */
 };
@@ -111,22 +111,41 @@ __global__ void k_curl(Geo g, Vel v, Curl cs) {
     cs.mag[c] = sqrtf(wx * wx + wy * wy + wz * wz);
 }
 
-/* component a of the confinement force at cell (i,j,k) (vorticity.c, the cell-force loop) */
-__device__ inline float force_at(const Geo &g, const Curl &cs, const uint8_t *__restrict__ solid, float scale, int a,
-                                 int i, int j, int k) {
+/* the confinement force at cell (i,j,k), every component (vorticity.c, the cell-force loop) */
+__device__ inline void force_at(const Geo &g, const Curl &cs, const uint8_t *__restrict__ solid, float scale, int i,
+                                int j, int k, float f[3]) {
     const unsigned c = idx3(g.n, i, j, k);
     float gx = ddx(g, cs.mag, 0, i, j, k), gy = ddx(g, cs.mag, 1, i, j, k), gz = ddx(g, cs.mag, 2, i, j, k);
     float len = sqrtf(gx * gx + gy * gy + gz * gz);
-    if (!(len > 1e-20f && !solid[c])) return 0.0f;
+    if (!(len > 1e-20f && !solid[c])) {
+        f[0] = f[1] = f[2] = 0.0f;
+        return;
+    }
     float nx = gx / len, ny = gy / len, nz = gz / len;
     float o0 = g.dim == 3 ? cs.om[0][c] : 0.0f, o1 = g.dim == 3 ? cs.om[1][c] : 0.0f, o2 = cs.om[2][c];
-    if (a == 0) return scale * (ny * o2 - nz * o1);
-    if (a == 1) return scale * (nz * o0 - nx * o2);
-    return scale * (nx * o1 - ny * o0);
+    f[0] = scale * (ny * o2 - nz * o1);
+    f[1] = scale * (nz * o0 - nx * o2);
+    f[2] = scale * (nx * o1 - ny * o0);
 }
 
-__global__ void k_vort_apply(Geo g, int a, float dt, float scale, float *__restrict__ v, Curl cs,
-                             const uint8_t *__restrict__ solid, Flags fl) {
+/* the cell force, once per cell (it was computed twice per face: normalised gradients, sqrt and divisions made
+ * the face kernels instruction-bound at ~10% of copy bandwidth) */
+struct CellForce {
+    float *f[3];
+};
+__global__ void k_vort_force(Geo g, Curl cs, const uint8_t *__restrict__ solid, float scale, CellForce cf) {
+    ECU_IJK(g.n[0], g.n[1]);
+    if (!inside_) return;
+    float f[3];
+    force_at(g, cs, solid, scale, i, j, k, f);
+    const unsigned c = idx3(g.n, i, j, k);
+    cf.f[0][c] = f[0];
+    cf.f[1][c] = f[1];
+    if (g.dim == 3) cf.f[2][c] = f[2];
+}
+
+/* face = mean of its two cells' forces (the same float operations as before: the same bits) */
+__global__ void k_vort_apply(Geo g, int a, float dt, float *__restrict__ v, const float *__restrict__ fa_cell, Flags fl) {
     int fn[3];
     face_dims(g, a, fn);
     ECU_IJK(fn[0], fn[1]);
@@ -140,7 +159,7 @@ __global__ void k_vort_apply(Geo g, int a, float dt, float scale, float *__restr
         lo[a] = clampi(c[a] - 1, 0, n - 1);
         hi[a] = clampi(c[a], 0, n - 1);
     }
-    float fa = 0.5f * (force_at(g, cs, solid, scale, a, lo[0], lo[1], lo[2]) + force_at(g, cs, solid, scale, a, hi[0], hi[1], hi[2]));
+    float fa = 0.5f * (fa_cell[idx3(g.n, lo[0], lo[1], lo[2])] + fa_cell[idx3(g.n, hi[0], hi[1], hi[2])]);
     const unsigned q = idx3(fn, i, j, k);
     float nv = v[q] + dt * fa;
     v[q] = nv;
@@ -152,16 +171,18 @@ cudaError_t launch_vorticity(cu_sim *c, float dt) {
     if (eps == 0.0f) return cudaSuccess;
     const Geo &g = c->g;
     Curl cs;
+    CellForce cf;
     size_t N = c->ncells;
     for (int a = 0; a < 3; a++) cs.om[a] = c->cell + a * N;
     cs.mag = c->cell + 3 * N;
+    for (int a = 0; a < 3; a++) cf.f[a] = c->cell + (4 + a) * N;
     k_curl<<<tiles(g.n[0], g.n[1], g.n[2]), tile_block(), 0, c->stream>>>(g, vel_of(c), cs);
+    k_vort_force<<<tiles(g.n[0], g.n[1], g.n[2]), tile_block(), 0, c->stream>>>(g, cs, c->solid, eps * g.h, cf);
     /* every component reads the start-of-stage velocity of none but itself: the faces may update in turn */
     for (int a = 0; a < g.dim; a++) {
         int fn[3];
         face_dims(g, a, fn);
-        k_vort_apply<<<tiles(fn[0], fn[1], fn[2]), tile_block(), 0, c->stream>>>(g, a, dt, eps * g.h, c->vel[a], cs,
-                                                                                  c->solid, flags_for(c));
+        k_vort_apply<<<tiles(fn[0], fn[1], fn[2]), tile_block(), 0, c->stream>>>(g, a, dt, c->vel[a], cf.f[a], flags_for(c));
     }
     return cudaGetLastError();
 }

@@ -85,6 +85,8 @@ struct PoissonWS {
     cudaGraph_t gr_start, gr_loop;
     float graph_tol;  /* pressure.tolerance and max_iterations the graphs were captured with */
     int graph_max_it;
+    int graph_warm;   /* and pressure.warm_start */
+    float *h_warm_scale; /* pinned: dt / (rho h), sent to the device before each solve */
     cudaGraphExec_t g_start, g_loop;
     /* statistics of the last solve computed on the host (Jacobi, RBGS), else read back from the device */
     int host_stats, host_iters;
@@ -183,9 +185,9 @@ __device__ inline void d_restrict(const LevA &F, const LevA &C, const AxisT &ax0
     cb[ec] = C.diag[ec] > 0.0f ? v : 0.0f;
 }
 
-/* fine xf (+)= [inv_weight *] P xc at fine cell (i, fy, fz) (poisson_mg.c prolong_level, passes fused) */
-__device__ inline void d_prolong(const LevA &F, const LevA &C, const AxisT &ax0, const AxisT &ax1, const AxisT &ax2,
-                                 const float *__restrict__ xc, float *__restrict__ xf, int i, int fy, int fz, int add) {
+/* (P xc) at fine cell (i, fy, fz) (poisson_mg.c prolong_level, passes fused) */
+__device__ inline float d_prolong_value(const LevA &F, const LevA &C, const AxisT &ax0, const AxisT &ax1, const AxisT &ax2,
+                                        const float *__restrict__ xc, int i, int fy, int fz) {
     /* the tables' entries, or where the neighbour parent is inside the domain the regular 3/4, 1/4 pattern */
     auto entry = [](const AxisT &ax, int i, int *c0, int *c1, float *w0, float *w1) {
         if (ax.coarsened) {
@@ -209,18 +211,27 @@ __device__ inline void d_prolong(const LevA &F, const LevA &C, const AxisT &ax0,
         }
         return wy0 * xc[cell_at(C, c, cy0, 0)] + wy1 * xc[cell_at(C, c, cy1, 0)];
     };
-    int e = cell_at(F, i, fy, fz);
-    float v;
-    if (!ax0.coarsened) {
-        v = t1(i);
-    } else {
-        int c0, c1;
-        float w0, w1;
-        entry(ax0, i, &c0, &c1, &w0, &w1);
-        v = w0 * t1(c0) + w1 * t1(c1);
-    }
+    if (!ax0.coarsened) return t1(i);
+    int c0, c1;
+    float w0, w1;
+    entry(ax0, i, &c0, &c1, &w0, &w1);
+    return w0 * t1(c0) + w1 * t1(c1);
+}
+
+/* fine xf (+)= [inv_weight *] P xc at fine cell (i, fy, fz) */
+__device__ inline void d_prolong(const LevA &F, const LevA &C, const AxisT &ax0, const AxisT &ax1, const AxisT &ax2,
+                                 const float *__restrict__ xc, float *__restrict__ xf, int i, int fy, int fz, int add) {
+    const float v = d_prolong_value(F, C, ax0, ax1, ax2, xc, i, fy, fz);
+    const int e = cell_at(F, i, fy, fz);
     xf[e] = add ? xf[e] + F.inv_weight[e] * v : v;
 }
+
+/* the coarse correction that the first post-sweep adds while staging x (k_full_sweep with PRO) */
+struct ProlongArgs {
+    LevA C;
+    AxisT ax0, ax1, ax2;
+    const float *xc;
+};
 
 /* ------------------------------------------------------------------ grid-wide kernels */
 /* ghosts of periodic axis a: copies of the opposite side (interior extent of the two other axes) */
@@ -261,9 +272,10 @@ __global__ void k_half_sweep(LevA L, float *__restrict__ x, const float *__restr
  * values it sees in two grid-wide half sweeps, so the results are the same bits. Out of place (x -> xout): blocks
  * read halos that other blocks own, which must not change under them. Levels without periodic axes (the ghosts
  * are then zeros, never written). */
-template <int DIM, int TX, int TY, int TZ>
+template <int DIM, int TX, int TY, int TZ, bool PRO>
 __global__ void __launch_bounds__(256) k_full_sweep(LevA L, const float *__restrict__ x, float *__restrict__ xout,
-                                                    const float *__restrict__ b, int c1, const int *active) {
+                                                    const float *__restrict__ b, int c1, const int *active,
+                                                    ProlongArgs pa) {
     ECU_ACTIVE_OR_RETURN(active);
     constexpr int H = 2;
     constexpr int SX = TX + 2 * H, SY = TY + 2 * H, SZ = DIM == 3 ? TZ + 2 * H : 1, S = SX * SY * SZ;
@@ -276,7 +288,11 @@ __global__ void __launch_bounds__(256) k_full_sweep(LevA L, const float *__restr
         const int gx = x0 + lx, gy = y0 + ly, gz = z0 + lz;
         const bool in = gx >= -1 && gx <= L.n[0] && gy >= -1 && gy <= L.n[1] && (DIM == 2 || (gz >= -1 && gz <= L.n[2]));
         const int e = in ? cell_at(L, gx, gy, DIM == 3 ? gz : 0) : 0;
-        xs[q] = in ? x[e] : 0.0f;
+        float xv = in ? x[e] : 0.0f;
+        if (PRO && in && gx >= 0 && gx < L.n[0] && gy >= 0 && gy < L.n[1] && (DIM == 2 || (gz >= 0 && gz < L.n[2])))
+            /* x + inv_weight * P xc, as k_prolong would have left it (the halo's values too: the same bits) */
+            xv = xv + L.inv_weight[e] * d_prolong_value(L, pa.C, pa.ax0, pa.ax1, pa.ax2, pa.xc, gx, gy, DIM == 3 ? gz : 0);
+        xs[q] = xv;
         bs[q] = in ? b[e] : 0.0f;
         ids[q] = in ? L.inv_diag[e] : 0.0f;
     }
@@ -394,6 +410,7 @@ __global__ void k_dot(LevA L, const float *__restrict__ a, const float *__restri
 struct CGState {
     double rz, tolb;
     float alpha, beta, mean;
+    float warm_scale; /* dt / (rho h) of this step, for the warm start (sent before each solve) */
     int it, max_it, active;
     int converged; /* the recursive residual reached the tolerance (else: breakdown or the iteration cap) */
 };
@@ -412,7 +429,9 @@ __global__ void k_cg_update(LevA L, const CGState *cg, float *__restrict__ x, fl
         float re = r[e] - alpha * q[e];
         r[e] = re;
         acc += (double)re * (double)re;
-        sum += L.diag[e] > 0.0f ? (double)re : 0.0;
+        /* r is +0 in unsolved cells (b, q and the true residual are masked there, the shift skips them), so
+         * the plain sum is the masked sum, without reading diag */
+        sum += (double)re;
     ECU_ROWS_END
     acc = block_reduce<RED_SUM>(acc, sh);
     if (ECU_THREAD0()) partials[ECU_BLOCK_ID()] = acc;
@@ -461,8 +480,28 @@ __global__ void __launch_bounds__(1024) k_cg_start(CGState *cg, const double *pa
     cg->converged = 0;
     cg->active = bnorm > 0.0 && isfinite(bnorm);
     rb->red[R_CG_BNORM2] = bb;
+    rb->red[R_CG_INIT2] = bb;
     rb->red[R_CG_ITER] = 0;
     rb->red[R_CG_RES0] = 0;
+}
+/* warm start: x0 = p dt / (rho h) on solved cells (project.c warm_row), 0 when there is nothing to solve */
+__global__ void k_warm(Geo g, LevA L, const CGState *cg, const float *__restrict__ p, float *__restrict__ x) {
+    ECU_IJK(g.n[0], g.n[1]);
+    if (!inside_) return;
+    const int e = cell_at(L, i, j, k);
+    x[e] = cg->active && L.diag[e] > 0.0f ? cg->warm_scale * p[idx3(g.n, i, j, k)] : 0.0f;
+}
+/* |b - A x0|^2 of the warm start: already converged, or the loop starts from this residual */
+__global__ void __launch_bounds__(1024) k_cg_initial(CGState *cg, const double *partials, size_t n, Readback *rb) {
+    if (!cg->active) return;
+    double rr = sum_partials(partials, n);
+    if (threadIdx.x) return;
+    rb->red[R_CG_INIT2] = rr;
+    if (sqrt(rr) <= cg->tolb) {
+        cg->converged = 1;
+        cg->active = 0;
+        rb->red[R_CG_RES0] = 1;
+    }
 }
 /* r.z of the first V-cycle */
 __global__ void __launch_bounds__(1024) k_cg_rz(CGState *cg, const double *partials, size_t n) {
@@ -669,6 +708,66 @@ __device__ void tail_half(const TailLevel &T, int colour, int zero_start) {
     TAIL_CELLS(T.a, d_half(T.a, T.x, T.b, i, j, k, colour, 1.0f, zero_start));
 }
 
+/* A sequence of half sweeps over a level of at most K x blockDim cells without periodic axes, K cells per thread: the
+ * cell's index and colour, and the stencil's strides and weights are read once into registers, so a half sweep is
+ * the stencil's loads and the same float operations as d_half (omega 1); the first half sweep
+ * starts from x = 0 when zero_first. `sync`: __syncwarp (one warp, level of at most 32 cells)
+ * or __syncthreads between the half sweeps. These phases are latency-bound (one SM, tiny levels): the saved
+ * descriptor loads and index divisions are most of their time. Half sweep h has colour first ^ (h & 1). */
+__device__ inline bool tail_fast_ok(const LevA &L, int limit) {
+    return !L.periodic[0] && !L.periodic[1] && !L.periodic[2] && L.n[0] * L.n[1] * L.n[2] <= limit;
+}
+template <bool WARP, int K>
+__device__ void tail_sweeps(const TailLevel &T, int first, int nhalf, int zero_first) {
+    const LevA &L = T.a;
+    const int n0 = L.n[0], n1 = L.n[1], ncell = n0 * L.n[1] * L.n[2];
+    const int sy = L.sy, sz = L.sz;
+    const float w0 = L.w[0], w1 = L.w[1], w2 = L.w[2];
+    const bool d3 = L.dim == 3;
+    float *x = T.x;
+    const float *b = T.b, *inv_diag = L.inv_diag;
+    /* cells t, t + blockDim, ... (K of them), each as (padded index << 1) | colour, -1 for none; a cell is updated in
+     * the half sweep of its colour (i + j + k) & 1, as in d_half */
+    int ec[K];
+#pragma unroll
+    for (int q = 0; q < K; q++) {
+        const int t = (int)threadIdx.x + q * (int)blockDim.x;
+        ec[q] = -1;
+        if (t < ncell) {
+            const int i = t % n0, j = (t / n0) % n1, k = t / (n0 * n1);
+            ec[q] = (cell_at(L, i, j, k) << 1) | ((i + j + k) & 1);
+        }
+    }
+    for (int h = 0; h < nhalf; h++) {
+        const int colour = first ^ (h & 1);
+#pragma unroll
+        for (int q = 0; q < K; q++) {
+            if (ec[q] < 0) continue;
+            const int c = ec[q] >> 1, mine = ec[q] & 1;
+            if (h == 0 && zero_first) {
+                x[c] = mine == colour ? 1.0f * (b[c] * inv_diag[c]) : 0.0f;
+            } else if (mine == colour) {
+                float nb = w0 * (x[c - 1] + x[c + 1]) + w1 * (x[c - sy] + x[c + sy]);
+                if (d3) nb = nb + w2 * (x[c - sz] + x[c + sz]);
+                x[c] = (b[c] + nb) * inv_diag[c];
+            }
+        }
+        if (WARP) __syncwarp();
+        else __syncthreads();
+    }
+}
+/* a level's pre- or post-smoothing through tail_sweeps when it qualifies (one cell per thread: K = 4 for the 64^2
+ * level spilled registers under the 1024-thread bound of k_tail) */
+__device__ bool tail_smooth_fast(const TailLevel &T, bool pre) {
+    if (EDDY_MG_SMOOTH != 2) return false;
+    const int first = pre ? 0 : 1, zero = pre ? 1 : 0; /* (red, black) x 2 from zero; (black, red) x 2 */
+    if (tail_fast_ok(T.a, (int)blockDim.x)) {
+        tail_sweeps<false, 1>(T, first, 4, zero);
+        return true;
+    }
+    return false;
+}
+
 /* levels first..nl-1 of the V-cycle in one block: smoothing, transfers and the coarsest solve
  * (poisson_mg.c eddy__poisson_vcycle below `first`, coarsest_solve), every array of those levels in shared
  * memory: the many short phases then wait on shared-memory latency instead of L2's */
@@ -702,9 +801,11 @@ __global__ void __launch_bounds__(1024) k_tail(const TailLevel *glv, int first, 
 __device__ void tail_body(const TailLevel *lv, int first, int nl, const CompD &coarse, int sweeps) {
     for (int l = first; l + 1 < nl; l++) {
         const TailLevel &T = lv[l - first];
-        for (int s = 0; s < EDDY_MG_SMOOTH; s++) {
-            tail_half(T, 0, s == 0);
-            tail_half(T, 1, 0);
+        if (!tail_smooth_fast(T, true)) {
+            for (int s = 0; s < EDDY_MG_SMOOTH; s++) {
+                tail_half(T, 0, s == 0);
+                tail_half(T, 1, 0);
+            }
         }
         tail_ghosts(T.a, T.x);
         TAIL_CELLS(T.a, d_residual_w(T.a, T.x, T.b, T.r, i, j, k));
@@ -717,7 +818,11 @@ __device__ void tail_body(const TailLevel *lv, int first, int nl, const CompD &c
     const int ncoarse = C.a.n[0] * C.a.n[1] * C.a.n[2];
     if (ncoarse <= 32) {
         /* the coarsest level (at most 27 cells) by one warp: 4 * sweeps half sweeps with warp barriers only */
-        if (threadIdx.x < 32) {
+        if (threadIdx.x < 32 && tail_fast_ok(C.a, 32)) {
+            /* (red, black) x sweeps from zero, then (black, red) x sweeps */
+            tail_sweeps<true, 1>(C, 0, 2 * sweeps, 1);
+            tail_sweeps<true, 1>(C, 1, 2 * sweeps, 0);
+        } else if (threadIdx.x < 32) {
             for (int s = 0; s < sweeps; s++) {
                 warp_half(C, 0, s == 0, ncoarse);
                 warp_half(C, 1, 0, ncoarse);
@@ -744,9 +849,11 @@ __device__ void tail_body(const TailLevel *lv, int first, int nl, const CompD &c
         const TailLevel &T = lv[l - first];
         const TailLevel &Cl = lv[l + 1 - first];
         TAIL_CELLS(T.a, d_prolong(T.a, Cl.a, T.ax[0], T.ax[1], T.ax[2], Cl.x, T.x, i, j, k, 1));
-        for (int s = 0; s < EDDY_MG_SMOOTH; s++) {
-            tail_half(T, 1, 0);
-            tail_half(T, 0, 0);
+        if (!tail_smooth_fast(T, false)) {
+            for (int s = 0; s < EDDY_MG_SMOOTH; s++) {
+                tail_half(T, 1, 0);
+                tail_half(T, 0, 0);
+            }
         }
     }
 }
@@ -758,6 +865,22 @@ __global__ void k_masked_sum(LevA L, const float *__restrict__ v, double *partia
     ECU_ROWS_BEGIN(L.n[0], L.n[1])
         int e = cell_at(L, i, j, k);
         acc += L.diag[e] > 0.0f ? (double)v[e] : 0.0;
+    ECU_ROWS_END
+    acc = block_reduce<RED_SUM>(acc, sh);
+    if (ECU_THREAD0()) partials[ECU_BLOCK_ID()] = acc;
+}
+/* k_residual_m with k_masked_sum's partials of the result (the same values summed in the same order: the same bits,
+ * one pass fewer) */
+__global__ void k_residual_m_sum(LevA L, const float *__restrict__ x, const float *__restrict__ b, float *__restrict__ r,
+                                 double *partials) {
+    __shared__ double sh[32];
+    double acc = 0.0;
+    ECU_ROWS_BEGIN(L.n[0], L.n[1])
+        int e = cell_at(L, i, j, k);
+        float a = b[e] - (L.diag[e] * x[e] - NBD(x, e));
+        float v = L.diag[e] > 0.0f ? a : 0.0f;
+        r[e] = v;
+        acc += L.diag[e] > 0.0f ? (double)v : 0.0;
     ECU_ROWS_END
     acc = block_reduce<RED_SUM>(acc, sh);
     if (ECU_THREAD0()) partials[ECU_BLOCK_ID()] = acc;
@@ -815,6 +938,29 @@ __global__ void k_rhs(Geo g, LevA L, Vel v, float *__restrict__ b) {
     }
     int e = cell_at(L, i, j, k);
     b[e] = L.diag[e] > 0.0f ? -flux : 0.0f;
+}
+
+/* k_rhs with k_masked_sum's partials of b (the same bits, one pass fewer) */
+__global__ void k_rhs_sum(Geo g, LevA L, Vel v, float *__restrict__ b, double *partials) {
+    __shared__ double sh[32];
+    double acc = 0.0;
+    ECU_ROWS_BEGIN(L.n[0], L.n[1])
+        int fu[3], fv[3];
+        face_dims(g, 0, fu);
+        face_dims(g, 1, fv);
+        float flux = (v.c[0][idx3(fu, i + 1, j, k)] - v.c[0][idx3(fu, i, j, k)]) + (v.c[1][idx3(fv, i, j + 1, k)] - v.c[1][idx3(fv, i, j, k)]);
+        if (g.dim == 3) {
+            int fw[3];
+            face_dims(g, 2, fw);
+            flux = flux + (v.c[2][idx3(fw, i, j, k + 1)] - v.c[2][idx3(fw, i, j, k)]);
+        }
+        int e = cell_at(L, i, j, k);
+        float bv = L.diag[e] > 0.0f ? -flux : 0.0f;
+        b[e] = bv;
+        acc += L.diag[e] > 0.0f ? (double)bv : 0.0;
+    ECU_ROWS_END
+    acc = block_reduce<RED_SUM>(acc, sh);
+    if (ECU_THREAD0()) partials[ECU_BLOCK_ID()] = acc;
 }
 
 /* u_a -= x_hi - x_lo on open faces (project.c correct_velocity) */
@@ -904,7 +1050,9 @@ static cudaError_t reduce_read(cu_sim *c, int k, size_t nblocks, double *out) {
     return e;
 }
 
-static void remove_mean0(cu_sim *c, float *v) {
+/* summed: the single component's partials are already in part(c, 2) (k_rhs_sum, k_residual_m_sum) */
+static bool mean_sum_fused(cu_sim *c) { return c->pois->comp0.count && c->pois->comp0.single_all; }
+static void remove_mean0(cu_sim *c, float *v, bool summed = false) {
     PoissonWS *P = c->pois;
     const CompD &C = P->comp0;
     const LevA &L = P->lv[0].a;
@@ -912,7 +1060,7 @@ static void remove_mean0(cu_sim *c, float *v) {
     dim3 gr = cells_grid(L);
     size_t nb = cells_blocks(L);
     if (C.single_all) {
-        k_masked_sum<<<red_grid(L), tile_block(), 0, c->stream>>>(L, v, part(c, 2));
+        if (!summed) k_masked_sum<<<red_grid(L), tile_block(), 0, c->stream>>>(L, v, part(c, 2));
         const int slots[1] = {R_SCRATCH0 + 2}, ops[1] = {RED_SUM};
         finalize_reductions(c, slots, ops, 1, red_blocks(L));
         k_sub_mean<<<gr, tile_block(), 0, c->stream>>>(L, v, c->d_rb, R_SCRATCH0 + 2, P->cells0);
@@ -931,14 +1079,21 @@ static void remove_mean0(cu_sim *c, float *v) {
 #define FS3_X 32
 #define FS3_Y 8
 #define FS3_Z 4
-static void full_sweep(cu_sim *c, const LevA &L, const float *x, float *xout, const float *b, int c1, const int *active) {
+/* pro (2D only): the first post-sweep, which adds the coarse correction of level l+1 while staging. Measured on
+ * the H100: 2D 2048^2 level 0 65 us against 27 (k_prolong) + 47 (sweep); in 3D the trilinear prolongation of the
+ * 2-cell halo (1.9x the tile) made it 582 us against 120 + 261, so 3D keeps the separate k_prolong pass. */
+static void full_sweep(cu_sim *c, const LevA &L, const float *x, float *xout, const float *b, int c1, const int *active,
+                       const ProlongArgs *pro = nullptr) {
+    ProlongArgs pa = {};
+    if (pro) pa = *pro;
     if (L.dim == 2) {
         dim3 gr((unsigned)((L.n[0] + FS2_X - 1) / FS2_X), (unsigned)((L.n[1] + FS2_Y - 1) / FS2_Y), 1);
-        k_full_sweep<2, FS2_X, FS2_Y, 1><<<gr, dim3(32, 8), 0, c->stream>>>(L, x, xout, b, c1, active);
+        if (pro) k_full_sweep<2, FS2_X, FS2_Y, 1, true><<<gr, dim3(32, 8), 0, c->stream>>>(L, x, xout, b, c1, active, pa);
+        else k_full_sweep<2, FS2_X, FS2_Y, 1, false><<<gr, dim3(32, 8), 0, c->stream>>>(L, x, xout, b, c1, active, pa);
     } else {
         dim3 gr((unsigned)((L.n[0] + FS3_X - 1) / FS3_X), (unsigned)((L.n[1] + FS3_Y - 1) / FS3_Y),
                 (unsigned)((L.n[2] + FS3_Z - 1) / FS3_Z));
-        k_full_sweep<3, FS3_X, FS3_Y, FS3_Z><<<gr, dim3(32, 8), 0, c->stream>>>(L, x, xout, b, c1, active);
+        k_full_sweep<3, FS3_X, FS3_Y, FS3_Z, false><<<gr, dim3(32, 8), 0, c->stream>>>(L, x, xout, b, c1, active, pa);
     }
 }
 
@@ -984,8 +1139,12 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
         if (!any_periodic) {
             float *buf[2] = {L.x, L.xa};
             int cur = L.cur;
-            k_prolong<<<gr, bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], C.x, buf[cur], 1, active);
-            for (int s = 0; s < EDDY_MG_SMOOTH; s++, cur ^= 1) full_sweep(c, L.a, buf[cur], buf[cur ^ 1], L.b, 1, active);
+            /* 2D: the prolongation is added by the first post-sweep as it stages x (no k_prolong pass) */
+            const ProlongArgs pa = {C.a, L.ax[0], L.ax[1], L.ax[2], C.x};
+            const bool fuse = L.a.dim == 2;
+            if (!fuse) k_prolong<<<gr, bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], C.x, buf[cur], 1, active);
+            for (int s = 0; s < EDDY_MG_SMOOTH; s++, cur ^= 1)
+                full_sweep(c, L.a, buf[cur], buf[cur ^ 1], L.b, 1, active, s == 0 && fuse ? &pa : nullptr);
             continue; /* cur == 0: the result is in x */
         }
         k_prolong<<<gr, bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], C.x, L.x, 1, active);
@@ -1004,28 +1163,11 @@ static cudaError_t dot0(cu_sim *c, const float *a, const float *b, double *out) 
     return reduce_read(c, 0, red_blocks(L), out);
 }
 
-/* MGPCG (poisson_mg.c eddy__poisson_mgpcg) with every scalar on the device: the start ... */
-static void mgpcg_start(cu_sim *c) {
-    PoissonWS *P = c->pois;
-    LevelD &L0 = P->lv[0];
-    const LevA &L = L0.a;
-    const eddy_pressure_def *pd = &c->s->def.pressure;
-    dim3 bl = tile_block();
-    size_t nb = red_blocks(L), bytes = L0.count * sizeof(float);
-    const int *active = &P->d_cg->active;
-    k_dot<<<red_grid(L), bl, 0, c->stream>>>(L, P->rhs, P->rhs, part(c, 0), nullptr);
-    k_cg_start<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), nb, (double)pd->tolerance,
-                                          pd->max_iterations > 0 ? pd->max_iterations : MGPCG_DEFAULT_ITERATIONS, c->d_rb);
-    cudaMemsetAsync(P->sol, 0, bytes, c->stream);
-    cudaMemcpyAsync(P->res, P->rhs, bytes, cudaMemcpyDeviceToDevice, c->stream);
-    vcycle(c, P->res, P->z, active);
-    k_dot<<<red_grid(L), bl, 0, c->stream>>>(L, P->res, P->z, part(c, 0), active);
-    k_cg_rz<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), nb);
-    cudaMemcpyAsync(P->p, P->z, bytes, cudaMemcpyDeviceToDevice, c->stream);
-}
-
-/* ... and one iteration: kernels after the loop's end return at once */
-static void mgpcg_iteration(cu_sim *c) {
+/* MGPCG (poisson_mg.c eddy__poisson_mgpcg) with every scalar on the device. The loop is rotated so that an
+ * iteration ends with the convergence test: the iteration that converges then queues no V-cycle whose kernels
+ * would all return at once (about 40 empty launches at 2048^2).
+ * The second half of an iteration: q = A p, alpha, x += alpha p, r -= alpha q, the test */
+static void cg_update_check(cu_sim *c) {
     PoissonWS *P = c->pois;
     LevelD &L0 = P->lv[0];
     const LevA &L = L0.a;
@@ -1049,10 +1191,60 @@ static void mgpcg_iteration(cu_sim *c) {
     } else {
         k_cg_check<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 1), nullptr, nb, 1.0, c->d_rb);
     }
+}
+
+/* the first iteration after a (re)start: the direction is the preconditioned residual */
+static void cg_first_iteration(cu_sim *c) {
+    PoissonWS *P = c->pois;
+    const LevA &L = P->lv[0].a;
+    const int *active = &P->d_cg->active;
+    vcycle(c, P->res, P->z, active);
+    k_dot<<<red_grid(L), tile_block(), 0, c->stream>>>(L, P->res, P->z, part(c, 0), active);
+    k_cg_rz<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), red_blocks(L));
+    cudaMemcpyAsync(P->p, P->z, P->lv[0].count * sizeof(float), cudaMemcpyDeviceToDevice, c->stream);
+    cg_update_check(c);
+}
+
+/* the start: |b|, x0 (0, or the warm start from the pressure) and its residual, the first iteration */
+static void mgpcg_start(cu_sim *c) {
+    PoissonWS *P = c->pois;
+    LevelD &L0 = P->lv[0];
+    const LevA &L = L0.a;
+    const eddy_pressure_def *pd = &c->s->def.pressure;
+    dim3 bl = tile_block();
+    size_t nb = red_blocks(L), bytes = L0.count * sizeof(float);
+    k_dot<<<red_grid(L), bl, 0, c->stream>>>(L, P->rhs, P->rhs, part(c, 0), nullptr);
+    k_cg_start<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), nb, (double)pd->tolerance,
+                                          pd->max_iterations > 0 ? pd->max_iterations : MGPCG_DEFAULT_ITERATIONS, c->d_rb);
+    if (pd->warm_start) {
+        /* r = b - A x0, mean-free (poisson_mg.c true_residual) */
+        k_warm<<<tiles(c->g.n[0], c->g.n[1], c->g.n[2]), bl, 0, c->stream>>>(c->g, L, P->d_cg, c->pressure, P->sol);
+        ghosts(c, L0, P->sol, nullptr);
+        if (mean_sum_fused(c)) k_residual_m_sum<<<red_grid(L), bl, 0, c->stream>>>(L, P->sol, P->rhs, P->res, part(c, 2));
+        else k_residual_m<<<cells_grid(L), bl, 0, c->stream>>>(L, P->sol, P->rhs, P->res);
+        remove_mean0(c, P->res, mean_sum_fused(c));
+        k_dot<<<red_grid(L), bl, 0, c->stream>>>(L, P->res, P->res, part(c, 0), nullptr);
+        k_cg_initial<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), nb, c->d_rb);
+    } else {
+        cudaMemsetAsync(P->sol, 0, bytes, c->stream);
+        cudaMemcpyAsync(P->res, P->rhs, bytes, cudaMemcpyDeviceToDevice, c->stream);
+    }
+    cg_first_iteration(c);
+}
+
+/* ... and one more iteration: kernels after the loop's end return at once */
+static void mgpcg_iteration(cu_sim *c) {
+    PoissonWS *P = c->pois;
+    LevelD &L0 = P->lv[0];
+    const LevA &L = L0.a;
+    dim3 gr = cells_grid(L), bl = tile_block();
+    size_t nb = red_blocks(L);
+    const int *active = &P->d_cg->active;
     vcycle(c, P->res, P->z, active);
     k_dot<<<red_grid(L), bl, 0, c->stream>>>(L, P->res, P->z, part(c, 0), active);
     k_cg_beta<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), nb);
     k_cg_direction<<<gr, bl, 0, c->stream>>>(L, P->d_cg, P->p, P->z);
+    cg_update_check(c);
 }
 
 static void destroy_graphs(PoissonWS *P) {
@@ -1077,14 +1269,26 @@ static bool build_graphs(cu_sim *c) {
     ok = ok && cudaGraphInstantiate(&P->g_start, P->gr_start, 0) == cudaSuccess;
     cudaGraphConditionalHandle h;
     ok = ok && cudaGraphCreate(&P->gr_loop, 0) == cudaSuccess &&
-         cudaGraphConditionalHandleCreate(&h, P->gr_loop, 1, cudaGraphCondAssignDefault) == cudaSuccess;
+         cudaGraphConditionalHandleCreate(&h, P->gr_loop, 0, cudaGraphCondAssignDefault) == cudaSuccess;
+    /* the condition is first set from `active` by a kernel ahead of the while node: the start may have converged */
+    cudaGraphNode_t setter = nullptr;
+    if (ok) {
+        ok = cudaStreamBeginCaptureToGraph(st, P->gr_loop, nullptr, nullptr, 0, cudaStreamCaptureModeThreadLocal) == cudaSuccess;
+        if (ok) {
+            k_cg_condition<<<1, 1, 0, st>>>(P->d_cg, h);
+            cudaGraph_t g = P->gr_loop;
+            ok = cudaStreamEndCapture(st, &g) == cudaSuccess && cudaGetLastError() == cudaSuccess;
+        }
+        size_t nn = 1;
+        ok = ok && cudaGraphGetNodes(P->gr_loop, &setter, &nn) == cudaSuccess && nn == 1;
+    }
     cudaGraphNodeParams np = {}; /* value-initialised: its union has no default constructor */
     np.type = cudaGraphNodeTypeConditional;
     np.conditional.handle = h;
     np.conditional.type = cudaGraphCondTypeWhile;
     np.conditional.size = 1;
     cudaGraphNode_t node;
-    ok = ok && cudaGraphAddNode(&node, P->gr_loop, nullptr, nullptr, 0, &np) == cudaSuccess;
+    ok = ok && cudaGraphAddNode(&node, P->gr_loop, &setter, nullptr, 1, &np) == cudaSuccess;
     if (ok) {
         cudaGraph_t body = np.conditional.phGraph_out[0];
         ok = cudaStreamBeginCaptureToGraph(st, body, nullptr, nullptr, 0, cudaStreamCaptureModeThreadLocal) == cudaSuccess;
@@ -1115,13 +1319,15 @@ static cudaError_t mgpcg(cu_sim *c) {
     PoissonWS *P = c->pois;
     /* the graphs hold the tolerance and the iteration cap: eddy_sim_set_def may change them */
     const eddy_pressure_def *pd = &c->s->def.pressure;
-    if (P->graphs != 0 && (P->graph_tol != pd->tolerance || P->graph_max_it != pd->max_iterations)) {
+    if (P->graphs != 0 && (P->graph_tol != pd->tolerance || P->graph_max_it != pd->max_iterations ||
+                           P->graph_warm != pd->warm_start)) {
         destroy_graphs(P);
         P->graphs = 0;
     }
     if (P->use_graphs && P->graphs == 0) {
         P->graph_tol = pd->tolerance;
         P->graph_max_it = pd->max_iterations;
+        P->graph_warm = pd->warm_start;
         P->graphs = build_graphs(c) ? 1 : -1;
     }
     if (P->use_graphs && P->graphs > 0) {
@@ -1140,11 +1346,11 @@ static cudaError_t mgpcg_loop(cu_sim *c) {
     const eddy_pressure_def *pd = &c->s->def.pressure;
     const int max_it = pd->max_iterations > 0 ? pd->max_iterations : MGPCG_DEFAULT_ITERATIONS;
     for (int it = 0; it <= max_it; it++) {
-        mgpcg_iteration(c);
         cudaError_t e = cudaMemcpyAsync(&P->h_active[0], &P->d_cg->active, sizeof(int), cudaMemcpyDeviceToHost, c->stream);
         if (e == cudaSuccess) e = cudaStreamSynchronize(c->stream);
         if (e != cudaSuccess) return e;
         if (!P->h_active[0]) break;
+        mgpcg_iteration(c);
     }
     return cudaGetLastError();
 }
@@ -1430,6 +1636,8 @@ eddy_status project_init(cu_sim *c) {
         st = cuda_fail(c, cudaGetLastError(), "solver scalars");
     if (st == EDDY_OK && cudaMallocHost((void **)&P->h_active, sizeof(int)) != cudaSuccess)
         st = cuda_fail(c, cudaGetLastError(), "solver scalars");
+    if (st == EDDY_OK && cudaMallocHost((void **)&P->h_warm_scale, sizeof(float)) != cudaSuccess)
+        st = cuda_fail(c, cudaGetLastError(), "solver scalars");
     if (st == EDDY_OK && cudaStreamSynchronize(c->stream) != cudaSuccess) st = cuda_fail(c, cudaGetLastError(), "pressure solver set-up");
     return st;
 }
@@ -1462,6 +1670,7 @@ void project_free(cu_sim *c) {
     void *v[] = {P->sol, P->rhs, P->res, P->z, P->p, P->q, P->d_tail, P->d_cg};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) cudaFree(v[i]);
     if (P->h_active) cudaFreeHost(P->h_active);
+    if (P->h_warm_scale) cudaFreeHost(P->h_warm_scale);
     free(P->sig);
     free(P);
     c->pois = nullptr;
@@ -1486,7 +1695,7 @@ void finish_project_stats(cu_sim *c) {
     bool solved = bnorm > 0.0 && isfinite(bnorm);
     st->pressure_iterations = solved ? (int)r[R_CG_ITER] : 0;
     st->pressure_residual = solved ? (float)(sqrt(r[R_CG_RNORM2]) / bnorm) : 0.0f;
-    st->pressure_residual_initial = bnorm > 0.0 ? 1.0f : 0.0f;
+    st->pressure_residual_initial = bnorm > 0.0 ? (solved ? (float)(sqrt(r[R_CG_INIT2]) / bnorm) : 1.0f) : 0.0f;
 }
 
 eddy_status run_project(cu_sim *c, float dt) {
@@ -1503,13 +1712,20 @@ eddy_status run_project(cu_sim *c, float dt) {
     const LevA &L = L0.a;
     const Geo &g = c->g;
     const dim3 bl = tile_block();
-    k_rhs<<<tiles(g.n[0], g.n[1], g.n[2]), bl, 0, c->stream>>>(g, L, vel_of(c), P->rhs);
-    remove_mean0(c, P->rhs);
+    if (mean_sum_fused(c)) k_rhs_sum<<<red_grid(L), bl, 0, c->stream>>>(g, L, vel_of(c), P->rhs, part(c, 2));
+    else k_rhs<<<tiles(g.n[0], g.n[1], g.n[2]), bl, 0, c->stream>>>(g, L, vel_of(c), P->rhs);
+    remove_mean0(c, P->rhs, mean_sum_fused(c));
     const eddy_pressure_def *pd = &s->def.pressure;
     cudaError_t e = cudaSuccess;
     if (pd->solver == EDDY_PRESSURE_MGPCG) {
         /* no host round trip: the device decides everything, the step reads the figures at its end */
         P->host_stats = 0;
+        if (pd->warm_start) {
+            /* the scale of this step's x (the graphs read it from the device) */
+            *P->h_warm_scale = dt / (s->def.density * s->h);
+            e = cudaMemcpyAsync(&P->d_cg->warm_scale, P->h_warm_scale, sizeof(float), cudaMemcpyHostToDevice, c->stream);
+            if (e != cudaSuccess) return cuda_fail(c, e, "pressure warm start");
+        }
         if ((e = mgpcg(c)) != cudaSuccess) return cuda_fail(c, e, "pressure solve (MGPCG)");
         /* poisson_mg.c: check the true residual; when only the recurrence had converged, restart from it (at
          * most MGPCG_MAX_RESTARTS times, while it keeps falling by 4x) */
@@ -1517,12 +1733,13 @@ eddy_status run_project(cu_sim *c, float dt) {
         double last = INFINITY;
         for (int restarts = 0;; restarts++) {
             ghosts(c, L0, P->sol, nullptr);
-            k_residual_m<<<cells_grid(L), bl, 0, c->stream>>>(L, P->sol, P->rhs, P->res);
-            remove_mean0(c, P->res);
+            if (mean_sum_fused(c)) k_residual_m_sum<<<red_grid(L), bl, 0, c->stream>>>(L, P->sol, P->rhs, P->res, part(c, 2));
+            else k_residual_m<<<cells_grid(L), bl, 0, c->stream>>>(L, P->sol, P->rhs, P->res);
+            remove_mean0(c, P->res, mean_sum_fused(c));
             k_dot<<<red_grid(L), bl, 0, c->stream>>>(L, P->res, P->res, c->partials + (size_t)R_CG_RNORM2 * c->partial_stride, nullptr);
             const int slots[1] = {R_CG_RNORM2}, ops[1] = {RED_SUM};
             if ((e = finalize_reductions(c, slots, ops, 1, red_blocks(L))) != cudaSuccess) return cuda_fail(c, e, "pressure residual");
-            e = cudaMemcpyAsync(c->h_rb->red + R_CG_BNORM2, c->d_rb->red + R_CG_BNORM2, (R_CG_RES0 + 1 - R_CG_BNORM2) * sizeof(double),
+            e = cudaMemcpyAsync(c->h_rb->red + R_CG_BNORM2, c->d_rb->red + R_CG_BNORM2, (R_CG_INIT2 + 1 - R_CG_BNORM2) * sizeof(double),
                                 cudaMemcpyDeviceToHost, c->stream);
             if (e == cudaSuccess) e = cudaStreamSynchronize(c->stream);
             if (e != cudaSuccess) return cuda_fail(c, e, "pressure residual");
@@ -1532,12 +1749,8 @@ eddy_status run_project(cu_sim *c, float dt) {
             if (!converged || sqrt(rr) <= pd->tolerance * bnorm || restarts == MGPCG_MAX_RESTARTS || it >= max_it || rr > 0.25 * last)
                 break;
             last = rr;
-            const int *active = &P->d_cg->active;
             k_cg_restart<<<1, 1, 0, c->stream>>>(P->d_cg);
-            vcycle(c, P->res, P->z, active);
-            k_dot<<<red_grid(L), bl, 0, c->stream>>>(L, P->res, P->z, part(c, 0), active);
-            k_cg_rz<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), red_blocks(L));
-            cudaMemcpyAsync(P->p, P->z, L0.count * sizeof(float), cudaMemcpyDeviceToDevice, c->stream);
+            cg_first_iteration(c);
             if ((e = mgpcg_loop(c)) != cudaSuccess) return cuda_fail(c, e, "pressure solve (MGPCG restart)");
         }
         remove_mean0(c, P->sol);
