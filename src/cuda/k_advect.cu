@@ -153,15 +153,72 @@ __device__ inline void velocity_at(const Tracer &t, const float P[3], float u[3]
     u[2] = gather3(t.v[2], (unsigned)t.V[2].n[0], (unsigned)t.V[2].n[1], c[0], c[1], f[2]);
 }
 
-/* advect.c trace_grid for one element: the foot of the backward trace (dir = -1) or the end of the forward one
- * (dir = +1), in lattice coordinates of the grid; z = 0 in 2D, as the CPU's missing third buffer reads */
-template <int DIR, int DIM>
-__device__ inline void trace(const Tracer &t, const Map &m, int i, int j, int k, float out[3]) {
-    float P[3], Q[3], u1[3], u2[3];
+/* The velocity at the element itself (advect.c face_node_velocity / cell_node_velocity), read from the faces
+ * around it without locating: on face grid A the component A is the face value and the others the mean of the 4
+ * faces around (along A first, as the CPU); on a scalar grid of the velocity's cells (dye_scale 1) each component
+ * is the mean of the two faces of the cell. Same clamping and wrapping as the lattice sampler. 9 loads in 3D
+ * instead of 24 gathers with their locating, and the CPU's float operations in its order. */
+__device__ inline unsigned node3(const Lat &L, int i, int j, int k) {
+    return (unsigned)i + (unsigned)L.n[0] * ((unsigned)j + (unsigned)L.n[1] * (unsigned)k);
+}
+template <int DIM, int A>
+__device__ inline void face_node_velocity(const Tracer &t, int i, int j, int k, float u[3]) {
+    const int c[3] = {i, j, k};
+    u[2] = 0.0f;
+#pragma unroll
+    for (int b = 0; b < DIM; b++) {
+        const Lat &L = t.V[b];
+        const float *__restrict__ d = t.v[b];
+        if (b == A) {
+            int w[3] = {c[0], c[1], c[2]};
+            if (L.wrap[A] && w[A] == L.wrap[A]) w[A] = 0; /* face n repeats face 0 */
+            u[b] = __ldg(d + node3(L, w[0], w[1], w[2]));
+            continue;
+        }
+        int lo[3] = {c[0], c[1], c[2]}, hi[3] = {c[0], c[1], c[2]};
+        const int na = L.n[A];
+        lo[A] = c[A] - 1;
+        if (lo[A] < 0) lo[A] = L.wrap[A] ? na - 1 : 0;
+        if (hi[A] > na - 1) hi[A] = L.wrap[A] ? 0 : na - 1;
+        int lo_b[3] = {lo[0], lo[1], lo[2]}, hi_b[3] = {hi[0], hi[1], hi[2]};
+        lo_b[b]++;
+        hi_b[b]++;
+        if (L.wrap[b] && lo_b[b] == L.wrap[b]) lo_b[b] = hi_b[b] = 0; /* face n repeats face 0 */
+        float v0 = lerp_(__ldg(d + node3(L, lo[0], lo[1], lo[2])), __ldg(d + node3(L, hi[0], hi[1], hi[2])), 0.5f);
+        float v1 = lerp_(__ldg(d + node3(L, lo_b[0], lo_b[1], lo_b[2])), __ldg(d + node3(L, hi_b[0], hi_b[1], hi_b[2])), 0.5f);
+        u[b] = lerp_(v0, v1, 0.5f);
+    }
+}
+template <int DIM>
+__device__ inline void cell_node_velocity(const Tracer &t, int i, int j, int k, float u[3]) {
+    u[2] = 0.0f;
+#pragma unroll
+    for (int b = 0; b < DIM; b++) {
+        const Lat &L = t.V[b];
+        int w[3] = {i, j, k};
+        w[b]++;
+        if (L.wrap[b] && w[b] == L.wrap[b]) w[b] = 0; /* face n repeats face 0 */
+        u[b] = lerp_(__ldg(t.v[b] + node3(L, i, j, k)), __ldg(t.v[b] + node3(L, w[0], w[1], w[2])), 0.5f);
+    }
+}
+
+/* advect.c trace_row for one element, in two halves: the start (the element's position P and the velocity u1
+ * there) is shared by the backward and the forward trace; the end gives the foot of the backward trace
+ * (DIR = -1) or the end of the forward one (DIR = +1), in lattice coordinates of the grid; z = 0 in 2D, as the
+ * CPU's missing third buffer reads. FACE: the velocity component whose faces are advected, -1 for a scalar grid
+ * of the velocity's cells, -2 for a finer scalar grid (u1 sampled at P). */
+template <int DIM, int FACE>
+__device__ inline void trace_start(const Tracer &t, const Map &m, int i, int j, int k, float P[3], float u1[3]) {
     P[1] = ((float)j + m.off[1]) / m.scale[1];
     P[2] = ((float)k + m.off[2]) / m.scale[2];
     P[0] = ((float)i + m.off[0]) / m.scale[0];
-    velocity_at<DIM>(t, P, u1);
+    if (FACE >= 0) face_node_velocity<DIM, FACE>(t, i, j, k, u1);
+    else if (FACE == -1) cell_node_velocity<DIM>(t, i, j, k, u1);
+    else velocity_at<DIM>(t, P, u1);
+}
+template <int DIR, int DIM>
+__device__ inline void trace_end(const Tracer &t, const Map &m, const float P[3], const float u1[3], float out[3]) {
+    float Q[3], u2[3];
 #pragma unroll
     for (int b = 0; b < 3; b++) Q[b] = DIR < 0 ? P[b] - 0.5f * t.dtc * u1[b] : P[b] + 0.5f * t.dtc * u1[b];
     velocity_at<DIM>(t, Q, u2);
@@ -172,33 +229,56 @@ __device__ inline void trace(const Tracer &t, const Map &m, int i, int j, int k,
     }
 }
 
-/* out = factor * A(q) */
+/* The feet of the backward trace, kept from the first pass of MacCormack / BFECC for the limiter (and BFECC's last
+ * pass) when x[0] is set: 4 B per axis written and read again against a second trace (a midpoint sample of 24
+ * gathers in 3D). The same floats either way. */
+struct Feet {
+    float *x[3];
+};
 template <int DIM>
+__device__ inline void feet_store(const Feet &F, unsigned e, const float b[3]) {
+#pragma unroll
+    for (int a = 0; a < DIM; a++) F.x[a][e] = b[a];
+}
+template <int DIM>
+__device__ inline void feet_load(const Feet &F, unsigned e, float b[3]) {
+    b[2] = 0.0f;
+#pragma unroll
+    for (int a = 0; a < DIM; a++) b[a] = F.x[a][e];
+}
+
+/* out = factor * A(q) */
+template <int DIM, int FACE>
 __global__ void k_adv_backward(Tracer t, Map m, Lat L, const float *__restrict__ q, float *__restrict__ out, float factor,
-                               Flags fl, int field) {
+                               Flags fl, int field, Feet F) {
     ECU_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
-    float b[3];
-    trace<-1, DIM>(t, m, i, j, k, b);
+    float P[3], u1[3], b[3];
+    trace_start<DIM, FACE>(t, m, i, j, k, P, u1);
+    trace_end<-1, DIM>(t, m, P, u1, b);
     float v = factor * lat_sample<DIM>(L, q, b[0], b[1], b[2]);
-    out[idx3(m.n, i, j, k)] = v;
+    const unsigned e = idx3(m.n, i, j, k);
+    out[e] = v;
+    if (F.x[0]) feet_store<DIM>(F, e, b);
     if (field >= 0) flag_if_bad(fl, v, field);
 }
 
 /* MacCormack second pass: out = factor * limit(q^ + (q - A^R q^)/2) */
-template <int DIM>
+template <int DIM, int FACE>
 __global__ void k_adv_maccormack(Tracer t, Map m, Lat L, const float *__restrict__ q, const float *__restrict__ qhat,
-                                 float *__restrict__ out, float factor, Flags fl, int field) {
+                                 float *__restrict__ out, float factor, Flags fl, int field, Feet F) {
     ECU_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
-    size_t e = idx3(m.n, i, j, k);
-    float f[3], b[3];
-    trace<+1, DIM>(t, m, i, j, k, f);
+    const unsigned e = idx3(m.n, i, j, k);
+    float P[3], u1[3], f[3], b[3];
+    trace_start<DIM, FACE>(t, m, i, j, k, P, u1);
+    trace_end<+1, DIM>(t, m, P, u1, f);
     float back = lat_sample<DIM>(L, qhat, f[0], f[1], f[2]);
     float qh = qhat[e];
     float v = qh + 0.5f * (q[e] - back);
     float lo, hi;
-    trace<-1, DIM>(t, m, i, j, k, b);
+    if (F.x[0]) feet_load<DIM>(F, e, b);
+    else trace_end<-1, DIM>(t, m, P, u1, b);
     lat_minmax<DIM>(L, q, b[0], b[1], b[2], &lo, &hi);
     if (v < lo || v > hi) v = qh;
     v = factor * v;
@@ -207,33 +287,40 @@ __global__ void k_adv_maccormack(Tracer t, Map m, Lat L, const float *__restrict
 }
 
 /* BFECC middle pass: corrected = q + (q - A^R q^)/2 */
-template <int DIM>
+template <int DIM, int FACE>
 __global__ void k_adv_bfecc_correct(Tracer t, Map m, Lat L, const float *__restrict__ q, const float *__restrict__ qhat,
                                     float *__restrict__ corrected) {
     ECU_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
-    size_t e = idx3(m.n, i, j, k);
-    float f[3];
-    trace<+1, DIM>(t, m, i, j, k, f);
+    const unsigned e = idx3(m.n, i, j, k);
+    float P[3], u1[3], f[3];
+    trace_start<DIM, FACE>(t, m, i, j, k, P, u1);
+    trace_end<+1, DIM>(t, m, P, u1, f);
     float back = lat_sample<DIM>(L, qhat, f[0], f[1], f[2]);
     float qe = q[e];
     corrected[e] = qe + 0.5f * (qe - back);
 }
 
 /* BFECC last pass: out = factor * clamp(A(corrected), min/max of q around the foot) */
-template <int DIM>
+template <int DIM, int FACE>
 __global__ void k_adv_bfecc_final(Tracer t, Map m, Lat L, const float *__restrict__ q, const float *__restrict__ corr,
-                                  float *__restrict__ out, float factor, Flags fl, int field) {
+                                  float *__restrict__ out, float factor, Flags fl, int field, Feet F) {
     ECU_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
+    const unsigned e = idx3(m.n, i, j, k);
     float b[3];
-    trace<-1, DIM>(t, m, i, j, k, b);
+    if (F.x[0]) feet_load<DIM>(F, e, b);
+    else {
+        float P[3], u1[3];
+        trace_start<DIM, FACE>(t, m, i, j, k, P, u1);
+        trace_end<-1, DIM>(t, m, P, u1, b);
+    }
     float v = lat_sample<DIM>(L, corr, b[0], b[1], b[2]);
     float lo, hi;
     lat_minmax<DIM>(L, q, b[0], b[1], b[2], &lo, &hi);
     v = v < lo ? lo : (v > hi ? hi : v);
     v = factor * v;
-    out[idx3(m.n, i, j, k)] = v;
+    out[e] = v;
     flag_if_bad(fl, v, field);
 }
 
@@ -249,13 +336,15 @@ struct Multi {
 };
 
 /* dst = factor * A(q) */
-template <int DIM>
-__global__ void k_advm_backward(Tracer t, Map m, Lat L, Multi M, Flags fl, int final_pass) {
+template <int DIM, int FACE>
+__global__ void k_advm_backward(Tracer t, Map m, Lat L, Multi M, Flags fl, int final_pass, Feet F) {
     ECU_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
-    float b[3];
-    trace<-1, DIM>(t, m, i, j, k, b);
+    float P[3], u1[3], b[3];
+    trace_start<DIM, FACE>(t, m, i, j, k, P, u1);
+    trace_end<-1, DIM>(t, m, P, u1, b);
     const unsigned e = idx3(m.n, i, j, k);
+    if (F.x[0]) feet_store<DIM>(F, e, b);
 #pragma unroll
     for (int f = 0; f < 4; f++) {
         if (f >= M.n) break;
@@ -265,14 +354,16 @@ __global__ void k_advm_backward(Tracer t, Map m, Lat L, Multi M, Flags fl, int f
     }
 }
 
-template <int DIM>
-__global__ void k_advm_maccormack(Tracer t, Map m, Lat L, Multi M, Flags fl) {
+template <int DIM, int FACE>
+__global__ void k_advm_maccormack(Tracer t, Map m, Lat L, Multi M, Flags fl, Feet F) {
     ECU_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
     const unsigned e = idx3(m.n, i, j, k);
-    float fw[3], b[3];
-    trace<+1, DIM>(t, m, i, j, k, fw);
-    trace<-1, DIM>(t, m, i, j, k, b);
+    float P[3], u1[3], fw[3], b[3];
+    trace_start<DIM, FACE>(t, m, i, j, k, P, u1);
+    trace_end<+1, DIM>(t, m, P, u1, fw);
+    if (F.x[0]) feet_load<DIM>(F, e, b);
+    else trace_end<-1, DIM>(t, m, P, u1, b);
 #pragma unroll
     for (int f = 0; f < 4; f++) {
         if (f >= M.n) break;
@@ -289,13 +380,14 @@ __global__ void k_advm_maccormack(Tracer t, Map m, Lat L, Multi M, Flags fl) {
 }
 
 /* BFECC middle pass into dst: q + (q - A^R q^)/2 */
-template <int DIM>
+template <int DIM, int FACE>
 __global__ void k_advm_bfecc_correct(Tracer t, Map m, Lat L, Multi M) {
     ECU_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
     const unsigned e = idx3(m.n, i, j, k);
-    float fw[3];
-    trace<+1, DIM>(t, m, i, j, k, fw);
+    float P[3], u1[3], fw[3];
+    trace_start<DIM, FACE>(t, m, i, j, k, P, u1);
+    trace_end<+1, DIM>(t, m, P, u1, fw);
 #pragma unroll
     for (int f = 0; f < 4; f++) {
         if (f >= M.n) break;
@@ -306,13 +398,18 @@ __global__ void k_advm_bfecc_correct(Tracer t, Map m, Lat L, Multi M) {
 }
 
 /* BFECC last pass: hat holds the corrected fields */
-template <int DIM>
-__global__ void k_advm_bfecc_final(Tracer t, Map m, Lat L, Multi M, Flags fl) {
+template <int DIM, int FACE>
+__global__ void k_advm_bfecc_final(Tracer t, Map m, Lat L, Multi M, Flags fl, Feet F) {
     ECU_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
-    float b[3];
-    trace<-1, DIM>(t, m, i, j, k, b);
     const unsigned e = idx3(m.n, i, j, k);
+    float b[3];
+    if (F.x[0]) feet_load<DIM>(F, e, b);
+    else {
+        float P[3], u1[3];
+        trace_start<DIM, FACE>(t, m, i, j, k, P, u1);
+        trace_end<-1, DIM>(t, m, P, u1, b);
+    }
 #pragma unroll
     for (int f = 0; f < 4; f++) {
         if (f >= M.n) break;
@@ -326,11 +423,32 @@ __global__ void k_advm_bfecc_final(Tracer t, Map m, Lat L, Multi M, Flags fl) {
     }
 }
 
+/* launches kern<dim, face> on the stage's stream: FACE_GO for a face grid (face 0..dim-1), SCALAR_GO for the
+ * scalar grid (face -1 with dye_scale 1, else -2) */
+#define FACE_GO(kern, face, gr, ...)                                                                         \
+    do {                                                                                                     \
+        if (c->g.dim == 3) {                                                                                 \
+            if ((face) == 0) kern<3, 0><<<gr, tile_block(), 0, c->stream>>>(__VA_ARGS__);                    \
+            else if ((face) == 1) kern<3, 1><<<gr, tile_block(), 0, c->stream>>>(__VA_ARGS__);               \
+            else kern<3, 2><<<gr, tile_block(), 0, c->stream>>>(__VA_ARGS__);                                \
+        } else if ((face) == 0) kern<2, 0><<<gr, tile_block(), 0, c->stream>>>(__VA_ARGS__);                 \
+        else kern<2, 1><<<gr, tile_block(), 0, c->stream>>>(__VA_ARGS__);                                    \
+    } while (0)
+#define SCALAR_GO(kern, face, gr, ...)                                                                       \
+    do {                                                                                                     \
+        if (c->g.dim == 3) {                                                                                 \
+            if ((face) == -1) kern<3, -1><<<gr, tile_block(), 0, c->stream>>>(__VA_ARGS__);                  \
+            else kern<3, -2><<<gr, tile_block(), 0, c->stream>>>(__VA_ARGS__);                               \
+        } else if ((face) == -1) kern<2, -1><<<gr, tile_block(), 0, c->stream>>>(__VA_ARGS__);               \
+        else kern<2, -2><<<gr, tile_block(), 0, c->stream>>>(__VA_ARGS__);                                   \
+    } while (0)
+
 struct AdvectWS {
     float *tmp[2];   /* q^ and the BFECC-corrected field of one velocity component (largest grid) */
     float *hat[4];   /* q^ of each scalar (hat[0] = tmp[0]) */
     float *corr[4];  /* BFECC-corrected scalars (corr[0] = tmp[1]) */
     float *out[3];   /* with cu_sim.scalar_tmp: the four new scalar fields */
+    float *feet[3];  /* backward feet of the first pass (cu_sim.adv_feet; MacCormack and BFECC) */
 };
 
 /* allocates what the current scheme needs (called at creation and before each advection: eddy_sim_set_def may
@@ -354,6 +472,8 @@ eddy_status advect_init(cu_sim *c) {
     }
     for (int f = 0; f < 3 && st == EDDY_OK; f++)
         if (!w->out[f]) st = dev_alloc(c, (void **)&w->out[f], sb, "advected scalars");
+    for (int a = 0; a < c->g.dim && st == EDDY_OK && want >= 1 && c->adv_feet; a++)
+        if (!w->feet[a]) st = dev_alloc(c, (void **)&w->feet[a], cap * sizeof(float), "advection feet");
     return st;
 }
 
@@ -366,28 +486,40 @@ void advect_free(cu_sim *c) {
         cudaFree(w->hat[f]);
         cudaFree(w->corr[f]);
     }
-    for (int f = 0; f < 3; f++) cudaFree(w->out[f]);
+    for (int f = 0; f < 3; f++) {
+        cudaFree(w->out[f]);
+        cudaFree(w->feet[f]);
+    }
     free(w);
     c->adv = nullptr;
 }
 
-static cudaError_t advect_field(cu_sim *c, const Tracer &t, const Map &m, const Lat &L, const float *q, float *out,
-                                float factor, int field) {
+/* the feet buffers when the scheme traces twice and cu_sim.adv_feet is set, else none (the passes retrace) */
+static Feet feet_of(cu_sim *c) {
+    Feet F;
+    const bool on = c->adv_feet && c->s->def.advection != EDDY_ADVECT_SEMI_LAGRANGIAN && c->adv->feet[0];
+    for (int a = 0; a < 3; a++) F.x[a] = on ? c->adv->feet[a] : nullptr;
+    return F;
+}
+
+static cudaError_t advect_field(cu_sim *c, const Tracer &t, const Map &m, int face, const Lat &L, const float *q,
+                                float *out, float factor, int field) {
     dim3 gr = tiles(m.n[0], m.n[1], m.n[2]);
     Flags fl = flags_for(c);
+    Feet F = feet_of(c), none = {{nullptr, nullptr, nullptr}};
     float *t0 = c->adv->tmp[0], *t1 = c->adv->tmp[1];
     switch (c->s->def.advection) {
     case EDDY_ADVECT_SEMI_LAGRANGIAN:
-        (c->g.dim == 3 ? k_adv_backward<3> : k_adv_backward<2>)<<<gr, tile_block(), 0, c->stream>>>(t, m, L, q, out, factor, fl, field);
+        FACE_GO(k_adv_backward, face, gr, t, m, L, q, out, factor, fl, field, none);
         break;
     case EDDY_ADVECT_MACCORMACK:
-        (c->g.dim == 3 ? k_adv_backward<3> : k_adv_backward<2>)<<<gr, tile_block(), 0, c->stream>>>(t, m, L, q, t0, 1.0f, fl, -1);
-        (c->g.dim == 3 ? k_adv_maccormack<3> : k_adv_maccormack<2>)<<<gr, tile_block(), 0, c->stream>>>(t, m, L, q, t0, out, factor, fl, field);
+        FACE_GO(k_adv_backward, face, gr, t, m, L, q, t0, 1.0f, fl, -1, F);
+        FACE_GO(k_adv_maccormack, face, gr, t, m, L, q, t0, out, factor, fl, field, F);
         break;
     case EDDY_ADVECT_BFECC:
-        (c->g.dim == 3 ? k_adv_backward<3> : k_adv_backward<2>)<<<gr, tile_block(), 0, c->stream>>>(t, m, L, q, t0, 1.0f, fl, -1);
-        (c->g.dim == 3 ? k_adv_bfecc_correct<3> : k_adv_bfecc_correct<2>)<<<gr, tile_block(), 0, c->stream>>>(t, m, L, q, t0, t1);
-        (c->g.dim == 3 ? k_adv_bfecc_final<3> : k_adv_bfecc_final<2>)<<<gr, tile_block(), 0, c->stream>>>(t, m, L, q, t1, out, factor, fl, field);
+        FACE_GO(k_adv_backward, face, gr, t, m, L, q, t0, 1.0f, fl, -1, F);
+        FACE_GO(k_adv_bfecc_correct, face, gr, t, m, L, q, t0, t1);
+        FACE_GO(k_adv_bfecc_final, face, gr, t, m, L, q, t1, out, factor, fl, field, F);
         break;
     }
     return cudaGetLastError();
@@ -416,7 +548,7 @@ cudaError_t launch_advect(cu_sim *c, float dt) {
             m.off[b] = vd.off[b];
             m.scale[b] = 1.0f;
         }
-        e = advect_field(c, t, m, lat_of(vd), c->vel[a], c->vel_tmp[a], fv, EDDY_FIELD_U + a);
+        e = advect_field(c, t, m, a, lat_of(vd), c->vel[a], c->vel_tmp[a], fv, EDDY_FIELD_U + a);
     }
     /* scalars: fields known to be zero stay zero (the CPU skips them the same way) */
     GDesc sd = scalar_desc(g);
@@ -444,6 +576,8 @@ cudaError_t launch_advect(cu_sim *c, float dt) {
         dim3 gr = tiles(m.n[0], m.n[1], m.n[2]);
         Lat L = lat_of(sd);
         Flags fl = flags_for(c);
+        Feet F = feet_of(c), none = {{nullptr, nullptr, nullptr}};
+        const int face = d.dye_scale[0] == 1 && d.dye_scale[1] == 1 && d.dye_scale[2] == 1 ? -1 : -2;
         Multi A = M; /* pass 1 writes q^ (factor 1) */
         for (int f = 0; f < M.n; f++) {
             M.dst[f] = *pool[f];
@@ -453,20 +587,20 @@ cudaError_t launch_advect(cu_sim *c, float dt) {
         }
         switch (d.advection) {
         case EDDY_ADVECT_SEMI_LAGRANGIAN:
-            (c->g.dim == 3 ? k_advm_backward<3> : k_advm_backward<2>)<<<gr, tile_block(), 0, c->stream>>>(t, m, L, M, fl, 1);
+            SCALAR_GO(k_advm_backward, face, gr, t, m, L, M, fl, 1, none);
             break;
         case EDDY_ADVECT_MACCORMACK:
-            (c->g.dim == 3 ? k_advm_backward<3> : k_advm_backward<2>)<<<gr, tile_block(), 0, c->stream>>>(t, m, L, A, fl, 0);
-            (c->g.dim == 3 ? k_advm_maccormack<3> : k_advm_maccormack<2>)<<<gr, tile_block(), 0, c->stream>>>(t, m, L, M, fl);
+            SCALAR_GO(k_advm_backward, face, gr, t, m, L, A, fl, 0, F);
+            SCALAR_GO(k_advm_maccormack, face, gr, t, m, L, M, fl, F);
             break;
         case EDDY_ADVECT_BFECC: {
-            (c->g.dim == 3 ? k_advm_backward<3> : k_advm_backward<2>)<<<gr, tile_block(), 0, c->stream>>>(t, m, L, A, fl, 0);
+            SCALAR_GO(k_advm_backward, face, gr, t, m, L, A, fl, 0, F);
             Multi C = A; /* corrected fields into corr */
             for (int f = 0; f < M.n; f++) C.dst[f] = w->corr[f];
-            (c->g.dim == 3 ? k_advm_bfecc_correct<3> : k_advm_bfecc_correct<2>)<<<gr, tile_block(), 0, c->stream>>>(t, m, L, C);
-            Multi F = M;
-            for (int f = 0; f < M.n; f++) F.hat[f] = w->corr[f];
-            (c->g.dim == 3 ? k_advm_bfecc_final<3> : k_advm_bfecc_final<2>)<<<gr, tile_block(), 0, c->stream>>>(t, m, L, F, fl);
+            SCALAR_GO(k_advm_bfecc_correct, face, gr, t, m, L, C);
+            Multi Fm = M;
+            for (int f = 0; f < M.n; f++) Fm.hat[f] = w->corr[f];
+            SCALAR_GO(k_advm_bfecc_final, face, gr, t, m, L, Fm, fl, F);
             break;
         }
         }
