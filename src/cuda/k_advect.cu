@@ -23,8 +23,11 @@ static Lat lat_of(const GDesc &d) {
     return L;
 }
 
+/* W = false: no lattice of the stage wraps (no periodic axis), so the wrap branches go and the upper node is
+ * always the lower one + 1, which the gathers below turn into immediate address offsets */
+template <bool W>
 __device__ inline void locate_axis(int n, int wrap, float x, int *i0, int *i1, float *w) {
-    if (wrap) {
+    if (W && wrap) {
         if (!(fabsf(x) < 8388608.0f)) x = 0.0f;
         float fl = floorf(x);
         int i = (int)fl;
@@ -51,43 +54,59 @@ __device__ inline void locate_axis(int n, int wrap, float x, int *i0, int *i1, f
 
 __device__ inline float lerp_(float a, float b, float w) { return a + w * (b - a); }
 
-template <int DIM>
-__device__ inline float lat_sample(const Lat &L, const float *__restrict__ d, float x, float y, float z) {
-    int x0, x1, y0, y1;
-    float wx, wy;
-    locate_axis(L.n[0], L.wrap[0], x, &x0, &x1, &wx);
-    locate_axis(L.n[1], L.wrap[1], y, &y0, &y1, &wy);
-    const unsigned nx = (unsigned)L.n[0];
-    if (DIM == 2) {
-        const float *r0 = d + (unsigned)y0 * nx, *r1 = d + (unsigned)y1 * nx;
-        return lerp_(lerp_(__ldg(r0 + x0), __ldg(r0 + x1), wx), lerp_(__ldg(r1 + x0), __ldg(r1 + x1), wx), wy);
-    }
-    int z0, z1;
-    float wz;
-    locate_axis(L.n[2], L.wrap[2], z, &z0, &z1, &wz);
-    const unsigned nxy = nx * (unsigned)L.n[1];
-    const float *r00 = d + ((unsigned)z0 * nxy + (unsigned)y0 * nx), *r10 = d + ((unsigned)z0 * nxy + (unsigned)y1 * nx);
-    const float *r01 = d + ((unsigned)z1 * nxy + (unsigned)y0 * nx), *r11 = d + ((unsigned)z1 * nxy + (unsigned)y1 * nx);
-    float c0 = lerp_(lerp_(__ldg(r00 + x0), __ldg(r00 + x1), wx), lerp_(__ldg(r10 + x0), __ldg(r10 + x1), wx), wy);
-    float c1 = lerp_(lerp_(__ldg(r01 + x0), __ldg(r01 + x1), wx), lerp_(__ldg(r11 + x0), __ldg(r11 + x1), wx), wy);
-    return lerp_(c0, c1, wz);
+/* the two nodes and the weight along one axis */
+struct AxisW {
+    int i0, i1;
+    float w;
+};
+template <bool W>
+__device__ inline AxisW locate(int n, int wrap, float x) {
+    AxisW a;
+    locate_axis<W>(n, wrap, x, &a.i0, &a.i1, &a.w);
+    return a;
 }
 
-template <int DIM>
+/* bilinear / trilinear interpolation at located nodes, a + w (b - a) along x, then y, then z (the CPU's order).
+ * Addressed from the (x0, y0, z0) node with offsets: one address per row instead of one per node. */
+__device__ inline float gather2(const float *__restrict__ d, unsigned nx, const AxisW &x, const AxisW &y) {
+    const float *r0 = d + ((unsigned)y.i0 * nx + (unsigned)x.i0), *r1 = r0 + (y.i1 - y.i0) * (int)nx;
+    const int dx = x.i1 - x.i0;
+    return lerp_(lerp_(__ldg(r0), __ldg(r0 + dx), x.w), lerp_(__ldg(r1), __ldg(r1 + dx), x.w), y.w);
+}
+__device__ inline float gather3(const float *__restrict__ d, unsigned nx, unsigned ny, const AxisW &x, const AxisW &y,
+                                const AxisW &z) {
+    const unsigned nxy = nx * ny;
+    const float *r00 = d + ((unsigned)z.i0 * nxy + (unsigned)y.i0 * nx + (unsigned)x.i0);
+    const int dx = x.i1 - x.i0, dy = (y.i1 - y.i0) * (int)nx;
+    const float *r10 = r00 + dy, *r01 = r00 + (z.i1 - z.i0) * (int)nxy, *r11 = r01 + dy;
+    float c0 = lerp_(lerp_(__ldg(r00), __ldg(r00 + dx), x.w), lerp_(__ldg(r10), __ldg(r10 + dx), x.w), y.w);
+    float c1 = lerp_(lerp_(__ldg(r01), __ldg(r01 + dx), x.w), lerp_(__ldg(r11), __ldg(r11 + dx), x.w), y.w);
+    return lerp_(c0, c1, z.w);
+}
+
+template <int DIM, bool W>
+__device__ inline float lat_sample(const Lat &L, const float *__restrict__ d, float x, float y, float z) {
+    const AxisW ax = locate<W>(L.n[0], L.wrap[0], x), ay = locate<W>(L.n[1], L.wrap[1], y);
+    if (DIM == 2) return gather2(d, (unsigned)L.n[0], ax, ay);
+    const AxisW az = locate<W>(L.n[2], L.wrap[2], z);
+    return gather3(d, (unsigned)L.n[0], (unsigned)L.n[1], ax, ay, az);
+}
+
+template <int DIM, bool W>
 __device__ inline void lat_minmax(const Lat &L, const float *__restrict__ d, float x, float y, float z, float *lo,
                                   float *hi) {
-    int x0, x1, y0, y1, z0 = 0, z1 = 0;
-    float wx, wy, wz;
-    locate_axis(L.n[0], L.wrap[0], x, &x0, &x1, &wx);
-    locate_axis(L.n[1], L.wrap[1], y, &y0, &y1, &wy);
-    if (DIM == 3) locate_axis(L.n[2], L.wrap[2], z, &z0, &z1, &wz);
+    const AxisW ax = locate<W>(L.n[0], L.wrap[0], x), ay = locate<W>(L.n[1], L.wrap[1], y);
+    AxisW az = {0, 0, 0.0f};
+    if (DIM == 3) az = locate<W>(L.n[2], L.wrap[2], z);
     const unsigned nx = (unsigned)L.n[0], nxy = nx * (unsigned)L.n[1];
-    const int zs[2] = {z0, z1};
+    const int dx = ax.i1 - ax.i0, dy = (ay.i1 - ay.i0) * (int)nx;
+    const float *r00 = d + ((unsigned)az.i0 * nxy + (unsigned)ay.i0 * nx + (unsigned)ax.i0);
+    const float *rz[2] = {r00, r00 + (az.i1 - az.i0) * (int)nxy};
     float mn = INFINITY, mx = -INFINITY;
 #pragma unroll
     for (int kk = 0; kk < (DIM == 3 ? 2 : 1); kk++) {
-        const float *r0 = d + ((unsigned)zs[kk] * nxy + (unsigned)y0 * nx), *r1 = d + ((unsigned)zs[kk] * nxy + (unsigned)y1 * nx);
-        float v[4] = {__ldg(r0 + x0), __ldg(r0 + x1), __ldg(r1 + x0), __ldg(r1 + x1)};
+        const float *r0 = rz[kk], *r1 = r0 + dy;
+        float v[4] = {__ldg(r0), __ldg(r0 + dx), __ldg(r1), __ldg(r1 + dx)};
 #pragma unroll
         for (int q = 0; q < 4; q++) {
             mn = v[q] < mn ? v[q] : mn;
@@ -116,31 +135,14 @@ struct Map {
  * The weights along axis b are the same for every component but b's own (the face lattice has one more node), so
  * they are located twice per axis instead of once per component and axis; the gathers and the lerps are
  * lat_sample's, in its order. */
-struct AxisW {
-    int i0, i1;
-    float w;
-};
-__device__ inline float gather2(const float *__restrict__ d, unsigned nx, const AxisW &x, const AxisW &y) {
-    const float *r0 = d + (unsigned)y.i0 * nx, *r1 = d + (unsigned)y.i1 * nx;
-    return lerp_(lerp_(__ldg(r0 + x.i0), __ldg(r0 + x.i1), x.w), lerp_(__ldg(r1 + x.i0), __ldg(r1 + x.i1), x.w), y.w);
-}
-__device__ inline float gather3(const float *__restrict__ d, unsigned nx, unsigned ny, const AxisW &x, const AxisW &y,
-                                const AxisW &z) {
-    const unsigned nxy = nx * ny;
-    const float *r00 = d + ((unsigned)z.i0 * nxy + (unsigned)y.i0 * nx), *r10 = d + ((unsigned)z.i0 * nxy + (unsigned)y.i1 * nx);
-    const float *r01 = d + ((unsigned)z.i1 * nxy + (unsigned)y.i0 * nx), *r11 = d + ((unsigned)z.i1 * nxy + (unsigned)y.i1 * nx);
-    float c0 = lerp_(lerp_(__ldg(r00 + x.i0), __ldg(r00 + x.i1), x.w), lerp_(__ldg(r10 + x.i0), __ldg(r10 + x.i1), x.w), y.w);
-    float c1 = lerp_(lerp_(__ldg(r01 + x.i0), __ldg(r01 + x.i1), x.w), lerp_(__ldg(r11 + x.i0), __ldg(r11 + x.i1), x.w), y.w);
-    return lerp_(c0, c1, z.w);
-}
-template <int DIM>
+template <int DIM, bool W>
 __device__ inline void velocity_at(const Tracer &t, const float P[3], float u[3]) {
     AxisW f[3], c[3]; /* along b: on the face lattice of component b, and on the cell-centred lattices */
 #pragma unroll
     for (int b = 0; b < DIM; b++) {
         const Lat &F = t.V[b], &C = t.V[b == 0 ? 1 : 0];
-        locate_axis(F.n[b], F.wrap[b], P[b], &f[b].i0, &f[b].i1, &f[b].w);
-        locate_axis(C.n[b], C.wrap[b], P[b] - 0.5f, &c[b].i0, &c[b].i1, &c[b].w);
+        f[b] = locate<W>(F.n[b], F.wrap[b], P[b]);
+        c[b] = locate<W>(C.n[b], C.wrap[b], P[b] - 0.5f);
     }
     if (DIM == 2) {
         u[0] = gather2(t.v[0], (unsigned)t.V[0].n[0], f[0], c[1]);
@@ -161,7 +163,7 @@ __device__ inline void velocity_at(const Tracer &t, const float P[3], float u[3]
 __device__ inline unsigned node3(const Lat &L, int i, int j, int k) {
     return (unsigned)i + (unsigned)L.n[0] * ((unsigned)j + (unsigned)L.n[1] * (unsigned)k);
 }
-template <int DIM, int A>
+template <int DIM, int A, bool W>
 __device__ inline void face_node_velocity(const Tracer &t, int i, int j, int k, float u[3]) {
     const int c[3] = {i, j, k};
     u[2] = 0.0f;
@@ -171,25 +173,25 @@ __device__ inline void face_node_velocity(const Tracer &t, int i, int j, int k, 
         const float *__restrict__ d = t.v[b];
         if (b == A) {
             int w[3] = {c[0], c[1], c[2]};
-            if (L.wrap[A] && w[A] == L.wrap[A]) w[A] = 0; /* face n repeats face 0 */
+            if (W && L.wrap[A] && w[A] == L.wrap[A]) w[A] = 0; /* face n repeats face 0 */
             u[b] = __ldg(d + node3(L, w[0], w[1], w[2]));
             continue;
         }
         int lo[3] = {c[0], c[1], c[2]}, hi[3] = {c[0], c[1], c[2]};
         const int na = L.n[A];
         lo[A] = c[A] - 1;
-        if (lo[A] < 0) lo[A] = L.wrap[A] ? na - 1 : 0;
-        if (hi[A] > na - 1) hi[A] = L.wrap[A] ? 0 : na - 1;
+        if (lo[A] < 0) lo[A] = W && L.wrap[A] ? na - 1 : 0;
+        if (hi[A] > na - 1) hi[A] = W && L.wrap[A] ? 0 : na - 1;
         int lo_b[3] = {lo[0], lo[1], lo[2]}, hi_b[3] = {hi[0], hi[1], hi[2]};
         lo_b[b]++;
         hi_b[b]++;
-        if (L.wrap[b] && lo_b[b] == L.wrap[b]) lo_b[b] = hi_b[b] = 0; /* face n repeats face 0 */
+        if (W && L.wrap[b] && lo_b[b] == L.wrap[b]) lo_b[b] = hi_b[b] = 0; /* face n repeats face 0 */
         float v0 = lerp_(__ldg(d + node3(L, lo[0], lo[1], lo[2])), __ldg(d + node3(L, hi[0], hi[1], hi[2])), 0.5f);
         float v1 = lerp_(__ldg(d + node3(L, lo_b[0], lo_b[1], lo_b[2])), __ldg(d + node3(L, hi_b[0], hi_b[1], hi_b[2])), 0.5f);
         u[b] = lerp_(v0, v1, 0.5f);
     }
 }
-template <int DIM>
+template <int DIM, bool W>
 __device__ inline void cell_node_velocity(const Tracer &t, int i, int j, int k, float u[3]) {
     u[2] = 0.0f;
 #pragma unroll
@@ -197,7 +199,7 @@ __device__ inline void cell_node_velocity(const Tracer &t, int i, int j, int k, 
         const Lat &L = t.V[b];
         int w[3] = {i, j, k};
         w[b]++;
-        if (L.wrap[b] && w[b] == L.wrap[b]) w[b] = 0; /* face n repeats face 0 */
+        if (W && L.wrap[b] && w[b] == L.wrap[b]) w[b] = 0; /* face n repeats face 0 */
         u[b] = lerp_(__ldg(t.v[b] + node3(L, i, j, k)), __ldg(t.v[b] + node3(L, w[0], w[1], w[2])), 0.5f);
     }
 }
@@ -207,21 +209,21 @@ __device__ inline void cell_node_velocity(const Tracer &t, int i, int j, int k, 
  * (DIR = -1) or the end of the forward one (DIR = +1), in lattice coordinates of the grid; z = 0 in 2D, as the
  * CPU's missing third buffer reads. FACE: the velocity component whose faces are advected, -1 for a scalar grid
  * of the velocity's cells, -2 for a finer scalar grid (u1 sampled at P). */
-template <int DIM, int FACE>
+template <int DIM, int FACE, bool W>
 __device__ inline void trace_start(const Tracer &t, const Map &m, int i, int j, int k, float P[3], float u1[3]) {
     P[1] = ((float)j + m.off[1]) / m.scale[1];
     P[2] = ((float)k + m.off[2]) / m.scale[2];
     P[0] = ((float)i + m.off[0]) / m.scale[0];
-    if (FACE >= 0) face_node_velocity<DIM, FACE>(t, i, j, k, u1);
-    else if (FACE == -1) cell_node_velocity<DIM>(t, i, j, k, u1);
-    else velocity_at<DIM>(t, P, u1);
+    if (FACE >= 0) face_node_velocity<DIM, (FACE < 0 ? 0 : FACE), W>(t, i, j, k, u1);
+    else if (FACE == -1) cell_node_velocity<DIM, W>(t, i, j, k, u1);
+    else velocity_at<DIM, W>(t, P, u1);
 }
-template <int DIR, int DIM>
+template <int DIR, int DIM, bool W>
 __device__ inline void trace_end(const Tracer &t, const Map &m, const float P[3], const float u1[3], float out[3]) {
     float Q[3], u2[3];
 #pragma unroll
     for (int b = 0; b < 3; b++) Q[b] = DIR < 0 ? P[b] - 0.5f * t.dtc * u1[b] : P[b] + 0.5f * t.dtc * u1[b];
-    velocity_at<DIM>(t, Q, u2);
+    velocity_at<DIM, W>(t, Q, u2);
 #pragma unroll
     for (int b = 0; b < 3; b++) {
         if (b < DIM) out[b] = (DIR < 0 ? P[b] - t.dtc * u2[b] : P[b] + t.dtc * u2[b]) * m.scale[b] - m.off[b];
@@ -248,15 +250,15 @@ __device__ inline void feet_load(const Feet &F, unsigned e, float b[3]) {
 }
 
 /* out = factor * A(q) */
-template <int DIM, int FACE>
+template <int DIM, int FACE, bool W>
 __global__ void k_adv_backward(Tracer t, Map m, Lat L, const float *__restrict__ q, float *__restrict__ out, float factor,
                                Flags fl, int field, Feet F) {
     ECU_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
     float P[3], u1[3], b[3];
-    trace_start<DIM, FACE>(t, m, i, j, k, P, u1);
-    trace_end<-1, DIM>(t, m, P, u1, b);
-    float v = factor * lat_sample<DIM>(L, q, b[0], b[1], b[2]);
+    trace_start<DIM, FACE, W>(t, m, i, j, k, P, u1);
+    trace_end<-1, DIM, W>(t, m, P, u1, b);
+    float v = factor * lat_sample<DIM, W>(L, q, b[0], b[1], b[2]);
     const unsigned e = idx3(m.n, i, j, k);
     out[e] = v;
     if (F.x[0]) feet_store<DIM>(F, e, b);
@@ -264,22 +266,22 @@ __global__ void k_adv_backward(Tracer t, Map m, Lat L, const float *__restrict__
 }
 
 /* MacCormack second pass: out = factor * limit(q^ + (q - A^R q^)/2) */
-template <int DIM, int FACE>
+template <int DIM, int FACE, bool W>
 __global__ void k_adv_maccormack(Tracer t, Map m, Lat L, const float *__restrict__ q, const float *__restrict__ qhat,
                                  float *__restrict__ out, float factor, Flags fl, int field, Feet F) {
     ECU_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
     const unsigned e = idx3(m.n, i, j, k);
     float P[3], u1[3], f[3], b[3];
-    trace_start<DIM, FACE>(t, m, i, j, k, P, u1);
-    trace_end<+1, DIM>(t, m, P, u1, f);
-    float back = lat_sample<DIM>(L, qhat, f[0], f[1], f[2]);
+    trace_start<DIM, FACE, W>(t, m, i, j, k, P, u1);
+    trace_end<+1, DIM, W>(t, m, P, u1, f);
+    float back = lat_sample<DIM, W>(L, qhat, f[0], f[1], f[2]);
     float qh = qhat[e];
     float v = qh + 0.5f * (q[e] - back);
     float lo, hi;
     if (F.x[0]) feet_load<DIM>(F, e, b);
-    else trace_end<-1, DIM>(t, m, P, u1, b);
-    lat_minmax<DIM>(L, q, b[0], b[1], b[2], &lo, &hi);
+    else trace_end<-1, DIM, W>(t, m, P, u1, b);
+    lat_minmax<DIM, W>(L, q, b[0], b[1], b[2], &lo, &hi);
     if (v < lo || v > hi) v = qh;
     v = factor * v;
     out[e] = v;
@@ -287,22 +289,22 @@ __global__ void k_adv_maccormack(Tracer t, Map m, Lat L, const float *__restrict
 }
 
 /* BFECC middle pass: corrected = q + (q - A^R q^)/2 */
-template <int DIM, int FACE>
+template <int DIM, int FACE, bool W>
 __global__ void k_adv_bfecc_correct(Tracer t, Map m, Lat L, const float *__restrict__ q, const float *__restrict__ qhat,
                                     float *__restrict__ corrected) {
     ECU_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
     const unsigned e = idx3(m.n, i, j, k);
     float P[3], u1[3], f[3];
-    trace_start<DIM, FACE>(t, m, i, j, k, P, u1);
-    trace_end<+1, DIM>(t, m, P, u1, f);
-    float back = lat_sample<DIM>(L, qhat, f[0], f[1], f[2]);
+    trace_start<DIM, FACE, W>(t, m, i, j, k, P, u1);
+    trace_end<+1, DIM, W>(t, m, P, u1, f);
+    float back = lat_sample<DIM, W>(L, qhat, f[0], f[1], f[2]);
     float qe = q[e];
     corrected[e] = qe + 0.5f * (qe - back);
 }
 
 /* BFECC last pass: out = factor * clamp(A(corrected), min/max of q around the foot) */
-template <int DIM, int FACE>
+template <int DIM, int FACE, bool W>
 __global__ void k_adv_bfecc_final(Tracer t, Map m, Lat L, const float *__restrict__ q, const float *__restrict__ corr,
                                   float *__restrict__ out, float factor, Flags fl, int field, Feet F) {
     ECU_IJK(m.n[0], m.n[1]);
@@ -312,12 +314,12 @@ __global__ void k_adv_bfecc_final(Tracer t, Map m, Lat L, const float *__restric
     if (F.x[0]) feet_load<DIM>(F, e, b);
     else {
         float P[3], u1[3];
-        trace_start<DIM, FACE>(t, m, i, j, k, P, u1);
-        trace_end<-1, DIM>(t, m, P, u1, b);
+        trace_start<DIM, FACE, W>(t, m, i, j, k, P, u1);
+        trace_end<-1, DIM, W>(t, m, P, u1, b);
     }
-    float v = lat_sample<DIM>(L, corr, b[0], b[1], b[2]);
+    float v = lat_sample<DIM, W>(L, corr, b[0], b[1], b[2]);
     float lo, hi;
-    lat_minmax<DIM>(L, q, b[0], b[1], b[2], &lo, &hi);
+    lat_minmax<DIM, W>(L, q, b[0], b[1], b[2], &lo, &hi);
     v = v < lo ? lo : (v > hi ? hi : v);
     v = factor * v;
     out[e] = v;
@@ -336,42 +338,42 @@ struct Multi {
 };
 
 /* dst = factor * A(q) */
-template <int DIM, int FACE>
+template <int DIM, int FACE, bool W>
 __global__ void k_advm_backward(Tracer t, Map m, Lat L, Multi M, Flags fl, int final_pass, Feet F) {
     ECU_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
     float P[3], u1[3], b[3];
-    trace_start<DIM, FACE>(t, m, i, j, k, P, u1);
-    trace_end<-1, DIM>(t, m, P, u1, b);
+    trace_start<DIM, FACE, W>(t, m, i, j, k, P, u1);
+    trace_end<-1, DIM, W>(t, m, P, u1, b);
     const unsigned e = idx3(m.n, i, j, k);
     if (F.x[0]) feet_store<DIM>(F, e, b);
 #pragma unroll
     for (int f = 0; f < 4; f++) {
         if (f >= M.n) break;
-        float v = M.factor[f] * lat_sample<DIM>(L, M.q[f], b[0], b[1], b[2]);
+        float v = M.factor[f] * lat_sample<DIM, W>(L, M.q[f], b[0], b[1], b[2]);
         M.dst[f][e] = v;
         if (final_pass) flag_if_bad(fl, v, M.field[f]);
     }
 }
 
-template <int DIM, int FACE>
+template <int DIM, int FACE, bool W>
 __global__ void k_advm_maccormack(Tracer t, Map m, Lat L, Multi M, Flags fl, Feet F) {
     ECU_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
     const unsigned e = idx3(m.n, i, j, k);
     float P[3], u1[3], fw[3], b[3];
-    trace_start<DIM, FACE>(t, m, i, j, k, P, u1);
-    trace_end<+1, DIM>(t, m, P, u1, fw);
+    trace_start<DIM, FACE, W>(t, m, i, j, k, P, u1);
+    trace_end<+1, DIM, W>(t, m, P, u1, fw);
     if (F.x[0]) feet_load<DIM>(F, e, b);
-    else trace_end<-1, DIM>(t, m, P, u1, b);
+    else trace_end<-1, DIM, W>(t, m, P, u1, b);
 #pragma unroll
     for (int f = 0; f < 4; f++) {
         if (f >= M.n) break;
-        float back = lat_sample<DIM>(L, M.hat[f], fw[0], fw[1], fw[2]);
+        float back = lat_sample<DIM, W>(L, M.hat[f], fw[0], fw[1], fw[2]);
         float qh = M.hat[f][e];
         float v = qh + 0.5f * (M.q[f][e] - back);
         float lo, hi;
-        lat_minmax<DIM>(L, M.q[f], b[0], b[1], b[2], &lo, &hi);
+        lat_minmax<DIM, W>(L, M.q[f], b[0], b[1], b[2], &lo, &hi);
         if (v < lo || v > hi) v = qh;
         v = M.factor[f] * v;
         M.dst[f][e] = v;
@@ -380,25 +382,25 @@ __global__ void k_advm_maccormack(Tracer t, Map m, Lat L, Multi M, Flags fl, Fee
 }
 
 /* BFECC middle pass into dst: q + (q - A^R q^)/2 */
-template <int DIM, int FACE>
+template <int DIM, int FACE, bool W>
 __global__ void k_advm_bfecc_correct(Tracer t, Map m, Lat L, Multi M) {
     ECU_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
     const unsigned e = idx3(m.n, i, j, k);
     float P[3], u1[3], fw[3];
-    trace_start<DIM, FACE>(t, m, i, j, k, P, u1);
-    trace_end<+1, DIM>(t, m, P, u1, fw);
+    trace_start<DIM, FACE, W>(t, m, i, j, k, P, u1);
+    trace_end<+1, DIM, W>(t, m, P, u1, fw);
 #pragma unroll
     for (int f = 0; f < 4; f++) {
         if (f >= M.n) break;
-        float back = lat_sample<DIM>(L, M.hat[f], fw[0], fw[1], fw[2]);
+        float back = lat_sample<DIM, W>(L, M.hat[f], fw[0], fw[1], fw[2]);
         float qe = M.q[f][e];
         M.dst[f][e] = qe + 0.5f * (qe - back);
     }
 }
 
 /* BFECC last pass: hat holds the corrected fields */
-template <int DIM, int FACE>
+template <int DIM, int FACE, bool W>
 __global__ void k_advm_bfecc_final(Tracer t, Map m, Lat L, Multi M, Flags fl, Feet F) {
     ECU_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
@@ -407,15 +409,15 @@ __global__ void k_advm_bfecc_final(Tracer t, Map m, Lat L, Multi M, Flags fl, Fe
     if (F.x[0]) feet_load<DIM>(F, e, b);
     else {
         float P[3], u1[3];
-        trace_start<DIM, FACE>(t, m, i, j, k, P, u1);
-        trace_end<-1, DIM>(t, m, P, u1, b);
+        trace_start<DIM, FACE, W>(t, m, i, j, k, P, u1);
+        trace_end<-1, DIM, W>(t, m, P, u1, b);
     }
 #pragma unroll
     for (int f = 0; f < 4; f++) {
         if (f >= M.n) break;
-        float v = lat_sample<DIM>(L, M.hat[f], b[0], b[1], b[2]);
+        float v = lat_sample<DIM, W>(L, M.hat[f], b[0], b[1], b[2]);
         float lo, hi;
-        lat_minmax<DIM>(L, M.q[f], b[0], b[1], b[2], &lo, &hi);
+        lat_minmax<DIM, W>(L, M.q[f], b[0], b[1], b[2], &lo, &hi);
         v = v < lo ? lo : (v > hi ? hi : v);
         v = M.factor[f] * v;
         M.dst[f][e] = v;
@@ -423,25 +425,34 @@ __global__ void k_advm_bfecc_final(Tracer t, Map m, Lat L, Multi M, Flags fl, Fe
     }
 }
 
-/* launches kern<dim, face> on the stage's stream: FACE_GO for a face grid (face 0..dim-1), SCALAR_GO for the
- * scalar grid (face -1 with dye_scale 1, else -2) */
+/* launches kern<dim, face, wrap_any> on the stage's stream (wrap_any: a local of the caller): FACE_GO for a face
+ * grid (face 0..dim-1), SCALAR_GO for the scalar grid (face -1 with dye_scale 1, else -2) */
+#define ADV_GO(kern, D, F, gr, ...)                                                                          \
+    do {                                                                                                     \
+        if (wrap_any) kern<D, F, true><<<gr, tile_block(), 0, c->stream>>>(__VA_ARGS__);                     \
+        else kern<D, F, false><<<gr, tile_block(), 0, c->stream>>>(__VA_ARGS__);                             \
+    } while (0)
 #define FACE_GO(kern, face, gr, ...)                                                                         \
     do {                                                                                                     \
         if (c->g.dim == 3) {                                                                                 \
-            if ((face) == 0) kern<3, 0><<<gr, tile_block(), 0, c->stream>>>(__VA_ARGS__);                    \
-            else if ((face) == 1) kern<3, 1><<<gr, tile_block(), 0, c->stream>>>(__VA_ARGS__);               \
-            else kern<3, 2><<<gr, tile_block(), 0, c->stream>>>(__VA_ARGS__);                                \
-        } else if ((face) == 0) kern<2, 0><<<gr, tile_block(), 0, c->stream>>>(__VA_ARGS__);                 \
-        else kern<2, 1><<<gr, tile_block(), 0, c->stream>>>(__VA_ARGS__);                                    \
+            if ((face) == 0) ADV_GO(kern, 3, 0, gr, __VA_ARGS__);                                            \
+            else if ((face) == 1) ADV_GO(kern, 3, 1, gr, __VA_ARGS__);                                       \
+            else ADV_GO(kern, 3, 2, gr, __VA_ARGS__);                                                        \
+        } else if ((face) == 0) ADV_GO(kern, 2, 0, gr, __VA_ARGS__);                                         \
+        else ADV_GO(kern, 2, 1, gr, __VA_ARGS__);                                                            \
     } while (0)
 #define SCALAR_GO(kern, face, gr, ...)                                                                       \
     do {                                                                                                     \
         if (c->g.dim == 3) {                                                                                 \
-            if ((face) == -1) kern<3, -1><<<gr, tile_block(), 0, c->stream>>>(__VA_ARGS__);                  \
-            else kern<3, -2><<<gr, tile_block(), 0, c->stream>>>(__VA_ARGS__);                               \
-        } else if ((face) == -1) kern<2, -1><<<gr, tile_block(), 0, c->stream>>>(__VA_ARGS__);               \
-        else kern<2, -2><<<gr, tile_block(), 0, c->stream>>>(__VA_ARGS__);                                   \
+            if ((face) == -1) ADV_GO(kern, 3, -1, gr, __VA_ARGS__);                                          \
+            else ADV_GO(kern, 3, -2, gr, __VA_ARGS__);                                                       \
+        } else if ((face) == -1) ADV_GO(kern, 2, -1, gr, __VA_ARGS__);                                       \
+        else ADV_GO(kern, 2, -2, gr, __VA_ARGS__);                                                           \
     } while (0)
+
+/* whether any lattice the stage samples wraps (a periodic axis) */
+static bool wraps(const Lat &L) { return L.wrap[0] || L.wrap[1] || L.wrap[2]; }
+static bool stage_wraps(const Tracer &t, const Lat &L) { return wraps(t.V[0]) || wraps(t.V[1]) || wraps(t.V[2]) || wraps(L); }
 
 struct AdvectWS {
     float *tmp[2];   /* q^ and the BFECC-corrected field of one velocity component (largest grid) */
@@ -507,6 +518,7 @@ static cudaError_t advect_field(cu_sim *c, const Tracer &t, const Map &m, int fa
     dim3 gr = tiles(m.n[0], m.n[1], m.n[2]);
     Flags fl = flags_for(c);
     Feet F = feet_of(c), none = {{nullptr, nullptr, nullptr}};
+    const bool wrap_any = stage_wraps(t, L);
     float *t0 = c->adv->tmp[0], *t1 = c->adv->tmp[1];
     switch (c->s->def.advection) {
     case EDDY_ADVECT_SEMI_LAGRANGIAN:
@@ -577,6 +589,7 @@ cudaError_t launch_advect(cu_sim *c, float dt) {
         Lat L = lat_of(sd);
         Flags fl = flags_for(c);
         Feet F = feet_of(c), none = {{nullptr, nullptr, nullptr}};
+        const bool wrap_any = stage_wraps(t, L);
         const int face = d.dye_scale[0] == 1 && d.dye_scale[1] == 1 && d.dye_scale[2] == 1 ? -1 : -2;
         Multi A = M; /* pass 1 writes q^ (factor 1) */
         for (int f = 0; f < M.n; f++) {
