@@ -149,8 +149,7 @@ static void stage_table(int dim, int n, int reps) {
     printf("\nstages on their own, %dD %d^%d (median of %d; bytes = compulsory traffic):\n", dim, n, dim, reps);
     printf("  %-28s %10s %10s %10s %8s\n", "stage", "ms", "MB", "GB/s", "%copy");
     /* feet 0: MacCormack / BFECC trace again in their later passes instead of keeping the first pass's feet */
-    /* tz: z planes per advection block (3D) */
-    struct { const char *name; eddy_cuda_stage st; eddy_advection adv; int feet; int tz = 1; } rows[] = {
+    struct { const char *name; eddy_cuda_stage st; eddy_advection adv; int feet; } rows[] = {
         {"rasterize (no obstacles)", EDDY_CUDA_RASTERIZE, EDDY_ADVECT_MACCORMACK, 1},
         {"boundaries", EDDY_CUDA_BOUNDARIES, EDDY_ADVECT_MACCORMACK, 1},
         {"buoyancy", EDDY_CUDA_BUOYANCY, EDDY_ADVECT_MACCORMACK, 1},
@@ -158,8 +157,6 @@ static void stage_table(int dim, int n, int reps) {
         {"diagnostics", EDDY_CUDA_DIAGNOSTICS, EDDY_ADVECT_MACCORMACK, 1},
         {"advect MacCormack", EDDY_CUDA_ADVECT, EDDY_ADVECT_MACCORMACK, 1},
         {"advect MacCormack, retraced", EDDY_CUDA_ADVECT, EDDY_ADVECT_MACCORMACK, 0},
-        {"advect MacCormack, 32x4x2", EDDY_CUDA_ADVECT, EDDY_ADVECT_MACCORMACK, 1, 2},
-        {"advect MacCormack, 32x2x4", EDDY_CUDA_ADVECT, EDDY_ADVECT_MACCORMACK, 1, 4},
         {"advect semi-Lagrangian", EDDY_CUDA_ADVECT, EDDY_ADVECT_SEMI_LAGRANGIAN, 1},
         {"advect BFECC", EDDY_CUDA_ADVECT, EDDY_ADVECT_BFECC, 1},
         {"advect BFECC, retraced", EDDY_CUDA_ADVECT, EDDY_ADVECT_BFECC, 0},
@@ -176,7 +173,6 @@ static void stage_table(int dim, int n, int reps) {
         }
         std::vector<double> t;
         eddy__cuda_set_advect_feet(s, rows[r].feet);
-        eddy__cuda_set_advect_tz(s, rows[r].tz);
         eddy__cuda_sync_ms(s);
         for (int k = 0; k < reps + 2; k++) {
             eddy__cuda_run_stage(s, rows[r].st, s->def.dt * 0.01f);

@@ -500,7 +500,6 @@ extern "C" eddy_status eddy__cuda_attach(eddy_sim *s) {
     if (!c) return eddy__fail(s, EDDY_ERR_OUT_OF_MEMORY, "cuda: out of host memory");
     c->s = s;
     c->adv_feet = 1;
-    c->adv_tz = 1;
     s->backend = c;
     s->backend_ops = &cuda_ops;
     Geo &g = c->g;
@@ -621,12 +620,6 @@ extern "C" eddy_status eddy__cuda_set_advect_feet(eddy_sim *s, int on) {
     if (!s || s->backend_ops != &cuda_ops) return EDDY_ERR_INVALID_ARGUMENT;
     CS(s)->adv_feet = on != 0;
     return advect_init(CS(s));
-}
-
-extern "C" eddy_status eddy__cuda_set_advect_tz(eddy_sim *s, int tz) {
-    if (!s || s->backend_ops != &cuda_ops || (tz != 1 && tz != 2 && tz != 4)) return EDDY_ERR_INVALID_ARGUMENT;
-    CS(s)->adv_tz = tz;
-    return EDDY_OK;
 }
 
 extern "C" double eddy__cuda_sync_ms(eddy_sim *s) {

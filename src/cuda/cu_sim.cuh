@@ -63,7 +63,6 @@ struct cu_sim {
     int sync_started;
     AdvectWS *adv;
     int adv_feet;           /* MacCormack / BFECC keep the backward feet of their first pass (default 1) */
-    int adv_tz;             /* z planes per 256-thread advection block in 3D: 1, 2 or 4 */
     PoissonWS *pois;
     DiffuseWS *dif;
 };

@@ -39,8 +39,6 @@ eddy_status eddy__cuda_set_graphs(struct eddy_sim *s, int on);
 /* 1 (default): MacCormack and BFECC keep the backward feet of their first pass for the later passes (12 B per
  * element of the largest grid in 3D); 0: the later passes trace again (same results; for tests and timing) */
 eddy_status eddy__cuda_set_advect_feet(struct eddy_sim *s, int on);
-/* z planes per 256-thread block of the 3D advection kernels (32 x 8/tz x tz): 1, 2 or 4 (same results) */
-eddy_status eddy__cuda_set_advect_tz(struct eddy_sim *s, int tz);
 /* waits for the device and returns the milliseconds since the previous call (events on the sim's stream) */
 double eddy__cuda_sync_ms(struct eddy_sim *s);
 

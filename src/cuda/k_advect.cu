@@ -249,28 +249,11 @@ __device__ inline void feet_load(const Feet &F, unsigned e, float b[3]) {
     for (int a = 0; a < DIM; a++) b[a] = F.x[a][e];
 }
 
-/* Launch shape: blocks of 256 threads, 32 along x and (in 3D) cu_sim.adv_tz planes along z, so that the planes a
- * block's trilinear gathers share (z0 and z0 + 1) meet in one SM's L1. At most 40 registers (6 blocks per SM) without
- * periodic axes (the wrapping variants would spill there). */
-#define ADV_IJK(n)                                                 \
-    const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);   \
-    const int j = (int)(blockIdx.y * blockDim.y + threadIdx.y);   \
-    const int k = (int)(blockIdx.z * blockDim.z + threadIdx.z);   \
-    const bool inside_ = i < (n)[0] && j < (n)[1] && k < (n)[2];
-static dim3 adv_block(const cu_sim *c) {
-    const unsigned tz = c->g.dim == 3 ? (unsigned)c->adv_tz : 1u;
-    return dim3(32, 8 / tz, tz);
-}
-static dim3 adv_grid(const cu_sim *c, const int n[3]) {
-    const dim3 b = adv_block(c);
-    return dim3((unsigned)(n[0] + 31) / 32, ((unsigned)n[1] + b.y - 1) / b.y, ((unsigned)n[2] + b.z - 1) / b.z);
-}
-
 /* out = factor * A(q) */
 template <int DIM, int FACE, bool W>
-__global__ void __launch_bounds__(256, W ? 5 : 6) k_adv_backward(Tracer t, Map m, Lat L, const float *__restrict__ q, float *__restrict__ out, float factor,
+__global__ void k_adv_backward(Tracer t, Map m, Lat L, const float *__restrict__ q, float *__restrict__ out, float factor,
                                Flags fl, int field, Feet F) {
-    ADV_IJK(m.n);
+    ECU_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
     float P[3], u1[3], b[3];
     trace_start<DIM, FACE, W>(t, m, i, j, k, P, u1);
@@ -284,9 +267,9 @@ __global__ void __launch_bounds__(256, W ? 5 : 6) k_adv_backward(Tracer t, Map m
 
 /* MacCormack second pass: out = factor * limit(q^ + (q - A^R q^)/2) */
 template <int DIM, int FACE, bool W>
-__global__ void __launch_bounds__(256, W ? 5 : 6) k_adv_maccormack(Tracer t, Map m, Lat L, const float *__restrict__ q, const float *__restrict__ qhat,
+__global__ void k_adv_maccormack(Tracer t, Map m, Lat L, const float *__restrict__ q, const float *__restrict__ qhat,
                                  float *__restrict__ out, float factor, Flags fl, int field, Feet F) {
-    ADV_IJK(m.n);
+    ECU_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
     const unsigned e = idx3(m.n, i, j, k);
     float P[3], u1[3], f[3], b[3];
@@ -307,9 +290,9 @@ __global__ void __launch_bounds__(256, W ? 5 : 6) k_adv_maccormack(Tracer t, Map
 
 /* BFECC middle pass: corrected = q + (q - A^R q^)/2 */
 template <int DIM, int FACE, bool W>
-__global__ void __launch_bounds__(256, W ? 5 : 6) k_adv_bfecc_correct(Tracer t, Map m, Lat L, const float *__restrict__ q, const float *__restrict__ qhat,
+__global__ void k_adv_bfecc_correct(Tracer t, Map m, Lat L, const float *__restrict__ q, const float *__restrict__ qhat,
                                     float *__restrict__ corrected) {
-    ADV_IJK(m.n);
+    ECU_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
     const unsigned e = idx3(m.n, i, j, k);
     float P[3], u1[3], f[3];
@@ -322,9 +305,9 @@ __global__ void __launch_bounds__(256, W ? 5 : 6) k_adv_bfecc_correct(Tracer t, 
 
 /* BFECC last pass: out = factor * clamp(A(corrected), min/max of q around the foot) */
 template <int DIM, int FACE, bool W>
-__global__ void __launch_bounds__(256, W ? 5 : 6) k_adv_bfecc_final(Tracer t, Map m, Lat L, const float *__restrict__ q, const float *__restrict__ corr,
+__global__ void k_adv_bfecc_final(Tracer t, Map m, Lat L, const float *__restrict__ q, const float *__restrict__ corr,
                                   float *__restrict__ out, float factor, Flags fl, int field, Feet F) {
-    ADV_IJK(m.n);
+    ECU_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
     const unsigned e = idx3(m.n, i, j, k);
     float b[3];
@@ -356,8 +339,8 @@ struct Multi {
 
 /* dst = factor * A(q) */
 template <int DIM, int FACE, bool W>
-__global__ void __launch_bounds__(256, W ? 5 : 6) k_advm_backward(Tracer t, Map m, Lat L, Multi M, Flags fl, int final_pass, Feet F) {
-    ADV_IJK(m.n);
+__global__ void k_advm_backward(Tracer t, Map m, Lat L, Multi M, Flags fl, int final_pass, Feet F) {
+    ECU_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
     float P[3], u1[3], b[3];
     trace_start<DIM, FACE, W>(t, m, i, j, k, P, u1);
@@ -374,8 +357,8 @@ __global__ void __launch_bounds__(256, W ? 5 : 6) k_advm_backward(Tracer t, Map 
 }
 
 template <int DIM, int FACE, bool W>
-__global__ void __launch_bounds__(256, W ? 5 : 6) k_advm_maccormack(Tracer t, Map m, Lat L, Multi M, Flags fl, Feet F) {
-    ADV_IJK(m.n);
+__global__ void k_advm_maccormack(Tracer t, Map m, Lat L, Multi M, Flags fl, Feet F) {
+    ECU_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
     const unsigned e = idx3(m.n, i, j, k);
     float P[3], u1[3], fw[3], b[3];
@@ -400,8 +383,8 @@ __global__ void __launch_bounds__(256, W ? 5 : 6) k_advm_maccormack(Tracer t, Ma
 
 /* BFECC middle pass into dst: q + (q - A^R q^)/2 */
 template <int DIM, int FACE, bool W>
-__global__ void __launch_bounds__(256, W ? 5 : 6) k_advm_bfecc_correct(Tracer t, Map m, Lat L, Multi M) {
-    ADV_IJK(m.n);
+__global__ void k_advm_bfecc_correct(Tracer t, Map m, Lat L, Multi M) {
+    ECU_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
     const unsigned e = idx3(m.n, i, j, k);
     float P[3], u1[3], fw[3];
@@ -418,8 +401,8 @@ __global__ void __launch_bounds__(256, W ? 5 : 6) k_advm_bfecc_correct(Tracer t,
 
 /* BFECC last pass: hat holds the corrected fields */
 template <int DIM, int FACE, bool W>
-__global__ void __launch_bounds__(256, W ? 5 : 6) k_advm_bfecc_final(Tracer t, Map m, Lat L, Multi M, Flags fl, Feet F) {
-    ADV_IJK(m.n);
+__global__ void k_advm_bfecc_final(Tracer t, Map m, Lat L, Multi M, Flags fl, Feet F) {
+    ECU_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
     const unsigned e = idx3(m.n, i, j, k);
     float b[3];
@@ -446,8 +429,8 @@ __global__ void __launch_bounds__(256, W ? 5 : 6) k_advm_bfecc_final(Tracer t, M
  * grid (face 0..dim-1), SCALAR_GO for the scalar grid (face -1 with dye_scale 1, else -2) */
 #define ADV_GO(kern, D, F, gr, ...)                                                                          \
     do {                                                                                                     \
-        if (wrap_any) kern<D, F, true><<<gr, adv_block(c), 0, c->stream>>>(__VA_ARGS__);                     \
-        else kern<D, F, false><<<gr, adv_block(c), 0, c->stream>>>(__VA_ARGS__);                             \
+        if (wrap_any) kern<D, F, true><<<gr, tile_block(), 0, c->stream>>>(__VA_ARGS__);                     \
+        else kern<D, F, false><<<gr, tile_block(), 0, c->stream>>>(__VA_ARGS__);                             \
     } while (0)
 #define FACE_GO(kern, face, gr, ...)                                                                         \
     do {                                                                                                     \
@@ -532,7 +515,7 @@ static Feet feet_of(cu_sim *c) {
 
 static cudaError_t advect_field(cu_sim *c, const Tracer &t, const Map &m, int face, const Lat &L, const float *q,
                                 float *out, float factor, int field) {
-    dim3 gr = adv_grid(c, m.n);
+    dim3 gr = tiles(m.n[0], m.n[1], m.n[2]);
     Flags fl = flags_for(c);
     Feet F = feet_of(c), none = {{nullptr, nullptr, nullptr}};
     const bool wrap_any = stage_wraps(t, L);
@@ -602,7 +585,7 @@ cudaError_t launch_advect(cu_sim *c, float dt) {
         M.n++;
     }
     if (M.n > 0 && e == cudaSuccess) {
-        dim3 gr = adv_grid(c, m.n);
+        dim3 gr = tiles(m.n[0], m.n[1], m.n[2]);
         Lat L = lat_of(sd);
         Flags fl = flags_for(c);
         Feet F = feet_of(c), none = {{nullptr, nullptr, nullptr}};

@@ -192,12 +192,10 @@ static void stage_case(const char *name, eddy_sim_def d, cpu_stage cs, eddy_cuda
     randomize(cpu, gpu);
     const float dt = d.dt;
     /* MacCormack and BFECC keep the feet of their first pass (eddy__cuda_set_advect_feet); with the feet off the
-     * later passes trace again: the same float operations, so the same bits are required. The retracing run also
-     * uses 32x2x4 blocks in 3D (eddy__cuda_set_advect_tz; 21 planes: a partial last block) */
+     * later passes trace again: the same float operations, so the same bits are required */
     eddy_sim *retrace = NULL;
     if (gs == EDDY_CUDA_ADVECT && d.advection != EDDY_ADVECT_SEMI_LAGRANGIAN && (retrace = make(d, EDDY_BACKEND_CUDA))) {
-        CHECK(eddy__cuda_set_advect_feet(retrace, 0) == EDDY_OK && eddy__cuda_set_advect_tz(retrace, 4) == EDDY_OK &&
-              eddy_sim_add_obstacle(retrace, &o, NULL) == EDDY_OK, "feet off");
+        CHECK(eddy__cuda_set_advect_feet(retrace, 0) == EDDY_OK && eddy_sim_add_obstacle(retrace, &o, NULL) == EDDY_OK, "feet off");
         copy_fields(gpu, retrace);
         CHECK(eddy__cuda_run_stage(retrace, gs, dt) == EDDY_OK, "%s gpu retrace: %s", name, eddy_sim_last_error(retrace));
     }
