@@ -84,24 +84,36 @@ __device__ inline float gather3(const float *__restrict__ d, unsigned nx, unsign
     return lerp_(c0, c1, z.w);
 }
 
+/* a point located on a lattice: its nodes and weights along each axis (z unused in 2D) */
+struct Loc {
+    AxisW x, y, z;
+};
+template <int DIM, bool W>
+__device__ inline Loc lat_locate(const Lat &L, float x, float y, float z) {
+    Loc p;
+    p.x = locate<W>(L.n[0], L.wrap[0], x);
+    p.y = locate<W>(L.n[1], L.wrap[1], y);
+    p.z = AxisW{0, 0, 0.0f};
+    if (DIM == 3) p.z = locate<W>(L.n[2], L.wrap[2], z);
+    return p;
+}
+template <int DIM>
+__device__ inline float sample_at(const Lat &L, const float *__restrict__ d, const Loc &p) {
+    if (DIM == 2) return gather2(d, (unsigned)L.n[0], p.x, p.y);
+    return gather3(d, (unsigned)L.n[0], (unsigned)L.n[1], p.x, p.y, p.z);
+}
 template <int DIM, bool W>
 __device__ inline float lat_sample(const Lat &L, const float *__restrict__ d, float x, float y, float z) {
-    const AxisW ax = locate<W>(L.n[0], L.wrap[0], x), ay = locate<W>(L.n[1], L.wrap[1], y);
-    if (DIM == 2) return gather2(d, (unsigned)L.n[0], ax, ay);
-    const AxisW az = locate<W>(L.n[2], L.wrap[2], z);
-    return gather3(d, (unsigned)L.n[0], (unsigned)L.n[1], ax, ay, az);
+    return sample_at<DIM>(L, d, lat_locate<DIM, W>(L, x, y, z));
 }
 
-template <int DIM, bool W>
-__device__ inline void lat_minmax(const Lat &L, const float *__restrict__ d, float x, float y, float z, float *lo,
-                                  float *hi) {
-    const AxisW ax = locate<W>(L.n[0], L.wrap[0], x), ay = locate<W>(L.n[1], L.wrap[1], y);
-    AxisW az = {0, 0, 0.0f};
-    if (DIM == 3) az = locate<W>(L.n[2], L.wrap[2], z);
+/* min and max of the 2^d nodes around a located point (the limiters' range), in the CPU's order */
+template <int DIM>
+__device__ inline void minmax_at(const Lat &L, const float *__restrict__ d, const Loc &p, float *lo, float *hi) {
     const unsigned nx = (unsigned)L.n[0], nxy = nx * (unsigned)L.n[1];
-    const int dx = ax.i1 - ax.i0, dy = (ay.i1 - ay.i0) * (int)nx;
-    const float *r00 = d + ((unsigned)az.i0 * nxy + (unsigned)ay.i0 * nx + (unsigned)ax.i0);
-    const float *rz[2] = {r00, r00 + (az.i1 - az.i0) * (int)nxy};
+    const int dx = p.x.i1 - p.x.i0, dy = (p.y.i1 - p.y.i0) * (int)nx;
+    const float *r00 = d + ((unsigned)p.z.i0 * nxy + (unsigned)p.y.i0 * nx + (unsigned)p.x.i0);
+    const float *rz[2] = {r00, r00 + (p.z.i1 - p.z.i0) * (int)nxy};
     float mn = INFINITY, mx = -INFINITY;
 #pragma unroll
     for (int kk = 0; kk < (DIM == 3 ? 2 : 1); kk++) {
@@ -115,6 +127,11 @@ __device__ inline void lat_minmax(const Lat &L, const float *__restrict__ d, flo
     }
     *lo = mn;
     *hi = mx;
+}
+template <int DIM, bool W>
+__device__ inline void lat_minmax(const Lat &L, const float *__restrict__ d, float x, float y, float z, float *lo,
+                                  float *hi) {
+    minmax_at<DIM>(L, d, lat_locate<DIM, W>(L, x, y, z), lo, hi);
 }
 
 /* the velocity lattices and the step, shared by every kernel of the stage */
@@ -317,9 +334,10 @@ __global__ void k_adv_bfecc_final(Tracer t, Map m, Lat L, const float *__restric
         trace_start<DIM, FACE, W>(t, m, i, j, k, P, u1);
         trace_end<-1, DIM, W>(t, m, P, u1, b);
     }
-    float v = lat_sample<DIM, W>(L, corr, b[0], b[1], b[2]);
+    const Loc pb = lat_locate<DIM, W>(L, b[0], b[1], b[2]);
+    float v = sample_at<DIM>(L, corr, pb);
     float lo, hi;
-    lat_minmax<DIM, W>(L, q, b[0], b[1], b[2], &lo, &hi);
+    minmax_at<DIM>(L, q, pb, &lo, &hi);
     v = v < lo ? lo : (v > hi ? hi : v);
     v = factor * v;
     out[e] = v;
@@ -347,10 +365,11 @@ __global__ void k_advm_backward(Tracer t, Map m, Lat L, Multi M, Flags fl, int f
     trace_end<-1, DIM, W>(t, m, P, u1, b);
     const unsigned e = idx3(m.n, i, j, k);
     if (F.x[0]) feet_store<DIM>(F, e, b);
+    const Loc pb = lat_locate<DIM, W>(L, b[0], b[1], b[2]); /* once for every field */
 #pragma unroll
     for (int f = 0; f < 4; f++) {
         if (f >= M.n) break;
-        float v = M.factor[f] * lat_sample<DIM, W>(L, M.q[f], b[0], b[1], b[2]);
+        float v = M.factor[f] * sample_at<DIM>(L, M.q[f], pb);
         M.dst[f][e] = v;
         if (final_pass) flag_if_bad(fl, v, M.field[f]);
     }
@@ -366,14 +385,15 @@ __global__ void k_advm_maccormack(Tracer t, Map m, Lat L, Multi M, Flags fl, Fee
     trace_end<+1, DIM, W>(t, m, P, u1, fw);
     if (F.x[0]) feet_load<DIM>(F, e, b);
     else trace_end<-1, DIM, W>(t, m, P, u1, b);
+    const Loc pf = lat_locate<DIM, W>(L, fw[0], fw[1], fw[2]), pb = lat_locate<DIM, W>(L, b[0], b[1], b[2]);
 #pragma unroll
     for (int f = 0; f < 4; f++) {
         if (f >= M.n) break;
-        float back = lat_sample<DIM, W>(L, M.hat[f], fw[0], fw[1], fw[2]);
+        float back = sample_at<DIM>(L, M.hat[f], pf);
         float qh = M.hat[f][e];
         float v = qh + 0.5f * (M.q[f][e] - back);
         float lo, hi;
-        lat_minmax<DIM, W>(L, M.q[f], b[0], b[1], b[2], &lo, &hi);
+        minmax_at<DIM>(L, M.q[f], pb, &lo, &hi);
         if (v < lo || v > hi) v = qh;
         v = M.factor[f] * v;
         M.dst[f][e] = v;
@@ -390,10 +410,11 @@ __global__ void k_advm_bfecc_correct(Tracer t, Map m, Lat L, Multi M) {
     float P[3], u1[3], fw[3];
     trace_start<DIM, FACE, W>(t, m, i, j, k, P, u1);
     trace_end<+1, DIM, W>(t, m, P, u1, fw);
+    const Loc pf = lat_locate<DIM, W>(L, fw[0], fw[1], fw[2]);
 #pragma unroll
     for (int f = 0; f < 4; f++) {
         if (f >= M.n) break;
-        float back = lat_sample<DIM, W>(L, M.hat[f], fw[0], fw[1], fw[2]);
+        float back = sample_at<DIM>(L, M.hat[f], pf);
         float qe = M.q[f][e];
         M.dst[f][e] = qe + 0.5f * (qe - back);
     }
@@ -412,12 +433,13 @@ __global__ void k_advm_bfecc_final(Tracer t, Map m, Lat L, Multi M, Flags fl, Fe
         trace_start<DIM, FACE, W>(t, m, i, j, k, P, u1);
         trace_end<-1, DIM, W>(t, m, P, u1, b);
     }
+    const Loc pb = lat_locate<DIM, W>(L, b[0], b[1], b[2]);
 #pragma unroll
     for (int f = 0; f < 4; f++) {
         if (f >= M.n) break;
-        float v = lat_sample<DIM, W>(L, M.hat[f], b[0], b[1], b[2]);
+        float v = sample_at<DIM>(L, M.hat[f], pb);
         float lo, hi;
-        lat_minmax<DIM, W>(L, M.q[f], b[0], b[1], b[2], &lo, &hi);
+        minmax_at<DIM>(L, M.q[f], pb, &lo, &hi);
         v = v < lo ? lo : (v > hi ? hi : v);
         v = M.factor[f] * v;
         M.dst[f][e] = v;
