@@ -2,9 +2,11 @@
  * MGPCG to 1e-5), for 2D 512^2 and 1024^2 and 3D 128^3 with 1 and 2 threads. Prints medians, cells per second,
  * and for the streaming stages the achieved memory bandwidth (compulsory bytes: every input array read once,
  * every output written once) against a copy bandwidth measured in the same run. A table, never pass/fail.
- * Usage: bench [steps] (default 15; the first 3 are warm-up). */
+ * Usage: bench [steps [case [threads]]]: steps default 15 (the first 3 are warm-up); case runs only the sizes whose
+ * label contains it (e.g. 512x512, 3D); threads (1 or 2) only that thread count. */
 #include "sim_internal.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +42,11 @@ static double copy_bandwidth(size_t bytes, int threads) {
 }
 
 typedef struct { int dim, n[3]; } bench_case;
+
+static void case_label(const bench_case *c, char *out, size_t size) {
+    if (c->dim == 2) snprintf(out, size, "2D %dx%d", c->n[0], c->n[1]);
+    else snprintf(out, size, "3D %dx%dx%d", c->n[0], c->n[1], c->n[2]);
+}
 
 static void run_case(const bench_case *c, int threads, int steps, double copy_gbs) {
     eddy_sim_def d = eddy_sim_def_default();
@@ -81,21 +88,36 @@ static void run_case(const bench_case *c, int threads, int steps, double copy_gb
     }
     if (measured == 0) { eddy_sim_destroy(s); return; }
     double cells = (double)s->ncells;
-    /* compulsory bytes per stage (floats): sources: emitter region is small -> not a streaming stage;
-     * forces: buoyancy reads temperature + writes v, vorticity reads/writes all velocity + 7 cell scratch arrays;
-     * advect: reads every velocity and scalar array, writes each once (it is gather-bound, far from this floor);
-     * diagnostics: reads velocity and dye. */
+    /* Compulsory bytes per streaming stage: every array the stage must read, read once, and every array it
+     * changes, written once (as in the copy: read + write). Scratch arrays are an implementation choice and never
+     * count. sources (an emitter's region) and boundary (the domain surface, the solid faces) are not streaming. */
     double nv = 0;
     for (int a = 0; a < s->dim; a++) nv += (double)s->nface[a];
     double ns = (double)s->nscalar;
     double bytes[EDDY_STAGE_COUNT] = {0};
-    bytes[EDDY_STAGE_FORCES] = 4.0 * (ns + 2 * (double)s->nface[1] + 2 * nv + 14 * cells);
-    bytes[EDDY_STAGE_ADVECT] = 4.0 * (2 * nv + 2 * 4 * ns + nv);
-    /* boundary: proportional to the domain surface and the solid faces, not a streaming stage */
-    bytes[EDDY_STAGE_DIAGNOSTICS] = 4.0 * (nv * 2 + 3 * ns) + cells;
+    {
+        /* forces: buoyancy reads temperature (and the dye when buoyancy_density != 0) and updates the components
+         * along gravity; confinement reads every component and the solid mask (1 byte per cell) and updates every
+         * component. Run together, each array is read once and each component written once. */
+        const eddy_sim_def *def = &s->def;
+        bool buoy = def->buoyancy_density != 0.0f || def->buoyancy_temperature != 0.0f;
+        bool vort = def->vorticity != 0.0f;
+        double fb = 0, touched = 0;
+        if (buoy) {
+            fb += 4.0 * ns * ((def->buoyancy_temperature != 0.0f) + 3.0 * (def->buoyancy_density != 0.0f));
+            for (int a = 0; a < s->dim; a++)
+                if (def->gravity[a] != 0.0f || vort) touched += (double)s->nface[a];
+        } else if (vort) touched = nv;
+        if (vort) fb += cells;
+        bytes[EDDY_STAGE_FORCES] = fb + 4.0 * 2.0 * touched;
+    }
+    /* advect: reads every velocity component and scalar (dye x 3, temperature) once, writes each once; it is
+     * gather-bound, far from this floor */
+    bytes[EDDY_STAGE_ADVECT] = 4.0 * (2 * nv + 2 * 4 * ns);
+    /* diagnostics: reads every velocity component, the dye and the solid mask; writes only a few numbers */
+    bytes[EDDY_STAGE_DIAGNOSTICS] = 4.0 * (nv + 3 * ns) + cells;
     char size[32];
-    if (c->dim == 2) snprintf(size, sizeof size, "2D %dx%d", c->n[0], c->n[1]);
-    else snprintf(size, sizeof size, "3D %dx%dx%d", c->n[0], c->n[1], c->n[2]);
+    case_label(c, size, sizeof size);
     double step_ms = median(whole, measured);
     printf("%-16s %2d thr | step %8.2f ms  %7.1f Mcells/s  MGPCG %4.1f it |", size, threads, step_ms,
            cells / (step_ms * 1e-3) / 1e6, (double)iters / measured);
@@ -112,13 +134,21 @@ static void run_case(const bench_case *c, int threads, int steps, double copy_gb
 
 int main(int argc, char **argv) {
     int steps = argc > 1 ? atoi(argv[1]) : 15;
+    const char *only = argc > 2 ? argv[2] : NULL;   /* run only the cases whose label contains this text */
+    int only_threads = argc > 3 ? atoi(argv[3]) : 0; /* 1 or 2: only that thread count */
     if (steps < 4) steps = 4;
     bench_case cases[] = {{2, {512, 512, 1}}, {2, {1024, 1024, 1}}, {3, {128, 128, 128}}};
     printf("eddy bench: median of %d steps after 3 warm-up; stage ms, (%%) = achieved / copy bandwidth\n", steps - 3);
     for (int threads = 1; threads <= 2; threads++) {
+        if (only_threads && threads != only_threads) continue;
         double copy = copy_bandwidth((size_t)256 << 20, threads);
         printf("copy bandwidth, %d thread%s: %.2f GB/s (read + write)\n", threads, threads > 1 ? "s" : "", copy);
-        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) run_case(&cases[i], threads, steps, copy);
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            char label[32];
+            case_label(&cases[i], label, sizeof label);
+            if (only && !strstr(label, only)) continue;
+            run_case(&cases[i], threads, steps, copy);
+        }
     }
     return 0;
 }

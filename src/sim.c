@@ -201,6 +201,8 @@ void eddy_sim_destroy(eddy_sim *s) {
     free(s->solid);
     free(s->user_mask);
     free(s->row_partial);
+    free(s->diag_partial);
+    free(s->forces_scratch);
     free(s->cell_scratch);
     free(s->solid_faces);
     free(s->obstacles);
@@ -359,11 +361,9 @@ static eddy_status forces_stage(eddy_sim *s, float dt) {
     return eddy__apply_vorticity(s, dt);
 }
 
-static eddy_status sources_stage(eddy_sim *s, float dt) {
-    eddy_status st = eddy__rasterize_solids(s);
-    if (st != EDDY_OK) return st;
-    return eddy__apply_emitters(s, dt);
-}
+/* Solids are rasterised when obstacles or the mask change (add, move, remove, set mask, load), not here: SDFs are
+ * pure, so re-rasterising every step would rewrite the same bytes at the cost of a pass over the grid. */
+static eddy_status sources_stage(eddy_sim *s, float dt) { return eddy__apply_emitters(s, dt); }
 
 static eddy_status step_dt(eddy_sim *s, float dt) {
     s->error[0] = '\0';

@@ -73,6 +73,9 @@ struct eddy_sim {
     size_t solid_face_count, solid_face_cap;
     float *cell_scratch;  /* 8 x ncells floats, allocated on first use by vorticity.c / fields.c */
     double *row_partial;  /* 4 slots per row (rows: n1*n2 or sn1*sn2, the larger), for deterministic reductions */
+    double *diag_partial; /* per-row partials of the diagnostics, allocated on first use (diagnostics.c) */
+    float *forces_scratch; /* buoyancy's axis tables, confinement's slab rings; grown on use (forces.c) */
+    size_t forces_scratch_floats;
 
     eddy_obstacle *obstacles;
     int obstacle_count, obstacle_cap;
@@ -157,6 +160,8 @@ eddy_status eddy__apply_emitters(eddy_sim *s, float dt);
 /* forces.c: buoyancy; vorticity.c: confinement */
 eddy_status eddy__apply_buoyancy(eddy_sim *s, float dt);
 eddy_status eddy__apply_vorticity(eddy_sim *s, float dt);
+/* s->forces_scratch with at least `floats` floats, or NULL (and the error set) when out of memory */
+float *eddy__forces_scratch(eddy_sim *s, size_t floats);
 /* advect.c: velocity (self-advection) and every scalar, with dissipation */
 eddy_status eddy__advect_init(eddy_sim *s);
 void eddy__advect_free(eddy_sim *s);

@@ -2,7 +2,8 @@
  * Splat (the classic "mouse splat", Stam 2003 / the WebGL demos): q += q0 * exp(-|x - c|^2 / r^2) for dye and
  * temperature at scalar cell centres and for each velocity component at its own faces. The weight is cut off
  * beyond 4r (exp(-16) ~ 1e-7, below float resolution of the added value), so a splat costs O(r^d), not O(N).
- * Emitter: a region (sphere or box) that adds dye and temperature at a rate (per second) and may impose a velocity. */
+ * Emitter: a region (sphere or box) that adds dye and temperature at a rate (per second) and may impose a velocity;
+ * only the samples in its bounding box are visited, so it too costs its region. */
 #include "sim_internal.h"
 
 #include <math.h>
@@ -86,32 +87,57 @@ static float emitter_sdf(const eddy_sim *s, const eddy_emitter_def *d, const flo
     return eddy__shape_sdf(d->shape, d->center, d->radius, d->half_size, zero, NULL, NULL, p, s->dim);
 }
 
+/* Index box [lo, hi] of grid g holding every sample that may lie inside emitter d; false when it is empty.
+ * Outside the emitter's bounding box some |p_b - c_b| exceeds the extent along b, so the signed distance is
+ * positive there (sqrt(dx^2 + ...) >= |d_b| holds in float too); one sample of margin covers the rounding of
+ * the sample positions. The emitter then costs its region, not the grid, and adds exactly what a scan of the
+ * whole grid would. */
+static bool emitter_box(const eddy_sim *s, const eddy_grid_desc *g, const eddy_emitter_def *d, int lo[3], int hi[3]) {
+    for (int b = 0; b < 3; b++) {
+        lo[b] = 0;
+        hi[b] = g->n[b] - 1;
+        if (b >= s->dim || g->n[b] == 1) continue;
+        double ext = d->shape == EDDY_SHAPE_BOX ? (double)d->half_size[b] : (double)d->radius;
+        double x0 = ((double)d->center[b] - ext - g->origin[b]) / g->spacing[b] - g->off[b] - 1.0;
+        double x1 = ((double)d->center[b] + ext - g->origin[b]) / g->spacing[b] - g->off[b] + 1.0;
+        if (!(x1 >= 0.0 && x0 <= (double)(g->n[b] - 1))) return false;
+        if (x0 > 0.0) lo[b] = (int)floor(x0);
+        if (x1 < (double)(g->n[b] - 1)) hi[b] = (int)ceil(x1);
+    }
+    return true;
+}
+
 eddy_status eddy__apply_emitters(eddy_sim *s, float dt) {
     for (int e = 0; e < s->emitter_count; e++) {
         const eddy_emitter_def *d = &s->emitters[e].def;
         eddy_grid_desc sg = eddy__scalar_desc(s, NULL);
-        int rows = s->sn[1] * s->sn[2];
-#pragma omp parallel for num_threads(EDDY_THREADS(s)) schedule(static)
-        for (int row = 0; row < rows; row++) {
-            int j = row % s->sn[1], k = row / s->sn[1];
-            for (int i = 0; i < s->sn[0]; i++) {
-                float p[3];
-                eddy__grid_pos(&sg, i, j, k, p);
-                if (emitter_sdf(s, d, p) >= 0) continue;
-                size_t q = eddy__idx(s->sn, i, j, k);
-                for (int c = 0; c < 3; c++) s->dye[c][q] += d->dye[c] * dt;
-                s->temperature[q] += d->temperature * dt;
+        int lo[3], hi[3];
+        if (emitter_box(s, &sg, d, lo, hi)) {
+            int nj = hi[1] - lo[1] + 1, rows = nj * (hi[2] - lo[2] + 1);
+            const float add[4] = {d->dye[0] * dt, d->dye[1] * dt, d->dye[2] * dt, d->temperature * dt};
+#pragma omp parallel for num_threads(EDDY_THREADS(s)) schedule(static) if (rows > 64)
+            for (int row = 0; row < rows; row++) {
+                int j = lo[1] + row % nj, k = lo[2] + row / nj;
+                for (int i = lo[0]; i <= hi[0]; i++) {
+                    float p[3];
+                    eddy__grid_pos(&sg, i, j, k, p);
+                    if (emitter_sdf(s, d, p) >= 0) continue;
+                    size_t q = eddy__idx(s->sn, i, j, k);
+                    for (int c = 0; c < 3; c++) s->dye[c][q] += add[c];
+                    s->temperature[q] += add[3];
+                }
             }
         }
         if (!d->set_velocity) continue;
         for (int a = 0; a < s->dim; a++) {
             eddy_grid_desc vg = eddy__velocity_desc(s, a, s->vel[a]);
-            int vrows = vg.n[1] * vg.n[2];
+            if (!emitter_box(s, &vg, d, lo, hi)) continue;
+            int nj = hi[1] - lo[1] + 1, rows = nj * (hi[2] - lo[2] + 1);
             float *v = s->vel[a];
-#pragma omp parallel for num_threads(EDDY_THREADS(s)) schedule(static)
-            for (int row = 0; row < vrows; row++) {
-                int j = row % vg.n[1], k = row / vg.n[1];
-                for (int i = 0; i < vg.n[0]; i++) {
+#pragma omp parallel for num_threads(EDDY_THREADS(s)) schedule(static) if (rows > 64)
+            for (int row = 0; row < rows; row++) {
+                int j = lo[1] + row % nj, k = lo[2] + row / nj;
+                for (int i = lo[0]; i <= hi[0]; i++) {
                     float p[3];
                     eddy__grid_pos(&vg, i, j, k, p);
                     if (emitter_sdf(s, d, p) < 0) v[eddy__idx(vg.n, i, j, k)] = d->velocity[a];

@@ -2,11 +2,20 @@
  *   omega = curl u,  N = grad|omega| / |grad|omega||,  f = epsilon * h * (N x omega).
  * On the MAC grid: face velocities are averaged to cell centres, curl and grad|omega| are central differences
  * there (one-sided at walls, wrapped on periodic axes), and the cell force is averaged back onto the faces.
- * epsilon is dimensionless; the factor h makes the force converge as the grid is refined. */
+ * epsilon is dimensionless; the factor h makes the force converge as the grid is refined.
+ *
+ * One sweep along the outermost axis (rows in 2D, planes in 3D): cell velocity, curl and force are computed a
+ * slab at a time into rings of four slabs, so nothing the size of the grid is written besides the new velocity.
+ * The new faces go to vel_tmp (then swapped with vel), so the sweep always reads the velocity it started from;
+ * each thread takes a contiguous range of slabs and recomputes the two or three slabs of halo it needs. Every
+ * value is computed with the same float operations in the same order as the per-cell formulas above (a division
+ * by the spacing becomes a multiply only where that is exact: h a power of two), so the result does not depend on
+ * the thread count, and the CUDA backend's kernels, which follow the same formulas, stay comparable bit for bit. */
 #include "sim_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 eddy_status eddy__ensure_cell_scratch(eddy_sim *s) {
     if (s->cell_scratch) return EDDY_OK;
@@ -72,62 +81,359 @@ void eddy__cell_vorticity(eddy_sim *s, float *const uc[3], float *om[3], float *
     }
 }
 
+/* scratch of the sweep: per thread, rings of 4 slabs for the cell velocity, the curl (and |curl|) and the force,
+ * plus a few rows */
+enum { RING = 4 };
+
+static size_t slab_cells(const eddy_sim *s) { return s->dim == 2 ? (size_t)s->n[0] : (size_t)s->n[0] * s->n[1]; }
+static size_t thread_floats(const eddy_sim *s) {
+    size_t slab = slab_cells(s), rings = s->dim == 2 ? 2 + 2 + 2 : 3 + 4 + 3;
+    return rings * RING * slab + 3 * (size_t)s->n[0] + 64; /* + rows of x-derivatives, + alignment slack */
+}
+
+/* geometry of the sweep */
+typedef struct sweep {
+    int n0, n1, n2, ns; /* ns: slabs along the sweep axis (n1 in 2D, n2 in 3D) */
+    bool px, py, ps;    /* periodic x, y, sweep axis */
+    float den[3];       /* [span]: (float)span * h for spans 1 and 2, as ddx divides */
+    float rcp[3];       /* [span]: 1 / den[span], exact when h is a power of two (then used instead) */
+    float scale, dt;
+} sweep;
+
+/* a slab index as the neighbour rule sees it: clamped on a bounded sweep axis, free (wrapped later) on a
+ * periodic one */
+static inline int slab_key(const sweep *w, int L) { return w->ps ? L : eddy__clampi(L, 0, w->ns - 1); }
+static inline int slab_phys(const sweep *w, int L) { return w->ps ? eddy__wrap(L, w->ns) : L; }
+static inline int ring_slot(int L) { return ((L % RING) + RING) % RING; }
+/* divisor of a central difference across slabs at key L */
+static inline int slab_span(const sweep *w, int L) {
+    if (w->ps) return 2;
+    return eddy__clampi(L + 1, 0, w->ns - 1) - eddy__clampi(L - 1, 0, w->ns - 1);
+}
+
+/* x / den: a multiply by the reciprocal when that is exact (den a power of two: both are the correctly rounded
+ * x * 2^-e, the same bits), a division otherwise. `mul` is a constant in each instance of the kernels below. */
+#if defined(__GNUC__)
+#define KERNEL static inline __attribute__((always_inline))
+#else
+#define KERNEL static inline
+#endif
+KERNEL float quot(float x, const sweep *w, int span, bool mul) { return mul ? x * w->rcp[span] : x / w->den[span]; }
+
+/* out[i] = d f / dx along a row of n >= 3 cells: central inside, one-sided at a wall, wrapped if periodic */
+KERNEL void row_ddx(const float *f, float *out, int n, bool periodic, const sweep *w, bool mul) {
+#pragma omp simd
+    for (int i = 1; i < n - 1; i++) out[i] = quot(f[i + 1] - f[i - 1], w, 2, mul);
+    if (periodic) {
+        out[0] = quot(f[1] - f[n - 1], w, 2, mul);
+        out[n - 1] = quot(f[0] - f[n - 2], w, 2, mul);
+    } else {
+        out[0] = quot(f[1] - f[0], w, 1, mul);
+        out[n - 1] = quot(f[n - 1] - f[n - 2], w, 1, mul);
+    }
+}
+
+/* new = old + dt * 0.5 (f[i-1] + f[i]) along a row of n + 1 x-faces (neighbours clamped or wrapped) */
+static void row_faces_x(const float *old, float *out, const float *f, int n, bool periodic, float dt) {
+    int l0 = periodic ? n - 1 : 0, hn = periodic ? 0 : n - 1;
+    out[0] = old[0] + dt * (0.5f * (f[l0] + f[0]));
+#pragma omp simd
+    for (int i = 1; i < n; i++) out[i] = old[i] + dt * (0.5f * (f[i - 1] + f[i]));
+    out[n] = old[n] + dt * (0.5f * (f[n - 1] + f[hn]));
+}
+
+/* new = old + dt * 0.5 (fl + fh) along a row of n faces */
+static void row_faces(const float *old, float *out, const float *fl, const float *fh, int n, float dt) {
+#pragma omp simd
+    for (int i = 0; i < n; i++) out[i] = old[i] + dt * (0.5f * (fl[i] + fh[i]));
+}
+
+/* the confinement force from the curl and the gradient of |curl|; zero in solid cells and where the gradient
+ * vanishes. A bit mask rather than a branch keeps the loops free of control flow for the vectoriser. */
+static inline float keep_if(float x, bool keep) {
+    uint32_t b;
+    memcpy(&b, &x, sizeof b);
+    b &= (uint32_t)0 - (uint32_t)keep;
+    memcpy(&x, &b, sizeof x);
+    return x;
+}
+
+/* ---------------------------------------------------------------- 2D: slabs are rows of n0 cells */
+
+typedef struct rings2 {
+    float *uc[2], *wz, *mag, *f[2], *tmp; /* each ring: RING rows of n0 */
+} rings2;
+
+static void uc_row2(const eddy_sim *s, const sweep *w, rings2 *r, int L) {
+    int j = slab_phys(w, L), n0 = w->n0;
+    size_t o = (size_t)ring_slot(L) * n0;
+    const float *u = s->vel[0] + (size_t)j * (n0 + 1), *v0 = s->vel[1] + (size_t)j * n0, *v1 = v0 + n0;
+    float *c0 = r->uc[0] + o, *c1 = r->uc[1] + o;
+#pragma omp simd
+    for (int i = 0; i < n0; i++) {
+        c0[i] = 0.5f * (u[i] + u[i + 1]);
+        c1[i] = 0.5f * (v0[i] + v1[i]);
+    }
+}
+
+KERNEL void curl_row2(const sweep *w, rings2 *r, int L, bool mul) {
+    int n0 = w->n0;
+    size_t o = (size_t)ring_slot(L) * n0;
+    const float *c1 = r->uc[1] + o, *c0m = r->uc[0] + (size_t)ring_slot(slab_key(w, L - 1)) * n0,
+                *c0p = r->uc[0] + (size_t)ring_slot(slab_key(w, L + 1)) * n0;
+    float *wz = r->wz + o, *mag = r->mag + o, *dx = r->tmp;
+    const int sp = slab_span(w, L);
+    row_ddx(c1, dx, n0, w->px, w, mul);
+#pragma omp simd
+    for (int i = 0; i < n0; i++) {
+        float z = dx[i] - quot(c0p[i] - c0m[i], w, sp, mul);
+        wz[i] = z;
+        mag[i] = sqrtf(z * z); /* = sqrt(wx^2 + wy^2 + wz^2) with wx = wy = +0 */
+    }
+}
+
+KERNEL void force_row2(const eddy_sim *s, const sweep *w, rings2 *r, int L, bool mul) {
+    int n0 = w->n0, j = slab_phys(w, L);
+    size_t o = (size_t)ring_slot(L) * n0;
+    const float *mag = r->mag + o, *wz = r->wz + o, *mm = r->mag + (size_t)ring_slot(slab_key(w, L - 1)) * n0,
+                *mp = r->mag + (size_t)ring_slot(slab_key(w, L + 1)) * n0;
+    const uint8_t *solid = s->solid + (size_t)j * n0;
+    float *fx = r->f[0] + o, *fy = r->f[1] + o, *gxr = r->tmp;
+    const int sp = slab_span(w, L);
+    const float scale = w->scale;
+    row_ddx(mag, gxr, n0, w->px, w, mul);
+#pragma omp simd
+    for (int i = 0; i < n0; i++) {
+        float gx = gxr[i], gy = quot(mp[i] - mm[i], w, sp, mul);
+        float len = sqrtf(gx * gx + gy * gy); /* + gz * gz with gz = +0 */
+        bool keep = (len > 1e-20f) & (solid[i] == 0);
+        float nx = gx / len, ny = gy / len;
+        /* N x omega with nz = +0, omega = (+0, +0, wz), in the 3D formula's order of operations */
+        fx[i] = keep_if(scale * (ny * wz[i]), keep);
+        fy[i] = keep_if(scale * (0.0f - nx * wz[i]), keep);
+    }
+}
+
+KERNEL void sweep2(eddy_sim *s, const sweep *w, rings2 *r, int r0, int r1, bool mul) {
+    const int n0 = w->n0, ns = w->ns;
+    const bool last = r1 == ns;
+    int fmin = r0 - 1, fmax = last ? ns : r1 - 1;
+    if (!w->ps) {
+        fmin = eddy__clampi(fmin, 0, ns - 1);
+        fmax = eddy__clampi(fmax, 0, ns - 1);
+    }
+    int cmin = fmin - 1, cmax = fmax + 1, umin = fmin - 2, umax = fmax + 2;
+    if (!w->ps) {
+        cmin = eddy__clampi(cmin, 0, ns - 1); cmax = eddy__clampi(cmax, 0, ns - 1);
+        umin = eddy__clampi(umin, 0, ns - 1); umax = eddy__clampi(umax, 0, ns - 1);
+    }
+    const float dt = w->dt;
+    for (int L = umin; L <= fmax + 2; L++) {
+        if (L <= umax) uc_row2(s, w, r, L);
+        if (L - 1 >= cmin && L - 1 <= cmax) curl_row2(w, r, L - 1, mul);
+        if (L - 2 >= fmin && L - 2 <= fmax) force_row2(s, w, r, L - 2, mul);
+        int t = L - 2;
+        if (t < r0 || t >= r1) continue;
+        const float *f0 = r->f[0] + (size_t)ring_slot(t) * n0;
+        row_faces_x(s->vel[0] + (size_t)t * (n0 + 1), s->vel_tmp[0] + (size_t)t * (n0 + 1), f0, n0, w->px, dt);
+        const float *flo = r->f[1] + (size_t)ring_slot(slab_key(w, t - 1)) * n0, *fhi = r->f[1] + (size_t)ring_slot(t) * n0;
+        row_faces(s->vel[1] + (size_t)t * n0, s->vel_tmp[1] + (size_t)t * n0, flo, fhi, n0, dt);
+    }
+    if (last) { /* the top row of y-faces */
+        const float *flo = r->f[1] + (size_t)ring_slot(slab_key(w, ns - 1)) * n0,
+                    *fhi = r->f[1] + (size_t)ring_slot(slab_key(w, ns)) * n0;
+        row_faces(s->vel[1] + (size_t)ns * n0, s->vel_tmp[1] + (size_t)ns * n0, flo, fhi, n0, dt);
+    }
+}
+
+/* ---------------------------------------------------------------- 3D: slabs are planes of n0 x n1 cells */
+
+typedef struct rings3 {
+    float *uc[3], *om[3], *mag, *f[3], *tmp[3]; /* rings of RING planes; tmp: rows of n0 */
+} rings3;
+
+static inline size_t plane_of(const sweep *w, int L) { return (size_t)ring_slot(L) * (size_t)w->n0 * w->n1; }
+static inline int row_nb(int j, int d, int n, bool periodic) {
+    return periodic ? eddy__wrap(j + d, n) : eddy__clampi(j + d, 0, n - 1);
+}
+static inline int row_span(const sweep *w, int j) {
+    if (w->py) return 2;
+    return eddy__clampi(j + 1, 0, w->n1 - 1) - eddy__clampi(j - 1, 0, w->n1 - 1);
+}
+
+static void uc_plane3(const eddy_sim *s, const sweep *w, rings3 *r, int L) {
+    const int n0 = w->n0, n1 = w->n1, k = slab_phys(w, L);
+    const size_t o = plane_of(w, L), P = (size_t)n0 * n1;
+    for (int j = 0; j < n1; j++) {
+        const float *u = s->vel[0] + ((size_t)k * n1 + j) * (n0 + 1);
+        const float *v0 = s->vel[1] + ((size_t)k * (n1 + 1) + j) * n0, *v1 = v0 + n0;
+        const float *w0 = s->vel[2] + (size_t)k * P + (size_t)j * n0, *w1 = w0 + P;
+        float *c0 = r->uc[0] + o + (size_t)j * n0, *c1 = r->uc[1] + o + (size_t)j * n0, *c2 = r->uc[2] + o + (size_t)j * n0;
+#pragma omp simd
+        for (int i = 0; i < n0; i++) {
+            c0[i] = 0.5f * (u[i] + u[i + 1]);
+            c1[i] = 0.5f * (v0[i] + v1[i]);
+            c2[i] = 0.5f * (w0[i] + w1[i]);
+        }
+    }
+}
+
+KERNEL void curl_plane3(const sweep *w, rings3 *r, int L, bool mul) {
+    const int n0 = w->n0, n1 = w->n1;
+    const size_t o = plane_of(w, L), om_ = plane_of(w, slab_key(w, L - 1)), op = plane_of(w, slab_key(w, L + 1));
+    const int dz = slab_span(w, L);
+    for (int j = 0; j < n1; j++) {
+        const size_t row = (size_t)j * n0, rm = (size_t)row_nb(j, -1, n1, w->py) * n0, rp = (size_t)row_nb(j, 1, n1, w->py) * n0;
+        const int dy = row_span(w, j);
+        const float *c0 = r->uc[0] + o, *c1 = r->uc[1] + o, *c2 = r->uc[2] + o;
+        const float *c0m = r->uc[0] + om_ + row, *c0p = r->uc[0] + op + row, *c1m = r->uc[1] + om_ + row,
+                    *c1p = r->uc[1] + op + row;
+        float *ax = r->tmp[0], *bx = r->tmp[1];
+        row_ddx(c2 + row, ax, n0, w->px, w, mul); /* d uc2 / dx */
+        row_ddx(c1 + row, bx, n0, w->px, w, mul); /* d uc1 / dx */
+        float *ox = r->om[0] + o + row, *oy = r->om[1] + o + row, *oz = r->om[2] + o + row, *mag = r->mag + o + row;
+#pragma omp simd
+        for (int i = 0; i < n0; i++) {
+            float wx = quot(c2[rp + i] - c2[rm + i], w, dy, mul) - quot(c1p[i] - c1m[i], w, dz, mul);
+            float wy = quot(c0p[i] - c0m[i], w, dz, mul) - ax[i];
+            float wz = bx[i] - quot(c0[rp + i] - c0[rm + i], w, dy, mul);
+            ox[i] = wx;
+            oy[i] = wy;
+            oz[i] = wz;
+            mag[i] = sqrtf(wx * wx + wy * wy + wz * wz);
+        }
+    }
+}
+
+KERNEL void force_plane3(const eddy_sim *s, const sweep *w, rings3 *r, int L, bool mul) {
+    const int n0 = w->n0, n1 = w->n1, k = slab_phys(w, L);
+    const size_t o = plane_of(w, L), om_ = plane_of(w, slab_key(w, L - 1)), op = plane_of(w, slab_key(w, L + 1));
+    const int dz = slab_span(w, L);
+    const float scale = w->scale;
+    for (int j = 0; j < n1; j++) {
+        const size_t row = (size_t)j * n0, rm = (size_t)row_nb(j, -1, n1, w->py) * n0, rp = (size_t)row_nb(j, 1, n1, w->py) * n0;
+        const int dy = row_span(w, j);
+        const float *mag = r->mag + o, *mm = r->mag + om_ + row, *mp = r->mag + op + row;
+        const float *ox = r->om[0] + o + row, *oy = r->om[1] + o + row, *oz = r->om[2] + o + row;
+        const uint8_t *solid = s->solid + ((size_t)k * n1 + j) * n0;
+        float *gxr = r->tmp[0];
+        row_ddx(mag + row, gxr, n0, w->px, w, mul);
+        float *fx = r->f[0] + o + row, *fy = r->f[1] + o + row, *fz = r->f[2] + o + row;
+#pragma omp simd
+        for (int i = 0; i < n0; i++) {
+            float gx = gxr[i], gy = quot(mag[rp + i] - mag[rm + i], w, dy, mul), gz = quot(mp[i] - mm[i], w, dz, mul);
+            float len = sqrtf(gx * gx + gy * gy + gz * gz);
+            bool keep = (len > 1e-20f) & (solid[i] == 0);
+            float nx = gx / len, ny = gy / len, nz = gz / len;
+            fx[i] = keep_if(scale * (ny * oz[i] - nz * oy[i]), keep);
+            fy[i] = keep_if(scale * (nz * ox[i] - nx * oz[i]), keep);
+            fz[i] = keep_if(scale * (nx * oy[i] - ny * ox[i]), keep);
+        }
+    }
+}
+
+static void faces_plane3(eddy_sim *s, const sweep *w, rings3 *r, int t, bool top_only) {
+    const int n0 = w->n0, n1 = w->n1;
+    const size_t P = (size_t)n0 * n1, o = plane_of(w, t);
+    const float dt = w->dt;
+    if (!top_only) {
+        for (int j = 0; j < n1; j++) {
+            size_t q = ((size_t)t * n1 + j) * (n0 + 1);
+            row_faces_x(s->vel[0] + q, s->vel_tmp[0] + q, r->f[0] + o + (size_t)j * n0, n0, w->px, dt);
+        }
+        for (int j = 0; j <= n1; j++) {
+            size_t q = ((size_t)t * (n1 + 1) + j) * n0;
+            const float *fl = r->f[1] + o + (size_t)row_nb(j, -1, n1, w->py) * n0, *fh = r->f[1] + o + (size_t)row_nb(j, 0, n1, w->py) * n0;
+            row_faces(s->vel[1] + q, s->vel_tmp[1] + q, fl, fh, n0, dt);
+        }
+    }
+    /* z-faces of plane t lie between cell planes t - 1 and t */
+    const float *fl = r->f[2] + plane_of(w, slab_key(w, t - 1)), *fh = r->f[2] + plane_of(w, slab_key(w, t));
+    row_faces(s->vel[2] + (size_t)t * P, s->vel_tmp[2] + (size_t)t * P, fl, fh, (int)P, dt);
+}
+
+KERNEL void sweep3(eddy_sim *s, const sweep *w, rings3 *r, int r0, int r1, bool mul) {
+    const int ns = w->ns;
+    const bool last = r1 == ns;
+    int fmin = r0 - 1, fmax = last ? ns : r1 - 1;
+    if (!w->ps) {
+        fmin = eddy__clampi(fmin, 0, ns - 1);
+        fmax = eddy__clampi(fmax, 0, ns - 1);
+    }
+    int cmin = fmin - 1, cmax = fmax + 1, umin = fmin - 2, umax = fmax + 2;
+    if (!w->ps) {
+        cmin = eddy__clampi(cmin, 0, ns - 1); cmax = eddy__clampi(cmax, 0, ns - 1);
+        umin = eddy__clampi(umin, 0, ns - 1); umax = eddy__clampi(umax, 0, ns - 1);
+    }
+    for (int L = umin; L <= fmax + 2; L++) {
+        if (L <= umax) uc_plane3(s, w, r, L);
+        if (L - 1 >= cmin && L - 1 <= cmax) curl_plane3(w, r, L - 1, mul);
+        if (L - 2 >= fmin && L - 2 <= fmax) force_plane3(s, w, r, L - 2, mul);
+        int t = L - 2;
+        if (t >= r0 && t < r1) faces_plane3(s, w, r, t, false);
+    }
+    if (last) faces_plane3(s, w, r, ns, true); /* the top plane of z-faces */
+}
+
 eddy_status eddy__apply_vorticity(eddy_sim *s, float dt) {
     const float eps = s->def.vorticity;
     if (eps == 0.0f) return EDDY_OK;
-    eddy_status st = eddy__ensure_cell_scratch(s);
-    if (st != EDDY_OK) return st;
-    size_t N = s->ncells;
-    float *uc[3] = {s->cell_scratch, s->cell_scratch + N, s->cell_scratch + 2 * N};
-    float *om[3] = {s->cell_scratch + 3 * N, s->cell_scratch + 4 * N, s->cell_scratch + 5 * N};
-    float *mag = s->cell_scratch + 6 * N;
-    eddy__cell_velocity(s, uc);
-    eddy__cell_vorticity(s, uc, om, mag);
-    float *force[3] = {uc[0], uc[1], uc[2]}; /* cell velocities are no longer needed */
-    const float scale = eps * s->h;
-    int rows = s->n[1] * s->n[2];
-#pragma omp parallel for num_threads(EDDY_THREADS(s)) schedule(static)
-    for (int row = 0; row < rows; row++) {
-        int j = row % s->n[1], k = row / s->n[1];
-        for (int i = 0; i < s->n[0]; i++) {
-            size_t c = eddy__idx(s->n, i, j, k);
-            float gx = ddx(s, mag, 0, i, j, k), gy = ddx(s, mag, 1, i, j, k), gz = ddx(s, mag, 2, i, j, k);
-            float len = sqrtf(gx * gx + gy * gy + gz * gz);
-            float fx = 0, fy = 0, fz = 0;
-            if (len > 1e-20f && !s->solid[c]) {
-                float nx = gx / len, ny = gy / len, nz = gz / len;
-                fx = scale * (ny * om[2][c] - nz * om[1][c]);
-                fy = scale * (nz * om[0][c] - nx * om[2][c]);
-                fz = scale * (nx * om[1][c] - ny * om[0][c]);
+    /* threads beyond the point where their rings would outgrow 8 floats per cell (the full-grid scratch this
+     * sweep replaces) only cost memory; the result does not depend on the count */
+    int threads = EDDY_THREADS(s);
+    size_t fit = 8 * s->ncells / thread_floats(s);
+    if ((size_t)threads > fit) threads = fit > 0 ? (int)fit : 1;
+    float *scratch = eddy__forces_scratch(s, (size_t)threads * thread_floats(s));
+    if (!scratch) return EDDY_ERR_OUT_OF_MEMORY;
+    sweep w;
+    w.n0 = s->n[0];
+    w.n1 = s->n[1];
+    w.n2 = s->n[2];
+    w.ns = s->dim == 2 ? s->n[1] : s->n[2];
+    w.px = s->periodic[0];
+    w.py = s->periodic[1];
+    w.ps = s->periodic[s->dim - 1];
+    w.den[0] = w.rcp[0] = 0.0f; /* unused: spans are 1 or 2 (n >= 3) */
+    w.den[1] = (float)1 * s->h;
+    w.den[2] = (float)2 * s->h;
+    bool mul = true;
+    for (int span = 1; span <= 2; span++) {
+        int e;
+        w.rcp[span] = 1.0f / w.den[span];
+        mul = mul && frexpf(w.den[span], &e) == 0.5f && isnormal(w.den[span]) && isnormal(w.rcp[span]);
+    }
+    w.scale = eps * s->h;
+    w.dt = dt;
+    const size_t per_thread = thread_floats(s), slab = slab_cells(s);
+#pragma omp parallel num_threads(threads)
+    {
+        const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+        float *base = scratch + (size_t)t * per_thread;
+        const size_t ring = RING * slab;
+        const int r0 = (int)((long long)w.ns * t / nt), r1 = (int)((long long)w.ns * (t + 1) / nt);
+        if (r0 < r1) {
+            if (s->dim == 2) {
+                rings2 r = {{base, base + ring}, base + 2 * ring, base + 3 * ring, {base + 4 * ring, base + 5 * ring}, base + 6 * ring};
+                if (mul) sweep2(s, &w, &r, r0, r1, true);
+                else sweep2(s, &w, &r, r0, r1, false);
+            } else {
+                rings3 r;
+                for (int c = 0; c < 3; c++) {
+                    r.uc[c] = base + (size_t)c * ring;
+                    r.om[c] = base + (size_t)(3 + c) * ring;
+                    r.f[c] = base + (size_t)(7 + c) * ring;
+                    r.tmp[c] = base + 10 * ring + (size_t)c * w.n0;
+                }
+                r.mag = base + 6 * ring;
+                if (mul) sweep3(s, &w, &r, r0, r1, true);
+                else sweep3(s, &w, &r, r0, r1, false);
             }
-            force[0][c] = fx;
-            force[1][c] = fy;
-            force[2][c] = fz;
         }
     }
     for (int a = 0; a < s->dim; a++) {
-        int fn[3];
-        eddy__face_dims(s, a, fn);
-        float *v = s->vel[a];
-        const float *f = force[a];
-        int frows = fn[1] * fn[2];
-#pragma omp parallel for num_threads(EDDY_THREADS(s)) schedule(static)
-        for (int row = 0; row < frows; row++) {
-            int j = row % fn[1], k = row / fn[1];
-            for (int i = 0; i < fn[0]; i++) {
-                int c[3] = {i, j, k}, lo[3] = {i, j, k}, hi[3] = {i, j, k};
-                int n = s->n[a];
-                if (s->periodic[a]) {
-                    lo[a] = eddy__wrap(c[a] - 1, n);
-                    hi[a] = eddy__wrap(c[a], n);
-                } else {
-                    lo[a] = eddy__clampi(c[a] - 1, 0, n - 1);
-                    hi[a] = eddy__clampi(c[a], 0, n - 1);
-                }
-                float fa = 0.5f * (f[eddy__idx(s->n, lo[0], lo[1], lo[2])] + f[eddy__idx(s->n, hi[0], hi[1], hi[2])]);
-                v[eddy__idx(fn, i, j, k)] += dt * fa;
-            }
-        }
+        float *t = s->vel[a];
+        s->vel[a] = s->vel_tmp[a];
+        s->vel_tmp[a] = t;
     }
     return EDDY_OK;
 }

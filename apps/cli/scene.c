@@ -195,7 +195,7 @@ static bool parse_pressure(loader *L, const cJSON *parent, const char *path, edd
     static const char *const solvers[] = {"mgpcg", "jacobi", "rbgs", NULL};
     const cJSON *pr = jc_member(parent, "pressure");
     if (!pr) return true;
-    static const char *const keys[] = {"solver", "tolerance", "max_iterations", "omega", NULL};
+    static const char *const keys[] = {"solver", "tolerance", "max_iterations", "omega", "warm_start", NULL};
     char p[JPATH_MAX], q[JPATH_MAX];
     jc_key_path(p, path, "pressure");
     int s = (int)out->solver;
@@ -204,10 +204,16 @@ static bool parse_pressure(loader *L, const cJSON *parent, const char *path, edd
         !jc_int(&L->c, pr, p, "max_iterations", JR(0, 1000000, ""), &out->max_iterations) ||
         !jc_float(&L->c, pr, p, "omega", ((jrange){0, 2, false, true, ""}), &out->omega))
         return false;
+    bool warm = out->warm_start != 0;
+    if (!jc_bool(&L->c, pr, p, "warm_start", &warm)) return false;
+    out->warm_start = warm;
     out->solver = (eddy_pressure_solver)s;
     if (jc_member(pr, "omega") && out->solver != EDDY_PRESSURE_RBGS)
         return jc_fail(&L->c, jc_key_path(q, p, "omega"),
                        "only used by solver \"rbgs\" (over-relaxation); remove it or set solver to \"rbgs\"");
+    if (out->warm_start && out->solver != EDDY_PRESSURE_MGPCG)
+        return jc_fail(&L->c, jc_key_path(q, p, "warm_start"),
+                       "only used by solver \"mgpcg\" (its initial guess); remove it or set solver to \"mgpcg\"");
     return true;
 }
 

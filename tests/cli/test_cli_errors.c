@@ -65,6 +65,8 @@ static const error_case cases[] = {
     {"{" BASE ", 'splat_paths': [{'path': {'type': 'circle', 'center': [0.5, 0.5], 'radius': 0.2}, 'start': 2, 'end': 1}]}",
      "", {"bad.json: splat_paths[0].end: 1 s: must be after start"}},
     {"{" BASE ", 'pressure': {'solver': 'mgpcg', 'omega': 1.5}}", "", {"bad.json: pressure.omega: only used by solver \"rbgs\""}},
+    {"{" BASE ", 'pressure': {'warm_start': 1}}", "", {"bad.json: pressure.warm_start: expected true or false"}},
+    {"{" BASE ", 'pressure': {'solver': 'jacobi', 'warm_start': true}}", "", {"bad.json: pressure.warm_start: only used by solver \"mgpcg\""}},
     {"{'dim': 3, 'grid': [4000, 4000, 4000]}", "", {"bad.json: grid: [4000, 4000, 4000] needs about", "GiB"}},
     {"{" BASE ", 'render': {'slice': {'axis': 'z'}}}", "", {"bad.json: render.slice: a 2D scene is drawn whole"}},
     /* files */
