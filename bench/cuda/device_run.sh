@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the CUDA tests, the sanitizers and the bench on a machine with an NVIDIA GPU, writing logs into $OUT
 # (default ./cuda_out). Uses prebuilt binaries in $PREBUILT when they run here, else builds with CMake.
-# usage: bench/cuda/device_run.sh [test] [sanitize] [bench] [bench-quick] [ncu]
+# usage: bench/cuda/device_run.sh [test] [sanitize] [bench] [bench-quick] [ncu] [ncu-adv]
 set -uo pipefail
 OUT=${OUT:-$PWD/cuda_out}
 mkdir -p "$OUT"
@@ -31,6 +31,11 @@ for what in "$@"; do
         --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum \
         "$bin/bench_cuda" --profile $cfg > "$OUT/ncu_$tag.log" 2>&1; echo "ncu $cfg rc=$?"
     done ;;
+  ncu-adv)
+    # the advection kernels of one 3D 256^3 step in detail: bandwidth, caches, stalls, registers
+    timeout 200 "$ncu" --clock-control none --profile-from-start off -k regex:k_adv -c 8 --section SpeedOfLight \
+      --section MemoryWorkloadAnalysis --section WarpStateStats --section LaunchStats --section Occupancy \
+      --section SchedulerStats "$bin/bench_cuda" --profile 3 256 0 > "$OUT/ncu_adv.log" 2>&1; echo "ncu-adv rc=$?" ;;
   bench-quick) timeout 200 "$bin/bench_cuda" --quick > "$OUT/bench.log" 2>&1; echo "bench rc=$?"; cat "$OUT/bench.log" ;;
   esac
 done

@@ -499,6 +499,7 @@ extern "C" eddy_status eddy__cuda_attach(eddy_sim *s) {
     cu_sim *c = (cu_sim *)calloc(1, sizeof *c);
     if (!c) return eddy__fail(s, EDDY_ERR_OUT_OF_MEMORY, "cuda: out of host memory");
     c->s = s;
+    c->adv_feet = 1;
     s->backend = c;
     s->backend_ops = &cuda_ops;
     Geo &g = c->g;
@@ -613,6 +614,12 @@ extern "C" eddy_status eddy__cuda_set_graphs(eddy_sim *s, int on) {
     if (!s || s->backend_ops != &cuda_ops) return EDDY_ERR_INVALID_ARGUMENT;
     project_use_graphs(CS(s), on);
     return EDDY_OK;
+}
+
+extern "C" eddy_status eddy__cuda_set_advect_feet(eddy_sim *s, int on) {
+    if (!s || s->backend_ops != &cuda_ops) return EDDY_ERR_INVALID_ARGUMENT;
+    CS(s)->adv_feet = on != 0;
+    return advect_init(CS(s));
 }
 
 extern "C" double eddy__cuda_sync_ms(eddy_sim *s) {

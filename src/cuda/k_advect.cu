@@ -23,8 +23,11 @@ static Lat lat_of(const GDesc &d) {
     return L;
 }
 
+/* W = false: no lattice of the stage wraps (no periodic axis), so the wrap branches go and the upper node is
+ * always the lower one + 1, which the gathers below turn into immediate address offsets */
+template <bool W>
 __device__ inline void locate_axis(int n, int wrap, float x, int *i0, int *i1, float *w) {
-    if (wrap) {
+    if (W && wrap) {
         if (!(fabsf(x) < 8388608.0f)) x = 0.0f;
         float fl = floorf(x);
         int i = (int)fl;
@@ -51,43 +54,71 @@ __device__ inline void locate_axis(int n, int wrap, float x, int *i0, int *i1, f
 
 __device__ inline float lerp_(float a, float b, float w) { return a + w * (b - a); }
 
-template <int DIM>
-__device__ inline float lat_sample(const Lat &L, const float *__restrict__ d, float x, float y, float z) {
-    int x0, x1, y0, y1;
-    float wx, wy;
-    locate_axis(L.n[0], L.wrap[0], x, &x0, &x1, &wx);
-    locate_axis(L.n[1], L.wrap[1], y, &y0, &y1, &wy);
-    const unsigned nx = (unsigned)L.n[0];
-    if (DIM == 2) {
-        const float *r0 = d + (unsigned)y0 * nx, *r1 = d + (unsigned)y1 * nx;
-        return lerp_(lerp_(__ldg(r0 + x0), __ldg(r0 + x1), wx), lerp_(__ldg(r1 + x0), __ldg(r1 + x1), wx), wy);
-    }
-    int z0, z1;
-    float wz;
-    locate_axis(L.n[2], L.wrap[2], z, &z0, &z1, &wz);
-    const unsigned nxy = nx * (unsigned)L.n[1];
-    const float *r00 = d + ((unsigned)z0 * nxy + (unsigned)y0 * nx), *r10 = d + ((unsigned)z0 * nxy + (unsigned)y1 * nx);
-    const float *r01 = d + ((unsigned)z1 * nxy + (unsigned)y0 * nx), *r11 = d + ((unsigned)z1 * nxy + (unsigned)y1 * nx);
-    float c0 = lerp_(lerp_(__ldg(r00 + x0), __ldg(r00 + x1), wx), lerp_(__ldg(r10 + x0), __ldg(r10 + x1), wx), wy);
-    float c1 = lerp_(lerp_(__ldg(r01 + x0), __ldg(r01 + x1), wx), lerp_(__ldg(r11 + x0), __ldg(r11 + x1), wx), wy);
-    return lerp_(c0, c1, wz);
+/* the two nodes and the weight along one axis */
+struct AxisW {
+    int i0, i1;
+    float w;
+};
+template <bool W>
+__device__ inline AxisW locate(int n, int wrap, float x) {
+    AxisW a;
+    locate_axis<W>(n, wrap, x, &a.i0, &a.i1, &a.w);
+    return a;
 }
 
+/* bilinear / trilinear interpolation at located nodes, a + w (b - a) along x, then y, then z (the CPU's order).
+ * Addressed from the (x0, y0, z0) node with offsets: one address per row instead of one per node. */
+__device__ inline float gather2(const float *__restrict__ d, unsigned nx, const AxisW &x, const AxisW &y) {
+    const float *r0 = d + ((unsigned)y.i0 * nx + (unsigned)x.i0), *r1 = r0 + (y.i1 - y.i0) * (int)nx;
+    const int dx = x.i1 - x.i0;
+    return lerp_(lerp_(__ldg(r0), __ldg(r0 + dx), x.w), lerp_(__ldg(r1), __ldg(r1 + dx), x.w), y.w);
+}
+__device__ inline float gather3(const float *__restrict__ d, unsigned nx, unsigned ny, const AxisW &x, const AxisW &y,
+                                const AxisW &z) {
+    const unsigned nxy = nx * ny;
+    const float *r00 = d + ((unsigned)z.i0 * nxy + (unsigned)y.i0 * nx + (unsigned)x.i0);
+    const int dx = x.i1 - x.i0, dy = (y.i1 - y.i0) * (int)nx;
+    const float *r10 = r00 + dy, *r01 = r00 + (z.i1 - z.i0) * (int)nxy, *r11 = r01 + dy;
+    float c0 = lerp_(lerp_(__ldg(r00), __ldg(r00 + dx), x.w), lerp_(__ldg(r10), __ldg(r10 + dx), x.w), y.w);
+    float c1 = lerp_(lerp_(__ldg(r01), __ldg(r01 + dx), x.w), lerp_(__ldg(r11), __ldg(r11 + dx), x.w), y.w);
+    return lerp_(c0, c1, z.w);
+}
+
+/* a point located on a lattice: its nodes and weights along each axis (z unused in 2D) */
+struct Loc {
+    AxisW x, y, z;
+};
+template <int DIM, bool W>
+__device__ inline Loc lat_locate(const Lat &L, float x, float y, float z) {
+    Loc p;
+    p.x = locate<W>(L.n[0], L.wrap[0], x);
+    p.y = locate<W>(L.n[1], L.wrap[1], y);
+    p.z = AxisW{0, 0, 0.0f};
+    if (DIM == 3) p.z = locate<W>(L.n[2], L.wrap[2], z);
+    return p;
+}
 template <int DIM>
-__device__ inline void lat_minmax(const Lat &L, const float *__restrict__ d, float x, float y, float z, float *lo,
-                                  float *hi) {
-    int x0, x1, y0, y1, z0 = 0, z1 = 0;
-    float wx, wy, wz;
-    locate_axis(L.n[0], L.wrap[0], x, &x0, &x1, &wx);
-    locate_axis(L.n[1], L.wrap[1], y, &y0, &y1, &wy);
-    if (DIM == 3) locate_axis(L.n[2], L.wrap[2], z, &z0, &z1, &wz);
+__device__ inline float sample_at(const Lat &L, const float *__restrict__ d, const Loc &p) {
+    if (DIM == 2) return gather2(d, (unsigned)L.n[0], p.x, p.y);
+    return gather3(d, (unsigned)L.n[0], (unsigned)L.n[1], p.x, p.y, p.z);
+}
+template <int DIM, bool W>
+__device__ inline float lat_sample(const Lat &L, const float *__restrict__ d, float x, float y, float z) {
+    return sample_at<DIM>(L, d, lat_locate<DIM, W>(L, x, y, z));
+}
+
+/* min and max of the 2^d nodes around a located point (the limiters' range), in the CPU's order */
+template <int DIM>
+__device__ inline void minmax_at(const Lat &L, const float *__restrict__ d, const Loc &p, float *lo, float *hi) {
     const unsigned nx = (unsigned)L.n[0], nxy = nx * (unsigned)L.n[1];
-    const int zs[2] = {z0, z1};
+    const int dx = p.x.i1 - p.x.i0, dy = (p.y.i1 - p.y.i0) * (int)nx;
+    const float *r00 = d + ((unsigned)p.z.i0 * nxy + (unsigned)p.y.i0 * nx + (unsigned)p.x.i0);
+    const float *rz[2] = {r00, r00 + (p.z.i1 - p.z.i0) * (int)nxy};
     float mn = INFINITY, mx = -INFINITY;
 #pragma unroll
     for (int kk = 0; kk < (DIM == 3 ? 2 : 1); kk++) {
-        const float *r0 = d + ((unsigned)zs[kk] * nxy + (unsigned)y0 * nx), *r1 = d + ((unsigned)zs[kk] * nxy + (unsigned)y1 * nx);
-        float v[4] = {__ldg(r0 + x0), __ldg(r0 + x1), __ldg(r1 + x0), __ldg(r1 + x1)};
+        const float *r0 = rz[kk], *r1 = r0 + dy;
+        float v[4] = {__ldg(r0), __ldg(r0 + dx), __ldg(r1), __ldg(r1 + dx)};
 #pragma unroll
         for (int q = 0; q < 4; q++) {
             mn = v[q] < mn ? v[q] : mn;
@@ -96,6 +127,11 @@ __device__ inline void lat_minmax(const Lat &L, const float *__restrict__ d, flo
     }
     *lo = mn;
     *hi = mx;
+}
+template <int DIM, bool W>
+__device__ inline void lat_minmax(const Lat &L, const float *__restrict__ d, float x, float y, float z, float *lo,
+                                  float *hi) {
+    minmax_at<DIM>(L, d, lat_locate<DIM, W>(L, x, y, z), lo, hi);
 }
 
 /* the velocity lattices and the step, shared by every kernel of the stage */
@@ -116,31 +152,14 @@ struct Map {
  * The weights along axis b are the same for every component but b's own (the face lattice has one more node), so
  * they are located twice per axis instead of once per component and axis; the gathers and the lerps are
  * lat_sample's, in its order. */
-struct AxisW {
-    int i0, i1;
-    float w;
-};
-__device__ inline float gather2(const float *__restrict__ d, unsigned nx, const AxisW &x, const AxisW &y) {
-    const float *r0 = d + (unsigned)y.i0 * nx, *r1 = d + (unsigned)y.i1 * nx;
-    return lerp_(lerp_(__ldg(r0 + x.i0), __ldg(r0 + x.i1), x.w), lerp_(__ldg(r1 + x.i0), __ldg(r1 + x.i1), x.w), y.w);
-}
-__device__ inline float gather3(const float *__restrict__ d, unsigned nx, unsigned ny, const AxisW &x, const AxisW &y,
-                                const AxisW &z) {
-    const unsigned nxy = nx * ny;
-    const float *r00 = d + ((unsigned)z.i0 * nxy + (unsigned)y.i0 * nx), *r10 = d + ((unsigned)z.i0 * nxy + (unsigned)y.i1 * nx);
-    const float *r01 = d + ((unsigned)z.i1 * nxy + (unsigned)y.i0 * nx), *r11 = d + ((unsigned)z.i1 * nxy + (unsigned)y.i1 * nx);
-    float c0 = lerp_(lerp_(__ldg(r00 + x.i0), __ldg(r00 + x.i1), x.w), lerp_(__ldg(r10 + x.i0), __ldg(r10 + x.i1), x.w), y.w);
-    float c1 = lerp_(lerp_(__ldg(r01 + x.i0), __ldg(r01 + x.i1), x.w), lerp_(__ldg(r11 + x.i0), __ldg(r11 + x.i1), x.w), y.w);
-    return lerp_(c0, c1, z.w);
-}
-template <int DIM>
+template <int DIM, bool W>
 __device__ inline void velocity_at(const Tracer &t, const float P[3], float u[3]) {
     AxisW f[3], c[3]; /* along b: on the face lattice of component b, and on the cell-centred lattices */
 #pragma unroll
     for (int b = 0; b < DIM; b++) {
         const Lat &F = t.V[b], &C = t.V[b == 0 ? 1 : 0];
-        locate_axis(F.n[b], F.wrap[b], P[b], &f[b].i0, &f[b].i1, &f[b].w);
-        locate_axis(C.n[b], C.wrap[b], P[b] - 0.5f, &c[b].i0, &c[b].i1, &c[b].w);
+        f[b] = locate<W>(F.n[b], F.wrap[b], P[b]);
+        c[b] = locate<W>(C.n[b], C.wrap[b], P[b] - 0.5f);
     }
     if (DIM == 2) {
         u[0] = gather2(t.v[0], (unsigned)t.V[0].n[0], f[0], c[1]);
@@ -153,18 +172,75 @@ __device__ inline void velocity_at(const Tracer &t, const float P[3], float u[3]
     u[2] = gather3(t.v[2], (unsigned)t.V[2].n[0], (unsigned)t.V[2].n[1], c[0], c[1], f[2]);
 }
 
-/* advect.c trace_grid for one element: the foot of the backward trace (dir = -1) or the end of the forward one
- * (dir = +1), in lattice coordinates of the grid; z = 0 in 2D, as the CPU's missing third buffer reads */
-template <int DIR, int DIM>
-__device__ inline void trace(const Tracer &t, const Map &m, int i, int j, int k, float out[3]) {
-    float P[3], Q[3], u1[3], u2[3];
+/* The velocity at the element itself (advect.c face_node_velocity / cell_node_velocity), read from the faces
+ * around it without locating: on face grid A the component A is the face value and the others the mean of the 4
+ * faces around (along A first, as the CPU); on a scalar grid of the velocity's cells (dye_scale 1) each component
+ * is the mean of the two faces of the cell. Same clamping and wrapping as the lattice sampler. 9 loads in 3D
+ * instead of 24 gathers with their locating, and the CPU's float operations in its order. */
+__device__ inline unsigned node3(const Lat &L, int i, int j, int k) {
+    return (unsigned)i + (unsigned)L.n[0] * ((unsigned)j + (unsigned)L.n[1] * (unsigned)k);
+}
+template <int DIM, int A, bool W>
+__device__ inline void face_node_velocity(const Tracer &t, int i, int j, int k, float u[3]) {
+    const int c[3] = {i, j, k};
+    u[2] = 0.0f;
+#pragma unroll
+    for (int b = 0; b < DIM; b++) {
+        const Lat &L = t.V[b];
+        const float *__restrict__ d = t.v[b];
+        if (b == A) {
+            int w[3] = {c[0], c[1], c[2]};
+            if (W && L.wrap[A] && w[A] == L.wrap[A]) w[A] = 0; /* face n repeats face 0 */
+            u[b] = __ldg(d + node3(L, w[0], w[1], w[2]));
+            continue;
+        }
+        int lo[3] = {c[0], c[1], c[2]}, hi[3] = {c[0], c[1], c[2]};
+        const int na = L.n[A];
+        lo[A] = c[A] - 1;
+        if (lo[A] < 0) lo[A] = W && L.wrap[A] ? na - 1 : 0;
+        if (hi[A] > na - 1) hi[A] = W && L.wrap[A] ? 0 : na - 1;
+        int lo_b[3] = {lo[0], lo[1], lo[2]}, hi_b[3] = {hi[0], hi[1], hi[2]};
+        lo_b[b]++;
+        hi_b[b]++;
+        if (W && L.wrap[b] && lo_b[b] == L.wrap[b]) lo_b[b] = hi_b[b] = 0; /* face n repeats face 0 */
+        float v0 = lerp_(__ldg(d + node3(L, lo[0], lo[1], lo[2])), __ldg(d + node3(L, hi[0], hi[1], hi[2])), 0.5f);
+        float v1 = lerp_(__ldg(d + node3(L, lo_b[0], lo_b[1], lo_b[2])), __ldg(d + node3(L, hi_b[0], hi_b[1], hi_b[2])), 0.5f);
+        u[b] = lerp_(v0, v1, 0.5f);
+    }
+}
+template <int DIM, bool W>
+__device__ inline void cell_node_velocity(const Tracer &t, int i, int j, int k, float u[3]) {
+    u[2] = 0.0f;
+#pragma unroll
+    for (int b = 0; b < DIM; b++) {
+        const Lat &L = t.V[b];
+        int w[3] = {i, j, k};
+        w[b]++;
+        if (W && L.wrap[b] && w[b] == L.wrap[b]) w[b] = 0; /* face n repeats face 0 */
+        u[b] = lerp_(__ldg(t.v[b] + node3(L, i, j, k)), __ldg(t.v[b] + node3(L, w[0], w[1], w[2])), 0.5f);
+    }
+}
+
+/* advect.c trace_row for one element, in two halves: the start (the element's position P and the velocity u1
+ * there) is shared by the backward and the forward trace; the end gives the foot of the backward trace
+ * (DIR = -1) or the end of the forward one (DIR = +1), in lattice coordinates of the grid; z = 0 in 2D, as the
+ * CPU's missing third buffer reads. FACE: the velocity component whose faces are advected, -1 for a scalar grid
+ * of the velocity's cells, -2 for a finer scalar grid (u1 sampled at P). */
+template <int DIM, int FACE, bool W>
+__device__ inline void trace_start(const Tracer &t, const Map &m, int i, int j, int k, float P[3], float u1[3]) {
     P[1] = ((float)j + m.off[1]) / m.scale[1];
     P[2] = ((float)k + m.off[2]) / m.scale[2];
     P[0] = ((float)i + m.off[0]) / m.scale[0];
-    velocity_at<DIM>(t, P, u1);
+    if (FACE >= 0) face_node_velocity<DIM, (FACE < 0 ? 0 : FACE), W>(t, i, j, k, u1);
+    else if (FACE == -1) cell_node_velocity<DIM, W>(t, i, j, k, u1);
+    else velocity_at<DIM, W>(t, P, u1);
+}
+template <int DIR, int DIM, bool W>
+__device__ inline void trace_end(const Tracer &t, const Map &m, const float P[3], const float u1[3], float out[3]) {
+    float Q[3], u2[3];
 #pragma unroll
     for (int b = 0; b < 3; b++) Q[b] = DIR < 0 ? P[b] - 0.5f * t.dtc * u1[b] : P[b] + 0.5f * t.dtc * u1[b];
-    velocity_at<DIM>(t, Q, u2);
+    velocity_at<DIM, W>(t, Q, u2);
 #pragma unroll
     for (int b = 0; b < 3; b++) {
         if (b < DIM) out[b] = (DIR < 0 ? P[b] - t.dtc * u2[b] : P[b] + t.dtc * u2[b]) * m.scale[b] - m.off[b];
@@ -172,34 +248,57 @@ __device__ inline void trace(const Tracer &t, const Map &m, int i, int j, int k,
     }
 }
 
-/* out = factor * A(q) */
+/* The feet of the backward trace, kept from the first pass of MacCormack / BFECC for the limiter (and BFECC's last
+ * pass) when x[0] is set: 4 B per axis written and read again against a second trace (a midpoint sample of 24
+ * gathers in 3D). The same floats either way. */
+struct Feet {
+    float *x[3];
+};
 template <int DIM>
+__device__ inline void feet_store(const Feet &F, unsigned e, const float b[3]) {
+#pragma unroll
+    for (int a = 0; a < DIM; a++) F.x[a][e] = b[a];
+}
+template <int DIM>
+__device__ inline void feet_load(const Feet &F, unsigned e, float b[3]) {
+    b[2] = 0.0f;
+#pragma unroll
+    for (int a = 0; a < DIM; a++) b[a] = F.x[a][e];
+}
+
+/* out = factor * A(q) */
+template <int DIM, int FACE, bool W>
 __global__ void k_adv_backward(Tracer t, Map m, Lat L, const float *__restrict__ q, float *__restrict__ out, float factor,
-                               Flags fl, int field) {
+                               Flags fl, int field, Feet F) {
     ECU_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
-    float b[3];
-    trace<-1, DIM>(t, m, i, j, k, b);
-    float v = factor * lat_sample<DIM>(L, q, b[0], b[1], b[2]);
-    out[idx3(m.n, i, j, k)] = v;
+    float P[3], u1[3], b[3];
+    trace_start<DIM, FACE, W>(t, m, i, j, k, P, u1);
+    trace_end<-1, DIM, W>(t, m, P, u1, b);
+    float v = factor * lat_sample<DIM, W>(L, q, b[0], b[1], b[2]);
+    const unsigned e = idx3(m.n, i, j, k);
+    out[e] = v;
+    if (F.x[0]) feet_store<DIM>(F, e, b);
     if (field >= 0) flag_if_bad(fl, v, field);
 }
 
 /* MacCormack second pass: out = factor * limit(q^ + (q - A^R q^)/2) */
-template <int DIM>
+template <int DIM, int FACE, bool W>
 __global__ void k_adv_maccormack(Tracer t, Map m, Lat L, const float *__restrict__ q, const float *__restrict__ qhat,
-                                 float *__restrict__ out, float factor, Flags fl, int field) {
+                                 float *__restrict__ out, float factor, Flags fl, int field, Feet F) {
     ECU_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
-    size_t e = idx3(m.n, i, j, k);
-    float f[3], b[3];
-    trace<+1, DIM>(t, m, i, j, k, f);
-    float back = lat_sample<DIM>(L, qhat, f[0], f[1], f[2]);
+    const unsigned e = idx3(m.n, i, j, k);
+    float P[3], u1[3], f[3], b[3];
+    trace_start<DIM, FACE, W>(t, m, i, j, k, P, u1);
+    trace_end<+1, DIM, W>(t, m, P, u1, f);
+    float back = lat_sample<DIM, W>(L, qhat, f[0], f[1], f[2]);
     float qh = qhat[e];
     float v = qh + 0.5f * (q[e] - back);
     float lo, hi;
-    trace<-1, DIM>(t, m, i, j, k, b);
-    lat_minmax<DIM>(L, q, b[0], b[1], b[2], &lo, &hi);
+    if (F.x[0]) feet_load<DIM>(F, e, b);
+    else trace_end<-1, DIM, W>(t, m, P, u1, b);
+    lat_minmax<DIM, W>(L, q, b[0], b[1], b[2], &lo, &hi);
     if (v < lo || v > hi) v = qh;
     v = factor * v;
     out[e] = v;
@@ -207,33 +306,41 @@ __global__ void k_adv_maccormack(Tracer t, Map m, Lat L, const float *__restrict
 }
 
 /* BFECC middle pass: corrected = q + (q - A^R q^)/2 */
-template <int DIM>
+template <int DIM, int FACE, bool W>
 __global__ void k_adv_bfecc_correct(Tracer t, Map m, Lat L, const float *__restrict__ q, const float *__restrict__ qhat,
                                     float *__restrict__ corrected) {
     ECU_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
-    size_t e = idx3(m.n, i, j, k);
-    float f[3];
-    trace<+1, DIM>(t, m, i, j, k, f);
-    float back = lat_sample<DIM>(L, qhat, f[0], f[1], f[2]);
+    const unsigned e = idx3(m.n, i, j, k);
+    float P[3], u1[3], f[3];
+    trace_start<DIM, FACE, W>(t, m, i, j, k, P, u1);
+    trace_end<+1, DIM, W>(t, m, P, u1, f);
+    float back = lat_sample<DIM, W>(L, qhat, f[0], f[1], f[2]);
     float qe = q[e];
     corrected[e] = qe + 0.5f * (qe - back);
 }
 
 /* BFECC last pass: out = factor * clamp(A(corrected), min/max of q around the foot) */
-template <int DIM>
+template <int DIM, int FACE, bool W>
 __global__ void k_adv_bfecc_final(Tracer t, Map m, Lat L, const float *__restrict__ q, const float *__restrict__ corr,
-                                  float *__restrict__ out, float factor, Flags fl, int field) {
+                                  float *__restrict__ out, float factor, Flags fl, int field, Feet F) {
     ECU_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
+    const unsigned e = idx3(m.n, i, j, k);
     float b[3];
-    trace<-1, DIM>(t, m, i, j, k, b);
-    float v = lat_sample<DIM>(L, corr, b[0], b[1], b[2]);
+    if (F.x[0]) feet_load<DIM>(F, e, b);
+    else {
+        float P[3], u1[3];
+        trace_start<DIM, FACE, W>(t, m, i, j, k, P, u1);
+        trace_end<-1, DIM, W>(t, m, P, u1, b);
+    }
+    const Loc pb = lat_locate<DIM, W>(L, b[0], b[1], b[2]);
+    float v = sample_at<DIM>(L, corr, pb);
     float lo, hi;
-    lat_minmax<DIM>(L, q, b[0], b[1], b[2], &lo, &hi);
+    minmax_at<DIM>(L, q, pb, &lo, &hi);
     v = v < lo ? lo : (v > hi ? hi : v);
     v = factor * v;
-    out[idx3(m.n, i, j, k)] = v;
+    out[e] = v;
     flag_if_bad(fl, v, field);
 }
 
@@ -249,38 +356,44 @@ struct Multi {
 };
 
 /* dst = factor * A(q) */
-template <int DIM>
-__global__ void k_advm_backward(Tracer t, Map m, Lat L, Multi M, Flags fl, int final_pass) {
+template <int DIM, int FACE, bool W>
+__global__ void k_advm_backward(Tracer t, Map m, Lat L, Multi M, Flags fl, int final_pass, Feet F) {
     ECU_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
-    float b[3];
-    trace<-1, DIM>(t, m, i, j, k, b);
+    float P[3], u1[3], b[3];
+    trace_start<DIM, FACE, W>(t, m, i, j, k, P, u1);
+    trace_end<-1, DIM, W>(t, m, P, u1, b);
     const unsigned e = idx3(m.n, i, j, k);
+    if (F.x[0]) feet_store<DIM>(F, e, b);
+    const Loc pb = lat_locate<DIM, W>(L, b[0], b[1], b[2]); /* once for every field */
 #pragma unroll
     for (int f = 0; f < 4; f++) {
         if (f >= M.n) break;
-        float v = M.factor[f] * lat_sample<DIM>(L, M.q[f], b[0], b[1], b[2]);
+        float v = M.factor[f] * sample_at<DIM>(L, M.q[f], pb);
         M.dst[f][e] = v;
         if (final_pass) flag_if_bad(fl, v, M.field[f]);
     }
 }
 
-template <int DIM>
-__global__ void k_advm_maccormack(Tracer t, Map m, Lat L, Multi M, Flags fl) {
+template <int DIM, int FACE, bool W>
+__global__ void k_advm_maccormack(Tracer t, Map m, Lat L, Multi M, Flags fl, Feet F) {
     ECU_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
     const unsigned e = idx3(m.n, i, j, k);
-    float fw[3], b[3];
-    trace<+1, DIM>(t, m, i, j, k, fw);
-    trace<-1, DIM>(t, m, i, j, k, b);
+    float P[3], u1[3], fw[3], b[3];
+    trace_start<DIM, FACE, W>(t, m, i, j, k, P, u1);
+    trace_end<+1, DIM, W>(t, m, P, u1, fw);
+    if (F.x[0]) feet_load<DIM>(F, e, b);
+    else trace_end<-1, DIM, W>(t, m, P, u1, b);
+    const Loc pf = lat_locate<DIM, W>(L, fw[0], fw[1], fw[2]), pb = lat_locate<DIM, W>(L, b[0], b[1], b[2]);
 #pragma unroll
     for (int f = 0; f < 4; f++) {
         if (f >= M.n) break;
-        float back = lat_sample<DIM>(L, M.hat[f], fw[0], fw[1], fw[2]);
+        float back = sample_at<DIM>(L, M.hat[f], pf);
         float qh = M.hat[f][e];
         float v = qh + 0.5f * (M.q[f][e] - back);
         float lo, hi;
-        lat_minmax<DIM>(L, M.q[f], b[0], b[1], b[2], &lo, &hi);
+        minmax_at<DIM>(L, M.q[f], pb, &lo, &hi);
         if (v < lo || v > hi) v = qh;
         v = M.factor[f] * v;
         M.dst[f][e] = v;
@@ -289,36 +402,44 @@ __global__ void k_advm_maccormack(Tracer t, Map m, Lat L, Multi M, Flags fl) {
 }
 
 /* BFECC middle pass into dst: q + (q - A^R q^)/2 */
-template <int DIM>
+template <int DIM, int FACE, bool W>
 __global__ void k_advm_bfecc_correct(Tracer t, Map m, Lat L, Multi M) {
     ECU_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
     const unsigned e = idx3(m.n, i, j, k);
-    float fw[3];
-    trace<+1, DIM>(t, m, i, j, k, fw);
+    float P[3], u1[3], fw[3];
+    trace_start<DIM, FACE, W>(t, m, i, j, k, P, u1);
+    trace_end<+1, DIM, W>(t, m, P, u1, fw);
+    const Loc pf = lat_locate<DIM, W>(L, fw[0], fw[1], fw[2]);
 #pragma unroll
     for (int f = 0; f < 4; f++) {
         if (f >= M.n) break;
-        float back = lat_sample<DIM>(L, M.hat[f], fw[0], fw[1], fw[2]);
+        float back = sample_at<DIM>(L, M.hat[f], pf);
         float qe = M.q[f][e];
         M.dst[f][e] = qe + 0.5f * (qe - back);
     }
 }
 
 /* BFECC last pass: hat holds the corrected fields */
-template <int DIM>
-__global__ void k_advm_bfecc_final(Tracer t, Map m, Lat L, Multi M, Flags fl) {
+template <int DIM, int FACE, bool W>
+__global__ void k_advm_bfecc_final(Tracer t, Map m, Lat L, Multi M, Flags fl, Feet F) {
     ECU_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
-    float b[3];
-    trace<-1, DIM>(t, m, i, j, k, b);
     const unsigned e = idx3(m.n, i, j, k);
+    float b[3];
+    if (F.x[0]) feet_load<DIM>(F, e, b);
+    else {
+        float P[3], u1[3];
+        trace_start<DIM, FACE, W>(t, m, i, j, k, P, u1);
+        trace_end<-1, DIM, W>(t, m, P, u1, b);
+    }
+    const Loc pb = lat_locate<DIM, W>(L, b[0], b[1], b[2]);
 #pragma unroll
     for (int f = 0; f < 4; f++) {
         if (f >= M.n) break;
-        float v = lat_sample<DIM>(L, M.hat[f], b[0], b[1], b[2]);
+        float v = sample_at<DIM>(L, M.hat[f], pb);
         float lo, hi;
-        lat_minmax<DIM>(L, M.q[f], b[0], b[1], b[2], &lo, &hi);
+        minmax_at<DIM>(L, M.q[f], pb, &lo, &hi);
         v = v < lo ? lo : (v > hi ? hi : v);
         v = M.factor[f] * v;
         M.dst[f][e] = v;
@@ -326,11 +447,41 @@ __global__ void k_advm_bfecc_final(Tracer t, Map m, Lat L, Multi M, Flags fl) {
     }
 }
 
+/* launches kern<dim, face, wrap_any> on the stage's stream (wrap_any: a local of the caller): FACE_GO for a face
+ * grid (face 0..dim-1), SCALAR_GO for the scalar grid (face -1 with dye_scale 1, else -2) */
+#define ADV_GO(kern, D, F, gr, ...)                                                                          \
+    do {                                                                                                     \
+        if (wrap_any) kern<D, F, true><<<gr, tile_block(), 0, c->stream>>>(__VA_ARGS__);                     \
+        else kern<D, F, false><<<gr, tile_block(), 0, c->stream>>>(__VA_ARGS__);                             \
+    } while (0)
+#define FACE_GO(kern, face, gr, ...)                                                                         \
+    do {                                                                                                     \
+        if (c->g.dim == 3) {                                                                                 \
+            if ((face) == 0) ADV_GO(kern, 3, 0, gr, __VA_ARGS__);                                            \
+            else if ((face) == 1) ADV_GO(kern, 3, 1, gr, __VA_ARGS__);                                       \
+            else ADV_GO(kern, 3, 2, gr, __VA_ARGS__);                                                        \
+        } else if ((face) == 0) ADV_GO(kern, 2, 0, gr, __VA_ARGS__);                                         \
+        else ADV_GO(kern, 2, 1, gr, __VA_ARGS__);                                                            \
+    } while (0)
+#define SCALAR_GO(kern, face, gr, ...)                                                                       \
+    do {                                                                                                     \
+        if (c->g.dim == 3) {                                                                                 \
+            if ((face) == -1) ADV_GO(kern, 3, -1, gr, __VA_ARGS__);                                          \
+            else ADV_GO(kern, 3, -2, gr, __VA_ARGS__);                                                       \
+        } else if ((face) == -1) ADV_GO(kern, 2, -1, gr, __VA_ARGS__);                                       \
+        else ADV_GO(kern, 2, -2, gr, __VA_ARGS__);                                                           \
+    } while (0)
+
+/* whether any lattice the stage samples wraps (a periodic axis) */
+static bool wraps(const Lat &L) { return L.wrap[0] || L.wrap[1] || L.wrap[2]; }
+static bool stage_wraps(const Tracer &t, const Lat &L) { return wraps(t.V[0]) || wraps(t.V[1]) || wraps(t.V[2]) || wraps(L); }
+
 struct AdvectWS {
     float *tmp[2];   /* q^ and the BFECC-corrected field of one velocity component (largest grid) */
     float *hat[4];   /* q^ of each scalar (hat[0] = tmp[0]) */
     float *corr[4];  /* BFECC-corrected scalars (corr[0] = tmp[1]) */
     float *out[3];   /* with cu_sim.scalar_tmp: the four new scalar fields */
+    float *feet[3];  /* backward feet of the first pass (cu_sim.adv_feet; MacCormack and BFECC) */
 };
 
 /* allocates what the current scheme needs (called at creation and before each advection: eddy_sim_set_def may
@@ -354,6 +505,8 @@ eddy_status advect_init(cu_sim *c) {
     }
     for (int f = 0; f < 3 && st == EDDY_OK; f++)
         if (!w->out[f]) st = dev_alloc(c, (void **)&w->out[f], sb, "advected scalars");
+    for (int a = 0; a < c->g.dim && st == EDDY_OK && want >= 1 && c->adv_feet; a++)
+        if (!w->feet[a]) st = dev_alloc(c, (void **)&w->feet[a], cap * sizeof(float), "advection feet");
     return st;
 }
 
@@ -366,28 +519,41 @@ void advect_free(cu_sim *c) {
         cudaFree(w->hat[f]);
         cudaFree(w->corr[f]);
     }
-    for (int f = 0; f < 3; f++) cudaFree(w->out[f]);
+    for (int f = 0; f < 3; f++) {
+        cudaFree(w->out[f]);
+        cudaFree(w->feet[f]);
+    }
     free(w);
     c->adv = nullptr;
 }
 
-static cudaError_t advect_field(cu_sim *c, const Tracer &t, const Map &m, const Lat &L, const float *q, float *out,
-                                float factor, int field) {
+/* the feet buffers when the scheme traces twice and cu_sim.adv_feet is set, else none (the passes retrace) */
+static Feet feet_of(cu_sim *c) {
+    Feet F;
+    const bool on = c->adv_feet && c->s->def.advection != EDDY_ADVECT_SEMI_LAGRANGIAN && c->adv->feet[0];
+    for (int a = 0; a < 3; a++) F.x[a] = on ? c->adv->feet[a] : nullptr;
+    return F;
+}
+
+static cudaError_t advect_field(cu_sim *c, const Tracer &t, const Map &m, int face, const Lat &L, const float *q,
+                                float *out, float factor, int field) {
     dim3 gr = tiles(m.n[0], m.n[1], m.n[2]);
     Flags fl = flags_for(c);
+    Feet F = feet_of(c), none = {{nullptr, nullptr, nullptr}};
+    const bool wrap_any = stage_wraps(t, L);
     float *t0 = c->adv->tmp[0], *t1 = c->adv->tmp[1];
     switch (c->s->def.advection) {
     case EDDY_ADVECT_SEMI_LAGRANGIAN:
-        (c->g.dim == 3 ? k_adv_backward<3> : k_adv_backward<2>)<<<gr, tile_block(), 0, c->stream>>>(t, m, L, q, out, factor, fl, field);
+        FACE_GO(k_adv_backward, face, gr, t, m, L, q, out, factor, fl, field, none);
         break;
     case EDDY_ADVECT_MACCORMACK:
-        (c->g.dim == 3 ? k_adv_backward<3> : k_adv_backward<2>)<<<gr, tile_block(), 0, c->stream>>>(t, m, L, q, t0, 1.0f, fl, -1);
-        (c->g.dim == 3 ? k_adv_maccormack<3> : k_adv_maccormack<2>)<<<gr, tile_block(), 0, c->stream>>>(t, m, L, q, t0, out, factor, fl, field);
+        FACE_GO(k_adv_backward, face, gr, t, m, L, q, t0, 1.0f, fl, -1, F);
+        FACE_GO(k_adv_maccormack, face, gr, t, m, L, q, t0, out, factor, fl, field, F);
         break;
     case EDDY_ADVECT_BFECC:
-        (c->g.dim == 3 ? k_adv_backward<3> : k_adv_backward<2>)<<<gr, tile_block(), 0, c->stream>>>(t, m, L, q, t0, 1.0f, fl, -1);
-        (c->g.dim == 3 ? k_adv_bfecc_correct<3> : k_adv_bfecc_correct<2>)<<<gr, tile_block(), 0, c->stream>>>(t, m, L, q, t0, t1);
-        (c->g.dim == 3 ? k_adv_bfecc_final<3> : k_adv_bfecc_final<2>)<<<gr, tile_block(), 0, c->stream>>>(t, m, L, q, t1, out, factor, fl, field);
+        FACE_GO(k_adv_backward, face, gr, t, m, L, q, t0, 1.0f, fl, -1, F);
+        FACE_GO(k_adv_bfecc_correct, face, gr, t, m, L, q, t0, t1);
+        FACE_GO(k_adv_bfecc_final, face, gr, t, m, L, q, t1, out, factor, fl, field, F);
         break;
     }
     return cudaGetLastError();
@@ -416,7 +582,7 @@ cudaError_t launch_advect(cu_sim *c, float dt) {
             m.off[b] = vd.off[b];
             m.scale[b] = 1.0f;
         }
-        e = advect_field(c, t, m, lat_of(vd), c->vel[a], c->vel_tmp[a], fv, EDDY_FIELD_U + a);
+        e = advect_field(c, t, m, a, lat_of(vd), c->vel[a], c->vel_tmp[a], fv, EDDY_FIELD_U + a);
     }
     /* scalars: fields known to be zero stay zero (the CPU skips them the same way) */
     GDesc sd = scalar_desc(g);
@@ -444,6 +610,9 @@ cudaError_t launch_advect(cu_sim *c, float dt) {
         dim3 gr = tiles(m.n[0], m.n[1], m.n[2]);
         Lat L = lat_of(sd);
         Flags fl = flags_for(c);
+        Feet F = feet_of(c), none = {{nullptr, nullptr, nullptr}};
+        const bool wrap_any = stage_wraps(t, L);
+        const int face = d.dye_scale[0] == 1 && d.dye_scale[1] == 1 && d.dye_scale[2] == 1 ? -1 : -2;
         Multi A = M; /* pass 1 writes q^ (factor 1) */
         for (int f = 0; f < M.n; f++) {
             M.dst[f] = *pool[f];
@@ -453,20 +622,20 @@ cudaError_t launch_advect(cu_sim *c, float dt) {
         }
         switch (d.advection) {
         case EDDY_ADVECT_SEMI_LAGRANGIAN:
-            (c->g.dim == 3 ? k_advm_backward<3> : k_advm_backward<2>)<<<gr, tile_block(), 0, c->stream>>>(t, m, L, M, fl, 1);
+            SCALAR_GO(k_advm_backward, face, gr, t, m, L, M, fl, 1, none);
             break;
         case EDDY_ADVECT_MACCORMACK:
-            (c->g.dim == 3 ? k_advm_backward<3> : k_advm_backward<2>)<<<gr, tile_block(), 0, c->stream>>>(t, m, L, A, fl, 0);
-            (c->g.dim == 3 ? k_advm_maccormack<3> : k_advm_maccormack<2>)<<<gr, tile_block(), 0, c->stream>>>(t, m, L, M, fl);
+            SCALAR_GO(k_advm_backward, face, gr, t, m, L, A, fl, 0, F);
+            SCALAR_GO(k_advm_maccormack, face, gr, t, m, L, M, fl, F);
             break;
         case EDDY_ADVECT_BFECC: {
-            (c->g.dim == 3 ? k_advm_backward<3> : k_advm_backward<2>)<<<gr, tile_block(), 0, c->stream>>>(t, m, L, A, fl, 0);
+            SCALAR_GO(k_advm_backward, face, gr, t, m, L, A, fl, 0, F);
             Multi C = A; /* corrected fields into corr */
             for (int f = 0; f < M.n; f++) C.dst[f] = w->corr[f];
-            (c->g.dim == 3 ? k_advm_bfecc_correct<3> : k_advm_bfecc_correct<2>)<<<gr, tile_block(), 0, c->stream>>>(t, m, L, C);
-            Multi F = M;
-            for (int f = 0; f < M.n; f++) F.hat[f] = w->corr[f];
-            (c->g.dim == 3 ? k_advm_bfecc_final<3> : k_advm_bfecc_final<2>)<<<gr, tile_block(), 0, c->stream>>>(t, m, L, F, fl);
+            SCALAR_GO(k_advm_bfecc_correct, face, gr, t, m, L, C);
+            Multi Fm = M;
+            for (int f = 0; f < M.n; f++) Fm.hat[f] = w->corr[f];
+            SCALAR_GO(k_advm_bfecc_final, face, gr, t, m, L, Fm, fl, F);
             break;
         }
         }
