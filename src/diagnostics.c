@@ -8,6 +8,7 @@
  * row (of cells, of faces of each component, of scalars), and the partials are added serially in the order of
  * the rows, so the figures do not depend on the thread count, and are the same bits as a separate pass for each
  * figure. */
+#include "keep_if.h"
 #include "sim_internal.h"
 
 #include <math.h>
@@ -75,23 +76,6 @@ static double dye_row(const float *r, const float *g, const float *b, int count)
     return sum;
 }
 
-/* x where keep, else +0; a bit mask rather than a branch, so that the vectoriser needs no control flow */
-static inline double keep_if(double x, bool keep) {
-    uint64_t b;
-    memcpy(&b, &x, sizeof b);
-    b &= (uint64_t)0 - (uint64_t)keep;
-    memcpy(&x, &b, sizeof x);
-    return x;
-}
-
-static inline float keep_iff(float x, bool keep) {
-    uint32_t b;
-    memcpy(&b, &x, sizeof b);
-    b &= (uint32_t)0 - (uint32_t)keep;
-    memcpy(&x, &b, sizeof x);
-    return x;
-}
-
 enum { CHUNK = 256 }; /* cells per vector block: the squared divergences wait here for the serial sum */
 
 /* cell row (j,k): divergence, speed, the face rows it owns, and its scalar rows when the scalar grid is the
@@ -137,12 +121,12 @@ KERNEL void diag_row(const eddy_sim *s, const diag_layout *L, double *P, int j, 
                 float d = uu[i + 1] - uu[i] + a1[i] - a0[i];
                 d = over_h(d, h, rh, mul);
                 const bool fluid = so[i] == 0;
-                float ad = keep_iff(fabsf(d), fluid);
+                float ad = eddy__keep_float(fabsf(d), fluid);
                 mdf = ad > mdf ? ad : mdf;
                 double dd = d;
-                t_div[i] = keep_if(dd * dd, fluid);
+                t_div[i] = eddy__keep_double(dd * dd, fluid);
                 double cu = 0.5 * ((double)uu[i] + uu[i + 1]), cv = 0.5 * ((double)a0[i] + a1[i]);
-                double sp2 = keep_if(cu * cu + cv * cv, fluid);
+                double sp2 = eddy__keep_double(cu * cu + cv * cv, fluid);
                 ms = sp2 > ms ? sp2 : ms;
                 float fu_ = fabsf(uu[i]), fv_ = fabsf(a0[i]);
                 mu = fu_ > mu ? fu_ : mu;
@@ -159,13 +143,13 @@ KERNEL void diag_row(const eddy_sim *s, const diag_layout *L, double *P, int j, 
                 d += b1[i] - b0[i];
                 d = over_h(d, h, rh, mul);
                 const bool fluid = so[i] == 0;
-                float ad = keep_iff(fabsf(d), fluid);
+                float ad = eddy__keep_float(fabsf(d), fluid);
                 mdf = ad > mdf ? ad : mdf;
                 double dd = d;
-                t_div[i] = keep_if(dd * dd, fluid);
+                t_div[i] = eddy__keep_double(dd * dd, fluid);
                 double cu = 0.5 * ((double)uu[i] + uu[i + 1]), cv = 0.5 * ((double)a0[i] + a1[i]),
                        cw = 0.5 * ((double)b0[i] + b1[i]);
-                double sp2 = keep_if(cu * cu + cv * cv + cw * cw, fluid);
+                double sp2 = eddy__keep_double(cu * cu + cv * cv + cw * cw, fluid);
                 ms = sp2 > ms ? sp2 : ms;
                 float fu_ = fabsf(uu[i]), fv_ = fabsf(a0[i]), fw_ = fabsf(b0[i]);
                 mu = fu_ > mu ? fu_ : mu;

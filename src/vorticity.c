@@ -11,6 +11,7 @@
  * value is computed with the same float operations in the same order as the per-cell formulas above (a division
  * by the spacing becomes a multiply only where that is exact: h a power of two), so the result does not depend on
  * the thread count, and the CUDA backend's kernels, which follow the same formulas, stay comparable bit for bit. */
+#include "keep_if.h"
 #include "sim_internal.h"
 
 #include <math.h>
@@ -148,16 +149,6 @@ static void row_faces(const float *old, float *out, const float *fl, const float
     for (int i = 0; i < n; i++) out[i] = old[i] + dt * (0.5f * (fl[i] + fh[i]));
 }
 
-/* the confinement force from the curl and the gradient of |curl|; zero in solid cells and where the gradient
- * vanishes. A bit mask rather than a branch keeps the loops free of control flow for the vectoriser. */
-static inline float keep_if(float x, bool keep) {
-    uint32_t b;
-    memcpy(&b, &x, sizeof b);
-    b &= (uint32_t)0 - (uint32_t)keep;
-    memcpy(&x, &b, sizeof x);
-    return x;
-}
-
 /* ---------------------------------------------------------------- 2D: slabs are rows of n0 cells */
 
 typedef struct rings2 {
@@ -209,24 +200,42 @@ KERNEL void force_row2(const eddy_sim *s, const sweep *w, rings2 *r, int L, bool
         bool keep = (len > 1e-20f) & (solid[i] == 0);
         float nx = gx / len, ny = gy / len;
         /* N x omega with nz = +0, omega = (+0, +0, wz), in the 3D formula's order of operations */
-        fx[i] = keep_if(scale * (ny * wz[i]), keep);
-        fy[i] = keep_if(scale * (0.0f - nx * wz[i]), keep);
+        fx[i] = eddy__keep_float(scale * (ny * wz[i]), keep);
+        fy[i] = eddy__keep_float(scale * (0.0f - nx * wz[i]), keep);
     }
+}
+
+/* The slabs a thread's block [r0, r1) needs: forces on [fmin, fmax] (the faces of its slabs and the one below),
+ * curls one slab further out, cell velocities two; clamped to the grid unless the sweep axis is periodic (then the
+ * ring keys wrap). */
+typedef struct sweep_window {
+    int fmin, fmax, cmin, cmax, umin, umax;
+    bool last; /* the block ends at the top: it also writes the top slab of faces */
+} sweep_window;
+
+static sweep_window window_of(const sweep *w, int r0, int r1) {
+    const int ns = w->ns;
+    sweep_window v;
+    v.last = r1 == ns;
+    v.fmin = r0 - 1;
+    v.fmax = v.last ? ns : r1 - 1;
+    if (!w->ps) {
+        v.fmin = eddy__clampi(v.fmin, 0, ns - 1);
+        v.fmax = eddy__clampi(v.fmax, 0, ns - 1);
+    }
+    v.cmin = v.fmin - 1, v.cmax = v.fmax + 1, v.umin = v.fmin - 2, v.umax = v.fmax + 2;
+    if (!w->ps) {
+        v.cmin = eddy__clampi(v.cmin, 0, ns - 1); v.cmax = eddy__clampi(v.cmax, 0, ns - 1);
+        v.umin = eddy__clampi(v.umin, 0, ns - 1); v.umax = eddy__clampi(v.umax, 0, ns - 1);
+    }
+    return v;
 }
 
 KERNEL void sweep2(eddy_sim *s, const sweep *w, rings2 *r, int r0, int r1, bool mul) {
     const int n0 = w->n0, ns = w->ns;
-    const bool last = r1 == ns;
-    int fmin = r0 - 1, fmax = last ? ns : r1 - 1;
-    if (!w->ps) {
-        fmin = eddy__clampi(fmin, 0, ns - 1);
-        fmax = eddy__clampi(fmax, 0, ns - 1);
-    }
-    int cmin = fmin - 1, cmax = fmax + 1, umin = fmin - 2, umax = fmax + 2;
-    if (!w->ps) {
-        cmin = eddy__clampi(cmin, 0, ns - 1); cmax = eddy__clampi(cmax, 0, ns - 1);
-        umin = eddy__clampi(umin, 0, ns - 1); umax = eddy__clampi(umax, 0, ns - 1);
-    }
+    const sweep_window v = window_of(w, r0, r1);
+    const bool last = v.last;
+    const int fmin = v.fmin, fmax = v.fmax, cmin = v.cmin, cmax = v.cmax, umin = v.umin, umax = v.umax;
     const float dt = w->dt;
     for (int L = umin; L <= fmax + 2; L++) {
         if (L <= umax) uc_row2(s, w, r, L);
@@ -325,9 +334,9 @@ KERNEL void force_plane3(const eddy_sim *s, const sweep *w, rings3 *r, int L, bo
             float len = sqrtf(gx * gx + gy * gy + gz * gz);
             bool keep = (len > 1e-20f) & (solid[i] == 0);
             float nx = gx / len, ny = gy / len, nz = gz / len;
-            fx[i] = keep_if(scale * (ny * oz[i] - nz * oy[i]), keep);
-            fy[i] = keep_if(scale * (nz * ox[i] - nx * oz[i]), keep);
-            fz[i] = keep_if(scale * (nx * oy[i] - ny * ox[i]), keep);
+            fx[i] = eddy__keep_float(scale * (ny * oz[i] - nz * oy[i]), keep);
+            fy[i] = eddy__keep_float(scale * (nz * ox[i] - nx * oz[i]), keep);
+            fz[i] = eddy__keep_float(scale * (nx * oy[i] - ny * ox[i]), keep);
         }
     }
 }
@@ -354,17 +363,9 @@ static void faces_plane3(eddy_sim *s, const sweep *w, rings3 *r, int t, bool top
 
 KERNEL void sweep3(eddy_sim *s, const sweep *w, rings3 *r, int r0, int r1, bool mul) {
     const int ns = w->ns;
-    const bool last = r1 == ns;
-    int fmin = r0 - 1, fmax = last ? ns : r1 - 1;
-    if (!w->ps) {
-        fmin = eddy__clampi(fmin, 0, ns - 1);
-        fmax = eddy__clampi(fmax, 0, ns - 1);
-    }
-    int cmin = fmin - 1, cmax = fmax + 1, umin = fmin - 2, umax = fmax + 2;
-    if (!w->ps) {
-        cmin = eddy__clampi(cmin, 0, ns - 1); cmax = eddy__clampi(cmax, 0, ns - 1);
-        umin = eddy__clampi(umin, 0, ns - 1); umax = eddy__clampi(umax, 0, ns - 1);
-    }
+    const sweep_window v = window_of(w, r0, r1);
+    const bool last = v.last;
+    const int fmin = v.fmin, fmax = v.fmax, cmin = v.cmin, cmax = v.cmax, umin = v.umin, umax = v.umax;
     for (int L = umin; L <= fmax + 2; L++) {
         if (L <= umax) uc_plane3(s, w, r, L);
         if (L - 1 >= cmin && L - 1 <= cmax) curl_plane3(w, r, L - 1, mul);
