@@ -288,7 +288,7 @@ static bool open_stats(run *r, const char *path, long long keep_bytes, char *err
     if (keep_bytes >= 0) {
         /* resuming: drop what was written after the checkpoint, then append */
         if (truncate(path, (off_t)keep_bytes) != 0) {
-            snprintf(err, err_size, "--stats %s: cannot continue the stats file of the checkpoint", path);
+            snprintf(err, err_size, "--stats %.1024s: cannot continue the stats file of the checkpoint", path);
             return false;
         }
         r->stats = fopen(path, "ab");
@@ -296,7 +296,7 @@ static bool open_stats(run *r, const char *path, long long keep_bytes, char *err
         r->stats = fopen(path, "wb");
     }
     if (!r->stats) {
-        snprintf(err, err_size, "--stats %s: cannot open for writing", path);
+        snprintf(err, err_size, "--stats %.1024s: cannot open for writing", path);
         return false;
     }
     snprintf(r->st.stats_path, sizeof r->st.stats_path, "%s", path);
