@@ -225,6 +225,26 @@ static void apply_operator(eddy_sim *s, const diffusion_system *sys, double sums
     sum_partials(ws, rows, 2, sums);
 }
 
+/* The sums of a residual update, per row: r . D^-1 r, r . r, sum D^-1 r, sum r */
+typedef struct residual_sums {
+    double rz, rr, zsum, rsum;
+} residual_sums;
+
+static inline void add_residual(residual_sums *acc, float r, float inv_diag) {
+    float z = r * inv_diag;
+    acc->rz += (double)r * z;
+    acc->rr += (double)r * r;
+    acc->zsum += z;
+    acc->rsum += r;
+}
+
+static inline void store_residual_sums(eddy_diffuse_ws *ws, int row, const residual_sums *acc) {
+    ws->part[SUM_A][row] = acc->rz;
+    ws->part[SUM_B][row] = acc->rr;
+    ws->part[SUM_C][row] = acc->zsum;
+    ws->part[SUM_D][row] = acc->rsum;
+}
+
 /* x += alpha p, r -= alpha (q - q_mean) on the unknowns. Sums: r . D^-1 r, r . r, sum D^-1 r, sum r. */
 static void update_solution(eddy_sim *s, const diffusion_system *sys, float alpha, float q_mean, double sums[SUM_COUNT]) {
     eddy_diffuse_ws *ws = s->diffuse;
@@ -233,22 +253,15 @@ static void update_solution(eddy_sim *s, const diffusion_system *sys, float alph
 #pragma omp parallel for num_threads(EDDY_THREADS(s)) schedule(static)
     for (int row = 0; row < rows; row++) {
         size_t e = (size_t)row * (size_t)n0, end = e + (size_t)n0;
-        double rz = 0.0, rr = 0.0, zsum = 0.0, rsum = 0.0;
+        residual_sums acc = {0};
         for (; e < end; e++) {
             if (ws->fixed[e]) continue;
             x[e] += alpha * ws->p[e];
             float r = ws->r[e] - alpha * (ws->q[e] - q_mean);
-            float z = r * ws->inv_diag[e];
             ws->r[e] = r;
-            rz += (double)r * z;
-            rr += (double)r * r;
-            zsum += z;
-            rsum += r;
+            add_residual(&acc, r, ws->inv_diag[e]);
         }
-        ws->part[SUM_A][row] = rz;
-        ws->part[SUM_B][row] = rr;
-        ws->part[SUM_C][row] = zsum;
-        ws->part[SUM_D][row] = rsum;
+        store_residual_sums(ws, row, &acc);
     }
     sum_partials(ws, rows, 4, sums);
 }
@@ -272,22 +285,15 @@ static void start_direction(eddy_sim *s, const diffusion_system *sys, float r_me
 #pragma omp parallel for num_threads(EDDY_THREADS(s)) schedule(static)
     for (int row = 0; row < rows; row++) {
         size_t e = (size_t)row * (size_t)n0, end = e + (size_t)n0;
-        double rz = 0.0, rr = 0.0, zsum = 0.0, rsum = 0.0;
+        residual_sums acc = {0};
         for (; e < end; e++) {
             ws->p[e] = 0.0f;
             if (ws->fixed[e]) continue;
             float r = ws->r[e] - r_mean;
-            float z = r * ws->inv_diag[e];
             ws->r[e] = r;
-            rz += (double)r * z;
-            rr += (double)r * r;
-            zsum += z;
-            rsum += r;
+            add_residual(&acc, r, ws->inv_diag[e]);
         }
-        ws->part[SUM_A][row] = rz;
-        ws->part[SUM_B][row] = rr;
-        ws->part[SUM_C][row] = zsum;
-        ws->part[SUM_D][row] = rsum;
+        store_residual_sums(ws, row, &acc);
     }
     sum_partials(ws, rows, 4, sums);
 }
