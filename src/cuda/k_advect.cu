@@ -320,6 +320,19 @@ __global__ void k_adv_bfecc_correct(Tracer t, Map m, Lat L, const float *__restr
     corrected[e] = qe + 0.5f * (qe - back);
 }
 
+/* the backward foot of element e: kept from the first pass when the feet are stored, else traced again */
+template <int DIM, int FACE, bool W>
+__device__ inline void backward_foot(const Tracer &t, const Map &m, const Feet &F, unsigned e, int i, int j, int k,
+                                     float b[3]) {
+    if (F.x[0]) {
+        feet_load<DIM>(F, e, b);
+        return;
+    }
+    float P[3], u1[3];
+    trace_start<DIM, FACE, W>(t, m, i, j, k, P, u1);
+    trace_end<-1, DIM, W>(t, m, P, u1, b);
+}
+
 /* BFECC last pass: out = factor * clamp(A(corrected), min/max of q around the foot) */
 template <int DIM, int FACE, bool W>
 __global__ void k_adv_bfecc_final(Tracer t, Map m, Lat L, const float *__restrict__ q, const float *__restrict__ corr,
@@ -328,12 +341,7 @@ __global__ void k_adv_bfecc_final(Tracer t, Map m, Lat L, const float *__restric
     if (!inside_) return;
     const unsigned e = idx3(m.n, i, j, k);
     float b[3];
-    if (F.x[0]) feet_load<DIM>(F, e, b);
-    else {
-        float P[3], u1[3];
-        trace_start<DIM, FACE, W>(t, m, i, j, k, P, u1);
-        trace_end<-1, DIM, W>(t, m, P, u1, b);
-    }
+    backward_foot<DIM, FACE, W>(t, m, F, e, i, j, k, b);
     const Loc pb = lat_locate<DIM, W>(L, b[0], b[1], b[2]);
     float v = sample_at<DIM>(L, corr, pb);
     float lo, hi;
@@ -427,12 +435,7 @@ __global__ void k_advm_bfecc_final(Tracer t, Map m, Lat L, Multi M, Flags fl, Fe
     if (!inside_) return;
     const unsigned e = idx3(m.n, i, j, k);
     float b[3];
-    if (F.x[0]) feet_load<DIM>(F, e, b);
-    else {
-        float P[3], u1[3];
-        trace_start<DIM, FACE, W>(t, m, i, j, k, P, u1);
-        trace_end<-1, DIM, W>(t, m, P, u1, b);
-    }
+    backward_foot<DIM, FACE, W>(t, m, F, e, i, j, k, b);
     const Loc pb = lat_locate<DIM, W>(L, b[0], b[1], b[2]);
 #pragma unroll
     for (int f = 0; f < 4; f++) {

@@ -924,9 +924,8 @@ __global__ void k_label_sub(LevA L, const int *__restrict__ label, float *v, Com
 }
 
 /* ------------------------------------------------------------------ projection kernels (project.c) */
-__global__ void k_rhs(Geo g, LevA L, Vel v, float *__restrict__ b) {
-    ECU_IJK(g.n[0], g.n[1]);
-    if (!inside_) return;
+/* b = -(net outflow) of cell (i, j, k) where it is a fluid cell (diag > 0), else 0 */
+__device__ inline float cell_rhs(const Geo &g, const LevA &L, const Vel &v, int i, int j, int k) {
     int fu[3], fv[3];
     face_dims(g, 0, fu);
     face_dims(g, 1, fv);
@@ -936,8 +935,13 @@ __global__ void k_rhs(Geo g, LevA L, Vel v, float *__restrict__ b) {
         face_dims(g, 2, fw);
         flux = flux + (v.c[2][idx3(fw, i, j, k + 1)] - v.c[2][idx3(fw, i, j, k)]);
     }
-    int e = cell_at(L, i, j, k);
-    b[e] = L.diag[e] > 0.0f ? -flux : 0.0f;
+    return L.diag[cell_at(L, i, j, k)] > 0.0f ? -flux : 0.0f;
+}
+
+__global__ void k_rhs(Geo g, LevA L, Vel v, float *__restrict__ b) {
+    ECU_IJK(g.n[0], g.n[1]);
+    if (!inside_) return;
+    b[cell_at(L, i, j, k)] = cell_rhs(g, L, v, i, j, k);
 }
 
 /* k_rhs with k_masked_sum's partials of b (the same bits, one pass fewer) */
@@ -945,17 +949,8 @@ __global__ void k_rhs_sum(Geo g, LevA L, Vel v, float *__restrict__ b, double *p
     __shared__ double sh[32];
     double acc = 0.0;
     ECU_ROWS_BEGIN(L.n[0], L.n[1])
-        int fu[3], fv[3];
-        face_dims(g, 0, fu);
-        face_dims(g, 1, fv);
-        float flux = (v.c[0][idx3(fu, i + 1, j, k)] - v.c[0][idx3(fu, i, j, k)]) + (v.c[1][idx3(fv, i, j + 1, k)] - v.c[1][idx3(fv, i, j, k)]);
-        if (g.dim == 3) {
-            int fw[3];
-            face_dims(g, 2, fw);
-            flux = flux + (v.c[2][idx3(fw, i, j, k + 1)] - v.c[2][idx3(fw, i, j, k)]);
-        }
         int e = cell_at(L, i, j, k);
-        float bv = L.diag[e] > 0.0f ? -flux : 0.0f;
+        float bv = cell_rhs(g, L, v, i, j, k);
         b[e] = bv;
         acc += L.diag[e] > 0.0f ? (double)bv : 0.0;
     ECU_ROWS_END
