@@ -254,6 +254,7 @@ eddy_status eddy_sim_create(const eddy_sim_def *def, eddy_sim **out, char *msg, 
         return EDDY_ERR_OUT_OF_MEMORY;
     }
     s->next_id = 1;
+    s->avx2 = eddy__cpu_has_avx2();
     eddy_status sts[3] = {eddy__advect_init(s), eddy__diffuse_init(s), eddy__project_init(s)};
     for (int i = 0; i < 3; i++)
         if (sts[i] != EDDY_OK) {

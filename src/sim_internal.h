@@ -15,6 +15,7 @@
 #define EDDY_SIM_INTERNAL_H
 
 #include "eddy/eddy.h"
+#include "vector_isa.h"
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -59,6 +60,7 @@ struct eddy_sim {
     size_t nface[3];      /* elements of vel[a] (0 for absent) */
     size_t nscalar;       /* sn0*sn1*sn2 */
     bool periodic[3];     /* axis periodic */
+    bool avx2;            /* run the AVX2 builds of the row kernels (vector_isa.h); same bits either way */
 
     float *vel[3];        /* face velocities, m/s */
     float *vel_tmp[3];    /* scratch of the same size (advection output, projection) */

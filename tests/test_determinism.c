@@ -1,5 +1,5 @@
-/* Determinism: the same run with 1, 2 and 3 threads gives identical bytes in every field and every diagnostic
- * (lockstep games need it). Exercises every stage: splats, emitters, buoyancy (temperature and dye), vorticity
+/* Determinism: the same run with 1, 2 and 3 threads, and with the AVX2 and the baseline builds of the row kernels
+ * (vector_isa.h), gives identical bytes in every field and every diagnostic (lockstep games need it). Exercises every stage: splats, emitters, buoyancy (temperature and dye), vorticity
  * confinement, each advection scheme, viscosity, each pressure solver, moving obstacles; 2D and 3D, walls and
  * periodic axes (the confinement sweep splits the outermost axis between threads, and 3 threads split it
  * unevenly), a scalar grid finer than the velocity grid and one of the same size. */
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static eddy_sim *run(int dim, int threads, eddy_advection adv, eddy_pressure_solver ps, bool periodic) {
+static eddy_sim *run(int dim, int threads, bool wide, eddy_advection adv, eddy_pressure_solver ps, bool periodic) {
     eddy_sim_def d = eddy_sim_def_default();
     d.dim = dim;
     d.grid[0] = dim == 2 ? 48 : 20;
@@ -40,6 +40,7 @@ static eddy_sim *run(int dim, int threads, eddy_advection adv, eddy_pressure_sol
         CHECK(0, "create: %s", msg);
         return NULL;
     }
+    s->avx2 = wide && eddy__cpu_has_avx2();
     eddy_obstacle_def o = {0};
     o.shape = EDDY_SHAPE_SPHERE;
     o.center[0] = 0.5f; o.center[1] = 0.4f; o.center[2] = 0.4f; o.radius = 0.1f;
@@ -64,9 +65,12 @@ static eddy_sim *run(int dim, int threads, eddy_advection adv, eddy_pressure_sol
 }
 
 static void compare(int dim, eddy_advection adv, eddy_pressure_solver ps, bool periodic) {
-    eddy_sim *a = run(dim, 1, adv, ps, periodic);
-    for (int threads = 2; threads <= 3; threads++) {
-        eddy_sim *b = run(dim, threads, adv, ps, periodic);
+    /* the reference: 1 thread, baseline vector width; then 1 and 2 threads with AVX2 (where the CPU has it) and 3
+     * with the baseline */
+    eddy_sim *a = run(dim, 1, false, adv, ps, periodic);
+    for (int variant = 0; variant < 3; variant++) {
+        int threads = variant + 1;
+        eddy_sim *b = run(dim, threads, variant < 2, adv, ps, periodic);
         if (a && b) {
             for (int f = 0; f <= EDDY_FIELD_TEMPERATURE; f++) {
                 if (f == EDDY_FIELD_W && dim == 2) continue;
@@ -74,15 +78,16 @@ static void compare(int dim, eddy_advection adv, eddy_pressure_solver ps, bool p
                 eddy_sim_field_layout(a, (eddy_field)f, &L);
                 const float *x = eddy_sim_field_view(a, (eddy_field)f, NULL), *y = eddy_sim_field_view(b, (eddy_field)f, NULL);
                 CHECK(memcmp(x, y, L.count * sizeof(float)) == 0,
-                      "%dD adv %d solver %d periodic %d: field %s differs between 1 and %d threads", dim, (int)adv, (int)ps,
-                      (int)periodic, eddy_field_name((eddy_field)f), threads);
+                      "%dD adv %d solver %d periodic %d: field %s differs between 1 thread (baseline) and %d (%s)", dim,
+                      (int)adv, (int)ps, (int)periodic, eddy_field_name((eddy_field)f), threads, b->avx2 ? "AVX2" : "baseline");
             }
             const eddy_step_stats *p = &a->stats, *q = &b->stats;
             CHECK(memcmp(&p->kinetic_energy, &q->kinetic_energy, sizeof(double)) == 0 &&
                       memcmp(&p->dye_total, &q->dye_total, sizeof(double)) == 0 && memcmp(&p->max_div, &q->max_div, sizeof(float)) == 0 &&
                       memcmp(&p->rms_div, &q->rms_div, sizeof(float)) == 0 && memcmp(&p->max_speed, &q->max_speed, sizeof(float)) == 0 &&
                       memcmp(&p->cfl, &q->cfl, sizeof(float)) == 0,
-                  "%dD periodic %d: diagnostics differ between 1 and %d threads", dim, (int)periodic, threads);
+                  "%dD periodic %d: diagnostics differ between 1 thread (baseline) and %d (%s)", dim, (int)periodic, threads,
+                  b->avx2 ? "AVX2" : "baseline");
             CHECK(p->pressure_iterations == q->pressure_iterations, "pressure iterations differ");
             CHECK(p->kinetic_energy > 0 && p->dye_total > 0, "nothing moved");
         }
