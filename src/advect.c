@@ -23,6 +23,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -370,6 +371,202 @@ HOT void trace_row(eddy_advect_ws *ws, const grid_map *m, const lattice V[3], fl
     }
 }
 
+/* ---------------------------------------------------------------- AVX2: 8 elements of a row at once */
+
+/* The 3D trace and passes without periodic axes, 8 consecutive elements per instruction (vector_isa.h): lane l
+ * does, operand for operand and in the same order, what the scalar code above does for element l (the same
+ * locate, the lerps in the order of stencil_sample, the min/max tree of stencil_minmax), so the bits agree. The
+ * nodes come from gathers with 32-bit indices: used only where every lattice has fewer than 2^31 nodes and at
+ * least 2 along each axis. A row shorter than 8 takes the scalar code; the last group of a longer row overlaps
+ * the previous one (its elements are computed twice, the same way). */
+#if EDDY_HAVE_AVX2_PATH
+#include <immintrin.h>
+
+#define HOT8 static inline __attribute__((always_inline)) EDDY_AVX2
+
+/* locate_axis without wrapping: clamp into [0, top] (NaN and -0 to +0), lower node at most last */
+HOT8 void locate8(__m256 x, float top, int last, __m256i *i0, __m256 *w) {
+    x = _mm256_and_ps(x, _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_GT_OQ));
+    x = _mm256_min_ps(x, _mm256_set1_ps(top)); /* x > top ? top : x, as the scalar clamp */
+    __m256i i = _mm256_min_epi32(_mm256_cvttps_epi32(x), _mm256_set1_epi32(last));
+    *i0 = i;
+    *w = _mm256_sub_ps(x, _mm256_cvtepi32_ps(i));
+}
+
+HOT8 __m256 lerp8(__m256 a, __m256 b, __m256 w) { return _mm256_add_ps(a, _mm256_mul_ps(w, _mm256_sub_ps(b, a))); }
+
+typedef struct stencil8 {
+    __m256i base; /* node (x0, y0, z0) */
+    __m256 wx, wy, wz;
+} stencil8;
+
+HOT8 void locate_3d8(const lattice *L, __m256 x, __m256 y, __m256 z, stencil8 *st) {
+    __m256i i, j, k;
+    locate8(x, L->top[0], L->last[0], &i, &st->wx);
+    locate8(y, L->top[1], L->last[1], &j, &st->wy);
+    locate8(z, L->top[2], L->last[2], &k, &st->wz);
+    st->base = _mm256_add_epi32(i, _mm256_add_epi32(_mm256_mullo_epi32(j, _mm256_set1_epi32((int)L->nx)),
+                                                    _mm256_mullo_epi32(k, _mm256_set1_epi32((int)L->nxy))));
+}
+
+/* the 8 nodes around each lane's point, in stencil_sample's order: rows r00, r10, r01, r11, x0 then x1 */
+HOT8 void gather8(const lattice *L, const float *d, const stencil8 *st, __m256 n[8]) {
+    const size_t nx = L->nx, nxy = L->nxy;
+    const float *row[4] = {d, d + nx, d + nxy, d + nxy + nx};
+    for (int r = 0; r < 4; r++) {
+        n[2 * r] = _mm256_i32gather_ps(row[r], st->base, 4);
+        n[2 * r + 1] = _mm256_i32gather_ps(row[r] + 1, st->base, 4);
+    }
+}
+
+HOT8 __m256 sample_nodes8(const __m256 n[8], const stencil8 *st) {
+    __m256 c00 = lerp8(n[0], n[1], st->wx), c10 = lerp8(n[2], n[3], st->wx);
+    __m256 c01 = lerp8(n[4], n[5], st->wx), c11 = lerp8(n[6], n[7], st->wx);
+    return lerp8(lerp8(c00, c10, st->wy), lerp8(c01, c11, st->wy), st->wz);
+}
+
+HOT8 __m256 sample8(const lattice *L, const float *d, const stencil8 *st) {
+    __m256 n[8];
+    gather8(L, d, st, n);
+    return sample_nodes8(n, st);
+}
+
+HOT8 void minmax_nodes8(const __m256 n[8], __m256 *lo, __m256 *hi) {
+    __m256 mn00 = _mm256_min_ps(n[0], n[1]), mn10 = _mm256_min_ps(n[2], n[3]);
+    __m256 mn01 = _mm256_min_ps(n[4], n[5]), mn11 = _mm256_min_ps(n[6], n[7]);
+    __m256 mx00 = _mm256_max_ps(n[0], n[1]), mx10 = _mm256_max_ps(n[2], n[3]);
+    __m256 mx01 = _mm256_max_ps(n[4], n[5]), mx11 = _mm256_max_ps(n[6], n[7]);
+    *lo = _mm256_min_ps(_mm256_min_ps(mn00, mn10), _mm256_min_ps(mn01, mn11));
+    *hi = _mm256_max_ps(_mm256_max_ps(mx00, mx10), _mm256_max_ps(mx01, mx11));
+}
+
+/* 8 points stored interleaved (x y z x y z ...) <-> three vectors */
+HOT8 void load_xyz8(const float *p, __m256 *x, __m256 *y, __m256 *z) {
+    __m256 a = _mm256_loadu_ps(p), b = _mm256_loadu_ps(p + 8), c = _mm256_loadu_ps(p + 16);
+    /* x: a lanes 0 3 6, b lanes 1 4 7, c lanes 2 5; y: a 1 4 7, b 2 5, c 0 3 6; z: a 2 5, b 0 3 6, c 1 4 7 */
+    __m256 tx = _mm256_blend_ps(_mm256_blend_ps(a, b, 0x92), c, 0x24);
+    __m256 ty = _mm256_blend_ps(_mm256_blend_ps(a, b, 0x24), c, 0x49);
+    __m256 tz = _mm256_blend_ps(_mm256_blend_ps(a, b, 0x49), c, 0x92);
+    *x = _mm256_permutevar8x32_ps(tx, _mm256_setr_epi32(0, 3, 6, 1, 4, 7, 2, 5));
+    *y = _mm256_permutevar8x32_ps(ty, _mm256_setr_epi32(1, 4, 7, 2, 5, 0, 3, 6));
+    *z = _mm256_permutevar8x32_ps(tz, _mm256_setr_epi32(2, 5, 0, 3, 6, 1, 4, 7));
+}
+
+HOT8 void store_xyz8(float *p, __m256 x, __m256 y, __m256 z) {
+    __m256 xp = _mm256_permutevar8x32_ps(x, _mm256_setr_epi32(0, 3, 6, 1, 4, 7, 2, 5));
+    __m256 yp = _mm256_permutevar8x32_ps(y, _mm256_setr_epi32(5, 0, 3, 6, 1, 4, 7, 2));
+    __m256 zp = _mm256_permutevar8x32_ps(z, _mm256_setr_epi32(2, 5, 0, 3, 6, 1, 4, 7));
+    _mm256_storeu_ps(p, _mm256_blend_ps(_mm256_blend_ps(xp, yp, 0x92), zp, 0x24));
+    _mm256_storeu_ps(p + 8, _mm256_blend_ps(_mm256_blend_ps(xp, yp, 0x24), zp, 0x49));
+    _mm256_storeu_ps(p + 16, _mm256_blend_ps(_mm256_blend_ps(xp, yp, 0x49), zp, 0x92));
+}
+
+/* velocity_at for 8 points */
+HOT8 void velocity_at8(const lattice V[3], const __m256 P[3], __m256 u[3]) {
+    const __m256 half = _mm256_set1_ps(0.5f);
+    const __m256 Ph[3] = {_mm256_sub_ps(P[0], half), _mm256_sub_ps(P[1], half), _mm256_sub_ps(P[2], half)};
+    stencil8 st;
+    locate_3d8(&V[0], P[0], Ph[1], Ph[2], &st);
+    u[0] = sample8(&V[0], V[0].d, &st);
+    locate_3d8(&V[1], Ph[0], P[1], Ph[2], &st);
+    u[1] = sample8(&V[1], V[1].d, &st);
+    locate_3d8(&V[2], Ph[0], Ph[1], P[2], &st);
+    u[2] = sample8(&V[2], V[2].d, &st);
+}
+
+/* the inside readers (face_node_velocity_inside, cell_node_velocity_inside) for elements i .. i+7 */
+HOT8 void node_velocity_inside8(const lattice V[3], int face, const size_t p[3], __m256 u[3]) {
+    const __m256 half = _mm256_set1_ps(0.5f);
+    for (int b = 0; b < 3; b++) {
+        const float *d = V[b].d + p[b];
+        const size_t sb = stride_of(&V[b], b);
+        if (face < 0) {
+            u[b] = lerp8(_mm256_loadu_ps(d), _mm256_loadu_ps(d + sb), half);
+            continue;
+        }
+        if (b == face) {
+            u[b] = _mm256_loadu_ps(d);
+            continue;
+        }
+        const size_t sa = stride_of(&V[b], face);
+        __m256 v0 = lerp8(_mm256_loadu_ps(d - sa), _mm256_loadu_ps(d), half);
+        __m256 v1 = lerp8(_mm256_loadu_ps(d + sb - sa), _mm256_loadu_ps(d + sb), half);
+        u[b] = lerp8(v0, v1, half);
+    }
+}
+
+static EDDY_AVX2 void trace_row_avx2(eddy_advect_ws *ws, const grid_map *m, const lattice V[3], float dtc, bool forward,
+                                     int row) {
+    const int n0 = m->n[0];
+    if (n0 < 8) {
+        trace_row(ws, m, V, dtc, forward, row, 3, false);
+        return;
+    }
+    int j = row % m->n[1], k = row / m->n[1];
+    const size_t e_row = (size_t)row * (size_t)n0;
+    __m256 P[3], Q[3], u1[3], u2[3], out[3];
+    P[1] = _mm256_set1_ps(((float)j + m->off[1]) / m->scale[1]);
+    P[2] = _mm256_set1_ps(((float)k + m->off[2]) / m->scale[2]);
+    int in_lo, in_hi;
+    row_interior(V, 3, m, j, k, &in_lo, &in_hi);
+    size_t p[3];
+    for (int b = 0; b < 3; b++) p[b] = node(&V[b], 0, j, k);
+    const bool sampled = m->face < 0 && !m->unit_scale; /* first stage sampled, as in trace_row */
+    const __m256 hd = _mm256_set1_ps(0.5f * dtc), vd = _mm256_set1_ps(dtc);
+    const __m256 lane = _mm256_setr_ps(0, 1, 2, 3, 4, 5, 6, 7);
+    for (int i = 0;; i += 8) {
+        if (i + 8 > n0) i = n0 - 8;
+        P[0] = _mm256_div_ps(_mm256_add_ps(_mm256_add_ps(_mm256_set1_ps((float)i), lane), _mm256_set1_ps(m->off[0])),
+                             _mm256_set1_ps(m->scale[0]));
+        if (sampled) velocity_at8(V, P, u1);
+        else if (i >= in_lo && i + 8 <= in_hi) {
+            size_t pi[3] = {p[0] + (size_t)i, p[1] + (size_t)i, p[2] + (size_t)i};
+            node_velocity_inside8(V, m->face, pi, u1);
+        } else {
+            float u[3][8];
+            for (int l = 0; l < 8; l++) {
+                int il = i + l, c[3] = {il, j, k};
+                float ul[3];
+                if (il >= in_lo && il < in_hi) {
+                    size_t pi[3] = {p[0] + (size_t)il, p[1] + (size_t)il, p[2] + (size_t)il};
+                    if (m->face >= 0) face_node_velocity_inside(V, 3, m->face, pi, ul);
+                    else cell_node_velocity_inside(V, 3, pi, ul);
+                } else if (m->face >= 0) face_node_velocity(V, 3, m->face, c, ul);
+                else cell_node_velocity(V, 3, c, ul);
+                for (int b = 0; b < 3; b++) u[b][l] = ul[b];
+            }
+            for (int b = 0; b < 3; b++) u1[b] = _mm256_loadu_ps(u[b]);
+        }
+        for (int b = 0; b < 3; b++) Q[b] = _mm256_sub_ps(P[b], _mm256_mul_ps(hd, u1[b]));
+        velocity_at8(V, Q, u2);
+        for (int b = 0; b < 3; b++)
+            out[b] = _mm256_sub_ps(_mm256_mul_ps(_mm256_sub_ps(P[b], _mm256_mul_ps(vd, u2[b])), _mm256_set1_ps(m->scale[b])),
+                                   _mm256_set1_ps(m->off[b]));
+        store_xyz8(ws->back + 3 * (e_row + (size_t)i), out[0], out[1], out[2]);
+        if (forward) {
+            for (int b = 0; b < 3; b++) Q[b] = _mm256_add_ps(P[b], _mm256_mul_ps(hd, u1[b]));
+            velocity_at8(V, Q, u2);
+            for (int b = 0; b < 3; b++)
+                out[b] = _mm256_sub_ps(_mm256_mul_ps(_mm256_add_ps(P[b], _mm256_mul_ps(vd, u2[b])), _mm256_set1_ps(m->scale[b])),
+                                       _mm256_set1_ps(m->off[b]));
+            store_xyz8(ws->fwd + 3 * (e_row + (size_t)i), out[0], out[1], out[2]);
+        }
+        if (i + 8 >= n0) break;
+    }
+}
+
+#endif
+
+#if EDDY_HAVE_AVX2_PATH
+/* true when the AVX2 code applies to lattice L: no wrapping axis, 2 nodes or more along each axis (as the
+ * stencils assume), node indices within int32 (the gathers' indices) */
+static bool gathers_fit(const lattice *L) {
+    for (int b = 0; b < 3; b++)
+        if (L->wrap[b] || L->n[b] < 2) return false;
+    return L->nxy * (size_t)L->n[2] <= (size_t)INT32_MAX;
+}
+#endif
+
 /* Traces every element of grid m back (and forward, for the reverse operator) through the velocity by RK2
  * midpoint steps of dt; dtc = dt / h converts m/s into cells. */
 static void trace_grid(eddy_sim *s, const grid_map *m, const lattice V[3], float dtc, bool forward) {
@@ -380,8 +577,17 @@ static void trace_grid(eddy_sim *s, const grid_map *m, const lattice V[3], float
     bool may_wrap = false;
     for (int a = 0; a < dim; a++)
         for (int b = 0; b < dim; b++) may_wrap = may_wrap || V[a].wrap[b] != 0;
+#if EDDY_HAVE_AVX2_PATH
+    const bool wide = s->avx2 && dim == 3 && !may_wrap && gathers_fit(&V[0]) && gathers_fit(&V[1]) && gathers_fit(&V[2]);
+#endif
 #pragma omp parallel for num_threads(EDDY_THREADS(s)) schedule(static)
     for (int row = 0; row < rows; row++) {
+#if EDDY_HAVE_AVX2_PATH
+        if (wide) {
+            trace_row_avx2(ws, m, V, dtc, forward, row);
+            continue;
+        }
+#endif
         if (dim == 2) {
             if (may_wrap) trace_row(ws, m, V, dtc, forward, row, 2, true);
             else trace_row(ws, m, V, dtc, forward, row, 2, false);
@@ -453,13 +659,97 @@ HOT void pass_row(const eddy_advect_ws *ws, const pass_args *pa, enum pass_kind 
     }
 }
 
+#if EDDY_HAVE_AVX2_PATH
+HOT8 void pass_group8(const eddy_advect_ws *ws, const pass_args *pa, enum pass_kind kind, size_t e) {
+    const lattice *L = pa->L;
+    const bool two_way = kind == PASS_MACCORMACK || kind == PASS_BFECC_CORRECT;
+    __m256 x, y, z, n[8], v, lo, hi;
+    load_xyz8((two_way ? ws->fwd : ws->back) + 3 * e, &x, &y, &z);
+    stencil8 st;
+    locate_3d8(L, x, y, z, &st);
+    const __m256 factor = _mm256_set1_ps(pa->factor), half = _mm256_set1_ps(0.5f);
+    switch (kind) {
+    case PASS_BACKWARD:
+        _mm256_storeu_ps(pa->out + e, _mm256_mul_ps(factor, sample8(L, pa->q, &st)));
+        break;
+    case PASS_BACKWARD_RANGE:
+        gather8(L, pa->q, &st, n);
+        _mm256_storeu_ps(pa->out + e, sample_nodes8(n, &st));
+        minmax_nodes8(n, &lo, &hi);
+        _mm256_storeu_ps(pa->lo + e, lo);
+        _mm256_storeu_ps(pa->hi + e, hi);
+        break;
+    case PASS_MACCORMACK: {
+        __m256 qhat = _mm256_loadu_ps(pa->aux + e);
+        v = _mm256_add_ps(qhat, _mm256_mul_ps(half, _mm256_sub_ps(_mm256_loadu_ps(pa->q + e), sample8(L, pa->aux, &st))));
+        __m256 out = _mm256_or_ps(_mm256_cmp_ps(v, _mm256_loadu_ps(pa->lo + e), _CMP_LT_OQ),
+                                  _mm256_cmp_ps(v, _mm256_loadu_ps(pa->hi + e), _CMP_GT_OQ));
+        _mm256_storeu_ps(pa->out + e, _mm256_mul_ps(factor, _mm256_blendv_ps(v, qhat, out)));
+        break;
+    }
+    case PASS_BFECC_CORRECT: {
+        __m256 q = _mm256_loadu_ps(pa->q + e);
+        _mm256_storeu_ps(pa->out + e, _mm256_add_ps(q, _mm256_mul_ps(half, _mm256_sub_ps(q, sample8(L, pa->aux, &st)))));
+        break;
+    }
+    case PASS_BFECC_FINAL:
+        v = sample8(L, pa->aux, &st);
+        gather8(L, pa->q, &st, n);
+        minmax_nodes8(n, &lo, &hi);
+        /* v < lo ? lo : (v > hi ? hi : v) */
+        x = _mm256_blendv_ps(v, hi, _mm256_cmp_ps(v, hi, _CMP_GT_OQ));
+        x = _mm256_blendv_ps(x, lo, _mm256_cmp_ps(v, lo, _CMP_LT_OQ));
+        _mm256_storeu_ps(pa->out + e, _mm256_mul_ps(factor, x));
+        break;
+    }
+}
+
+/* elements [e, end) of a pass, 8 at a time (end - e >= 8: the last group overlaps the one before) */
+HOT8 void pass_range8(const eddy_advect_ws *ws, const pass_args *pa, enum pass_kind kind, size_t e, size_t end) {
+    for (;; e += 8) {
+        if (e + 8 > end) e = end - 8;
+        pass_group8(ws, pa, kind, e);
+        if (e + 8 >= end) break;
+    }
+}
+
+static EDDY_AVX2 void pass_row_avx2(const eddy_advect_ws *ws, const pass_args *pa, enum pass_kind kind, size_t e, size_t end) {
+    if (end - e < 8) {
+        switch (kind) {
+        case PASS_BACKWARD: pass_row(ws, pa, PASS_BACKWARD, e, end, 3); break;
+        case PASS_BACKWARD_RANGE: pass_row(ws, pa, PASS_BACKWARD_RANGE, e, end, 3); break;
+        case PASS_MACCORMACK: pass_row(ws, pa, PASS_MACCORMACK, e, end, 3); break;
+        case PASS_BFECC_CORRECT: pass_row(ws, pa, PASS_BFECC_CORRECT, e, end, 3); break;
+        case PASS_BFECC_FINAL: pass_row(ws, pa, PASS_BFECC_FINAL, e, end, 3); break;
+        }
+        return;
+    }
+    switch (kind) {
+    case PASS_BACKWARD: pass_range8(ws, pa, PASS_BACKWARD, e, end); break;
+    case PASS_BACKWARD_RANGE: pass_range8(ws, pa, PASS_BACKWARD_RANGE, e, end); break;
+    case PASS_MACCORMACK: pass_range8(ws, pa, PASS_MACCORMACK, e, end); break;
+    case PASS_BFECC_CORRECT: pass_range8(ws, pa, PASS_BFECC_CORRECT, e, end); break;
+    case PASS_BFECC_FINAL: pass_range8(ws, pa, PASS_BFECC_FINAL, e, end); break;
+    }
+}
+#endif
+
 static void run_pass(eddy_sim *s, const grid_map *m, const pass_args *pa, enum pass_kind kind) {
     const eddy_advect_ws *ws = s->advect;
     const int dim = s->dim, rows = m->n[1] * m->n[2];
     const size_t n0 = (size_t)m->n[0];
+#if EDDY_HAVE_AVX2_PATH
+    const bool wide = s->avx2 && dim == 3 && gathers_fit(pa->L);
+#endif
 #pragma omp parallel for num_threads(EDDY_THREADS(s)) schedule(static)
     for (int row = 0; row < rows; row++) {
         size_t e = (size_t)row * n0;
+#if EDDY_HAVE_AVX2_PATH
+        if (wide) {
+            pass_row_avx2(ws, pa, kind, e, e + n0);
+            continue;
+        }
+#endif
         /* one instantiation per kind and dimension, so the switch and the z work fold away */
         if (dim == 2) {
             switch (kind) {
