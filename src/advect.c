@@ -409,13 +409,19 @@ HOT8 void locate_3d8(const lattice *L, __m256 x, __m256 y, __m256 z, stencil8 *s
                                                     _mm256_mullo_epi32(k, _mm256_set1_epi32((int)L->nxy))));
 }
 
-/* the 8 nodes around each lane's point, in stencil_sample's order: rows r00, r10, r01, r11, x0 then x1 */
+/* the 8 nodes around each lane's point, in stencil_sample's order: rows r00, r10, r01, r11, x0 then x1. Each row's
+ * two nodes are adjacent: one 64-bit gather brings both, for lanes 0 1 4 5 and for lanes 2 3 6 7, so that the
+ * in-lane shuffles that split x0 from x1 leave the lanes in order. */
 HOT8 void gather8(const lattice *L, const float *d, const stencil8 *st, __m256 n[8]) {
     const size_t nx = L->nx, nxy = L->nxy;
     const float *row[4] = {d, d + nx, d + nxy, d + nxy + nx};
+    const __m256i order = _mm256_permutevar8x32_epi32(st->base, _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7));
+    const __m128i ia = _mm256_castsi256_si128(order), ib = _mm256_extracti128_si256(order, 1);
     for (int r = 0; r < 4; r++) {
-        n[2 * r] = _mm256_i32gather_ps(row[r], st->base, 4);
-        n[2 * r + 1] = _mm256_i32gather_ps(row[r] + 1, st->base, 4);
+        __m256 a = _mm256_castpd_ps(_mm256_i32gather_pd((const double *)(const void *)row[r], ia, 4));
+        __m256 b = _mm256_castpd_ps(_mm256_i32gather_pd((const double *)(const void *)row[r], ib, 4));
+        n[2 * r] = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
+        n[2 * r + 1] = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1));
     }
 }
 
