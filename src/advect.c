@@ -400,13 +400,17 @@ typedef struct stencil8 {
     __m256 wx, wy, wz;
 } stencil8;
 
+HOT8 __m256i node_index8(const lattice *L, __m256i i, __m256i j, __m256i k) {
+    return _mm256_add_epi32(i, _mm256_add_epi32(_mm256_mullo_epi32(j, _mm256_set1_epi32((int)L->nx)),
+                                                _mm256_mullo_epi32(k, _mm256_set1_epi32((int)L->nxy))));
+}
+
 HOT8 void locate_3d8(const lattice *L, __m256 x, __m256 y, __m256 z, stencil8 *st) {
     __m256i i, j, k;
     locate8(x, L->top[0], L->last[0], &i, &st->wx);
     locate8(y, L->top[1], L->last[1], &j, &st->wy);
     locate8(z, L->top[2], L->last[2], &k, &st->wz);
-    st->base = _mm256_add_epi32(i, _mm256_add_epi32(_mm256_mullo_epi32(j, _mm256_set1_epi32((int)L->nx)),
-                                                    _mm256_mullo_epi32(k, _mm256_set1_epi32((int)L->nxy))));
+    st->base = node_index8(L, i, j, k);
 }
 
 /* the 8 nodes around each lane's point, in stencil_sample's order: rows r00, r10, r01, r11, x0 then x1. Each row's
@@ -467,17 +471,25 @@ HOT8 void store_xyz8(float *p, __m256 x, __m256 y, __m256 z) {
     _mm256_storeu_ps(p + 16, _mm256_blend_ps(_mm256_blend_ps(xp, yp, 0x49), zp, 0x92));
 }
 
-/* velocity_at for 8 points */
+/* velocity_at for 8 points. Component a is sampled at P along a and at P - 1/2 along the other axes; the two
+ * lattices sampled at P - 1/2 along an axis have as many nodes along it, so that axis is located once for both. */
 HOT8 void velocity_at8(const lattice V[3], const __m256 P[3], __m256 u[3]) {
     const __m256 half = _mm256_set1_ps(0.5f);
-    const __m256 Ph[3] = {_mm256_sub_ps(P[0], half), _mm256_sub_ps(P[1], half), _mm256_sub_ps(P[2], half)};
-    stencil8 st;
-    locate_3d8(&V[0], P[0], Ph[1], Ph[2], &st);
-    u[0] = sample8(&V[0], V[0].d, &st);
-    locate_3d8(&V[1], Ph[0], P[1], Ph[2], &st);
-    u[1] = sample8(&V[1], V[1].d, &st);
-    locate_3d8(&V[2], Ph[0], Ph[1], P[2], &st);
-    u[2] = sample8(&V[2], V[2].d, &st);
+    __m256i own[3], low[3];
+    __m256 w_own[3], w_low[3];
+    for (int b = 0; b < 3; b++) {
+        const lattice *Lo = &V[b], *Ll = &V[(b + 1) % 3]; /* Ll: a lattice that is not component b's */
+        locate8(P[b], Lo->top[b], Lo->last[b], &own[b], &w_own[b]);
+        locate8(_mm256_sub_ps(P[b], half), Ll->top[b], Ll->last[b], &low[b], &w_low[b]);
+    }
+    for (int a = 0; a < 3; a++) {
+        stencil8 st;
+        st.base = node_index8(&V[a], a == 0 ? own[0] : low[0], a == 1 ? own[1] : low[1], a == 2 ? own[2] : low[2]);
+        st.wx = a == 0 ? w_own[0] : w_low[0];
+        st.wy = a == 1 ? w_own[1] : w_low[1];
+        st.wz = a == 2 ? w_own[2] : w_low[2];
+        u[a] = sample8(&V[a], V[a].d, &st);
+    }
 }
 
 /* the inside readers (face_node_velocity_inside, cell_node_velocity_inside) for elements i .. i+7 */
