@@ -28,20 +28,13 @@ float eddy__cell_divergence(const eddy_sim *s, int i, int j, int k) {
 static diag_layout layout_of(const eddy_sim *s) {
     diag_layout L = {0};
     L.cell_rows = (size_t)s->n[1] * s->n[2];
-    for (int a = 0; a < s->dim; a++) {
-        int fn[3];
-        eddy__face_dims(s, a, fn);
-        L.face_rows[a] = (size_t)fn[1] * fn[2];
-    }
     L.scalar_rows = (size_t)s->sn[1] * s->sn[2];
     size_t at = 0;
     L.maxdiv = at; at += L.cell_rows;
     L.sumdiv2 = at; at += L.cell_rows;
     L.maxspeed = at; at += L.cell_rows;
-    for (int a = 0; a < 3; a++) {
-        L.energy[a] = at; at += L.face_rows[a];
-        L.maxface[a] = at; at += L.face_rows[a];
-    }
+    L.energy = at; at += L.cell_rows;
+    L.maxface = at; at += L.cell_rows;
     L.dye = at; at += L.scalar_rows;
     L.total = at;
     return L;
@@ -66,18 +59,14 @@ eddy_status eddy__diagnostics(eddy_sim *s, float dt) {
 #pragma omp parallel for num_threads(EDDY_THREADS(s)) schedule(static) reduction(+ : fluid)
     for (int row = 0; row < rows; row++) fluid += (size_t)do_row(s, &L, P, row % s->n[1], row / s->n[1]);
     /* the partials, serially in row order */
-    double md = 0, sd = 0, ms = 0;
+    double md = 0, sd = 0, ms = 0, energy = 0, maxface = 0;
     for (size_t r = 0; r < L.cell_rows; r++) {
         md = P[L.maxdiv + r] > md ? P[L.maxdiv + r] : md;
         sd += P[L.sumdiv2 + r];
         ms = P[L.maxspeed + r] > ms ? P[L.maxspeed + r] : ms;
+        energy += P[L.energy + r];
+        maxface = P[L.maxface + r] > maxface ? P[L.maxface + r] : maxface;
     }
-    double energy = 0, maxface = 0;
-    for (int a = 0; a < s->dim; a++)
-        for (size_t r = 0; r < L.face_rows[a]; r++) {
-            energy += P[L.energy[a] + r];
-            maxface = P[L.maxface[a] + r] > maxface ? P[L.maxface[a] + r] : maxface;
-        }
     double dye = 0;
     for (size_t r = 0; r < L.scalar_rows; r++) dye += P[L.dye + r];
     double cell_volume = (double)s->h * s->h * (s->dim == 3 ? s->h : 1.0);

@@ -5,10 +5,11 @@
 
 #include "sim_internal.h"
 
-/* per-row partials: one slot per row of cells, of faces of each component and of scalars */
+/* per-row partials: one slot per row of cells (the face rows above the last cell row of an axis count with that
+ * row) and per row of scalars */
 typedef struct diag_layout {
-    size_t cell_rows, face_rows[3], scalar_rows;
-    size_t maxdiv, sumdiv2, maxspeed, energy[3], maxface[3], dye, total; /* offsets into the buffer */
+    size_t cell_rows, scalar_rows;
+    size_t maxdiv, sumdiv2, maxspeed, energy, maxface, dye, total; /* offsets into the buffer */
 } diag_layout;
 
 /* One cell row (j,k): writes its partials into P (offsets from L) and returns its fluid cells. */

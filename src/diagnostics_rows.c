@@ -2,12 +2,13 @@
  *
  * A row reads its x-faces, the y- and z-face rows around it, its solid mask and (when the scalar grid is the
  * velocity grid) its dye once. Per block of cells the terms are computed in float with vector instructions: the
- * divergence (d = sum of face differences / h), d^2 and |d| over fluid cells, the squared cell-centred speed, the
- * face maxima and squares, R + G + B. Each sum then adds its float terms, widened to double, into LANES
- * interleaved partial sums (cell i into lane i % LANES) that are joined in one fixed tree at the end of the row:
- * the same bits for either vector width and any thread count (a row is never split), and LANES independent
- * chains instead of one serial chain. Float terms keep ~6e-8 relative error each; the sums over a whole grid are
- * in double. */
+ * divergence (d = sum of face differences / h), d^2 and |d| over fluid cells, the squared cell-centred speed,
+ * the squares of the cell's lower faces u^2 + v^2 + w^2 (each face is the lower face of one cell; the faces past
+ * the last cell of an axis are added by the row that owns them) and the largest |face|, R + G + B. Each sum then
+ * adds its float terms, widened to double, into LANES interleaved partial sums (cell i into lane i % LANES)
+ * joined in one fixed tree at the end of the row: the same bits for either vector width and any thread count (a
+ * row is never split), and LANES independent chains instead of one serial chain. The float terms carry ~1e-7
+ * relative error each; the sums over a whole grid are in double. */
 #include "diagnostics.h"
 #include "keep_if.h"
 
@@ -74,16 +75,16 @@ KERNEL int diag_row(const eddy_sim *s, const diag_layout *L, double *P, int j, i
     const bool same_grid = s->sn[0] == n0 && s->sn[1] == n1 && s->sn[2] == n2;
     const float *dr = s->dye[0] + row * (size_t)n0, *dg = s->dye[1] + row * (size_t)n0, *db = s->dye[2] + row * (size_t)n0;
     const float h = s->h, rh = 1.0f / h;
-    float mdf = 0, ms = 0, mu = 0, mv = 0, mw = 0; /* maxima: exact in any order */
+    float mdf = 0, ms = 0, mf = 0; /* maxima: exact in any order */
     int fluid = 0;
-    double sd_l[LANES] = {0}, eu_l[LANES] = {0}, ev_l[LANES] = {0}, ew_l[LANES] = {0}, dye_l[LANES] = {0};
-    float t_div[CHUNK], t_u[CHUNK], t_v[CHUNK], t_w[CHUNK], t_dye[CHUNK];
+    double sd_l[LANES] = {0}, e_l[LANES] = {0}, dye_l[LANES] = {0};
+    float t_div[CHUNK], t_e[CHUNK], t_dye[CHUNK];
     for (int i0 = 0; i0 < n0; i0 += CHUNK) {
         const int m = n0 - i0 < CHUNK ? n0 - i0 : CHUNK;
         const float *uu = u + i0, *a0 = v0 + i0, *a1 = v1 + i0;
         const float *b0 = dim == 3 ? w0 + i0 : a0, *b1 = dim == 3 ? w1 + i0 : a0;
         const uint8_t *so = solid + i0;
-#pragma omp simd reduction(max : mdf, ms, mu, mv, mw) reduction(+ : fluid)
+#pragma omp simd reduction(max : mdf, ms, mf) reduction(+ : fluid)
         for (int i = 0; i < m; i++) {
             float d = uu[i + 1] - uu[i] + a1[i] - a0[i];
             if (dim == 3) d += b1[i] - b0[i];
@@ -102,21 +103,18 @@ KERNEL int diag_row(const eddy_sim *s, const diag_layout *L, double *P, int j, i
             sp2 = eddy__keep_float(sp2, f);
             ms = sp2 > ms ? sp2 : ms;
             float x = uu[i], y = a0[i];
-            mu = fabsf(x) > mu ? fabsf(x) : mu;
-            mv = fabsf(y) > mv ? fabsf(y) : mv;
-            t_u[i] = x * x;
-            t_v[i] = y * y;
+            float af = fabsf(x) > fabsf(y) ? fabsf(x) : fabsf(y), e = x * x + y * y;
             if (dim == 3) {
                 float z = b0[i];
-                mw = fabsf(z) > mw ? fabsf(z) : mw;
-                t_w[i] = z * z;
+                af = fabsf(z) > af ? fabsf(z) : af;
+                e += z * z;
             }
+            mf = af > mf ? af : mf;
+            t_e[i] = e;
         }
         /* a solid cell adds +0 to the divergence sum, which leaves it unchanged */
         add_lanes(sd_l, t_div, m);
-        add_lanes(eu_l, t_u, m);
-        add_lanes(ev_l, t_v, m);
-        if (dim == 3) add_lanes(ew_l, t_w, m);
+        add_lanes(e_l, t_e, m);
         if (same_grid) {
             const float *r = dr + i0, *g = dg + i0, *b = db + i0;
 #pragma omp simd
@@ -124,37 +122,30 @@ KERNEL int diag_row(const eddy_sim *s, const diag_layout *L, double *P, int j, i
             add_lanes(dye_l, t_dye, m);
         }
     }
-    double eu = join_lanes(eu_l);
-    /* the last x-face repeats the first on a periodic x axis and is left out of the face figures */
+    double energy = join_lanes(e_l), maxface = mf;
+    /* the last x-face repeats the first on a periodic x axis and is left out of the face figures; so are the last
+     * y- and z-face rows of a periodic axis */
     if (!s->periodic[0]) {
-        eu += (double)(u[n0] * u[n0]);
-        mu = fabsf(u[n0]) > mu ? fabsf(u[n0]) : mu;
+        energy += (double)(u[n0] * u[n0]);
+        maxface = fabsf(u[n0]) > maxface ? fabsf(u[n0]) : maxface;
+    }
+    if (j == n1 - 1 && !s->periodic[1]) {
+        double e = 0, mx = 0;
+        face_row(v1, n0, &e, &mx);
+        energy += e;
+        maxface = mx > maxface ? mx : maxface;
+    }
+    if (dim == 3 && k == n2 - 1 && !s->periodic[2]) {
+        double e = 0, mx = 0;
+        face_row(w1, n0, &e, &mx);
+        energy += e;
+        maxface = mx > maxface ? mx : maxface;
     }
     P[L->maxdiv + row] = mdf;
     P[L->sumdiv2 + row] = join_lanes(sd_l);
     P[L->maxspeed + row] = ms;
-    P[L->energy[0] + row] = eu;
-    P[L->maxface[0] + row] = mu;
-    /* y-face row j; a periodic axis' last face row repeats the first and counts as zero */
-    size_t vr = (size_t)j + (size_t)(n1 + 1) * k;
-    P[L->energy[1] + vr] = join_lanes(ev_l);
-    P[L->maxface[1] + vr] = mv;
-    if (j == n1 - 1) {
-        double e = 0, mx = 0;
-        if (!s->periodic[1]) face_row(v1, n0, &e, &mx);
-        P[L->energy[1] + vr + 1] = e;
-        P[L->maxface[1] + vr + 1] = mx;
-    }
-    if (dim == 3) {
-        P[L->energy[2] + row] = join_lanes(ew_l);
-        P[L->maxface[2] + row] = mw;
-        if (k == n2 - 1) {
-            double e = 0, mx = 0;
-            if (!s->periodic[2]) face_row(w1, n0, &e, &mx);
-            P[L->energy[2] + row + (size_t)n1] = e; /* z-face row (j, n2) */
-            P[L->maxface[2] + row + (size_t)n1] = mx;
-        }
-    }
+    P[L->energy + row] = energy;
+    P[L->maxface + row] = maxface;
     /* scalar rows of this cell row when the scalar grid is finer */
     if (same_grid) {
         P[L->dye + row] = join_lanes(dye_l);
