@@ -43,6 +43,36 @@ static double copy_bandwidth(size_t bytes, int threads) {
 
 typedef struct { int dim, n[3]; } bench_case;
 
+/* The streaming parts of the step on their own, on the state the steps left (median of 15 calls each, ms), with
+ * their compulsory bytes: buoyancy reads the temperature and updates the component along gravity; vorticity
+ * confinement reads every component and the solid mask and rewrites every component; the diagnostics read every
+ * component, the solid mask and the dye. */
+static void stages_alone(eddy_sim *s, double copy_gbs) {
+    const float dt = s->def.dt;
+    double nv = 0;
+    for (int a = 0; a < s->dim; a++) nv += (double)s->nface[a];
+    const double cells = (double)s->ncells, ns = (double)s->nscalar;
+    double gface = 0;
+    for (int a = 0; a < s->dim; a++)
+        if (s->def.gravity[a] != 0.0f) gface += (double)s->nface[a];
+    const struct { const char *name; double bytes; } part[3] = {
+        {"buoyancy", 4.0 * (ns + 2.0 * gface)}, {"vorticity", 8.0 * nv + cells}, {"diagnostics", 4.0 * (nv + 3.0 * ns) + cells}};
+    printf("%-16s %6s | alone:", "", "");
+    for (int p = 0; p < 3; p++) {
+        double t[15];
+        for (int r = 0; r < 15; r++) {
+            double t0 = eddy__now_ms();
+            if (p == 0) eddy__apply_buoyancy(s, dt);
+            else if (p == 1) eddy__apply_vorticity(s, dt);
+            else eddy__diagnostics(s, dt);
+            t[r] = eddy__now_ms() - t0;
+        }
+        double ms = median(t, 15);
+        printf(" %s %.2f ms (%.0f%%)", part[p].name, ms, 100.0 * part[p].bytes / (ms * 1e-3) / 1e9 / copy_gbs);
+    }
+    printf("\n");
+}
+
 static void case_label(const bench_case *c, char *out, size_t size) {
     if (c->dim == 2) snprintf(out, size, "2D %dx%d", c->n[0], c->n[1]);
     else snprintf(out, size, "3D %dx%dx%d", c->n[0], c->n[1], c->n[2]);
@@ -127,6 +157,7 @@ static void run_case(const bench_case *c, int threads, int steps, double copy_gb
         if (bytes[k] > 0 && ms > 0) printf(" (%.0f%%)", 100.0 * bytes[k] / (ms * 1e-3) / 1e9 / copy_gbs);
     }
     printf("\n");
+    if (measured > 0) stages_alone(s, copy_gbs);
     for (int k = 0; k < EDDY_STAGE_COUNT; k++) free(stage[k]);
     free(whole);
     eddy_sim_destroy(s);

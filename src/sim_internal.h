@@ -227,7 +227,15 @@ eddy_status eddy__diagnostics(eddy_sim *s, float dt);
 float eddy__cell_divergence(const eddy_sim *s, int i, int j, int k);
 /* computes the CFL-limited (or fixed) dt */
 float eddy__choose_dt(eddy_sim *s);
-/* checks every field for NaN/Inf; fails naming the stage */
-eddy_status eddy__check_finite(eddy_sim *s, eddy_stage stage);
+/* fields a stage may change, for eddy__check_finite */
+enum {
+    EDDY_CHECK_VELOCITY = 1u << 0,
+    EDDY_CHECK_PRESSURE = 1u << 1,
+    EDDY_CHECK_DYE = 1u << 2,
+    EDDY_CHECK_TEMPERATURE = 1u << 3,
+    EDDY_CHECK_ALL = 0xfu
+};
+/* checks the fields in `fields` (EDDY_CHECK_*) for NaN/Inf; fails naming the stage */
+eddy_status eddy__check_finite(eddy_sim *s, eddy_stage stage, unsigned fields);
 
 #endif

@@ -331,7 +331,7 @@ eddy_status eddy_sim_load(const char *path, eddy_sim **out, char *msg, size_t ms
         eddy_sim_destroy(s);
         return load_error(msg, msg_size, EDDY_ERR_CORRUPT_FILE, "state file '%s' is corrupt (%s)", path, bad);
     }
-    if (eddy__check_finite(s, EDDY_STAGE_BOUNDARY) != EDDY_OK) {
+    if (eddy__check_finite(s, EDDY_STAGE_BOUNDARY, EDDY_CHECK_ALL) != EDDY_OK) {
         eddy_sim_destroy(s);
         return load_error(msg, msg_size, EDDY_ERR_CORRUPT_FILE, "state file '%s' is corrupt (%s)", path, "non-finite values");
     }

@@ -1,9 +1,15 @@
-/* Vector width chosen at run time. A hot row kernel is written once as an always-inline function and wrapped
- * twice: EDDY_AVX2 compiles its wrapper for AVX2 (8 floats per instruction), the other wrapper for the baseline
- * x86-64 (SSE2, 4 floats); eddy_sim.avx2, set at creation from the CPU, picks one. Both wrappers perform the same
- * float operations in the same order: AVX2 here never brings FMA (a contracted a*b+c rounds once, not twice, and
- * would change the bits), so results are identical on every machine and for any choice. Tests flip `avx2` to
- * compare the two paths byte for byte. */
+/* Vector width chosen at run time, with the same bits either way.
+ *
+ * Row kernels whose loops the compiler vectorises (`#pragma omp simd`) are built twice from one source: the file
+ * compiles as the baseline x86-64 build (SSE2, 4 floats per instruction), and a two-line file under src/avx2/
+ * includes it again with EDDY_ISA = avx2 and -mavx2 (8 floats), each instance named with EDDY_ISA_NAME. (A
+ * target("avx2") attribute on a wrapper is not enough for these: OpenMP lowers a simd loop, and sizes its
+ * vector, for the function it is written in.) Hand-written intrinsics may instead sit in functions marked
+ * EDDY_AVX2. eddy_sim.avx2, set at creation from the CPU, picks the AVX2 instances (EDDY_ISA_PICK).
+ *
+ * Both builds perform the same float operations in the same order: AVX2 here never brings FMA (a contracted
+ * a*b+c rounds once, not twice, and would change the bits), so results are identical on every machine. Tests flip
+ * `avx2` to compare the two paths byte for byte. */
 #ifndef EDDY_VECTOR_ISA_H
 #define EDDY_VECTOR_ISA_H
 
@@ -20,6 +26,21 @@ static inline bool eddy__cpu_has_avx2(void) {
 #define EDDY_HAVE_AVX2_PATH 0
 #define EDDY_AVX2
 static inline bool eddy__cpu_has_avx2(void) { return false; }
+#endif
+
+/* the name of a row kernel instance: name_base, or name_avx2 in the src/avx2/ build */
+#ifndef EDDY_ISA
+#define EDDY_ISA base
+#endif
+#define EDDY_ISA_CAT2(a, b) a##_##b
+#define EDDY_ISA_CAT(a, b) EDDY_ISA_CAT2(a, b)
+#define EDDY_ISA_NAME(name) EDDY_ISA_CAT(name, EDDY_ISA)
+
+/* the instance of a row kernel to call; EDDY_HAVE_AVX2_BUILD is defined by CMake when src/avx2/ is built */
+#if defined(EDDY_HAVE_AVX2_BUILD)
+#define EDDY_ISA_PICK(s, name) ((s)->avx2 ? name##_avx2 : name##_base)
+#else
+#define EDDY_ISA_PICK(s, name) (name##_base)
 #endif
 
 #endif

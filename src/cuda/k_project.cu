@@ -94,6 +94,7 @@ struct PoissonWS {
     LevelD *lv;       /* host array of level descriptors (device pointers inside) */
     CompD comp0, compc;
     float *sol, *rhs, *res, *z, *p, *q;
+    float *rs;        /* the mean-free residual written by level 0's first sweep (defer_shift) */
     double cells0;    /* cells of the single component of level 0 */
     bool built;
     /* signature of the solids the operator was built for */
@@ -226,7 +227,7 @@ __device__ inline void d_prolong(const LevA &F, const LevA &C, const AxisT &ax0,
     xf[e] = add ? xf[e] + F.inv_weight[e] * v : v;
 }
 
-/* the coarse correction that the first post-sweep adds while staging x (k_full_sweep with PRO) */
+/* the coarse correction that the first post-sweep adds while staging x (k_sweep_tile with PRO) */
 struct ProlongArgs {
     LevA C;
     AxisT ax0, ax1, ax2;
@@ -266,67 +267,85 @@ __global__ void k_half_sweep(LevA L, float *__restrict__ x, const float *__restr
     d_half(L, x, b, ic, j, k, colour, omega, 0);
 }
 
-/* A full red-black sweep (colour c1, then the other) in one pass: a tile plus a halo of two cells is staged in
- * shared memory; the first half updates the tile and one halo layer (the halo copies are the neighbours'
- * tiles' own values, computed from the same inputs), the second half the tile. Every cell sees the neighbour
- * values it sees in two grid-wide half sweeps, so the results are the same bits. Out of place (x -> xout): blocks
- * read halos that other blocks own, which must not change under them. Levels without periodic axes (the ghosts
- * are then zeros, never written). */
-template <int DIM, int TX, int TY, int TZ, bool PRO>
-__global__ void __launch_bounds__(256) k_full_sweep(LevA L, const float *__restrict__ x, float *__restrict__ xout,
+/* A full red-black sweep (colour c1, then the other) in one pass: x is staged in shared memory with a halo of two
+ * cells; the first colour is computed on the tile and one halo layer (the halo copies are the neighbours' tiles'
+ * own values, computed from the same inputs), the second on the tile. Every cell sees the neighbour values it sees
+ * in two grid-wide half sweeps, so the results are the same bits. Out of place (x -> xout): blocks read halos that
+ * other blocks own, which must not change under them. Levels without periodic axes (the ghosts are then zeros,
+ * never written). b and 1/diag are read where used, once per cell and block (cuda_notes 26: staging them too
+ * tripled the shared memory and halved the blocks per SM); the first colour's loop visits that colour's cells only.
+ * With DOT the block also writes its partial of b.xout (the r.z of the conjugate gradient when this is level 0's
+ * last post-sweep). */
+template <int DIM, int TX, int TY, int TZ, bool PRO, bool DOT>
+__global__ void __launch_bounds__(256) k_sweep_tile(LevA L, const float *__restrict__ x, float *__restrict__ xout,
                                                     const float *__restrict__ b, int c1, const int *active,
-                                                    ProlongArgs pa) {
+                                                    ProlongArgs pa, double *partials) {
     ECU_ACTIVE_OR_RETURN(active);
     constexpr int H = 2;
     constexpr int SX = TX + 2 * H, SY = TY + 2 * H, SZ = DIM == 3 ? TZ + 2 * H : 1, S = SX * SY * SZ;
     constexpr int SSY = SX, SSZ = SX * SY;
-    __shared__ float xs[S], bs[S], ids[S];
+    /* the first colour's region: the tile and one halo layer */
+    constexpr int RX = TX + 2, RY = TY + 2, RZ = DIM == 3 ? TZ + 2 : 1, R = RX * RY * RZ;
+    static_assert(TX % 2 == 0, "even tile width: a row of R holds RX / 2 cells of each colour");
+    __shared__ float xs[S];
+    const float *__restrict__ inv_diag = L.inv_diag;
     const int tid = (int)(threadIdx.x + blockDim.x * threadIdx.y), nt = (int)(blockDim.x * blockDim.y);
     const int x0 = (int)blockIdx.x * TX - H, y0 = (int)blockIdx.y * TY - H, z0 = DIM == 3 ? (int)blockIdx.z * TZ - H : 0;
     for (int q = tid; q < S; q += nt) {
         const int lx = q % SX, ly = (q / SX) % SY, lz = q / SSZ;
         const int gx = x0 + lx, gy = y0 + ly, gz = z0 + lz;
         const bool in = gx >= -1 && gx <= L.n[0] && gy >= -1 && gy <= L.n[1] && (DIM == 2 || (gz >= -1 && gz <= L.n[2]));
-        const int e = in ? cell_at(L, gx, gy, DIM == 3 ? gz : 0) : 0;
-        float xv = in ? x[e] : 0.0f;
-        if (PRO && in && gx >= 0 && gx < L.n[0] && gy >= 0 && gy < L.n[1] && (DIM == 2 || (gz >= 0 && gz < L.n[2])))
-            /* x + inv_weight * P xc, as k_prolong would have left it (the halo's values too: the same bits) */
-            xv = xv + L.inv_weight[e] * d_prolong_value(L, pa.C, pa.ax0, pa.ax1, pa.ax2, pa.xc, gx, gy, DIM == 3 ? gz : 0);
+        float xv = 0.0f;
+        if (in) {
+            const int e = cell_at(L, gx, gy, DIM == 3 ? gz : 0);
+            xv = x[e];
+            if (PRO && gx >= 0 && gx < L.n[0] && gy >= 0 && gy < L.n[1] && (DIM == 2 || (gz >= 0 && gz < L.n[2])))
+                xv = xv + L.inv_weight[e] * d_prolong_value(L, pa.C, pa.ax0, pa.ax1, pa.ax2, pa.xc, gx, gy, DIM == 3 ? gz : 0);
+        }
         xs[q] = xv;
-        bs[q] = in ? b[e] : 0.0f;
-        ids[q] = in ? L.inv_diag[e] : 0.0f;
     }
     __syncthreads();
 #define NBS(q) (DIM == 3 ? L.w[0] * (xs[(q) - 1] + xs[(q) + 1]) + L.w[1] * (xs[(q) - SSY] + xs[(q) + SSY]) + \
                                L.w[2] * (xs[(q) - SSZ] + xs[(q) + SSZ])                                \
                          : L.w[0] * (xs[(q) - 1] + xs[(q) + 1]) + L.w[1] * (xs[(q) - SSY] + xs[(q) + SSY]))
-    /* first colour on the tile and one halo layer (real cells only) */
-    {
-        constexpr int RX = SX - 2, RY = SY - 2, RZ = DIM == 3 ? SZ - 2 : 1, R = RX * RY * RZ;
-        for (int q = tid; q < R; q += nt) {
-            const int lx = 1 + q % RX, ly = 1 + (q / RX) % RY, lz = DIM == 3 ? 1 + q / (RX * RY) : 0;
-            const int gx = x0 + lx, gy = y0 + ly, gz = z0 + lz;
-            if (gx < 0 || gx >= L.n[0] || gy < 0 || gy >= L.n[1] || (DIM == 3 && (gz < 0 || gz >= L.n[2]))) continue;
-            if (((gx + gy + gz + c1) & 1) != 0) continue;
-            const int s = lx + SSY * ly + SSZ * lz;
-            xs[s] = (bs[s] + NBS(s)) * ids[s];
-        }
+    /* first colour on region R (real cells only): a row of R holds RX / 2 cells of it; x0 is even, so the cell at
+     * R column lx has the parity of 1 + lx */
+    for (int q = tid; q < R / 2; q += nt) {
+        const int row = q / (RX / 2), m = q % (RX / 2);
+        const int ly = row % RY, lz = row / RY;
+        const int gy = y0 + 1 + ly, gz = DIM == 3 ? z0 + 1 + lz : 0;
+        const int lx = 2 * m + ((gy + gz + c1 + 1) & 1);
+        const int gx = x0 + 1 + lx;
+        if (gx < 0 || gx >= L.n[0] || gy < 0 || gy >= L.n[1] || (DIM == 3 && (gz < 0 || gz >= L.n[2]))) continue;
+        const int e = cell_at(L, gx, gy, gz);
+        const int s = (lx + 1) + SSY * (ly + 1) + SSZ * (DIM == 3 ? lz + 1 : 0);
+        xs[s] = (b[e] + NBS(s)) * inv_diag[e];
     }
     __syncthreads();
     /* second colour on the tile, then the tile back to device memory */
+    double acc = 0.0;
     {
-        constexpr int R = TX * TY * (DIM == 3 ? TZ : 1);
-        for (int q = tid; q < R; q += nt) {
-            const int lx = H + q % TX, ly = H + (q / TX) % TY, lz = DIM == 3 ? H + q / (TX * TY) : 0;
-            const int gx = x0 + lx, gy = y0 + ly, gz = z0 + lz;
+        constexpr int T = TX * TY * (DIM == 3 ? TZ : 1);
+        for (int q = tid; q < T; q += nt) {
+            const int lx = q % TX, ly = (q / TX) % TY, lz = DIM == 3 ? q / (TX * TY) : 0;
+            const int gx = x0 + H + lx, gy = y0 + H + ly, gz = DIM == 3 ? z0 + H + lz : 0;
             if (gx >= L.n[0] || gy >= L.n[1] || (DIM == 3 && gz >= L.n[2])) continue;
-            const int s = lx + SSY * ly + SSZ * lz;
+            const int s = (lx + H) + SSY * (ly + H) + SSZ * (DIM == 3 ? lz + H : 0);
+            const int e = cell_at(L, gx, gy, gz);
             float v = xs[s];
-            if (((gx + gy + gz + c1) & 1) != 0) v = (bs[s] + NBS(s)) * ids[s];
-            xout[cell_at(L, gx, gy, gz)] = v;
+            const bool second = ((gx + gy + gz + c1) & 1) != 0;
+            const float be = DOT || second ? b[e] : 0.0f;
+            if (second) v = (be + NBS(s)) * inv_diag[e];
+            xout[e] = v;
+            if (DOT) acc += (double)be * (double)v;
         }
     }
 #undef NBS
+    if (DOT) {
+        __shared__ double sh[32];
+        acc = block_reduce<RED_SUM>(acc, sh);
+        if (ECU_THREAD0()) partials[ECU_BLOCK_ID()] = acc;
+    }
 }
 
 /* the first sweep of a V-cycle level, both halves at once: red from zero (x = b / diag), then black from the red
@@ -415,9 +434,36 @@ struct CGState {
     int converged; /* the recursive residual reached the tolerance (else: breakdown or the iteration cap) */
 };
 
+/* k_first_sweep on level 0 of MGPCG with k_res_shift folded in (cuda_notes 27): b = r - mean on solved cells (mean
+ * from the last convergence test, 0 after a start), computed where read, the same float operation as k_res_shift;
+ * the shifted residual is also written to rs, which the rest of the V-cycle, r.z and the next update read. */
+__global__ void k_first_sweep_shift(LevA L, float *__restrict__ x, const float *__restrict__ r, float *__restrict__ rs,
+                                    const CGState *cg) {
+    ECU_ACTIVE_OR_RETURN(&cg->active);
+    const float shift = -cg->mean;
+    ECU_IJK(L.n[0], L.n[1]);
+    if (!inside_) return;
+    const int e = cell_at(L, i, j, k);
+    /* inv_diag > 0 exactly where diag > 0 (k_res_shift's test); ghosts: r = 0, inv_diag = 0 */
+#define BSH(q) (L.inv_diag[q] > 0.0f ? r[q] + shift : r[q])
+    const float be = BSH(e);
+    rs[e] = be;
+    if ((i & 1) == ((j + k) & 1)) {
+        x[e] = 1.0f * (be * L.inv_diag[e]);
+        return;
+    }
+#define RED(q) (1.0f * (BSH(q) * L.inv_diag[q]))
+    float nb = L.w[0] * (RED(e - 1) + RED(e + 1)) + L.w[1] * (RED(e - L.sy) + RED(e + L.sy));
+    if (L.dim == 3) nb = nb + L.w[2] * (RED(e - L.sz) + RED(e + L.sz));
+#undef RED
+#undef BSH
+    x[e] = (be + nb) * L.inv_diag[e];
+}
+
 /* x += alpha p, r -= alpha q; partials r.r and, when `msum` is set, the sum of r over solved cells (alpha from
  * the state) */
-__global__ void k_cg_update(LevA L, const CGState *cg, float *__restrict__ x, float *__restrict__ r,
+/* r_in may be r (no restrict on them) */
+__global__ void k_cg_update(LevA L, const CGState *cg, float *__restrict__ x, float *r, const float *r_in,
                             const float *__restrict__ p, const float *__restrict__ q, double *partials, double *msum) {
     ECU_ACTIVE_OR_RETURN(&cg->active);
     __shared__ double sh[32];
@@ -426,7 +472,7 @@ __global__ void k_cg_update(LevA L, const CGState *cg, float *__restrict__ x, fl
     ECU_ROWS_BEGIN(L.n[0], L.n[1])
         int e = cell_at(L, i, j, k);
         x[e] += alpha * p[e];
-        float re = r[e] - alpha * q[e];
+        float re = r_in[e] - alpha * q[e];
         r[e] = re;
         acc += (double)re * (double)re;
         /* r is +0 in unsolved cells (b, q and the true residual are masked there, the shift skips them), so
@@ -478,6 +524,7 @@ __global__ void __launch_bounds__(1024) k_cg_start(CGState *cg, const double *pa
     cg->it = 0;
     cg->max_it = max_it;
     cg->converged = 0;
+    cg->mean = 0.0f; /* the start's residual is mean-free: level 0's first sweep shifts it by -0 (defer_shift) */
     cg->active = bnorm > 0.0 && isfinite(bnorm);
     rb->red[R_CG_BNORM2] = bb;
     rb->red[R_CG_INIT2] = bb;
@@ -544,6 +591,7 @@ __global__ void __launch_bounds__(1024) k_cg_check(CGState *cg, const double *pa
 __global__ void k_cg_restart(CGState *cg) {
     cg->active = 1;
     cg->converged = 0;
+    cg->mean = 0.0f;
 }
 /* r = b - A x on solved cells (the true residual) */
 __global__ void k_residual_m(LevA L, const float *__restrict__ x, const float *__restrict__ b, float *__restrict__ r) {
@@ -892,6 +940,40 @@ __global__ void k_sub_mean(LevA L, float *v, const Readback *rb, int slot, doubl
     int e = cell_at(L, i, j, k);
     if (L.diag[e] > 0.0f) v[e] = v[e] - mean;
 }
+/* k_sub_mean over k_dot's launch (ECU_ROWS rows per thread) with k_dot's partials of v.v after the subtraction: the
+ * same bits as k_sub_mean then k_dot, one pass fewer (cuda_notes 28) */
+__global__ void k_sub_mean_dot(LevA L, float *v, const Readback *rb, int slot, double cells, double *partials) {
+    __shared__ double sh[32];
+    const float mean = (float)(rb->red[slot] / cells);
+    double acc = 0.0;
+    ECU_ROWS_BEGIN(L.n[0], L.n[1])
+        const int e = cell_at(L, i, j, k);
+        float val = v[e];
+        if (L.diag[e] > 0.0f) {
+            val = val - mean;
+            v[e] = val;
+        }
+        acc += (double)val * (double)val;
+    ECU_ROWS_END
+    acc = block_reduce<RED_SUM>(acc, sh);
+    if (ECU_THREAD0()) partials[ECU_BLOCK_ID()] = acc;
+}
+/* k_sub_mean on the solution with k_write_pressure's output (p = scale x, the same bits; one pass fewer) */
+__global__ void k_sub_mean_pressure(Geo g, LevA L, float *v, const Readback *rb, int slot, double cells,
+                                    float *__restrict__ p, float scale, Flags fl) {
+    ECU_IJK(L.n[0], L.n[1]);
+    if (!inside_) return;
+    const float mean = (float)(rb->red[slot] / cells);
+    const int e = cell_at(L, i, j, k);
+    float val = v[e];
+    if (L.diag[e] > 0.0f) {
+        val = val - mean;
+        v[e] = val;
+    }
+    const float pv = scale * val;
+    p[idx3(g.n, i, j, k)] = pv;
+    flag_if_bad(fl, pv, EDDY_FIELD_PRESSURE);
+}
 /* several components: sums of 8 labels [base, base+8) per pass */
 __global__ void k_label_sums(LevA L, const int *__restrict__ label, const float *__restrict__ v, int base, double *partials,
                              size_t stride) {
@@ -1047,7 +1129,12 @@ static cudaError_t reduce_read(cu_sim *c, int k, size_t nblocks, double *out) {
 
 /* summed: the single component's partials are already in part(c, 2) (k_rhs_sum, k_residual_m_sum) */
 static bool mean_sum_fused(cu_sim *c) { return c->pois->comp0.count && c->pois->comp0.single_all; }
-static void remove_mean0(cu_sim *c, float *v, bool summed = false) {
+/* dot: also the partials of v.v after the removal (k_dot's launch), single component only (mean_sum_fused);
+ * pressure: also p = scale v into the pressure field (k_write_pressure), likewise */
+struct PressureOut {
+    float scale;
+};
+static void remove_mean0(cu_sim *c, float *v, bool summed = false, double *dot = nullptr, const PressureOut *pres = nullptr) {
     PoissonWS *P = c->pois;
     const CompD &C = P->comp0;
     const LevA &L = P->lv[0].a;
@@ -1058,7 +1145,11 @@ static void remove_mean0(cu_sim *c, float *v, bool summed = false) {
         if (!summed) k_masked_sum<<<red_grid(L), tile_block(), 0, c->stream>>>(L, v, part(c, 2));
         const int slots[1] = {R_SCRATCH0 + 2}, ops[1] = {RED_SUM};
         finalize_reductions(c, slots, ops, 1, red_blocks(L));
-        k_sub_mean<<<gr, tile_block(), 0, c->stream>>>(L, v, c->d_rb, R_SCRATCH0 + 2, P->cells0);
+        if (dot) k_sub_mean_dot<<<red_grid(L), tile_block(), 0, c->stream>>>(L, v, c->d_rb, R_SCRATCH0 + 2, P->cells0, dot);
+        else if (pres)
+            k_sub_mean_pressure<<<gr, tile_block(), 0, c->stream>>>(c->g, L, v, c->d_rb, R_SCRATCH0 + 2, P->cells0, c->pressure,
+                                                                    pres->scale, flags_for(c));
+        else k_sub_mean<<<gr, tile_block(), 0, c->stream>>>(L, v, c->d_rb, R_SCRATCH0 + 2, P->cells0);
         return;
     }
     for (int base = 0; base < C.count; base += 8) {
@@ -1068,28 +1159,69 @@ static void remove_mean0(cu_sim *c, float *v, bool summed = false) {
     k_label_sub<<<gr, tile_block(), 0, c->stream>>>(L, C.label, v, C);
 }
 
-/* colour c1 then the other, fused (levels without periodic axes) */
-#define FS2_X 32
-#define FS2_Y 16
-#define FS3_X 32
-#define FS3_Y 8
-#define FS3_Z 4
-/* pro (2D only): the first post-sweep, which adds the coarse correction of level l+1 while staging. Measured on
+/* A full red-black sweep (colour c1, then the other) in one k_sweep_tile pass, levels without periodic axes. Tiles:
+ * 2D 64 x 32 and 3D 32 x 8 x 8; levels of at most SMALL_TILE_CELLS cells (512^2, 64^3) 32 x 16 and 32 x 8 x 4, for
+ * more blocks in flight on those latency-bound levels (measured on the H100, 10-step medians: 2D 2048^2 project
+ * 3.118 -> 2.984 ms, 3D 256^3 9.686 -> 9.618 ms).
+ * pro (2D only): the first post-sweep, which adds the coarse correction of level l+1 while staging. Measured on
  * the H100: 2D 2048^2 level 0 65 us against 27 (k_prolong) + 47 (sweep); in 3D the trilinear prolongation of the
- * 2-cell halo (1.9x the tile) made it 582 us against 120 + 261, so 3D keeps the separate k_prolong pass. */
+ * 2-cell halo (1.9x the tile) made it 582 us against 120 + 261, so 3D keeps the separate k_prolong pass.
+ * dot: the blocks' partials of b.xout, one per block of sweep_grid. */
+#define SMALL_TILE_CELLS 262144
+static bool small_tile(const LevA &L) { return (long long)L.n[0] * L.n[1] * L.n[2] <= SMALL_TILE_CELLS; }
+template <int DIM, int TX, int TY, int TZ>
+static dim3 tile_grid(const LevA &L) {
+    return dim3((unsigned)((L.n[0] + TX - 1) / TX), (unsigned)((L.n[1] + TY - 1) / TY), (unsigned)((L.n[2] + TZ - 1) / TZ));
+}
+template <int DIM, int TX, int TY, int TZ>
+static void launch_sweep(cu_sim *c, const LevA &L, const float *x, float *xout, const float *b, int c1, const int *active,
+                         const ProlongArgs &pa, bool pro, double *dot) {
+    const dim3 gr = tile_grid<DIM, TX, TY, TZ>(L), bl(32, 8);
+    cudaStream_t st = c->stream;
+    if (pro && dot) k_sweep_tile<DIM, TX, TY, TZ, true, true><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot);
+    else if (pro) k_sweep_tile<DIM, TX, TY, TZ, true, false><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot);
+    else if (dot) k_sweep_tile<DIM, TX, TY, TZ, false, true><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot);
+    else k_sweep_tile<DIM, TX, TY, TZ, false, false><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot);
+}
+static dim3 sweep_grid(const LevA &L) {
+    if (L.dim == 2) return small_tile(L) ? tile_grid<2, 32, 16, 1>(L) : tile_grid<2, 64, 32, 1>(L);
+    return small_tile(L) ? tile_grid<3, 32, 8, 4>(L) : tile_grid<3, 32, 8, 8>(L);
+}
 static void full_sweep(cu_sim *c, const LevA &L, const float *x, float *xout, const float *b, int c1, const int *active,
-                       const ProlongArgs *pro = nullptr) {
+                       const ProlongArgs *pro = nullptr, double *dot = nullptr) {
     ProlongArgs pa = {};
     if (pro) pa = *pro;
-    if (L.dim == 2) {
-        dim3 gr((unsigned)((L.n[0] + FS2_X - 1) / FS2_X), (unsigned)((L.n[1] + FS2_Y - 1) / FS2_Y), 1);
-        if (pro) k_full_sweep<2, FS2_X, FS2_Y, 1, true><<<gr, dim3(32, 8), 0, c->stream>>>(L, x, xout, b, c1, active, pa);
-        else k_full_sweep<2, FS2_X, FS2_Y, 1, false><<<gr, dim3(32, 8), 0, c->stream>>>(L, x, xout, b, c1, active, pa);
-    } else {
-        dim3 gr((unsigned)((L.n[0] + FS3_X - 1) / FS3_X), (unsigned)((L.n[1] + FS3_Y - 1) / FS3_Y),
-                (unsigned)((L.n[2] + FS3_Z - 1) / FS3_Z));
-        k_full_sweep<3, FS3_X, FS3_Y, FS3_Z, false><<<gr, dim3(32, 8), 0, c->stream>>>(L, x, xout, b, c1, active, pa);
-    }
+    const bool sm = small_tile(L), p = pro != nullptr && L.dim == 2;
+    if (L.dim == 2 && sm) launch_sweep<2, 32, 16, 1>(c, L, x, xout, b, c1, active, pa, p, dot);
+    else if (L.dim == 2) launch_sweep<2, 64, 32, 1>(c, L, x, xout, b, c1, active, pa, p, dot);
+    else if (sm) launch_sweep<3, 32, 8, 4>(c, L, x, xout, b, c1, active, pa, false, dot);
+    else launch_sweep<3, 32, 8, 8>(c, L, x, xout, b, c1, active, pa, false, dot);
+}
+
+/* level 0 runs grid-wide kernels without periodic axes: its first sweep is k_first_sweep and its post-sweeps are
+ * tiles, which the two fusions below need */
+static bool level0_plain(cu_sim *c) {
+    const PoissonWS *P = c->pois;
+    const LevelD &L = P->lv[0];
+    return P->tail_first > 0 && !L.periodic[0] && !L.periodic[1] && !L.periodic[2];
+}
+/* the residual's mean removed by level 0's first sweep instead of a k_res_shift pass (one component holding every
+ * solved cell) */
+static bool defer_shift(cu_sim *c) { return level0_plain(c) && mean_sum_fused(c); }
+/* r.z from the partials of level 0's last post-sweep instead of a k_dot pass */
+static bool fused_rz(cu_sim *c) { return level0_plain(c); }
+/* the residual the conjugate gradient reads: the shifted copy when the shift is deferred */
+static float *cg_r(cu_sim *c) { return defer_shift(c) ? c->pois->rs : c->pois->res; }
+static size_t rz_blocks(cu_sim *c) {
+    const LevA &L = c->pois->lv[0].a;
+    if (fused_rz(c)) { dim3 g = sweep_grid(L); return ECU_BLOCKS(g); }
+    return red_blocks(L);
+}
+/* r.z of the V-cycle's z, into part(c, 0) (rz_blocks partials) */
+static void rz_partials(cu_sim *c, const int *active) {
+    PoissonWS *P = c->pois;
+    const LevA &L = P->lv[0].a;
+    if (!fused_rz(c)) k_dot<<<red_grid(L), tile_block(), 0, c->stream>>>(L, cg_r(c), P->z, part(c, 0), active);
 }
 
 /* out = M^-1 in: one V-cycle (poisson_mg.c eddy__poisson_vcycle); levels from tail_first on run in one block */
@@ -1107,7 +1239,12 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
             /* ping-pong between x and xa: 1 + (SMOOTH - 1) pre and SMOOTH post sweeps end in x */
             float *buf[2] = {L.x, L.xa};
             int cur = (2 * EDDY_MG_SMOOTH - 1) % 2; /* the first sweep writes where 2S - 1 flips end in x */
-            k_first_sweep<<<gr, bl, 0, c->stream>>>(L.a, buf[cur], L.b, active);
+            if (l == 0 && defer_shift(c)) {
+                k_first_sweep_shift<<<gr, bl, 0, c->stream>>>(L.a, buf[cur], L.b, P->rs, P->d_cg);
+                L.b = P->rs;
+            } else {
+                k_first_sweep<<<gr, bl, 0, c->stream>>>(L.a, buf[cur], L.b, active);
+            }
             for (int s = 1; s < EDDY_MG_SMOOTH; s++, cur ^= 1) full_sweep(c, L.a, buf[cur], buf[cur ^ 1], L.b, 0, active);
             /* cur now names the buffer holding x: the residual, and the post sweeps, start there */
             L.cur = cur;
@@ -1139,7 +1276,8 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
             const bool fuse = L.a.dim == 2;
             if (!fuse) k_prolong<<<gr, bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], C.x, buf[cur], 1, active);
             for (int s = 0; s < EDDY_MG_SMOOTH; s++, cur ^= 1)
-                full_sweep(c, L.a, buf[cur], buf[cur ^ 1], L.b, 1, active, s == 0 && fuse ? &pa : nullptr);
+                full_sweep(c, L.a, buf[cur], buf[cur ^ 1], L.b, 1, active, s == 0 && fuse ? &pa : nullptr,
+                           l == 0 && s == EDDY_MG_SMOOTH - 1 && fused_rz(c) ? part(c, 0) : nullptr);
             continue; /* cur == 0: the result is in x */
         }
         k_prolong<<<gr, bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], C.x, L.x, 1, active);
@@ -1173,11 +1311,12 @@ static void cg_update_check(cu_sim *c) {
     k_apply<<<red_grid(L), bl, 0, c->stream>>>(L, P->p, P->q, part(c, 0), active);
     k_cg_alpha<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), nb, c->d_rb);
     const CompD &C0 = P->comp0;
-    k_cg_update<<<red_grid(L), bl, 0, c->stream>>>(L, P->d_cg, P->sol, P->res, P->p, P->q, part(c, 1),
+    k_cg_update<<<red_grid(L), bl, 0, c->stream>>>(L, P->d_cg, P->sol, P->res, cg_r(c), P->p, P->q, part(c, 1),
                                                    C0.count && C0.single_all ? part(c, 4) : nullptr);
     if (C0.count && C0.single_all) {
         k_cg_check<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 1), part(c, 4), nb, P->cells0, c->d_rb);
-        k_res_shift<<<gr, bl, 0, c->stream>>>(L, P->d_cg, P->res);
+        /* the mean is removed by the next V-cycle's first sweep when the shift is deferred */
+        if (!defer_shift(c)) k_res_shift<<<gr, bl, 0, c->stream>>>(L, P->d_cg, P->res);
     } else if (C0.count) {
         /* several components: their means removed, then |r|^2 again */
         remove_mean0(c, P->res);
@@ -1191,11 +1330,10 @@ static void cg_update_check(cu_sim *c) {
 /* the first iteration after a (re)start: the direction is the preconditioned residual */
 static void cg_first_iteration(cu_sim *c) {
     PoissonWS *P = c->pois;
-    const LevA &L = P->lv[0].a;
     const int *active = &P->d_cg->active;
     vcycle(c, P->res, P->z, active);
-    k_dot<<<red_grid(L), tile_block(), 0, c->stream>>>(L, P->res, P->z, part(c, 0), active);
-    k_cg_rz<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), red_blocks(L));
+    rz_partials(c, active);
+    k_cg_rz<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), rz_blocks(c));
     cudaMemcpyAsync(P->p, P->z, P->lv[0].count * sizeof(float), cudaMemcpyDeviceToDevice, c->stream);
     cg_update_check(c);
 }
@@ -1208,7 +1346,8 @@ static void mgpcg_start(cu_sim *c) {
     const eddy_pressure_def *pd = &c->s->def.pressure;
     dim3 bl = tile_block();
     size_t nb = red_blocks(L), bytes = L0.count * sizeof(float);
-    k_dot<<<red_grid(L), bl, 0, c->stream>>>(L, P->rhs, P->rhs, part(c, 0), nullptr);
+    /* |b|^2: the partials were written by the mean removal of b in run_project when it was fused */
+    if (!mean_sum_fused(c)) k_dot<<<red_grid(L), bl, 0, c->stream>>>(L, P->rhs, P->rhs, part(c, 0), nullptr);
     k_cg_start<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), nb, (double)pd->tolerance,
                                           pd->max_iterations > 0 ? pd->max_iterations : MGPCG_DEFAULT_ITERATIONS, c->d_rb);
     if (pd->warm_start) {
@@ -1217,8 +1356,12 @@ static void mgpcg_start(cu_sim *c) {
         ghosts(c, L0, P->sol, nullptr);
         if (mean_sum_fused(c)) k_residual_m_sum<<<red_grid(L), bl, 0, c->stream>>>(L, P->sol, P->rhs, P->res, part(c, 2));
         else k_residual_m<<<cells_grid(L), bl, 0, c->stream>>>(L, P->sol, P->rhs, P->res);
-        remove_mean0(c, P->res, mean_sum_fused(c));
-        k_dot<<<red_grid(L), bl, 0, c->stream>>>(L, P->res, P->res, part(c, 0), nullptr);
+        if (mean_sum_fused(c)) {
+            remove_mean0(c, P->res, true, part(c, 0));
+        } else {
+            remove_mean0(c, P->res);
+            k_dot<<<red_grid(L), bl, 0, c->stream>>>(L, P->res, P->res, part(c, 0), nullptr);
+        }
         k_cg_initial<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), nb, c->d_rb);
     } else {
         cudaMemsetAsync(P->sol, 0, bytes, c->stream);
@@ -1233,11 +1376,10 @@ static void mgpcg_iteration(cu_sim *c) {
     LevelD &L0 = P->lv[0];
     const LevA &L = L0.a;
     dim3 gr = cells_grid(L), bl = tile_block();
-    size_t nb = red_blocks(L);
     const int *active = &P->d_cg->active;
     vcycle(c, P->res, P->z, active);
-    k_dot<<<red_grid(L), bl, 0, c->stream>>>(L, P->res, P->z, part(c, 0), active);
-    k_cg_beta<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), nb);
+    rz_partials(c, active);
+    k_cg_beta<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), rz_blocks(c));
     k_cg_direction<<<gr, bl, 0, c->stream>>>(L, P->d_cg, P->p, P->z);
     cg_update_check(c);
 }
@@ -1576,8 +1718,8 @@ eddy_status project_init(cu_sim *c) {
         }
     }
     size_t bytes = HP->levels[0].count * sizeof(float);
-    float **vecs[6] = {&P->sol, &P->rhs, &P->res, &P->z, &P->p, &P->q};
-    for (int v = 0; v < 6 && st == EDDY_OK; v++) {
+    float **vecs[7] = {&P->sol, &P->rhs, &P->res, &P->z, &P->p, &P->q, &P->rs};
+    for (int v = 0; v < 7 && st == EDDY_OK; v++) {
         st = dev_alloc(c, (void **)vecs[v], bytes, "pressure vectors");
         if (st == EDDY_OK && cudaMemsetAsync(*vecs[v], 0, bytes, c->stream) != cudaSuccess)
             st = cuda_fail(c, cudaGetLastError(), "clearing the pressure vectors");
@@ -1662,7 +1804,7 @@ void project_free(cu_sim *c) {
         cudaFree(cs[i]->cells);
         cudaFree(cs[i]->sum);
     }
-    void *v[] = {P->sol, P->rhs, P->res, P->z, P->p, P->q, P->d_tail, P->d_cg};
+    void *v[] = {P->sol, P->rhs, P->res, P->z, P->p, P->q, P->rs, P->d_tail, P->d_cg};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) cudaFree(v[i]);
     if (P->h_active) cudaFreeHost(P->h_active);
     if (P->h_warm_scale) cudaFreeHost(P->h_warm_scale);
@@ -1709,9 +1851,12 @@ eddy_status run_project(cu_sim *c, float dt) {
     const dim3 bl = tile_block();
     if (mean_sum_fused(c)) k_rhs_sum<<<red_grid(L), bl, 0, c->stream>>>(g, L, vel_of(c), P->rhs, part(c, 2));
     else k_rhs<<<tiles(g.n[0], g.n[1], g.n[2]), bl, 0, c->stream>>>(g, L, vel_of(c), P->rhs);
-    remove_mean0(c, P->rhs, mean_sum_fused(c));
+    /* with |b|^2's partials for mgpcg_start when fused */
+    remove_mean0(c, P->rhs, mean_sum_fused(c), mean_sum_fused(c) ? part(c, 0) : nullptr);
     const eddy_pressure_def *pd = &s->def.pressure;
     cudaError_t e = cudaSuccess;
+    const float pressure_scale = s->def.density * s->h / dt;
+    bool pressure_written = false;
     if (pd->solver == EDDY_PRESSURE_MGPCG) {
         /* no host round trip: the device decides everything, the step reads the figures at its end */
         P->host_stats = 0;
@@ -1730,8 +1875,13 @@ eddy_status run_project(cu_sim *c, float dt) {
             ghosts(c, L0, P->sol, nullptr);
             if (mean_sum_fused(c)) k_residual_m_sum<<<red_grid(L), bl, 0, c->stream>>>(L, P->sol, P->rhs, P->res, part(c, 2));
             else k_residual_m<<<cells_grid(L), bl, 0, c->stream>>>(L, P->sol, P->rhs, P->res);
-            remove_mean0(c, P->res, mean_sum_fused(c));
-            k_dot<<<red_grid(L), bl, 0, c->stream>>>(L, P->res, P->res, c->partials + (size_t)R_CG_RNORM2 * c->partial_stride, nullptr);
+            double *rr_part = c->partials + (size_t)R_CG_RNORM2 * c->partial_stride;
+            if (mean_sum_fused(c)) {
+                remove_mean0(c, P->res, true, rr_part);
+            } else {
+                remove_mean0(c, P->res);
+                k_dot<<<red_grid(L), bl, 0, c->stream>>>(L, P->res, P->res, rr_part, nullptr);
+            }
             const int slots[1] = {R_CG_RNORM2}, ops[1] = {RED_SUM};
             if ((e = finalize_reductions(c, slots, ops, 1, red_blocks(L))) != cudaSuccess) return cuda_fail(c, e, "pressure residual");
             e = cudaMemcpyAsync(c->h_rb->red + R_CG_BNORM2, c->d_rb->red + R_CG_BNORM2, (R_CG_INIT2 + 1 - R_CG_BNORM2) * sizeof(double),
@@ -1748,7 +1898,10 @@ eddy_status run_project(cu_sim *c, float dt) {
             cg_first_iteration(c);
             if ((e = mgpcg_loop(c)) != cudaSuccess) return cuda_fail(c, e, "pressure solve (MGPCG restart)");
         }
-        remove_mean0(c, P->sol);
+        /* one component holding every solved cell: the pressure is written by the mean removal */
+        pressure_written = mean_sum_fused(c);
+        const PressureOut po = {pressure_scale};
+        remove_mean0(c, P->sol, false, nullptr, pressure_written ? &po : nullptr);
     } else {
         double bb;
         if ((e = dot0(c, P->rhs, P->rhs, &bb)) != cudaSuccess) return cuda_fail(c, e, "pressure right-hand side");
@@ -1785,8 +1938,9 @@ eddy_status run_project(cu_sim *c, float dt) {
         int out_hi = !g.periodic[a] && g.btype[2 * a + 1] == EDDY_BOUNDARY_OUTFLOW;
         k_correct<<<tiles(fn[0], fn[1], fn[2]), bl, 0, c->stream>>>(g, L, a, out_lo, out_hi, c->vel[a], P->sol, flags_for(c));
     }
-    k_write_pressure<<<tiles(g.n[0], g.n[1], g.n[2]), bl, 0, c->stream>>>(g, L, P->sol, c->pressure,
-                                                                          s->def.density * s->h / dt, flags_for(c));
+    if (!pressure_written)
+        k_write_pressure<<<tiles(g.n[0], g.n[1], g.n[2]), bl, 0, c->stream>>>(g, L, P->sol, c->pressure, pressure_scale,
+                                                                              flags_for(c));
     if ((e = cudaGetLastError()) != cudaSuccess) return cuda_fail(c, e, "projection");
     return EDDY_OK;
 }
