@@ -7,7 +7,8 @@
  * A table, never pass/fail.
  * Usage: bench_advect [reps] [2d|3d|3d-only] [all|advect] [ROW] [max threads]   (default 9 repetitions after one
  * warm-up; "3d" adds 128^3, "3d-only" runs only 128^3; "advect" leaves out the diffusion rows; ROW runs one advection
- * row: SL x1, MC x1, MC x1+T, BFECC x1, MC x2; "cpu min" is the least CPU time of the repetitions) */
+ * row: SL x1, MC x1, MC x1+T, BFECC x1, MC x2, or all; "cpu min" is the least CPU time of the repetitions; a sixth argument
+ * "baseline" runs the baseline (SSE2) row kernels even where the CPU has AVX2, see vector_isa.h) */
 #include "diffuse.h"
 
 #include <math.h>
@@ -68,6 +69,8 @@ typedef struct bench_row {
     float viscosity, dye_diffusion; /* diffusion rows */
 } bench_row;
 
+static bool force_baseline;
+
 static void run(int dim, int n, int threads, const bench_row *row, int reps) {
     eddy_sim_def d = eddy_sim_def_default();
     d.dim = dim;
@@ -85,6 +88,7 @@ static void run(int dim, int n, int threads, const bench_row *row, int reps) {
         printf("create failed: %s\n", msg);
         return;
     }
+    if (force_baseline) s->avx2 = false;
     bool advect = !strcmp(row->stage, "advect");
     double t[64], tc[64];
     int iterations = 0;
@@ -133,8 +137,9 @@ int main(int argc, char **argv) {
     if (reps < 1 || reps > 64) reps = 9;
     bool three = argc > 2 && !strncmp(argv[2], "3d", 2), two = !(argc > 2 && !strcmp(argv[2], "3d-only"));
     bool advect_only = argc > 3 && !strcmp(argv[3], "advect");
-    const char *only = argc > 4 ? argv[4] : NULL; /* run only the variants whose name contains this */
+    const char *only = argc > 4 && strcmp(argv[4], "all") ? argv[4] : NULL; /* only this row ("all": every row) */
     int max_threads = argc > 5 ? atoi(argv[5]) : 2;
+    force_baseline = argc > 6 && !strcmp(argv[6], "baseline");
     /* k dt / h^2 at 512^2 with dt = 0.5/512 s: viscosity 1e-3 -> 0.26 (a light fluid), 0.1 -> 26 (syrup) */
     bench_row rows[] = {
         {"advect", EDDY_ADVECT_SEMI_LAGRANGIAN, 1, false, 0, 0},
@@ -146,7 +151,8 @@ int main(int argc, char **argv) {
         {"diffuse", EDDY_ADVECT_MACCORMACK, 1, false, 0.1f, 0},
         {"diffuse", EDDY_ADVECT_MACCORMACK, 1, false, 0, 1e-4f},
     };
-    printf("# eddy advection / diffusion stages, median of %d runs; Mcell/s counts velocity cells; temperature zero\n", reps);
+    printf("# eddy advection / diffusion stages, median of %d runs; Mcell/s counts velocity cells; temperature zero; "
+           "%s row kernels\n", reps, force_baseline ? "baseline" : "AVX2 (where the CPU has it)");
     printf("%-5s %-8s %-34s %7s %9s %9s %9s %9s %6s\n", "grid", "stage", "variant", "threads", "ms", "cpu ms", "cpu min", "Mcell/s",
            "CG it");
     for (size_t r = 0; r < sizeof rows / sizeof rows[0] && two; r++)
