@@ -373,6 +373,67 @@ HOT void trace_row(eddy_advect_ws *ws, const grid_map *m, const lattice V[3], fl
     }
 }
 
+/* ---------------------------------------------------------------- one field */
+
+/* The per-element work of each pass, instantiated for 2D and 3D. Positions are lattice coordinates. */
+enum pass_kind {
+    PASS_BACKWARD,       /* out = factor * A q                                             (semi-Lagrangian, step 1) */
+    PASS_BACKWARD_RANGE, /* out = A q, and the min/max of q around the foot into lo, hi      (MacCormack step 1) */
+    PASS_MACCORMACK,     /* out = factor * limit(q^ + (q - A^R q^)/2), reverting to q^      (MacCormack step 2) */
+    PASS_BFECC_CORRECT,  /* out = q + (q - A^R q^)/2                                         (BFECC step 2) */
+    PASS_BFECC_FINAL     /* out = factor * clamp(A corrected, min/max of q around the foot)  (BFECC step 3) */
+};
+
+typedef struct pass_args {
+    const lattice *L;    /* geometry of the grid (all fields of a pass share it) */
+    const float *q;      /* the field at the start of the stage */
+    const float *aux;    /* q^ (MacCormack, BFECC correct) or the corrected field (BFECC final) */
+    float *out;
+    float factor;
+    float *lo, *hi;      /* the limiter's range at each foot (MacCormack) */
+} pass_args;
+
+HOT void pass_row(const eddy_advect_ws *ws, const pass_args *pa, enum pass_kind kind, size_t e, size_t end, int dim) {
+    stencil st;
+    float lo, hi;
+    for (; e < end; e++) {
+        /* the forward buffer exists only for the two-way schemes */
+        const float *bk = ws->back + (size_t)dim * e;
+        const float *fw = kind == PASS_MACCORMACK || kind == PASS_BFECC_CORRECT ? ws->fwd + (size_t)dim * e : NULL;
+        switch (kind) {
+        case PASS_BACKWARD:
+            locate(pa->L, dim, bk[0], bk[1], dim == 3 ? bk[2] : 0.0f, &st);
+            pa->out[e] = pa->factor * stencil_sample(&st, dim, pa->q);
+            break;
+        case PASS_BACKWARD_RANGE:
+            /* the range comes from the same 2^d nodes as the sample: kept for step 2 rather than located again */
+            locate(pa->L, dim, bk[0], bk[1], dim == 3 ? bk[2] : 0.0f, &st);
+            pa->out[e] = stencil_sample(&st, dim, pa->q);
+            stencil_minmax(&st, dim, pa->q, &pa->lo[e], &pa->hi[e]);
+            break;
+        case PASS_MACCORMACK: {
+            locate(pa->L, dim, fw[0], fw[1], dim == 3 ? fw[2] : 0.0f, &st);
+            float qhat = pa->aux[e];
+            float v = qhat + 0.5f * (pa->q[e] - stencil_sample(&st, dim, pa->aux));
+            if (v < pa->lo[e] || v > pa->hi[e]) v = qhat; /* revert to the semi-Lagrangian value (Selle et al. 2008, sec. 4) */
+            pa->out[e] = pa->factor * v;
+            break;
+        }
+        case PASS_BFECC_CORRECT:
+            locate(pa->L, dim, fw[0], fw[1], dim == 3 ? fw[2] : 0.0f, &st);
+            pa->out[e] = pa->q[e] + 0.5f * (pa->q[e] - stencil_sample(&st, dim, pa->aux));
+            break;
+        case PASS_BFECC_FINAL: {
+            locate(pa->L, dim, bk[0], bk[1], dim == 3 ? bk[2] : 0.0f, &st);
+            float v = stencil_sample(&st, dim, pa->aux);
+            stencil_minmax(&st, dim, pa->q, &lo, &hi);
+            pa->out[e] = pa->factor * (v < lo ? lo : (v > hi ? hi : v));
+            break;
+        }
+        }
+    }
+}
+
 /* ---------------------------------------------------------------- AVX2: 8 elements of a row at once */
 
 /* The 3D trace and passes without periodic axes, 8 consecutive elements per instruction (vector_isa.h): lane l
@@ -515,13 +576,98 @@ HOT8 void node_velocity_inside8(const lattice V[3], int face, const size_t p[3],
     }
 }
 
+/* pass_row's work for elements e .. e+7, whose feet (or forward points) are x, y, z */
+HOT8 void pass_at8(const pass_args *pa, enum pass_kind kind, size_t e, __m256 x, __m256 y, __m256 z) {
+    const lattice *L = pa->L;
+    __m256 n[8], v, c, lo, hi;
+    stencil8 st;
+    locate_3d8(L, x, y, z, &st);
+    const __m256 factor = _mm256_set1_ps(pa->factor), half = _mm256_set1_ps(0.5f);
+    switch (kind) {
+    case PASS_BACKWARD:
+        _mm256_storeu_ps(pa->out + e, _mm256_mul_ps(factor, sample8(L, pa->q, &st)));
+        break;
+    case PASS_BACKWARD_RANGE:
+        gather8(L, pa->q, &st, n);
+        _mm256_storeu_ps(pa->out + e, sample_nodes8(n, &st));
+        minmax_nodes8(n, &lo, &hi);
+        _mm256_storeu_ps(pa->lo + e, lo);
+        _mm256_storeu_ps(pa->hi + e, hi);
+        break;
+    case PASS_MACCORMACK: {
+        __m256 qhat = _mm256_loadu_ps(pa->aux + e);
+        v = _mm256_add_ps(qhat, _mm256_mul_ps(half, _mm256_sub_ps(_mm256_loadu_ps(pa->q + e), sample8(L, pa->aux, &st))));
+        __m256 out = _mm256_or_ps(_mm256_cmp_ps(v, _mm256_loadu_ps(pa->lo + e), _CMP_LT_OQ),
+                                  _mm256_cmp_ps(v, _mm256_loadu_ps(pa->hi + e), _CMP_GT_OQ));
+        _mm256_storeu_ps(pa->out + e, _mm256_mul_ps(factor, _mm256_blendv_ps(v, qhat, out)));
+        break;
+    }
+    case PASS_BFECC_CORRECT: {
+        __m256 q = _mm256_loadu_ps(pa->q + e);
+        _mm256_storeu_ps(pa->out + e, _mm256_add_ps(q, _mm256_mul_ps(half, _mm256_sub_ps(q, sample8(L, pa->aux, &st)))));
+        break;
+    }
+    case PASS_BFECC_FINAL:
+        v = sample8(L, pa->aux, &st);
+        gather8(L, pa->q, &st, n);
+        minmax_nodes8(n, &lo, &hi);
+        /* v < lo ? lo : (v > hi ? hi : v) */
+        c = _mm256_blendv_ps(v, hi, _mm256_cmp_ps(v, hi, _CMP_GT_OQ));
+        c = _mm256_blendv_ps(c, lo, _mm256_cmp_ps(v, lo, _CMP_LT_OQ));
+        _mm256_storeu_ps(pa->out + e, _mm256_mul_ps(factor, c));
+        break;
+    }
+}
+
+HOT8 void pass_group8(const eddy_advect_ws *ws, const pass_args *pa, enum pass_kind kind, size_t e) {
+    const bool two_way = kind == PASS_MACCORMACK || kind == PASS_BFECC_CORRECT;
+    __m256 x, y, z;
+    load_xyz8((two_way ? ws->fwd : ws->back) + 3 * e, &x, &y, &z);
+    pass_at8(pa, kind, e, x, y, z);
+}
+
+/* elements [e, end) of a pass, 8 at a time (end - e >= 8: the last group overlaps the one before) */
+HOT8 void pass_range8(const eddy_advect_ws *ws, const pass_args *pa, enum pass_kind kind, size_t e, size_t end) {
+    for (;; e += 8) {
+        if (e + 8 > end) e = end - 8;
+        pass_group8(ws, pa, kind, e);
+        if (e + 8 >= end) break;
+    }
+}
+
+static EDDY_AVX2 void pass_row_avx2(const eddy_advect_ws *ws, const pass_args *pa, enum pass_kind kind, size_t e, size_t end) {
+    if (end - e < 8) {
+        switch (kind) {
+        case PASS_BACKWARD: pass_row(ws, pa, PASS_BACKWARD, e, end, 3); break;
+        case PASS_BACKWARD_RANGE: pass_row(ws, pa, PASS_BACKWARD_RANGE, e, end, 3); break;
+        case PASS_MACCORMACK: pass_row(ws, pa, PASS_MACCORMACK, e, end, 3); break;
+        case PASS_BFECC_CORRECT: pass_row(ws, pa, PASS_BFECC_CORRECT, e, end, 3); break;
+        case PASS_BFECC_FINAL: pass_row(ws, pa, PASS_BFECC_FINAL, e, end, 3); break;
+        }
+        return;
+    }
+    switch (kind) {
+    case PASS_BACKWARD: pass_range8(ws, pa, PASS_BACKWARD, e, end); break;
+    case PASS_BACKWARD_RANGE: pass_range8(ws, pa, PASS_BACKWARD_RANGE, e, end); break;
+    case PASS_MACCORMACK: pass_range8(ws, pa, PASS_MACCORMACK, e, end); break;
+    case PASS_BFECC_CORRECT: pass_range8(ws, pa, PASS_BFECC_CORRECT, e, end); break;
+    case PASS_BFECC_FINAL: pass_range8(ws, pa, PASS_BFECC_FINAL, e, end); break;
+    }
+}
+
+/* trace_row, and when `first` is given the first pass of the field (PASS_BACKWARD or PASS_BACKWARD_RANGE) on the
+ * row straight from the feet in registers; the feet are stored only when keep_back asks (or without `first`) */
 static EDDY_AVX2 void trace_row_avx2(eddy_advect_ws *ws, const grid_map *m, const lattice V[3], float dtc, bool forward,
-                                     int row) {
+                                     int row, const pass_args *first, enum pass_kind first_kind, bool keep_back) {
     const int n0 = m->n[0];
     if (n0 < 8) {
         trace_row(ws, m, V, dtc, forward, row, 3, false);
+        const size_t e = (size_t)row * (size_t)n0;
+        if (first && first_kind == PASS_BACKWARD) pass_row(ws, first, PASS_BACKWARD, e, e + (size_t)n0, 3);
+        else if (first) pass_row(ws, first, PASS_BACKWARD_RANGE, e, e + (size_t)n0, 3);
         return;
     }
+    keep_back = keep_back || !first;
     int j = row % m->n[1], k = row / m->n[1];
     const size_t e_row = (size_t)row * (size_t)n0;
     __m256 P[3], Q[3], u1[3], u2[3], out[3];
@@ -562,7 +708,9 @@ static EDDY_AVX2 void trace_row_avx2(eddy_advect_ws *ws, const grid_map *m, cons
         for (int b = 0; b < 3; b++)
             out[b] = _mm256_sub_ps(_mm256_mul_ps(_mm256_sub_ps(P[b], _mm256_mul_ps(vd, u2[b])), _mm256_set1_ps(m->scale[b])),
                                    _mm256_set1_ps(m->off[b]));
-        store_xyz8(ws->back + 3 * (e_row + (size_t)i), out[0], out[1], out[2]);
+        if (keep_back) store_xyz8(ws->back + 3 * (e_row + (size_t)i), out[0], out[1], out[2]);
+        if (first && first_kind == PASS_BACKWARD) pass_at8(first, PASS_BACKWARD, e_row + (size_t)i, out[0], out[1], out[2]);
+        else if (first) pass_at8(first, PASS_BACKWARD_RANGE, e_row + (size_t)i, out[0], out[1], out[2]);
         if (forward) {
             for (int b = 0; b < 3; b++) Q[b] = _mm256_add_ps(P[b], _mm256_mul_ps(hd, u1[b]));
             velocity_at8(V, Q, u2);
@@ -588,8 +736,11 @@ static bool gathers_fit(const lattice *L) {
 #endif
 
 /* Traces every element of grid m back (and forward, for the reverse operator) through the velocity by RK2
- * midpoint steps of dt; dtc = dt / h converts m/s into cells. */
-static void trace_grid(eddy_sim *s, const grid_map *m, const lattice V[3], float dtc, bool forward) {
+ * midpoint steps of dt; dtc = dt / h converts m/s into cells. The AVX2 code also runs the first pass of one field
+ * (`first`, of kind first_kind) as it goes, which saves storing and reading the feet again (not stored at all
+ * unless keep_back asks); returns true when it did. */
+static bool trace_grid(eddy_sim *s, const grid_map *m, const lattice V[3], float dtc, bool forward, const pass_args *first,
+                       enum pass_kind first_kind, bool keep_back) {
     eddy_advect_ws *ws = s->advect;
     const int dim = s->dim;
     const int rows = m->n[1] * m->n[2];
@@ -599,12 +750,17 @@ static void trace_grid(eddy_sim *s, const grid_map *m, const lattice V[3], float
         for (int b = 0; b < dim; b++) may_wrap = may_wrap || V[a].wrap[b] != 0;
 #if EDDY_HAVE_AVX2_PATH
     const bool wide = s->avx2 && dim == 3 && !may_wrap && gathers_fit(&V[0]) && gathers_fit(&V[1]) && gathers_fit(&V[2]);
+    const pass_args *fused = wide && gathers_fit(first->L) ? first : NULL;
+#else
+    (void)first;
+    (void)first_kind;
+    (void)keep_back;
 #endif
 #pragma omp parallel for num_threads(EDDY_THREADS(s)) schedule(static)
     for (int row = 0; row < rows; row++) {
 #if EDDY_HAVE_AVX2_PATH
         if (wide) {
-            trace_row_avx2(ws, m, V, dtc, forward, row);
+            trace_row_avx2(ws, m, V, dtc, forward, row, fused, first_kind, keep_back);
             continue;
         }
 #endif
@@ -616,143 +772,12 @@ static void trace_grid(eddy_sim *s, const grid_map *m, const lattice V[3], float
             else trace_row(ws, m, V, dtc, forward, row, 3, false);
         }
     }
-}
-
-/* ---------------------------------------------------------------- one field */
-
-/* The per-element work of each pass, instantiated for 2D and 3D. Positions are lattice coordinates. */
-enum pass_kind {
-    PASS_BACKWARD,       /* out = factor * A q                                             (semi-Lagrangian, step 1) */
-    PASS_BACKWARD_RANGE, /* out = A q, and the min/max of q around the foot into lo, hi      (MacCormack step 1) */
-    PASS_MACCORMACK,     /* out = factor * limit(q^ + (q - A^R q^)/2), reverting to q^      (MacCormack step 2) */
-    PASS_BFECC_CORRECT,  /* out = q + (q - A^R q^)/2                                         (BFECC step 2) */
-    PASS_BFECC_FINAL     /* out = factor * clamp(A corrected, min/max of q around the foot)  (BFECC step 3) */
-};
-
-typedef struct pass_args {
-    const lattice *L;    /* geometry of the grid (all fields of a pass share it) */
-    const float *q;      /* the field at the start of the stage */
-    const float *aux;    /* q^ (MacCormack, BFECC correct) or the corrected field (BFECC final) */
-    float *out;
-    float factor;
-    float *lo, *hi;      /* the limiter's range at each foot (MacCormack) */
-} pass_args;
-
-HOT void pass_row(const eddy_advect_ws *ws, const pass_args *pa, enum pass_kind kind, size_t e, size_t end, int dim) {
-    stencil st;
-    float lo, hi;
-    for (; e < end; e++) {
-        /* the forward buffer exists only for the two-way schemes */
-        const float *bk = ws->back + (size_t)dim * e;
-        const float *fw = kind == PASS_MACCORMACK || kind == PASS_BFECC_CORRECT ? ws->fwd + (size_t)dim * e : NULL;
-        switch (kind) {
-        case PASS_BACKWARD:
-            locate(pa->L, dim, bk[0], bk[1], dim == 3 ? bk[2] : 0.0f, &st);
-            pa->out[e] = pa->factor * stencil_sample(&st, dim, pa->q);
-            break;
-        case PASS_BACKWARD_RANGE:
-            /* the range comes from the same 2^d nodes as the sample: kept for step 2 rather than located again */
-            locate(pa->L, dim, bk[0], bk[1], dim == 3 ? bk[2] : 0.0f, &st);
-            pa->out[e] = stencil_sample(&st, dim, pa->q);
-            stencil_minmax(&st, dim, pa->q, &pa->lo[e], &pa->hi[e]);
-            break;
-        case PASS_MACCORMACK: {
-            locate(pa->L, dim, fw[0], fw[1], dim == 3 ? fw[2] : 0.0f, &st);
-            float qhat = pa->aux[e];
-            float v = qhat + 0.5f * (pa->q[e] - stencil_sample(&st, dim, pa->aux));
-            if (v < pa->lo[e] || v > pa->hi[e]) v = qhat; /* revert to the semi-Lagrangian value (Selle et al. 2008, sec. 4) */
-            pa->out[e] = pa->factor * v;
-            break;
-        }
-        case PASS_BFECC_CORRECT:
-            locate(pa->L, dim, fw[0], fw[1], dim == 3 ? fw[2] : 0.0f, &st);
-            pa->out[e] = pa->q[e] + 0.5f * (pa->q[e] - stencil_sample(&st, dim, pa->aux));
-            break;
-        case PASS_BFECC_FINAL: {
-            locate(pa->L, dim, bk[0], bk[1], dim == 3 ? bk[2] : 0.0f, &st);
-            float v = stencil_sample(&st, dim, pa->aux);
-            stencil_minmax(&st, dim, pa->q, &lo, &hi);
-            pa->out[e] = pa->factor * (v < lo ? lo : (v > hi ? hi : v));
-            break;
-        }
-        }
-    }
-}
-
 #if EDDY_HAVE_AVX2_PATH
-HOT8 void pass_group8(const eddy_advect_ws *ws, const pass_args *pa, enum pass_kind kind, size_t e) {
-    const lattice *L = pa->L;
-    const bool two_way = kind == PASS_MACCORMACK || kind == PASS_BFECC_CORRECT;
-    __m256 x, y, z, n[8], v, lo, hi;
-    load_xyz8((two_way ? ws->fwd : ws->back) + 3 * e, &x, &y, &z);
-    stencil8 st;
-    locate_3d8(L, x, y, z, &st);
-    const __m256 factor = _mm256_set1_ps(pa->factor), half = _mm256_set1_ps(0.5f);
-    switch (kind) {
-    case PASS_BACKWARD:
-        _mm256_storeu_ps(pa->out + e, _mm256_mul_ps(factor, sample8(L, pa->q, &st)));
-        break;
-    case PASS_BACKWARD_RANGE:
-        gather8(L, pa->q, &st, n);
-        _mm256_storeu_ps(pa->out + e, sample_nodes8(n, &st));
-        minmax_nodes8(n, &lo, &hi);
-        _mm256_storeu_ps(pa->lo + e, lo);
-        _mm256_storeu_ps(pa->hi + e, hi);
-        break;
-    case PASS_MACCORMACK: {
-        __m256 qhat = _mm256_loadu_ps(pa->aux + e);
-        v = _mm256_add_ps(qhat, _mm256_mul_ps(half, _mm256_sub_ps(_mm256_loadu_ps(pa->q + e), sample8(L, pa->aux, &st))));
-        __m256 out = _mm256_or_ps(_mm256_cmp_ps(v, _mm256_loadu_ps(pa->lo + e), _CMP_LT_OQ),
-                                  _mm256_cmp_ps(v, _mm256_loadu_ps(pa->hi + e), _CMP_GT_OQ));
-        _mm256_storeu_ps(pa->out + e, _mm256_mul_ps(factor, _mm256_blendv_ps(v, qhat, out)));
-        break;
-    }
-    case PASS_BFECC_CORRECT: {
-        __m256 q = _mm256_loadu_ps(pa->q + e);
-        _mm256_storeu_ps(pa->out + e, _mm256_add_ps(q, _mm256_mul_ps(half, _mm256_sub_ps(q, sample8(L, pa->aux, &st)))));
-        break;
-    }
-    case PASS_BFECC_FINAL:
-        v = sample8(L, pa->aux, &st);
-        gather8(L, pa->q, &st, n);
-        minmax_nodes8(n, &lo, &hi);
-        /* v < lo ? lo : (v > hi ? hi : v) */
-        x = _mm256_blendv_ps(v, hi, _mm256_cmp_ps(v, hi, _CMP_GT_OQ));
-        x = _mm256_blendv_ps(x, lo, _mm256_cmp_ps(v, lo, _CMP_LT_OQ));
-        _mm256_storeu_ps(pa->out + e, _mm256_mul_ps(factor, x));
-        break;
-    }
-}
-
-/* elements [e, end) of a pass, 8 at a time (end - e >= 8: the last group overlaps the one before) */
-HOT8 void pass_range8(const eddy_advect_ws *ws, const pass_args *pa, enum pass_kind kind, size_t e, size_t end) {
-    for (;; e += 8) {
-        if (e + 8 > end) e = end - 8;
-        pass_group8(ws, pa, kind, e);
-        if (e + 8 >= end) break;
-    }
-}
-
-static EDDY_AVX2 void pass_row_avx2(const eddy_advect_ws *ws, const pass_args *pa, enum pass_kind kind, size_t e, size_t end) {
-    if (end - e < 8) {
-        switch (kind) {
-        case PASS_BACKWARD: pass_row(ws, pa, PASS_BACKWARD, e, end, 3); break;
-        case PASS_BACKWARD_RANGE: pass_row(ws, pa, PASS_BACKWARD_RANGE, e, end, 3); break;
-        case PASS_MACCORMACK: pass_row(ws, pa, PASS_MACCORMACK, e, end, 3); break;
-        case PASS_BFECC_CORRECT: pass_row(ws, pa, PASS_BFECC_CORRECT, e, end, 3); break;
-        case PASS_BFECC_FINAL: pass_row(ws, pa, PASS_BFECC_FINAL, e, end, 3); break;
-        }
-        return;
-    }
-    switch (kind) {
-    case PASS_BACKWARD: pass_range8(ws, pa, PASS_BACKWARD, e, end); break;
-    case PASS_BACKWARD_RANGE: pass_range8(ws, pa, PASS_BACKWARD_RANGE, e, end); break;
-    case PASS_MACCORMACK: pass_range8(ws, pa, PASS_MACCORMACK, e, end); break;
-    case PASS_BFECC_CORRECT: pass_range8(ws, pa, PASS_BFECC_CORRECT, e, end); break;
-    case PASS_BFECC_FINAL: pass_range8(ws, pa, PASS_BFECC_FINAL, e, end); break;
-    }
-}
+    return fused != NULL;
+#else
+    return false;
 #endif
+}
 
 static void run_pass(eddy_sim *s, const grid_map *m, const pass_args *pa, enum pass_kind kind) {
     const eddy_advect_ws *ws = s->advect;
@@ -791,27 +816,38 @@ static void run_pass(eddy_sim *s, const grid_map *m, const pass_args *pa, enum p
     }
 }
 
-/* Advects one field `src` (described by g) into `out` with the scheme of the simulation; the grid has been
- * traced already. */
-static void advect_field(eddy_sim *s, const grid_map *m, const eddy_grid_desc *g, float *out, float factor) {
+/* The first pass of the scheme on field q of lattice L: semi-Lagrangian's only one, or A q (and for MacCormack the
+ * limiter's range) into the workspace */
+static enum pass_kind first_pass(const eddy_sim *s, const lattice *L, const float *q, float *out, float factor, pass_args *pa) {
     eddy_advect_ws *ws = s->advect;
-    lattice L = make_lattice(g);
-    pass_args pa = {&L, g->data, NULL, out, factor, NULL, NULL};
     switch (s->def.advection) {
-    case EDDY_ADVECT_SEMI_LAGRANGIAN: run_pass(s, m, &pa, PASS_BACKWARD); return;
-    case EDDY_ADVECT_MACCORMACK: {
-        pass_args first = {&L, g->data, NULL, ws->tmp[0], 1.0f, ws->tmp[1], ws->tmp[2]};
-        run_pass(s, m, &first, PASS_BACKWARD_RANGE);
+    case EDDY_ADVECT_SEMI_LAGRANGIAN: *pa = (pass_args){L, q, NULL, out, factor, NULL, NULL}; return PASS_BACKWARD;
+    case EDDY_ADVECT_MACCORMACK: *pa = (pass_args){L, q, NULL, ws->tmp[0], 1.0f, ws->tmp[1], ws->tmp[2]}; return PASS_BACKWARD_RANGE;
+    case EDDY_ADVECT_BFECC: break;
+    }
+    *pa = (pass_args){L, q, NULL, ws->tmp[0], 1.0f, NULL, NULL};
+    return PASS_BACKWARD;
+}
+
+/* Advects field q (on lattice L) into `out` with the scheme of the simulation; the grid has been traced already,
+ * and the first pass run too when first_done. */
+static void advect_field(eddy_sim *s, const grid_map *m, const lattice *L, const float *q, float *out, float factor,
+                         bool first_done) {
+    eddy_advect_ws *ws = s->advect;
+    pass_args first;
+    enum pass_kind kind = first_pass(s, L, q, out, factor, &first);
+    if (!first_done) run_pass(s, m, &first, kind);
+    pass_args pa = {L, q, NULL, out, factor, NULL, NULL};
+    switch (s->def.advection) {
+    case EDDY_ADVECT_SEMI_LAGRANGIAN: return;
+    case EDDY_ADVECT_MACCORMACK:
         pa.aux = ws->tmp[0];
         pa.lo = ws->tmp[1];
         pa.hi = ws->tmp[2];
         run_pass(s, m, &pa, PASS_MACCORMACK);
         return;
-    }
     case EDDY_ADVECT_BFECC: {
-        pass_args first = {&L, g->data, NULL, ws->tmp[0], 1.0f, NULL, NULL};
-        run_pass(s, m, &first, PASS_BACKWARD);
-        pass_args correct = {&L, g->data, ws->tmp[0], ws->tmp[1], 1.0f, NULL, NULL};
+        pass_args correct = {L, q, ws->tmp[0], ws->tmp[1], 1.0f, NULL, NULL};
         run_pass(s, m, &correct, PASS_BFECC_CORRECT);
         pa.aux = ws->tmp[1];
         run_pass(s, m, &pa, PASS_BFECC_FINAL);
@@ -901,8 +937,11 @@ eddy_status eddy__advect(eddy_sim *s, float dt) {
         }
         m.face = a;
         m.unit_scale = false;
-        trace_grid(s, &m, V, dtc, forward);
-        advect_field(s, &m, &g, s->vel_tmp[a], fv);
+        pass_args first;
+        enum pass_kind kind = first_pass(s, &V[a], g.data, s->vel_tmp[a], fv, &first);
+        /* the feet are read again only by BFECC's last pass */
+        bool done = trace_grid(s, &m, V, dtc, forward, &first, kind, s->def.advection == EDDY_ADVECT_BFECC);
+        advect_field(s, &m, &V[a], g.data, s->vel_tmp[a], fv, done);
     }
 
     /* scalars: one trace of the scalar grid serves dye and temperature */
@@ -919,12 +958,17 @@ eddy_status eddy__advect(eddy_sim *s, float dt) {
     m.unit_scale = s->def.dye_scale[0] == 1 && s->def.dye_scale[1] == 1 && s->def.dye_scale[2] == 1;
     for (int f = 0; f < 4; f++) {
         if (field_is_zero(s, scalars[f], s->nscalar)) continue;
-        if (!traced) {
-            trace_grid(s, &m, V, dtc, forward);
+        eddy_grid_desc g = eddy__scalar_desc(s, scalars[f]);
+        lattice L = make_lattice(&g);
+        const float factor = f < 3 ? fd : ft;
+        bool done = false;
+        if (!traced) { /* the first field's first pass rides along; the feet serve the other fields */
+            pass_args first;
+            enum pass_kind kind = first_pass(s, &L, g.data, s->scalar_tmp, factor, &first);
+            done = trace_grid(s, &m, V, dtc, forward, &first, kind, true);
             traced = true;
         }
-        eddy_grid_desc g = eddy__scalar_desc(s, scalars[f]);
-        advect_field(s, &m, &g, s->scalar_tmp, f < 3 ? fd : ft);
+        advect_field(s, &m, &L, g.data, s->scalar_tmp, factor, done);
         /* the old field becomes the scratch for the next one */
         float *old = scalars[f];
         if (f < 3) s->dye[f] = s->scalar_tmp;
