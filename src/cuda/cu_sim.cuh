@@ -40,6 +40,7 @@ struct cu_sim {
     float *vel[3], *vel_tmp[3], *pressure, *dye[3], *temp, *scalar_tmp;
     uint8_t *solid, *user_mask;
     float *solid_vel[3];
+    float *cell; /* 7 x ncells: curl (3), |curl| and the cell force (3), for vorticity confinement */
 
     DShape *obst, *emit;    /* device copies of the obstacle / emitter lists */
     int obst_cap, emit_cap;
