@@ -130,4 +130,5 @@ void EDDY_ISA_NAME(eddy__buoyancy_row)(const eddy_buoyancy_job *job, int row) {
             }
         }
     }
+    EDDY_ISA_LEAVE();
 }
