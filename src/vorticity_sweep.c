@@ -281,7 +281,19 @@ KERNEL void sweep3(eddy_sim *s, const sweep *w, rings3 *r, int r0, int r1, bool 
 }
 
 
-void EDDY_ISA_NAME(eddy__vort_sweep2_mul)(eddy_sim *s, const sweep *w, rings2 *r, int r0, int r1) { sweep2(s, w, r, r0, r1, true); }
-void EDDY_ISA_NAME(eddy__vort_sweep2_div)(eddy_sim *s, const sweep *w, rings2 *r, int r0, int r1) { sweep2(s, w, r, r0, r1, false); }
-void EDDY_ISA_NAME(eddy__vort_sweep3_mul)(eddy_sim *s, const sweep *w, rings3 *r, int r0, int r1) { sweep3(s, w, r, r0, r1, true); }
-void EDDY_ISA_NAME(eddy__vort_sweep3_div)(eddy_sim *s, const sweep *w, rings3 *r, int r0, int r1) { sweep3(s, w, r, r0, r1, false); }
+void EDDY_ISA_NAME(eddy__vort_sweep2_mul)(eddy_sim *s, const sweep *w, rings2 *r, int r0, int r1) {
+    sweep2(s, w, r, r0, r1, true);
+    EDDY_ISA_LEAVE();
+}
+void EDDY_ISA_NAME(eddy__vort_sweep2_div)(eddy_sim *s, const sweep *w, rings2 *r, int r0, int r1) {
+    sweep2(s, w, r, r0, r1, false);
+    EDDY_ISA_LEAVE();
+}
+void EDDY_ISA_NAME(eddy__vort_sweep3_mul)(eddy_sim *s, const sweep *w, rings3 *r, int r0, int r1) {
+    sweep3(s, w, r, r0, r1, true);
+    EDDY_ISA_LEAVE();
+}
+void EDDY_ISA_NAME(eddy__vort_sweep3_div)(eddy_sim *s, const sweep *w, rings3 *r, int r0, int r1) {
+    sweep3(s, w, r, r0, r1, false);
+    EDDY_ISA_LEAVE();
+}
