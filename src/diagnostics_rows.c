@@ -161,14 +161,22 @@ KERNEL int diag_row(const eddy_sim *s, const diag_layout *L, double *P, int j, i
 }
 
 int EDDY_ISA_NAME(eddy__diag_row_2d_div)(const eddy_sim *s, const diag_layout *L, double *P, int j, int k) {
-    return diag_row(s, L, P, j, k, 2, false);
+    int fluid = diag_row(s, L, P, j, k, 2, false);
+    EDDY_ISA_LEAVE();
+    return fluid;
 }
 int EDDY_ISA_NAME(eddy__diag_row_2d_mul)(const eddy_sim *s, const diag_layout *L, double *P, int j, int k) {
-    return diag_row(s, L, P, j, k, 2, true);
+    int fluid = diag_row(s, L, P, j, k, 2, true);
+    EDDY_ISA_LEAVE();
+    return fluid;
 }
 int EDDY_ISA_NAME(eddy__diag_row_3d_div)(const eddy_sim *s, const diag_layout *L, double *P, int j, int k) {
-    return diag_row(s, L, P, j, k, 3, false);
+    int fluid = diag_row(s, L, P, j, k, 3, false);
+    EDDY_ISA_LEAVE();
+    return fluid;
 }
 int EDDY_ISA_NAME(eddy__diag_row_3d_mul)(const eddy_sim *s, const diag_layout *L, double *P, int j, int k) {
-    return diag_row(s, L, P, j, k, 3, true);
+    int fluid = diag_row(s, L, P, j, k, 3, true);
+    EDDY_ISA_LEAVE();
+    return fluid;
 }

@@ -325,10 +325,13 @@ float eddy__choose_dt(eddy_sim *s) {
     float vmax = 0.0f;
     if (s->backend_ops) vmax = s->backend_ops->max_face_speed(s);
     else for (int a = 0; a < s->dim; a++) {
+        /* a maximum is exact in any order: the same value for any thread count */
         const float *v = s->vel[a];
-        for (size_t i = 0; i < s->nface[a]; i++) {
+        const long n = (long)s->nface[a];
+#pragma omp parallel for simd num_threads(EDDY_THREADS(s)) schedule(static) reduction(max : vmax) if (n > 65536)
+        for (long i = 0; i < n; i++) {
             float m = fabsf(v[i]);
-            if (m > vmax) vmax = m;
+            vmax = m > vmax ? m : vmax;
         }
     }
     /* the max over components (not the vector norm) bounds the per-axis displacement the CFL condition limits */

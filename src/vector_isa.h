@@ -36,6 +36,16 @@ static inline bool eddy__cpu_has_avx2(void) { return false; }
 #define EDDY_ISA_CAT(a, b) EDDY_ISA_CAT2(a, b)
 #define EDDY_ISA_NAME(name) EDDY_ISA_CAT(name, EDDY_ISA)
 
+/* Every exported function of an AVX2 build ends with EDDY_ISA_LEAVE(): a vzeroupper, so that no path (GCC left
+ * one in the diagnostics' row kernel) returns with the upper halves of the ymm registers dirty, which would make
+ * every SSE instruction after it, in eddy or in the caller's program, several times slower. */
+#if defined(__AVX__) && defined(__GNUC__)
+#include <immintrin.h>
+#define EDDY_ISA_LEAVE() _mm256_zeroupper()
+#else
+#define EDDY_ISA_LEAVE() ((void)0)
+#endif
+
 /* the instance of a row kernel to call; EDDY_HAVE_AVX2_BUILD is defined by CMake when src/avx2/ is built */
 #if defined(EDDY_HAVE_AVX2_BUILD)
 #define EDDY_ISA_PICK(s, name) ((s)->avx2 ? name##_avx2 : name##_base)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the CUDA tests, the sanitizers and the bench on a machine with an NVIDIA GPU, writing logs into $OUT
 # (default ./cuda_out). Uses prebuilt binaries in $PREBUILT when they run here, else builds with CMake.
-# usage: bench/cuda/device_run.sh [test] [sanitize] [bench] [bench-quick] [ncu] [ncu-adv]
+# usage: bench/cuda/device_run.sh [test] [sanitize] [bench] [bench-quick] [ncu] [ncu-adv] [ncu-forces]
 set -uo pipefail
 OUT=${OUT:-$PWD/cuda_out}
 mkdir -p "$OUT"
@@ -36,6 +36,16 @@ for what in "$@"; do
     timeout 200 "$ncu" --clock-control none --profile-from-start off -k regex:k_adv -c 8 --section SpeedOfLight \
       --section MemoryWorkloadAnalysis --section WarpStateStats --section LaunchStats --section Occupancy \
       --section SchedulerStats "$bin/bench_cuda" --profile 3 256 0 > "$OUT/ncu_adv.log" 2>&1; echo "ncu-adv rc=$?" ;;
+  ncu-forces)
+    # buoyancy, vorticity confinement and diagnostics of one 2D 2048^2 and one 3D 256^3 step: time, DRAM bytes,
+    # SM and issue utilisation, occupancy
+    for cfg in "2 2048" "3 256"; do
+      tag=$(echo $cfg | tr ' ' '_')
+      timeout 100 "$ncu" --clock-control none --profile-from-start off -k regex:'k_vort|k_buoy|k_diag' \
+        --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,sm__inst_issued.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active,dram__throughput.avg.pct_of_peak_sustained_elapsed \
+        "$bin/bench_cuda" --profile $cfg > "$OUT/ncu_forces_$tag.log" 2>&1; echo "ncu-forces $cfg rc=$?"
+      grep -E "k_vort|k_buoy|k_diag|duration|bytes|throughput|issued|warps_active" "$OUT/ncu_forces_$tag.log" | head -60
+    done ;;
   bench-quick) timeout 200 "$bin/bench_cuda" --quick > "$OUT/bench.log" 2>&1; echo "bench rc=$?"; cat "$OUT/bench.log" ;;
   esac
 done

@@ -9,151 +9,204 @@ namespace ecu {
 
 struct SlotOps {
     int v[2 * R_COUNT];
+    unsigned count[R_COUNT]; /* partials of each slot; 0: the slot's figure is 0 */
 };
-__global__ void __launch_bounds__(1024) k_finalize_many(double *partials, size_t stride, size_t nblocks, Readback *rb, SlotOps so) {
+__global__ void __launch_bounds__(1024) k_finalize_many(double *partials, size_t stride, Readback *rb, SlotOps so) {
     __shared__ double sh[32];
     const int slot = so.v[2 * blockIdx.x], op = so.v[2 * blockIdx.x + 1];
+    const size_t nblocks = so.count[blockIdx.x];
     const double *p = partials + (size_t)slot * stride;
     double v = op == RED_SUM ? 0.0 : -INFINITY;
     for (size_t b = threadIdx.x; b < nblocks; b += blockDim.x) v = red2(v, p[b], op);
     v = op == RED_SUM ? block_reduce<RED_SUM>(v, sh) : block_reduce<RED_MAX>(v, sh);
-    if (threadIdx.x == 0) rb->red[slot] = v;
+    if (threadIdx.x == 0) rb->red[slot] = nblocks ? v : 0.0;
 }
 
-cudaError_t finalize_reductions(cu_sim *c, const int *slots, const int *ops, int count, size_t nblocks) {
+static cudaError_t finalize_counts(cu_sim *c, const int *slots, const int *ops, const size_t *counts, int count) {
     SlotOps so;
     for (int i = 0; i < count; i++) {
         so.v[2 * i] = slots[i];
         so.v[2 * i + 1] = ops[i];
+        so.count[i] = (unsigned)counts[i];
     }
-    k_finalize_many<<<count, 1024, 0, c->stream>>>(c->partials, c->partial_stride, nblocks, c->d_rb, so);
+    k_finalize_many<<<count, 1024, 0, c->stream>>>(c->partials, c->partial_stride, c->d_rb, so);
     return cudaGetLastError();
 }
 
-__device__ inline float cell_divergence(const Geo &g, const Vel &v, int i, int j, int k) {
-    int fu[3], fv[3];
-    face_dims(g, 0, fu);
-    face_dims(g, 1, fv);
-    float d = v.c[0][idx3(fu, i + 1, j, k)] - v.c[0][idx3(fu, i, j, k)] + v.c[1][idx3(fv, i, j + 1, k)] -
-              v.c[1][idx3(fv, i, j, k)];
-    if (g.dim == 3) {
-        int fw[3];
-        face_dims(g, 2, fw);
-        d += v.c[2][idx3(fw, i, j, k + 1)] - v.c[2][idx3(fw, i, j, k)];
-    }
-    return d / g.h;
+cudaError_t finalize_reductions(cu_sim *c, const int *slots, const int *ops, int count, size_t nblocks) {
+    size_t counts[R_COUNT];
+    for (int i = 0; i < count; i++) counts[i] = nblocks;
+    return finalize_counts(c, slots, ops, counts, count);
 }
 
-__global__ void k_diag_cells(Geo g, Vel v, const uint8_t *__restrict__ solid, double *partials, size_t stride) {
-    __shared__ double sh[32];
-    double md = 0, sd = 0, ms = 0, fluid = 0;
-    ECU_ROWS_BEGIN(g.n[0], g.n[1])
-        const unsigned c = idx3(g.n, i, j, k);
-        if (!solid[c]) {
-            fluid += 1;
-            double d = cell_divergence(g, v, i, j, k);
-            md = fmax(md, fabs(d));
-            sd += d * d;
-            double sp2 = 0;
-            for (int a = 0; a < g.dim; a++) {
-                int fn[3], hi[3] = {i, j, k};
-                face_dims(g, a, fn);
-                hi[a]++;
-                double u = 0.5 * ((double)v.c[a][idx3(fn, i, j, k)] + v.c[a][idx3(fn, hi[0], hi[1], hi[2])]);
-                sp2 += u * u;
+/* One pass over the cells, as diagnostics_rows.c: a thread walks ECU_ROWS consecutive cell rows of its column
+ * (the y-faces between two rows are read once), a warp covers 32 cells of a row (coalesced). Per cell the terms
+ * are the CPU's float operations: the divergence d (d * (1/h) where that is exact, as the CPU), d^2 and |d| over
+ * fluid cells, the squared cell-centred speed, u^2 + v^2 + w^2 of the cell's lower faces and their largest |u|
+ * (the faces past the last cell of a non-periodic axis are added by the cells below them), R + G + B when the
+ * scalar grid is the velocity grid. Sums of those float terms are in double (the CPU's terms, summed in another
+ * fixed order), maxima in float (exact in any order). */
+template <int DIM, bool MUL, bool DYE>
+__global__ void __launch_bounds__(BLOCK, 4) k_diag(Geo g, Vel v, const uint8_t *__restrict__ solid,
+                                                const float *__restrict__ dr, const float *__restrict__ dg,
+                                                const float *__restrict__ db, float rh, double *partials, size_t stride) {
+    const int n0 = g.n[0], n1 = g.n[1], n2 = g.n[2];
+    const int i = (int)(blockIdx.x * BX + threadIdx.x), k = (int)blockIdx.z;
+    const int jb = (int)(blockIdx.y * BY + threadIdx.y) * ECU_ROWS;
+    double sd = 0, e = 0, dye = 0;
+    float mdf = 0, ms = 0, mf = 0;
+    int fluid = 0;
+    if (i < n0 && jb < n1) {
+        const float *__restrict__ u = v.c[0], *__restrict__ vv = v.c[1], *__restrict__ w = v.c[2];
+        const float h = g.h;
+        const bool xlast = i == n0 - 1 && !g.periodic[0];
+        const bool ztop = DIM == 3 && k == n2 - 1 && !g.periodic[2];
+        unsigned qu = (unsigned)i + (unsigned)(n0 + 1) * ((unsigned)jb + (unsigned)n1 * k);
+        unsigned qv = (unsigned)i + (unsigned)n0 * ((unsigned)jb + (unsigned)(n1 + 1) * k);
+        unsigned c = (unsigned)i + (unsigned)n0 * ((unsigned)jb + (unsigned)n1 * k);
+        const unsigned plane = (unsigned)n0 * n1;
+        float v0 = vv[qv];
+#pragma unroll
+        for (int r = 0; r < ECU_ROWS; r++) {
+            const int j = jb + r;
+            if (j >= n1) break;
+            const float u0 = u[qu], u1 = u[qu + 1], v1 = vv[qv + n0];
+            float w0 = 0, w1 = 0;
+            float d = u1 - u0 + v1 - v0;
+            if (DIM == 3) {
+                w0 = w[c];
+                w1 = w[c + plane];
+                d += w1 - w0;
             }
-            ms = fmax(ms, sp2);
+            d = MUL ? d * rh : d / h;
+            const bool f = solid[c] == 0;
+            fluid += f;
+            const float ad = f ? fabsf(d) : 0.0f;
+            mdf = ad > mdf ? ad : mdf;
+            sd += (double)(f ? d * d : 0.0f);
+            const float cu = 0.5f * (u0 + u1), cv = 0.5f * (v0 + v1);
+            float sp2 = cu * cu + cv * cv;
+            if (DIM == 3) {
+                const float cw = 0.5f * (w0 + w1);
+                sp2 += cw * cw;
+            }
+            sp2 = f ? sp2 : 0.0f;
+            ms = sp2 > ms ? sp2 : ms;
+            float af = fabsf(u0) > fabsf(v0) ? fabsf(u0) : fabsf(v0), ef = u0 * u0 + v0 * v0;
+            if (DIM == 3) {
+                af = fabsf(w0) > af ? fabsf(w0) : af;
+                ef += w0 * w0;
+            }
+            mf = af > mf ? af : mf;
+            e += (double)ef;
+            if (xlast) {
+                e += (double)(u1 * u1);
+                mf = fabsf(u1) > mf ? fabsf(u1) : mf;
+            }
+            if (j == n1 - 1 && !g.periodic[1]) {
+                e += (double)(v1 * v1);
+                mf = fabsf(v1) > mf ? fabsf(v1) : mf;
+            }
+            if (ztop) {
+                e += (double)(w1 * w1);
+                mf = fabsf(w1) > mf ? fabsf(w1) : mf;
+            }
+            if (DYE) dye += (double)(dr[c] + dg[c] + db[c]);
+            v0 = v1;
+            qu += n0 + 1;
+            qv += n0;
+            c += n0;
         }
-    ECU_ROWS_END
-    size_t b = ECU_BLOCK_ID();
-    md = block_reduce<RED_MAX>(md, sh);
-    if (ECU_THREAD0()) partials[R_MAXDIV * stride + b] = md;
-    sd = block_reduce<RED_SUM>(sd, sh);
-    if (ECU_THREAD0()) partials[R_SUMDIV2 * stride + b] = sd;
-    ms = block_reduce<RED_MAX>(ms, sh);
-    if (ECU_THREAD0()) partials[R_MAXSPEED2 * stride + b] = ms;
-    fluid = block_reduce<RED_SUM>(fluid, sh);
-    if (ECU_THREAD0()) partials[R_FLUID * stride + b] = fluid;
-}
-
-/* energy and max |u| over the faces of component a; periodic duplicate layers skipped */
-__global__ void k_diag_faces(Geo g, int a, const float *__restrict__ v, double *partials, size_t stride, int slot_e,
-                             int slot_m) {
-    __shared__ double sh[32];
-    int fn[3];
-    face_dims(g, a, fn);
-    double sum = 0, mx = 0;
-    ECU_ROWS_BEGIN(fn[0], fn[1])
-        bool dup = (a == 0 && g.periodic[0] && i == g.n[0]) || (a == 1 && g.periodic[1] && j == g.n[1]) ||
-                   (a == 2 && g.periodic[2] && k == g.n[2]);
-        if (!dup) {
-            double u = v[idx3(fn, i, j, k)];
-            sum += u * u;
-            mx = fmax(mx, fabs(u));
-        }
-    ECU_ROWS_END
-    size_t b = ECU_BLOCK_ID();
-    sum = block_reduce<RED_SUM>(sum, sh);
-    if (ECU_THREAD0()) partials[slot_e * stride + b] = sum;
-    if (slot_m >= 0) {
-        mx = block_reduce<RED_MAX>(mx, sh);
-        if (ECU_THREAD0()) partials[slot_m * stride + b] = mx;
+    }
+    /* block: each warp's values by shuffles, then warp 0 over the warps in a fixed order */
+    __shared__ double sh[7][BLOCK / 32];
+    const int lane = (int)((threadIdx.x + BX * threadIdx.y) & 31), warp = (int)((threadIdx.x + BX * threadIdx.y) >> 5);
+    auto warp_sum = [&](double x, int q) {
+        for (int o = 16; o > 0; o >>= 1) x += __shfl_down_sync(0xffffffffu, x, o);
+        if (lane == 0) sh[q][warp] = x;
+    };
+    auto warp_max = [&](float x, int q) {
+        for (int o = 16; o > 0; o >>= 1) x = fmaxf(x, __shfl_down_sync(0xffffffffu, x, o));
+        if (lane == 0) sh[q][warp] = (double)x;
+    };
+    warp_max(mdf, 0);
+    warp_sum(sd, 1);
+    warp_max(ms, 2);
+    for (int o = 16; o > 0; o >>= 1) fluid += __shfl_down_sync(0xffffffffu, fluid, o);
+    if (lane == 0) sh[3][warp] = (double)fluid;
+    warp_sum(e, 4);
+    warp_max(mf, 5);
+    if (DYE) warp_sum(dye, 6);
+    __syncthreads();
+    if (warp == 0 && lane < (DYE ? 7 : 6)) {
+        const int q = lane;
+        const bool mx = q == 0 || q == 2 || q == 5;
+        double t = sh[q][0];
+        for (int w2 = 1; w2 < BLOCK / 32; w2++) t = mx ? fmax(t, sh[q][w2]) : t + sh[q][w2];
+        const int slot = q == 0 ? R_MAXDIV : q == 1 ? R_SUMDIV2 : q == 2 ? R_MAXSPEED2 : q == 3 ? R_FLUID
+                       : q == 4 ? R_ENERGY0 : q == 5 ? R_MAXFACE0 : R_DYE;
+        partials[(size_t)slot * stride + ECU_BLOCK_ID()] = t;
     }
 }
 
+/* total dye when the scalar grid is finer than the velocity grid: R + G + B in float, summed in double */
 __global__ void k_diag_dye(Geo g, const float *__restrict__ d0, const float *__restrict__ d1,
                            const float *__restrict__ d2, double *partials, size_t stride) {
     __shared__ double sh[32];
     double sum = 0;
     ECU_ROWS_BEGIN(g.sn[0], g.sn[1])
         const unsigned q = idx3(g.sn, i, j, k);
-        sum += (double)d0[q] + d1[q] + d2[q];
+        sum += (double)(d0[q] + d1[q] + d2[q]);
     ECU_ROWS_END
     sum = block_reduce<RED_SUM>(sum, sh);
     if (ECU_THREAD0()) partials[R_DYE * stride + ECU_BLOCK_ID()] = sum;
 }
 
-/* Blocks of every launch here fit the partial stride (backend.cu sizes it from the largest launch); unused
- * partial entries of a smaller launch are set to the neutral value first. */
-__global__ void k_fill(double *p, size_t n, double v) {
-    size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (t < n) p[t] = v;
-}
-static void neutral(cu_sim *c, int slot, size_t from, double v) {
-    size_t n = c->partial_stride - from;
-    if (n) k_fill<<<(unsigned)((n + 255) / 256), 256, 0, c->stream>>>(c->partials + slot * c->partial_stride + from, n, v);
+template <int DIM, bool MUL>
+static void launch_diag_cells(cu_sim *c, dim3 gc, bool dye, float rh) {
+    const Geo &g = c->g;
+    if (dye)
+        k_diag<DIM, MUL, true><<<gc, tile_block(), 0, c->stream>>>(g, vel_of(c), c->solid, c->dye[0], c->dye[1], c->dye[2],
+                                                                   rh, c->partials, c->partial_stride);
+    else
+        k_diag<DIM, MUL, false><<<gc, tile_block(), 0, c->stream>>>(g, vel_of(c), c->solid, c->dye[0], c->dye[1], c->dye[2],
+                                                                    rh, c->partials, c->partial_stride);
 }
 
 cudaError_t launch_diagnostics(cu_sim *c) {
     const Geo &g = c->g;
     dim3 gc = tiles_rows(g.n[0], g.n[1], g.n[2]);
-    k_diag_cells<<<gc, tile_block(), 0, c->stream>>>(g, vel_of(c), c->solid, c->partials, c->partial_stride);
-    size_t nb = ECU_BLOCKS(gc);
-    neutral(c, R_MAXDIV, nb, 0);
-    neutral(c, R_SUMDIV2, nb, 0);
-    neutral(c, R_MAXSPEED2, nb, 0);
-    neutral(c, R_FLUID, nb, 0);
-    for (int a = 0; a < 3; a++) {
-        if (a >= g.dim) {
-            neutral(c, R_ENERGY0 + a, 0, 0);
-            neutral(c, R_MAXFACE0 + a, 0, 0);
-            continue;
-        }
-        int fn[3];
-        face_dims(g, a, fn);
-        dim3 gf = tiles_rows(fn[0], fn[1], fn[2]);
-        k_diag_faces<<<gf, tile_block(), 0, c->stream>>>(g, a, c->vel[a], c->partials, c->partial_stride,
-                                                         R_ENERGY0 + a, R_MAXFACE0 + a);
-        neutral(c, R_ENERGY0 + a, ECU_BLOCKS(gf), 0);
-        neutral(c, R_MAXFACE0 + a, ECU_BLOCKS(gf), 0);
+    const bool same = g.sn[0] == g.n[0] && g.sn[1] == g.n[1] && g.sn[2] == g.n[2];
+    /* d * (1/h) is d / h, bit for bit, when h is a power of two (and neither is denormal): as the CPU */
+    int ex;
+    const float rh = 1.0f / g.h;
+    const bool mul = frexpf(g.h, &ex) == 0.5f && isnormal(g.h) && isnormal(rh);
+    if (g.dim == 3) {
+        if (mul) launch_diag_cells<3, true>(c, gc, same, rh);
+        else launch_diag_cells<3, false>(c, gc, same, rh);
+    } else {
+        if (mul) launch_diag_cells<2, true>(c, gc, same, rh);
+        else launch_diag_cells<2, false>(c, gc, same, rh);
     }
-    dim3 gs = tiles_rows(g.sn[0], g.sn[1], g.sn[2]);
-    k_diag_dye<<<gs, tile_block(), 0, c->stream>>>(g, c->dye[0], c->dye[1], c->dye[2], c->partials, c->partial_stride);
-    neutral(c, R_DYE, ECU_BLOCKS(gs), 0);
+    const size_t nb = ECU_BLOCKS(gc);
+    size_t nd = nb;
+    if (!same) {
+        dim3 gs = tiles_rows(g.sn[0], g.sn[1], g.sn[2]);
+        k_diag_dye<<<gs, tile_block(), 0, c->stream>>>(g, c->dye[0], c->dye[1], c->dye[2], c->partials, c->partial_stride);
+        nd = ECU_BLOCKS(gs);
+    }
+    /* energy and the face maximum of every component are in slots ENERGY0 / MAXFACE0; the others are 0 */
     const int slots[] = {R_MAXDIV, R_SUMDIV2, R_MAXSPEED2, R_FLUID, R_ENERGY0, R_ENERGY1, R_ENERGY2,
                          R_MAXFACE0, R_MAXFACE1, R_MAXFACE2, R_DYE};
     const int ops[] = {RED_MAX, RED_SUM, RED_MAX, RED_SUM, RED_SUM, RED_SUM, RED_SUM, RED_MAX, RED_MAX, RED_MAX, RED_SUM};
-    return finalize_reductions(c, slots, ops, 11, c->partial_stride);
+    const size_t counts[] = {nb, nb, nb, nb, nb, 0, 0, nb, 0, 0, nd};
+    return finalize_counts(c, slots, ops, counts, 11);
+}
+
+/* Blocks of k_max_abs fill their partials; unused entries of a two-dimensional run are set to 0 first. */
+__global__ void k_fill(double *p, size_t n, double v) {
+    size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (t < n) p[t] = v;
 }
 
 /* max |u_face| over all faces of all components, periodic duplicates included (as eddy__choose_dt) */
