@@ -644,6 +644,7 @@ static EDDY_AVX2 void pass_row_avx2(const eddy_advect_ws *ws, const pass_args *p
         case PASS_BFECC_CORRECT: pass_row(ws, pa, PASS_BFECC_CORRECT, e, end, 3); break;
         case PASS_BFECC_FINAL: pass_row(ws, pa, PASS_BFECC_FINAL, e, end, 3); break;
         }
+        _mm256_zeroupper();
         return;
     }
     switch (kind) {
@@ -653,6 +654,7 @@ static EDDY_AVX2 void pass_row_avx2(const eddy_advect_ws *ws, const pass_args *p
     case PASS_BFECC_CORRECT: pass_range8(ws, pa, PASS_BFECC_CORRECT, e, end); break;
     case PASS_BFECC_FINAL: pass_range8(ws, pa, PASS_BFECC_FINAL, e, end); break;
     }
+    _mm256_zeroupper(); /* leave no dirty upper ymm state to the SSE code that follows (vector_isa.h) */
 }
 
 /* trace_row, and when `first` is given the first pass of the field (PASS_BACKWARD or PASS_BACKWARD_RANGE) on the
@@ -665,6 +667,7 @@ static EDDY_AVX2 void trace_row_avx2(eddy_advect_ws *ws, const grid_map *m, cons
         const size_t e = (size_t)row * (size_t)n0;
         if (first && first_kind == PASS_BACKWARD) pass_row(ws, first, PASS_BACKWARD, e, e + (size_t)n0, 3);
         else if (first) pass_row(ws, first, PASS_BACKWARD_RANGE, e, e + (size_t)n0, 3);
+        _mm256_zeroupper();
         return;
     }
     keep_back = keep_back || !first;
@@ -721,6 +724,7 @@ static EDDY_AVX2 void trace_row_avx2(eddy_advect_ws *ws, const grid_map *m, cons
         }
         if (i + 8 >= n0) break;
     }
+    _mm256_zeroupper(); /* as in pass_row_avx2 */
 }
 
 #endif
