@@ -134,22 +134,19 @@ __device__ inline void d_residual_w(const LevA &L, const float *__restrict__ x, 
     r[e] = (b[e] - (L.diag[e] * x[e] - NBD(x, e))) * L.inv_weight[e];
 }
 
-/* coarse b = mask * R fine r, for coarse cell (cx, cy, cz) (poisson_mg.c restrict_level, passes fused); the fine
- * residual at (fx, fy, fz) is fr(fx, fy, fz): read from an array, or from a block's tile (k_residual_restrict) */
-template <class FR>
-__device__ inline void d_restrict_at(const LevA &F, const LevA &C, const AxisT &ax0, const AxisT &ax1, const AxisT &ax2,
-                                     const FR &fr, float *__restrict__ cb, int cx, int cy, int cz) {
+/* coarse b = mask * R fine r, for coarse cell (cx, cy, cz) (poisson_mg.c restrict_level, passes fused) */
+__device__ inline void d_restrict(const LevA &F, const LevA &C, const AxisT &ax0, const AxisT &ax1, const AxisT &ax2,
+                                  const float *__restrict__ fr, float *__restrict__ cb, int cx, int cy, int cz) {
     /* away from the ends the tables hold the regular pattern (fine 2c-1 .. 2c+2 with 1/8, 3/8, 3/8, 1/8); there
      * they are replaced by these constants, in the same order, so the sums are the tables' */
     const bool xin = ax0.coarsened && cx >= 1 && cx <= ax0.nc - 2;
     auto xpass = [&](int fy, int fz) -> float {
-        if (!ax0.coarsened) return fr(cx, fy, fz);
-        if (xin)
-            return 0.125f * fr(2 * cx - 1, fy, fz) + 0.375f * fr(2 * cx, fy, fz) + 0.375f * fr(2 * cx + 1, fy, fz) +
-                   0.125f * fr(2 * cx + 2, fy, fz);
+        const float *f = fr + cell_at(F, 0, fy, fz);
+        if (!ax0.coarsened) return f[cx];
+        if (xin) return 0.125f * f[2 * cx - 1] + 0.375f * f[2 * cx] + 0.375f * f[2 * cx + 1] + 0.125f * f[2 * cx + 2];
         const int *rf = ax0.rf + 4 * cx;
         const float *rw = ax0.rw + 4 * cx;
-        return rw[0] * fr(rf[0], fy, fz) + rw[1] * fr(rf[1], fy, fz) + rw[2] * fr(rf[2], fy, fz) + rw[3] * fr(rf[3], fy, fz);
+        return rw[0] * f[rf[0]] + rw[1] * f[rf[1]] + rw[2] * f[rf[2]] + rw[3] * f[rf[3]];
     };
     int rfy[4];
     float rwy[4];
@@ -187,10 +184,6 @@ __device__ inline void d_restrict_at(const LevA &F, const LevA &C, const AxisT &
     }
     int ec = cell_at(C, cx, cy, cz);
     cb[ec] = C.diag[ec] > 0.0f ? v : 0.0f;
-}
-__device__ inline void d_restrict(const LevA &F, const LevA &C, const AxisT &ax0, const AxisT &ax1, const AxisT &ax2,
-                                  const float *__restrict__ fr, float *__restrict__ cb, int cx, int cy, int cz) {
-    d_restrict_at(F, C, ax0, ax1, ax2, [&](int fx, int fy, int fz) { return fr[cell_at(F, fx, fy, fz)]; }, cb, cx, cy, cz);
 }
 
 /* (P xc) at fine cell (i, fy, fz) (poisson_mg.c prolong_level, passes fused) */
@@ -659,50 +652,6 @@ __global__ void k_prolong(LevA F, LevA C, AxisT ax0, AxisT ax1, AxisT ax2, const
     ECU_IJK(F.n[0], F.n[1]);
     if (!inside_) return;
     d_prolong(F, C, ax0, ax1, ax2, xc, xf, i, j, k, add);
-}
-
-/* k_residual_w and k_restrict in one pass (cuda_notes 37): a block of coarse tile CX x CY x CZ computes the fine
- * residual under it (fine 2c - 1 .. 2c + 2 along each coarsened axis) into shared memory with d_residual_w's
- * operations, then restricts from there with d_restrict's; a fine cell outside the staged box (an uncoarsened
- * axis, end tables) has its residual computed where read, a ghost is read from r (which this pass leaves
- * unwritten: only the restriction read it). Levels without periodic axes. */
-template <int DIM, int CX, int CY, int CZ>
-__global__ void __launch_bounds__(256) k_residual_restrict(LevA F, LevA C, AxisT ax0, AxisT ax1, AxisT ax2,
-                                                           const float *__restrict__ x, const float *__restrict__ b,
-                                                           const float *__restrict__ r, float *__restrict__ cb,
-                                                           const int *active) {
-    ECU_ACTIVE_OR_RETURN(active);
-    constexpr int SX = 2 * CX + 2, SY = 2 * CY + 2, SZ = DIM == 3 ? 2 * CZ + 2 : 1, S = SX * SY * SZ;
-    __shared__ float rsh[S];
-    const int cx0 = (int)blockIdx.x * CX, cy0 = (int)blockIdx.y * CY, cz0 = DIM == 3 ? (int)blockIdx.z * CZ : 0;
-    const int fx0 = 2 * cx0 - 1, fy0 = 2 * cy0 - 1, fz0 = DIM == 3 ? 2 * cz0 - 1 : 0;
-    const int tid = (int)threadIdx.x, nt = (int)blockDim.x;
-    auto res = [&](int fx, int fy, int fz) -> float {
-        const LevA &L = F;
-        const int e = cell_at(F, fx, fy, fz);
-        return (b[e] - (F.diag[e] * x[e] - (DIM == 3 ? NB3(x, e) : NB2(x, e)))) * F.inv_weight[e];
-    };
-    auto inside = [&](int fx, int fy, int fz) {
-        return fx >= 0 && fx < F.n[0] && fy >= 0 && fy < F.n[1] && (DIM == 2 || (fz >= 0 && fz < F.n[2]));
-    };
-    for (int q = tid; q < S; q += nt) {
-        const int lx = q % SX, ly = (q / SX) % SY, lz = q / (SX * SY);
-        const int fx = fx0 + lx, fy = fy0 + ly, fz = fz0 + lz;
-        rsh[q] = inside(fx, fy, fz) ? res(fx, fy, fz) : 0.0f;
-    }
-    __syncthreads();
-    auto at = [&](int fx, int fy, int fz) -> float {
-        const int lx = fx - fx0, ly = fy - fy0, lz = fz - fz0;
-        if (!inside(fx, fy, fz)) return r[cell_at(F, fx, fy, fz)];
-        if (lx >= 0 && lx < SX && ly >= 0 && ly < SY && (DIM == 2 || (lz >= 0 && lz < SZ))) return rsh[lx + SX * (ly + SY * lz)];
-        return res(fx, fy, fz);
-    };
-    constexpr int T = CX * CY * CZ;
-    for (int q = tid; q < T; q += nt) {
-        const int cx = cx0 + q % CX, cy = cy0 + (q / CX) % CY, cz = cz0 + q / (CX * CY);
-        if (cx >= C.n[0] || cy >= C.n[1] || (DIM == 3 && cz >= C.n[2])) continue;
-        d_restrict_at(F, C, ax0, ax1, ax2, at, cb, cx, cy, DIM == 3 ? cz : 0);
-    }
 }
 
 /* ------------------------------------------------------------------ null space */
@@ -1311,14 +1260,6 @@ static void rz_partials(cu_sim *c, const int *active) {
  * first sweep gathers 7 b and inv_diag pairs per black cell of a 2.5x halo), so 2D only. */
 static int pre_fused(const LevA &L) { return EDDY_MG_SMOOTH >= 2 && L.dim == 2; }
 
-/* EXPERIMENT: EDDY_CU_RR bit 0 2D levels, bit 1 3D levels, bit 2 level 0 too */
-#include <stdlib.h>
-static bool rr_fused(const LevA &L, int l) {
-    const char *e = getenv("EDDY_CU_RR");
-    const int m = e ? atoi(e) : 0;
-    return ((m >> (L.dim - 2)) & 1) && (l > 0 || ((m >> 2) & 1));
-}
-
 /* out = M^-1 in: one V-cycle (poisson_mg.c eddy__poisson_vcycle); levels from tail_first on run in one block */
 static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
     PoissonWS *P = c->pois;
@@ -1362,21 +1303,9 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
             k_half_sweep<<<half_grid(L.a), bl, 0, c->stream>>>(L.a, L.x, L.b, 1, 1.0f, 0, active);
         }
         float *xnow = any_periodic ? L.x : (L.cur ? L.xa : L.x);
-        LevelD &C = P->lv[l + 1];
-        if (!any_periodic && rr_fused(L.a, l)) {
-            if (L.a.dim == 2) {
-                const dim3 g((unsigned)((C.a.n[0] + 31) / 32), (unsigned)((C.a.n[1] + 7) / 8), 1);
-                k_residual_restrict<2, 32, 8, 1><<<g, 256, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], xnow, L.b,
-                                                                           L.r, C.b, active);
-            } else {
-                const dim3 g((unsigned)((C.a.n[0] + 15) / 16), (unsigned)((C.a.n[1] + 7) / 8), (unsigned)((C.a.n[2] + 1) / 2));
-                k_residual_restrict<3, 16, 8, 2><<<g, 256, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], xnow, L.b,
-                                                                           L.r, C.b, active);
-            }
-            continue;
-        }
         ghosts(c, L, xnow, active);
         k_residual_w<<<gr, bl, 0, c->stream>>>(L.a, xnow, L.b, L.r, active);
+        LevelD &C = P->lv[l + 1];
         k_restrict<<<cells_grid(C.a), bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], L.r, C.b, active);
     }
     k_tail<<<1, TAIL_THREADS, P->tail_smem, c->stream>>>(P->d_tail, tf, nl, nl > 1 ? P->compc : P->comp0,
