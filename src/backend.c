@@ -20,7 +20,13 @@ int eddy_backend_available(eddy_backend backend, char *msg, size_t msg_size) {
     if (msg && msg_size) msg[0] = '\0';
     switch (backend) {
     case EDDY_BACKEND_CPU:
+#if defined(EDDY_HAVE_AVX2_BUILD)
+        if (msg && msg_size)
+            snprintf(msg, msg_size, "OpenMP, up to %d threads, %s row kernels", omp_get_max_threads(),
+                     eddy__cpu_has_avx2() ? "AVX2" : "SSE2");
+#else
         if (msg && msg_size) snprintf(msg, msg_size, "OpenMP, up to %d threads", omp_get_max_threads());
+#endif
         return 1;
     case EDDY_BACKEND_CUDA:
 #ifdef EDDY_HAVE_CUDA

@@ -219,11 +219,12 @@ static int cmd_scenes(void) {
 static int cmd_info(void) {
     printf("eddy %s\n", EDDY_VERSION_STRING);
     printf("threads:   %d (OpenMP; --threads N or OMP_NUM_THREADS to change)\n", omp_get_max_threads());
-    char cuda_msg[256];
+    char cuda_msg[256], cpu_msg[256];
+    eddy_backend_available(EDDY_BACKEND_CPU, cpu_msg, sizeof cpu_msg);
     if (eddy_backend_available(EDDY_BACKEND_CUDA, cuda_msg, sizeof cuda_msg))
-        printf("backends:  cpu (OpenMP), cuda (%s)\n", cuda_msg);
+        printf("backends:  cpu (%s), cuda (%s)\n", cpu_msg, cuda_msg);
     else
-        printf("backends:  cpu (OpenMP); cuda: %s\n", cuda_msg);
+        printf("backends:  cpu (%s); cuda: %s\n", cpu_msg, cuda_msg);
     printf("solvers:   pressure mgpcg (default), jacobi, rbgs; advection maccormack (default), semi_lagrangian, bfecc\n");
     printf("outputs:   png (libpng), npy, sprite sheets, checkpoints");
     printf(", vdb (OpenVDB): %s", eddy_vdb_available() ? "yes" : "no (built without OpenVDB)");
