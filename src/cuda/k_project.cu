@@ -276,17 +276,27 @@ __global__ void k_half_sweep(LevA L, float *__restrict__ x, const float *__restr
  * tripled the shared memory and halved the blocks per SM); the first colour's loop visits that colour's cells only.
  * With DOT the block also writes its partial of b.xout (the r.z of the conjugate gradient when this is level 0's
  * last post-sweep). */
-template <int DIM, int TX, int TY, int TZ, bool PRO, bool DOT>
+/* Z (pre-smoothing in one pass, cuda_notes 36): the staged x is not read but computed as the first sweep from zero
+ * (k_first_sweep's operations: red x = b / diag, black from its red neighbours), so the pass is the first sweep
+ * and the second one; ghosts are read from x as before. Z == 2: level 0 of MGPCG, where b is r shifted by the
+ * residual's mean (k_first_sweep_shift's operation, computed where read) and the shifted residual is written to rs
+ * for the tile's cells. */
+/* NS (cuda_notes 38): full sweeps in the pass (1 or 2), halo 2 NS; half sweep h of the 2 NS updates its colour on
+ * the tile and 2 NS - 1 - h halo layers (in place in shared memory: a half sweep reads the other colour only). */
+template <int DIM, int TX, int TY, int TZ, bool PRO, bool DOT, int Z, int NS = 1>
 __global__ void __launch_bounds__(256) k_sweep_tile(LevA L, const float *__restrict__ x, float *__restrict__ xout,
                                                     const float *__restrict__ b, int c1, const int *active,
-                                                    ProlongArgs pa, double *partials) {
+                                                    ProlongArgs pa, double *partials, float *__restrict__ rs,
+                                                    const float *mean) {
     ECU_ACTIVE_OR_RETURN(active);
-    constexpr int H = 2;
+    const float shift = Z == 2 ? -*mean : 0.0f;
+    /* b at padded index q (ghosts: r = 0, inv_diag = 0; inv_diag > 0 exactly where diag > 0) */
+#define BV(q) (Z == 2 ? (L.inv_diag[q] > 0.0f ? b[q] + shift : b[q]) : b[q])
+    constexpr int H = 2 * NS;
     constexpr int SX = TX + 2 * H, SY = TY + 2 * H, SZ = DIM == 3 ? TZ + 2 * H : 1, S = SX * SY * SZ;
     constexpr int SSY = SX, SSZ = SX * SY;
-    /* the first colour's region: the tile and one halo layer */
-    constexpr int RX = TX + 2, RY = TY + 2, RZ = DIM == 3 ? TZ + 2 : 1, R = RX * RY * RZ;
-    static_assert(TX % 2 == 0, "even tile width: a row of R holds RX / 2 cells of each colour");
+    static_assert(TX % 2 == 0, "even tile width: a row of a region holds half its cells of each colour");
+    static_assert(Z == 0 || NS == 1, "the pre-smoothing pass is one sweep after the first");
     __shared__ float xs[S];
     const float *__restrict__ inv_diag = L.inv_diag;
     const int tid = (int)(threadIdx.x + blockDim.x * threadIdx.y), nt = (int)(blockDim.x * blockDim.y);
@@ -298,7 +308,21 @@ __global__ void __launch_bounds__(256) k_sweep_tile(LevA L, const float *__restr
         float xv = 0.0f;
         if (in) {
             const int e = cell_at(L, gx, gy, DIM == 3 ? gz : 0);
-            xv = x[e];
+            const bool interior = gx >= 0 && gx < L.n[0] && gy >= 0 && gy < L.n[1] && (DIM == 2 || (gz >= 0 && gz < L.n[2]));
+            if (Z && interior) {
+                const float be = BV(e);
+                if (((gx + gy + gz) & 1) == 0) {
+                    xv = 1.0f * (be * inv_diag[e]);
+                } else {
+#define RED(q) (1.0f * (BV(q) * inv_diag[q]))
+                    float nb = L.w[0] * (RED(e - 1) + RED(e + 1)) + L.w[1] * (RED(e - L.sy) + RED(e + L.sy));
+                    if (DIM == 3) nb = nb + L.w[2] * (RED(e - L.sz) + RED(e + L.sz));
+#undef RED
+                    xv = (be + nb) * inv_diag[e];
+                }
+            } else {
+                xv = x[e];
+            }
             if (PRO && gx >= 0 && gx < L.n[0] && gy >= 0 && gy < L.n[1] && (DIM == 2 || (gz >= 0 && gz < L.n[2])))
                 xv = xv + L.inv_weight[e] * d_prolong_value(L, pa.C, pa.ax0, pa.ax1, pa.ax2, pa.xc, gx, gy, DIM == 3 ? gz : 0);
         }
@@ -308,20 +332,26 @@ __global__ void __launch_bounds__(256) k_sweep_tile(LevA L, const float *__restr
 #define NBS(q) (DIM == 3 ? L.w[0] * (xs[(q) - 1] + xs[(q) + 1]) + L.w[1] * (xs[(q) - SSY] + xs[(q) + SSY]) + \
                                L.w[2] * (xs[(q) - SSZ] + xs[(q) + SSZ])                                \
                          : L.w[0] * (xs[(q) - 1] + xs[(q) + 1]) + L.w[1] * (xs[(q) - SSY] + xs[(q) + SSY]))
-    /* first colour on region R (real cells only): a row of R holds RX / 2 cells of it; x0 is even, so the cell at
-     * R column lx has the parity of 1 + lx */
-    for (int q = tid; q < R / 2; q += nt) {
-        const int row = q / (RX / 2), m = q % (RX / 2);
-        const int ly = row % RY, lz = row / RY;
-        const int gy = y0 + 1 + ly, gz = DIM == 3 ? z0 + 1 + lz : 0;
-        const int lx = 2 * m + ((gy + gz + c1 + 1) & 1);
-        const int gx = x0 + 1 + lx;
-        if (gx < 0 || gx >= L.n[0] || gy < 0 || gy >= L.n[1] || (DIM == 3 && (gz < 0 || gz >= L.n[2]))) continue;
-        const int e = cell_at(L, gx, gy, gz);
-        const int s = (lx + 1) + SSY * (ly + 1) + SSZ * (DIM == 3 ? lz + 1 : 0);
-        xs[s] = (b[e] + NBS(s)) * inv_diag[e];
+    /* the half sweeps before the last, on regions of the tile and M = 2 NS - 1 - h halo layers (real cells only):
+     * a row of a region holds RX / 2 cells of the colour; x0 + H is even, so the cell at region column lx has the
+     * parity of lx + M */
+#pragma unroll
+    for (int h = 0; h < 2 * NS - 1; h++) {
+        const int M = 2 * NS - 1 - h, RX = TX + 2 * M, RY = TY + 2 * M, RZ = DIM == 3 ? TZ + 2 * M : 1;
+        const int R = RX * RY * RZ, p = c1 ^ (h & 1), o = H - M;
+        for (int q = tid; q < R / 2; q += nt) {
+            const int row = q / (RX / 2), m = q % (RX / 2);
+            const int ly = row % RY, lz = row / RY;
+            const int gy = y0 + o + ly, gz = DIM == 3 ? z0 + o + lz : 0;
+            const int lx = 2 * m + ((gy + gz + p + M) & 1);
+            const int gx = x0 + o + lx;
+            if (gx < 0 || gx >= L.n[0] || gy < 0 || gy >= L.n[1] || (DIM == 3 && (gz < 0 || gz >= L.n[2]))) continue;
+            const int e = cell_at(L, gx, gy, gz);
+            const int s = (lx + o) + SSY * (ly + o) + SSZ * (DIM == 3 ? lz + o : 0);
+            xs[s] = (BV(e) + NBS(s)) * inv_diag[e];
+        }
+        __syncthreads();
     }
-    __syncthreads();
     /* second colour on the tile, then the tile back to device memory */
     double acc = 0.0;
     {
@@ -333,14 +363,16 @@ __global__ void __launch_bounds__(256) k_sweep_tile(LevA L, const float *__restr
             const int s = (lx + H) + SSY * (ly + H) + SSZ * (DIM == 3 ? lz + H : 0);
             const int e = cell_at(L, gx, gy, gz);
             float v = xs[s];
-            const bool second = ((gx + gy + gz + c1) & 1) != 0;
-            const float be = DOT || second ? b[e] : 0.0f;
+            const bool second = ((gx + gy + gz + c1) & 1) != 0; /* the last half sweep's colour (2 NS - 1 odd) */
+            const float be = DOT || second || Z == 2 ? BV(e) : 0.0f;
             if (second) v = (be + NBS(s)) * inv_diag[e];
             xout[e] = v;
+            if (Z == 2) rs[e] = be;
             if (DOT) acc += (double)be * (double)v;
         }
     }
 #undef NBS
+#undef BV
     if (DOT) {
         __shared__ double sh[32];
         acc = block_reduce<RED_SUM>(acc, sh);
@@ -1173,29 +1205,39 @@ template <int DIM, int TX, int TY, int TZ>
 static dim3 tile_grid(const LevA &L) {
     return dim3((unsigned)((L.n[0] + TX - 1) / TX), (unsigned)((L.n[1] + TY - 1) / TY), (unsigned)((L.n[2] + TZ - 1) / TZ));
 }
+/* zero: 1 the pre-smoothing from zero in one pass (the first sweep computed while staging), 2 the same on level 0
+ * of MGPCG with b = r shifted by -*mean and the shifted residual written to rs (see k_sweep_tile) */
 template <int DIM, int TX, int TY, int TZ>
 static void launch_sweep(cu_sim *c, const LevA &L, const float *x, float *xout, const float *b, int c1, const int *active,
-                         const ProlongArgs &pa, bool pro, double *dot) {
+                         const ProlongArgs &pa, bool pro, double *dot, int zero, float *rs, const float *mean, int ns) {
     const dim3 gr = tile_grid<DIM, TX, TY, TZ>(L), bl(32, 8);
     cudaStream_t st = c->stream;
-    if (pro && dot) k_sweep_tile<DIM, TX, TY, TZ, true, true><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot);
-    else if (pro) k_sweep_tile<DIM, TX, TY, TZ, true, false><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot);
-    else if (dot) k_sweep_tile<DIM, TX, TY, TZ, false, true><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot);
-    else k_sweep_tile<DIM, TX, TY, TZ, false, false><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot);
+    if (ns == 2) {
+        if (dot) k_sweep_tile<DIM, TX, TY, TZ, true, true, 0, 2><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean);
+        else k_sweep_tile<DIM, TX, TY, TZ, true, false, 0, 2><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean);
+        return;
+    }
+    if (zero == 1) k_sweep_tile<DIM, TX, TY, TZ, false, false, 1><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean);
+    else if (zero == 2) k_sweep_tile<DIM, TX, TY, TZ, false, false, 2><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean);
+    else if (pro && dot) k_sweep_tile<DIM, TX, TY, TZ, true, true, 0><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean);
+    else if (pro) k_sweep_tile<DIM, TX, TY, TZ, true, false, 0><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean);
+    else if (dot) k_sweep_tile<DIM, TX, TY, TZ, false, true, 0><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean);
+    else k_sweep_tile<DIM, TX, TY, TZ, false, false, 0><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean);
 }
 static dim3 sweep_grid(const LevA &L) {
     if (L.dim == 2) return small_tile(L) ? tile_grid<2, 32, 16, 1>(L) : tile_grid<2, 64, 32, 1>(L);
     return small_tile(L) ? tile_grid<3, 32, 8, 4>(L) : tile_grid<3, 32, 8, 8>(L);
 }
 static void full_sweep(cu_sim *c, const LevA &L, const float *x, float *xout, const float *b, int c1, const int *active,
-                       const ProlongArgs *pro = nullptr, double *dot = nullptr) {
+                       const ProlongArgs *pro = nullptr, double *dot = nullptr, int zero = 0, float *rs = nullptr,
+                       const float *mean = nullptr, int ns = 1) {
     ProlongArgs pa = {};
     if (pro) pa = *pro;
     const bool sm = small_tile(L), p = pro != nullptr && L.dim == 2;
-    if (L.dim == 2 && sm) launch_sweep<2, 32, 16, 1>(c, L, x, xout, b, c1, active, pa, p, dot);
-    else if (L.dim == 2) launch_sweep<2, 64, 32, 1>(c, L, x, xout, b, c1, active, pa, p, dot);
-    else if (sm) launch_sweep<3, 32, 8, 4>(c, L, x, xout, b, c1, active, pa, false, dot);
-    else launch_sweep<3, 32, 8, 8>(c, L, x, xout, b, c1, active, pa, false, dot);
+    if (L.dim == 2 && sm) launch_sweep<2, 32, 16, 1>(c, L, x, xout, b, c1, active, pa, p, dot, zero, rs, mean, ns);
+    else if (L.dim == 2) launch_sweep<2, 64, 32, 1>(c, L, x, xout, b, c1, active, pa, p, dot, zero, rs, mean, ns);
+    else if (sm) launch_sweep<3, 32, 8, 4>(c, L, x, xout, b, c1, active, pa, false, dot, zero, rs, mean, 1);
+    else launch_sweep<3, 32, 8, 8>(c, L, x, xout, b, c1, active, pa, false, dot, zero, rs, mean, 1);
 }
 
 /* level 0 runs grid-wide kernels without periodic axes: its first sweep is k_first_sweep and its post-sweeps are
@@ -1224,6 +1266,18 @@ static void rz_partials(cu_sim *c, const int *active) {
     if (!fused_rz(c)) k_dot<<<red_grid(L), tile_block(), 0, c->stream>>>(L, cg_r(c), P->z, part(c, 0), active);
 }
 
+/* the first two pre-sweeps of a level in one k_sweep_tile pass (zero = 1 or 2) instead of k_first_sweep and a tile
+ * (cuda_notes 36). Measured on the H100 (2D 2048^2 / 3D 256^3 project, 20-step medians): 2D all levels 2.357 ->
+ * 2.236 ms (coarse levels only: 2.310); 3D slower (9.65 -> 9.88 ms with level 0, 9.69 without: the staged
+ * first sweep gathers 7 b and inv_diag pairs per black cell of a 2.5x halo), so 2D only. */
+static int pre_fused(const LevA &L) { return EDDY_MG_SMOOTH >= 2 && L.dim == 2; }
+
+/* both post-sweeps of a 2D level in one k_sweep_tile pass (NS = 2, halo 4; the prolongation added while staging)
+ * instead of two (cuda_notes 38). Measured on the H100 (project, 20-step medians): 2D 2048^2 2.235 -> 2.078 ms
+ * (levels below 0 only: 2.168), 4096^2 8.09 -> 7.51 ms. 3D keeps its separate k_prolong and two passes (the 3D
+ * halo of one pass already costs more than its saved bytes, notes 10, 36). */
+static bool post_one_pass(const LevA &L) { return L.dim == 2 && EDDY_MG_SMOOTH == 2; }
+
 /* out = M^-1 in: one V-cycle (poisson_mg.c eddy__poisson_vcycle); levels from tail_first on run in one block */
 static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
     PoissonWS *P = c->pois;
@@ -1238,14 +1292,28 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
         if (!any_periodic) {
             /* ping-pong between x and xa: 1 + (SMOOTH - 1) pre and SMOOTH post sweeps end in x */
             float *buf[2] = {L.x, L.xa};
-            int cur = (2 * EDDY_MG_SMOOTH - 1) % 2; /* the first sweep writes where 2S - 1 flips end in x */
-            if (l == 0 && defer_shift(c)) {
+            /* the first sweep writes where 2S - 1 flips end in x; where the post-sweeps are one pass (one flip), where
+             * 2S - 2 flips do */
+            const bool one_post = post_one_pass(L.a);
+            int cur = ((2 * EDDY_MG_SMOOTH - 1) % 2) ^ (one_post ? 1 : 0);
+            int s = 1;
+            const int zero = pre_fused(L.a);
+            if (zero && l == 0 && defer_shift(c)) {
+                /* the first and second sweeps in one pass, reading r and writing the shifted residual rs */
+                full_sweep(c, L.a, buf[cur], buf[cur ^ 1], L.b, 0, &P->d_cg->active, nullptr, nullptr, 2, P->rs,
+                           &P->d_cg->mean);
+                L.b = P->rs;
+                s++, cur ^= 1;
+            } else if (zero) {
+                full_sweep(c, L.a, buf[cur], buf[cur ^ 1], L.b, 0, active, nullptr, nullptr, 1);
+                s++, cur ^= 1;
+            } else if (l == 0 && defer_shift(c)) {
                 k_first_sweep_shift<<<gr, bl, 0, c->stream>>>(L.a, buf[cur], L.b, P->rs, P->d_cg);
                 L.b = P->rs;
             } else {
                 k_first_sweep<<<gr, bl, 0, c->stream>>>(L.a, buf[cur], L.b, active);
             }
-            for (int s = 1; s < EDDY_MG_SMOOTH; s++, cur ^= 1) full_sweep(c, L.a, buf[cur], buf[cur ^ 1], L.b, 0, active);
+            for (; s < EDDY_MG_SMOOTH; s++, cur ^= 1) full_sweep(c, L.a, buf[cur], buf[cur ^ 1], L.b, 0, active);
             /* cur now names the buffer holding x: the residual, and the post sweeps, start there */
             L.cur = cur;
         }
@@ -1275,6 +1343,13 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
             const ProlongArgs pa = {C.a, L.ax[0], L.ax[1], L.ax[2], C.x};
             const bool fuse = L.a.dim == 2;
             if (!fuse) k_prolong<<<gr, bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], C.x, buf[cur], 1, active);
+            if (post_one_pass(L.a)) {
+                /* both post-sweeps in one pass (the prolongation added while staging): x is in xa (cur == 1, see the
+                 * pre-smoothing), the result goes to x */
+                full_sweep(c, L.a, buf[cur], buf[cur ^ 1], L.b, 1, active, &pa,
+                           l == 0 && fused_rz(c) ? part(c, 0) : nullptr, 0, nullptr, nullptr, 2);
+                continue;
+            }
             for (int s = 0; s < EDDY_MG_SMOOTH; s++, cur ^= 1)
                 full_sweep(c, L.a, buf[cur], buf[cur ^ 1], L.b, 1, active, s == 0 && fuse ? &pa : nullptr,
                            l == 0 && s == EDDY_MG_SMOOTH - 1 && fused_rz(c) ? part(c, 0) : nullptr);
