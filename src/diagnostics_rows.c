@@ -59,8 +59,15 @@ static double dye_row(const float *r, const float *g, const float *b, int count)
 /* d / h, or d * (1 / h) when that reciprocal is exact (h a power of two: the same bits) */
 KERNEL float over_h(float d, float h, float rh, bool mul) { return mul ? d * rh : d / h; }
 
-/* dim and mul are constants in each instance */
-KERNEL int diag_row(const eddy_sim *s, const diag_layout *L, double *P, int j, int k, int dim, bool mul) {
+/* no solid cell (any nonzero byte) in a row of the mask */
+static inline bool all_fluid(const uint8_t *mask, int n) {
+    uint8_t any = 0;
+    for (int i = 0; i < n; i++) any |= mask[i];
+    return any == 0;
+}
+
+/* dim, mul and open (no solid cell in the row: the mask is not read) are constants in each instance */
+KERNEL int diag_row(const eddy_sim *s, const diag_layout *L, double *P, int j, int k, int dim, bool mul, bool open) {
     const int n0 = s->n[0], n1 = s->n[1], n2 = s->n[2];
     int fu[3], fv[3], fw[3] = {0, 0, 0};
     eddy__face_dims(s, 0, fu);
@@ -89,7 +96,7 @@ KERNEL int diag_row(const eddy_sim *s, const diag_layout *L, double *P, int j, i
             float d = uu[i + 1] - uu[i] + a1[i] - a0[i];
             if (dim == 3) d += b1[i] - b0[i];
             d = over_h(d, h, rh, mul);
-            const bool f = so[i] == 0;
+            const bool f = open || so[i] == 0;
             fluid += f;
             float ad = eddy__keep_float(fabsf(d), f);
             mdf = ad > mdf ? ad : mdf;
@@ -161,22 +168,27 @@ KERNEL int diag_row(const eddy_sim *s, const diag_layout *L, double *P, int j, i
 }
 
 int EDDY_ISA_NAME(eddy__diag_row_2d_div)(const eddy_sim *s, const diag_layout *L, double *P, int j, int k) {
-    int fluid = diag_row(s, L, P, j, k, 2, false);
+    /* most rows of most scenes hold no solid cell: those skip the mask */
+    const bool open = all_fluid(s->solid + eddy__idx(s->n, 0, j, k), s->n[0]);
+    int fluid = open ? diag_row(s, L, P, j, k, 2, false, true) : diag_row(s, L, P, j, k, 2, false, false);
     EDDY_ISA_LEAVE();
     return fluid;
 }
 int EDDY_ISA_NAME(eddy__diag_row_2d_mul)(const eddy_sim *s, const diag_layout *L, double *P, int j, int k) {
-    int fluid = diag_row(s, L, P, j, k, 2, true);
+    const bool open = all_fluid(s->solid + eddy__idx(s->n, 0, j, k), s->n[0]);
+    int fluid = open ? diag_row(s, L, P, j, k, 2, true, true) : diag_row(s, L, P, j, k, 2, true, false);
     EDDY_ISA_LEAVE();
     return fluid;
 }
 int EDDY_ISA_NAME(eddy__diag_row_3d_div)(const eddy_sim *s, const diag_layout *L, double *P, int j, int k) {
-    int fluid = diag_row(s, L, P, j, k, 3, false);
+    const bool open = all_fluid(s->solid + eddy__idx(s->n, 0, j, k), s->n[0]);
+    int fluid = open ? diag_row(s, L, P, j, k, 3, false, true) : diag_row(s, L, P, j, k, 3, false, false);
     EDDY_ISA_LEAVE();
     return fluid;
 }
 int EDDY_ISA_NAME(eddy__diag_row_3d_mul)(const eddy_sim *s, const diag_layout *L, double *P, int j, int k) {
-    int fluid = diag_row(s, L, P, j, k, 3, true);
+    const bool open = all_fluid(s->solid + eddy__idx(s->n, 0, j, k), s->n[0]);
+    int fluid = open ? diag_row(s, L, P, j, k, 3, true, true) : diag_row(s, L, P, j, k, 3, true, false);
     EDDY_ISA_LEAVE();
     return fluid;
 }
