@@ -6,7 +6,7 @@
  *  3. Whole steps of a smoke scene (emitter, buoyancy, vorticity confinement, MacCormack, MGPCG to 1e-5) for 2D
  *     2048^2 and 4096^2 and 3D 256^3 and 512^3: median step time (host clock around eddy_sim_step, which waits for
  *     the device), the per-stage split (cudaEvents), pressure iterations.
- * Usage: bench_cuda [--quick] [--steps N] [--only 2048|4096|256|512] [--no-stages] */
+ * Usage: bench_cuda [--quick] [--steps N] [--only 2048|4096|256|512] [--no-stages] [--stages-only] */
 #include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 
@@ -246,7 +246,7 @@ static int profile_step(int dim, int n, int warm_start) {
 }
 
 int main(int argc, char **argv) {
-    int quick = 0, steps = 20, only = 0, stages = 1;
+    int quick = 0, steps = 20, only = 0, stages = 1, step_rows = 1;
     for (int i = 1; i + 2 < argc; i++)
         if (!strcmp(argv[i], "--profile"))
             return profile_step(atoi(argv[i + 1]), atoi(argv[i + 2]), i + 3 < argc ? atoi(argv[i + 3]) : 1);
@@ -255,6 +255,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--steps") && i + 1 < argc) steps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--no-stages")) stages = 0;
+        else if (!strcmp(argv[i], "--stages-only")) step_rows = 0;
     }
     char msg[256];
     if (!eddy_backend_available(EDDY_BACKEND_CUDA, msg, sizeof msg)) {
@@ -266,7 +267,7 @@ int main(int argc, char **argv) {
     if (stages && (!only || only == 2048)) stage_table(2, quick ? 512 : 2048, 10);
     if (stages && (!only || only == 256)) stage_table(3, quick ? 64 : 256, 10);
     int sizes2[2] = {quick ? 256 : 2048, quick ? 512 : 4096}, sizes3[2] = {quick ? 32 : 256, quick ? 64 : 512};
-    for (int warm_start = 0; warm_start <= 1; warm_start++) {
+    for (int warm_start = 0; step_rows && warm_start <= 1; warm_start++) {
         printf("\nwhole steps, smoke scene (MacCormack, MGPCG to 1e-5, pressure.warm_start = %d), median of %d after 5 "
                "warm-up (ms; r0: initial relative residual, its: mean iterations):\n", warm_start, steps);
         printf("  %-10s %9s %7s |", "grid", "step", "p-its");
