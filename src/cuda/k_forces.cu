@@ -19,8 +19,8 @@ __device__ inline void face_axis(const GDesc &vg, const GDesc &sg, int b, int x,
  * loads its R + 1 rows and R velocities at once (independent loads in flight) and interpolates from registers:
  * half the gathers and x-lerps, the same bits. Elsewhere each face gathers its two rows. */
 constexpr int BUOY_FIELDS = 4; /* dye R, G, B and temperature */
-template <int DIM, int R>
-__global__ void __launch_bounds__(BLOCK) k_buoyancy(Geo g, int a, float dt, float ga, float alpha, float beta, float t_amb,
+template <int DIM, int R, int MINB /* blocks per SM: caps the registers */>
+__global__ void __launch_bounds__(BLOCK, MINB) k_buoyancy(Geo g, int a, float dt, float ga, float alpha, float beta, float t_amb,
                                                     float *__restrict__ v, const float *__restrict__ d0,
                                                     const float *__restrict__ d1, const float *__restrict__ d2,
                                                     const float *__restrict__ t, Flags fl) {
@@ -115,7 +115,10 @@ cudaError_t launch_buoyancy(cu_sim *c, float dt) {
     const eddy_sim_def &d = c->s->def;
     const float alpha = d.buoyancy_density, beta = d.buoyancy_temperature, t_amb = d.ambient_temperature;
     if (alpha == 0.0f && beta == 0.0f) return cudaSuccess;
-    constexpr int R2 = 8, R3 = 4; /* faces per thread: 2D, 3D (register budget) */
+    /* faces per thread and the register cap (__launch_bounds__ blocks per SM): the loads in flight per SM are
+     * what sets the bandwidth. 2D: 2 faces, 32 registers (8 blocks of 256 per SM); 3D: 4 faces, 64 registers
+     * (4 blocks). Uncapped, 8 faces in 2D / 4 in 3D took 80 registers (3 blocks): 53% / 54-58% of copy. */
+    constexpr int R2 = 2, MINB2 = 8, R3 = 4, MINB3 = 4;
     for (int a = 0; a < c->g.dim; a++) {
         float ga = d.gravity[a];
         if (ga == 0.0f) continue;
@@ -124,11 +127,11 @@ cudaError_t launch_buoyancy(cu_sim *c, float dt) {
         const int R = c->g.dim == 3 ? R3 : R2;
         const dim3 grid((unsigned)((fn[0] + BX - 1) / BX), (unsigned)((fn[1] + BY * R - 1) / (BY * R)), (unsigned)fn[2]);
         if (c->g.dim == 3)
-            k_buoyancy<3, R3><<<grid, tile_block(), 0, c->stream>>>(c->g, a, dt, ga, alpha, beta, t_amb, c->vel[a], c->dye[0],
-                                                                   c->dye[1], c->dye[2], c->temp, flags_for(c));
+            k_buoyancy<3, R3, MINB3><<<grid, tile_block(), 0, c->stream>>>(c->g, a, dt, ga, alpha, beta, t_amb, c->vel[a],
+                                                                          c->dye[0], c->dye[1], c->dye[2], c->temp, flags_for(c));
         else
-            k_buoyancy<2, R2><<<grid, tile_block(), 0, c->stream>>>(c->g, a, dt, ga, alpha, beta, t_amb, c->vel[a], c->dye[0],
-                                                                   c->dye[1], c->dye[2], c->temp, flags_for(c));
+            k_buoyancy<2, R2, MINB2><<<grid, tile_block(), 0, c->stream>>>(c->g, a, dt, ga, alpha, beta, t_amb, c->vel[a],
+                                                                          c->dye[0], c->dye[1], c->dye[2], c->temp, flags_for(c));
     }
     return cudaGetLastError();
 }
