@@ -6,6 +6,7 @@
  * and 2 threads; and a periodic case, which must keep the baseline code. Exact comparison: both builds do the same
  * float operations in the same order. Skipped (passes) on a CPU without AVX2. */
 #include "check.h"
+#include "same_fields.h"
 #include "sim_internal.h"
 
 #include <stdio.h>
@@ -65,10 +66,7 @@ static void compare(const variant *v) {
     for (int threads = 1; threads <= 2; threads++) {
         eddy_sim *base = run(v, threads, false), *wide = run(v, threads, true);
         for (int f = 0; base && wide && f <= EDDY_FIELD_TEMPERATURE; f++) {
-            eddy_field_layout L;
-            eddy_sim_field_layout(base, (eddy_field)f, &L);
-            const float *x = eddy_sim_field_view(base, (eddy_field)f, NULL), *y = eddy_sim_field_view(wide, (eddy_field)f, NULL);
-            CHECK(memcmp(x, y, L.count * sizeof(float)) == 0,
+            CHECK(same_field_bytes(base, wide, (eddy_field)f),
                   "%dx%dx%d scheme %d dye_scale %dx%dx%d periodic y %d, %d threads: %s differs between AVX2 and baseline",
                   v->n[0], v->n[1], v->n[2], (int)v->scheme, v->dye_scale[0], v->dye_scale[1], v->dye_scale[2],
                   v->periodic_y, threads, eddy_field_name((eddy_field)f));

@@ -4,6 +4,7 @@
  * neighbours in memory, next to the paired SSE loads), and an obstacle. Exact comparison: threads split rows, and every
  * element's value must not depend on the split. */
 #include "check.h"
+#include "same_fields.h"
 #include "sim_internal.h"
 
 #include <string.h>
@@ -64,10 +65,7 @@ static void compare(const variant *v) {
         if (!b) break;
         for (int f = 0; f <= EDDY_FIELD_TEMPERATURE; f++) {
             if (f == EDDY_FIELD_W && v->dim == 2) continue;
-            eddy_field_layout L;
-            eddy_sim_field_layout(ref, (eddy_field)f, &L);
-            const float *x = eddy_sim_field_view(ref, (eddy_field)f, NULL), *y = eddy_sim_field_view(b, (eddy_field)f, NULL);
-            CHECK(memcmp(x, y, L.count * sizeof(float)) == 0,
+            CHECK(same_field_bytes(ref, b, (eddy_field)f),
                   "%dD scheme %d dye_scale %dx%dx%d periodic x %d z %d: %s differs between 1 and %d threads", v->dim,
                   (int)v->scheme, v->dye_scale[0], v->dye_scale[1], v->dye_scale[2], v->periodic_x, v->periodic_z,
                   eddy_field_name((eddy_field)f), threads);

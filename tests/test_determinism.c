@@ -4,6 +4,7 @@
  * periodic axes (the confinement sweep splits the outermost axis between threads, and 3 threads split it
  * unevenly), a scalar grid finer than the velocity grid and one of the same size. */
 #include "check.h"
+#include "same_fields.h"
 #include "sim_internal.h"
 
 #include <stdbool.h>
@@ -74,10 +75,7 @@ static void compare(int dim, eddy_advection adv, eddy_pressure_solver ps, bool p
         if (a && b) {
             for (int f = 0; f <= EDDY_FIELD_TEMPERATURE; f++) {
                 if (f == EDDY_FIELD_W && dim == 2) continue;
-                eddy_field_layout L;
-                eddy_sim_field_layout(a, (eddy_field)f, &L);
-                const float *x = eddy_sim_field_view(a, (eddy_field)f, NULL), *y = eddy_sim_field_view(b, (eddy_field)f, NULL);
-                CHECK(memcmp(x, y, L.count * sizeof(float)) == 0,
+                CHECK(same_field_bytes(a, b, (eddy_field)f),
                       "%dD adv %d solver %d periodic %d: field %s differs between 1 thread (baseline) and %d (%s)", dim,
                       (int)adv, (int)ps, (int)periodic, eddy_field_name((eddy_field)f), threads, b->avx2 ? "AVX2" : "baseline");
             }
