@@ -167,28 +167,16 @@ KERNEL int diag_row(const eddy_sim *s, const diag_layout *L, double *P, int j, i
     return fluid;
 }
 
-int EDDY_ISA_NAME(eddy__diag_row_2d_div)(const eddy_sim *s, const diag_layout *L, double *P, int j, int k) {
-    /* most rows of most scenes hold no solid cell: those skip the mask */
-    const bool open = all_fluid(s->solid + eddy__idx(s->n, 0, j, k), s->n[0]);
-    int fluid = open ? diag_row(s, L, P, j, k, 2, false, true) : diag_row(s, L, P, j, k, 2, false, false);
-    EDDY_ISA_LEAVE();
-    return fluid;
-}
-int EDDY_ISA_NAME(eddy__diag_row_2d_mul)(const eddy_sim *s, const diag_layout *L, double *P, int j, int k) {
-    const bool open = all_fluid(s->solid + eddy__idx(s->n, 0, j, k), s->n[0]);
-    int fluid = open ? diag_row(s, L, P, j, k, 2, true, true) : diag_row(s, L, P, j, k, 2, true, false);
-    EDDY_ISA_LEAVE();
-    return fluid;
-}
-int EDDY_ISA_NAME(eddy__diag_row_3d_div)(const eddy_sim *s, const diag_layout *L, double *P, int j, int k) {
-    const bool open = all_fluid(s->solid + eddy__idx(s->n, 0, j, k), s->n[0]);
-    int fluid = open ? diag_row(s, L, P, j, k, 3, false, true) : diag_row(s, L, P, j, k, 3, false, false);
-    EDDY_ISA_LEAVE();
-    return fluid;
-}
-int EDDY_ISA_NAME(eddy__diag_row_3d_mul)(const eddy_sim *s, const diag_layout *L, double *P, int j, int k) {
-    const bool open = all_fluid(s->solid + eddy__idx(s->n, 0, j, k), s->n[0]);
-    int fluid = open ? diag_row(s, L, P, j, k, 3, true, true) : diag_row(s, L, P, j, k, 3, true, false);
-    EDDY_ISA_LEAVE();
-    return fluid;
-}
+/* one exported instance per (dimension, exact reciprocal); most rows of most scenes hold no solid cell, and those
+ * skip the mask */
+#define DIAG_ROW_INSTANCE(name, dim, mul)                                                                \
+    int EDDY_ISA_NAME(name)(const eddy_sim *s, const diag_layout *L, double *P, int j, int k) {          \
+        const bool open = all_fluid(s->solid + eddy__idx(s->n, 0, j, k), s->n[0]);                     \
+        int fluid = open ? diag_row(s, L, P, j, k, dim, mul, true) : diag_row(s, L, P, j, k, dim, mul, false); \
+        EDDY_ISA_LEAVE();                                                                              \
+        return fluid;                                                                                  \
+    }
+DIAG_ROW_INSTANCE(eddy__diag_row_2d_div, 2, false)
+DIAG_ROW_INSTANCE(eddy__diag_row_2d_mul, 2, true)
+DIAG_ROW_INSTANCE(eddy__diag_row_3d_div, 3, false)
+DIAG_ROW_INSTANCE(eddy__diag_row_3d_mul, 3, true)

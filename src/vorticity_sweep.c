@@ -280,20 +280,13 @@ KERNEL void sweep3(eddy_sim *s, const sweep *w, rings3 *r, int r0, int r1, bool 
     if (last) faces_plane3(s, w, r, ns, true); /* the top plane of z-faces */
 }
 
-
-void EDDY_ISA_NAME(eddy__vort_sweep2_mul)(eddy_sim *s, const sweep *w, rings2 *r, int r0, int r1) {
-    sweep2(s, w, r, r0, r1, true);
-    EDDY_ISA_LEAVE();
-}
-void EDDY_ISA_NAME(eddy__vort_sweep2_div)(eddy_sim *s, const sweep *w, rings2 *r, int r0, int r1) {
-    sweep2(s, w, r, r0, r1, false);
-    EDDY_ISA_LEAVE();
-}
-void EDDY_ISA_NAME(eddy__vort_sweep3_mul)(eddy_sim *s, const sweep *w, rings3 *r, int r0, int r1) {
-    sweep3(s, w, r, r0, r1, true);
-    EDDY_ISA_LEAVE();
-}
-void EDDY_ISA_NAME(eddy__vort_sweep3_div)(eddy_sim *s, const sweep *w, rings3 *r, int r0, int r1) {
-    sweep3(s, w, r, r0, r1, false);
-    EDDY_ISA_LEAVE();
-}
+/* the exported instances: per dimension, with and without the exact reciprocal of the spacing */
+#define VORT_SWEEP_INSTANCE(name, kernel, rings_type, mul)                                          \
+    void EDDY_ISA_NAME(name)(eddy_sim *s, const sweep *w, rings_type *r, int r0, int r1) {          \
+        kernel(s, w, r, r0, r1, mul);                                                               \
+        EDDY_ISA_LEAVE();                                                                           \
+    }
+VORT_SWEEP_INSTANCE(eddy__vort_sweep2_mul, sweep2, rings2, true)
+VORT_SWEEP_INSTANCE(eddy__vort_sweep2_div, sweep2, rings2, false)
+VORT_SWEEP_INSTANCE(eddy__vort_sweep3_mul, sweep3, rings3, true)
+VORT_SWEEP_INSTANCE(eddy__vort_sweep3_div, sweep3, rings3, false)
