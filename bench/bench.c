@@ -76,6 +76,11 @@ static void stages_alone(eddy_sim *s, double copy_gbs) {
     printf("\n");
 }
 
+static void case_label(const bench_case *c, char *out, size_t size) {
+    if (c->dim == 2) snprintf(out, size, "2D %dx%d", c->n[0], c->n[1]);
+    else snprintf(out, size, "3D %dx%dx%d", c->n[0], c->n[1], c->n[2]);
+}
+
 /* Vorticity confinement per cell at this size and on a grid with rows as long but so few of them that its slabs
  * and fields stay in the caches (16 rows in 2D, 8 x 16 in 3D): when the two are close, the stage is bound by the
  * core (its stencils' arithmetic and cache traffic), not by memory bandwidth, and no rewrite of its memory access
@@ -108,15 +113,12 @@ static void vorticity_in_cache(eddy_sim *s) {
     }
     eddy_sim_step(small);
     double big = vorticity_ns_per_cell(s), cached = vorticity_ns_per_cell(small);
-    printf("%-16s %6s | vorticity per cell: %.2f ns here, %.2f ns in cache (%d x %d%s): memory adds %.0f%%\n", "", "",
-           big, cached, d.grid[0], d.dim == 2 ? d.grid[1] : d.grid[1] * d.grid[2], d.dim == 2 ? "" : " in 16 slabs",
-           100.0 * (big - cached) / cached);
+    char small_label[32];
+    bench_case sc = {d.dim, {d.grid[0], d.grid[1], d.grid[2]}};
+    case_label(&sc, small_label, sizeof small_label);
+    printf("%-16s %6s | vorticity per cell: %.2f ns here, %.2f ns in cache (%s): memory adds %.0f%%\n", "", "", big,
+           cached, small_label + 3, 100.0 * (big - cached) / cached);
     eddy_sim_destroy(small);
-}
-
-static void case_label(const bench_case *c, char *out, size_t size) {
-    if (c->dim == 2) snprintf(out, size, "2D %dx%d", c->n[0], c->n[1]);
-    else snprintf(out, size, "3D %dx%dx%d", c->n[0], c->n[1], c->n[2]);
 }
 
 static void run_case(const bench_case *c, int threads, int steps, double copy_gbs) {
