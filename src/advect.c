@@ -436,12 +436,14 @@ HOT void pass_row(const eddy_advect_ws *ws, const pass_args *pa, enum pass_kind 
 
 /* ---------------------------------------------------------------- AVX2: 8 elements of a row at once */
 
-/* The 3D trace and passes without periodic axes, 8 consecutive elements per instruction (vector_isa.h): lane l
- * does, operand for operand and in the same order, what the scalar code above does for element l (the same
- * locate, the lerps in the order of stencil_sample, the min/max tree of stencil_minmax), so the bits agree. The
- * nodes come from gathers with 32-bit indices: used only where every lattice has fewer than 2^31 nodes and at
- * least 2 along each axis. A row shorter than 8 takes the scalar code; the last group of a longer row overlaps
- * the previous one (its elements are computed twice, the same way). */
+/* The trace and the passes without periodic axes, 2D and 3D, 8 consecutive elements per instruction
+ * (vector_isa.h): lane l does, operand for operand and in the same order, what the scalar code above does for
+ * element l (the same locate, the lerps in the order of stencil_sample, the min/max tree of stencil_minmax), so
+ * the bits agree. Like the scalar code the functions take `dim` as a constant (instantiated for 2 and 3), so the
+ * 2D code gathers 4 nodes per point and carries no z work. The nodes come from gathers with 32-bit indices: used
+ * only where every lattice has fewer than 2^31 nodes and at least 2 along each axis. A row shorter than 8 takes
+ * the scalar code; the last group of a longer row overlaps the previous one (its elements are computed twice,
+ * the same way). */
 #if EDDY_HAVE_AVX2_PATH
 #include <immintrin.h>
 
@@ -463,28 +465,28 @@ typedef struct stencil8 {
     __m256 wx, wy, wz;
 } stencil8;
 
-HOT8 __m256i node_index8(const lattice *L, __m256i i, __m256i j, __m256i k) {
-    return _mm256_add_epi32(i, _mm256_add_epi32(_mm256_mullo_epi32(j, _mm256_set1_epi32((int)L->nx)),
-                                                _mm256_mullo_epi32(k, _mm256_set1_epi32((int)L->nxy))));
+HOT8 __m256i node_index8(const lattice *L, int dim, __m256i i, __m256i j, __m256i k) {
+    __m256i n = _mm256_add_epi32(i, _mm256_mullo_epi32(j, _mm256_set1_epi32((int)L->nx)));
+    return dim == 3 ? _mm256_add_epi32(n, _mm256_mullo_epi32(k, _mm256_set1_epi32((int)L->nxy))) : n;
 }
 
-HOT8 void locate_3d8(const lattice *L, __m256 x, __m256 y, __m256 z, stencil8 *st) {
-    __m256i i, j, k;
+HOT8 void locate_w8(const lattice *L, int dim, __m256 x, __m256 y, __m256 z, stencil8 *st) {
+    __m256i i, j, k = _mm256_setzero_si256();
     locate8(x, L->top[0], L->last[0], &i, &st->wx);
     locate8(y, L->top[1], L->last[1], &j, &st->wy);
-    locate8(z, L->top[2], L->last[2], &k, &st->wz);
-    st->base = node_index8(L, i, j, k);
+    if (dim == 3) locate8(z, L->top[2], L->last[2], &k, &st->wz);
+    st->base = node_index8(L, dim, i, j, k);
 }
 
-/* the 8 nodes around each lane's point, in stencil_sample's order: rows r00, r10, r01, r11, x0 then x1. Each row's
- * two nodes are adjacent: one 64-bit gather brings both, for lanes 0 1 4 5 and for lanes 2 3 6 7, so that the
- * in-lane shuffles that split x0 from x1 leave the lanes in order. */
-HOT8 void gather8(const lattice *L, const float *d, const stencil8 *st, __m256 n[8]) {
+/* the 2^dim nodes around each lane's point, in stencil_sample's order: rows r00, r10 (, r01, r11), x0 then x1.
+ * Each row's two nodes are adjacent: one 64-bit gather brings both, for lanes 0 1 4 5 and for lanes 2 3 6 7, so
+ * that the in-lane shuffles that split x0 from x1 leave the lanes in order. */
+HOT8 void gather8(const lattice *L, int dim, const float *d, const stencil8 *st, __m256 n[8]) {
     const size_t nx = L->nx, nxy = L->nxy;
     const float *row[4] = {d, d + nx, d + nxy, d + nxy + nx};
     const __m256i order = _mm256_permutevar8x32_epi32(st->base, _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7));
     const __m128i ia = _mm256_castsi256_si128(order), ib = _mm256_extracti128_si256(order, 1);
-    for (int r = 0; r < 4; r++) {
+    for (int r = 0; r < (dim == 3 ? 4 : 2); r++) {
         __m256 a = _mm256_castpd_ps(_mm256_i32gather_pd((const double *)(const void *)row[r], ia, 4));
         __m256 b = _mm256_castpd_ps(_mm256_i32gather_pd((const double *)(const void *)row[r], ib, 4));
         n[2 * r] = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
@@ -492,29 +494,45 @@ HOT8 void gather8(const lattice *L, const float *d, const stencil8 *st, __m256 n
     }
 }
 
-HOT8 __m256 sample_nodes8(const __m256 n[8], const stencil8 *st) {
+HOT8 __m256 sample_nodes8(const __m256 n[8], int dim, const stencil8 *st) {
     __m256 c00 = lerp8(n[0], n[1], st->wx), c10 = lerp8(n[2], n[3], st->wx);
+    __m256 c0 = lerp8(c00, c10, st->wy);
+    if (dim == 2) return c0;
     __m256 c01 = lerp8(n[4], n[5], st->wx), c11 = lerp8(n[6], n[7], st->wx);
-    return lerp8(lerp8(c00, c10, st->wy), lerp8(c01, c11, st->wy), st->wz);
+    return lerp8(c0, lerp8(c01, c11, st->wy), st->wz);
 }
 
-HOT8 __m256 sample8(const lattice *L, const float *d, const stencil8 *st) {
+HOT8 __m256 sample8(const lattice *L, int dim, const float *d, const stencil8 *st) {
     __m256 n[8];
-    gather8(L, d, st, n);
-    return sample_nodes8(n, st);
+    gather8(L, dim, d, st, n);
+    return sample_nodes8(n, dim, st);
 }
 
-HOT8 void minmax_nodes8(const __m256 n[8], __m256 *lo, __m256 *hi) {
-    __m256 mn00 = _mm256_min_ps(n[0], n[1]), mn10 = _mm256_min_ps(n[2], n[3]);
-    __m256 mn01 = _mm256_min_ps(n[4], n[5]), mn11 = _mm256_min_ps(n[6], n[7]);
-    __m256 mx00 = _mm256_max_ps(n[0], n[1]), mx10 = _mm256_max_ps(n[2], n[3]);
-    __m256 mx01 = _mm256_max_ps(n[4], n[5]), mx11 = _mm256_max_ps(n[6], n[7]);
-    *lo = _mm256_min_ps(_mm256_min_ps(mn00, mn10), _mm256_min_ps(mn01, mn11));
-    *hi = _mm256_max_ps(_mm256_max_ps(mx00, mx10), _mm256_max_ps(mx01, mx11));
+HOT8 void minmax_nodes8(const __m256 n[8], int dim, __m256 *lo, __m256 *hi) {
+    __m256 mn0 = _mm256_min_ps(_mm256_min_ps(n[0], n[1]), _mm256_min_ps(n[2], n[3]));
+    __m256 mx0 = _mm256_max_ps(_mm256_max_ps(n[0], n[1]), _mm256_max_ps(n[2], n[3]));
+    if (dim == 2) {
+        *lo = mn0;
+        *hi = mx0;
+        return;
+    }
+    __m256 mn1 = _mm256_min_ps(_mm256_min_ps(n[4], n[5]), _mm256_min_ps(n[6], n[7]));
+    __m256 mx1 = _mm256_max_ps(_mm256_max_ps(n[4], n[5]), _mm256_max_ps(n[6], n[7]));
+    *lo = _mm256_min_ps(mn0, mn1);
+    *hi = _mm256_max_ps(mx0, mx1);
 }
 
-/* 8 points stored interleaved (x y z x y z ...) <-> three vectors */
-HOT8 void load_xyz8(const float *p, __m256 *x, __m256 *y, __m256 *z) {
+/* 8 points stored interleaved (x y z x y z ..., or x y x y ... in 2D) <-> dim vectors */
+HOT8 void load_points8(const float *p, int dim, __m256 *x, __m256 *y, __m256 *z) {
+    if (dim == 2) {
+        __m256 a = _mm256_loadu_ps(p), b = _mm256_loadu_ps(p + 8);
+        /* per 128-bit lane: x of a's two points then b's two, the lanes holding points 0 1 4 5 | 2 3 6 7 */
+        __m256 tx = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0)), ty = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1));
+        *x = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(tx), _MM_SHUFFLE(3, 1, 2, 0)));
+        *y = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(ty), _MM_SHUFFLE(3, 1, 2, 0)));
+        *z = _mm256_setzero_ps();
+        return;
+    }
     __m256 a = _mm256_loadu_ps(p), b = _mm256_loadu_ps(p + 8), c = _mm256_loadu_ps(p + 16);
     /* x: a lanes 0 3 6, b lanes 1 4 7, c lanes 2 5; y: a 1 4 7, b 2 5, c 0 3 6; z: a 2 5, b 0 3 6, c 1 4 7 */
     __m256 tx = _mm256_blend_ps(_mm256_blend_ps(a, b, 0x92), c, 0x24);
@@ -525,7 +543,15 @@ HOT8 void load_xyz8(const float *p, __m256 *x, __m256 *y, __m256 *z) {
     *z = _mm256_permutevar8x32_ps(tz, _mm256_setr_epi32(2, 5, 0, 3, 6, 1, 4, 7));
 }
 
-HOT8 void store_xyz8(float *p, __m256 x, __m256 y, __m256 z) {
+HOT8 void store_points8(float *p, int dim, __m256 x, __m256 y, __m256 z) {
+    if (dim == 2) {
+        /* points 0 1 4 5 | 2 3 6 7 in the 128-bit lanes, then interleaved lane by lane */
+        __m256 xp = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(x), _MM_SHUFFLE(3, 1, 2, 0)));
+        __m256 yp = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(y), _MM_SHUFFLE(3, 1, 2, 0)));
+        _mm256_storeu_ps(p, _mm256_unpacklo_ps(xp, yp));
+        _mm256_storeu_ps(p + 8, _mm256_unpackhi_ps(xp, yp));
+        return;
+    }
     __m256 xp = _mm256_permutevar8x32_ps(x, _mm256_setr_epi32(0, 3, 6, 1, 4, 7, 2, 5));
     __m256 yp = _mm256_permutevar8x32_ps(y, _mm256_setr_epi32(5, 0, 3, 6, 1, 4, 7, 2));
     __m256 zp = _mm256_permutevar8x32_ps(z, _mm256_setr_epi32(2, 5, 0, 3, 6, 1, 4, 7));
@@ -535,30 +561,32 @@ HOT8 void store_xyz8(float *p, __m256 x, __m256 y, __m256 z) {
 }
 
 /* velocity_at for 8 points. Component a is sampled at P along a and at P - 1/2 along the other axes; the two
- * lattices sampled at P - 1/2 along an axis have as many nodes along it, so that axis is located once for both. */
-HOT8 void velocity_at8(const lattice V[3], const __m256 P[3], __m256 u[3]) {
+ * lattices sampled at P - 1/2 along an axis (3D) have as many nodes along it, so that axis is located once for
+ * both. */
+HOT8 void velocity_at8(const lattice V[3], int dim, const __m256 P[3], __m256 u[3]) {
     const __m256 half = _mm256_set1_ps(0.5f);
     __m256i own[3], low[3];
     __m256 w_own[3], w_low[3];
-    for (int b = 0; b < 3; b++) {
-        const lattice *Lo = &V[b], *Ll = &V[(b + 1) % 3]; /* Ll: a lattice that is not component b's */
+    for (int b = 0; b < dim; b++) {
+        const lattice *Lo = &V[b], *Ll = &V[(b + 1) % dim]; /* Ll: a lattice that is not component b's */
         locate8(P[b], Lo->top[b], Lo->last[b], &own[b], &w_own[b]);
         locate8(_mm256_sub_ps(P[b], half), Ll->top[b], Ll->last[b], &low[b], &w_low[b]);
     }
-    for (int a = 0; a < 3; a++) {
+    for (int a = 0; a < dim; a++) {
         stencil8 st;
-        st.base = node_index8(&V[a], a == 0 ? own[0] : low[0], a == 1 ? own[1] : low[1], a == 2 ? own[2] : low[2]);
+        st.base = node_index8(&V[a], dim, a == 0 ? own[0] : low[0], a == 1 ? own[1] : low[1],
+                              dim == 3 ? (a == 2 ? own[2] : low[2]) : _mm256_setzero_si256());
         st.wx = a == 0 ? w_own[0] : w_low[0];
         st.wy = a == 1 ? w_own[1] : w_low[1];
-        st.wz = a == 2 ? w_own[2] : w_low[2];
-        u[a] = sample8(&V[a], V[a].d, &st);
+        st.wz = dim == 3 ? (a == 2 ? w_own[2] : w_low[2]) : _mm256_setzero_ps();
+        u[a] = sample8(&V[a], dim, V[a].d, &st);
     }
 }
 
 /* the inside readers (face_node_velocity_inside, cell_node_velocity_inside) for elements i .. i+7 */
-HOT8 void node_velocity_inside8(const lattice V[3], int face, const size_t p[3], __m256 u[3]) {
+HOT8 void node_velocity_inside8(const lattice V[3], int dim, int face, const size_t p[3], __m256 u[3]) {
     const __m256 half = _mm256_set1_ps(0.5f);
-    for (int b = 0; b < 3; b++) {
+    for (int b = 0; b < dim; b++) {
         const float *d = V[b].d + p[b];
         const size_t sb = stride_of(&V[b], b);
         if (face < 0) {
@@ -577,26 +605,26 @@ HOT8 void node_velocity_inside8(const lattice V[3], int face, const size_t p[3],
 }
 
 /* pass_row's work for elements e .. e+7, whose feet (or forward points) are x, y, z */
-HOT8 void pass_at8(const pass_args *pa, enum pass_kind kind, size_t e, __m256 x, __m256 y, __m256 z) {
+HOT8 void pass_at8(const pass_args *pa, enum pass_kind kind, int dim, size_t e, __m256 x, __m256 y, __m256 z) {
     const lattice *L = pa->L;
     __m256 n[8], v, c, lo, hi;
     stencil8 st;
-    locate_3d8(L, x, y, z, &st);
+    locate_w8(L, dim, x, y, z, &st);
     const __m256 factor = _mm256_set1_ps(pa->factor), half = _mm256_set1_ps(0.5f);
     switch (kind) {
     case PASS_BACKWARD:
-        _mm256_storeu_ps(pa->out + e, _mm256_mul_ps(factor, sample8(L, pa->q, &st)));
+        _mm256_storeu_ps(pa->out + e, _mm256_mul_ps(factor, sample8(L, dim, pa->q, &st)));
         break;
     case PASS_BACKWARD_RANGE:
-        gather8(L, pa->q, &st, n);
-        _mm256_storeu_ps(pa->out + e, sample_nodes8(n, &st));
-        minmax_nodes8(n, &lo, &hi);
+        gather8(L, dim, pa->q, &st, n);
+        _mm256_storeu_ps(pa->out + e, sample_nodes8(n, dim, &st));
+        minmax_nodes8(n, dim, &lo, &hi);
         _mm256_storeu_ps(pa->lo + e, lo);
         _mm256_storeu_ps(pa->hi + e, hi);
         break;
     case PASS_MACCORMACK: {
         __m256 qhat = _mm256_loadu_ps(pa->aux + e);
-        v = _mm256_add_ps(qhat, _mm256_mul_ps(half, _mm256_sub_ps(_mm256_loadu_ps(pa->q + e), sample8(L, pa->aux, &st))));
+        v = _mm256_add_ps(qhat, _mm256_mul_ps(half, _mm256_sub_ps(_mm256_loadu_ps(pa->q + e), sample8(L, dim, pa->aux, &st))));
         __m256 out = _mm256_or_ps(_mm256_cmp_ps(v, _mm256_loadu_ps(pa->lo + e), _CMP_LT_OQ),
                                   _mm256_cmp_ps(v, _mm256_loadu_ps(pa->hi + e), _CMP_GT_OQ));
         _mm256_storeu_ps(pa->out + e, _mm256_mul_ps(factor, _mm256_blendv_ps(v, qhat, out)));
@@ -604,13 +632,13 @@ HOT8 void pass_at8(const pass_args *pa, enum pass_kind kind, size_t e, __m256 x,
     }
     case PASS_BFECC_CORRECT: {
         __m256 q = _mm256_loadu_ps(pa->q + e);
-        _mm256_storeu_ps(pa->out + e, _mm256_add_ps(q, _mm256_mul_ps(half, _mm256_sub_ps(q, sample8(L, pa->aux, &st)))));
+        _mm256_storeu_ps(pa->out + e, _mm256_add_ps(q, _mm256_mul_ps(half, _mm256_sub_ps(q, sample8(L, dim, pa->aux, &st)))));
         break;
     }
     case PASS_BFECC_FINAL:
-        v = sample8(L, pa->aux, &st);
-        gather8(L, pa->q, &st, n);
-        minmax_nodes8(n, &lo, &hi);
+        v = sample8(L, dim, pa->aux, &st);
+        gather8(L, dim, pa->q, &st, n);
+        minmax_nodes8(n, dim, &lo, &hi);
         /* v < lo ? lo : (v > hi ? hi : v) */
         c = _mm256_blendv_ps(v, hi, _mm256_cmp_ps(v, hi, _CMP_GT_OQ));
         c = _mm256_blendv_ps(c, lo, _mm256_cmp_ps(v, lo, _CMP_LT_OQ));
@@ -619,55 +647,60 @@ HOT8 void pass_at8(const pass_args *pa, enum pass_kind kind, size_t e, __m256 x,
     }
 }
 
-HOT8 void pass_group8(const eddy_advect_ws *ws, const pass_args *pa, enum pass_kind kind, size_t e) {
+HOT8 void pass_group8(const eddy_advect_ws *ws, const pass_args *pa, enum pass_kind kind, int dim, size_t e) {
     const bool two_way = kind == PASS_MACCORMACK || kind == PASS_BFECC_CORRECT;
     __m256 x, y, z;
-    load_xyz8((two_way ? ws->fwd : ws->back) + 3 * e, &x, &y, &z);
-    pass_at8(pa, kind, e, x, y, z);
+    load_points8((two_way ? ws->fwd : ws->back) + (size_t)dim * e, dim, &x, &y, &z);
+    pass_at8(pa, kind, dim, e, x, y, z);
 }
 
 /* elements [e, end) of a pass, 8 at a time (end - e >= 8: the last group overlaps the one before) */
-HOT8 void pass_range8(const eddy_advect_ws *ws, const pass_args *pa, enum pass_kind kind, size_t e, size_t end) {
+HOT8 void pass_range8(const eddy_advect_ws *ws, const pass_args *pa, enum pass_kind kind, int dim, size_t e, size_t end) {
     for (;; e += 8) {
         if (e + 8 > end) e = end - 8;
-        pass_group8(ws, pa, kind, e);
+        pass_group8(ws, pa, kind, dim, e);
         if (e + 8 >= end) break;
     }
 }
 
-static EDDY_AVX2 void pass_row_avx2(const eddy_advect_ws *ws, const pass_args *pa, enum pass_kind kind, size_t e, size_t end) {
+/* one instantiation per kind (and dimension), as run_pass does for pass_row */
+HOT8 void pass_row_avx2_dim(const eddy_advect_ws *ws, const pass_args *pa, enum pass_kind kind, size_t e, size_t end, int dim) {
     if (end - e < 8) {
         switch (kind) {
-        case PASS_BACKWARD: pass_row(ws, pa, PASS_BACKWARD, e, end, 3); break;
-        case PASS_BACKWARD_RANGE: pass_row(ws, pa, PASS_BACKWARD_RANGE, e, end, 3); break;
-        case PASS_MACCORMACK: pass_row(ws, pa, PASS_MACCORMACK, e, end, 3); break;
-        case PASS_BFECC_CORRECT: pass_row(ws, pa, PASS_BFECC_CORRECT, e, end, 3); break;
-        case PASS_BFECC_FINAL: pass_row(ws, pa, PASS_BFECC_FINAL, e, end, 3); break;
+        case PASS_BACKWARD: pass_row(ws, pa, PASS_BACKWARD, e, end, dim); break;
+        case PASS_BACKWARD_RANGE: pass_row(ws, pa, PASS_BACKWARD_RANGE, e, end, dim); break;
+        case PASS_MACCORMACK: pass_row(ws, pa, PASS_MACCORMACK, e, end, dim); break;
+        case PASS_BFECC_CORRECT: pass_row(ws, pa, PASS_BFECC_CORRECT, e, end, dim); break;
+        case PASS_BFECC_FINAL: pass_row(ws, pa, PASS_BFECC_FINAL, e, end, dim); break;
         }
-        _mm256_zeroupper();
         return;
     }
     switch (kind) {
-    case PASS_BACKWARD: pass_range8(ws, pa, PASS_BACKWARD, e, end); break;
-    case PASS_BACKWARD_RANGE: pass_range8(ws, pa, PASS_BACKWARD_RANGE, e, end); break;
-    case PASS_MACCORMACK: pass_range8(ws, pa, PASS_MACCORMACK, e, end); break;
-    case PASS_BFECC_CORRECT: pass_range8(ws, pa, PASS_BFECC_CORRECT, e, end); break;
-    case PASS_BFECC_FINAL: pass_range8(ws, pa, PASS_BFECC_FINAL, e, end); break;
+    case PASS_BACKWARD: pass_range8(ws, pa, PASS_BACKWARD, dim, e, end); break;
+    case PASS_BACKWARD_RANGE: pass_range8(ws, pa, PASS_BACKWARD_RANGE, dim, e, end); break;
+    case PASS_MACCORMACK: pass_range8(ws, pa, PASS_MACCORMACK, dim, e, end); break;
+    case PASS_BFECC_CORRECT: pass_range8(ws, pa, PASS_BFECC_CORRECT, dim, e, end); break;
+    case PASS_BFECC_FINAL: pass_range8(ws, pa, PASS_BFECC_FINAL, dim, e, end); break;
     }
+}
+
+static EDDY_AVX2 void pass_row_avx2(const eddy_advect_ws *ws, const pass_args *pa, enum pass_kind kind, size_t e, size_t end,
+                                    int dim) {
+    if (dim == 2) pass_row_avx2_dim(ws, pa, kind, e, end, 2);
+    else pass_row_avx2_dim(ws, pa, kind, e, end, 3);
     _mm256_zeroupper(); /* leave no dirty upper ymm state to the SSE code that follows (vector_isa.h) */
 }
 
 /* trace_row, and when `first` is given the first pass of the field (PASS_BACKWARD or PASS_BACKWARD_RANGE) on the
  * row straight from the feet in registers; the feet are stored only when keep_back asks (or without `first`) */
-static EDDY_AVX2 void trace_row_avx2(eddy_advect_ws *ws, const grid_map *m, const lattice V[3], float dtc, bool forward,
-                                     int row, const pass_args *first, enum pass_kind first_kind, bool keep_back) {
+HOT8 void trace_row_avx2_dim(eddy_advect_ws *ws, const grid_map *m, const lattice V[3], float dtc, bool forward, int row,
+                             const pass_args *first, enum pass_kind first_kind, bool keep_back, int dim) {
     const int n0 = m->n[0];
     if (n0 < 8) {
-        trace_row(ws, m, V, dtc, forward, row, 3, false);
+        trace_row(ws, m, V, dtc, forward, row, dim, false);
         const size_t e = (size_t)row * (size_t)n0;
-        if (first && first_kind == PASS_BACKWARD) pass_row(ws, first, PASS_BACKWARD, e, e + (size_t)n0, 3);
-        else if (first) pass_row(ws, first, PASS_BACKWARD_RANGE, e, e + (size_t)n0, 3);
-        _mm256_zeroupper();
+        if (first && first_kind == PASS_BACKWARD) pass_row(ws, first, PASS_BACKWARD, e, e + (size_t)n0, dim);
+        else if (first) pass_row(ws, first, PASS_BACKWARD_RANGE, e, e + (size_t)n0, dim);
         return;
     }
     keep_back = keep_back || !first;
@@ -676,10 +709,11 @@ static EDDY_AVX2 void trace_row_avx2(eddy_advect_ws *ws, const grid_map *m, cons
     __m256 P[3], Q[3], u1[3], u2[3], out[3];
     P[1] = _mm256_set1_ps(((float)j + m->off[1]) / m->scale[1]);
     P[2] = _mm256_set1_ps(((float)k + m->off[2]) / m->scale[2]);
+    out[2] = _mm256_setzero_ps();
     int in_lo, in_hi;
-    row_interior(V, 3, m, j, k, &in_lo, &in_hi);
-    size_t p[3];
-    for (int b = 0; b < 3; b++) p[b] = node(&V[b], 0, j, k);
+    row_interior(V, dim, m, j, k, &in_lo, &in_hi);
+    size_t p[3] = {0, 0, 0};
+    for (int b = 0; b < dim; b++) p[b] = node(&V[b], 0, j, k);
     const bool sampled = m->face < 0 && !m->unit_scale; /* first stage sampled, as in trace_row */
     const __m256 hd = _mm256_set1_ps(0.5f * dtc), vd = _mm256_set1_ps(dtc);
     const __m256 lane = _mm256_setr_ps(0, 1, 2, 3, 4, 5, 6, 7);
@@ -687,10 +721,10 @@ static EDDY_AVX2 void trace_row_avx2(eddy_advect_ws *ws, const grid_map *m, cons
         if (i + 8 > n0) i = n0 - 8;
         P[0] = _mm256_div_ps(_mm256_add_ps(_mm256_add_ps(_mm256_set1_ps((float)i), lane), _mm256_set1_ps(m->off[0])),
                              _mm256_set1_ps(m->scale[0]));
-        if (sampled) velocity_at8(V, P, u1);
+        if (sampled) velocity_at8(V, dim, P, u1);
         else if (i >= in_lo && i + 8 <= in_hi) {
             size_t pi[3] = {p[0] + (size_t)i, p[1] + (size_t)i, p[2] + (size_t)i};
-            node_velocity_inside8(V, m->face, pi, u1);
+            node_velocity_inside8(V, dim, m->face, pi, u1);
         } else {
             float u[3][8];
             for (int l = 0; l < 8; l++) {
@@ -698,45 +732,52 @@ static EDDY_AVX2 void trace_row_avx2(eddy_advect_ws *ws, const grid_map *m, cons
                 float ul[3];
                 if (il >= in_lo && il < in_hi) {
                     size_t pi[3] = {p[0] + (size_t)il, p[1] + (size_t)il, p[2] + (size_t)il};
-                    if (m->face >= 0) face_node_velocity_inside(V, 3, m->face, pi, ul);
-                    else cell_node_velocity_inside(V, 3, pi, ul);
-                } else if (m->face >= 0) face_node_velocity(V, 3, m->face, c, ul);
-                else cell_node_velocity(V, 3, c, ul);
-                for (int b = 0; b < 3; b++) u[b][l] = ul[b];
+                    if (m->face >= 0) face_node_velocity_inside(V, dim, m->face, pi, ul);
+                    else cell_node_velocity_inside(V, dim, pi, ul);
+                } else if (m->face >= 0) face_node_velocity(V, dim, m->face, c, ul);
+                else cell_node_velocity(V, dim, c, ul);
+                for (int b = 0; b < dim; b++) u[b][l] = ul[b];
             }
-            for (int b = 0; b < 3; b++) u1[b] = _mm256_loadu_ps(u[b]);
+            for (int b = 0; b < dim; b++) u1[b] = _mm256_loadu_ps(u[b]);
         }
-        for (int b = 0; b < 3; b++) Q[b] = _mm256_sub_ps(P[b], _mm256_mul_ps(hd, u1[b]));
-        velocity_at8(V, Q, u2);
-        for (int b = 0; b < 3; b++)
+        for (int b = 0; b < dim; b++) Q[b] = _mm256_sub_ps(P[b], _mm256_mul_ps(hd, u1[b]));
+        velocity_at8(V, dim, Q, u2);
+        for (int b = 0; b < dim; b++)
             out[b] = _mm256_sub_ps(_mm256_mul_ps(_mm256_sub_ps(P[b], _mm256_mul_ps(vd, u2[b])), _mm256_set1_ps(m->scale[b])),
                                    _mm256_set1_ps(m->off[b]));
-        if (keep_back) store_xyz8(ws->back + 3 * (e_row + (size_t)i), out[0], out[1], out[2]);
-        if (first && first_kind == PASS_BACKWARD) pass_at8(first, PASS_BACKWARD, e_row + (size_t)i, out[0], out[1], out[2]);
-        else if (first) pass_at8(first, PASS_BACKWARD_RANGE, e_row + (size_t)i, out[0], out[1], out[2]);
+        if (keep_back) store_points8(ws->back + (size_t)dim * (e_row + (size_t)i), dim, out[0], out[1], out[2]);
+        if (first && first_kind == PASS_BACKWARD) pass_at8(first, PASS_BACKWARD, dim, e_row + (size_t)i, out[0], out[1], out[2]);
+        else if (first) pass_at8(first, PASS_BACKWARD_RANGE, dim, e_row + (size_t)i, out[0], out[1], out[2]);
         if (forward) {
-            for (int b = 0; b < 3; b++) Q[b] = _mm256_add_ps(P[b], _mm256_mul_ps(hd, u1[b]));
-            velocity_at8(V, Q, u2);
-            for (int b = 0; b < 3; b++)
+            for (int b = 0; b < dim; b++) Q[b] = _mm256_add_ps(P[b], _mm256_mul_ps(hd, u1[b]));
+            velocity_at8(V, dim, Q, u2);
+            for (int b = 0; b < dim; b++)
                 out[b] = _mm256_sub_ps(_mm256_mul_ps(_mm256_add_ps(P[b], _mm256_mul_ps(vd, u2[b])), _mm256_set1_ps(m->scale[b])),
                                        _mm256_set1_ps(m->off[b]));
-            store_xyz8(ws->fwd + 3 * (e_row + (size_t)i), out[0], out[1], out[2]);
+            store_points8(ws->fwd + (size_t)dim * (e_row + (size_t)i), dim, out[0], out[1], out[2]);
         }
         if (i + 8 >= n0) break;
     }
+}
+
+static EDDY_AVX2 void trace_row_avx2(eddy_advect_ws *ws, const grid_map *m, const lattice V[3], float dtc, bool forward,
+                                     int row, const pass_args *first, enum pass_kind first_kind, bool keep_back, int dim) {
+    if (dim == 2) trace_row_avx2_dim(ws, m, V, dtc, forward, row, first, first_kind, keep_back, 2);
+    else trace_row_avx2_dim(ws, m, V, dtc, forward, row, first, first_kind, keep_back, 3);
     _mm256_zeroupper(); /* as in pass_row_avx2 */
 }
 
-#endif
-
-#if EDDY_HAVE_AVX2_PATH
-/* true when the AVX2 code applies to lattice L: no wrapping axis, 2 nodes or more along each axis (as the
- * stencils assume), node indices within int32 (the gathers' indices) */
-static bool gathers_fit(const lattice *L) {
-    for (int b = 0; b < 3; b++)
+/* true when the AVX2 code applies to lattice L: no wrapping axis, 2 nodes or more along each of the dim axes (as
+ * the stencils assume), node indices within int32 (the gathers' indices) */
+static bool gathers_fit(const lattice *L, int dim) {
+    size_t nodes = 1;
+    for (int b = 0; b < dim; b++) {
         if (L->wrap[b] || L->n[b] < 2) return false;
-    return L->nxy * (size_t)L->n[2] <= (size_t)INT32_MAX;
+        nodes *= (size_t)L->n[b];
+    }
+    return nodes <= (size_t)INT32_MAX;
 }
+
 #endif
 
 /* Traces every element of grid m back (and forward, for the reverse operator) through the velocity by RK2
@@ -753,8 +794,9 @@ static bool trace_grid(eddy_sim *s, const grid_map *m, const lattice V[3], float
     for (int a = 0; a < dim; a++)
         for (int b = 0; b < dim; b++) may_wrap = may_wrap || V[a].wrap[b] != 0;
 #if EDDY_HAVE_AVX2_PATH
-    const bool wide = s->avx2 && dim == 3 && !may_wrap && gathers_fit(&V[0]) && gathers_fit(&V[1]) && gathers_fit(&V[2]);
-    const pass_args *fused = wide && gathers_fit(first->L) ? first : NULL;
+    bool wide = s->avx2 && !may_wrap;
+    for (int a = 0; a < dim; a++) wide = wide && gathers_fit(&V[a], dim);
+    const pass_args *fused = wide && gathers_fit(first->L, dim) ? first : NULL;
 #else
     (void)first;
     (void)first_kind;
@@ -764,7 +806,7 @@ static bool trace_grid(eddy_sim *s, const grid_map *m, const lattice V[3], float
     for (int row = 0; row < rows; row++) {
 #if EDDY_HAVE_AVX2_PATH
         if (wide) {
-            trace_row_avx2(ws, m, V, dtc, forward, row, fused, first_kind, keep_back);
+            trace_row_avx2(ws, m, V, dtc, forward, row, fused, first_kind, keep_back, dim);
             continue;
         }
 #endif
@@ -788,14 +830,14 @@ static void run_pass(eddy_sim *s, const grid_map *m, const pass_args *pa, enum p
     const int dim = s->dim, rows = m->n[1] * m->n[2];
     const size_t n0 = (size_t)m->n[0];
 #if EDDY_HAVE_AVX2_PATH
-    const bool wide = s->avx2 && dim == 3 && gathers_fit(pa->L);
+    const bool wide = s->avx2 && gathers_fit(pa->L, dim);
 #endif
 #pragma omp parallel for num_threads(EDDY_THREADS(s)) schedule(static)
     for (int row = 0; row < rows; row++) {
         size_t e = (size_t)row * n0;
 #if EDDY_HAVE_AVX2_PATH
         if (wide) {
-            pass_row_avx2(ws, pa, kind, e, e + n0);
+            pass_row_avx2(ws, pa, kind, e, e + n0, dim);
             continue;
         }
 #endif
