@@ -458,45 +458,113 @@ HOT8 void locate8(__m256 x, float top, int last, __m256i *i0, __m256 *w) {
     *w = _mm256_sub_ps(x, _mm256_cvtepi32_ps(i));
 }
 
+/* locate_axis on a periodic axis of `wrap` samples: the lower node, the step from it to the upper one (1, or
+ * 1 - wrap where the upper node wraps to 0) and the weight */
+HOT8 void locate_wrapped8(__m256 x, int wrap, __m256i *i0, __m256i *step, __m256 *w) {
+    const __m256 magnitude = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+    /* NaN, or so far out that float has no fractional part left: +0, as the scalar code */
+    x = _mm256_and_ps(x, _mm256_cmp_ps(_mm256_and_ps(x, magnitude), _mm256_set1_ps(8388608.0f), _CMP_LT_OQ));
+    __m256 fl = _mm256_round_ps(x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); /* floorf */
+    __m256i i = _mm256_cvttps_epi32(fl);
+    *w = _mm256_sub_ps(x, fl);
+    /* eddy__wrap(i, wrap) = i - wrap floor(i / wrap), the remainder in [0, wrap). The float quotient floors
+     * exactly: i and wrap are exact in float (|i| <= 2^23), and the division's rounding error, at most
+     * |i / wrap| 2^-24 <= 1 / (2 wrap), is less than the distance 1 / wrap from a non-integral quotient to an
+     * integer (an integral one is exact), so rounding never carries it across one. */
+    __m256 q = _mm256_div_ps(_mm256_cvtepi32_ps(i), _mm256_set1_ps((float)wrap));
+    q = _mm256_round_ps(q, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+    i = _mm256_sub_epi32(i, _mm256_mullo_epi32(_mm256_cvttps_epi32(q), _mm256_set1_epi32(wrap)));
+    *i0 = i;
+    *step = _mm256_blendv_epi8(_mm256_set1_epi32(1), _mm256_set1_epi32(1 - wrap),
+                               _mm256_cmpeq_epi32(i, _mm256_set1_epi32(wrap - 1)));
+}
+
+/* one axis of 8 points located on a lattice: lower node, step to the upper node, weight */
+typedef struct axis8 {
+    __m256i i, step;
+    __m256 w;
+} axis8;
+
+/* locate_axis; `wrap` (a constant, like the scalar may_wrap) instantiates the periodic branch */
+HOT8 void locate_axis8(const lattice *L, int b, bool wrap, __m256 x, axis8 *a) {
+    if (wrap && L->wrap[b]) {
+        locate_wrapped8(x, L->wrap[b], &a->i, &a->step, &a->w);
+        return;
+    }
+    locate8(x, L->top[b], L->last[b], &a->i, &a->w);
+    a->step = _mm256_set1_epi32(1);
+}
+
 HOT8 __m256 lerp8(__m256 a, __m256 b, __m256 w) { return _mm256_add_ps(a, _mm256_mul_ps(w, _mm256_sub_ps(b, a))); }
 
 typedef struct stencil8 {
-    __m256i base; /* node (x0, y0, z0) */
+    __m256i base;       /* node (x0, y0, z0) */
+    __m256i dx, dy, dz; /* node index steps from x0 to x1, y0 to y1, z0 to z1 (read only where a lattice wraps) */
     __m256 wx, wy, wz;
 } stencil8;
 
-HOT8 __m256i node_index8(const lattice *L, int dim, __m256i i, __m256i j, __m256i k) {
-    __m256i n = _mm256_add_epi32(i, _mm256_mullo_epi32(j, _mm256_set1_epi32((int)L->nx)));
-    return dim == 3 ? _mm256_add_epi32(n, _mm256_mullo_epi32(k, _mm256_set1_epi32((int)L->nxy))) : n;
+HOT8 void make_stencil8(const lattice *L, int dim, bool wrap, const axis8 *ax, const axis8 *ay, const axis8 *az, stencil8 *st) {
+    const __m256i nx = _mm256_set1_epi32((int)L->nx), nxy = _mm256_set1_epi32((int)L->nxy);
+    st->base = _mm256_add_epi32(ax->i, _mm256_mullo_epi32(ay->i, nx));
+    if (dim == 3) st->base = _mm256_add_epi32(st->base, _mm256_mullo_epi32(az->i, nxy));
+    st->wx = ax->w;
+    st->wy = ay->w;
+    st->wz = dim == 3 ? az->w : _mm256_setzero_ps();
+    if (wrap) {
+        st->dx = ax->step;
+        st->dy = _mm256_mullo_epi32(ay->step, nx);
+        st->dz = dim == 3 ? _mm256_mullo_epi32(az->step, nxy) : _mm256_setzero_si256();
+    }
 }
 
-HOT8 void locate_w8(const lattice *L, int dim, __m256 x, __m256 y, __m256 z, stencil8 *st) {
-    __m256i i, j, k = _mm256_setzero_si256();
-    locate8(x, L->top[0], L->last[0], &i, &st->wx);
-    locate8(y, L->top[1], L->last[1], &j, &st->wy);
-    if (dim == 3) locate8(z, L->top[2], L->last[2], &k, &st->wz);
-    st->base = node_index8(L, dim, i, j, k);
+HOT8 void locate_w8(const lattice *L, int dim, bool wrap, __m256 x, __m256 y, __m256 z, stencil8 *st) {
+    axis8 ax, ay, az;
+    locate_axis8(L, 0, wrap, x, &ax);
+    locate_axis8(L, 1, wrap, y, &ay);
+    if (dim == 3) locate_axis8(L, 2, wrap, z, &az);
+    else az = ay; /* unused */
+    make_stencil8(L, dim, wrap, &ax, &ay, &az, st);
+}
+
+/* x0 and x1 nodes of 8 points whose x1 follows x0 (indices idx into q): one 64-bit load brings both. The lanes are
+ * loaded as 0 1 4 5 | 2 3 6 7 so that the in-lane shuffles that split x0 from x1 leave them in order. */
+HOT8 void load_pairs8(const float *q, const int idx[8], __m256 *x0, __m256 *x1) {
+#define EDDY_PAIRS(l0, l1) \
+    _mm_loadh_pi(_mm_castpd_ps(_mm_load_sd((const double *)(const void *)(q + idx[l0]))), (const __m64 *)(const void *)(q + idx[l1]))
+    __m256 a = _mm256_insertf128_ps(_mm256_castps128_ps256(EDDY_PAIRS(0, 1)), EDDY_PAIRS(4, 5), 1);
+    __m256 b = _mm256_insertf128_ps(_mm256_castps128_ps256(EDDY_PAIRS(2, 3)), EDDY_PAIRS(6, 7), 1);
+#undef EDDY_PAIRS
+    *x0 = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
+    *x1 = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1));
 }
 
 /* the 2^dim nodes around each lane's point, in stencil_sample's order: rows r00, r10 (, r01, r11), x0 then x1.
- * Each row's two nodes are adjacent: one 64-bit load brings both. Plain loads rather than VGATHERDPD: on the AMD
- * Zen 5 of the project's machine they make the 3D advection 1.4x and the 2D one 1.15x faster, and Intel's gathers
- * became slower still with the 2023 microcode (GDS mitigation). The lanes are loaded as 0 1 4 5 | 2 3 6 7 so that
- * the in-lane shuffles that split x0 from x1 leave them in order. */
-HOT8 void gather8(const lattice *L, int dim, const float *d, const stencil8 *st, __m256 n[8]) {
-    const size_t nx = L->nx, nxy = L->nxy;
-    const float *row[4] = {d, d + nx, d + nxy, d + nxy + nx};
+ * Plain loads rather than VGATHERDPD: on the AMD Zen 5 of the project's machine they make the 3D advection 1.4x
+ * and the 2D one 1.15x faster, and Intel's gathers became slower still with the 2023 microcode (GDS mitigation).
+ * On a wrapping lattice the rows sit at per-lane offsets, and where a lane's x1 wraps to 0 (the seam) each node
+ * is loaded alone. */
+HOT8 void gather8(const lattice *L, int dim, bool wrap, const float *d, const stencil8 *st, __m256 n[8]) {
     int idx[8];
-    _mm256_storeu_si256((__m256i *)(void *)idx, st->base);
+    if (!wrap) {
+        const size_t nx = L->nx, nxy = L->nxy;
+        const float *row[4] = {d, d + nx, d + nxy, d + nxy + nx};
+        _mm256_storeu_si256((__m256i *)(void *)idx, st->base);
+        for (int r = 0; r < (dim == 3 ? 4 : 2); r++) load_pairs8(row[r], idx, &n[2 * r], &n[2 * r + 1]);
+        return;
+    }
+    const __m256i rows[4] = {st->base, _mm256_add_epi32(st->base, st->dy), _mm256_add_epi32(st->base, st->dz),
+                             _mm256_add_epi32(st->base, _mm256_add_epi32(st->dy, st->dz))};
+    const bool pairs = _mm256_movemask_epi8(_mm256_cmpeq_epi32(st->dx, _mm256_set1_epi32(1))) == -1;
     for (int r = 0; r < (dim == 3 ? 4 : 2); r++) {
-        const float *q = row[r];
-#define EDDY_PAIRS(l0, l1) \
-    _mm_loadh_pi(_mm_castpd_ps(_mm_load_sd((const double *)(const void *)(q + idx[l0]))), (const __m64 *)(const void *)(q + idx[l1]))
-        __m256 a = _mm256_insertf128_ps(_mm256_castps128_ps256(EDDY_PAIRS(0, 1)), EDDY_PAIRS(4, 5), 1);
-        __m256 b = _mm256_insertf128_ps(_mm256_castps128_ps256(EDDY_PAIRS(2, 3)), EDDY_PAIRS(6, 7), 1);
-#undef EDDY_PAIRS
-        n[2 * r] = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
-        n[2 * r + 1] = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1));
+        _mm256_storeu_si256((__m256i *)(void *)idx, rows[r]);
+        if (pairs) {
+            load_pairs8(d, idx, &n[2 * r], &n[2 * r + 1]);
+            continue;
+        }
+        int up[8];
+        _mm256_storeu_si256((__m256i *)(void *)up, _mm256_add_epi32(rows[r], st->dx));
+        n[2 * r] = _mm256_setr_ps(d[idx[0]], d[idx[1]], d[idx[2]], d[idx[3]], d[idx[4]], d[idx[5]], d[idx[6]], d[idx[7]]);
+        n[2 * r + 1] = _mm256_setr_ps(d[up[0]], d[up[1]], d[up[2]], d[up[3]], d[up[4]], d[up[5]], d[up[6]], d[up[7]]);
     }
 }
 
@@ -508,9 +576,9 @@ HOT8 __m256 sample_nodes8(const __m256 n[8], int dim, const stencil8 *st) {
     return lerp8(c0, lerp8(c01, c11, st->wy), st->wz);
 }
 
-HOT8 __m256 sample8(const lattice *L, int dim, const float *d, const stencil8 *st) {
+HOT8 __m256 sample8(const lattice *L, int dim, bool wrap, const float *d, const stencil8 *st) {
     __m256 n[8];
-    gather8(L, dim, d, st, n);
+    gather8(L, dim, wrap, d, st, n);
     return sample_nodes8(n, dim, st);
 }
 
@@ -569,23 +637,19 @@ HOT8 void store_points8(float *p, int dim, __m256 x, __m256 y, __m256 z) {
 /* velocity_at for 8 points. Component a is sampled at P along a and at P - 1/2 along the other axes; the two
  * lattices sampled at P - 1/2 along an axis (3D) have as many nodes along it, so that axis is located once for
  * both. */
-HOT8 void velocity_at8(const lattice V[3], int dim, const __m256 P[3], __m256 u[3]) {
+HOT8 void velocity_at8(const lattice V[3], int dim, bool wrap, const __m256 P[3], __m256 u[3]) {
     const __m256 half = _mm256_set1_ps(0.5f);
-    __m256i own[3], low[3];
-    __m256 w_own[3], w_low[3];
+    axis8 own[3], low[3];
     for (int b = 0; b < dim; b++) {
-        const lattice *Lo = &V[b], *Ll = &V[(b + 1) % dim]; /* Ll: a lattice that is not component b's */
-        locate8(P[b], Lo->top[b], Lo->last[b], &own[b], &w_own[b]);
-        locate8(_mm256_sub_ps(P[b], half), Ll->top[b], Ll->last[b], &low[b], &w_low[b]);
+        /* V[(b + 1) % dim]: a lattice that is not component b's (the same nodes and period along b as the others) */
+        locate_axis8(&V[b], b, wrap, P[b], &own[b]);
+        locate_axis8(&V[(b + 1) % dim], b, wrap, _mm256_sub_ps(P[b], half), &low[b]);
     }
     for (int a = 0; a < dim; a++) {
         stencil8 st;
-        st.base = node_index8(&V[a], dim, a == 0 ? own[0] : low[0], a == 1 ? own[1] : low[1],
-                              dim == 3 ? (a == 2 ? own[2] : low[2]) : _mm256_setzero_si256());
-        st.wx = a == 0 ? w_own[0] : w_low[0];
-        st.wy = a == 1 ? w_own[1] : w_low[1];
-        st.wz = dim == 3 ? (a == 2 ? w_own[2] : w_low[2]) : _mm256_setzero_ps();
-        u[a] = sample8(&V[a], dim, V[a].d, &st);
+        make_stencil8(&V[a], dim, wrap, a == 0 ? &own[0] : &low[0], a == 1 ? &own[1] : &low[1],
+                      dim == 3 ? (a == 2 ? &own[2] : &low[2]) : &own[0], &st);
+        u[a] = sample8(&V[a], dim, wrap, V[a].d, &st);
     }
 }
 
@@ -611,18 +675,18 @@ HOT8 void node_velocity_inside8(const lattice V[3], int dim, int face, const siz
 }
 
 /* pass_row's work for elements e .. e+7, whose feet (or forward points) are x, y, z */
-HOT8 void pass_at8(const pass_args *pa, enum pass_kind kind, int dim, size_t e, __m256 x, __m256 y, __m256 z) {
+HOT8 void pass_at8(const pass_args *pa, enum pass_kind kind, int dim, bool wrap, size_t e, __m256 x, __m256 y, __m256 z) {
     const lattice *L = pa->L;
     __m256 n[8], v, c, lo, hi;
     stencil8 st;
-    locate_w8(L, dim, x, y, z, &st);
+    locate_w8(L, dim, wrap, x, y, z, &st);
     const __m256 factor = _mm256_set1_ps(pa->factor), half = _mm256_set1_ps(0.5f);
     switch (kind) {
     case PASS_BACKWARD:
-        _mm256_storeu_ps(pa->out + e, _mm256_mul_ps(factor, sample8(L, dim, pa->q, &st)));
+        _mm256_storeu_ps(pa->out + e, _mm256_mul_ps(factor, sample8(L, dim, wrap, pa->q, &st)));
         break;
     case PASS_BACKWARD_RANGE:
-        gather8(L, dim, pa->q, &st, n);
+        gather8(L, dim, wrap, pa->q, &st, n);
         _mm256_storeu_ps(pa->out + e, sample_nodes8(n, dim, &st));
         minmax_nodes8(n, dim, &lo, &hi);
         _mm256_storeu_ps(pa->lo + e, lo);
@@ -630,7 +694,7 @@ HOT8 void pass_at8(const pass_args *pa, enum pass_kind kind, int dim, size_t e, 
         break;
     case PASS_MACCORMACK: {
         __m256 qhat = _mm256_loadu_ps(pa->aux + e);
-        v = _mm256_add_ps(qhat, _mm256_mul_ps(half, _mm256_sub_ps(_mm256_loadu_ps(pa->q + e), sample8(L, dim, pa->aux, &st))));
+        v = _mm256_add_ps(qhat, _mm256_mul_ps(half, _mm256_sub_ps(_mm256_loadu_ps(pa->q + e), sample8(L, dim, wrap, pa->aux, &st))));
         __m256 out = _mm256_or_ps(_mm256_cmp_ps(v, _mm256_loadu_ps(pa->lo + e), _CMP_LT_OQ),
                                   _mm256_cmp_ps(v, _mm256_loadu_ps(pa->hi + e), _CMP_GT_OQ));
         _mm256_storeu_ps(pa->out + e, _mm256_mul_ps(factor, _mm256_blendv_ps(v, qhat, out)));
@@ -638,12 +702,12 @@ HOT8 void pass_at8(const pass_args *pa, enum pass_kind kind, int dim, size_t e, 
     }
     case PASS_BFECC_CORRECT: {
         __m256 q = _mm256_loadu_ps(pa->q + e);
-        _mm256_storeu_ps(pa->out + e, _mm256_add_ps(q, _mm256_mul_ps(half, _mm256_sub_ps(q, sample8(L, dim, pa->aux, &st)))));
+        _mm256_storeu_ps(pa->out + e, _mm256_add_ps(q, _mm256_mul_ps(half, _mm256_sub_ps(q, sample8(L, dim, wrap, pa->aux, &st)))));
         break;
     }
     case PASS_BFECC_FINAL:
-        v = sample8(L, dim, pa->aux, &st);
-        gather8(L, dim, pa->q, &st, n);
+        v = sample8(L, dim, wrap, pa->aux, &st);
+        gather8(L, dim, wrap, pa->q, &st, n);
         minmax_nodes8(n, dim, &lo, &hi);
         /* v < lo ? lo : (v > hi ? hi : v) */
         c = _mm256_blendv_ps(v, hi, _mm256_cmp_ps(v, hi, _CMP_GT_OQ));
@@ -653,24 +717,26 @@ HOT8 void pass_at8(const pass_args *pa, enum pass_kind kind, int dim, size_t e, 
     }
 }
 
-HOT8 void pass_group8(const eddy_advect_ws *ws, const pass_args *pa, enum pass_kind kind, int dim, size_t e) {
+HOT8 void pass_group8(const eddy_advect_ws *ws, const pass_args *pa, enum pass_kind kind, int dim, bool wrap, size_t e) {
     const bool two_way = kind == PASS_MACCORMACK || kind == PASS_BFECC_CORRECT;
     __m256 x, y, z;
     load_points8((two_way ? ws->fwd : ws->back) + (size_t)dim * e, dim, &x, &y, &z);
-    pass_at8(pa, kind, dim, e, x, y, z);
+    pass_at8(pa, kind, dim, wrap, e, x, y, z);
 }
 
 /* elements [e, end) of a pass, 8 at a time (end - e >= 8: the last group overlaps the one before) */
-HOT8 void pass_range8(const eddy_advect_ws *ws, const pass_args *pa, enum pass_kind kind, int dim, size_t e, size_t end) {
+HOT8 void pass_range8(const eddy_advect_ws *ws, const pass_args *pa, enum pass_kind kind, int dim, bool wrap, size_t e,
+                       size_t end) {
     for (;; e += 8) {
         if (e + 8 > end) e = end - 8;
-        pass_group8(ws, pa, kind, dim, e);
+        pass_group8(ws, pa, kind, dim, wrap, e);
         if (e + 8 >= end) break;
     }
 }
 
 /* one instantiation per kind (and dimension), as run_pass does for pass_row */
-HOT8 void pass_row_avx2_dim(const eddy_advect_ws *ws, const pass_args *pa, enum pass_kind kind, size_t e, size_t end, int dim) {
+HOT8 void pass_row_avx2_dim(const eddy_advect_ws *ws, const pass_args *pa, enum pass_kind kind, size_t e, size_t end, int dim,
+                            bool wrap) {
     if (end - e < 8) {
         switch (kind) {
         case PASS_BACKWARD: pass_row(ws, pa, PASS_BACKWARD, e, end, dim); break;
@@ -682,28 +748,30 @@ HOT8 void pass_row_avx2_dim(const eddy_advect_ws *ws, const pass_args *pa, enum 
         return;
     }
     switch (kind) {
-    case PASS_BACKWARD: pass_range8(ws, pa, PASS_BACKWARD, dim, e, end); break;
-    case PASS_BACKWARD_RANGE: pass_range8(ws, pa, PASS_BACKWARD_RANGE, dim, e, end); break;
-    case PASS_MACCORMACK: pass_range8(ws, pa, PASS_MACCORMACK, dim, e, end); break;
-    case PASS_BFECC_CORRECT: pass_range8(ws, pa, PASS_BFECC_CORRECT, dim, e, end); break;
-    case PASS_BFECC_FINAL: pass_range8(ws, pa, PASS_BFECC_FINAL, dim, e, end); break;
+    case PASS_BACKWARD: pass_range8(ws, pa, PASS_BACKWARD, dim, wrap, e, end); break;
+    case PASS_BACKWARD_RANGE: pass_range8(ws, pa, PASS_BACKWARD_RANGE, dim, wrap, e, end); break;
+    case PASS_MACCORMACK: pass_range8(ws, pa, PASS_MACCORMACK, dim, wrap, e, end); break;
+    case PASS_BFECC_CORRECT: pass_range8(ws, pa, PASS_BFECC_CORRECT, dim, wrap, e, end); break;
+    case PASS_BFECC_FINAL: pass_range8(ws, pa, PASS_BFECC_FINAL, dim, wrap, e, end); break;
     }
 }
 
 static EDDY_AVX2 void pass_row_avx2(const eddy_advect_ws *ws, const pass_args *pa, enum pass_kind kind, size_t e, size_t end,
-                                    int dim) {
-    if (dim == 2) pass_row_avx2_dim(ws, pa, kind, e, end, 2);
-    else pass_row_avx2_dim(ws, pa, kind, e, end, 3);
+                                    int dim, bool wrap) {
+    if (dim == 2 && wrap) pass_row_avx2_dim(ws, pa, kind, e, end, 2, true);
+    else if (dim == 2) pass_row_avx2_dim(ws, pa, kind, e, end, 2, false);
+    else if (wrap) pass_row_avx2_dim(ws, pa, kind, e, end, 3, true);
+    else pass_row_avx2_dim(ws, pa, kind, e, end, 3, false);
     _mm256_zeroupper(); /* leave no dirty upper ymm state to the SSE code that follows (vector_isa.h) */
 }
 
 /* trace_row, and when `first` is given the first pass of the field (PASS_BACKWARD or PASS_BACKWARD_RANGE) on the
  * row straight from the feet in registers; the feet are stored only when keep_back asks (or without `first`) */
 HOT8 void trace_row_avx2_dim(eddy_advect_ws *ws, const grid_map *m, const lattice V[3], float dtc, bool forward, int row,
-                             const pass_args *first, enum pass_kind first_kind, bool keep_back, int dim) {
+                             const pass_args *first, enum pass_kind first_kind, bool keep_back, int dim, bool wrap) {
     const int n0 = m->n[0];
     if (n0 < 8) {
-        trace_row(ws, m, V, dtc, forward, row, dim, false);
+        trace_row(ws, m, V, dtc, forward, row, dim, wrap);
         const size_t e = (size_t)row * (size_t)n0;
         if (first && first_kind == PASS_BACKWARD) pass_row(ws, first, PASS_BACKWARD, e, e + (size_t)n0, dim);
         else if (first) pass_row(ws, first, PASS_BACKWARD_RANGE, e, e + (size_t)n0, dim);
@@ -727,7 +795,7 @@ HOT8 void trace_row_avx2_dim(eddy_advect_ws *ws, const grid_map *m, const lattic
         if (i + 8 > n0) i = n0 - 8;
         P[0] = _mm256_div_ps(_mm256_add_ps(_mm256_add_ps(_mm256_set1_ps((float)i), lane), _mm256_set1_ps(m->off[0])),
                              _mm256_set1_ps(m->scale[0]));
-        if (sampled) velocity_at8(V, dim, P, u1);
+        if (sampled) velocity_at8(V, dim, wrap, P, u1);
         else if (i >= in_lo && i + 8 <= in_hi) {
             size_t pi[3] = {p[0] + (size_t)i, p[1] + (size_t)i, p[2] + (size_t)i};
             node_velocity_inside8(V, dim, m->face, pi, u1);
@@ -747,16 +815,16 @@ HOT8 void trace_row_avx2_dim(eddy_advect_ws *ws, const grid_map *m, const lattic
             for (int b = 0; b < dim; b++) u1[b] = _mm256_loadu_ps(u[b]);
         }
         for (int b = 0; b < dim; b++) Q[b] = _mm256_sub_ps(P[b], _mm256_mul_ps(hd, u1[b]));
-        velocity_at8(V, dim, Q, u2);
+        velocity_at8(V, dim, wrap, Q, u2);
         for (int b = 0; b < dim; b++)
             out[b] = _mm256_sub_ps(_mm256_mul_ps(_mm256_sub_ps(P[b], _mm256_mul_ps(vd, u2[b])), _mm256_set1_ps(m->scale[b])),
                                    _mm256_set1_ps(m->off[b]));
         if (keep_back) store_points8(ws->back + (size_t)dim * (e_row + (size_t)i), dim, out[0], out[1], out[2]);
-        if (first && first_kind == PASS_BACKWARD) pass_at8(first, PASS_BACKWARD, dim, e_row + (size_t)i, out[0], out[1], out[2]);
-        else if (first) pass_at8(first, PASS_BACKWARD_RANGE, dim, e_row + (size_t)i, out[0], out[1], out[2]);
+        if (first && first_kind == PASS_BACKWARD) pass_at8(first, PASS_BACKWARD, dim, wrap, e_row + (size_t)i, out[0], out[1], out[2]);
+        else if (first) pass_at8(first, PASS_BACKWARD_RANGE, dim, wrap, e_row + (size_t)i, out[0], out[1], out[2]);
         if (forward) {
             for (int b = 0; b < dim; b++) Q[b] = _mm256_add_ps(P[b], _mm256_mul_ps(hd, u1[b]));
-            velocity_at8(V, dim, Q, u2);
+            velocity_at8(V, dim, wrap, Q, u2);
             for (int b = 0; b < dim; b++)
                 out[b] = _mm256_sub_ps(_mm256_mul_ps(_mm256_add_ps(P[b], _mm256_mul_ps(vd, u2[b])), _mm256_set1_ps(m->scale[b])),
                                        _mm256_set1_ps(m->off[b]));
@@ -767,18 +835,28 @@ HOT8 void trace_row_avx2_dim(eddy_advect_ws *ws, const grid_map *m, const lattic
 }
 
 static EDDY_AVX2 void trace_row_avx2(eddy_advect_ws *ws, const grid_map *m, const lattice V[3], float dtc, bool forward,
-                                     int row, const pass_args *first, enum pass_kind first_kind, bool keep_back, int dim) {
-    if (dim == 2) trace_row_avx2_dim(ws, m, V, dtc, forward, row, first, first_kind, keep_back, 2);
-    else trace_row_avx2_dim(ws, m, V, dtc, forward, row, first, first_kind, keep_back, 3);
+                                     int row, const pass_args *first, enum pass_kind first_kind, bool keep_back, int dim,
+                                     bool wrap) {
+    if (dim == 2 && wrap) trace_row_avx2_dim(ws, m, V, dtc, forward, row, first, first_kind, keep_back, 2, true);
+    else if (dim == 2) trace_row_avx2_dim(ws, m, V, dtc, forward, row, first, first_kind, keep_back, 2, false);
+    else if (wrap) trace_row_avx2_dim(ws, m, V, dtc, forward, row, first, first_kind, keep_back, 3, true);
+    else trace_row_avx2_dim(ws, m, V, dtc, forward, row, first, first_kind, keep_back, 3, false);
     _mm256_zeroupper(); /* as in pass_row_avx2 */
 }
 
-/* true when the AVX2 code applies to lattice L: no wrapping axis, 2 nodes or more along each of the dim axes (as
- * the stencils assume), node indices within int32 (the index lanes) */
+/* true when L wraps along one of its first dim axes */
+static bool wraps(const lattice *L, int dim) {
+    for (int b = 0; b < dim; b++)
+        if (L->wrap[b]) return true;
+    return false;
+}
+
+/* true when the AVX2 code applies to lattice L: 2 nodes or more along each of the dim axes (as the stencils
+ * assume), node indices within int32 (the index lanes) */
 static bool gathers_fit(const lattice *L, int dim) {
     size_t nodes = 1;
     for (int b = 0; b < dim; b++) {
-        if (L->wrap[b] || L->n[b] < 2) return false;
+        if (L->n[b] < 2) return false;
         nodes *= (size_t)L->n[b];
     }
     return nodes <= (size_t)INT32_MAX;
@@ -800,9 +878,10 @@ static bool trace_grid(eddy_sim *s, const grid_map *m, const lattice V[3], float
     for (int a = 0; a < dim; a++)
         for (int b = 0; b < dim; b++) may_wrap = may_wrap || V[a].wrap[b] != 0;
 #if EDDY_HAVE_AVX2_PATH
-    bool wide = s->avx2 && !may_wrap;
+    bool wide = s->avx2;
     for (int a = 0; a < dim; a++) wide = wide && gathers_fit(&V[a], dim);
-    const pass_args *fused = wide && gathers_fit(first->L, dim) ? first : NULL;
+    /* the fused pass runs with the trace's instantiation: the wrapping one if its lattice wraps */
+    const pass_args *fused = wide && gathers_fit(first->L, dim) && (may_wrap || !wraps(first->L, dim)) ? first : NULL;
 #else
     (void)first;
     (void)first_kind;
@@ -812,7 +891,7 @@ static bool trace_grid(eddy_sim *s, const grid_map *m, const lattice V[3], float
     for (int row = 0; row < rows; row++) {
 #if EDDY_HAVE_AVX2_PATH
         if (wide) {
-            trace_row_avx2(ws, m, V, dtc, forward, row, fused, first_kind, keep_back, dim);
+            trace_row_avx2(ws, m, V, dtc, forward, row, fused, first_kind, keep_back, dim, may_wrap);
             continue;
         }
 #endif
@@ -836,14 +915,14 @@ static void run_pass(eddy_sim *s, const grid_map *m, const pass_args *pa, enum p
     const int dim = s->dim, rows = m->n[1] * m->n[2];
     const size_t n0 = (size_t)m->n[0];
 #if EDDY_HAVE_AVX2_PATH
-    const bool wide = s->avx2 && gathers_fit(pa->L, dim);
+    const bool wide = s->avx2 && gathers_fit(pa->L, dim), wrap = wraps(pa->L, dim);
 #endif
 #pragma omp parallel for num_threads(EDDY_THREADS(s)) schedule(static)
     for (int row = 0; row < rows; row++) {
         size_t e = (size_t)row * n0;
 #if EDDY_HAVE_AVX2_PATH
         if (wide) {
-            pass_row_avx2(ws, pa, kind, e, e + n0, dim);
+            pass_row_avx2(ws, pa, kind, e, e + n0, dim, wrap);
             continue;
         }
 #endif

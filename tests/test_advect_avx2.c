@@ -3,9 +3,9 @@
  * shorter than 8 (the scalar fallback), rows of exactly 8, rows whose last group of 8 overlaps the one before, the
  * boundary elements whose start-of-trace velocity is read with clamping (walls, an inflow and an outflow face), a
  * scalar grid finer than the velocity's (sampled first stage), feet outside the domain (CFL above 1: the clamped
- * locate), with and without an obstacle, every scheme, 1 and 2 threads; and periodic cases, which must keep the
- * baseline code. Exact comparison: both builds do the same float operations in the same order. Skipped (passes)
- * on a CPU without AVX2. */
+ * locate), with and without an obstacle, every scheme, 1 and 2 threads; and periodic axes (wrapped lattices, the
+ * seam where a stencil's upper node wraps to node 0, feet wrapped from outside). Exact comparison: both builds do
+ * the same float operations in the same order. Skipped (passes) on a CPU without AVX2. */
 #include "check.h"
 #include "same_fields.h"
 #include "sim_internal.h"
@@ -18,7 +18,7 @@ typedef struct variant {
     int n[3];
     eddy_advection scheme;
     int dye_scale[3];
-    bool periodic_y;
+    int periodic; /* bit a: axis a periodic */
     bool obstacle;
 } variant;
 
@@ -42,7 +42,8 @@ static eddy_sim *run(const variant *v, int threads, bool wide) {
     d.boundary[EDDY_FACE_X_MIN].dye[1] = 1.0f;
     d.boundary[EDDY_FACE_X_MIN].temperature = 2.0f;
     d.boundary[EDDY_FACE_Y_MAX].type = EDDY_BOUNDARY_NOSLIP;
-    if (v->periodic_y) d.boundary[EDDY_FACE_Y_MIN].type = d.boundary[EDDY_FACE_Y_MAX].type = EDDY_BOUNDARY_PERIODIC;
+    for (int a = 0; a < v->dim; a++)
+        if (v->periodic >> a & 1) d.boundary[2 * a].type = d.boundary[2 * a + 1].type = EDDY_BOUNDARY_PERIODIC;
     eddy_sim *s = NULL;
     char msg[256];
     if (eddy_sim_create(&d, &s, msg, sizeof msg) != EDDY_OK) {
@@ -79,9 +80,9 @@ static void compare(const variant *v) {
         for (int f = 0; base && wide && f <= EDDY_FIELD_TEMPERATURE; f++) {
             if (f == EDDY_FIELD_W && v->dim == 2) continue;
             CHECK(same_field_bytes(base, wide, (eddy_field)f),
-                  "%dD %dx%dx%d scheme %d dye_scale %dx%dx%d periodic y %d obstacle %d, %d threads: %s differs between AVX2 "
+                  "%dD %dx%dx%d scheme %d dye_scale %dx%dx%d periodic axes %d obstacle %d, %d threads: %s differs between AVX2 "
                   "and baseline", v->dim, v->n[0], v->n[1], v->n[2], (int)v->scheme, v->dye_scale[0], v->dye_scale[1],
-                  v->dye_scale[2], v->periodic_y, v->obstacle, threads, eddy_field_name((eddy_field)f));
+                  v->dye_scale[2], v->periodic, v->obstacle, threads, eddy_field_name((eddy_field)f));
         }
         if (base) CHECK(base->stats.kinetic_energy > 0 && base->stats.dye_total > 0, "nothing moved");
         eddy_sim_destroy(base);
@@ -95,26 +96,33 @@ int main(void) {
         return check_finish("test_advect_avx2");
     }
     const variant variants[] = {
-        {3, {6, 9, 7}, EDDY_ADVECT_MACCORMACK, {1, 1, 1}, false, true},     /* x rows of 6 and 7: scalar fallback */
-        {3, {8, 7, 9}, EDDY_ADVECT_MACCORMACK, {1, 1, 1}, false, true},     /* rows of exactly 8 (u faces: 9) */
-        {3, {13, 11, 10}, EDDY_ADVECT_SEMI_LAGRANGIAN, {2, 1, 3}, false, true}, /* finer, uneven scalar grid */
-        {3, {13, 11, 10}, EDDY_ADVECT_BFECC, {1, 1, 1}, false, true},
-        {3, {21, 12, 11}, EDDY_ADVECT_MACCORMACK, {2, 2, 2}, false, true},
-        {3, {21, 12, 11}, EDDY_ADVECT_BFECC, {3, 1, 1}, false, false},
-        {3, {13, 11, 10}, EDDY_ADVECT_MACCORMACK, {1, 1, 1}, true, true},   /* periodic: the baseline code on both */
+        {3, {6, 9, 7}, EDDY_ADVECT_MACCORMACK, {1, 1, 1}, 0, true},     /* x rows of 6 and 7: scalar fallback */
+        {3, {8, 7, 9}, EDDY_ADVECT_MACCORMACK, {1, 1, 1}, 0, true},     /* rows of exactly 8 (u faces: 9) */
+        {3, {13, 11, 10}, EDDY_ADVECT_SEMI_LAGRANGIAN, {2, 1, 3}, 0, true}, /* finer, uneven scalar grid */
+        {3, {13, 11, 10}, EDDY_ADVECT_BFECC, {1, 1, 1}, 0, true},
+        {3, {21, 12, 11}, EDDY_ADVECT_MACCORMACK, {2, 2, 2}, 0, true},
+        {3, {21, 12, 11}, EDDY_ADVECT_BFECC, {3, 1, 1}, 0, false},
         /* 2D: 4-node stencils, 2 components */
-        {2, {6, 9, 1}, EDDY_ADVECT_MACCORMACK, {1, 1, 1}, false, true},     /* rows of 6 and 7: scalar fallback */
-        {2, {7, 10, 1}, EDDY_ADVECT_BFECC, {1, 1, 1}, false, false},        /* rows of 7 (fallback) and 8 (u faces) */
-        {2, {8, 7, 1}, EDDY_ADVECT_SEMI_LAGRANGIAN, {1, 1, 1}, false, true}, /* rows of exactly 8 (u faces: 9) */
-        {2, {13, 11, 1}, EDDY_ADVECT_SEMI_LAGRANGIAN, {2, 2, 1}, false, false},
-        {2, {13, 11, 1}, EDDY_ADVECT_SEMI_LAGRANGIAN, {1, 1, 1}, false, true},
-        {2, {21, 12, 1}, EDDY_ADVECT_MACCORMACK, {1, 1, 1}, false, false},
-        {2, {21, 12, 1}, EDDY_ADVECT_MACCORMACK, {2, 2, 1}, false, true},
-        {2, {21, 12, 1}, EDDY_ADVECT_MACCORMACK, {3, 2, 1}, false, true},   /* uneven finer scalar grid */
-        {2, {29, 19, 1}, EDDY_ADVECT_BFECC, {1, 1, 1}, false, true},
-        {2, {29, 19, 1}, EDDY_ADVECT_BFECC, {2, 2, 1}, false, false},
-        {2, {29, 19, 1}, EDDY_ADVECT_BFECC, {2, 2, 1}, false, true},
-        {2, {21, 12, 1}, EDDY_ADVECT_MACCORMACK, {1, 1, 1}, true, true},    /* periodic: the baseline code on both */
+        {2, {6, 9, 1}, EDDY_ADVECT_MACCORMACK, {1, 1, 1}, 0, true},     /* rows of 6 and 7: scalar fallback */
+        {2, {7, 10, 1}, EDDY_ADVECT_BFECC, {1, 1, 1}, 0, false},        /* rows of 7 (fallback) and 8 (u faces) */
+        {2, {8, 7, 1}, EDDY_ADVECT_SEMI_LAGRANGIAN, {1, 1, 1}, 0, true}, /* rows of exactly 8 (u faces: 9) */
+        {2, {13, 11, 1}, EDDY_ADVECT_SEMI_LAGRANGIAN, {2, 2, 1}, 0, false},
+        {2, {13, 11, 1}, EDDY_ADVECT_SEMI_LAGRANGIAN, {1, 1, 1}, 0, true},
+        {2, {21, 12, 1}, EDDY_ADVECT_MACCORMACK, {1, 1, 1}, 0, false},
+        {2, {21, 12, 1}, EDDY_ADVECT_MACCORMACK, {2, 2, 1}, 0, true},
+        {2, {21, 12, 1}, EDDY_ADVECT_MACCORMACK, {3, 2, 1}, 0, true},   /* uneven finer scalar grid */
+        {2, {29, 19, 1}, EDDY_ADVECT_BFECC, {1, 1, 1}, 0, true},
+        {2, {29, 19, 1}, EDDY_ADVECT_BFECC, {2, 2, 1}, 0, false},
+        {2, {29, 19, 1}, EDDY_ADVECT_BFECC, {2, 2, 1}, 0, true},
+        /* periodic axes: wrapped lattices (the seam, where x1 wraps to node 0, loads each node alone) */
+        {2, {21, 12, 1}, EDDY_ADVECT_MACCORMACK, {1, 1, 1}, 1, true},   /* x */
+        {2, {21, 12, 1}, EDDY_ADVECT_BFECC, {2, 2, 1}, 2, true},        /* y */
+        {2, {21, 12, 1}, EDDY_ADVECT_SEMI_LAGRANGIAN, {1, 1, 1}, 3, false}, /* both */
+        {2, {7, 12, 1}, EDDY_ADVECT_MACCORMACK, {1, 1, 1}, 3, true},    /* rows of 7: the wrapping scalar code */
+        {2, {8, 9, 1}, EDDY_ADVECT_BFECC, {3, 2, 1}, 1, true},
+        {3, {13, 11, 10}, EDDY_ADVECT_MACCORMACK, {1, 1, 1}, 2, true},  /* y */
+        {3, {13, 11, 10}, EDDY_ADVECT_BFECC, {2, 1, 2}, 5, true},       /* x and z */
+        {3, {9, 8, 10}, EDDY_ADVECT_SEMI_LAGRANGIAN, {1, 1, 1}, 7, false}, /* all three */
     };
     for (size_t i = 0; i < sizeof variants / sizeof variants[0]; i++) compare(&variants[i]);
     return check_finish("test_advect_avx2");
