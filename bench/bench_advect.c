@@ -8,7 +8,8 @@
  * Usage: bench_advect [reps] [2d|3d|3d-only] [all|advect] [ROW] [max threads]   (default 9 repetitions after one
  * warm-up; "3d" adds 128^3, "3d-only" runs only 128^3; "advect" leaves out the diffusion rows; ROW runs one advection
  * row: SL x1, MC x1, MC x1+T, BFECC x1, MC x2, or all; "cpu min" is the least CPU time of the repetitions; a sixth argument
- * "baseline" runs the baseline (SSE2) row kernels even where the CPU has AVX2, see vector_isa.h) */
+ * "baseline" runs the baseline (SSE2) row kernels even where the CPU has AVX2, see vector_isa.h, "avx2" the default
+ * ones; a seventh, "periodic", makes every axis periodic instead of no-slip walls) */
 #include "diffuse.h"
 
 #include <math.h>
@@ -69,7 +70,7 @@ typedef struct bench_row {
     float viscosity, dye_diffusion; /* diffusion rows */
 } bench_row;
 
-static bool force_baseline;
+static bool force_baseline, periodic;
 
 static void run(int dim, int n, int threads, const bench_row *row, int reps) {
     eddy_sim_def d = eddy_sim_def_default();
@@ -81,7 +82,7 @@ static void run(int dim, int n, int threads, const bench_row *row, int reps) {
     d.dye_diffusion = row->dye_diffusion;
     d.threads = threads;
     d.dt = 0.5f / (float)n; /* CFL 0.5 at 1 m/s */
-    for (int f = 0; f < 2 * dim; f++) d.boundary[f].type = EDDY_BOUNDARY_NOSLIP;
+    for (int f = 0; f < 2 * dim; f++) d.boundary[f].type = periodic ? EDDY_BOUNDARY_PERIODIC : EDDY_BOUNDARY_NOSLIP;
     eddy_sim *s = NULL;
     char msg[256];
     if (eddy_sim_create(&d, &s, msg, sizeof msg) != EDDY_OK) {
@@ -140,6 +141,7 @@ int main(int argc, char **argv) {
     const char *only = argc > 4 && strcmp(argv[4], "all") ? argv[4] : NULL; /* only this row ("all": every row) */
     int max_threads = argc > 5 ? atoi(argv[5]) : 2;
     force_baseline = argc > 6 && !strcmp(argv[6], "baseline");
+    periodic = argc > 7 && !strcmp(argv[7], "periodic");
     /* k dt / h^2 at 512^2 with dt = 0.5/512 s: viscosity 1e-3 -> 0.26 (a light fluid), 0.1 -> 26 (syrup) */
     bench_row rows[] = {
         {"advect", EDDY_ADVECT_SEMI_LAGRANGIAN, 1, false, 0, 0},
@@ -152,7 +154,7 @@ int main(int argc, char **argv) {
         {"diffuse", EDDY_ADVECT_MACCORMACK, 1, false, 0, 1e-4f},
     };
     printf("# eddy advection / diffusion stages, median of %d runs; Mcell/s counts velocity cells; temperature zero; "
-           "%s row kernels\n", reps, force_baseline ? "baseline" : "AVX2 (where the CPU has it)");
+           "%s row kernels%s\n", reps, force_baseline ? "baseline" : "AVX2 (where the CPU has it)", periodic ? "; periodic axes" : "");
     printf("%-5s %-8s %-34s %7s %9s %9s %9s %9s %6s\n", "grid", "stage", "variant", "threads", "ms", "cpu ms", "cpu min", "Mcell/s",
            "CG it");
     for (size_t r = 0; r < sizeof rows / sizeof rows[0] && two; r++)
