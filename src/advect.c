@@ -18,9 +18,9 @@
  * that grid, in the workspace; every field on the grid reuses them. The first RK2 stage reads the velocity at the
  * element straight from the faces around it; the midpoints are sampled. The interpolation is written a + w (b - a),
  * which returns constants exactly (a uniform flow stays bit-exact). Work is split over rows (j,k) of each grid and
- * every output element depends only on inputs, so results do not depend on the number of threads. Without
- * periodic axes (2D and 3D), CPUs with AVX2 run the trace and the passes 8 elements at a time (gathered nodes),
- * with the same operations per element as the scalar code, hence the same bits (vector_isa.h). */
+ * every output element depends only on inputs, so results do not depend on the number of threads. CPUs with AVX2
+ * run the trace and the passes 8 elements at a time (gathered nodes; 2D and 3D, bounded and periodic axes), with
+ * the same operations per element as the scalar code, hence the same bits (vector_isa.h). */
 #include "sim_internal.h"
 
 #include <math.h>
@@ -436,14 +436,14 @@ HOT void pass_row(const eddy_advect_ws *ws, const pass_args *pa, enum pass_kind 
 
 /* ---------------------------------------------------------------- AVX2: 8 elements of a row at once */
 
-/* The trace and the passes without periodic axes, 2D and 3D, 8 consecutive elements per instruction
- * (vector_isa.h): lane l does, operand for operand and in the same order, what the scalar code above does for
- * element l (the same locate, the lerps in the order of stencil_sample, the min/max tree of stencil_minmax), so
- * the bits agree. Like the scalar code the functions take `dim` as a constant (instantiated for 2 and 3), so the
- * 2D code gathers 4 nodes per point and carries no z work. The node indices are computed in 32-bit lanes: used
- * only where every lattice has fewer than 2^31 nodes and at least 2 along each axis. A row shorter than 8 takes
- * the scalar code; the last group of a longer row overlaps the previous one (its elements are computed twice,
- * the same way). */
+/* The trace and the passes, 8 consecutive elements per instruction (vector_isa.h): lane l does, operand for
+ * operand and in the same order, what the scalar code above does for element l (the same locate, the lerps in the
+ * order of stencil_sample, the min/max tree of stencil_minmax), so the bits agree. Like the scalar code the
+ * functions take `dim` and `wrap` (periodic axes possible) as constants, instantiated for each pair, so the 2D code
+ * gathers 4 nodes per point and carries no z work, and bounded lattices no wrapping. The node indices are computed
+ * in 32-bit lanes: used only where every lattice has fewer than 2^31 nodes and at least 2 along each axis. A row
+ * shorter than 8 takes the scalar code; the last group of a longer row overlaps the previous one (its elements are
+ * computed twice, the same way). */
 #if EDDY_HAVE_AVX2_PATH
 #include <immintrin.h>
 
