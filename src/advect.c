@@ -530,7 +530,7 @@ HOT8 void locate_w8(const lattice *L, int dim, bool wrap, __m256 x, __m256 y, __
  * loaded as 0 1 4 5 | 2 3 6 7 so that the in-lane shuffles that split x0 from x1 leave them in order. */
 HOT8 void load_pairs8(const float *q, const int idx[8], __m256 *x0, __m256 *x1) {
 #define EDDY_PAIRS(l0, l1) \
-    _mm_loadh_pi(_mm_castpd_ps(_mm_load_sd((const double *)(const void *)(q + idx[l0]))), (const __m64 *)(const void *)(q + idx[l1]))
+    _mm_loadh_pi(_mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)(const void *)(q + idx[l0]))), (const __m64 *)(const void *)(q + idx[l1]))
     __m256 a = _mm256_insertf128_ps(_mm256_castps128_ps256(EDDY_PAIRS(0, 1)), EDDY_PAIRS(4, 5), 1);
     __m256 b = _mm256_insertf128_ps(_mm256_castps128_ps256(EDDY_PAIRS(2, 3)), EDDY_PAIRS(6, 7), 1);
 #undef EDDY_PAIRS
