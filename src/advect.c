@@ -471,9 +471,14 @@ HOT8 void locate_wrapped8(__m256 x, int wrap, __m256i *i0, __m256i *step, __m256
      * exactly: i and wrap are exact in float (|i| <= 2^23), and the division's rounding error, at most
      * |i / wrap| 2^-24 <= 1 / (2 wrap), is less than the distance 1 / wrap from a non-integral quotient to an
      * integer (an integral one is exact), so rounding never carries it across one. */
-    __m256 q = _mm256_div_ps(_mm256_cvtepi32_ps(i), _mm256_set1_ps((float)wrap));
-    q = _mm256_round_ps(q, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
-    i = _mm256_sub_epi32(i, _mm256_mullo_epi32(_mm256_cvttps_epi32(q), _mm256_set1_epi32(wrap)));
+    const __m256i n = _mm256_set1_epi32(wrap);
+    const __m256i outside = _mm256_or_si256(_mm256_cmpgt_epi32(_mm256_setzero_si256(), i),
+                                            _mm256_cmpgt_epi32(i, _mm256_set1_epi32(wrap - 1)));
+    if (!_mm256_testz_si256(outside, outside)) { /* only where a lane lies outside [0, wrap), as the scalar code */
+        __m256 q = _mm256_div_ps(_mm256_cvtepi32_ps(i), _mm256_set1_ps((float)wrap));
+        q = _mm256_round_ps(q, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+        i = _mm256_sub_epi32(i, _mm256_mullo_epi32(_mm256_cvttps_epi32(q), n));
+    }
     *i0 = i;
     *step = _mm256_blendv_epi8(_mm256_set1_epi32(1), _mm256_set1_epi32(1 - wrap),
                                _mm256_cmpeq_epi32(i, _mm256_set1_epi32(wrap - 1)));
