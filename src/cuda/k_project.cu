@@ -22,6 +22,9 @@ extern "C" {
 #undef restrict
 
 #include <string.h>
+#ifdef EDDY_CU_TAIL_CLOCKS
+#include <stdio.h>
+#endif
 
 namespace ecu {
 
@@ -710,6 +713,7 @@ struct TailLevel {
     float *x, *b, *r;
     int count;   /* padded elements */
     int smem;    /* offset of its six arrays (x, b, r, diag, inv_diag, inv_weight) in shared memory, floats */
+    int tab;     /* offset of its transfer tables in shared memory (per axis pc, pw, rf, rw), words; -1: none */
 };
 /* the level with its operator in shared memory */
 __device__ inline TailLevel tail_in_smem(const TailLevel &T, float *sm) {
@@ -799,19 +803,22 @@ __device__ inline bool tail_fast_ok(const LevA &L, int limit) {
 }
 template <bool WARP, int K>
 __device__ void tail_sweeps(const TailLevel &T, int first, int nhalf, int zero_first) {
+    extern __shared__ float sm[];
     const LevA &L = T.a;
     const int n0 = L.n[0], n1 = L.n[1], ncell = n0 * L.n[1] * L.n[2];
     const int sy = L.sy, sz = L.sz;
     const float w0 = L.w[0], w1 = L.w[1], w2 = L.w[2];
     const bool d3 = L.dim == 3;
-    float *x = T.x;
-    const float *b = T.b, *inv_diag = L.inv_diag;
-    /* cells t, t + blockDim, ... (K of them), each as (padded index << 1) | colour, -1 for none; a cell is updated in
-     * the half sweep of its colour (i + j + k) & 1, as in d_half */
+    /* the arrays as offsets into the dynamic shared memory (32-bit shared addresses instead of generic pointers:
+     * the registers that let K = 4 fit under k_tail's 64-register bound) */
+    const int xo = (int)(T.x - sm), bo = (int)(T.b - sm), io = (int)(L.inv_diag - sm);
+    /* cells of the thread, each as (padded index << 1) | colour, -1 for none; a cell is updated in the half sweep of
+     * its colour (i + j + k) & 1, as in d_half. K = 1: cell t; K > 1: pairs of consecutive cells (2 (t + p nt),
+     * + 1), which along a row of even width have both colours, so that every thread works in every half sweep */
     int ec[K];
 #pragma unroll
     for (int q = 0; q < K; q++) {
-        const int t = (int)threadIdx.x + q * (int)blockDim.x;
+        const int t = K == 1 ? (int)threadIdx.x : 2 * ((int)threadIdx.x + (q >> 1) * (int)blockDim.x) + (q & 1);
         ec[q] = -1;
         if (t < ncell) {
             const int i = t % n0, j = (t / n0) % n1, k = t / (n0 * n1);
@@ -824,18 +831,63 @@ __device__ void tail_sweeps(const TailLevel &T, int first, int nhalf, int zero_f
         for (int q = 0; q < K; q++) {
             if (ec[q] < 0) continue;
             const int c = ec[q] >> 1, mine = ec[q] & 1;
+            const int cx = xo + c;
             if (h == 0 && zero_first) {
-                x[c] = mine == colour ? 1.0f * (b[c] * inv_diag[c]) : 0.0f;
+                sm[cx] = mine == colour ? 1.0f * (sm[bo + c] * sm[io + c]) : 0.0f;
             } else if (mine == colour) {
-                float nb = w0 * (x[c - 1] + x[c + 1]) + w1 * (x[c - sy] + x[c + sy]);
-                if (d3) nb = nb + w2 * (x[c - sz] + x[c + sz]);
-                x[c] = (b[c] + nb) * inv_diag[c];
+                float nb = w0 * (sm[cx - 1] + sm[cx + 1]) + w1 * (sm[cx - sy] + sm[cx + sy]);
+                if (d3) nb = nb + w2 * (sm[cx - sz] + sm[cx + sz]);
+                sm[cx] = (sm[bo + c] + nb) * sm[io + c];
             }
         }
         if (WARP) __syncwarp();
         else __syncthreads();
     }
 }
+/* The coarsest level's symmetric sweeps, (red, black) x sweeps from zero then (black, red) x sweeps, by one warp
+ * with every cell's x in its lane's register and the neighbours' values by shuffles (cuda_notes 43): the same
+ * float operations as tail_sweeps<true, 1> (a level without periodic axes: ghosts are zero, outside cells have
+ * none), no shared-memory round trip or warp barrier per half sweep. */
+__device__ void warp_sweeps_shfl(const TailLevel &T, int sweeps) {
+    const LevA &L = T.a;
+    const int n0 = L.n[0], n1 = L.n[1], n01 = n0 * L.n[1], ncell = n01 * L.n[2];
+    const int lane = (int)threadIdx.x;
+    const bool has = lane < ncell, d3 = L.dim == 3;
+    const int i = has ? lane % n0 : 0, j = has ? (lane / n0) % n1 : 0, k = has ? lane / n01 : 0;
+    const int c = has ? cell_at(L, i, j, k) : 0;
+    const float bv = has ? T.b[c] : 0.0f, idg = has ? L.inv_diag[c] : 0.0f;
+    const float w0 = L.w[0], w1 = L.w[1], w2 = L.w[2];
+    const int mine = (i + j + k) & 1;
+    /* the source lane of each neighbour, and whether it is a cell (else the ghost's zero) */
+    const bool hxm = has && i > 0, hxp = has && i < n0 - 1, hym = has && j > 0, hyp = has && j < n1 - 1;
+    const bool hzm = has && d3 && k > 0, hzp = has && d3 && k < L.n[2] - 1;
+    const int sxm = hxm ? lane - 1 : lane, sxp = hxp ? lane + 1 : lane, sym = hym ? lane - n0 : lane,
+              syp = hyp ? lane + n0 : lane, szm = hzm ? lane - n01 : lane, szp = hzp ? lane + n01 : lane;
+    float xv = 0.0f;
+    const int nhalf = 4 * sweeps;
+    for (int h = 0; h < nhalf; h++) {
+        const int colour = h < 2 * sweeps ? (h & 1) : 1 ^ (h & 1);
+        float xm = __shfl_sync(0xffffffffu, xv, sxm), xp = __shfl_sync(0xffffffffu, xv, sxp);
+        float ym = __shfl_sync(0xffffffffu, xv, sym), yp = __shfl_sync(0xffffffffu, xv, syp);
+        float zm = __shfl_sync(0xffffffffu, xv, szm), zp = __shfl_sync(0xffffffffu, xv, szp);
+        xm = hxm ? xm : 0.0f;
+        xp = hxp ? xp : 0.0f;
+        ym = hym ? ym : 0.0f;
+        yp = hyp ? yp : 0.0f;
+        zm = hzm ? zm : 0.0f;
+        zp = hzp ? zp : 0.0f;
+        if (h == 0) {
+            xv = mine == colour ? 1.0f * (bv * idg) : 0.0f;
+        } else if (mine == colour) {
+            float nb = w0 * (xm + xp) + w1 * (ym + yp);
+            if (d3) nb = nb + w2 * (zm + zp);
+            xv = (bv + nb) * idg;
+        }
+    }
+    if (has) T.x[c] = xv;
+    __syncwarp();
+}
+
 /* a level's pre- or post-smoothing through tail_sweeps when it qualifies (one cell per thread: K = 4 for the 64^2
  * level spilled registers under the 1024-thread bound of k_tail) */
 __device__ bool tail_smooth_fast(const TailLevel &T, bool pre) {
@@ -845,6 +897,10 @@ __device__ bool tail_smooth_fast(const TailLevel &T, bool pre) {
         tail_sweeps<false, 1>(T, first, 4, zero);
         return true;
     }
+    if (tail_fast_ok(T.a, 4 * (int)blockDim.x)) {
+        tail_sweeps<false, 4>(T, first, 4, zero);
+        return true;
+    }
     return false;
 }
 
@@ -852,30 +908,98 @@ __device__ bool tail_smooth_fast(const TailLevel &T, bool pre) {
  * (poisson_mg.c eddy__poisson_vcycle below `first`, coarsest_solve), every array of those levels in shared
  * memory: the many short phases then wait on shared-memory latency instead of L2's */
 #define TAIL_LEVELS 24
+#ifdef EDDY_CU_TAIL_CLOCKS
+__shared__ long long tail_clk[64];
+__shared__ int tail_nclk;
+#define TAIL_STAMP()                                           \
+    do {                                                       \
+        if (threadIdx.x == 0 && tail_nclk < 64) tail_clk[tail_nclk++] = clock64(); \
+    } while (0)
+#else
+#define TAIL_STAMP() \
+    do {             \
+    } while (0)
+#endif
 __device__ void tail_body(const TailLevel *lv, int first, int nl, const CompD &coarse, int sweeps);
 __global__ void __launch_bounds__(1024) k_tail(const TailLevel *glv, int first, int nl, CompD coarse, int sweeps, const int *active) {
     ECU_ACTIVE_OR_RETURN(active);
+#ifdef EDDY_CU_TAIL_CLOCKS
+    if (threadIdx.x == 0) tail_nclk = 0;
+#endif
+    TAIL_STAMP();
     extern __shared__ float sm[];
     __shared__ TailLevel lv[TAIL_LEVELS];
-    for (int l = first + (int)threadIdx.x; l < nl; l += (int)blockDim.x) lv[l - first] = tail_in_smem(glv[l], sm);
-    __syncthreads();
-    /* stage: operator copied, vectors zeroed (ghosts included), level first's b copied */
+    for (int l = first + (int)threadIdx.x; l < nl; l += (int)blockDim.x) {
+        TailLevel S = tail_in_smem(glv[l], sm);
+        if (S.tab >= 0 && l + 1 < nl) {
+            /* the transfer tables read from their shared-memory copies (staged below) */
+            int o = S.tab;
+            for (int a = 0; a < S.a.dim; a++) {
+                const int nf = S.ax[a].nf, nc = S.ax[a].nc;
+                S.ax[a].pc = (const int *)(sm + o);
+                S.ax[a].pw = sm + o + 2 * nf;
+                S.ax[a].rf = (const int *)(sm + o + 4 * nf);
+                S.ax[a].rw = sm + o + 4 * nf + 4 * nc;
+                o += 4 * nf + 8 * nc;
+            }
+        }
+        lv[l - first] = S;
+    }
+    /* stage: operator copied, vectors zeroed (ghosts included), level first's b copied; every pointer and count in
+     * registers first (cuda_notes 41: read through the descriptor in global memory for each element, the copy was
+     * a chain of dependent loads, 16 us of the kernel's 84) */
+    const int tid = (int)threadIdx.x, nt = (int)blockDim.x;
     for (int l = first; l < nl; l++) {
-        const TailLevel &G = glv[l], &S = lv[l - first];
-        for (int q = (int)threadIdx.x; q < G.count; q += (int)blockDim.x) {
-            S.x[q] = 0.0f;
-            S.r[q] = 0.0f;
-            S.b[q] = l == first ? G.b[q] : 0.0f;
-            const_cast<float *>(S.a.diag)[q] = G.a.diag[q];
-            const_cast<float *>(S.a.inv_diag)[q] = G.a.inv_diag[q];
-            const_cast<float *>(S.a.inv_weight)[q] = G.a.inv_weight[q];
+        const int cnt = glv[l].count, tab = glv[l].tab, dim = glv[l].a.dim;
+        const float *__restrict__ gd = glv[l].a.diag;
+        const float *__restrict__ gi = glv[l].a.inv_diag;
+        const float *__restrict__ gw = glv[l].a.inv_weight;
+        const float *__restrict__ gb = glv[l].b;
+        float *base = sm + glv[l].smem;
+        const bool fb = l == first;
+#pragma unroll 4
+        for (int q = tid; q < cnt; q += nt) {
+            const float d = __ldg(gd + q), id = __ldg(gi + q), w = __ldg(gw + q), bv = fb ? gb[q] : 0.0f;
+            base[q] = 0.0f;
+            base[cnt + q] = bv;
+            base[2 * cnt + q] = 0.0f;
+            base[3 * cnt + q] = d;
+            base[4 * cnt + q] = id;
+            base[5 * cnt + q] = w;
+        }
+        if (tab >= 0 && l + 1 < nl) {
+            int o = tab;
+            for (int a = 0; a < dim; a++) {
+                const AxisT ax = glv[l].ax[a];
+                const int nf = ax.nf, nc = ax.nc;
+                int *ti = (int *)(sm + o);
+                float *tf = sm + o;
+                for (int q = tid; q < 2 * nf; q += nt) {
+                    ti[q] = __ldg(ax.pc + q);
+                    tf[2 * nf + q] = __ldg(ax.pw + q);
+                }
+                for (int q = tid; q < 4 * nc; q += nt) {
+                    ti[4 * nf + q] = __ldg(ax.rf + q);
+                    tf[4 * nf + 4 * nc + q] = __ldg(ax.rw + q);
+                }
+                o += 4 * nf + 8 * nc;
+            }
         }
     }
     __syncthreads();
+    TAIL_STAMP();
     tail_body(lv, first, nl, coarse, sweeps);
     /* level first's correction back to device memory (interior cells; ghosts there stay as they are) */
     const TailLevel &G = glv[first], &S = lv[0];
     TAIL_CELLS(S.a, { const int e = cell_at(S.a, i, j, k); G.x[e] = S.x[e]; });
+    TAIL_STAMP();
+#ifdef EDDY_CU_TAIL_CLOCKS
+    if (threadIdx.x == 0) {
+        printf("tail clocks:");
+        for (int q = 1; q < tail_nclk; q++) printf(" %lld", tail_clk[q] - tail_clk[q - 1]);
+        printf(" total %lld\n", tail_clk[tail_nclk - 1] - tail_clk[0]);
+    }
+#endif
 }
 
 __device__ void tail_body(const TailLevel *lv, int first, int nl, const CompD &coarse, int sweeps) {
@@ -887,21 +1011,24 @@ __device__ void tail_body(const TailLevel *lv, int first, int nl, const CompD &c
                 tail_half(T, 1, 0);
             }
         }
+        TAIL_STAMP();
         tail_ghosts(T.a, T.x);
         TAIL_CELLS(T.a, d_residual_w(T.a, T.x, T.b, T.r, i, j, k));
+        TAIL_STAMP();
         const TailLevel &C = lv[l + 1 - first];
         TAIL_CELLS(C.a, d_restrict(T.a, C.a, T.ax[0], T.ax[1], T.ax[2], T.r, C.b, i, j, k));
+        TAIL_STAMP();
     }
     const TailLevel &C = lv[nl - 1 - first];
     if (nl - 1 > 0 && threadIdx.x == 0) remove_mean_serial(C.a, coarse, C.b);
     __syncthreads();
+    TAIL_STAMP();
     const int ncoarse = C.a.n[0] * C.a.n[1] * C.a.n[2];
     if (ncoarse <= 32) {
         /* the coarsest level (at most 27 cells) by one warp: 4 * sweeps half sweeps with warp barriers only */
         if (threadIdx.x < 32 && tail_fast_ok(C.a, 32)) {
             /* (red, black) x sweeps from zero, then (black, red) x sweeps */
-            tail_sweeps<true, 1>(C, 0, 2 * sweeps, 1);
-            tail_sweeps<true, 1>(C, 1, 2 * sweeps, 0);
+            warp_sweeps_shfl(C, sweeps);
         } else if (threadIdx.x < 32) {
             for (int s = 0; s < sweeps; s++) {
                 warp_half(C, 0, s == 0, ncoarse);
@@ -923,18 +1050,22 @@ __device__ void tail_body(const TailLevel *lv, int first, int nl, const CompD &c
             tail_half(C, 0, 0);
         }
     }
+    TAIL_STAMP();
     if (threadIdx.x == 0) remove_mean_serial(C.a, coarse, C.x);
     __syncthreads();
+    TAIL_STAMP();
     for (int l = nl - 2; l >= first; l--) {
         const TailLevel &T = lv[l - first];
         const TailLevel &Cl = lv[l + 1 - first];
         TAIL_CELLS(T.a, d_prolong(T.a, Cl.a, T.ax[0], T.ax[1], T.ax[2], Cl.x, T.x, i, j, k, 1));
+        TAIL_STAMP();
         if (!tail_smooth_fast(T, false)) {
             for (int s = 0; s < EDDY_MG_SMOOTH; s++) {
                 tail_half(T, 1, 0);
                 tail_half(T, 0, 0);
             }
         }
+        TAIL_STAMP();
     }
 }
 
@@ -1816,6 +1947,12 @@ eddy_status project_init(cu_sim *c) {
     }
     P->tail_smem = 0;
     for (int q = P->tail_first; q < P->nlevels; q++) P->tail_smem += 6 * P->lv[q].count * sizeof(float);
+    /* the transfer tables of the tail's levels (but the coarsest) after the arrays, where they fit too */
+    size_t tab_words = 0;
+    for (int q = P->tail_first; q + 1 < P->nlevels; q++)
+        for (int a = 0; a < P->lv[q].a.dim; a++) tab_words += 4 * (size_t)P->lv[q].ax[a].nf + 8 * (size_t)P->lv[q].ax[a].nc;
+    const bool tail_tables = P->tail_smem + tab_words * 4 <= budget;
+    if (tail_tables) P->tail_smem += tab_words * 4;
     if (st == EDDY_OK && P->tail_smem > budget)
         st = eddy__fail(s, EDDY_ERR_UNSUPPORTED, "cuda: the coarsest multigrid level (%d x %d x %d) does not fit in shared memory",
                         P->lv[P->nlevels - 1].a.n[0], P->lv[P->nlevels - 1].a.n[1], P->lv[P->nlevels - 1].a.n[2]);
@@ -1832,11 +1969,16 @@ eddy_status project_init(cu_sim *c) {
             h[l].r = P->lv[l].r;
             h[l].count = (int)P->lv[l].count;
             h[l].smem = 0;
+            h[l].tab = -1;
         }
         size_t off = 0;
         for (int l = P->tail_first; h && l < P->nlevels; l++) {
             h[l].smem = (int)off;
             off += 6 * P->lv[l].count;
+        }
+        for (int l = P->tail_first; h && tail_tables && l + 1 < P->nlevels; l++) {
+            h[l].tab = (int)off;
+            for (int a = 0; a < P->lv[l].a.dim; a++) off += 4 * (size_t)P->lv[l].ax[a].nf + 8 * (size_t)P->lv[l].ax[a].nc;
         }
         if (st == EDDY_OK) st = dev_alloc(c, (void **)&P->d_tail, (size_t)P->nlevels * sizeof(TailLevel), "multigrid levels");
         if (st == EDDY_OK) st = send(c, P->d_tail, h, (size_t)P->nlevels * sizeof(TailLevel));
