@@ -59,6 +59,7 @@ struct LevelD {
     float *diag, *inv_diag, *inv_weight, *x, *b, *r;
     float *xa; /* second x for the out-of-place fused sweeps */
     int cur;   /* during a V-cycle: 1 when the level's current x is in xa */
+    int tail_smem, tail_tab; /* levels of k_tail: offsets of its arrays and tables in shared memory (TailLevel) */
     int *pc[3], *rf[3];
     float *pw[3], *rw[3];
     AxisT ax[3];
@@ -81,6 +82,7 @@ struct PoissonWS {
     int tail_first;   /* first level that k_tail runs */
     size_t tail_smem; /* its dynamic shared memory, bytes */
     TailLevel *d_tail;/* device copy of every level's descriptor, for k_tail */
+    float *tail_image;/* k_tail's shared memory at its start (operator, tables, zero vectors), tail_smem bytes */
     CGState *d_cg;    /* the conjugate gradient's scalars */
     int *h_active;    /* pinned: `active`, polled when graphs are off */
     int use_graphs;   /* 1: the solve is two graph launches */
@@ -666,7 +668,8 @@ __global__ void k_prolong(LevA F, LevA C, AxisT ax0, AxisT ax1, AxisT ax2, const
 
 /* ------------------------------------------------------------------ null space */
 /* the CPU's serial remove_mean, in one thread (coarsest level: at most 27 cells) */
-__device__ void remove_mean_serial(const LevA &L, const CompD &C, float *v) {
+/* cells0: C.cells[0] when one component holds every solved cell (read once by the caller) */
+__device__ void remove_mean_serial(const LevA &L, const CompD &C, float *v, double cells0) {
     if (C.count == 0) return;
     const int n0 = L.n[0], rows = L.n[1] * L.n[2];
     if (C.single_all) {
@@ -681,7 +684,7 @@ __device__ void remove_mean_serial(const LevA &L, const CompD &C, float *v) {
             for (int l = 0; i < n0; i++, l++) acc[l] += d[i] > 0.0f ? (double)a[i] : 0.0;
             total += ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
         }
-        float mean = (float)(total / C.cells[0]);
+        float mean = (float)(total / cells0);
         for (int row = 0; row < rows; row++) {
             int o = cell_at(L, 0, row % L.n[1], row / L.n[1]);
             for (int i = 0; i < n0; i++) v[o + i] = L.diag[o + i] > 0.0f ? v[o + i] - mean : v[o + i];
@@ -888,6 +891,62 @@ __device__ void warp_sweeps_shfl(const TailLevel &T, int sweeps) {
     __syncwarp();
 }
 
+/* A coarsest level of 2 x 2 (x 2) cells without periodic axes by one thread, every value in registers (cuda_notes
+ * 44): the same half sweeps and float operations as tail_sweeps (a neighbour outside the level is a ghost's zero,
+ * added in the same place of the sum) */
+__device__ inline bool tail_two_cells(const LevA &L) {
+    return !L.periodic[0] && !L.periodic[1] && !L.periodic[2] && L.n[0] == 2 && L.n[1] == 2 && L.n[2] == (L.dim == 3 ? 2 : 1);
+}
+template <bool D3, int COLOUR>
+__device__ __forceinline__ void two_half(float *x, const float *bv, const float *idg, float w0, float w1, float w2, bool zero) {
+    constexpr int NC = D3 ? 8 : 4;
+#pragma unroll
+    for (int c = 0; c < NC; c++) {
+        const int i = c & 1, j = (c >> 1) & 1, k = c >> 2;
+        if (((i + j + k) & 1) != COLOUR) {
+            if (zero) x[c] = 0.0f;
+            continue;
+        }
+        if (zero) {
+            x[c] = 1.0f * (bv[c] * idg[c]);
+            continue;
+        }
+        const float xm = i ? x[c - 1] : 0.0f, xp = i ? 0.0f : x[c + 1];
+        const float ym = j ? x[c - 2] : 0.0f, yp = j ? 0.0f : x[c + 2];
+        float nb = w0 * (xm + xp) + w1 * (ym + yp);
+        if (D3) {
+            const float zm = k ? x[c - 4] : 0.0f, zp = k ? 0.0f : x[c + 4];
+            nb = nb + w2 * (zm + zp);
+        }
+        x[c] = (bv[c] + nb) * idg[c];
+    }
+}
+template <bool D3>
+__device__ void single_sweeps_2(const TailLevel &T, int sweeps) {
+    constexpr int NC = D3 ? 8 : 4;
+    const LevA &L = T.a;
+    const float w0 = L.w[0], w1 = L.w[1], w2 = L.w[2];
+    float x[NC], bv[NC], idg[NC];
+#pragma unroll
+    for (int c = 0; c < NC; c++) {
+        const int e = cell_at(L, c & 1, (c >> 1) & 1, c >> 2);
+        bv[c] = T.b[e];
+        idg[c] = L.inv_diag[e];
+        x[c] = 0.0f;
+    }
+    /* (red, black) x sweeps from zero, then (black, red) x sweeps */
+    for (int s = 0; s < sweeps; s++) {
+        two_half<D3, 0>(x, bv, idg, w0, w1, w2, s == 0);
+        two_half<D3, 1>(x, bv, idg, w0, w1, w2, false);
+    }
+    for (int s = 0; s < sweeps; s++) {
+        two_half<D3, 1>(x, bv, idg, w0, w1, w2, false);
+        two_half<D3, 0>(x, bv, idg, w0, w1, w2, false);
+    }
+#pragma unroll
+    for (int c = 0; c < NC; c++) T.x[cell_at(L, c & 1, (c >> 1) & 1, c >> 2)] = x[c];
+}
+
 /* a level's pre- or post-smoothing through tail_sweeps when it qualifies (one cell per thread: K = 4 for the 64^2
  * level spilled registers under the 1024-thread bound of k_tail) */
 __device__ bool tail_smooth_fast(const TailLevel &T, bool pre) {
@@ -920,8 +979,10 @@ __shared__ int tail_nclk;
     do {             \
     } while (0)
 #endif
-__device__ void tail_body(const TailLevel *lv, int first, int nl, const CompD &coarse, int sweeps);
-__global__ void __launch_bounds__(1024) k_tail(const TailLevel *glv, int first, int nl, CompD coarse, int sweeps, const int *active) {
+__device__ void tail_body(const TailLevel *lv, int first, int nl, const CompD &coarse, int sweeps, double coarse_cells);
+__global__ void __launch_bounds__(1024) k_tail(const TailLevel *glv, int first, int nl, CompD coarse, int sweeps, const int *active,
+                                               const float4 *__restrict__ image, int image4, const float *__restrict__ b_first,
+                                               float *x_first) {
     ECU_ACTIVE_OR_RETURN(active);
 #ifdef EDDY_CU_TAIL_CLOCKS
     if (threadIdx.x == 0) tail_nclk = 0;
@@ -929,10 +990,13 @@ __global__ void __launch_bounds__(1024) k_tail(const TailLevel *glv, int first, 
     TAIL_STAMP();
     extern __shared__ float sm[];
     __shared__ TailLevel lv[TAIL_LEVELS];
-    for (int l = first + (int)threadIdx.x; l < nl; l += (int)blockDim.x) {
+    __shared__ double coarse_cells;
+    const int tid = (int)threadIdx.x, nt = (int)blockDim.x;
+    if (tid == 0) coarse_cells = coarse.count && coarse.single_all ? coarse.cells[0] : 1.0;
+    for (int l = first + tid; l < nl; l += nt) {
         TailLevel S = tail_in_smem(glv[l], sm);
         if (S.tab >= 0 && l + 1 < nl) {
-            /* the transfer tables read from their shared-memory copies (staged below) */
+            /* the transfer tables read from their shared-memory copies */
             int o = S.tab;
             for (int a = 0; a < S.a.dim; a++) {
                 const int nf = S.ax[a].nf, nc = S.ax[a].nc;
@@ -945,53 +1009,26 @@ __global__ void __launch_bounds__(1024) k_tail(const TailLevel *glv, int first, 
         }
         lv[l - first] = S;
     }
-    /* stage: operator copied, vectors zeroed (ghosts included), level first's b copied; every pointer and count in
-     * registers first (cuda_notes 41: read through the descriptor in global memory for each element, the copy was
-     * a chain of dependent loads, 16 us of the kernel's 84) */
-    const int tid = (int)threadIdx.x, nt = (int)blockDim.x;
-    for (int l = first; l < nl; l++) {
-        const int cnt = glv[l].count, tab = glv[l].tab, dim = glv[l].a.dim;
-        const float *__restrict__ gd = glv[l].a.diag;
-        const float *__restrict__ gi = glv[l].a.inv_diag;
-        const float *__restrict__ gw = glv[l].a.inv_weight;
-        const float *__restrict__ gb = glv[l].b;
-        float *base = sm + glv[l].smem;
-        const bool fb = l == first;
+    /* stage: one flat copy of the image (operator, tables, zero vectors, ghosts included), then level first's b
+     * (cuda_notes 41: copied level by level through the descriptors in global memory, the staging was a chain of
+     * dependent loads, 16 us of the kernel's 84) */
+    float4 *sm4 = reinterpret_cast<float4 *>(sm);
 #pragma unroll 4
-        for (int q = tid; q < cnt; q += nt) {
-            const float d = __ldg(gd + q), id = __ldg(gi + q), w = __ldg(gw + q), bv = fb ? gb[q] : 0.0f;
-            base[q] = 0.0f;
-            base[cnt + q] = bv;
-            base[2 * cnt + q] = 0.0f;
-            base[3 * cnt + q] = d;
-            base[4 * cnt + q] = id;
-            base[5 * cnt + q] = w;
-        }
-        if (tab >= 0 && l + 1 < nl) {
-            int o = tab;
-            for (int a = 0; a < dim; a++) {
-                const AxisT ax = glv[l].ax[a];
-                const int nf = ax.nf, nc = ax.nc;
-                int *ti = (int *)(sm + o);
-                float *tf = sm + o;
-                for (int q = tid; q < 2 * nf; q += nt) {
-                    ti[q] = __ldg(ax.pc + q);
-                    tf[2 * nf + q] = __ldg(ax.pw + q);
-                }
-                for (int q = tid; q < 4 * nc; q += nt) {
-                    ti[4 * nf + q] = __ldg(ax.rf + q);
-                    tf[4 * nf + 4 * nc + q] = __ldg(ax.rw + q);
-                }
-                o += 4 * nf + 8 * nc;
-            }
-        }
+    for (int q = tid; q < image4; q += nt) sm4[q] = image[q];
+    __syncthreads();
+    {
+        const TailLevel &S = lv[0];
+        const int cnt = S.count;
+        float *sb = sm + S.smem + cnt;
+#pragma unroll 4
+        for (int q = tid; q < cnt; q += nt) sb[q] = b_first[q];
     }
     __syncthreads();
     TAIL_STAMP();
-    tail_body(lv, first, nl, coarse, sweeps);
+    tail_body(lv, first, nl, coarse, sweeps, coarse_cells);
     /* level first's correction back to device memory (interior cells; ghosts there stay as they are) */
-    const TailLevel &G = glv[first], &S = lv[0];
-    TAIL_CELLS(S.a, { const int e = cell_at(S.a, i, j, k); G.x[e] = S.x[e]; });
+    const TailLevel &S = lv[0];
+    TAIL_CELLS(S.a, { const int e = cell_at(S.a, i, j, k); x_first[e] = S.x[e]; });
     TAIL_STAMP();
 #ifdef EDDY_CU_TAIL_CLOCKS
     if (threadIdx.x == 0) {
@@ -1002,7 +1039,7 @@ __global__ void __launch_bounds__(1024) k_tail(const TailLevel *glv, int first, 
 #endif
 }
 
-__device__ void tail_body(const TailLevel *lv, int first, int nl, const CompD &coarse, int sweeps) {
+__device__ void tail_body(const TailLevel *lv, int first, int nl, const CompD &coarse, int sweeps, double coarse_cells) {
     for (int l = first; l + 1 < nl; l++) {
         const TailLevel &T = lv[l - first];
         if (!tail_smooth_fast(T, true)) {
@@ -1020,13 +1057,17 @@ __device__ void tail_body(const TailLevel *lv, int first, int nl, const CompD &c
         TAIL_STAMP();
     }
     const TailLevel &C = lv[nl - 1 - first];
-    if (nl - 1 > 0 && threadIdx.x == 0) remove_mean_serial(C.a, coarse, C.b);
+    if (nl - 1 > 0 && threadIdx.x == 0) remove_mean_serial(C.a, coarse, C.b, coarse_cells);
     __syncthreads();
     TAIL_STAMP();
     const int ncoarse = C.a.n[0] * C.a.n[1] * C.a.n[2];
     if (ncoarse <= 32) {
         /* the coarsest level (at most 27 cells) by one warp: 4 * sweeps half sweeps with warp barriers only */
-        if (threadIdx.x < 32 && tail_fast_ok(C.a, 32)) {
+        if (threadIdx.x == 0 && tail_two_cells(C.a)) {
+            if (C.a.dim == 3) single_sweeps_2<true>(C, sweeps);
+            else single_sweeps_2<false>(C, sweeps);
+        } else if (tail_two_cells(C.a)) {
+        } else if (threadIdx.x < 32 && tail_fast_ok(C.a, 32)) {
             /* (red, black) x sweeps from zero, then (black, red) x sweeps */
             warp_sweeps_shfl(C, sweeps);
         } else if (threadIdx.x < 32) {
@@ -1051,7 +1092,7 @@ __device__ void tail_body(const TailLevel *lv, int first, int nl, const CompD &c
         }
     }
     TAIL_STAMP();
-    if (threadIdx.x == 0) remove_mean_serial(C.a, coarse, C.x);
+    if (threadIdx.x == 0) remove_mean_serial(C.a, coarse, C.x, coarse_cells);
     __syncthreads();
     TAIL_STAMP();
     for (int l = nl - 2; l >= first; l--) {
@@ -1461,7 +1502,9 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
         k_restrict<<<cells_grid(C.a), bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], L.r, C.b, active);
     }
     k_tail<<<1, TAIL_THREADS, P->tail_smem, c->stream>>>(P->d_tail, tf, nl, nl > 1 ? P->compc : P->comp0,
-                                              EDDY_MG_COARSEST_SWEEPS, active);
+                                              EDDY_MG_COARSEST_SWEEPS, active, (const float4 *)P->tail_image,
+                                              (int)(P->tail_smem / 16), tf ? P->lv[tf].b : P->res,
+                                              tf ? P->lv[tf].x : P->z);
     for (int l = tf - 1; l >= 0; l--) {
         LevelD &L = P->lv[l];
         LevelD &C = P->lv[l + 1];
@@ -1772,6 +1815,33 @@ static eddy_status send_comps(cu_sim *c, CompD *D, const eddy_plevel *L) {
     return st;
 }
 
+/* k_tail's shared memory as it starts a V-cycle: per level x, b, r zero and diag, inv_diag, inv_weight; the transfer
+ * tables; copied flat by the kernel (cuda_notes 41) */
+static eddy_status fill_tail_image(cu_sim *c) {
+    PoissonWS *P = c->pois;
+    cudaStream_t st = c->stream;
+    cudaError_t e = cudaMemsetAsync(P->tail_image, 0, P->tail_smem, st);
+    for (int l = P->tail_first; l < P->nlevels && e == cudaSuccess; l++) {
+        const LevelD &D = P->lv[l];
+        float *base = P->tail_image + D.tail_smem;
+        const size_t n = D.count, bytes = n * sizeof(float);
+        e = cudaMemcpyAsync(base + 3 * n, D.diag, bytes, cudaMemcpyDeviceToDevice, st);
+        if (e == cudaSuccess) e = cudaMemcpyAsync(base + 4 * n, D.inv_diag, bytes, cudaMemcpyDeviceToDevice, st);
+        if (e == cudaSuccess) e = cudaMemcpyAsync(base + 5 * n, D.inv_weight, bytes, cudaMemcpyDeviceToDevice, st);
+        if (D.tail_tab < 0 || l + 1 >= P->nlevels) continue;
+        float *o = P->tail_image + D.tail_tab;
+        for (int a = 0; a < D.a.dim && e == cudaSuccess; a++) {
+            const size_t nf = D.ax[a].nf, nc = D.ax[a].nc;
+            e = cudaMemcpyAsync(o, D.pc[a], 2 * nf * sizeof(int), cudaMemcpyDeviceToDevice, st);
+            if (e == cudaSuccess) e = cudaMemcpyAsync(o + 2 * nf, D.pw[a], 2 * nf * sizeof(float), cudaMemcpyDeviceToDevice, st);
+            if (e == cudaSuccess) e = cudaMemcpyAsync(o + 4 * nf, D.rf[a], 4 * nc * sizeof(int), cudaMemcpyDeviceToDevice, st);
+            if (e == cudaSuccess) e = cudaMemcpyAsync(o + 4 * nf + 4 * nc, D.rw[a], 4 * nc * sizeof(float), cudaMemcpyDeviceToDevice, st);
+            o += 4 * nf + 8 * nc;
+        }
+    }
+    return e == cudaSuccess ? EDDY_OK : cuda_fail(c, e, "staging the coarse multigrid levels");
+}
+
 static eddy_status build_operator(cu_sim *c) {
     eddy_sim *s = c->s;
     eddy_poisson *HP = s->poisson;
@@ -1803,6 +1873,7 @@ static eddy_status build_operator(cu_sim *c) {
         if (st == EDDY_OK) st = send(c, D.inv_diag, H->inv_diag, bytes);
         if (st == EDDY_OK) st = send(c, D.inv_weight, H->inv_weight, bytes);
     }
+    if (st == EDDY_OK) st = fill_tail_image(c);
     if (st == EDDY_OK) st = send_comps(c, &P->comp0, &HP->levels[0]);
     if (st == EDDY_OK && P->nlevels > 1) st = send_comps(c, &P->compc, &HP->levels[P->nlevels - 1]);
     if (st == EDDY_OK && cudaStreamSynchronize(c->stream) != cudaSuccess) st = cuda_fail(c, cudaGetLastError(), "sending the pressure operator");
@@ -1951,8 +2022,10 @@ eddy_status project_init(cu_sim *c) {
     size_t tab_words = 0;
     for (int q = P->tail_first; q + 1 < P->nlevels; q++)
         for (int a = 0; a < P->lv[q].a.dim; a++) tab_words += 4 * (size_t)P->lv[q].ax[a].nf + 8 * (size_t)P->lv[q].ax[a].nc;
-    const bool tail_tables = P->tail_smem + tab_words * 4 <= budget;
+    const bool tail_tables = P->tail_smem + tab_words * 4 + 16 <= budget;
     if (tail_tables) P->tail_smem += tab_words * 4;
+    P->tail_smem = (P->tail_smem + 15) / 16 * 16; /* k_tail stages it as float4 */
+    if (st == EDDY_OK) st = dev_alloc(c, (void **)&P->tail_image, P->tail_smem, "multigrid levels");
     if (st == EDDY_OK && P->tail_smem > budget)
         st = eddy__fail(s, EDDY_ERR_UNSUPPORTED, "cuda: the coarsest multigrid level (%d x %d x %d) does not fit in shared memory",
                         P->lv[P->nlevels - 1].a.n[0], P->lv[P->nlevels - 1].a.n[1], P->lv[P->nlevels - 1].a.n[2]);
@@ -1979,6 +2052,10 @@ eddy_status project_init(cu_sim *c) {
         for (int l = P->tail_first; h && tail_tables && l + 1 < P->nlevels; l++) {
             h[l].tab = (int)off;
             for (int a = 0; a < P->lv[l].a.dim; a++) off += 4 * (size_t)P->lv[l].ax[a].nf + 8 * (size_t)P->lv[l].ax[a].nc;
+        }
+        for (int l = 0; h && l < P->nlevels; l++) {
+            P->lv[l].tail_smem = h[l].smem;
+            P->lv[l].tail_tab = h[l].tab;
         }
         if (st == EDDY_OK) st = dev_alloc(c, (void **)&P->d_tail, (size_t)P->nlevels * sizeof(TailLevel), "multigrid levels");
         if (st == EDDY_OK) st = send(c, P->d_tail, h, (size_t)P->nlevels * sizeof(TailLevel));
@@ -2021,7 +2098,7 @@ void project_free(cu_sim *c) {
         cudaFree(cs[i]->cells);
         cudaFree(cs[i]->sum);
     }
-    void *v[] = {P->sol, P->rhs, P->res, P->z, P->p, P->q, P->rs, P->d_tail, P->d_cg};
+    void *v[] = {P->sol, P->rhs, P->res, P->z, P->p, P->q, P->rs, P->d_tail, P->d_cg, P->tail_image};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) cudaFree(v[i]);
     if (P->h_active) cudaFreeHost(P->h_active);
     if (P->h_warm_scale) cudaFreeHost(P->h_warm_scale);
