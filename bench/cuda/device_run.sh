@@ -62,6 +62,12 @@ for what in "$@"; do
     # as prof2d, the caches kept between kernels (closer to the step, where the coarse levels stay in L2)
     timeout 200 "$ncu" --clock-control none --cache-control none --profile-from-start off --csv --page raw --metrics gpu__time_duration.sum \
       "$bin/bench_cuda" --profile 2 2048 0 > "$OUT/prof2dhot.csv" 2>&1; echo "prof2dhot rc=$?" ;;
+  ncu2d)
+    # the level-0 solver kernels of one 2D 2048^2 step in detail (the first V-cycle's and CG update's launches)
+    timeout 300 "$ncu" --clock-control none --cache-control none --profile-from-start off \
+      -k regex:'k_sweep_tile|k_residual_w|k_restrict|k_cg_update|k_apply|k_cg_direction' -c 22 --section SpeedOfLight \
+      --section MemoryWorkloadAnalysis --section WarpStateStats --section LaunchStats --section Occupancy \
+      --section SchedulerStats "$bin/bench_cuda" --profile 2 2048 0 > "$OUT/ncu2d.log" 2>&1; echo "ncu2d rc=$?" ;;
   bench-quick) timeout 200 "$bin/bench_cuda" --quick > "$OUT/bench.log" 2>&1; echo "bench rc=$?"; cat "$OUT/bench.log" ;;
   esac
 done

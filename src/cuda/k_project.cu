@@ -288,20 +288,25 @@ __global__ void k_half_sweep(LevA L, float *__restrict__ x, const float *__restr
  * for the tile's cells. */
 /* NS (cuda_notes 38): full sweeps in the pass (1 or 2), halo 2 NS; half sweep h of the 2 NS updates its colour on
  * the tile and 2 NS - 1 - h halo layers (in place in shared memory: a half sweep reads the other colour only). */
-template <int DIM, int TX, int TY, int TZ, bool PRO, bool DOT, int Z, int NS = 1>
+/* RES (cuda_notes 46): the pass also computes the level's residual (b - A x) * inv_weight on the tile into rout
+ * (k_residual_w's operations on the same values): the halo grows by one, every half sweep of the pass is done in
+ * shared memory (the last on the tile and one halo layer), and the residual's stencil reads the staged x. */
+template <int DIM, int TX, int TY, int TZ, bool PRO, bool DOT, int Z, int NS = 1, bool RES = false>
 __global__ void __launch_bounds__(256) k_sweep_tile(LevA L, const float *__restrict__ x, float *__restrict__ xout,
                                                     const float *__restrict__ b, int c1, const int *active,
                                                     ProlongArgs pa, double *partials, float *__restrict__ rs,
-                                                    const float *mean) {
+                                                    const float *mean, float *__restrict__ rout) {
     ECU_ACTIVE_OR_RETURN(active);
     const float shift = Z == 2 ? -*mean : 0.0f;
     /* b at padded index q (ghosts: r = 0, inv_diag = 0; inv_diag > 0 exactly where diag > 0) */
 #define BV(q) (Z == 2 ? (L.inv_diag[q] > 0.0f ? b[q] + shift : b[q]) : b[q])
-    constexpr int H = 2 * NS;
+    constexpr int HR = RES ? 1 : 0;
+    constexpr int H = 2 * NS + HR;
     constexpr int SX = TX + 2 * H, SY = TY + 2 * H, SZ = DIM == 3 ? TZ + 2 * H : 1, S = SX * SY * SZ;
     constexpr int SSY = SX, SSZ = SX * SY;
     static_assert(TX % 2 == 0, "even tile width: a row of a region holds half its cells of each colour");
     static_assert(Z == 0 || NS == 1, "the pre-smoothing pass is one sweep after the first");
+    static_assert(!RES || (!DOT && !PRO), "the residual is fused into the pre-smoothing pass only");
     __shared__ float xs[S];
     const float *__restrict__ inv_diag = L.inv_diag;
     const int tid = (int)(threadIdx.x + blockDim.x * threadIdx.y), nt = (int)(blockDim.x * blockDim.y);
@@ -341,8 +346,8 @@ __global__ void __launch_bounds__(256) k_sweep_tile(LevA L, const float *__restr
      * a row of a region holds RX / 2 cells of the colour; x0 + H is even, so the cell at region column lx has the
      * parity of lx + M */
 #pragma unroll
-    for (int h = 0; h < 2 * NS - 1; h++) {
-        const int M = 2 * NS - 1 - h, RX = TX + 2 * M, RY = TY + 2 * M, RZ = DIM == 3 ? TZ + 2 * M : 1;
+    for (int h = 0; h < 2 * NS - 1 + HR; h++) {
+        const int M = 2 * NS - 1 - h + HR, RX = TX + 2 * M, RY = TY + 2 * M, RZ = DIM == 3 ? TZ + 2 * M : 1;
         const int R = RX * RY * RZ, p = c1 ^ (h & 1), o = H - M;
         for (int q = tid; q < R / 2; q += nt) {
             const int row = q / (RX / 2), m = q % (RX / 2);
@@ -369,9 +374,10 @@ __global__ void __launch_bounds__(256) k_sweep_tile(LevA L, const float *__restr
             const int e = cell_at(L, gx, gy, gz);
             float v = xs[s];
             const bool second = ((gx + gy + gz + c1) & 1) != 0; /* the last half sweep's colour (2 NS - 1 odd) */
-            const float be = DOT || second || Z == 2 ? BV(e) : 0.0f;
-            if (second) v = (be + NBS(s)) * inv_diag[e];
+            const float be = DOT || second || Z == 2 || RES ? BV(e) : 0.0f;
+            if (second && !RES) v = (be + NBS(s)) * inv_diag[e];
             xout[e] = v;
+            if (RES) rout[e] = (be - (L.diag[e] * v - NBS(s))) * L.inv_weight[e];
             if (Z == 2) rs[e] = be;
             if (DOT) acc += (double)be * (double)v;
         }
@@ -499,23 +505,42 @@ __global__ void k_first_sweep_shift(LevA L, float *__restrict__ x, const float *
 
 /* x += alpha p, r -= alpha q; partials r.r and, when `msum` is set, the sum of r over solved cells (alpha from
  * the state) */
-/* r_in may be r (no restrict on them) */
+/* r_in may be r (no restrict on them). The eight rows' values are loaded first, then updated and stored (the same
+ * values and the same order of the sums; each element is read before it is written in either form): where r may
+ * alias r_in the compiler kept each row's loads behind the previous row's stores (cuda_notes 45: 0.11 warps issued
+ * per cycle, DRAM at 55%) */
 __global__ void k_cg_update(LevA L, const CGState *cg, float *__restrict__ x, float *r, const float *r_in,
                             const float *__restrict__ p, const float *__restrict__ q, double *partials, double *msum) {
     ECU_ACTIVE_OR_RETURN(&cg->active);
     __shared__ double sh[32];
     const float alpha = cg->alpha;
     double acc = 0.0, sum = 0.0;
-    ECU_ROWS_BEGIN(L.n[0], L.n[1])
-        int e = cell_at(L, i, j, k);
-        x[e] += alpha * p[e];
-        float re = r_in[e] - alpha * q[e];
+    const int i = (int)(blockIdx.x * BX + threadIdx.x), k = (int)blockIdx.z;
+    const int j0 = (int)(blockIdx.y * (BY * ECU_ROWS) + threadIdx.y);
+    float xv[ECU_ROWS], pv[ECU_ROWS], rv[ECU_ROWS], qv[ECU_ROWS];
+#pragma unroll
+    for (int r_ = 0; r_ < ECU_ROWS; r_++) {
+        const int j = j0 + r_ * BY;
+        if (i >= L.n[0] || j >= L.n[1]) continue;
+        const int e = cell_at(L, i, j, k);
+        xv[r_] = x[e];
+        pv[r_] = p[e];
+        rv[r_] = r_in[e];
+        qv[r_] = q[e];
+    }
+#pragma unroll
+    for (int r_ = 0; r_ < ECU_ROWS; r_++) {
+        const int j = j0 + r_ * BY;
+        if (i >= L.n[0] || j >= L.n[1]) continue;
+        const int e = cell_at(L, i, j, k);
+        x[e] = xv[r_] + alpha * pv[r_];
+        float re = rv[r_] - alpha * qv[r_];
         r[e] = re;
         acc += (double)re * (double)re;
         /* r is +0 in unsolved cells (b, q and the true residual are masked there, the shift skips them), so
          * the plain sum is the masked sum, without reading diag */
         sum += (double)re;
-    ECU_ROWS_END
+    }
     acc = block_reduce<RED_SUM>(acc, sh);
     if (ECU_THREAD0()) partials[ECU_BLOCK_ID()] = acc;
     if (msum) {
@@ -1381,20 +1406,28 @@ static dim3 tile_grid(const LevA &L) {
  * of MGPCG with b = r shifted by -*mean and the shifted residual written to rs (see k_sweep_tile) */
 template <int DIM, int TX, int TY, int TZ>
 static void launch_sweep(cu_sim *c, const LevA &L, const float *x, float *xout, const float *b, int c1, const int *active,
-                         const ProlongArgs &pa, bool pro, double *dot, int zero, float *rs, const float *mean, int ns) {
+                         const ProlongArgs &pa, bool pro, double *dot, int zero, float *rs, const float *mean, int ns,
+                         float *rout) {
     const dim3 gr = tile_grid<DIM, TX, TY, TZ>(L), bl(32, 8);
     cudaStream_t st = c->stream;
     if (ns == 2) {
-        if (dot) k_sweep_tile<DIM, TX, TY, TZ, true, true, 0, 2><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean);
-        else k_sweep_tile<DIM, TX, TY, TZ, true, false, 0, 2><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean);
+        if (dot) k_sweep_tile<DIM, TX, TY, TZ, true, true, 0, 2><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean, rout);
+        else k_sweep_tile<DIM, TX, TY, TZ, true, false, 0, 2><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean, rout);
         return;
     }
-    if (zero == 1) k_sweep_tile<DIM, TX, TY, TZ, false, false, 1><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean);
-    else if (zero == 2) k_sweep_tile<DIM, TX, TY, TZ, false, false, 2><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean);
-    else if (pro && dot) k_sweep_tile<DIM, TX, TY, TZ, true, true, 0><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean);
-    else if (pro) k_sweep_tile<DIM, TX, TY, TZ, true, false, 0><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean);
-    else if (dot) k_sweep_tile<DIM, TX, TY, TZ, false, true, 0><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean);
-    else k_sweep_tile<DIM, TX, TY, TZ, false, false, 0><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean);
+    if (rout) {
+        if (DIM == 2 && zero == 1)
+            k_sweep_tile<DIM, TX, TY, TZ, false, false, 1, 1, true><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean, rout);
+        else if (DIM == 2 && zero == 2)
+            k_sweep_tile<DIM, TX, TY, TZ, false, false, 2, 1, true><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean, rout);
+        return;
+    }
+    if (zero == 1) k_sweep_tile<DIM, TX, TY, TZ, false, false, 1><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean, rout);
+    else if (zero == 2) k_sweep_tile<DIM, TX, TY, TZ, false, false, 2><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean, rout);
+    else if (pro && dot) k_sweep_tile<DIM, TX, TY, TZ, true, true, 0><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean, rout);
+    else if (pro) k_sweep_tile<DIM, TX, TY, TZ, true, false, 0><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean, rout);
+    else if (dot) k_sweep_tile<DIM, TX, TY, TZ, false, true, 0><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean, rout);
+    else k_sweep_tile<DIM, TX, TY, TZ, false, false, 0><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean, rout);
 }
 static dim3 sweep_grid(const LevA &L) {
     if (L.dim == 2) return small_tile(L) ? tile_grid<2, 32, 16, 1>(L) : tile_grid<2, 64, 32, 1>(L);
@@ -1402,14 +1435,14 @@ static dim3 sweep_grid(const LevA &L) {
 }
 static void full_sweep(cu_sim *c, const LevA &L, const float *x, float *xout, const float *b, int c1, const int *active,
                        const ProlongArgs *pro = nullptr, double *dot = nullptr, int zero = 0, float *rs = nullptr,
-                       const float *mean = nullptr, int ns = 1) {
+                       const float *mean = nullptr, int ns = 1, float *rout = nullptr) {
     ProlongArgs pa = {};
     if (pro) pa = *pro;
     const bool sm = small_tile(L), p = pro != nullptr && L.dim == 2;
-    if (L.dim == 2 && sm) launch_sweep<2, 32, 16, 1>(c, L, x, xout, b, c1, active, pa, p, dot, zero, rs, mean, ns);
-    else if (L.dim == 2) launch_sweep<2, 64, 32, 1>(c, L, x, xout, b, c1, active, pa, p, dot, zero, rs, mean, ns);
-    else if (sm) launch_sweep<3, 32, 8, 4>(c, L, x, xout, b, c1, active, pa, false, dot, zero, rs, mean, 1);
-    else launch_sweep<3, 32, 8, 8>(c, L, x, xout, b, c1, active, pa, false, dot, zero, rs, mean, 1);
+    if (L.dim == 2 && sm) launch_sweep<2, 32, 16, 1>(c, L, x, xout, b, c1, active, pa, p, dot, zero, rs, mean, ns, rout);
+    else if (L.dim == 2) launch_sweep<2, 64, 32, 1>(c, L, x, xout, b, c1, active, pa, p, dot, zero, rs, mean, ns, rout);
+    else if (sm) launch_sweep<3, 32, 8, 4>(c, L, x, xout, b, c1, active, pa, false, dot, zero, rs, mean, 1, nullptr);
+    else launch_sweep<3, 32, 8, 8>(c, L, x, xout, b, c1, active, pa, false, dot, zero, rs, mean, 1, nullptr);
 }
 
 /* level 0 runs grid-wide kernels without periodic axes: its first sweep is k_first_sweep and its post-sweeps are
@@ -1444,6 +1477,10 @@ static void rz_partials(cu_sim *c, const int *active) {
  * first sweep gathers 7 b and inv_diag pairs per black cell of a 2.5x halo), so 2D only. */
 static int pre_fused(const LevA &L) { return EDDY_MG_SMOOTH >= 2 && L.dim == 2; }
 
+/* the residual of a 2D level computed by its pre-smoothing pass (k_sweep_tile with RES, halo 3) instead of a
+ * k_residual_w pass (cuda_notes 46); levels without periodic axes */
+static bool res_fused(const LevA &L) { return pre_fused(L) && EDDY_MG_SMOOTH == 2 && L.dim == 2; }
+
 /* both post-sweeps of a 2D level in one k_sweep_tile pass (NS = 2, halo 4; the prolongation added while staging)
  * instead of two (cuda_notes 38). Measured on the H100 (project, 20-step medians): 2D 2048^2 2.235 -> 2.078 ms
  * (levels below 0 only: 2.168), 4096^2 8.09 -> 7.51 ms. 3D keeps its separate k_prolong and two passes (the 3D
@@ -1470,14 +1507,16 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
             int cur = ((2 * EDDY_MG_SMOOTH - 1) % 2) ^ (one_post ? 1 : 0);
             int s = 1;
             const int zero = pre_fused(L.a);
+            /* the residual computed by the pre-smoothing pass when that is the last pre-sweep */
+            float *rout = res_fused(L.a) ? L.r : nullptr;
             if (zero && l == 0 && defer_shift(c)) {
                 /* the first and second sweeps in one pass, reading r and writing the shifted residual rs */
                 full_sweep(c, L.a, buf[cur], buf[cur ^ 1], L.b, 0, &P->d_cg->active, nullptr, nullptr, 2, P->rs,
-                           &P->d_cg->mean);
+                           &P->d_cg->mean, 1, rout);
                 L.b = P->rs;
                 s++, cur ^= 1;
             } else if (zero) {
-                full_sweep(c, L.a, buf[cur], buf[cur ^ 1], L.b, 0, active, nullptr, nullptr, 1);
+                full_sweep(c, L.a, buf[cur], buf[cur ^ 1], L.b, 0, active, nullptr, nullptr, 1, nullptr, nullptr, 1, rout);
                 s++, cur ^= 1;
             } else if (l == 0 && defer_shift(c)) {
                 k_first_sweep_shift<<<gr, bl, 0, c->stream>>>(L.a, buf[cur], L.b, P->rs, P->d_cg);
@@ -1496,8 +1535,10 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
             k_half_sweep<<<half_grid(L.a), bl, 0, c->stream>>>(L.a, L.x, L.b, 1, 1.0f, 0, active);
         }
         float *xnow = any_periodic ? L.x : (L.cur ? L.xa : L.x);
-        ghosts(c, L, xnow, active);
-        k_residual_w<<<gr, bl, 0, c->stream>>>(L.a, xnow, L.b, L.r, active);
+        if (any_periodic || !res_fused(L.a)) {
+            ghosts(c, L, xnow, active);
+            k_residual_w<<<gr, bl, 0, c->stream>>>(L.a, xnow, L.b, L.r, active);
+        }
         LevelD &C = P->lv[l + 1];
         k_restrict<<<cells_grid(C.a), bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], L.r, C.b, active);
     }
