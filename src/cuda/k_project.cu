@@ -301,7 +301,11 @@ __global__ void __launch_bounds__(256) k_sweep_tile(LevA L, const float *__restr
     /* b at padded index q (ghosts: r = 0, inv_diag = 0; inv_diag > 0 exactly where diag > 0) */
 #define BV(q) (Z == 2 ? (L.inv_diag[q] > 0.0f ? b[q] + shift : b[q]) : b[q])
     constexpr int HR = RES ? 1 : 0;
-    constexpr int H = 2 * NS + HR;
+    /* Z: the staging holds the first sweep's red half from zero on one more layer, and the black half is the first
+     * of the half sweeps in shared memory (cuda_notes 47: computed while staging, each black cell gathered its four
+     * red neighbours' b and 1/diag, divergent from the red lanes) */
+    constexpr int ZE = Z ? 1 : 0;
+    constexpr int H = 2 * NS + HR + ZE;
     constexpr int SX = TX + 2 * H, SY = TY + 2 * H, SZ = DIM == 3 ? TZ + 2 * H : 1, S = SX * SY * SZ;
     constexpr int SSY = SX, SSZ = SX * SY;
     static_assert(TX % 2 == 0, "even tile width: a row of a region holds half its cells of each colour");
@@ -320,16 +324,8 @@ __global__ void __launch_bounds__(256) k_sweep_tile(LevA L, const float *__restr
             const int e = cell_at(L, gx, gy, DIM == 3 ? gz : 0);
             const bool interior = gx >= 0 && gx < L.n[0] && gy >= 0 && gy < L.n[1] && (DIM == 2 || (gz >= 0 && gz < L.n[2]));
             if (Z && interior) {
-                const float be = BV(e);
-                if (((gx + gy + gz) & 1) == 0) {
-                    xv = 1.0f * (be * inv_diag[e]);
-                } else {
-#define RED(q) (1.0f * (BV(q) * inv_diag[q]))
-                    float nb = L.w[0] * (RED(e - 1) + RED(e + 1)) + L.w[1] * (RED(e - L.sy) + RED(e + L.sy));
-                    if (DIM == 3) nb = nb + L.w[2] * (RED(e - L.sz) + RED(e + L.sz));
-#undef RED
-                    xv = (be + nb) * inv_diag[e];
-                }
+                /* red from zero (k_first_sweep's b / diag); black is computed by the first half sweep below */
+                xv = ((gx + gy + gz) & 1) == 0 ? 1.0f * (BV(e) * inv_diag[e]) : 0.0f;
             } else {
                 xv = x[e];
             }
@@ -346,9 +342,9 @@ __global__ void __launch_bounds__(256) k_sweep_tile(LevA L, const float *__restr
      * a row of a region holds RX / 2 cells of the colour; x0 + H is even, so the cell at region column lx has the
      * parity of lx + M */
 #pragma unroll
-    for (int h = 0; h < 2 * NS - 1 + HR; h++) {
-        const int M = 2 * NS - 1 - h + HR, RX = TX + 2 * M, RY = TY + 2 * M, RZ = DIM == 3 ? TZ + 2 * M : 1;
-        const int R = RX * RY * RZ, p = c1 ^ (h & 1), o = H - M;
+    for (int h = 0; h < 2 * NS - 1 + HR + ZE; h++) {
+        const int M = 2 * NS - 1 - h + HR + ZE, RX = TX + 2 * M, RY = TY + 2 * M, RZ = DIM == 3 ? TZ + 2 * M : 1;
+        const int R = RX * RY * RZ, p = c1 ^ ((h + ZE) & 1), o = H - M;
         for (int q = tid; q < R / 2; q += nt) {
             const int row = q / (RX / 2), m = q % (RX / 2);
             const int ly = row % RY, lz = row / RY;
