@@ -237,6 +237,7 @@ struct ProlongArgs {
     LevA C;
     AxisT ax0, ax1, ax2;
     const float *xc;
+    float *cb; /* k_sweep_tile with RES == 2: the coarse level's b that the pass restricts into */
 };
 
 /* ------------------------------------------------------------------ grid-wide kernels */
@@ -291,7 +292,10 @@ __global__ void k_half_sweep(LevA L, float *__restrict__ x, const float *__restr
 /* RES (cuda_notes 46): the pass also computes the level's residual (b - A x) * inv_weight on the tile into rout
  * (k_residual_w's operations on the same values): the halo grows by one, every half sweep of the pass is done in
  * shared memory (the last on the tile and one halo layer), and the residual's stencil reads the staged x. */
-template <int DIM, int TX, int TY, int TZ, bool PRO, bool DOT, int Z, int NS = 1, bool RES = false>
+/* RES == 2 (cuda_notes 48, 2D): the residual on the tile and one halo layer into shared memory (halo 5), and its
+ * restriction to the coarse cells under the tile into pa.cb with d_restrict's operations (the fine level addressed
+ * in the shared array); the residual is not written to device memory and no k_restrict pass follows. */
+template <int DIM, int TX, int TY, int TZ, bool PRO, bool DOT, int Z, int NS = 1, int RES = 0>
 __global__ void __launch_bounds__(256) k_sweep_tile(LevA L, const float *__restrict__ x, float *__restrict__ xout,
                                                     const float *__restrict__ b, int c1, const int *active,
                                                     ProlongArgs pa, double *partials, float *__restrict__ rs,
@@ -300,7 +304,10 @@ __global__ void __launch_bounds__(256) k_sweep_tile(LevA L, const float *__restr
     const float shift = Z == 2 ? -*mean : 0.0f;
     /* b at padded index q (ghosts: r = 0, inv_diag = 0; inv_diag > 0 exactly where diag > 0) */
 #define BV(q) (Z == 2 ? (L.inv_diag[q] > 0.0f ? b[q] + shift : b[q]) : b[q])
-    constexpr int HR = RES ? 1 : 0;
+    constexpr int HR = RES;
+    static_assert(RES < 2 || DIM == 2, "the restriction from shared memory is 2D");
+    constexpr int RSX = TX + 2, RSY = TY + 2; /* RES == 2: the residual on the tile and one layer */
+    __shared__ float rsm[RES == 2 ? RSX * RSY : 1];
     /* Z: the staging holds the first sweep's red half from zero on one more layer, and the black half is the first
      * of the half sweeps in shared memory (cuda_notes 47: computed while staging, each black cell gathered its four
      * red neighbours' b and 1/diag, divergent from the red lanes) */
@@ -342,8 +349,8 @@ __global__ void __launch_bounds__(256) k_sweep_tile(LevA L, const float *__restr
      * a row of a region holds RX / 2 cells of the colour; x0 + H is even, so the cell at region column lx has the
      * parity of lx + M */
 #pragma unroll
-    for (int h = 0; h < 2 * NS - 1 + HR + ZE; h++) {
-        const int M = 2 * NS - 1 - h + HR + ZE, RX = TX + 2 * M, RY = TY + 2 * M, RZ = DIM == 3 ? TZ + 2 * M : 1;
+    for (int h = 0; h < 2 * NS - 1 + (RES ? 1 : 0) + ZE; h++) {
+        const int M = H - 1 - h, RX = TX + 2 * M, RY = TY + 2 * M, RZ = DIM == 3 ? TZ + 2 * M : 1;
         const int R = RX * RY * RZ, p = c1 ^ ((h + ZE) & 1), o = H - M;
         for (int q = tid; q < R / 2; q += nt) {
             const int row = q / (RX / 2), m = q % (RX / 2);
@@ -373,9 +380,32 @@ __global__ void __launch_bounds__(256) k_sweep_tile(LevA L, const float *__restr
             const float be = DOT || second || Z == 2 || RES ? BV(e) : 0.0f;
             if (second && !RES) v = (be + NBS(s)) * inv_diag[e];
             xout[e] = v;
-            if (RES) rout[e] = (be - (L.diag[e] * v - NBS(s))) * L.inv_weight[e];
+            if (RES == 1) rout[e] = (be - (L.diag[e] * v - NBS(s))) * L.inv_weight[e];
             if (Z == 2) rs[e] = be;
             if (DOT) acc += (double)be * (double)v;
+        }
+    }
+    if (RES == 2) {
+        /* the residual on the tile and one layer (cells of the level only; the restriction reads no other) */
+        for (int q = tid; q < RSX * RSY; q += nt) {
+            const int lx = q % RSX, ly = q / RSX;
+            const int gx = x0 + H - 1 + lx, gy = y0 + H - 1 + ly;
+            if (gx < 0 || gx >= L.n[0] || gy < 0 || gy >= L.n[1]) continue;
+            const int s = (lx + H - 1) + SSY * (ly + H - 1);
+            const int e = cell_at(L, gx, gy, 0);
+            rsm[q] = (BV(e) - (L.diag[e] * xs[s] - NBS(s))) * L.inv_weight[e];
+        }
+        __syncthreads();
+        /* the fine level as d_restrict sees it: cell (i, j) at rsm[(i - fx0 + 1) + RSX (j - fy0 + 1)] */
+        const int fx0 = x0 + H, fy0 = y0 + H;
+        LevA F = L;
+        F.sy = RSX;
+        F.origin = 1 - fx0 + RSX * (1 - fy0);
+        const int cx0 = fx0 / 2, cy0 = fy0 / 2;
+        for (int q = tid; q < (TX / 2) * (TY / 2); q += nt) {
+            const int cx = cx0 + q % (TX / 2), cy = cy0 + q / (TX / 2);
+            if (cx >= pa.C.n[0] || cy >= pa.C.n[1]) continue;
+            d_restrict(F, pa.C, pa.ax0, pa.ax1, pa.ax2, rsm, pa.cb, cx, cy, 0);
         }
     }
 #undef NBS
@@ -1411,11 +1441,20 @@ static void launch_sweep(cu_sim *c, const LevA &L, const float *x, float *xout, 
         else k_sweep_tile<DIM, TX, TY, TZ, true, false, 0, 2><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean, rout);
         return;
     }
+    if constexpr (DIM == 2) {
+        if (pa.cb) {
+            if (zero == 1)
+                k_sweep_tile<DIM, TX, TY, TZ, false, false, 1, 1, 2><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean, rout);
+            else if (zero == 2)
+                k_sweep_tile<DIM, TX, TY, TZ, false, false, 2, 1, 2><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean, rout);
+            return;
+        }
+    }
     if (rout) {
         if (DIM == 2 && zero == 1)
-            k_sweep_tile<DIM, TX, TY, TZ, false, false, 1, 1, true><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean, rout);
+            k_sweep_tile<DIM, TX, TY, TZ, false, false, 1, 1, 1><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean, rout);
         else if (DIM == 2 && zero == 2)
-            k_sweep_tile<DIM, TX, TY, TZ, false, false, 2, 1, true><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean, rout);
+            k_sweep_tile<DIM, TX, TY, TZ, false, false, 2, 1, 1><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean, rout);
         return;
     }
     if (zero == 1) k_sweep_tile<DIM, TX, TY, TZ, false, false, 1><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean, rout);
@@ -1431,9 +1470,10 @@ static dim3 sweep_grid(const LevA &L) {
 }
 static void full_sweep(cu_sim *c, const LevA &L, const float *x, float *xout, const float *b, int c1, const int *active,
                        const ProlongArgs *pro = nullptr, double *dot = nullptr, int zero = 0, float *rs = nullptr,
-                       const float *mean = nullptr, int ns = 1, float *rout = nullptr) {
+                       const float *mean = nullptr, int ns = 1, float *rout = nullptr, const ProlongArgs *rst = nullptr) {
     ProlongArgs pa = {};
     if (pro) pa = *pro;
+    if (rst) pa = *rst;
     const bool sm = small_tile(L), p = pro != nullptr && L.dim == 2;
     if (L.dim == 2 && sm) launch_sweep<2, 32, 16, 1>(c, L, x, xout, b, c1, active, pa, p, dot, zero, rs, mean, ns, rout);
     else if (L.dim == 2) launch_sweep<2, 64, 32, 1>(c, L, x, xout, b, c1, active, pa, p, dot, zero, rs, mean, ns, rout);
@@ -1477,6 +1517,12 @@ static int pre_fused(const LevA &L) { return EDDY_MG_SMOOTH >= 2 && L.dim == 2; 
  * k_residual_w pass (cuda_notes 46); levels without periodic axes */
 static bool res_fused(const LevA &L) { return pre_fused(L) && EDDY_MG_SMOOTH == 2 && L.dim == 2; }
 
+/* ... and restricted by it into the coarse b (k_sweep_tile with RES == 2, halo 5) instead of a k_restrict pass
+ * (cuda_notes 48): 2D levels without periodic axes whose two axes are both coarsened */
+static bool rst_fused(const LevelD &L) {
+    return res_fused(L.a) && L.ax[0].coarsened && L.ax[1].coarsened && !L.periodic[0] && !L.periodic[1];
+}
+
 /* both post-sweeps of a 2D level in one k_sweep_tile pass (NS = 2, halo 4; the prolongation added while staging)
  * instead of two (cuda_notes 38). Measured on the H100 (project, 20-step medians): 2D 2048^2 2.235 -> 2.078 ms
  * (levels below 0 only: 2.168), 4096^2 8.09 -> 7.51 ms. 3D keeps its separate k_prolong and two passes (the 3D
@@ -1503,16 +1549,21 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
             int cur = ((2 * EDDY_MG_SMOOTH - 1) % 2) ^ (one_post ? 1 : 0);
             int s = 1;
             const int zero = pre_fused(L.a);
-            /* the residual computed by the pre-smoothing pass when that is the last pre-sweep */
+            /* the residual computed by the pre-smoothing pass when that is the last pre-sweep, and restricted by it
+             * where both axes are coarsened */
             float *rout = res_fused(L.a) ? L.r : nullptr;
+            const bool rr = rst_fused(L);
+            ProlongArgs ra = {};
+            if (rr) ra = ProlongArgs{P->lv[l + 1].a, L.ax[0], L.ax[1], L.ax[2], nullptr, P->lv[l + 1].b};
             if (zero && l == 0 && defer_shift(c)) {
                 /* the first and second sweeps in one pass, reading r and writing the shifted residual rs */
                 full_sweep(c, L.a, buf[cur], buf[cur ^ 1], L.b, 0, &P->d_cg->active, nullptr, nullptr, 2, P->rs,
-                           &P->d_cg->mean, 1, rout);
+                           &P->d_cg->mean, 1, rout, rr ? &ra : nullptr);
                 L.b = P->rs;
                 s++, cur ^= 1;
             } else if (zero) {
-                full_sweep(c, L.a, buf[cur], buf[cur ^ 1], L.b, 0, active, nullptr, nullptr, 1, nullptr, nullptr, 1, rout);
+                full_sweep(c, L.a, buf[cur], buf[cur ^ 1], L.b, 0, active, nullptr, nullptr, 1, nullptr, nullptr, 1, rout,
+                           rr ? &ra : nullptr);
                 s++, cur ^= 1;
             } else if (l == 0 && defer_shift(c)) {
                 k_first_sweep_shift<<<gr, bl, 0, c->stream>>>(L.a, buf[cur], L.b, P->rs, P->d_cg);
@@ -1536,7 +1587,8 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
             k_residual_w<<<gr, bl, 0, c->stream>>>(L.a, xnow, L.b, L.r, active);
         }
         LevelD &C = P->lv[l + 1];
-        k_restrict<<<cells_grid(C.a), bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], L.r, C.b, active);
+        if (any_periodic || !rst_fused(L))
+            k_restrict<<<cells_grid(C.a), bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], L.r, C.b, active);
     }
     k_tail<<<1, TAIL_THREADS, P->tail_smem, c->stream>>>(P->d_tail, tf, nl, nl > 1 ? P->compc : P->comp0,
                                               EDDY_MG_COARSEST_SWEEPS, active, (const float4 *)P->tail_image,
@@ -1551,7 +1603,7 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
             float *buf[2] = {L.x, L.xa};
             int cur = L.cur;
             /* 2D: the prolongation is added by the first post-sweep as it stages x (no k_prolong pass) */
-            const ProlongArgs pa = {C.a, L.ax[0], L.ax[1], L.ax[2], C.x};
+            const ProlongArgs pa = {C.a, L.ax[0], L.ax[1], L.ax[2], C.x, nullptr};
             const bool fuse = L.a.dim == 2;
             if (!fuse) k_prolong<<<gr, bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], C.x, buf[cur], 1, active);
             if (post_one_pass(L.a)) {
