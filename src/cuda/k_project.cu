@@ -59,7 +59,7 @@ struct LevelD {
     float *diag, *inv_diag, *inv_weight, *x, *b, *r;
     float *xa; /* second x for the out-of-place fused sweeps */
     int cur;   /* during a V-cycle: 1 when the level's current x is in xa */
-    int tail_smem, tail_tab; /* levels of k_tail: offsets of its arrays and tables in shared memory (TailLevel) */
+    int tail_smem, tail_op, tail_tab; /* levels of k_tail: offsets in shared memory (TailLevel) */
     int *pc[3], *rf[3];
     float *pw[3], *rw[3];
     AxisT ax[3];
@@ -82,7 +82,8 @@ struct PoissonWS {
     int tail_first;   /* first level that k_tail runs */
     size_t tail_smem; /* its dynamic shared memory, bytes */
     TailLevel *d_tail;/* device copy of every level's descriptor, for k_tail */
-    float *tail_image;/* k_tail's shared memory at its start (operator, tables, zero vectors), tail_smem bytes */
+    float *tail_image;/* k_tail's shared memory after its vectors at its start (operators, tables) */
+    size_t tail_vec;  /* floats of the vectors (x, b, r of every tail level) at the start of that shared memory */
     CGState *d_cg;    /* the conjugate gradient's scalars */
     int *h_active;    /* pinned: `active`, polled when graphs are off */
     int use_graphs;   /* 1: the solve is two graph launches */
@@ -730,9 +731,14 @@ __device__ void remove_mean_serial(const LevA &L, const CompD &C, float *v, doub
             const float *d = L.diag + cell_at(L, 0, row % L.n[1], row / L.n[1]);
             double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
             int i = 0;
-            for (; i + 8 <= n0; i += 8)
+            for (; i + 8 <= n0; i += 8) {
+#pragma unroll
                 for (int l = 0; l < 8; l++) acc[l] += d[i + l] > 0.0f ? (double)a[i + l] : 0.0;
-            for (int l = 0; i < n0; i++, l++) acc[l] += d[i] > 0.0f ? (double)a[i] : 0.0;
+            }
+            /* the rest of the row with constant indices (acc stays in registers: cuda_notes 42) */
+#pragma unroll
+            for (int l = 0; l < 8; l++)
+                if (i + l < n0) acc[l] += d[i + l] > 0.0f ? (double)a[i + l] : 0.0;
             total += ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
         }
         float mean = (float)(total / cells0);
@@ -766,19 +772,20 @@ struct TailLevel {
     AxisT ax[3]; /* transfer to the next coarser level */
     float *x, *b, *r;
     int count;   /* padded elements */
-    int smem;    /* offset of its six arrays (x, b, r, diag, inv_diag, inv_weight) in shared memory, floats */
+    int smem;    /* offset of its vectors (x, b, r) in shared memory, floats */
+    int op;      /* offset of its operator (diag, inv_diag, inv_weight) in shared memory, floats */
     int tab;     /* offset of its transfer tables in shared memory (per axis pc, pw, rf, rw), words; -1: none */
 };
 /* the level with its operator in shared memory */
 __device__ inline TailLevel tail_in_smem(const TailLevel &T, float *sm) {
     TailLevel S = T;
-    float *base = sm + T.smem;
+    float *base = sm + T.smem, *op = sm + T.op;
     S.x = base;
     S.b = base + T.count;
     S.r = base + 2 * T.count;
-    S.a.diag = base + 3 * T.count;
-    S.a.inv_diag = base + 4 * T.count;
-    S.a.inv_weight = base + 5 * T.count;
+    S.a.diag = op;
+    S.a.inv_diag = op + T.count;
+    S.a.inv_weight = op + 2 * T.count;
     return S;
 }
 
@@ -1032,7 +1039,7 @@ __shared__ int tail_nclk;
 #endif
 __device__ void tail_body(const TailLevel *lv, int first, int nl, const CompD &coarse, int sweeps, double coarse_cells);
 __global__ void __launch_bounds__(1024) k_tail(const TailLevel *glv, int first, int nl, CompD coarse, int sweeps, const int *active,
-                                               const float4 *__restrict__ image, int image4, const float *__restrict__ b_first,
+                                               const float4 *__restrict__ image, int vec4, int image4, const float *__restrict__ b_first,
                                                float *x_first) {
     ECU_ACTIVE_OR_RETURN(active);
 #ifdef EDDY_CU_TAIL_CLOCKS
@@ -1060,12 +1067,13 @@ __global__ void __launch_bounds__(1024) k_tail(const TailLevel *glv, int first, 
         }
         lv[l - first] = S;
     }
-    /* stage: one flat copy of the image (operator, tables, zero vectors, ghosts included), then level first's b
-     * (cuda_notes 41: copied level by level through the descriptors in global memory, the staging was a chain of
-     * dependent loads, 16 us of the kernel's 84) */
+    /* stage: the vectors of every level zeroed (ghosts included), one flat copy of the image (the operators and
+     * tables, after the vectors), then level first's b (cuda_notes 41: copied level by level through the
+     * descriptors in global memory, the staging was a chain of dependent loads, 16 us of the kernel's 84) */
     float4 *sm4 = reinterpret_cast<float4 *>(sm);
+    for (int q = tid; q < vec4; q += nt) sm4[q] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 #pragma unroll 4
-    for (int q = tid; q < image4; q += nt) sm4[q] = image[q];
+    for (int q = tid; q < image4; q += nt) sm4[vec4 + q] = image[q];
     __syncthreads();
     {
         const TailLevel &S = lv[0];
@@ -1592,7 +1600,8 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
     }
     k_tail<<<1, TAIL_THREADS, P->tail_smem, c->stream>>>(P->d_tail, tf, nl, nl > 1 ? P->compc : P->comp0,
                                               EDDY_MG_COARSEST_SWEEPS, active, (const float4 *)P->tail_image,
-                                              (int)(P->tail_smem / 16), tf ? P->lv[tf].b : P->res,
+                                              (int)(P->tail_vec / 4), (int)((P->tail_smem / 4 - P->tail_vec) / 4),
+                                              tf ? P->lv[tf].b : P->res,
                                               tf ? P->lv[tf].x : P->z);
     for (int l = tf - 1; l >= 0; l--) {
         LevelD &L = P->lv[l];
@@ -1909,16 +1918,17 @@ static eddy_status send_comps(cu_sim *c, CompD *D, const eddy_plevel *L) {
 static eddy_status fill_tail_image(cu_sim *c) {
     PoissonWS *P = c->pois;
     cudaStream_t st = c->stream;
-    cudaError_t e = cudaMemsetAsync(P->tail_image, 0, P->tail_smem, st);
+    const size_t V = P->tail_vec;
+    cudaError_t e = cudaMemsetAsync(P->tail_image, 0, P->tail_smem - V * sizeof(float), st);
     for (int l = P->tail_first; l < P->nlevels && e == cudaSuccess; l++) {
         const LevelD &D = P->lv[l];
-        float *base = P->tail_image + D.tail_smem;
+        float *base = P->tail_image + (D.tail_op - V);
         const size_t n = D.count, bytes = n * sizeof(float);
-        e = cudaMemcpyAsync(base + 3 * n, D.diag, bytes, cudaMemcpyDeviceToDevice, st);
-        if (e == cudaSuccess) e = cudaMemcpyAsync(base + 4 * n, D.inv_diag, bytes, cudaMemcpyDeviceToDevice, st);
-        if (e == cudaSuccess) e = cudaMemcpyAsync(base + 5 * n, D.inv_weight, bytes, cudaMemcpyDeviceToDevice, st);
+        e = cudaMemcpyAsync(base, D.diag, bytes, cudaMemcpyDeviceToDevice, st);
+        if (e == cudaSuccess) e = cudaMemcpyAsync(base + n, D.inv_diag, bytes, cudaMemcpyDeviceToDevice, st);
+        if (e == cudaSuccess) e = cudaMemcpyAsync(base + 2 * n, D.inv_weight, bytes, cudaMemcpyDeviceToDevice, st);
         if (D.tail_tab < 0 || l + 1 >= P->nlevels) continue;
-        float *o = P->tail_image + D.tail_tab;
+        float *o = P->tail_image + (D.tail_tab - V);
         for (int a = 0; a < D.a.dim && e == cudaSuccess; a++) {
             const size_t nf = D.ax[a].nf, nc = D.ax[a].nc;
             e = cudaMemcpyAsync(o, D.pc[a], 2 * nf * sizeof(int), cudaMemcpyDeviceToDevice, st);
@@ -2105,8 +2115,11 @@ eddy_status project_init(cu_sim *c) {
             break;
         }
     }
-    P->tail_smem = 0;
-    for (int q = P->tail_first; q < P->nlevels; q++) P->tail_smem += 6 * P->lv[q].count * sizeof(float);
+    P->tail_vec = 0;
+    for (int q = P->tail_first; q < P->nlevels; q++) P->tail_vec += 3 * P->lv[q].count;
+    P->tail_vec = (P->tail_vec + 3) / 4 * 4; /* the operators start on a float4 */
+    P->tail_smem = P->tail_vec * sizeof(float);
+    for (int q = P->tail_first; q < P->nlevels; q++) P->tail_smem += 3 * P->lv[q].count * sizeof(float);
     /* the transfer tables of the tail's levels (but the coarsest) after the arrays, where they fit too */
     size_t tab_words = 0;
     for (int q = P->tail_first; q + 1 < P->nlevels; q++)
@@ -2114,7 +2127,7 @@ eddy_status project_init(cu_sim *c) {
     const bool tail_tables = P->tail_smem + tab_words * 4 + 16 <= budget;
     if (tail_tables) P->tail_smem += tab_words * 4;
     P->tail_smem = (P->tail_smem + 15) / 16 * 16; /* k_tail stages it as float4 */
-    if (st == EDDY_OK) st = dev_alloc(c, (void **)&P->tail_image, P->tail_smem, "multigrid levels");
+    if (st == EDDY_OK) st = dev_alloc(c, (void **)&P->tail_image, P->tail_smem - P->tail_vec * sizeof(float), "multigrid levels");
     if (st == EDDY_OK && P->tail_smem > budget)
         st = eddy__fail(s, EDDY_ERR_UNSUPPORTED, "cuda: the coarsest multigrid level (%d x %d x %d) does not fit in shared memory",
                         P->lv[P->nlevels - 1].a.n[0], P->lv[P->nlevels - 1].a.n[1], P->lv[P->nlevels - 1].a.n[2]);
@@ -2131,12 +2144,18 @@ eddy_status project_init(cu_sim *c) {
             h[l].r = P->lv[l].r;
             h[l].count = (int)P->lv[l].count;
             h[l].smem = 0;
+            h[l].op = 0;
             h[l].tab = -1;
         }
         size_t off = 0;
         for (int l = P->tail_first; h && l < P->nlevels; l++) {
             h[l].smem = (int)off;
-            off += 6 * P->lv[l].count;
+            off += 3 * P->lv[l].count;
+        }
+        off = P->tail_vec;
+        for (int l = P->tail_first; h && l < P->nlevels; l++) {
+            h[l].op = (int)off;
+            off += 3 * P->lv[l].count;
         }
         for (int l = P->tail_first; h && tail_tables && l + 1 < P->nlevels; l++) {
             h[l].tab = (int)off;
@@ -2144,6 +2163,7 @@ eddy_status project_init(cu_sim *c) {
         }
         for (int l = 0; h && l < P->nlevels; l++) {
             P->lv[l].tail_smem = h[l].smem;
+            P->lv[l].tail_op = h[l].op;
             P->lv[l].tail_tab = h[l].tab;
         }
         if (st == EDDY_OK) st = dev_alloc(c, (void **)&P->d_tail, (size_t)P->nlevels * sizeof(TailLevel), "multigrid levels");
