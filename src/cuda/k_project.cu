@@ -22,6 +22,7 @@ extern "C" {
 #undef restrict
 
 #include <string.h>
+#include <cooperative_groups.h>
 #ifdef EDDY_CU_TAIL_CLOCKS
 #include <stdio.h>
 #endif
@@ -101,6 +102,7 @@ struct PoissonWS {
     CompD comp0, compc;
     float *sol, *rhs, *res, *z, *p, *q;
     float *rs;        /* the mean-free residual written by level 0's first sweep (defer_shift) */
+    int coop_blocks, coop_tiles; /* k_cg_apply_update's grid and tiles per block; 0: not used (notes 50) */
     double cells0;    /* cells of the single component of level 0 */
     bool built;
     /* signature of the solids the operator was built for */
@@ -574,6 +576,98 @@ __global__ void k_cg_update(LevA L, const CGState *cg, float *__restrict__ x, fl
         sum = block_reduce<RED_SUM>(sum, sh);
         if (ECU_THREAD0()) msum[ECU_BLOCK_ID()] = sum;
     }
+}
+
+/* q = A p, alpha = r.z / p.q, x += alpha p, r = r_in - alpha q in one cooperative launch (cuda_notes 50): a block
+ * owns the reduction tiles t = blockIdx.x + k gridDim.x (k < T, T tiles of BX x BY ECU_ROWS cells, k_apply's
+ * layout) and keeps its q in shared memory across the grid barrier, so q is never written to device memory and
+ * k_cg_alpha's launch is gone; every block sums the p.q partials in the same fixed order (the same alpha in all),
+ * block 0 records it (and a breakdown as k_cg_alpha does). The per-cell operations are k_apply's and k_cg_update's;
+ * the partials are per block of this launch (partials, msum: gridDim.x of them for k_cg_check). */
+/* 4 blocks per SM (at most 64 registers): uncapped it took 3, too few for a grid of 2048 / 4 tiles */
+__global__ void __launch_bounds__(256, 4) k_cg_apply_update(LevA L, CGState *cg, float *__restrict__ x, float *r,
+                                                         const float *r_in, const float *__restrict__ p, double *pq_part,
+                                                         double *partials, double *msum, Readback *rb, int ntx, int nty,
+                                                         int ntiles, int T) {
+    if (!cg->active) return; /* the same decision in every block: active changes only after the barrier */
+    extern __shared__ float qs[];
+    __shared__ double sh[32];
+    const int tid = (int)(threadIdx.x + BX * threadIdx.y);
+    double acc = 0.0;
+    for (int k = 0; k < T; k++) {
+        const int t = (int)blockIdx.x + k * (int)gridDim.x;
+        if (t >= ntiles) break;
+        const int i = (t % ntx) * BX + (int)threadIdx.x, kz = t / (ntx * nty);
+        const int j0 = ((t / ntx) % nty) * (BY * ECU_ROWS) + (int)threadIdx.y;
+#pragma unroll
+        for (int r_ = 0; r_ < ECU_ROWS; r_++) {
+            const int j = j0 + r_ * BY;
+            if (i >= L.n[0] || j >= L.n[1]) continue;
+            const int e = cell_at(L, i, j, kz);
+            const float d = L.diag[e];
+            const float a = d * p[e] - NBD(p, e);
+            const float y = d > 0.0f ? a : 0.0f;
+            qs[(k * ECU_ROWS + r_) * 256 + tid] = y;
+            acc += (double)p[e] * (double)y;
+        }
+    }
+    acc = block_reduce<RED_SUM>(acc, sh);
+    if (ECU_THREAD0()) pq_part[blockIdx.x] = acc;
+    cooperative_groups::this_grid().sync();
+    /* alpha, as k_cg_alpha computes it from these partials */
+    double v = 0.0;
+    for (int b = tid; b < (int)gridDim.x; b += 256) v += __ldcg(pq_part + b);
+    v = block_reduce<RED_SUM>(v, sh);
+    __shared__ float alpha_s;
+    __shared__ int stop_s;
+    if (tid == 0) {
+        const double pq = v, rz = cg->rz;
+        stop_s = !(pq > 0.0) || !(rz > 0.0);
+        alpha_s = stop_s ? 0.0f : (float)(rz / pq);
+        if (blockIdx.x == 0) {
+            if (stop_s) {
+                cg->active = 0;
+                rb->red[R_CG_ITER] = cg->it;
+            } else {
+                cg->alpha = alpha_s;
+            }
+        }
+    }
+    __syncthreads();
+    if (stop_s) return;
+    const float alpha = alpha_s;
+    double rr = 0.0, sum = 0.0;
+    for (int k = 0; k < T; k++) {
+        const int t = (int)blockIdx.x + k * (int)gridDim.x;
+        if (t >= ntiles) break;
+        const int i = (t % ntx) * BX + (int)threadIdx.x, kz = t / (ntx * nty);
+        const int j0 = ((t / ntx) % nty) * (BY * ECU_ROWS) + (int)threadIdx.y;
+        float xv[ECU_ROWS], pv[ECU_ROWS], rv[ECU_ROWS];
+#pragma unroll
+        for (int r_ = 0; r_ < ECU_ROWS; r_++) {
+            const int j = j0 + r_ * BY;
+            if (i >= L.n[0] || j >= L.n[1]) continue;
+            const int e = cell_at(L, i, j, kz);
+            xv[r_] = x[e];
+            pv[r_] = p[e];
+            rv[r_] = r_in[e];
+        }
+#pragma unroll
+        for (int r_ = 0; r_ < ECU_ROWS; r_++) {
+            const int j = j0 + r_ * BY;
+            if (i >= L.n[0] || j >= L.n[1]) continue;
+            const int e = cell_at(L, i, j, kz);
+            x[e] = xv[r_] + alpha * pv[r_];
+            const float re = rv[r_] - alpha * qs[(k * ECU_ROWS + r_) * 256 + tid];
+            r[e] = re;
+            rr += (double)re * (double)re;
+            sum += (double)re;
+        }
+    }
+    rr = block_reduce<RED_SUM>(rr, sh);
+    if (ECU_THREAD0()) partials[blockIdx.x] = rr;
+    sum = block_reduce<RED_SUM>(sum, sh);
+    if (ECU_THREAD0()) msum[blockIdx.x] = sum;
 }
 
 /* one pure-Neumann component holding every solved cell: r -= its mean, kept by the device (poisson_mg.c
@@ -1358,6 +1452,7 @@ __global__ void k_write_pressure(Geo g, LevA L, const float *__restrict__ x, flo
 /* levels with at most this many cells run inside one thread block (k_tail): below it a grid-wide launch costs
  * more than the whole level's work */
 #define TAIL_MAX_CELLS 4096
+#define COOP_TILES 4
 #define TAIL_THREADS 1024
 
 static dim3 cells_grid(const LevA &L) { return tiles(L.n[0], L.n[1], L.n[2]); }
@@ -1655,6 +1750,23 @@ static void cg_update_check(cu_sim *c) {
     size_t nb = red_blocks(L);
     const int *active = &P->d_cg->active;
     ghosts(c, L0, P->p, active);
+    const CompD &C0c = P->comp0;
+    if (P->coop_blocks && C0c.count && C0c.single_all) {
+        const dim3 rg = red_grid(L);
+        LevA La = L;
+        CGState *cgp = P->d_cg;
+        float *xs_ = P->sol, *rs_ = P->res, *ps_ = P->p;
+        const float *rin = cg_r(c);
+        double *pq = part(c, 0), *rr = part(c, 1), *ms = part(c, 4);
+        Readback *rbp = c->d_rb;
+        int ntx = (int)rg.x, nty = (int)rg.y, ntiles = (int)ECU_BLOCKS(rg), T = P->coop_tiles;
+        void *args[] = {&La, &cgp, &xs_, &rs_, &rin, &ps_, &pq, &rr, &ms, &rbp, &ntx, &nty, &ntiles, &T};
+        cudaLaunchCooperativeKernel((const void *)k_cg_apply_update, dim3((unsigned)P->coop_blocks), bl, args,
+                                    (size_t)T * ECU_ROWS * 256 * sizeof(float), c->stream);
+        k_cg_check<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 1), part(c, 4), (size_t)P->coop_blocks, P->cells0, c->d_rb);
+        if (!defer_shift(c)) k_res_shift<<<gr, bl, 0, c->stream>>>(L, P->d_cg, P->res);
+        return;
+    }
     k_apply<<<red_grid(L), bl, 0, c->stream>>>(L, P->p, P->q, part(c, 0), active);
     k_cg_alpha<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), nb, c->d_rb);
     const CompD &C0 = P->comp0;
@@ -2170,6 +2282,26 @@ eddy_status project_init(cu_sim *c) {
         if (st == EDDY_OK) st = send(c, P->d_tail, h, (size_t)P->nlevels * sizeof(TailLevel));
         if (st == EDDY_OK && cudaStreamSynchronize(c->stream) != cudaSuccess) st = cuda_fail(c, cudaGetLastError(), "multigrid levels");
         free(h);
+    }
+    /* k_cg_apply_update (notes 50) where a resident grid holds every reduction tile with at most COOP_TILES tiles
+     * per block (their q in shared memory) */
+    P->coop_blocks = P->coop_tiles = 0;
+    if (st == EDDY_OK) {
+        int coop = 0, sms = 0, per_sm = 0;
+        cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, c->device);
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, c->device);
+        const size_t ntiles = red_blocks(P->lv[0].a);
+        for (int T = 1; coop && T <= COOP_TILES; T++) {
+            const size_t smem = (size_t)T * ECU_ROWS * 256 * sizeof(float);
+            if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_cg_apply_update, 256, smem) != cudaSuccess) break;
+            const size_t G = (ntiles + T - 1) / T;
+            if (G <= (size_t)per_sm * sms && G <= c->partial_stride) {
+                P->coop_blocks = (int)G;
+                P->coop_tiles = T;
+                break;
+            }
+        }
+        cudaGetLastError();
     }
     if (st == EDDY_OK) st = dev_alloc(c, (void **)&P->d_cg, sizeof(CGState), "solver scalars");
     if (st == EDDY_OK && cudaMemsetAsync(P->d_cg, 0, sizeof(CGState), c->stream) != cudaSuccess)
