@@ -102,7 +102,7 @@ struct PoissonWS {
     CompD comp0, compc;
     float *sol, *rhs, *res, *z, *p, *q;
     float *rs;        /* the mean-free residual written by level 0's first sweep (defer_shift) */
-    int coop_blocks, coop_tiles; /* k_cg_apply_update's grid and tiles per block; 0: not used (notes 50) */
+    int coop_blocks, coop_tiles; /* k_cg_apply_update's grid and tiles per block; 0: not used (cuda_notes 52) */
     double cells0;    /* cells of the single component of level 0 */
     bool built;
     /* signature of the solids the operator was built for */
@@ -292,10 +292,10 @@ __global__ void k_half_sweep(LevA L, float *__restrict__ x, const float *__restr
  * for the tile's cells. */
 /* NS (cuda_notes 38): full sweeps in the pass (1 or 2), halo 2 NS; half sweep h of the 2 NS updates its colour on
  * the tile and 2 NS - 1 - h halo layers (in place in shared memory: a half sweep reads the other colour only). */
-/* RES (cuda_notes 46): the pass also computes the level's residual (b - A x) * inv_weight on the tile into rout
+/* RES (cuda_notes 47): the pass also computes the level's residual (b - A x) * inv_weight on the tile into rout
  * (k_residual_w's operations on the same values): the halo grows by one, every half sweep of the pass is done in
  * shared memory (the last on the tile and one halo layer), and the residual's stencil reads the staged x. */
-/* RES == 2 (cuda_notes 48, 2D): the residual on the tile and one halo layer into shared memory (halo 5), and its
+/* RES == 2 (cuda_notes 49, 2D): the residual on the tile and one halo layer into shared memory (halo 5), and its
  * restriction to the coarse cells under the tile into pa.cb with d_restrict's operations (the fine level addressed
  * in the shared array); the residual is not written to device memory and no k_restrict pass follows. */
 template <int DIM, int TX, int TY, int TZ, bool PRO, bool DOT, int Z, int NS = 1, int RES = 0>
@@ -312,7 +312,7 @@ __global__ void __launch_bounds__(256) k_sweep_tile(LevA L, const float *__restr
     constexpr int RSX = TX + 2, RSY = TY + 2; /* RES == 2: the residual on the tile and one layer */
     __shared__ float rsm[RES == 2 ? RSX * RSY : 1];
     /* Z: the staging holds the first sweep's red half from zero on one more layer, and the black half is the first
-     * of the half sweeps in shared memory (cuda_notes 47: computed while staging, each black cell gathered its four
+     * of the half sweeps in shared memory (cuda_notes 48: computed while staging, each black cell gathered its four
      * red neighbours' b and 1/diag, divergent from the red lanes) */
     constexpr int ZE = Z ? 1 : 0;
     constexpr int H = 2 * NS + HR + ZE;
@@ -348,9 +348,9 @@ __global__ void __launch_bounds__(256) k_sweep_tile(LevA L, const float *__restr
 #define NBS(q) (DIM == 3 ? L.w[0] * (xs[(q) - 1] + xs[(q) + 1]) + L.w[1] * (xs[(q) - SSY] + xs[(q) + SSY]) + \
                                L.w[2] * (xs[(q) - SSZ] + xs[(q) + SSZ])                                \
                          : L.w[0] * (xs[(q) - 1] + xs[(q) + 1]) + L.w[1] * (xs[(q) - SSY] + xs[(q) + SSY]))
-    /* the half sweeps before the last, on regions of the tile and M = 2 NS - 1 - h halo layers (real cells only):
-     * a row of a region holds RX / 2 cells of the colour; x0 + H is even, so the cell at region column lx has the
-     * parity of lx + M */
+    /* the half sweeps in shared memory, h on the tile and M = H - 1 - h halo layers (real cells only): the first
+     * sweep's black half (Z), the half sweeps before the last, and with RES the last as well; a row of a region
+     * holds RX / 2 cells of the colour; x0 + H is even, so the cell at region column lx has the parity of lx + M */
 #pragma unroll
     for (int h = 0; h < 2 * NS - 1 + (RES ? 1 : 0) + ZE; h++) {
         const int M = H - 1 - h, RX = TX + 2 * M, RY = TY + 2 * M, RZ = DIM == 3 ? TZ + 2 * M : 1;
@@ -536,7 +536,7 @@ __global__ void k_first_sweep_shift(LevA L, float *__restrict__ x, const float *
  * the state) */
 /* r_in may be r (no restrict on them). The eight rows' values are loaded first, then updated and stored (the same
  * values and the same order of the sums; each element is read before it is written in either form): where r may
- * alias r_in the compiler kept each row's loads behind the previous row's stores (cuda_notes 45: 0.11 warps issued
+ * alias r_in the compiler kept each row's loads behind the previous row's stores (cuda_notes 46: 0.11 warps issued
  * per cycle, DRAM at 55%) */
 __global__ void k_cg_update(LevA L, const CGState *cg, float *__restrict__ x, float *r, const float *r_in,
                             const float *__restrict__ p, const float *__restrict__ q, double *partials, double *msum) {
@@ -578,7 +578,7 @@ __global__ void k_cg_update(LevA L, const CGState *cg, float *__restrict__ x, fl
     }
 }
 
-/* q = A p, alpha = r.z / p.q, x += alpha p, r = r_in - alpha q in one cooperative launch (cuda_notes 50): a block
+/* q = A p, alpha = r.z / p.q, x += alpha p, r = r_in - alpha q in one cooperative launch (cuda_notes 52): a block
  * owns the reduction tiles t = blockIdx.x + k gridDim.x (k < T, T tiles of BX x BY ECU_ROWS cells, k_apply's
  * layout) and keeps its q in shared memory across the grid barrier, so q is never written to device memory and
  * k_cg_alpha's launch is gone; every block sums the p.q partials in the same fixed order (the same alpha in all),
@@ -1044,7 +1044,7 @@ __device__ void warp_sweeps_shfl(const TailLevel &T, int sweeps) {
 }
 
 /* A coarsest level of 2 x 2 (x 2) cells without periodic axes by one thread, every value in registers (cuda_notes
- * 44): the same half sweeps and float operations as tail_sweeps (a neighbour outside the level is a ghost's zero,
+ * 43): the same half sweeps and float operations as tail_sweeps (a neighbour outside the level is a ghost's zero,
  * added in the same place of the sum) */
 __device__ inline bool tail_two_cells(const LevA &L) {
     return !L.periodic[0] && !L.periodic[1] && !L.periodic[2] && L.n[0] == 2 && L.n[1] == 2 && L.n[2] == (L.dim == 3 ? 2 : 1);
@@ -1617,11 +1617,11 @@ static void rz_partials(cu_sim *c, const int *active) {
 static int pre_fused(const LevA &L) { return EDDY_MG_SMOOTH >= 2 && L.dim == 2; }
 
 /* the residual of a 2D level computed by its pre-smoothing pass (k_sweep_tile with RES, halo 3) instead of a
- * k_residual_w pass (cuda_notes 46); levels without periodic axes */
+ * k_residual_w pass (cuda_notes 47); levels without periodic axes */
 static bool res_fused(const LevA &L) { return pre_fused(L) && EDDY_MG_SMOOTH == 2 && L.dim == 2; }
 
 /* ... and restricted by it into the coarse b (k_sweep_tile with RES == 2, halo 5) instead of a k_restrict pass
- * (cuda_notes 48): 2D levels without periodic axes whose two axes are both coarsened */
+ * (cuda_notes 49): 2D levels without periodic axes whose two axes are both coarsened */
 static bool rst_fused(const LevelD &L) {
     return res_fused(L.a) && L.ax[0].coarsened && L.ax[1].coarsened && !L.periodic[0] && !L.periodic[1];
 }
@@ -2283,7 +2283,7 @@ eddy_status project_init(cu_sim *c) {
         if (st == EDDY_OK && cudaStreamSynchronize(c->stream) != cudaSuccess) st = cuda_fail(c, cudaGetLastError(), "multigrid levels");
         free(h);
     }
-    /* k_cg_apply_update (notes 50) where a resident grid holds every reduction tile with at most COOP_TILES tiles
+    /* k_cg_apply_update (cuda_notes 52) where a resident grid holds every reduction tile with at most COOP_TILES tiles
      * per block (their q in shared memory) */
     P->coop_blocks = P->coop_tiles = 0;
     if (st == EDDY_OK) {
