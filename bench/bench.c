@@ -81,6 +81,46 @@ static void case_label(const bench_case *c, char *out, size_t size) {
     else snprintf(out, size, "3D %dx%dx%d", c->n[0], c->n[1], c->n[2]);
 }
 
+/* Vorticity confinement per cell at this size and on a grid with rows as long but so few of them that its slabs
+ * and fields stay in the caches (16 rows in 2D, 8 x 16 in 3D): when the two are close, the stage is bound by the
+ * core (its stencils' arithmetic and cache traffic), not by memory bandwidth, and no rewrite of its memory access
+ * would bring it near the copy bandwidth. */
+static double vorticity_ns_per_cell(eddy_sim *s) {
+    double t[15];
+    for (int r = 0; r < 15; r++) {
+        double t0 = eddy__now_ms();
+        eddy__apply_vorticity(s, s->def.dt);
+        t[r] = eddy__now_ms() - t0;
+    }
+    return median(t, 15) * 1e6 / (double)s->ncells;
+}
+
+static void vorticity_in_cache(eddy_sim *s) {
+    eddy_sim_def d = s->def;
+    if (d.dim == 2) d.grid[1] = 16; /* rows as long as here, few of them */
+    else d.grid[1] = 8, d.grid[2] = 16;
+    d.size[1] = d.size[2] = 0.0f; /* derived from size[0] and the cell count */
+    d.dt = 0.5f / (float)d.grid[1];
+    eddy_sim *small = NULL;
+    char msg[256];
+    if (eddy_sim_create(&d, &small, msg, sizeof msg) != EDDY_OK) {
+        printf("create failed: %s\n", msg);
+        return;
+    }
+    for (int i = 0; i < 4; i++) { /* a swirl everywhere: every cell takes the full path */
+        eddy_splat sp = {{0.2f + 0.2f * (float)i, 0.05f, 0.05f}, 0.05f, {1, 1, 1}, {i % 2 ? 1.0f : -1.0f, 0.5f, 0.3f}, 1.0f};
+        eddy_sim_splat(small, &sp);
+    }
+    eddy_sim_step(small);
+    double big = vorticity_ns_per_cell(s), cached = vorticity_ns_per_cell(small);
+    char small_label[32];
+    bench_case sc = {d.dim, {d.grid[0], d.grid[1], d.grid[2]}};
+    case_label(&sc, small_label, sizeof small_label);
+    printf("%-16s %6s | vorticity per cell: %.2f ns here, %.2f ns in cache (%s): memory adds %.0f%%\n", "", "", big,
+           cached, small_label + 3, 100.0 * (big - cached) / cached);
+    eddy_sim_destroy(small);
+}
+
 static void run_case(const bench_case *c, int threads, int steps, double copy_gbs) {
     eddy_sim_def d = eddy_sim_def_default();
     d.dim = c->dim;
@@ -160,7 +200,10 @@ static void run_case(const bench_case *c, int threads, int steps, double copy_gb
         if (bytes[k] > 0 && ms > 0) printf(" (%.0f%%)", 100.0 * bytes[k] / (ms * 1e-3) / 1e9 / copy_gbs);
     }
     printf("\n");
-    if (measured > 0) stages_alone(s, copy_gbs);
+    if (measured > 0) {
+        stages_alone(s, copy_gbs);
+        if (threads == 1) vorticity_in_cache(s); /* with more threads, a small grid's halo slabs would weigh in */
+    }
     for (int k = 0; k < EDDY_STAGE_COUNT; k++) free(stage[k]);
     free(whole);
     eddy_sim_destroy(s);
