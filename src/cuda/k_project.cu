@@ -355,6 +355,21 @@ __global__ void __launch_bounds__(256) k_sweep_tile(LevA L, const float *__restr
     for (int h = 0; h < 2 * NS - 1 + (RES ? 1 : 0) + ZE; h++) {
         const int M = H - 1 - h, RX = TX + 2 * M, RY = TY + 2 * M, RZ = DIM == 3 ? TZ + 2 * M : 1;
         const int R = RX * RY * RZ, p = c1 ^ ((h + ZE) & 1), o = H - M;
+        if constexpr (DIM == 2) {
+            /* 2D (cuda_notes 54): a thread keeps its column m of the colour and steps rows, so the region's index
+             * divisions are done once per half sweep instead of once per cell (256 threads: launch_sweep's block) */
+            constexpr int NT = 256;
+            const int COLS = RX / 2, RPP = NT / COLS, m = tid % COLS;
+            for (int ly = tid / COLS; ly < RY && tid < RPP * COLS; ly += RPP) {
+                const int gy = y0 + o + ly;
+                const int lx = 2 * m + ((gy + p + M) & 1);
+                const int gx = x0 + o + lx;
+                if (gx < 0 || gx >= L.n[0] || gy < 0 || gy >= L.n[1]) continue;
+                const int e = cell_at(L, gx, gy, 0);
+                const int s = (lx + o) + SSY * (ly + o);
+                xs[s] = (BV(e) + NBS(s)) * inv_diag[e];
+            }
+        } else {
         for (int q = tid; q < R / 2; q += nt) {
             const int row = q / (RX / 2), m = q % (RX / 2);
             const int ly = row % RY, lz = row / RY;
@@ -365,6 +380,7 @@ __global__ void __launch_bounds__(256) k_sweep_tile(LevA L, const float *__restr
             const int e = cell_at(L, gx, gy, gz);
             const int s = (lx + o) + SSY * (ly + o) + SSZ * (DIM == 3 ? lz + o : 0);
             xs[s] = (BV(e) + NBS(s)) * inv_diag[e];
+        }
         }
         __syncthreads();
     }
