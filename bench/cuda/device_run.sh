@@ -46,6 +46,28 @@ for what in "$@"; do
         "$bin/bench_cuda" --profile $cfg > "$OUT/ncu_forces_$tag.log" 2>&1; echo "ncu-forces $cfg rc=$?"
       grep -E "k_vort|k_buoy|k_diag|duration|bytes|throughput|issued|warps_active" "$OUT/ncu_forces_$tag.log" | head -60
     done ;;
+  step2d) timeout 120 "$bin/bench_cuda" --only 2048 --no-stages > "$OUT/step2d.log" 2>&1; echo "step2d rc=$?"; cat "$OUT/step2d.log" ;;
+  prof2d)
+    # every kernel of one 2D 2048^2 step (warm_start 0, graphs off), one CSV row per launch; and, where nsys is
+    # installed, the graph-launched steps' timeline per kernel node (the gaps between the kernels included)
+    timeout 200 "$ncu" --clock-control none --profile-from-start off --csv --page raw --metrics gpu__time_duration.sum \
+      "$bin/bench_cuda" --profile 2 2048 0 > "$OUT/prof2d.csv" 2>&1; echo "prof2d rc=$?"
+    nsys=$(command -v nsys || ls /usr/local/cuda/bin/nsys /opt/nvidia/nsight-systems/*/bin/nsys 2>/dev/null | head -n 1)
+    if [ -n "$nsys" ]; then
+      timeout 200 "$nsys" profile --cuda-graph-trace=node -o /tmp/eddy_nsys -f true "$bin/bench_cuda" --only 2048 --no-stages --steps 5 > "$OUT/nsys_run.log" 2>&1
+      timeout 100 "$nsys" stats --report cuda_gpu_trace --format csv -o "$OUT/nsys2d" /tmp/eddy_nsys.nsys-rep > "$OUT/nsys_stats.log" 2>&1
+      echo "nsys rc=$?"; ls -la "$OUT"
+    else echo "no nsys"; fi ;;
+  prof2dhot)
+    # as prof2d, the caches kept between kernels (closer to the step, where the coarse levels stay in L2)
+    timeout 200 "$ncu" --clock-control none --cache-control none --profile-from-start off --csv --page raw --metrics gpu__time_duration.sum \
+      "$bin/bench_cuda" --profile 2 2048 0 > "$OUT/prof2dhot.csv" 2>&1; echo "prof2dhot rc=$?" ;;
+  ncu2d)
+    # the level-0 solver kernels of one 2D 2048^2 step in detail (the first V-cycle's and CG update's launches)
+    timeout 300 "$ncu" --clock-control none --cache-control none --profile-from-start off \
+      -k regex:'k_sweep_tile|k_residual_w|k_restrict|k_cg_update|k_apply|k_cg_direction' -c 22 --section SpeedOfLight \
+      --section MemoryWorkloadAnalysis --section WarpStateStats --section LaunchStats --section Occupancy \
+      --section SchedulerStats "$bin/bench_cuda" --profile 2 2048 0 > "$OUT/ncu2d.log" 2>&1; echo "ncu2d rc=$?" ;;
   bench-quick) timeout 200 "$bin/bench_cuda" --quick > "$OUT/bench.log" 2>&1; echo "bench rc=$?"; cat "$OUT/bench.log" ;;
   esac
 done

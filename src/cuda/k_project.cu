@@ -22,6 +22,10 @@ extern "C" {
 #undef restrict
 
 #include <string.h>
+#include <cooperative_groups.h>
+#ifdef EDDY_CU_TAIL_CLOCKS
+#include <stdio.h>
+#endif
 
 namespace ecu {
 
@@ -56,6 +60,7 @@ struct LevelD {
     float *diag, *inv_diag, *inv_weight, *x, *b, *r;
     float *xa; /* second x for the out-of-place fused sweeps */
     int cur;   /* during a V-cycle: 1 when the level's current x is in xa */
+    int tail_smem, tail_op, tail_tab; /* levels of k_tail: offsets in shared memory (TailLevel) */
     int *pc[3], *rf[3];
     float *pw[3], *rw[3];
     AxisT ax[3];
@@ -78,6 +83,8 @@ struct PoissonWS {
     int tail_first;   /* first level that k_tail runs */
     size_t tail_smem; /* its dynamic shared memory, bytes */
     TailLevel *d_tail;/* device copy of every level's descriptor, for k_tail */
+    float *tail_image;/* k_tail's shared memory after its vectors at its start (operators, tables) */
+    size_t tail_vec;  /* floats of the vectors (x, b, r of every tail level) at the start of that shared memory */
     CGState *d_cg;    /* the conjugate gradient's scalars */
     int *h_active;    /* pinned: `active`, polled when graphs are off */
     int use_graphs;   /* 1: the solve is two graph launches */
@@ -95,6 +102,7 @@ struct PoissonWS {
     CompD comp0, compc;
     float *sol, *rhs, *res, *z, *p, *q;
     float *rs;        /* the mean-free residual written by level 0's first sweep (defer_shift) */
+    int coop_blocks, coop_tiles; /* k_cg_apply_update's grid and tiles per block; 0: not used (cuda_notes 52) */
     double cells0;    /* cells of the single component of level 0 */
     bool built;
     /* signature of the solids the operator was built for */
@@ -232,6 +240,7 @@ struct ProlongArgs {
     LevA C;
     AxisT ax0, ax1, ax2;
     const float *xc;
+    float *cb; /* k_sweep_tile with RES == 2: the coarse level's b that the pass restricts into */
 };
 
 /* ------------------------------------------------------------------ grid-wide kernels */
@@ -283,20 +292,35 @@ __global__ void k_half_sweep(LevA L, float *__restrict__ x, const float *__restr
  * for the tile's cells. */
 /* NS (cuda_notes 38): full sweeps in the pass (1 or 2), halo 2 NS; half sweep h of the 2 NS updates its colour on
  * the tile and 2 NS - 1 - h halo layers (in place in shared memory: a half sweep reads the other colour only). */
-template <int DIM, int TX, int TY, int TZ, bool PRO, bool DOT, int Z, int NS = 1>
+/* RES (cuda_notes 47): the pass also computes the level's residual (b - A x) * inv_weight on the tile into rout
+ * (k_residual_w's operations on the same values): the halo grows by one, every half sweep of the pass is done in
+ * shared memory (the last on the tile and one halo layer), and the residual's stencil reads the staged x. */
+/* RES == 2 (cuda_notes 49, 2D): the residual on the tile and one halo layer into shared memory (halo 5), and its
+ * restriction to the coarse cells under the tile into pa.cb with d_restrict's operations (the fine level addressed
+ * in the shared array); the residual is not written to device memory and no k_restrict pass follows. */
+template <int DIM, int TX, int TY, int TZ, bool PRO, bool DOT, int Z, int NS = 1, int RES = 0>
 __global__ void __launch_bounds__(256) k_sweep_tile(LevA L, const float *__restrict__ x, float *__restrict__ xout,
                                                     const float *__restrict__ b, int c1, const int *active,
                                                     ProlongArgs pa, double *partials, float *__restrict__ rs,
-                                                    const float *mean) {
+                                                    const float *mean, float *__restrict__ rout) {
     ECU_ACTIVE_OR_RETURN(active);
     const float shift = Z == 2 ? -*mean : 0.0f;
     /* b at padded index q (ghosts: r = 0, inv_diag = 0; inv_diag > 0 exactly where diag > 0) */
 #define BV(q) (Z == 2 ? (L.inv_diag[q] > 0.0f ? b[q] + shift : b[q]) : b[q])
-    constexpr int H = 2 * NS;
+    constexpr int HR = RES;
+    static_assert(RES < 2 || DIM == 2, "the restriction from shared memory is 2D");
+    constexpr int RSX = TX + 2, RSY = TY + 2; /* RES == 2: the residual on the tile and one layer */
+    __shared__ float rsm[RES == 2 ? RSX * RSY : 1];
+    /* Z: the staging holds the first sweep's red half from zero on one more layer, and the black half is the first
+     * of the half sweeps in shared memory (cuda_notes 48: computed while staging, each black cell gathered its four
+     * red neighbours' b and 1/diag, divergent from the red lanes) */
+    constexpr int ZE = Z ? 1 : 0;
+    constexpr int H = 2 * NS + HR + ZE;
     constexpr int SX = TX + 2 * H, SY = TY + 2 * H, SZ = DIM == 3 ? TZ + 2 * H : 1, S = SX * SY * SZ;
     constexpr int SSY = SX, SSZ = SX * SY;
     static_assert(TX % 2 == 0, "even tile width: a row of a region holds half its cells of each colour");
     static_assert(Z == 0 || NS == 1, "the pre-smoothing pass is one sweep after the first");
+    static_assert(!RES || (!DOT && !PRO), "the residual is fused into the pre-smoothing pass only");
     __shared__ float xs[S];
     const float *__restrict__ inv_diag = L.inv_diag;
     const int tid = (int)(threadIdx.x + blockDim.x * threadIdx.y), nt = (int)(blockDim.x * blockDim.y);
@@ -310,16 +334,8 @@ __global__ void __launch_bounds__(256) k_sweep_tile(LevA L, const float *__restr
             const int e = cell_at(L, gx, gy, DIM == 3 ? gz : 0);
             const bool interior = gx >= 0 && gx < L.n[0] && gy >= 0 && gy < L.n[1] && (DIM == 2 || (gz >= 0 && gz < L.n[2]));
             if (Z && interior) {
-                const float be = BV(e);
-                if (((gx + gy + gz) & 1) == 0) {
-                    xv = 1.0f * (be * inv_diag[e]);
-                } else {
-#define RED(q) (1.0f * (BV(q) * inv_diag[q]))
-                    float nb = L.w[0] * (RED(e - 1) + RED(e + 1)) + L.w[1] * (RED(e - L.sy) + RED(e + L.sy));
-                    if (DIM == 3) nb = nb + L.w[2] * (RED(e - L.sz) + RED(e + L.sz));
-#undef RED
-                    xv = (be + nb) * inv_diag[e];
-                }
+                /* red from zero (k_first_sweep's b / diag); black is computed by the first half sweep below */
+                xv = ((gx + gy + gz) & 1) == 0 ? 1.0f * (BV(e) * inv_diag[e]) : 0.0f;
             } else {
                 xv = x[e];
             }
@@ -332,13 +348,28 @@ __global__ void __launch_bounds__(256) k_sweep_tile(LevA L, const float *__restr
 #define NBS(q) (DIM == 3 ? L.w[0] * (xs[(q) - 1] + xs[(q) + 1]) + L.w[1] * (xs[(q) - SSY] + xs[(q) + SSY]) + \
                                L.w[2] * (xs[(q) - SSZ] + xs[(q) + SSZ])                                \
                          : L.w[0] * (xs[(q) - 1] + xs[(q) + 1]) + L.w[1] * (xs[(q) - SSY] + xs[(q) + SSY]))
-    /* the half sweeps before the last, on regions of the tile and M = 2 NS - 1 - h halo layers (real cells only):
-     * a row of a region holds RX / 2 cells of the colour; x0 + H is even, so the cell at region column lx has the
-     * parity of lx + M */
+    /* the half sweeps in shared memory, h on the tile and M = H - 1 - h halo layers (real cells only): the first
+     * sweep's black half (Z), the half sweeps before the last, and with RES the last as well; a row of a region
+     * holds RX / 2 cells of the colour; x0 + H is even, so the cell at region column lx has the parity of lx + M */
 #pragma unroll
-    for (int h = 0; h < 2 * NS - 1; h++) {
-        const int M = 2 * NS - 1 - h, RX = TX + 2 * M, RY = TY + 2 * M, RZ = DIM == 3 ? TZ + 2 * M : 1;
-        const int R = RX * RY * RZ, p = c1 ^ (h & 1), o = H - M;
+    for (int h = 0; h < 2 * NS - 1 + (RES ? 1 : 0) + ZE; h++) {
+        const int M = H - 1 - h, RX = TX + 2 * M, RY = TY + 2 * M, RZ = DIM == 3 ? TZ + 2 * M : 1;
+        const int R = RX * RY * RZ, p = c1 ^ ((h + ZE) & 1), o = H - M;
+        if constexpr (DIM == 2) {
+            /* 2D (cuda_notes 54): a thread keeps its column m of the colour and steps rows, so the region's index
+             * divisions are done once per half sweep instead of once per cell (256 threads: launch_sweep's block) */
+            constexpr int NT = 256;
+            const int COLS = RX / 2, RPP = NT / COLS, m = tid % COLS;
+            for (int ly = tid / COLS; ly < RY && tid < RPP * COLS; ly += RPP) {
+                const int gy = y0 + o + ly;
+                const int lx = 2 * m + ((gy + p + M) & 1);
+                const int gx = x0 + o + lx;
+                if (gx < 0 || gx >= L.n[0] || gy < 0 || gy >= L.n[1]) continue;
+                const int e = cell_at(L, gx, gy, 0);
+                const int s = (lx + o) + SSY * (ly + o);
+                xs[s] = (BV(e) + NBS(s)) * inv_diag[e];
+            }
+        } else {
         for (int q = tid; q < R / 2; q += nt) {
             const int row = q / (RX / 2), m = q % (RX / 2);
             const int ly = row % RY, lz = row / RY;
@@ -349,6 +380,7 @@ __global__ void __launch_bounds__(256) k_sweep_tile(LevA L, const float *__restr
             const int e = cell_at(L, gx, gy, gz);
             const int s = (lx + o) + SSY * (ly + o) + SSZ * (DIM == 3 ? lz + o : 0);
             xs[s] = (BV(e) + NBS(s)) * inv_diag[e];
+        }
         }
         __syncthreads();
     }
@@ -364,11 +396,35 @@ __global__ void __launch_bounds__(256) k_sweep_tile(LevA L, const float *__restr
             const int e = cell_at(L, gx, gy, gz);
             float v = xs[s];
             const bool second = ((gx + gy + gz + c1) & 1) != 0; /* the last half sweep's colour (2 NS - 1 odd) */
-            const float be = DOT || second || Z == 2 ? BV(e) : 0.0f;
-            if (second) v = (be + NBS(s)) * inv_diag[e];
+            const float be = DOT || second || Z == 2 || RES ? BV(e) : 0.0f;
+            if (second && !RES) v = (be + NBS(s)) * inv_diag[e];
             xout[e] = v;
+            if (RES == 1) rout[e] = (be - (L.diag[e] * v - NBS(s))) * L.inv_weight[e];
             if (Z == 2) rs[e] = be;
             if (DOT) acc += (double)be * (double)v;
+        }
+    }
+    if (RES == 2) {
+        /* the residual on the tile and one layer (cells of the level only; the restriction reads no other) */
+        for (int q = tid; q < RSX * RSY; q += nt) {
+            const int lx = q % RSX, ly = q / RSX;
+            const int gx = x0 + H - 1 + lx, gy = y0 + H - 1 + ly;
+            if (gx < 0 || gx >= L.n[0] || gy < 0 || gy >= L.n[1]) continue;
+            const int s = (lx + H - 1) + SSY * (ly + H - 1);
+            const int e = cell_at(L, gx, gy, 0);
+            rsm[q] = (BV(e) - (L.diag[e] * xs[s] - NBS(s))) * L.inv_weight[e];
+        }
+        __syncthreads();
+        /* the fine level as d_restrict sees it: cell (i, j) at rsm[(i - fx0 + 1) + RSX (j - fy0 + 1)] */
+        const int fx0 = x0 + H, fy0 = y0 + H;
+        LevA F = L;
+        F.sy = RSX;
+        F.origin = 1 - fx0 + RSX * (1 - fy0);
+        const int cx0 = fx0 / 2, cy0 = fy0 / 2;
+        for (int q = tid; q < (TX / 2) * (TY / 2); q += nt) {
+            const int cx = cx0 + q % (TX / 2), cy = cy0 + q / (TX / 2);
+            if (cx >= pa.C.n[0] || cy >= pa.C.n[1]) continue;
+            d_restrict(F, pa.C, pa.ax0, pa.ax1, pa.ax2, rsm, pa.cb, cx, cy, 0);
         }
     }
 #undef NBS
@@ -494,29 +550,140 @@ __global__ void k_first_sweep_shift(LevA L, float *__restrict__ x, const float *
 
 /* x += alpha p, r -= alpha q; partials r.r and, when `msum` is set, the sum of r over solved cells (alpha from
  * the state) */
-/* r_in may be r (no restrict on them) */
+/* r_in may be r (no restrict on them). The eight rows' values are loaded first, then updated and stored (the same
+ * values and the same order of the sums; each element is read before it is written in either form): where r may
+ * alias r_in the compiler kept each row's loads behind the previous row's stores (cuda_notes 46: 0.11 warps issued
+ * per cycle, DRAM at 55%) */
 __global__ void k_cg_update(LevA L, const CGState *cg, float *__restrict__ x, float *r, const float *r_in,
                             const float *__restrict__ p, const float *__restrict__ q, double *partials, double *msum) {
     ECU_ACTIVE_OR_RETURN(&cg->active);
     __shared__ double sh[32];
     const float alpha = cg->alpha;
     double acc = 0.0, sum = 0.0;
-    ECU_ROWS_BEGIN(L.n[0], L.n[1])
-        int e = cell_at(L, i, j, k);
-        x[e] += alpha * p[e];
-        float re = r_in[e] - alpha * q[e];
+    const int i = (int)(blockIdx.x * BX + threadIdx.x), k = (int)blockIdx.z;
+    const int j0 = (int)(blockIdx.y * (BY * ECU_ROWS) + threadIdx.y);
+    float xv[ECU_ROWS], pv[ECU_ROWS], rv[ECU_ROWS], qv[ECU_ROWS];
+#pragma unroll
+    for (int r_ = 0; r_ < ECU_ROWS; r_++) {
+        const int j = j0 + r_ * BY;
+        if (i >= L.n[0] || j >= L.n[1]) continue;
+        const int e = cell_at(L, i, j, k);
+        xv[r_] = x[e];
+        pv[r_] = p[e];
+        rv[r_] = r_in[e];
+        qv[r_] = q[e];
+    }
+#pragma unroll
+    for (int r_ = 0; r_ < ECU_ROWS; r_++) {
+        const int j = j0 + r_ * BY;
+        if (i >= L.n[0] || j >= L.n[1]) continue;
+        const int e = cell_at(L, i, j, k);
+        x[e] = xv[r_] + alpha * pv[r_];
+        float re = rv[r_] - alpha * qv[r_];
         r[e] = re;
         acc += (double)re * (double)re;
         /* r is +0 in unsolved cells (b, q and the true residual are masked there, the shift skips them), so
          * the plain sum is the masked sum, without reading diag */
         sum += (double)re;
-    ECU_ROWS_END
+    }
     acc = block_reduce<RED_SUM>(acc, sh);
     if (ECU_THREAD0()) partials[ECU_BLOCK_ID()] = acc;
     if (msum) {
         sum = block_reduce<RED_SUM>(sum, sh);
         if (ECU_THREAD0()) msum[ECU_BLOCK_ID()] = sum;
     }
+}
+
+/* q = A p, alpha = r.z / p.q, x += alpha p, r = r_in - alpha q in one cooperative launch (cuda_notes 52): a block
+ * owns the reduction tiles t = blockIdx.x + k gridDim.x (k < T, T tiles of BX x BY ECU_ROWS cells, k_apply's
+ * layout) and keeps its q in shared memory across the grid barrier, so q is never written to device memory and
+ * k_cg_alpha's launch is gone; every block sums the p.q partials in the same fixed order (the same alpha in all),
+ * block 0 records it (and a breakdown as k_cg_alpha does). The per-cell operations are k_apply's and k_cg_update's;
+ * the partials are per block of this launch (partials, msum: gridDim.x of them for k_cg_check). */
+/* 4 blocks per SM (at most 64 registers): uncapped it took 3, too few for a grid of 2048 / 4 tiles */
+__global__ void __launch_bounds__(256, 4) k_cg_apply_update(LevA L, CGState *cg, float *__restrict__ x, float *r,
+                                                         const float *r_in, const float *__restrict__ p, double *pq_part,
+                                                         double *partials, double *msum, Readback *rb, int ntx, int nty,
+                                                         int ntiles, int T) {
+    if (!cg->active) return; /* the same decision in every block: active changes only after the barrier */
+    extern __shared__ float qs[];
+    __shared__ double sh[32];
+    const int tid = (int)(threadIdx.x + BX * threadIdx.y);
+    double acc = 0.0;
+    for (int k = 0; k < T; k++) {
+        const int t = (int)blockIdx.x + k * (int)gridDim.x;
+        if (t >= ntiles) break;
+        const int i = (t % ntx) * BX + (int)threadIdx.x, kz = t / (ntx * nty);
+        const int j0 = ((t / ntx) % nty) * (BY * ECU_ROWS) + (int)threadIdx.y;
+#pragma unroll
+        for (int r_ = 0; r_ < ECU_ROWS; r_++) {
+            const int j = j0 + r_ * BY;
+            if (i >= L.n[0] || j >= L.n[1]) continue;
+            const int e = cell_at(L, i, j, kz);
+            const float d = L.diag[e];
+            const float a = d * p[e] - NBD(p, e);
+            const float y = d > 0.0f ? a : 0.0f;
+            qs[(k * ECU_ROWS + r_) * 256 + tid] = y;
+            acc += (double)p[e] * (double)y;
+        }
+    }
+    acc = block_reduce<RED_SUM>(acc, sh);
+    if (ECU_THREAD0()) pq_part[blockIdx.x] = acc;
+    cooperative_groups::this_grid().sync();
+    /* alpha, as k_cg_alpha computes it from these partials */
+    double v = 0.0;
+    for (int b = tid; b < (int)gridDim.x; b += 256) v += __ldcg(pq_part + b);
+    v = block_reduce<RED_SUM>(v, sh);
+    __shared__ float alpha_s;
+    __shared__ int stop_s;
+    if (tid == 0) {
+        const double pq = v, rz = cg->rz;
+        stop_s = !(pq > 0.0) || !(rz > 0.0);
+        alpha_s = stop_s ? 0.0f : (float)(rz / pq);
+        if (blockIdx.x == 0) {
+            if (stop_s) {
+                cg->active = 0;
+                rb->red[R_CG_ITER] = cg->it;
+            } else {
+                cg->alpha = alpha_s;
+            }
+        }
+    }
+    __syncthreads();
+    if (stop_s) return;
+    const float alpha = alpha_s;
+    double rr = 0.0, sum = 0.0;
+    for (int k = 0; k < T; k++) {
+        const int t = (int)blockIdx.x + k * (int)gridDim.x;
+        if (t >= ntiles) break;
+        const int i = (t % ntx) * BX + (int)threadIdx.x, kz = t / (ntx * nty);
+        const int j0 = ((t / ntx) % nty) * (BY * ECU_ROWS) + (int)threadIdx.y;
+        float xv[ECU_ROWS], pv[ECU_ROWS], rv[ECU_ROWS];
+#pragma unroll
+        for (int r_ = 0; r_ < ECU_ROWS; r_++) {
+            const int j = j0 + r_ * BY;
+            if (i >= L.n[0] || j >= L.n[1]) continue;
+            const int e = cell_at(L, i, j, kz);
+            xv[r_] = x[e];
+            pv[r_] = p[e];
+            rv[r_] = r_in[e];
+        }
+#pragma unroll
+        for (int r_ = 0; r_ < ECU_ROWS; r_++) {
+            const int j = j0 + r_ * BY;
+            if (i >= L.n[0] || j >= L.n[1]) continue;
+            const int e = cell_at(L, i, j, kz);
+            x[e] = xv[r_] + alpha * pv[r_];
+            const float re = rv[r_] - alpha * qs[(k * ECU_ROWS + r_) * 256 + tid];
+            r[e] = re;
+            rr += (double)re * (double)re;
+            sum += (double)re;
+        }
+    }
+    rr = block_reduce<RED_SUM>(rr, sh);
+    if (ECU_THREAD0()) partials[blockIdx.x] = rr;
+    sum = block_reduce<RED_SUM>(sum, sh);
+    if (ECU_THREAD0()) msum[blockIdx.x] = sum;
 }
 
 /* one pure-Neumann component holding every solved cell: r -= its mean, kept by the device (poisson_mg.c
@@ -663,7 +830,8 @@ __global__ void k_prolong(LevA F, LevA C, AxisT ax0, AxisT ax1, AxisT ax2, const
 
 /* ------------------------------------------------------------------ null space */
 /* the CPU's serial remove_mean, in one thread (coarsest level: at most 27 cells) */
-__device__ void remove_mean_serial(const LevA &L, const CompD &C, float *v) {
+/* cells0: C.cells[0] when one component holds every solved cell (read once by the caller) */
+__device__ void remove_mean_serial(const LevA &L, const CompD &C, float *v, double cells0) {
     if (C.count == 0) return;
     const int n0 = L.n[0], rows = L.n[1] * L.n[2];
     if (C.single_all) {
@@ -673,12 +841,17 @@ __device__ void remove_mean_serial(const LevA &L, const CompD &C, float *v) {
             const float *d = L.diag + cell_at(L, 0, row % L.n[1], row / L.n[1]);
             double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
             int i = 0;
-            for (; i + 8 <= n0; i += 8)
+            for (; i + 8 <= n0; i += 8) {
+#pragma unroll
                 for (int l = 0; l < 8; l++) acc[l] += d[i + l] > 0.0f ? (double)a[i + l] : 0.0;
-            for (int l = 0; i < n0; i++, l++) acc[l] += d[i] > 0.0f ? (double)a[i] : 0.0;
+            }
+            /* the rest of the row with constant indices (acc stays in registers: cuda_notes 42) */
+#pragma unroll
+            for (int l = 0; l < 8; l++)
+                if (i + l < n0) acc[l] += d[i + l] > 0.0f ? (double)a[i + l] : 0.0;
             total += ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
         }
-        float mean = (float)(total / C.cells[0]);
+        float mean = (float)(total / cells0);
         for (int row = 0; row < rows; row++) {
             int o = cell_at(L, 0, row % L.n[1], row / L.n[1]);
             for (int i = 0; i < n0; i++) v[o + i] = L.diag[o + i] > 0.0f ? v[o + i] - mean : v[o + i];
@@ -709,18 +882,20 @@ struct TailLevel {
     AxisT ax[3]; /* transfer to the next coarser level */
     float *x, *b, *r;
     int count;   /* padded elements */
-    int smem;    /* offset of its six arrays (x, b, r, diag, inv_diag, inv_weight) in shared memory, floats */
+    int smem;    /* offset of its vectors (x, b, r) in shared memory, floats */
+    int op;      /* offset of its operator (diag, inv_diag, inv_weight) in shared memory, floats */
+    int tab;     /* offset of its transfer tables in shared memory (per axis pc, pw, rf, rw), words; -1: none */
 };
 /* the level with its operator in shared memory */
 __device__ inline TailLevel tail_in_smem(const TailLevel &T, float *sm) {
     TailLevel S = T;
-    float *base = sm + T.smem;
+    float *base = sm + T.smem, *op = sm + T.op;
     S.x = base;
     S.b = base + T.count;
     S.r = base + 2 * T.count;
-    S.a.diag = base + 3 * T.count;
-    S.a.inv_diag = base + 4 * T.count;
-    S.a.inv_weight = base + 5 * T.count;
+    S.a.diag = op;
+    S.a.inv_diag = op + T.count;
+    S.a.inv_weight = op + 2 * T.count;
     return S;
 }
 
@@ -799,19 +974,22 @@ __device__ inline bool tail_fast_ok(const LevA &L, int limit) {
 }
 template <bool WARP, int K>
 __device__ void tail_sweeps(const TailLevel &T, int first, int nhalf, int zero_first) {
+    extern __shared__ float sm[];
     const LevA &L = T.a;
     const int n0 = L.n[0], n1 = L.n[1], ncell = n0 * L.n[1] * L.n[2];
     const int sy = L.sy, sz = L.sz;
     const float w0 = L.w[0], w1 = L.w[1], w2 = L.w[2];
     const bool d3 = L.dim == 3;
-    float *x = T.x;
-    const float *b = T.b, *inv_diag = L.inv_diag;
-    /* cells t, t + blockDim, ... (K of them), each as (padded index << 1) | colour, -1 for none; a cell is updated in
-     * the half sweep of its colour (i + j + k) & 1, as in d_half */
+    /* the arrays as offsets into the dynamic shared memory (32-bit shared addresses instead of generic pointers:
+     * the registers that let K = 4 fit under k_tail's 64-register bound) */
+    const int xo = (int)(T.x - sm), bo = (int)(T.b - sm), io = (int)(L.inv_diag - sm);
+    /* cells of the thread, each as (padded index << 1) | colour, -1 for none; a cell is updated in the half sweep of
+     * its colour (i + j + k) & 1, as in d_half. K = 1: cell t; K > 1: pairs of consecutive cells (2 (t + p nt),
+     * + 1), which along a row of even width have both colours, so that every thread works in every half sweep */
     int ec[K];
 #pragma unroll
     for (int q = 0; q < K; q++) {
-        const int t = (int)threadIdx.x + q * (int)blockDim.x;
+        const int t = K == 1 ? (int)threadIdx.x : 2 * ((int)threadIdx.x + (q >> 1) * (int)blockDim.x) + (q & 1);
         ec[q] = -1;
         if (t < ncell) {
             const int i = t % n0, j = (t / n0) % n1, k = t / (n0 * n1);
@@ -824,18 +1002,119 @@ __device__ void tail_sweeps(const TailLevel &T, int first, int nhalf, int zero_f
         for (int q = 0; q < K; q++) {
             if (ec[q] < 0) continue;
             const int c = ec[q] >> 1, mine = ec[q] & 1;
+            const int cx = xo + c;
             if (h == 0 && zero_first) {
-                x[c] = mine == colour ? 1.0f * (b[c] * inv_diag[c]) : 0.0f;
+                sm[cx] = mine == colour ? 1.0f * (sm[bo + c] * sm[io + c]) : 0.0f;
             } else if (mine == colour) {
-                float nb = w0 * (x[c - 1] + x[c + 1]) + w1 * (x[c - sy] + x[c + sy]);
-                if (d3) nb = nb + w2 * (x[c - sz] + x[c + sz]);
-                x[c] = (b[c] + nb) * inv_diag[c];
+                float nb = w0 * (sm[cx - 1] + sm[cx + 1]) + w1 * (sm[cx - sy] + sm[cx + sy]);
+                if (d3) nb = nb + w2 * (sm[cx - sz] + sm[cx + sz]);
+                sm[cx] = (sm[bo + c] + nb) * sm[io + c];
             }
         }
         if (WARP) __syncwarp();
         else __syncthreads();
     }
 }
+/* The coarsest level's symmetric sweeps, (red, black) x sweeps from zero then (black, red) x sweeps, by one warp
+ * with every cell's x in its lane's register and the neighbours' values by shuffles (cuda_notes 43): the same
+ * float operations as tail_sweeps<true, 1> (a level without periodic axes: ghosts are zero, outside cells have
+ * none), no shared-memory round trip or warp barrier per half sweep. */
+__device__ void warp_sweeps_shfl(const TailLevel &T, int sweeps) {
+    const LevA &L = T.a;
+    const int n0 = L.n[0], n1 = L.n[1], n01 = n0 * L.n[1], ncell = n01 * L.n[2];
+    const int lane = (int)threadIdx.x;
+    const bool has = lane < ncell, d3 = L.dim == 3;
+    const int i = has ? lane % n0 : 0, j = has ? (lane / n0) % n1 : 0, k = has ? lane / n01 : 0;
+    const int c = has ? cell_at(L, i, j, k) : 0;
+    const float bv = has ? T.b[c] : 0.0f, idg = has ? L.inv_diag[c] : 0.0f;
+    const float w0 = L.w[0], w1 = L.w[1], w2 = L.w[2];
+    const int mine = (i + j + k) & 1;
+    /* the source lane of each neighbour, and whether it is a cell (else the ghost's zero) */
+    const bool hxm = has && i > 0, hxp = has && i < n0 - 1, hym = has && j > 0, hyp = has && j < n1 - 1;
+    const bool hzm = has && d3 && k > 0, hzp = has && d3 && k < L.n[2] - 1;
+    const int sxm = hxm ? lane - 1 : lane, sxp = hxp ? lane + 1 : lane, sym = hym ? lane - n0 : lane,
+              syp = hyp ? lane + n0 : lane, szm = hzm ? lane - n01 : lane, szp = hzp ? lane + n01 : lane;
+    float xv = 0.0f;
+    const int nhalf = 4 * sweeps;
+    for (int h = 0; h < nhalf; h++) {
+        const int colour = h < 2 * sweeps ? (h & 1) : 1 ^ (h & 1);
+        float xm = __shfl_sync(0xffffffffu, xv, sxm), xp = __shfl_sync(0xffffffffu, xv, sxp);
+        float ym = __shfl_sync(0xffffffffu, xv, sym), yp = __shfl_sync(0xffffffffu, xv, syp);
+        float zm = __shfl_sync(0xffffffffu, xv, szm), zp = __shfl_sync(0xffffffffu, xv, szp);
+        xm = hxm ? xm : 0.0f;
+        xp = hxp ? xp : 0.0f;
+        ym = hym ? ym : 0.0f;
+        yp = hyp ? yp : 0.0f;
+        zm = hzm ? zm : 0.0f;
+        zp = hzp ? zp : 0.0f;
+        if (h == 0) {
+            xv = mine == colour ? 1.0f * (bv * idg) : 0.0f;
+        } else if (mine == colour) {
+            float nb = w0 * (xm + xp) + w1 * (ym + yp);
+            if (d3) nb = nb + w2 * (zm + zp);
+            xv = (bv + nb) * idg;
+        }
+    }
+    if (has) T.x[c] = xv;
+    __syncwarp();
+}
+
+/* A coarsest level of 2 x 2 (x 2) cells without periodic axes by one thread, every value in registers (cuda_notes
+ * 43): the same half sweeps and float operations as tail_sweeps (a neighbour outside the level is a ghost's zero,
+ * added in the same place of the sum) */
+__device__ inline bool tail_two_cells(const LevA &L) {
+    return !L.periodic[0] && !L.periodic[1] && !L.periodic[2] && L.n[0] == 2 && L.n[1] == 2 && L.n[2] == (L.dim == 3 ? 2 : 1);
+}
+template <bool D3, int COLOUR>
+__device__ __forceinline__ void two_half(float *x, const float *bv, const float *idg, float w0, float w1, float w2, bool zero) {
+    constexpr int NC = D3 ? 8 : 4;
+#pragma unroll
+    for (int c = 0; c < NC; c++) {
+        const int i = c & 1, j = (c >> 1) & 1, k = c >> 2;
+        if (((i + j + k) & 1) != COLOUR) {
+            if (zero) x[c] = 0.0f;
+            continue;
+        }
+        if (zero) {
+            x[c] = 1.0f * (bv[c] * idg[c]);
+            continue;
+        }
+        const float xm = i ? x[c - 1] : 0.0f, xp = i ? 0.0f : x[c + 1];
+        const float ym = j ? x[c - 2] : 0.0f, yp = j ? 0.0f : x[c + 2];
+        float nb = w0 * (xm + xp) + w1 * (ym + yp);
+        if (D3) {
+            const float zm = k ? x[c - 4] : 0.0f, zp = k ? 0.0f : x[c + 4];
+            nb = nb + w2 * (zm + zp);
+        }
+        x[c] = (bv[c] + nb) * idg[c];
+    }
+}
+template <bool D3>
+__device__ void single_sweeps_2(const TailLevel &T, int sweeps) {
+    constexpr int NC = D3 ? 8 : 4;
+    const LevA &L = T.a;
+    const float w0 = L.w[0], w1 = L.w[1], w2 = L.w[2];
+    float x[NC], bv[NC], idg[NC];
+#pragma unroll
+    for (int c = 0; c < NC; c++) {
+        const int e = cell_at(L, c & 1, (c >> 1) & 1, c >> 2);
+        bv[c] = T.b[e];
+        idg[c] = L.inv_diag[e];
+        x[c] = 0.0f;
+    }
+    /* (red, black) x sweeps from zero, then (black, red) x sweeps */
+    for (int s = 0; s < sweeps; s++) {
+        two_half<D3, 0>(x, bv, idg, w0, w1, w2, s == 0);
+        two_half<D3, 1>(x, bv, idg, w0, w1, w2, false);
+    }
+    for (int s = 0; s < sweeps; s++) {
+        two_half<D3, 1>(x, bv, idg, w0, w1, w2, false);
+        two_half<D3, 0>(x, bv, idg, w0, w1, w2, false);
+    }
+#pragma unroll
+    for (int c = 0; c < NC; c++) T.x[cell_at(L, c & 1, (c >> 1) & 1, c >> 2)] = x[c];
+}
+
 /* a level's pre- or post-smoothing through tail_sweeps when it qualifies (one cell per thread: K = 4 for the 64^2
  * level spilled registers under the 1024-thread bound of k_tail) */
 __device__ bool tail_smooth_fast(const TailLevel &T, bool pre) {
@@ -845,6 +1124,10 @@ __device__ bool tail_smooth_fast(const TailLevel &T, bool pre) {
         tail_sweeps<false, 1>(T, first, 4, zero);
         return true;
     }
+    if (tail_fast_ok(T.a, 4 * (int)blockDim.x)) {
+        tail_sweeps<false, 4>(T, first, 4, zero);
+        return true;
+    }
     return false;
 }
 
@@ -852,33 +1135,80 @@ __device__ bool tail_smooth_fast(const TailLevel &T, bool pre) {
  * (poisson_mg.c eddy__poisson_vcycle below `first`, coarsest_solve), every array of those levels in shared
  * memory: the many short phases then wait on shared-memory latency instead of L2's */
 #define TAIL_LEVELS 24
-__device__ void tail_body(const TailLevel *lv, int first, int nl, const CompD &coarse, int sweeps);
-__global__ void __launch_bounds__(1024) k_tail(const TailLevel *glv, int first, int nl, CompD coarse, int sweeps, const int *active) {
+#ifdef EDDY_CU_TAIL_CLOCKS
+__shared__ long long tail_clk[64];
+__shared__ int tail_nclk;
+#define TAIL_STAMP()                                           \
+    do {                                                       \
+        if (threadIdx.x == 0 && tail_nclk < 64) tail_clk[tail_nclk++] = clock64(); \
+    } while (0)
+#else
+#define TAIL_STAMP() \
+    do {             \
+    } while (0)
+#endif
+__device__ void tail_body(const TailLevel *lv, int first, int nl, const CompD &coarse, int sweeps, double coarse_cells);
+__global__ void __launch_bounds__(1024) k_tail(const TailLevel *glv, int first, int nl, CompD coarse, int sweeps, const int *active,
+                                               const float4 *__restrict__ image, int vec4, int image4, const float *__restrict__ b_first,
+                                               float *x_first) {
     ECU_ACTIVE_OR_RETURN(active);
+#ifdef EDDY_CU_TAIL_CLOCKS
+    if (threadIdx.x == 0) tail_nclk = 0;
+#endif
+    TAIL_STAMP();
     extern __shared__ float sm[];
     __shared__ TailLevel lv[TAIL_LEVELS];
-    for (int l = first + (int)threadIdx.x; l < nl; l += (int)blockDim.x) lv[l - first] = tail_in_smem(glv[l], sm);
-    __syncthreads();
-    /* stage: operator copied, vectors zeroed (ghosts included), level first's b copied */
-    for (int l = first; l < nl; l++) {
-        const TailLevel &G = glv[l], &S = lv[l - first];
-        for (int q = (int)threadIdx.x; q < G.count; q += (int)blockDim.x) {
-            S.x[q] = 0.0f;
-            S.r[q] = 0.0f;
-            S.b[q] = l == first ? G.b[q] : 0.0f;
-            const_cast<float *>(S.a.diag)[q] = G.a.diag[q];
-            const_cast<float *>(S.a.inv_diag)[q] = G.a.inv_diag[q];
-            const_cast<float *>(S.a.inv_weight)[q] = G.a.inv_weight[q];
+    __shared__ double coarse_cells;
+    const int tid = (int)threadIdx.x, nt = (int)blockDim.x;
+    if (tid == 0) coarse_cells = coarse.count && coarse.single_all ? coarse.cells[0] : 1.0;
+    for (int l = first + tid; l < nl; l += nt) {
+        TailLevel S = tail_in_smem(glv[l], sm);
+        if (S.tab >= 0 && l + 1 < nl) {
+            /* the transfer tables read from their shared-memory copies */
+            int o = S.tab;
+            for (int a = 0; a < S.a.dim; a++) {
+                const int nf = S.ax[a].nf, nc = S.ax[a].nc;
+                S.ax[a].pc = (const int *)(sm + o);
+                S.ax[a].pw = sm + o + 2 * nf;
+                S.ax[a].rf = (const int *)(sm + o + 4 * nf);
+                S.ax[a].rw = sm + o + 4 * nf + 4 * nc;
+                o += 4 * nf + 8 * nc;
+            }
         }
+        lv[l - first] = S;
+    }
+    /* stage: the vectors of every level zeroed (ghosts included), one flat copy of the image (the operators and
+     * tables, after the vectors), then level first's b (cuda_notes 41: copied level by level through the
+     * descriptors in global memory, the staging was a chain of dependent loads, 16 us of the kernel's 84) */
+    float4 *sm4 = reinterpret_cast<float4 *>(sm);
+    for (int q = tid; q < vec4; q += nt) sm4[q] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+#pragma unroll 4
+    for (int q = tid; q < image4; q += nt) sm4[vec4 + q] = image[q];
+    __syncthreads();
+    {
+        const TailLevel &S = lv[0];
+        const int cnt = S.count;
+        float *sb = sm + S.smem + cnt;
+#pragma unroll 4
+        for (int q = tid; q < cnt; q += nt) sb[q] = b_first[q];
     }
     __syncthreads();
-    tail_body(lv, first, nl, coarse, sweeps);
+    TAIL_STAMP();
+    tail_body(lv, first, nl, coarse, sweeps, coarse_cells);
     /* level first's correction back to device memory (interior cells; ghosts there stay as they are) */
-    const TailLevel &G = glv[first], &S = lv[0];
-    TAIL_CELLS(S.a, { const int e = cell_at(S.a, i, j, k); G.x[e] = S.x[e]; });
+    const TailLevel &S = lv[0];
+    TAIL_CELLS(S.a, { const int e = cell_at(S.a, i, j, k); x_first[e] = S.x[e]; });
+    TAIL_STAMP();
+#ifdef EDDY_CU_TAIL_CLOCKS
+    if (threadIdx.x == 0) {
+        printf("tail clocks:");
+        for (int q = 1; q < tail_nclk; q++) printf(" %lld", tail_clk[q] - tail_clk[q - 1]);
+        printf(" total %lld\n", tail_clk[tail_nclk - 1] - tail_clk[0]);
+    }
+#endif
 }
 
-__device__ void tail_body(const TailLevel *lv, int first, int nl, const CompD &coarse, int sweeps) {
+__device__ void tail_body(const TailLevel *lv, int first, int nl, const CompD &coarse, int sweeps, double coarse_cells) {
     for (int l = first; l + 1 < nl; l++) {
         const TailLevel &T = lv[l - first];
         if (!tail_smooth_fast(T, true)) {
@@ -887,21 +1217,28 @@ __device__ void tail_body(const TailLevel *lv, int first, int nl, const CompD &c
                 tail_half(T, 1, 0);
             }
         }
+        TAIL_STAMP();
         tail_ghosts(T.a, T.x);
         TAIL_CELLS(T.a, d_residual_w(T.a, T.x, T.b, T.r, i, j, k));
+        TAIL_STAMP();
         const TailLevel &C = lv[l + 1 - first];
         TAIL_CELLS(C.a, d_restrict(T.a, C.a, T.ax[0], T.ax[1], T.ax[2], T.r, C.b, i, j, k));
+        TAIL_STAMP();
     }
     const TailLevel &C = lv[nl - 1 - first];
-    if (nl - 1 > 0 && threadIdx.x == 0) remove_mean_serial(C.a, coarse, C.b);
+    if (nl - 1 > 0 && threadIdx.x == 0) remove_mean_serial(C.a, coarse, C.b, coarse_cells);
     __syncthreads();
+    TAIL_STAMP();
     const int ncoarse = C.a.n[0] * C.a.n[1] * C.a.n[2];
     if (ncoarse <= 32) {
         /* the coarsest level (at most 27 cells) by one warp: 4 * sweeps half sweeps with warp barriers only */
-        if (threadIdx.x < 32 && tail_fast_ok(C.a, 32)) {
+        if (threadIdx.x == 0 && tail_two_cells(C.a)) {
+            if (C.a.dim == 3) single_sweeps_2<true>(C, sweeps);
+            else single_sweeps_2<false>(C, sweeps);
+        } else if (tail_two_cells(C.a)) {
+        } else if (threadIdx.x < 32 && tail_fast_ok(C.a, 32)) {
             /* (red, black) x sweeps from zero, then (black, red) x sweeps */
-            tail_sweeps<true, 1>(C, 0, 2 * sweeps, 1);
-            tail_sweeps<true, 1>(C, 1, 2 * sweeps, 0);
+            warp_sweeps_shfl(C, sweeps);
         } else if (threadIdx.x < 32) {
             for (int s = 0; s < sweeps; s++) {
                 warp_half(C, 0, s == 0, ncoarse);
@@ -923,18 +1260,22 @@ __device__ void tail_body(const TailLevel *lv, int first, int nl, const CompD &c
             tail_half(C, 0, 0);
         }
     }
-    if (threadIdx.x == 0) remove_mean_serial(C.a, coarse, C.x);
+    TAIL_STAMP();
+    if (threadIdx.x == 0) remove_mean_serial(C.a, coarse, C.x, coarse_cells);
     __syncthreads();
+    TAIL_STAMP();
     for (int l = nl - 2; l >= first; l--) {
         const TailLevel &T = lv[l - first];
         const TailLevel &Cl = lv[l + 1 - first];
         TAIL_CELLS(T.a, d_prolong(T.a, Cl.a, T.ax[0], T.ax[1], T.ax[2], Cl.x, T.x, i, j, k, 1));
+        TAIL_STAMP();
         if (!tail_smooth_fast(T, false)) {
             for (int s = 0; s < EDDY_MG_SMOOTH; s++) {
                 tail_half(T, 1, 0);
                 tail_half(T, 0, 0);
             }
         }
+        TAIL_STAMP();
     }
 }
 
@@ -1127,6 +1468,7 @@ __global__ void k_write_pressure(Geo g, LevA L, const float *__restrict__ x, flo
 /* levels with at most this many cells run inside one thread block (k_tail): below it a grid-wide launch costs
  * more than the whole level's work */
 #define TAIL_MAX_CELLS 4096
+#define COOP_TILES 4
 #define TAIL_THREADS 1024
 
 static dim3 cells_grid(const LevA &L) { return tiles(L.n[0], L.n[1], L.n[2]); }
@@ -1209,20 +1551,37 @@ static dim3 tile_grid(const LevA &L) {
  * of MGPCG with b = r shifted by -*mean and the shifted residual written to rs (see k_sweep_tile) */
 template <int DIM, int TX, int TY, int TZ>
 static void launch_sweep(cu_sim *c, const LevA &L, const float *x, float *xout, const float *b, int c1, const int *active,
-                         const ProlongArgs &pa, bool pro, double *dot, int zero, float *rs, const float *mean, int ns) {
+                         const ProlongArgs &pa, bool pro, double *dot, int zero, float *rs, const float *mean, int ns,
+                         float *rout) {
     const dim3 gr = tile_grid<DIM, TX, TY, TZ>(L), bl(32, 8);
     cudaStream_t st = c->stream;
     if (ns == 2) {
-        if (dot) k_sweep_tile<DIM, TX, TY, TZ, true, true, 0, 2><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean);
-        else k_sweep_tile<DIM, TX, TY, TZ, true, false, 0, 2><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean);
+        if (dot) k_sweep_tile<DIM, TX, TY, TZ, true, true, 0, 2><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean, rout);
+        else k_sweep_tile<DIM, TX, TY, TZ, true, false, 0, 2><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean, rout);
         return;
     }
-    if (zero == 1) k_sweep_tile<DIM, TX, TY, TZ, false, false, 1><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean);
-    else if (zero == 2) k_sweep_tile<DIM, TX, TY, TZ, false, false, 2><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean);
-    else if (pro && dot) k_sweep_tile<DIM, TX, TY, TZ, true, true, 0><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean);
-    else if (pro) k_sweep_tile<DIM, TX, TY, TZ, true, false, 0><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean);
-    else if (dot) k_sweep_tile<DIM, TX, TY, TZ, false, true, 0><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean);
-    else k_sweep_tile<DIM, TX, TY, TZ, false, false, 0><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean);
+    if constexpr (DIM == 2) {
+        if (pa.cb) {
+            if (zero == 1)
+                k_sweep_tile<DIM, TX, TY, TZ, false, false, 1, 1, 2><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean, rout);
+            else if (zero == 2)
+                k_sweep_tile<DIM, TX, TY, TZ, false, false, 2, 1, 2><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean, rout);
+            return;
+        }
+    }
+    if (rout) {
+        if (DIM == 2 && zero == 1)
+            k_sweep_tile<DIM, TX, TY, TZ, false, false, 1, 1, 1><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean, rout);
+        else if (DIM == 2 && zero == 2)
+            k_sweep_tile<DIM, TX, TY, TZ, false, false, 2, 1, 1><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean, rout);
+        return;
+    }
+    if (zero == 1) k_sweep_tile<DIM, TX, TY, TZ, false, false, 1><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean, rout);
+    else if (zero == 2) k_sweep_tile<DIM, TX, TY, TZ, false, false, 2><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean, rout);
+    else if (pro && dot) k_sweep_tile<DIM, TX, TY, TZ, true, true, 0><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean, rout);
+    else if (pro) k_sweep_tile<DIM, TX, TY, TZ, true, false, 0><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean, rout);
+    else if (dot) k_sweep_tile<DIM, TX, TY, TZ, false, true, 0><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean, rout);
+    else k_sweep_tile<DIM, TX, TY, TZ, false, false, 0><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean, rout);
 }
 static dim3 sweep_grid(const LevA &L) {
     if (L.dim == 2) return small_tile(L) ? tile_grid<2, 32, 16, 1>(L) : tile_grid<2, 64, 32, 1>(L);
@@ -1230,14 +1589,15 @@ static dim3 sweep_grid(const LevA &L) {
 }
 static void full_sweep(cu_sim *c, const LevA &L, const float *x, float *xout, const float *b, int c1, const int *active,
                        const ProlongArgs *pro = nullptr, double *dot = nullptr, int zero = 0, float *rs = nullptr,
-                       const float *mean = nullptr, int ns = 1) {
+                       const float *mean = nullptr, int ns = 1, float *rout = nullptr, const ProlongArgs *rst = nullptr) {
     ProlongArgs pa = {};
     if (pro) pa = *pro;
+    if (rst) pa = *rst;
     const bool sm = small_tile(L), p = pro != nullptr && L.dim == 2;
-    if (L.dim == 2 && sm) launch_sweep<2, 32, 16, 1>(c, L, x, xout, b, c1, active, pa, p, dot, zero, rs, mean, ns);
-    else if (L.dim == 2) launch_sweep<2, 64, 32, 1>(c, L, x, xout, b, c1, active, pa, p, dot, zero, rs, mean, ns);
-    else if (sm) launch_sweep<3, 32, 8, 4>(c, L, x, xout, b, c1, active, pa, false, dot, zero, rs, mean, 1);
-    else launch_sweep<3, 32, 8, 8>(c, L, x, xout, b, c1, active, pa, false, dot, zero, rs, mean, 1);
+    if (L.dim == 2 && sm) launch_sweep<2, 32, 16, 1>(c, L, x, xout, b, c1, active, pa, p, dot, zero, rs, mean, ns, rout);
+    else if (L.dim == 2) launch_sweep<2, 64, 32, 1>(c, L, x, xout, b, c1, active, pa, p, dot, zero, rs, mean, ns, rout);
+    else if (sm) launch_sweep<3, 32, 8, 4>(c, L, x, xout, b, c1, active, pa, false, dot, zero, rs, mean, 1, nullptr);
+    else launch_sweep<3, 32, 8, 8>(c, L, x, xout, b, c1, active, pa, false, dot, zero, rs, mean, 1, nullptr);
 }
 
 /* level 0 runs grid-wide kernels without periodic axes: its first sweep is k_first_sweep and its post-sweeps are
@@ -1272,6 +1632,16 @@ static void rz_partials(cu_sim *c, const int *active) {
  * first sweep gathers 7 b and inv_diag pairs per black cell of a 2.5x halo), so 2D only. */
 static int pre_fused(const LevA &L) { return EDDY_MG_SMOOTH >= 2 && L.dim == 2; }
 
+/* the residual of a 2D level computed by its pre-smoothing pass (k_sweep_tile with RES, halo 3) instead of a
+ * k_residual_w pass (cuda_notes 47); levels without periodic axes */
+static bool res_fused(const LevA &L) { return pre_fused(L) && EDDY_MG_SMOOTH == 2 && L.dim == 2; }
+
+/* ... and restricted by it into the coarse b (k_sweep_tile with RES == 2, halo 5) instead of a k_restrict pass
+ * (cuda_notes 49): 2D levels without periodic axes whose two axes are both coarsened */
+static bool rst_fused(const LevelD &L) {
+    return res_fused(L.a) && L.ax[0].coarsened && L.ax[1].coarsened && !L.periodic[0] && !L.periodic[1];
+}
+
 /* both post-sweeps of a 2D level in one k_sweep_tile pass (NS = 2, halo 4; the prolongation added while staging)
  * instead of two (cuda_notes 38). Measured on the H100 (project, 20-step medians): 2D 2048^2 2.235 -> 2.078 ms
  * (levels below 0 only: 2.168), 4096^2 8.09 -> 7.51 ms. 3D keeps its separate k_prolong and two passes (the 3D
@@ -1298,14 +1668,21 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
             int cur = ((2 * EDDY_MG_SMOOTH - 1) % 2) ^ (one_post ? 1 : 0);
             int s = 1;
             const int zero = pre_fused(L.a);
+            /* the residual computed by the pre-smoothing pass when that is the last pre-sweep, and restricted by it
+             * where both axes are coarsened */
+            float *rout = res_fused(L.a) ? L.r : nullptr;
+            const bool rr = rst_fused(L);
+            ProlongArgs ra = {};
+            if (rr) ra = ProlongArgs{P->lv[l + 1].a, L.ax[0], L.ax[1], L.ax[2], nullptr, P->lv[l + 1].b};
             if (zero && l == 0 && defer_shift(c)) {
                 /* the first and second sweeps in one pass, reading r and writing the shifted residual rs */
                 full_sweep(c, L.a, buf[cur], buf[cur ^ 1], L.b, 0, &P->d_cg->active, nullptr, nullptr, 2, P->rs,
-                           &P->d_cg->mean);
+                           &P->d_cg->mean, 1, rout, rr ? &ra : nullptr);
                 L.b = P->rs;
                 s++, cur ^= 1;
             } else if (zero) {
-                full_sweep(c, L.a, buf[cur], buf[cur ^ 1], L.b, 0, active, nullptr, nullptr, 1);
+                full_sweep(c, L.a, buf[cur], buf[cur ^ 1], L.b, 0, active, nullptr, nullptr, 1, nullptr, nullptr, 1, rout,
+                           rr ? &ra : nullptr);
                 s++, cur ^= 1;
             } else if (l == 0 && defer_shift(c)) {
                 k_first_sweep_shift<<<gr, bl, 0, c->stream>>>(L.a, buf[cur], L.b, P->rs, P->d_cg);
@@ -1324,13 +1701,19 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
             k_half_sweep<<<half_grid(L.a), bl, 0, c->stream>>>(L.a, L.x, L.b, 1, 1.0f, 0, active);
         }
         float *xnow = any_periodic ? L.x : (L.cur ? L.xa : L.x);
-        ghosts(c, L, xnow, active);
-        k_residual_w<<<gr, bl, 0, c->stream>>>(L.a, xnow, L.b, L.r, active);
+        if (any_periodic || !res_fused(L.a)) {
+            ghosts(c, L, xnow, active);
+            k_residual_w<<<gr, bl, 0, c->stream>>>(L.a, xnow, L.b, L.r, active);
+        }
         LevelD &C = P->lv[l + 1];
-        k_restrict<<<cells_grid(C.a), bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], L.r, C.b, active);
+        if (any_periodic || !rst_fused(L))
+            k_restrict<<<cells_grid(C.a), bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], L.r, C.b, active);
     }
     k_tail<<<1, TAIL_THREADS, P->tail_smem, c->stream>>>(P->d_tail, tf, nl, nl > 1 ? P->compc : P->comp0,
-                                              EDDY_MG_COARSEST_SWEEPS, active);
+                                              EDDY_MG_COARSEST_SWEEPS, active, (const float4 *)P->tail_image,
+                                              (int)(P->tail_vec / 4), (int)((P->tail_smem / 4 - P->tail_vec) / 4),
+                                              tf ? P->lv[tf].b : P->res,
+                                              tf ? P->lv[tf].x : P->z);
     for (int l = tf - 1; l >= 0; l--) {
         LevelD &L = P->lv[l];
         LevelD &C = P->lv[l + 1];
@@ -1340,7 +1723,7 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
             float *buf[2] = {L.x, L.xa};
             int cur = L.cur;
             /* 2D: the prolongation is added by the first post-sweep as it stages x (no k_prolong pass) */
-            const ProlongArgs pa = {C.a, L.ax[0], L.ax[1], L.ax[2], C.x};
+            const ProlongArgs pa = {C.a, L.ax[0], L.ax[1], L.ax[2], C.x, nullptr};
             const bool fuse = L.a.dim == 2;
             if (!fuse) k_prolong<<<gr, bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], C.x, buf[cur], 1, active);
             if (post_one_pass(L.a)) {
@@ -1383,6 +1766,23 @@ static void cg_update_check(cu_sim *c) {
     size_t nb = red_blocks(L);
     const int *active = &P->d_cg->active;
     ghosts(c, L0, P->p, active);
+    const CompD &C0c = P->comp0;
+    if (P->coop_blocks && C0c.count && C0c.single_all) {
+        const dim3 rg = red_grid(L);
+        LevA La = L;
+        CGState *cgp = P->d_cg;
+        float *xs_ = P->sol, *rs_ = P->res, *ps_ = P->p;
+        const float *rin = cg_r(c);
+        double *pq = part(c, 0), *rr = part(c, 1), *ms = part(c, 4);
+        Readback *rbp = c->d_rb;
+        int ntx = (int)rg.x, nty = (int)rg.y, ntiles = (int)ECU_BLOCKS(rg), T = P->coop_tiles;
+        void *args[] = {&La, &cgp, &xs_, &rs_, &rin, &ps_, &pq, &rr, &ms, &rbp, &ntx, &nty, &ntiles, &T};
+        cudaLaunchCooperativeKernel((const void *)k_cg_apply_update, dim3((unsigned)P->coop_blocks), bl, args,
+                                    (size_t)T * ECU_ROWS * 256 * sizeof(float), c->stream);
+        k_cg_check<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 1), part(c, 4), (size_t)P->coop_blocks, P->cells0, c->d_rb);
+        if (!defer_shift(c)) k_res_shift<<<gr, bl, 0, c->stream>>>(L, P->d_cg, P->res);
+        return;
+    }
     k_apply<<<red_grid(L), bl, 0, c->stream>>>(L, P->p, P->q, part(c, 0), active);
     k_cg_alpha<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), nb, c->d_rb);
     const CompD &C0 = P->comp0;
@@ -1641,6 +2041,34 @@ static eddy_status send_comps(cu_sim *c, CompD *D, const eddy_plevel *L) {
     return st;
 }
 
+/* k_tail's shared memory as it starts a V-cycle: per level x, b, r zero and diag, inv_diag, inv_weight; the transfer
+ * tables; copied flat by the kernel (cuda_notes 41) */
+static eddy_status fill_tail_image(cu_sim *c) {
+    PoissonWS *P = c->pois;
+    cudaStream_t st = c->stream;
+    const size_t V = P->tail_vec;
+    cudaError_t e = cudaMemsetAsync(P->tail_image, 0, P->tail_smem - V * sizeof(float), st);
+    for (int l = P->tail_first; l < P->nlevels && e == cudaSuccess; l++) {
+        const LevelD &D = P->lv[l];
+        float *base = P->tail_image + (D.tail_op - V);
+        const size_t n = D.count, bytes = n * sizeof(float);
+        e = cudaMemcpyAsync(base, D.diag, bytes, cudaMemcpyDeviceToDevice, st);
+        if (e == cudaSuccess) e = cudaMemcpyAsync(base + n, D.inv_diag, bytes, cudaMemcpyDeviceToDevice, st);
+        if (e == cudaSuccess) e = cudaMemcpyAsync(base + 2 * n, D.inv_weight, bytes, cudaMemcpyDeviceToDevice, st);
+        if (D.tail_tab < 0 || l + 1 >= P->nlevels) continue;
+        float *o = P->tail_image + (D.tail_tab - V);
+        for (int a = 0; a < D.a.dim && e == cudaSuccess; a++) {
+            const size_t nf = D.ax[a].nf, nc = D.ax[a].nc;
+            e = cudaMemcpyAsync(o, D.pc[a], 2 * nf * sizeof(int), cudaMemcpyDeviceToDevice, st);
+            if (e == cudaSuccess) e = cudaMemcpyAsync(o + 2 * nf, D.pw[a], 2 * nf * sizeof(float), cudaMemcpyDeviceToDevice, st);
+            if (e == cudaSuccess) e = cudaMemcpyAsync(o + 4 * nf, D.rf[a], 4 * nc * sizeof(int), cudaMemcpyDeviceToDevice, st);
+            if (e == cudaSuccess) e = cudaMemcpyAsync(o + 4 * nf + 4 * nc, D.rw[a], 4 * nc * sizeof(float), cudaMemcpyDeviceToDevice, st);
+            o += 4 * nf + 8 * nc;
+        }
+    }
+    return e == cudaSuccess ? EDDY_OK : cuda_fail(c, e, "staging the coarse multigrid levels");
+}
+
 static eddy_status build_operator(cu_sim *c) {
     eddy_sim *s = c->s;
     eddy_poisson *HP = s->poisson;
@@ -1672,6 +2100,7 @@ static eddy_status build_operator(cu_sim *c) {
         if (st == EDDY_OK) st = send(c, D.inv_diag, H->inv_diag, bytes);
         if (st == EDDY_OK) st = send(c, D.inv_weight, H->inv_weight, bytes);
     }
+    if (st == EDDY_OK) st = fill_tail_image(c);
     if (st == EDDY_OK) st = send_comps(c, &P->comp0, &HP->levels[0]);
     if (st == EDDY_OK && P->nlevels > 1) st = send_comps(c, &P->compc, &HP->levels[P->nlevels - 1]);
     if (st == EDDY_OK && cudaStreamSynchronize(c->stream) != cudaSuccess) st = cuda_fail(c, cudaGetLastError(), "sending the pressure operator");
@@ -1814,8 +2243,19 @@ eddy_status project_init(cu_sim *c) {
             break;
         }
     }
-    P->tail_smem = 0;
-    for (int q = P->tail_first; q < P->nlevels; q++) P->tail_smem += 6 * P->lv[q].count * sizeof(float);
+    P->tail_vec = 0;
+    for (int q = P->tail_first; q < P->nlevels; q++) P->tail_vec += 3 * P->lv[q].count;
+    P->tail_vec = (P->tail_vec + 3) / 4 * 4; /* the operators start on a float4 */
+    P->tail_smem = P->tail_vec * sizeof(float);
+    for (int q = P->tail_first; q < P->nlevels; q++) P->tail_smem += 3 * P->lv[q].count * sizeof(float);
+    /* the transfer tables of the tail's levels (but the coarsest) after the arrays, where they fit too */
+    size_t tab_words = 0;
+    for (int q = P->tail_first; q + 1 < P->nlevels; q++)
+        for (int a = 0; a < P->lv[q].a.dim; a++) tab_words += 4 * (size_t)P->lv[q].ax[a].nf + 8 * (size_t)P->lv[q].ax[a].nc;
+    const bool tail_tables = P->tail_smem + tab_words * 4 + 16 <= budget;
+    if (tail_tables) P->tail_smem += tab_words * 4;
+    P->tail_smem = (P->tail_smem + 15) / 16 * 16; /* k_tail stages it as float4 */
+    if (st == EDDY_OK) st = dev_alloc(c, (void **)&P->tail_image, P->tail_smem - P->tail_vec * sizeof(float), "multigrid levels");
     if (st == EDDY_OK && P->tail_smem > budget)
         st = eddy__fail(s, EDDY_ERR_UNSUPPORTED, "cuda: the coarsest multigrid level (%d x %d x %d) does not fit in shared memory",
                         P->lv[P->nlevels - 1].a.n[0], P->lv[P->nlevels - 1].a.n[1], P->lv[P->nlevels - 1].a.n[2]);
@@ -1832,16 +2272,52 @@ eddy_status project_init(cu_sim *c) {
             h[l].r = P->lv[l].r;
             h[l].count = (int)P->lv[l].count;
             h[l].smem = 0;
+            h[l].op = 0;
+            h[l].tab = -1;
         }
         size_t off = 0;
         for (int l = P->tail_first; h && l < P->nlevels; l++) {
             h[l].smem = (int)off;
-            off += 6 * P->lv[l].count;
+            off += 3 * P->lv[l].count;
+        }
+        off = P->tail_vec;
+        for (int l = P->tail_first; h && l < P->nlevels; l++) {
+            h[l].op = (int)off;
+            off += 3 * P->lv[l].count;
+        }
+        for (int l = P->tail_first; h && tail_tables && l + 1 < P->nlevels; l++) {
+            h[l].tab = (int)off;
+            for (int a = 0; a < P->lv[l].a.dim; a++) off += 4 * (size_t)P->lv[l].ax[a].nf + 8 * (size_t)P->lv[l].ax[a].nc;
+        }
+        for (int l = 0; h && l < P->nlevels; l++) {
+            P->lv[l].tail_smem = h[l].smem;
+            P->lv[l].tail_op = h[l].op;
+            P->lv[l].tail_tab = h[l].tab;
         }
         if (st == EDDY_OK) st = dev_alloc(c, (void **)&P->d_tail, (size_t)P->nlevels * sizeof(TailLevel), "multigrid levels");
         if (st == EDDY_OK) st = send(c, P->d_tail, h, (size_t)P->nlevels * sizeof(TailLevel));
         if (st == EDDY_OK && cudaStreamSynchronize(c->stream) != cudaSuccess) st = cuda_fail(c, cudaGetLastError(), "multigrid levels");
         free(h);
+    }
+    /* k_cg_apply_update (cuda_notes 52) where a resident grid holds every reduction tile with at most COOP_TILES tiles
+     * per block (their q in shared memory) */
+    P->coop_blocks = P->coop_tiles = 0;
+    if (st == EDDY_OK) {
+        int coop = 0, sms = 0, per_sm = 0;
+        cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, c->device);
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, c->device);
+        const size_t ntiles = red_blocks(P->lv[0].a);
+        for (int T = 1; coop && T <= COOP_TILES; T++) {
+            const size_t smem = (size_t)T * ECU_ROWS * 256 * sizeof(float);
+            if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_cg_apply_update, 256, smem) != cudaSuccess) break;
+            const size_t G = (ntiles + T - 1) / T;
+            if (G <= (size_t)per_sm * sms && G <= c->partial_stride) {
+                P->coop_blocks = (int)G;
+                P->coop_tiles = T;
+                break;
+            }
+        }
+        cudaGetLastError();
     }
     if (st == EDDY_OK) st = dev_alloc(c, (void **)&P->d_cg, sizeof(CGState), "solver scalars");
     if (st == EDDY_OK && cudaMemsetAsync(P->d_cg, 0, sizeof(CGState), c->stream) != cudaSuccess)
@@ -1879,7 +2355,7 @@ void project_free(cu_sim *c) {
         cudaFree(cs[i]->cells);
         cudaFree(cs[i]->sum);
     }
-    void *v[] = {P->sol, P->rhs, P->res, P->z, P->p, P->q, P->rs, P->d_tail, P->d_cg};
+    void *v[] = {P->sol, P->rhs, P->res, P->z, P->p, P->q, P->rs, P->d_tail, P->d_cg, P->tail_image};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) cudaFree(v[i]);
     if (P->h_active) cudaFreeHost(P->h_active);
     if (P->h_warm_scale) cudaFreeHost(P->h_warm_scale);
