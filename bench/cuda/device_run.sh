@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the CUDA tests, the sanitizers and the bench on a machine with an NVIDIA GPU, writing logs into $OUT
 # (default ./cuda_out). Uses prebuilt binaries in $PREBUILT when they run here, else builds with CMake.
-# usage: bench/cuda/device_run.sh [test] [sanitize] [bench] [bench-quick] [ncu] [ncu-adv] [ncu-forces]
+# usage: bench/cuda/device_run.sh [test] [sanitize] [bench] [bench-quick] [ncu] [ncu-adv] [ncu-forces] [advexp]
 set -uo pipefail
 OUT=${OUT:-$PWD/cuda_out}
 mkdir -p "$OUT"
@@ -68,6 +68,14 @@ for what in "$@"; do
       -k regex:'k_sweep_tile|k_residual_w|k_restrict|k_cg_update|k_apply|k_cg_direction' -c 22 --section SpeedOfLight \
       --section MemoryWorkloadAnalysis --section WarpStateStats --section LaunchStats --section Occupancy \
       --section SchedulerStats "$bin/bench_cuda" --profile 2 2048 0 > "$OUT/ncu2d.log" 2>&1; echo "ncu2d rc=$?" ;;
+  advexp)
+    # issue 7 advection experiments: the stage tables (2D 2048^2, 3D 256^3) under the env switches of k_advect.cu,
+    # then the 2048^2 and 256^3 steps with the defaults
+    for v in "" "EDDY_CU_ADV_RANGE=1" "EDDY_CU_ADV_RANGE=0" "EDDY_CU_ADV_PLAIN=1 EDDY_CU_ADV_RANGE=0"; do
+      echo "== env: ${v:-defaults}"
+      env $v timeout 100 "$bin/bench_cuda" --stages-only 2>&1 | grep -E "advect|^stages"
+    done
+    for n in 2048 256; do timeout 100 "$bin/bench_cuda" --only $n --no-stages 2>&1 | grep -E "^  (2D|3D)"; done ;;
   bench-quick) timeout 200 "$bin/bench_cuda" --quick > "$OUT/bench.log" 2>&1; echo "bench rc=$?"; cat "$OUT/bench.log" ;;
   esac
 done

@@ -23,11 +23,15 @@ static Lat lat_of(const GDesc &d) {
     return L;
 }
 
-/* W = false: no lattice of the stage wraps (no periodic axis), so the wrap branches go and the upper node is
- * always the lower one + 1, which the gathers below turn into immediate address offsets */
-template <bool W>
+/* The kernels' lattice mode W. ADV_WRAP: some lattice of the stage wraps (a periodic axis), so the upper node of
+ * an axis may be node 0. ADV_PLAIN: no wrap, so the upper node is the lower one + 1, or the same node on an axis of
+ * one node. ADV_UNIT: no wrap and every sampled axis has at least two nodes (the common case), so the upper node is
+ * always the lower one + 1 and the gathers' neighbours are constant offsets (+1, +nx, +nx ny) from one address:
+ * immediate offsets for the x neighbours, no per-gather differences of node indices. */
+enum { ADV_UNIT = 0, ADV_PLAIN = 1, ADV_WRAP = 2 };
+template <int W>
 __device__ inline void locate_axis(int n, int wrap, float x, int *i0, int *i1, float *w) {
-    if (W && wrap) {
+    if (W == ADV_WRAP && wrap) {
         if (!(fabsf(x) < 8388608.0f)) x = 0.0f;
         float fl = floorf(x);
         int i = (int)fl;
@@ -37,7 +41,7 @@ __device__ inline void locate_axis(int n, int wrap, float x, int *i0, int *i1, f
         *i1 = i + 1 == wrap ? 0 : i + 1;
         return;
     }
-    if (n == 1) {
+    if (W != ADV_UNIT && n == 1) {
         *i0 = *i1 = 0;
         *w = 0.0f;
         return;
@@ -59,7 +63,7 @@ struct AxisW {
     int i0, i1;
     float w;
 };
-template <bool W>
+template <int W>
 __device__ inline AxisW locate(int n, int wrap, float x) {
     AxisW a;
     locate_axis<W>(n, wrap, x, &a.i0, &a.i1, &a.w);
@@ -67,28 +71,76 @@ __device__ inline AxisW locate(int n, int wrap, float x) {
 }
 
 /* bilinear / trilinear interpolation at located nodes, a + w (b - a) along x, then y, then z (the CPU's order).
- * Addressed from the (x0, y0, z0) node with offsets: one address per row instead of one per node. */
-__device__ inline float gather2(const float *__restrict__ d, unsigned nx, const AxisW &x, const AxisW &y) {
-    const float *r0 = d + ((unsigned)y.i0 * nx + (unsigned)x.i0), *r1 = r0 + (y.i1 - y.i0) * (int)nx;
-    const int dx = x.i1 - x.i0;
-    return lerp_(lerp_(__ldg(r0), __ldg(r0 + dx), x.w), lerp_(__ldg(r1), __ldg(r1 + dx), x.w), y.w);
+ * Addressed from the (x0, y0, z0) node with offsets: one address per row instead of one per node. The node
+ * offsets along each axis (1 along x, nx along y, nx ny along z in mode ADV_UNIT): */
+struct Steps {
+    int dx, dy, dz;
+};
+template <int W>
+__device__ inline Steps steps_of(unsigned nx, unsigned nxy, const AxisW &x, const AxisW &y, const AxisW &z) {
+    if (W == ADV_UNIT) return Steps{1, (int)nx, (int)nxy};
+    return Steps{x.i1 - x.i0, (y.i1 - y.i0) * (int)nx, (z.i1 - z.i0) * (int)nxy};
 }
+/* the 2^d nodes around a located point, in the order the interpolation and the limiters read them: (x0, x1) of
+ * row (y0, z0), of (y1, z0), then of (y0, z1), (y1, z1) */
+template <int DIM, int W>
+__device__ inline void corners(const float *__restrict__ d, unsigned nx, unsigned ny, const AxisW &x, const AxisW &y,
+                               const AxisW &z, float v[8]) {
+    const unsigned nxy = nx * ny;
+    const Steps s = steps_of<W>(nx, nxy, x, y, z);
+    const float *r00 = d + ((DIM == 3 ? (unsigned)z.i0 * nxy : 0u) + (unsigned)y.i0 * nx + (unsigned)x.i0);
+    const float *r10 = r00 + s.dy;
+    v[0] = __ldg(r00);
+    v[1] = __ldg(r00 + s.dx);
+    v[2] = __ldg(r10);
+    v[3] = __ldg(r10 + s.dx);
+    if (DIM == 3) {
+        const float *r01 = r00 + s.dz, *r11 = r01 + s.dy;
+        v[4] = __ldg(r01);
+        v[5] = __ldg(r01 + s.dx);
+        v[6] = __ldg(r11);
+        v[7] = __ldg(r11 + s.dx);
+    }
+}
+template <int DIM>
+__device__ inline float interp(const float v[8], const AxisW &x, const AxisW &y, const AxisW &z) {
+    float c0 = lerp_(lerp_(v[0], v[1], x.w), lerp_(v[2], v[3], x.w), y.w);
+    if (DIM == 2) return c0;
+    float c1 = lerp_(lerp_(v[4], v[5], x.w), lerp_(v[6], v[7], x.w), y.w);
+    return lerp_(c0, c1, z.w);
+}
+/* min and max of the nodes in that order (the CPU's limiters' order: the same value when +0 and -0 tie) */
+template <int DIM>
+__device__ inline void range_of(const float v[8], float *lo, float *hi) {
+    float mn = INFINITY, mx = -INFINITY;
+#pragma unroll
+    for (int q = 0; q < (DIM == 3 ? 8 : 4); q++) {
+        mn = v[q] < mn ? v[q] : mn;
+        mx = v[q] > mx ? v[q] : mx;
+    }
+    *lo = mn;
+    *hi = mx;
+}
+template <int W>
+__device__ inline float gather2(const float *__restrict__ d, unsigned nx, const AxisW &x, const AxisW &y) {
+    float v[8];
+    const AxisW z{0, 0, 0.0f};
+    corners<2, W>(d, nx, 1u, x, y, z, v);
+    return interp<2>(v, x, y, z);
+}
+template <int W>
 __device__ inline float gather3(const float *__restrict__ d, unsigned nx, unsigned ny, const AxisW &x, const AxisW &y,
                                 const AxisW &z) {
-    const unsigned nxy = nx * ny;
-    const float *r00 = d + ((unsigned)z.i0 * nxy + (unsigned)y.i0 * nx + (unsigned)x.i0);
-    const int dx = x.i1 - x.i0, dy = (y.i1 - y.i0) * (int)nx;
-    const float *r10 = r00 + dy, *r01 = r00 + (z.i1 - z.i0) * (int)nxy, *r11 = r01 + dy;
-    float c0 = lerp_(lerp_(__ldg(r00), __ldg(r00 + dx), x.w), lerp_(__ldg(r10), __ldg(r10 + dx), x.w), y.w);
-    float c1 = lerp_(lerp_(__ldg(r01), __ldg(r01 + dx), x.w), lerp_(__ldg(r11), __ldg(r11 + dx), x.w), y.w);
-    return lerp_(c0, c1, z.w);
+    float v[8];
+    corners<3, W>(d, nx, ny, x, y, z, v);
+    return interp<3>(v, x, y, z);
 }
 
 /* a point located on a lattice: its nodes and weights along each axis (z unused in 2D) */
 struct Loc {
     AxisW x, y, z;
 };
-template <int DIM, bool W>
+template <int DIM, int W>
 __device__ inline Loc lat_locate(const Lat &L, float x, float y, float z) {
     Loc p;
     p.x = locate<W>(L.n[0], L.wrap[0], x);
@@ -97,41 +149,36 @@ __device__ inline Loc lat_locate(const Lat &L, float x, float y, float z) {
     if (DIM == 3) p.z = locate<W>(L.n[2], L.wrap[2], z);
     return p;
 }
-template <int DIM>
+template <int DIM, int W>
 __device__ inline float sample_at(const Lat &L, const float *__restrict__ d, const Loc &p) {
-    if (DIM == 2) return gather2(d, (unsigned)L.n[0], p.x, p.y);
-    return gather3(d, (unsigned)L.n[0], (unsigned)L.n[1], p.x, p.y, p.z);
+    float v[8];
+    corners<DIM, W>(d, (unsigned)L.n[0], (unsigned)L.n[1], p.x, p.y, p.z, v);
+    return interp<DIM>(v, p.x, p.y, p.z);
 }
-template <int DIM, bool W>
+template <int DIM, int W>
 __device__ inline float lat_sample(const Lat &L, const float *__restrict__ d, float x, float y, float z) {
-    return sample_at<DIM>(L, d, lat_locate<DIM, W>(L, x, y, z));
+    return sample_at<DIM, W>(L, d, lat_locate<DIM, W>(L, x, y, z));
 }
 
 /* min and max of the 2^d nodes around a located point (the limiters' range), in the CPU's order */
-template <int DIM>
+template <int DIM, int W>
 __device__ inline void minmax_at(const Lat &L, const float *__restrict__ d, const Loc &p, float *lo, float *hi) {
-    const unsigned nx = (unsigned)L.n[0], nxy = nx * (unsigned)L.n[1];
-    const int dx = p.x.i1 - p.x.i0, dy = (p.y.i1 - p.y.i0) * (int)nx;
-    const float *r00 = d + ((unsigned)p.z.i0 * nxy + (unsigned)p.y.i0 * nx + (unsigned)p.x.i0);
-    const float *rz[2] = {r00, r00 + (p.z.i1 - p.z.i0) * (int)nxy};
-    float mn = INFINITY, mx = -INFINITY;
-#pragma unroll
-    for (int kk = 0; kk < (DIM == 3 ? 2 : 1); kk++) {
-        const float *r0 = rz[kk], *r1 = r0 + dy;
-        float v[4] = {__ldg(r0), __ldg(r0 + dx), __ldg(r1), __ldg(r1 + dx)};
-#pragma unroll
-        for (int q = 0; q < 4; q++) {
-            mn = v[q] < mn ? v[q] : mn;
-            mx = v[q] > mx ? v[q] : mx;
-        }
-    }
-    *lo = mn;
-    *hi = mx;
+    float v[8];
+    corners<DIM, W>(d, (unsigned)L.n[0], (unsigned)L.n[1], p.x, p.y, p.z, v);
+    range_of<DIM>(v, lo, hi);
 }
-template <int DIM, bool W>
+/* the sample and the range of the same nodes, loaded once (MacCormack's first pass keeps the range) */
+template <int DIM, int W>
+__device__ inline float sample_range_at(const Lat &L, const float *__restrict__ d, const Loc &p, float *lo, float *hi) {
+    float v[8];
+    corners<DIM, W>(d, (unsigned)L.n[0], (unsigned)L.n[1], p.x, p.y, p.z, v);
+    range_of<DIM>(v, lo, hi);
+    return interp<DIM>(v, p.x, p.y, p.z);
+}
+template <int DIM, int W>
 __device__ inline void lat_minmax(const Lat &L, const float *__restrict__ d, float x, float y, float z, float *lo,
                                   float *hi) {
-    minmax_at<DIM>(L, d, lat_locate<DIM, W>(L, x, y, z), lo, hi);
+    minmax_at<DIM, W>(L, d, lat_locate<DIM, W>(L, x, y, z), lo, hi);
 }
 
 /* the velocity lattices and the step, shared by every kernel of the stage */
@@ -152,7 +199,7 @@ struct Map {
  * The weights along axis b are the same for every component but b's own (the face lattice has one more node), so
  * they are located twice per axis instead of once per component and axis; the gathers and the lerps are
  * lat_sample's, in its order. */
-template <int DIM, bool W>
+template <int DIM, int W>
 __device__ inline void velocity_at(const Tracer &t, const float P[3], float u[3]) {
     AxisW f[3], c[3]; /* along b: on the face lattice of component b, and on the cell-centred lattices */
 #pragma unroll
@@ -162,14 +209,14 @@ __device__ inline void velocity_at(const Tracer &t, const float P[3], float u[3]
         c[b] = locate<W>(C.n[b], C.wrap[b], P[b] - 0.5f);
     }
     if (DIM == 2) {
-        u[0] = gather2(t.v[0], (unsigned)t.V[0].n[0], f[0], c[1]);
-        u[1] = gather2(t.v[1], (unsigned)t.V[1].n[0], c[0], f[1]);
+        u[0] = gather2<W>(t.v[0], (unsigned)t.V[0].n[0], f[0], c[1]);
+        u[1] = gather2<W>(t.v[1], (unsigned)t.V[1].n[0], c[0], f[1]);
         u[2] = 0.0f;
         return;
     }
-    u[0] = gather3(t.v[0], (unsigned)t.V[0].n[0], (unsigned)t.V[0].n[1], f[0], c[1], c[2]);
-    u[1] = gather3(t.v[1], (unsigned)t.V[1].n[0], (unsigned)t.V[1].n[1], c[0], f[1], c[2]);
-    u[2] = gather3(t.v[2], (unsigned)t.V[2].n[0], (unsigned)t.V[2].n[1], c[0], c[1], f[2]);
+    u[0] = gather3<W>(t.v[0], (unsigned)t.V[0].n[0], (unsigned)t.V[0].n[1], f[0], c[1], c[2]);
+    u[1] = gather3<W>(t.v[1], (unsigned)t.V[1].n[0], (unsigned)t.V[1].n[1], c[0], f[1], c[2]);
+    u[2] = gather3<W>(t.v[2], (unsigned)t.V[2].n[0], (unsigned)t.V[2].n[1], c[0], c[1], f[2]);
 }
 
 /* The velocity at the element itself (advect.c face_node_velocity / cell_node_velocity), read from the faces
@@ -180,7 +227,7 @@ __device__ inline void velocity_at(const Tracer &t, const float P[3], float u[3]
 __device__ inline unsigned node3(const Lat &L, int i, int j, int k) {
     return (unsigned)i + (unsigned)L.n[0] * ((unsigned)j + (unsigned)L.n[1] * (unsigned)k);
 }
-template <int DIM, int A, bool W>
+template <int DIM, int A, int W>
 __device__ inline void face_node_velocity(const Tracer &t, int i, int j, int k, float u[3]) {
     const int c[3] = {i, j, k};
     u[2] = 0.0f;
@@ -190,25 +237,25 @@ __device__ inline void face_node_velocity(const Tracer &t, int i, int j, int k, 
         const float *__restrict__ d = t.v[b];
         if (b == A) {
             int w[3] = {c[0], c[1], c[2]};
-            if (W && L.wrap[A] && w[A] == L.wrap[A]) w[A] = 0; /* face n repeats face 0 */
+            if (W == ADV_WRAP && L.wrap[A] && w[A] == L.wrap[A]) w[A] = 0; /* face n repeats face 0 */
             u[b] = __ldg(d + node3(L, w[0], w[1], w[2]));
             continue;
         }
         int lo[3] = {c[0], c[1], c[2]}, hi[3] = {c[0], c[1], c[2]};
         const int na = L.n[A];
         lo[A] = c[A] - 1;
-        if (lo[A] < 0) lo[A] = W && L.wrap[A] ? na - 1 : 0;
-        if (hi[A] > na - 1) hi[A] = W && L.wrap[A] ? 0 : na - 1;
+        if (lo[A] < 0) lo[A] = W == ADV_WRAP && L.wrap[A] ? na - 1 : 0;
+        if (hi[A] > na - 1) hi[A] = W == ADV_WRAP && L.wrap[A] ? 0 : na - 1;
         int lo_b[3] = {lo[0], lo[1], lo[2]}, hi_b[3] = {hi[0], hi[1], hi[2]};
         lo_b[b]++;
         hi_b[b]++;
-        if (W && L.wrap[b] && lo_b[b] == L.wrap[b]) lo_b[b] = hi_b[b] = 0; /* face n repeats face 0 */
+        if (W == ADV_WRAP && L.wrap[b] && lo_b[b] == L.wrap[b]) lo_b[b] = hi_b[b] = 0; /* face n repeats face 0 */
         float v0 = lerp_(__ldg(d + node3(L, lo[0], lo[1], lo[2])), __ldg(d + node3(L, hi[0], hi[1], hi[2])), 0.5f);
         float v1 = lerp_(__ldg(d + node3(L, lo_b[0], lo_b[1], lo_b[2])), __ldg(d + node3(L, hi_b[0], hi_b[1], hi_b[2])), 0.5f);
         u[b] = lerp_(v0, v1, 0.5f);
     }
 }
-template <int DIM, bool W>
+template <int DIM, int W>
 __device__ inline void cell_node_velocity(const Tracer &t, int i, int j, int k, float u[3]) {
     u[2] = 0.0f;
 #pragma unroll
@@ -216,7 +263,7 @@ __device__ inline void cell_node_velocity(const Tracer &t, int i, int j, int k, 
         const Lat &L = t.V[b];
         int w[3] = {i, j, k};
         w[b]++;
-        if (W && L.wrap[b] && w[b] == L.wrap[b]) w[b] = 0; /* face n repeats face 0 */
+        if (W == ADV_WRAP && L.wrap[b] && w[b] == L.wrap[b]) w[b] = 0; /* face n repeats face 0 */
         u[b] = lerp_(__ldg(t.v[b] + node3(L, i, j, k)), __ldg(t.v[b] + node3(L, w[0], w[1], w[2])), 0.5f);
     }
 }
@@ -226,7 +273,7 @@ __device__ inline void cell_node_velocity(const Tracer &t, int i, int j, int k, 
  * (DIR = -1) or the end of the forward one (DIR = +1), in lattice coordinates of the grid; z = 0 in 2D, as the
  * CPU's missing third buffer reads. FACE: the velocity component whose faces are advected, -1 for a scalar grid
  * of the velocity's cells, -2 for a finer scalar grid (u1 sampled at P). */
-template <int DIM, int FACE, bool W>
+template <int DIM, int FACE, int W>
 __device__ inline void trace_start(const Tracer &t, const Map &m, int i, int j, int k, float P[3], float u1[3]) {
     P[1] = ((float)j + m.off[1]) / m.scale[1];
     P[2] = ((float)k + m.off[2]) / m.scale[2];
@@ -235,7 +282,7 @@ __device__ inline void trace_start(const Tracer &t, const Map &m, int i, int j, 
     else if (FACE == -1) cell_node_velocity<DIM, W>(t, i, j, k, u1);
     else velocity_at<DIM, W>(t, P, u1);
 }
-template <int DIR, int DIM, bool W>
+template <int DIR, int DIM, int W>
 __device__ inline void trace_end(const Tracer &t, const Map &m, const float P[3], const float u1[3], float out[3]) {
     float Q[3], u2[3];
 #pragma unroll
@@ -266,26 +313,41 @@ __device__ inline void feet_load(const Feet &F, unsigned e, float b[3]) {
     for (int a = 0; a < DIM; a++) b[a] = F.x[a][e];
 }
 
+/* The limiter's range kept from MacCormack's first pass when lo is set: the first pass samples q at the backward
+ * foot, and the limiter of the second pass takes the min and max of the same nodes of the same q; so the first pass
+ * keeps min and max (8 B per element) instead of the foot (12 B in 3D), and the second pass neither locates the
+ * foot again nor gathers its nodes. The same floats either way. */
+struct Range {
+    float *lo, *hi;
+};
+
 /* out = factor * A(q) */
-template <int DIM, int FACE, bool W>
+template <int DIM, int FACE, int W>
 __global__ void k_adv_backward(Tracer t, Map m, Lat L, const float *__restrict__ q, float *__restrict__ out, float factor,
-                               Flags fl, int field, Feet F) {
+                               Flags fl, int field, Feet F, Range R) {
     ECU_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
     float P[3], u1[3], b[3];
     trace_start<DIM, FACE, W>(t, m, i, j, k, P, u1);
     trace_end<-1, DIM, W>(t, m, P, u1, b);
-    float v = factor * lat_sample<DIM, W>(L, q, b[0], b[1], b[2]);
     const unsigned e = idx3(m.n, i, j, k);
+    const Loc pb = lat_locate<DIM, W>(L, b[0], b[1], b[2]);
+    float v;
+    if (R.lo) {
+        float lo, hi;
+        v = factor * sample_range_at<DIM, W>(L, q, pb, &lo, &hi);
+        R.lo[e] = lo;
+        R.hi[e] = hi;
+    } else v = factor * sample_at<DIM, W>(L, q, pb);
     out[e] = v;
     if (F.x[0]) feet_store<DIM>(F, e, b);
     if (field >= 0) flag_if_bad(fl, v, field);
 }
 
 /* MacCormack second pass: out = factor * limit(q^ + (q - A^R q^)/2) */
-template <int DIM, int FACE, bool W>
+template <int DIM, int FACE, int W>
 __global__ void k_adv_maccormack(Tracer t, Map m, Lat L, const float *__restrict__ q, const float *__restrict__ qhat,
-                                 float *__restrict__ out, float factor, Flags fl, int field, Feet F) {
+                                 float *__restrict__ out, float factor, Flags fl, int field, Feet F, Range R) {
     ECU_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
     const unsigned e = idx3(m.n, i, j, k);
@@ -296,9 +358,14 @@ __global__ void k_adv_maccormack(Tracer t, Map m, Lat L, const float *__restrict
     float qh = qhat[e];
     float v = qh + 0.5f * (q[e] - back);
     float lo, hi;
-    if (F.x[0]) feet_load<DIM>(F, e, b);
-    else trace_end<-1, DIM, W>(t, m, P, u1, b);
-    lat_minmax<DIM, W>(L, q, b[0], b[1], b[2], &lo, &hi);
+    if (R.lo) {
+        lo = R.lo[e];
+        hi = R.hi[e];
+    } else {
+        if (F.x[0]) feet_load<DIM>(F, e, b);
+        else trace_end<-1, DIM, W>(t, m, P, u1, b);
+        lat_minmax<DIM, W>(L, q, b[0], b[1], b[2], &lo, &hi);
+    }
     if (v < lo || v > hi) v = qh;
     v = factor * v;
     out[e] = v;
@@ -306,7 +373,7 @@ __global__ void k_adv_maccormack(Tracer t, Map m, Lat L, const float *__restrict
 }
 
 /* BFECC middle pass: corrected = q + (q - A^R q^)/2 */
-template <int DIM, int FACE, bool W>
+template <int DIM, int FACE, int W>
 __global__ void k_adv_bfecc_correct(Tracer t, Map m, Lat L, const float *__restrict__ q, const float *__restrict__ qhat,
                                     float *__restrict__ corrected) {
     ECU_IJK(m.n[0], m.n[1]);
@@ -321,7 +388,7 @@ __global__ void k_adv_bfecc_correct(Tracer t, Map m, Lat L, const float *__restr
 }
 
 /* the backward foot of element e: kept from the first pass when the feet are stored, else traced again */
-template <int DIM, int FACE, bool W>
+template <int DIM, int FACE, int W>
 __device__ inline void backward_foot(const Tracer &t, const Map &m, const Feet &F, unsigned e, int i, int j, int k,
                                      float b[3]) {
     if (F.x[0]) {
@@ -334,7 +401,7 @@ __device__ inline void backward_foot(const Tracer &t, const Map &m, const Feet &
 }
 
 /* BFECC last pass: out = factor * clamp(A(corrected), min/max of q around the foot) */
-template <int DIM, int FACE, bool W>
+template <int DIM, int FACE, int W>
 __global__ void k_adv_bfecc_final(Tracer t, Map m, Lat L, const float *__restrict__ q, const float *__restrict__ corr,
                                   float *__restrict__ out, float factor, Flags fl, int field, Feet F) {
     ECU_IJK(m.n[0], m.n[1]);
@@ -343,9 +410,9 @@ __global__ void k_adv_bfecc_final(Tracer t, Map m, Lat L, const float *__restric
     float b[3];
     backward_foot<DIM, FACE, W>(t, m, F, e, i, j, k, b);
     const Loc pb = lat_locate<DIM, W>(L, b[0], b[1], b[2]);
-    float v = sample_at<DIM>(L, corr, pb);
+    float v = sample_at<DIM, W>(L, corr, pb);
     float lo, hi;
-    minmax_at<DIM>(L, q, pb, &lo, &hi);
+    minmax_at<DIM, W>(L, q, pb, &lo, &hi);
     v = v < lo ? lo : (v > hi ? hi : v);
     v = factor * v;
     out[e] = v;
@@ -361,10 +428,11 @@ struct Multi {
     float *dst[4];         /* written */
     float factor[4];
     int field[4];          /* eddy_field of each, for the non-finite flags */
+    float *lo[4], *hi[4];  /* the limiter's range of each, kept by MacCormack's first pass (lo[0] set), see Range */
 };
 
 /* dst = factor * A(q) */
-template <int DIM, int FACE, bool W>
+template <int DIM, int FACE, int W>
 __global__ void k_advm_backward(Tracer t, Map m, Lat L, Multi M, Flags fl, int final_pass, Feet F) {
     ECU_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
@@ -377,13 +445,19 @@ __global__ void k_advm_backward(Tracer t, Map m, Lat L, Multi M, Flags fl, int f
 #pragma unroll
     for (int f = 0; f < 4; f++) {
         if (f >= M.n) break;
-        float v = M.factor[f] * sample_at<DIM>(L, M.q[f], pb);
+        float v;
+        if (M.lo[0]) {
+            float lo, hi;
+            v = M.factor[f] * sample_range_at<DIM, W>(L, M.q[f], pb, &lo, &hi);
+            M.lo[f][e] = lo;
+            M.hi[f][e] = hi;
+        } else v = M.factor[f] * sample_at<DIM, W>(L, M.q[f], pb);
         M.dst[f][e] = v;
         if (final_pass) flag_if_bad(fl, v, M.field[f]);
     }
 }
 
-template <int DIM, int FACE, bool W>
+template <int DIM, int FACE, int W>
 __global__ void k_advm_maccormack(Tracer t, Map m, Lat L, Multi M, Flags fl, Feet F) {
     ECU_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
@@ -391,17 +465,25 @@ __global__ void k_advm_maccormack(Tracer t, Map m, Lat L, Multi M, Flags fl, Fee
     float P[3], u1[3], fw[3], b[3];
     trace_start<DIM, FACE, W>(t, m, i, j, k, P, u1);
     trace_end<+1, DIM, W>(t, m, P, u1, fw);
-    if (F.x[0]) feet_load<DIM>(F, e, b);
-    else trace_end<-1, DIM, W>(t, m, P, u1, b);
-    const Loc pf = lat_locate<DIM, W>(L, fw[0], fw[1], fw[2]), pb = lat_locate<DIM, W>(L, b[0], b[1], b[2]);
+    const bool kept = M.lo[0] != nullptr;
+    if (!kept) {
+        if (F.x[0]) feet_load<DIM>(F, e, b);
+        else trace_end<-1, DIM, W>(t, m, P, u1, b);
+    } else b[0] = b[1] = b[2] = 0.0f;
+    const Loc pf = lat_locate<DIM, W>(L, fw[0], fw[1], fw[2]);
+    Loc pb;
+    if (!kept) pb = lat_locate<DIM, W>(L, b[0], b[1], b[2]);
 #pragma unroll
     for (int f = 0; f < 4; f++) {
         if (f >= M.n) break;
-        float back = sample_at<DIM>(L, M.hat[f], pf);
+        float back = sample_at<DIM, W>(L, M.hat[f], pf);
         float qh = M.hat[f][e];
         float v = qh + 0.5f * (M.q[f][e] - back);
         float lo, hi;
-        minmax_at<DIM>(L, M.q[f], pb, &lo, &hi);
+        if (kept) {
+            lo = M.lo[f][e];
+            hi = M.hi[f][e];
+        } else minmax_at<DIM, W>(L, M.q[f], pb, &lo, &hi);
         if (v < lo || v > hi) v = qh;
         v = M.factor[f] * v;
         M.dst[f][e] = v;
@@ -410,7 +492,7 @@ __global__ void k_advm_maccormack(Tracer t, Map m, Lat L, Multi M, Flags fl, Fee
 }
 
 /* BFECC middle pass into dst: q + (q - A^R q^)/2 */
-template <int DIM, int FACE, bool W>
+template <int DIM, int FACE, int W>
 __global__ void k_advm_bfecc_correct(Tracer t, Map m, Lat L, Multi M) {
     ECU_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
@@ -422,14 +504,14 @@ __global__ void k_advm_bfecc_correct(Tracer t, Map m, Lat L, Multi M) {
 #pragma unroll
     for (int f = 0; f < 4; f++) {
         if (f >= M.n) break;
-        float back = sample_at<DIM>(L, M.hat[f], pf);
+        float back = sample_at<DIM, W>(L, M.hat[f], pf);
         float qe = M.q[f][e];
         M.dst[f][e] = qe + 0.5f * (qe - back);
     }
 }
 
 /* BFECC last pass: hat holds the corrected fields */
-template <int DIM, int FACE, bool W>
+template <int DIM, int FACE, int W>
 __global__ void k_advm_bfecc_final(Tracer t, Map m, Lat L, Multi M, Flags fl, Feet F) {
     ECU_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
@@ -440,9 +522,9 @@ __global__ void k_advm_bfecc_final(Tracer t, Map m, Lat L, Multi M, Flags fl, Fe
 #pragma unroll
     for (int f = 0; f < 4; f++) {
         if (f >= M.n) break;
-        float v = sample_at<DIM>(L, M.hat[f], pb);
+        float v = sample_at<DIM, W>(L, M.hat[f], pb);
         float lo, hi;
-        minmax_at<DIM>(L, M.q[f], pb, &lo, &hi);
+        minmax_at<DIM, W>(L, M.q[f], pb, &lo, &hi);
         v = v < lo ? lo : (v > hi ? hi : v);
         v = M.factor[f] * v;
         M.dst[f][e] = v;
@@ -450,12 +532,14 @@ __global__ void k_advm_bfecc_final(Tracer t, Map m, Lat L, Multi M, Flags fl, Fe
     }
 }
 
-/* launches kern<dim, face, wrap_any> on the stage's stream (wrap_any: a local of the caller): FACE_GO for a face
- * grid (face 0..dim-1), SCALAR_GO for the scalar grid (face -1 with dye_scale 1, else -2) */
+/* launches kern<dim, face, mode> on the stage's stream (mode: a local of the caller, ADV_UNIT / ADV_PLAIN /
+ * ADV_WRAP): FACE_GO for a face grid (face 0..dim-1), SCALAR_GO for the scalar grid (face -1 with dye_scale 1,
+ * else -2) */
 #define ADV_GO(kern, D, F, gr, ...)                                                                          \
     do {                                                                                                     \
-        if (wrap_any) kern<D, F, true><<<gr, tile_block(), 0, c->stream>>>(__VA_ARGS__);                     \
-        else kern<D, F, false><<<gr, tile_block(), 0, c->stream>>>(__VA_ARGS__);                             \
+        if (mode == ADV_WRAP) kern<D, F, ADV_WRAP><<<gr, tile_block(), 0, c->stream>>>(__VA_ARGS__);         \
+        else if (mode == ADV_PLAIN) kern<D, F, ADV_PLAIN><<<gr, tile_block(), 0, c->stream>>>(__VA_ARGS__);  \
+        else kern<D, F, ADV_UNIT><<<gr, tile_block(), 0, c->stream>>>(__VA_ARGS__);                          \
     } while (0)
 #define FACE_GO(kern, face, gr, ...)                                                                         \
     do {                                                                                                     \
@@ -475,9 +559,13 @@ __global__ void k_advm_bfecc_final(Tracer t, Map m, Lat L, Multi M, Flags fl, Fe
         else ADV_GO(kern, 2, -2, gr, __VA_ARGS__);                                                           \
     } while (0)
 
-/* whether any lattice the stage samples wraps (a periodic axis) */
+/* whether any lattice the stage samples wraps (a periodic axis), or has an axis of one node */
 static bool wraps(const Lat &L) { return L.wrap[0] || L.wrap[1] || L.wrap[2]; }
-static bool stage_wraps(const Tracer &t, const Lat &L) { return wraps(t.V[0]) || wraps(t.V[1]) || wraps(t.V[2]) || wraps(L); }
+static bool thin(const Lat &L, int dim) {
+    for (int b = 0; b < dim; b++)
+        if (L.n[b] < 2) return true;
+    return false;
+}
 
 struct AdvectWS {
     float *tmp[2];   /* q^ and the BFECC-corrected field of one velocity component (largest grid) */
@@ -485,13 +573,32 @@ struct AdvectWS {
     float *corr[4];  /* BFECC-corrected scalars (corr[0] = tmp[1]) */
     float *out[3];   /* with cu_sim.scalar_tmp: the four new scalar fields */
     float *feet[3];  /* backward feet of the first pass (cu_sim.adv_feet; MacCormack and BFECC) */
+    float *range_more[8]; /* with feet[0 .. dim-1]: the scalars' kept limiter ranges (MacCormack, see Range) */
+    int plain;       /* experiment switch (EDDY_CU_ADV_PLAIN=1): never the ADV_UNIT kernels */
+    int range;       /* experiment switch (EDDY_CU_ADV_RANGE): MacCormack keeps the limiter's range of
+                      * 0 no grid (feet as before), 1 the velocity, 2 the velocity and the scalars */
 };
+
+/* the kernels' lattice mode for a stage sampling the velocity lattices and L */
+static int stage_mode(const AdvectWS *w, const Tracer &t, const Lat &L) {
+    if (wraps(t.V[0]) || wraps(t.V[1]) || wraps(t.V[2]) || wraps(L)) return ADV_WRAP;
+    if (w->plain || thin(L, t.dim)) return ADV_PLAIN;
+    for (int a = 0; a < t.dim; a++)
+        if (thin(t.V[a], t.dim)) return ADV_PLAIN;
+    return ADV_UNIT;
+}
 
 /* allocates what the current scheme needs (called at creation and before each advection: eddy_sim_set_def may
  * change the scheme); buffers already there are kept */
 eddy_status advect_init(cu_sim *c) {
-    if (!c->adv) c->adv = (AdvectWS *)calloc(1, sizeof(AdvectWS));
-    if (!c->adv) return eddy__fail(c->s, EDDY_ERR_OUT_OF_MEMORY, "cuda: out of host memory");
+    if (!c->adv) {
+        c->adv = (AdvectWS *)calloc(1, sizeof(AdvectWS));
+        if (!c->adv) return eddy__fail(c->s, EDDY_ERR_OUT_OF_MEMORY, "cuda: out of host memory");
+        const char *e = getenv("EDDY_CU_ADV_PLAIN");
+        c->adv->plain = e && atoi(e) == 1;
+        e = getenv("EDDY_CU_ADV_RANGE");
+        c->adv->range = e ? atoi(e) : 2;
+    }
     size_t cap = c->nscalar;
     for (int a = 0; a < c->g.dim; a++) cap = c->nface[a] > cap ? c->nface[a] : cap;
     int want = c->s->def.advection == EDDY_ADVECT_SEMI_LAGRANGIAN ? 0 : (c->s->def.advection == EDDY_ADVECT_MACCORMACK ? 1 : 2);
@@ -510,6 +617,8 @@ eddy_status advect_init(cu_sim *c) {
         if (!w->out[f]) st = dev_alloc(c, (void **)&w->out[f], sb, "advected scalars");
     for (int a = 0; a < c->g.dim && st == EDDY_OK && want >= 1 && c->adv_feet; a++)
         if (!w->feet[a]) st = dev_alloc(c, (void **)&w->feet[a], cap * sizeof(float), "advection feet");
+    for (int f = c->g.dim; f < 8 && st == EDDY_OK && want == 1 && c->adv_feet && w->range == 2; f++)
+        if (!w->range_more[f]) st = dev_alloc(c, (void **)&w->range_more[f], sb, "advection ranges");
     return st;
 }
 
@@ -526,6 +635,7 @@ void advect_free(cu_sim *c) {
         cudaFree(w->out[f]);
         cudaFree(w->feet[f]);
     }
+    for (int f = 0; f < 8; f++) cudaFree(w->range_more[f]);
     free(w);
     c->adv = nullptr;
 }
@@ -538,23 +648,32 @@ static Feet feet_of(cu_sim *c) {
     return F;
 }
 
+/* MacCormack's kept limiter range of a velocity component (in the feet buffers, which it then does not need) */
+static Range range_of_velocity(cu_sim *c) {
+    const AdvectWS *w = c->adv;
+    const bool on = c->adv_feet && c->s->def.advection == EDDY_ADVECT_MACCORMACK && w->range >= 1 && w->feet[0];
+    return on ? Range{w->feet[0], w->feet[1]} : Range{nullptr, nullptr};
+}
+
 static cudaError_t advect_field(cu_sim *c, const Tracer &t, const Map &m, int face, const Lat &L, const float *q,
                                 float *out, float factor, int field) {
     dim3 gr = tiles(m.n[0], m.n[1], m.n[2]);
     Flags fl = flags_for(c);
     Feet F = feet_of(c), none = {{nullptr, nullptr, nullptr}};
-    const bool wrap_any = stage_wraps(t, L);
+    const Range R = range_of_velocity(c), no_range = {nullptr, nullptr};
+    const int mode = stage_mode(c->adv, t, L);
     float *t0 = c->adv->tmp[0], *t1 = c->adv->tmp[1];
     switch (c->s->def.advection) {
     case EDDY_ADVECT_SEMI_LAGRANGIAN:
-        FACE_GO(k_adv_backward, face, gr, t, m, L, q, out, factor, fl, field, none);
+        FACE_GO(k_adv_backward, face, gr, t, m, L, q, out, factor, fl, field, none, no_range);
         break;
     case EDDY_ADVECT_MACCORMACK:
-        FACE_GO(k_adv_backward, face, gr, t, m, L, q, t0, 1.0f, fl, -1, F);
-        FACE_GO(k_adv_maccormack, face, gr, t, m, L, q, t0, out, factor, fl, field, F);
+        if (R.lo) F = none; /* the range replaces the feet */
+        FACE_GO(k_adv_backward, face, gr, t, m, L, q, t0, 1.0f, fl, -1, F, R);
+        FACE_GO(k_adv_maccormack, face, gr, t, m, L, q, t0, out, factor, fl, field, F, R);
         break;
     case EDDY_ADVECT_BFECC:
-        FACE_GO(k_adv_backward, face, gr, t, m, L, q, t0, 1.0f, fl, -1, F);
+        FACE_GO(k_adv_backward, face, gr, t, m, L, q, t0, 1.0f, fl, -1, F, no_range);
         FACE_GO(k_adv_bfecc_correct, face, gr, t, m, L, q, t0, t1);
         FACE_GO(k_adv_bfecc_final, face, gr, t, m, L, q, t1, out, factor, fl, field, F);
         break;
@@ -614,7 +733,15 @@ cudaError_t launch_advect(cu_sim *c, float dt) {
         Lat L = lat_of(sd);
         Flags fl = flags_for(c);
         Feet F = feet_of(c), none = {{nullptr, nullptr, nullptr}};
-        const bool wrap_any = stage_wraps(t, L);
+        const int mode = stage_mode(w, t, L);
+        /* MacCormack's kept ranges of the scalars: the feet buffers (free once the velocity is done) and more */
+        const bool ranges = F.x[0] && d.advection == EDDY_ADVECT_MACCORMACK && w->range == 2;
+        for (int f = 0; f < 4; f++) M.lo[f] = M.hi[f] = nullptr;
+        for (int f = 0; f < M.n && ranges; f++) {
+            M.lo[f] = 2 * f < g.dim ? w->feet[2 * f] : w->range_more[2 * f];
+            M.hi[f] = 2 * f + 1 < g.dim ? w->feet[2 * f + 1] : w->range_more[2 * f + 1];
+        }
+        if (ranges) F = none;
         const int face = d.dye_scale[0] == 1 && d.dye_scale[1] == 1 && d.dye_scale[2] == 1 ? -1 : -2;
         Multi A = M; /* pass 1 writes q^ (factor 1) */
         for (int f = 0; f < M.n; f++) {
