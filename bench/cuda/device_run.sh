@@ -71,9 +71,13 @@ for what in "$@"; do
   advexp)
     # issue 7 advection experiments: the stage tables (2D 2048^2, 3D 256^3) under the env switches of k_advect.cu,
     # then the 2048^2 and 256^3 steps with the defaults
-    for v in "" "EDDY_CU_ADV_RANGE=1" "EDDY_CU_ADV_RANGE=0" "EDDY_CU_ADV_PLAIN=1 EDDY_CU_ADV_RANGE=0"; do
+    for v in "" "EDDY_CU_ADV_VKEEP=0" "EDDY_CU_ADV_SKEEP=1" "EDDY_CU_ADV_SKEEP=0"; do
       echo "== env: ${v:-defaults}"
       env $v timeout 100 "$bin/bench_cuda" --stages-only 2>&1 | grep -E "advect|^stages"
+    done
+    for b in 64x4 32x4 16x16 128x2 32x16 64x8; do
+      echo "== 2D block $b"
+      EDDY_CU_ADV_BLOCK2D=$b timeout 100 "$bin/bench_cuda" --only 2048 --stages-only 2>&1 | grep -E "advect (MacC|semi)"
     done
     for n in 2048 256; do timeout 100 "$bin/bench_cuda" --only $n --no-stages 2>&1 | grep -E "^  (2D|3D)"; done ;;
   bench-quick) timeout 200 "$bin/bench_cuda" --quick > "$OUT/bench.log" 2>&1; echo "bench rc=$?"; cat "$OUT/bench.log" ;;

@@ -7,6 +7,9 @@
  * so the same feet, and less memory traffic. Interpolation is a + w (b - a), as on the CPU. */
 #include "cu_sim.cuh"
 
+#include <stdio.h>
+#include <stdlib.h>
+
 namespace ecu {
 
 /* a lattice of samples in index coordinates (advect.c `lattice`) */
@@ -275,14 +278,15 @@ __device__ inline void cell_node_velocity(const Tracer &t, int i, int j, int k, 
  * of the velocity's cells, -2 for a finer scalar grid (u1 sampled at P). */
 template <int DIM, int FACE, int W>
 __device__ inline void trace_start(const Tracer &t, const Map &m, int i, int j, int k, float P[3], float u1[3]) {
-    P[1] = ((float)j + m.off[1]) / m.scale[1];
-    P[2] = ((float)k + m.off[2]) / m.scale[2];
-    P[0] = ((float)i + m.off[0]) / m.scale[0];
+    /* the scale is 1 on a face grid and on a scalar grid of dye_scale 1 (FACE >= -1), where x / 1 = x exactly */
+    P[1] = FACE >= -1 ? (float)j + m.off[1] : ((float)j + m.off[1]) / m.scale[1];
+    P[2] = FACE >= -1 ? (float)k + m.off[2] : ((float)k + m.off[2]) / m.scale[2];
+    P[0] = FACE >= -1 ? (float)i + m.off[0] : ((float)i + m.off[0]) / m.scale[0];
     if (FACE >= 0) face_node_velocity<DIM, (FACE < 0 ? 0 : FACE), W>(t, i, j, k, u1);
     else if (FACE == -1) cell_node_velocity<DIM, W>(t, i, j, k, u1);
     else velocity_at<DIM, W>(t, P, u1);
 }
-template <int DIR, int DIM, int W>
+template <int DIR, int DIM, int FACE, int W>
 __device__ inline void trace_end(const Tracer &t, const Map &m, const float P[3], const float u1[3], float out[3]) {
     float Q[3], u2[3];
 #pragma unroll
@@ -290,10 +294,21 @@ __device__ inline void trace_end(const Tracer &t, const Map &m, const float P[3]
     velocity_at<DIM, W>(t, Q, u2);
 #pragma unroll
     for (int b = 0; b < 3; b++) {
-        if (b < DIM) out[b] = (DIR < 0 ? P[b] - t.dtc * u2[b] : P[b] + t.dtc * u2[b]) * m.scale[b] - m.off[b];
+        if (b < DIM) {
+            const float x = DIR < 0 ? P[b] - t.dtc * u2[b] : P[b] + t.dtc * u2[b];
+            out[b] = (FACE >= -1 ? x : x * m.scale[b]) - m.off[b]; /* x * 1 = x */
+        }
         else out[b] = 0.0f;
     }
 }
+
+/* the element of a thread: blocks of blockDim.x x blockDim.y elements of one plane k (the launch's block shape,
+ * AdvectWS.block) */
+#define ADV_IJK(nx, ny)                                                  \
+    const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);          \
+    const int j = (int)(blockIdx.y * blockDim.y + threadIdx.y);          \
+    const int k = (int)blockIdx.z;                                       \
+    const bool inside_ = i < (nx) && j < (ny);
 
 /* The feet of the backward trace, kept from the first pass of MacCormack / BFECC for the limiter (and BFECC's last
  * pass) when x[0] is set: 4 B per axis written and read again against a second trace (a midpoint sample of 24
@@ -325,11 +340,11 @@ struct Range {
 template <int DIM, int FACE, int W>
 __global__ void k_adv_backward(Tracer t, Map m, Lat L, const float *__restrict__ q, float *__restrict__ out, float factor,
                                Flags fl, int field, Feet F, Range R) {
-    ECU_IJK(m.n[0], m.n[1]);
+    ADV_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
     float P[3], u1[3], b[3];
     trace_start<DIM, FACE, W>(t, m, i, j, k, P, u1);
-    trace_end<-1, DIM, W>(t, m, P, u1, b);
+    trace_end<-1, DIM, FACE, W>(t, m, P, u1, b);
     const unsigned e = idx3(m.n, i, j, k);
     const Loc pb = lat_locate<DIM, W>(L, b[0], b[1], b[2]);
     float v;
@@ -348,12 +363,12 @@ __global__ void k_adv_backward(Tracer t, Map m, Lat L, const float *__restrict__
 template <int DIM, int FACE, int W>
 __global__ void k_adv_maccormack(Tracer t, Map m, Lat L, const float *__restrict__ q, const float *__restrict__ qhat,
                                  float *__restrict__ out, float factor, Flags fl, int field, Feet F, Range R) {
-    ECU_IJK(m.n[0], m.n[1]);
+    ADV_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
     const unsigned e = idx3(m.n, i, j, k);
     float P[3], u1[3], f[3], b[3];
     trace_start<DIM, FACE, W>(t, m, i, j, k, P, u1);
-    trace_end<+1, DIM, W>(t, m, P, u1, f);
+    trace_end<+1, DIM, FACE, W>(t, m, P, u1, f);
     float back = lat_sample<DIM, W>(L, qhat, f[0], f[1], f[2]);
     float qh = qhat[e];
     float v = qh + 0.5f * (q[e] - back);
@@ -363,7 +378,7 @@ __global__ void k_adv_maccormack(Tracer t, Map m, Lat L, const float *__restrict
         hi = R.hi[e];
     } else {
         if (F.x[0]) feet_load<DIM>(F, e, b);
-        else trace_end<-1, DIM, W>(t, m, P, u1, b);
+        else trace_end<-1, DIM, FACE, W>(t, m, P, u1, b);
         lat_minmax<DIM, W>(L, q, b[0], b[1], b[2], &lo, &hi);
     }
     if (v < lo || v > hi) v = qh;
@@ -376,12 +391,12 @@ __global__ void k_adv_maccormack(Tracer t, Map m, Lat L, const float *__restrict
 template <int DIM, int FACE, int W>
 __global__ void k_adv_bfecc_correct(Tracer t, Map m, Lat L, const float *__restrict__ q, const float *__restrict__ qhat,
                                     float *__restrict__ corrected) {
-    ECU_IJK(m.n[0], m.n[1]);
+    ADV_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
     const unsigned e = idx3(m.n, i, j, k);
     float P[3], u1[3], f[3];
     trace_start<DIM, FACE, W>(t, m, i, j, k, P, u1);
-    trace_end<+1, DIM, W>(t, m, P, u1, f);
+    trace_end<+1, DIM, FACE, W>(t, m, P, u1, f);
     float back = lat_sample<DIM, W>(L, qhat, f[0], f[1], f[2]);
     float qe = q[e];
     corrected[e] = qe + 0.5f * (qe - back);
@@ -397,14 +412,14 @@ __device__ inline void backward_foot(const Tracer &t, const Map &m, const Feet &
     }
     float P[3], u1[3];
     trace_start<DIM, FACE, W>(t, m, i, j, k, P, u1);
-    trace_end<-1, DIM, W>(t, m, P, u1, b);
+    trace_end<-1, DIM, FACE, W>(t, m, P, u1, b);
 }
 
 /* BFECC last pass: out = factor * clamp(A(corrected), min/max of q around the foot) */
 template <int DIM, int FACE, int W>
 __global__ void k_adv_bfecc_final(Tracer t, Map m, Lat L, const float *__restrict__ q, const float *__restrict__ corr,
                                   float *__restrict__ out, float factor, Flags fl, int field, Feet F) {
-    ECU_IJK(m.n[0], m.n[1]);
+    ADV_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
     const unsigned e = idx3(m.n, i, j, k);
     float b[3];
@@ -428,30 +443,23 @@ struct Multi {
     float *dst[4];         /* written */
     float factor[4];
     int field[4];          /* eddy_field of each, for the non-finite flags */
-    float *lo[4], *hi[4];  /* the limiter's range of each, kept by MacCormack's first pass (lo[0] set), see Range */
 };
 
 /* dst = factor * A(q) */
 template <int DIM, int FACE, int W>
 __global__ void k_advm_backward(Tracer t, Map m, Lat L, Multi M, Flags fl, int final_pass, Feet F) {
-    ECU_IJK(m.n[0], m.n[1]);
+    ADV_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
     float P[3], u1[3], b[3];
     trace_start<DIM, FACE, W>(t, m, i, j, k, P, u1);
-    trace_end<-1, DIM, W>(t, m, P, u1, b);
+    trace_end<-1, DIM, FACE, W>(t, m, P, u1, b);
     const unsigned e = idx3(m.n, i, j, k);
     if (F.x[0]) feet_store<DIM>(F, e, b);
     const Loc pb = lat_locate<DIM, W>(L, b[0], b[1], b[2]); /* once for every field */
 #pragma unroll
     for (int f = 0; f < 4; f++) {
         if (f >= M.n) break;
-        float v;
-        if (M.lo[0]) {
-            float lo, hi;
-            v = M.factor[f] * sample_range_at<DIM, W>(L, M.q[f], pb, &lo, &hi);
-            M.lo[f][e] = lo;
-            M.hi[f][e] = hi;
-        } else v = M.factor[f] * sample_at<DIM, W>(L, M.q[f], pb);
+        float v = M.factor[f] * sample_at<DIM, W>(L, M.q[f], pb);
         M.dst[f][e] = v;
         if (final_pass) flag_if_bad(fl, v, M.field[f]);
     }
@@ -459,20 +467,15 @@ __global__ void k_advm_backward(Tracer t, Map m, Lat L, Multi M, Flags fl, int f
 
 template <int DIM, int FACE, int W>
 __global__ void k_advm_maccormack(Tracer t, Map m, Lat L, Multi M, Flags fl, Feet F) {
-    ECU_IJK(m.n[0], m.n[1]);
+    ADV_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
     const unsigned e = idx3(m.n, i, j, k);
     float P[3], u1[3], fw[3], b[3];
     trace_start<DIM, FACE, W>(t, m, i, j, k, P, u1);
-    trace_end<+1, DIM, W>(t, m, P, u1, fw);
-    const bool kept = M.lo[0] != nullptr;
-    if (!kept) {
-        if (F.x[0]) feet_load<DIM>(F, e, b);
-        else trace_end<-1, DIM, W>(t, m, P, u1, b);
-    } else b[0] = b[1] = b[2] = 0.0f;
-    const Loc pf = lat_locate<DIM, W>(L, fw[0], fw[1], fw[2]);
-    Loc pb;
-    if (!kept) pb = lat_locate<DIM, W>(L, b[0], b[1], b[2]);
+    trace_end<+1, DIM, FACE, W>(t, m, P, u1, fw);
+    if (F.x[0]) feet_load<DIM>(F, e, b);
+    else trace_end<-1, DIM, FACE, W>(t, m, P, u1, b);
+    const Loc pf = lat_locate<DIM, W>(L, fw[0], fw[1], fw[2]), pb = lat_locate<DIM, W>(L, b[0], b[1], b[2]);
 #pragma unroll
     for (int f = 0; f < 4; f++) {
         if (f >= M.n) break;
@@ -480,10 +483,7 @@ __global__ void k_advm_maccormack(Tracer t, Map m, Lat L, Multi M, Flags fl, Fee
         float qh = M.hat[f][e];
         float v = qh + 0.5f * (M.q[f][e] - back);
         float lo, hi;
-        if (kept) {
-            lo = M.lo[f][e];
-            hi = M.hi[f][e];
-        } else minmax_at<DIM, W>(L, M.q[f], pb, &lo, &hi);
+        minmax_at<DIM, W>(L, M.q[f], pb, &lo, &hi);
         if (v < lo || v > hi) v = qh;
         v = M.factor[f] * v;
         M.dst[f][e] = v;
@@ -494,12 +494,12 @@ __global__ void k_advm_maccormack(Tracer t, Map m, Lat L, Multi M, Flags fl, Fee
 /* BFECC middle pass into dst: q + (q - A^R q^)/2 */
 template <int DIM, int FACE, int W>
 __global__ void k_advm_bfecc_correct(Tracer t, Map m, Lat L, Multi M) {
-    ECU_IJK(m.n[0], m.n[1]);
+    ADV_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
     const unsigned e = idx3(m.n, i, j, k);
     float P[3], u1[3], fw[3];
     trace_start<DIM, FACE, W>(t, m, i, j, k, P, u1);
-    trace_end<+1, DIM, W>(t, m, P, u1, fw);
+    trace_end<+1, DIM, FACE, W>(t, m, P, u1, fw);
     const Loc pf = lat_locate<DIM, W>(L, fw[0], fw[1], fw[2]);
 #pragma unroll
     for (int f = 0; f < 4; f++) {
@@ -513,7 +513,7 @@ __global__ void k_advm_bfecc_correct(Tracer t, Map m, Lat L, Multi M) {
 /* BFECC last pass: hat holds the corrected fields */
 template <int DIM, int FACE, int W>
 __global__ void k_advm_bfecc_final(Tracer t, Map m, Lat L, Multi M, Flags fl, Feet F) {
-    ECU_IJK(m.n[0], m.n[1]);
+    ADV_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
     const unsigned e = idx3(m.n, i, j, k);
     float b[3];
@@ -537,9 +537,9 @@ __global__ void k_advm_bfecc_final(Tracer t, Map m, Lat L, Multi M, Flags fl, Fe
  * else -2) */
 #define ADV_GO(kern, D, F, gr, ...)                                                                          \
     do {                                                                                                     \
-        if (mode == ADV_WRAP) kern<D, F, ADV_WRAP><<<gr, tile_block(), 0, c->stream>>>(__VA_ARGS__);         \
-        else if (mode == ADV_PLAIN) kern<D, F, ADV_PLAIN><<<gr, tile_block(), 0, c->stream>>>(__VA_ARGS__);  \
-        else kern<D, F, ADV_UNIT><<<gr, tile_block(), 0, c->stream>>>(__VA_ARGS__);                          \
+        if (mode == ADV_WRAP) kern<D, F, ADV_WRAP><<<gr, blk, 0, c->stream>>>(__VA_ARGS__);         \
+        else if (mode == ADV_PLAIN) kern<D, F, ADV_PLAIN><<<gr, blk, 0, c->stream>>>(__VA_ARGS__);  \
+        else kern<D, F, ADV_UNIT><<<gr, blk, 0, c->stream>>>(__VA_ARGS__);                          \
     } while (0)
 #define FACE_GO(kern, face, gr, ...)                                                                         \
     do {                                                                                                     \
@@ -567,17 +567,26 @@ static bool thin(const Lat &L, int dim) {
     return false;
 }
 
+/* What MacCormack keeps from its first pass for its second: nothing (the second pass traces the backward foot
+ * again), the feet, or (velocity) the limiter's range. */
+enum { KEEP_NOTHING = 0, KEEP_FEET = 1, KEEP_RANGE = 2 };
+
 struct AdvectWS {
     float *tmp[2];   /* q^ and the BFECC-corrected field of one velocity component (largest grid) */
     float *hat[4];   /* q^ of each scalar (hat[0] = tmp[0]) */
     float *corr[4];  /* BFECC-corrected scalars (corr[0] = tmp[1]) */
     float *out[3];   /* with cu_sim.scalar_tmp: the four new scalar fields */
     float *feet[3];  /* backward feet of the first pass (cu_sim.adv_feet; MacCormack and BFECC) */
-    float *range_more[8]; /* with feet[0 .. dim-1]: the scalars' kept limiter ranges (MacCormack, see Range) */
     int plain;       /* experiment switch (EDDY_CU_ADV_PLAIN=1): never the ADV_UNIT kernels */
-    int range;       /* experiment switch (EDDY_CU_ADV_RANGE): MacCormack keeps the limiter's range of
-                      * 0 no grid (feet as before), 1 the velocity, 2 the velocity and the scalars */
+    int vkeep, skeep; /* what MacCormack keeps from its first pass for the velocity / the scalars: KEEP_* */
+    int block[2];    /* the kernels' block shape (x, y) */
 };
+
+static dim3 block_of(const AdvectWS *w) { return dim3((unsigned)w->block[0], (unsigned)w->block[1], 1); }
+static dim3 grid_of(const AdvectWS *w, const Map &m) {
+    return dim3((unsigned)((m.n[0] + w->block[0] - 1) / w->block[0]), (unsigned)((m.n[1] + w->block[1] - 1) / w->block[1]),
+                (unsigned)m.n[2]);
+}
 
 /* the kernels' lattice mode for a stage sampling the velocity lattices and L */
 static int stage_mode(const AdvectWS *w, const Tracer &t, const Lat &L) {
@@ -596,8 +605,18 @@ eddy_status advect_init(cu_sim *c) {
         if (!c->adv) return eddy__fail(c->s, EDDY_ERR_OUT_OF_MEMORY, "cuda: out of host memory");
         const char *e = getenv("EDDY_CU_ADV_PLAIN");
         c->adv->plain = e && atoi(e) == 1;
-        e = getenv("EDDY_CU_ADV_RANGE");
-        c->adv->range = e ? atoi(e) : 2;
+        e = getenv("EDDY_CU_ADV_VKEEP");
+        c->adv->vkeep = e ? atoi(e) : KEEP_RANGE;
+        e = getenv("EDDY_CU_ADV_SKEEP");
+        c->adv->skeep = e ? atoi(e) : (c->g.dim == 3 ? KEEP_FEET : KEEP_NOTHING);
+        c->adv->block[0] = BX;
+        c->adv->block[1] = BY;
+        e = getenv("EDDY_CU_ADV_BLOCK2D"); /* experiment switch: "XxY" for the 2D kernels */
+        int bx, by;
+        if (e && c->g.dim == 2 && sscanf(e, "%dx%d", &bx, &by) == 2 && bx > 0 && by > 0 && bx * by <= 1024) {
+            c->adv->block[0] = bx;
+            c->adv->block[1] = by;
+        }
     }
     size_t cap = c->nscalar;
     for (int a = 0; a < c->g.dim; a++) cap = c->nface[a] > cap ? c->nface[a] : cap;
@@ -617,8 +636,6 @@ eddy_status advect_init(cu_sim *c) {
         if (!w->out[f]) st = dev_alloc(c, (void **)&w->out[f], sb, "advected scalars");
     for (int a = 0; a < c->g.dim && st == EDDY_OK && want >= 1 && c->adv_feet; a++)
         if (!w->feet[a]) st = dev_alloc(c, (void **)&w->feet[a], cap * sizeof(float), "advection feet");
-    for (int f = c->g.dim; f < 8 && st == EDDY_OK && want == 1 && c->adv_feet && w->range == 2; f++)
-        if (!w->range_more[f]) st = dev_alloc(c, (void **)&w->range_more[f], sb, "advection ranges");
     return st;
 }
 
@@ -635,7 +652,6 @@ void advect_free(cu_sim *c) {
         cudaFree(w->out[f]);
         cudaFree(w->feet[f]);
     }
-    for (int f = 0; f < 8; f++) cudaFree(w->range_more[f]);
     free(w);
     c->adv = nullptr;
 }
@@ -651,13 +667,13 @@ static Feet feet_of(cu_sim *c) {
 /* MacCormack's kept limiter range of a velocity component (in the feet buffers, which it then does not need) */
 static Range range_of_velocity(cu_sim *c) {
     const AdvectWS *w = c->adv;
-    const bool on = c->adv_feet && c->s->def.advection == EDDY_ADVECT_MACCORMACK && w->range >= 1 && w->feet[0];
+    const bool on = c->adv_feet && c->s->def.advection == EDDY_ADVECT_MACCORMACK && w->vkeep == KEEP_RANGE && w->feet[0];
     return on ? Range{w->feet[0], w->feet[1]} : Range{nullptr, nullptr};
 }
 
 static cudaError_t advect_field(cu_sim *c, const Tracer &t, const Map &m, int face, const Lat &L, const float *q,
                                 float *out, float factor, int field) {
-    dim3 gr = tiles(m.n[0], m.n[1], m.n[2]);
+    const dim3 blk = block_of(c->adv), gr = grid_of(c->adv, m);
     Flags fl = flags_for(c);
     Feet F = feet_of(c), none = {{nullptr, nullptr, nullptr}};
     const Range R = range_of_velocity(c), no_range = {nullptr, nullptr};
@@ -668,7 +684,7 @@ static cudaError_t advect_field(cu_sim *c, const Tracer &t, const Map &m, int fa
         FACE_GO(k_adv_backward, face, gr, t, m, L, q, out, factor, fl, field, none, no_range);
         break;
     case EDDY_ADVECT_MACCORMACK:
-        if (R.lo) F = none; /* the range replaces the feet */
+        if (R.lo || c->adv->vkeep == KEEP_NOTHING) F = none; /* the range replaces the feet */
         FACE_GO(k_adv_backward, face, gr, t, m, L, q, t0, 1.0f, fl, -1, F, R);
         FACE_GO(k_adv_maccormack, face, gr, t, m, L, q, t0, out, factor, fl, field, F, R);
         break;
@@ -729,19 +745,12 @@ cudaError_t launch_advect(cu_sim *c, float dt) {
         M.n++;
     }
     if (M.n > 0 && e == cudaSuccess) {
-        dim3 gr = tiles(m.n[0], m.n[1], m.n[2]);
+        const dim3 blk = block_of(w), gr = grid_of(w, m);
         Lat L = lat_of(sd);
         Flags fl = flags_for(c);
         Feet F = feet_of(c), none = {{nullptr, nullptr, nullptr}};
         const int mode = stage_mode(w, t, L);
-        /* MacCormack's kept ranges of the scalars: the feet buffers (free once the velocity is done) and more */
-        const bool ranges = F.x[0] && d.advection == EDDY_ADVECT_MACCORMACK && w->range == 2;
-        for (int f = 0; f < 4; f++) M.lo[f] = M.hi[f] = nullptr;
-        for (int f = 0; f < M.n && ranges; f++) {
-            M.lo[f] = 2 * f < g.dim ? w->feet[2 * f] : w->range_more[2 * f];
-            M.hi[f] = 2 * f + 1 < g.dim ? w->feet[2 * f + 1] : w->range_more[2 * f + 1];
-        }
-        if (ranges) F = none;
+        if (d.advection == EDDY_ADVECT_MACCORMACK && w->skeep == KEEP_NOTHING) F = none;
         const int face = d.dye_scale[0] == 1 && d.dye_scale[1] == 1 && d.dye_scale[2] == 1 ? -1 : -2;
         Multi A = M; /* pass 1 writes q^ (factor 1) */
         for (int f = 0; f < M.n; f++) {
