@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the CUDA tests, the sanitizers and the bench on a machine with an NVIDIA GPU, writing logs into $OUT
 # (default ./cuda_out). Uses prebuilt binaries in $PREBUILT when they run here, else builds with CMake.
-# usage: bench/cuda/device_run.sh [test] [sanitize] [bench] [bench-quick] [ncu] [ncu-adv] [ncu-forces] [advexp]
+# usage: bench/cuda/device_run.sh [test] [sanitize] [bench] [bench-quick] [ncu] [ncu-adv] [ncu-forces] [advexp] [ncu-adv-sum]
 set -uo pipefail
 OUT=${OUT:-$PWD/cuda_out}
 mkdir -p "$OUT"
@@ -69,17 +69,18 @@ for what in "$@"; do
       --section MemoryWorkloadAnalysis --section WarpStateStats --section LaunchStats --section Occupancy \
       --section SchedulerStats "$bin/bench_cuda" --profile 2 2048 0 > "$OUT/ncu2d.log" 2>&1; echo "ncu2d rc=$?" ;;
   advexp)
-    # issue 7 advection experiments: the stage tables (2D 2048^2, 3D 256^3) under the env switches of k_advect.cu,
-    # then the 2048^2 and 256^3 steps with the defaults
-    for v in "" "EDDY_CU_ADV_VKEEP=0" "EDDY_CU_ADV_SKEEP=1" "EDDY_CU_ADV_SKEEP=0"; do
-      echo "== env: ${v:-defaults}"
-      env $v timeout 100 "$bin/bench_cuda" --stages-only 2>&1 | grep -E "advect|^stages"
-    done
-    for b in 64x4 32x4 16x16 128x2 32x16 64x8; do
-      echo "== 2D block $b"
-      EDDY_CU_ADV_BLOCK2D=$b timeout 100 "$bin/bench_cuda" --only 2048 --stages-only 2>&1 | grep -E "advect (MacC|semi)"
-    done
+    # issue 7: the advection rows of the stage tables (2D 2048^2, 3D 256^3), then the 2048^2 and 256^3 steps
+    timeout 100 "$bin/bench_cuda" --stages-only 2>&1 | grep -E "advect|^stages"
     for n in 2048 256; do timeout 100 "$bin/bench_cuda" --only $n --no-stages 2>&1 | grep -E "^  (2D|3D)"; done ;;
+  ncu-adv-sum)
+    # the advection kernels of one 2D 2048^2 and one 3D 256^3 step: time, DRAM bytes, issue, occupancy, L1 hits
+    for cfg in "2 2048" "3 256"; do
+      tag=$(echo $cfg | tr ' ' '_')
+      timeout 100 "$ncu" --clock-control none --profile-from-start off -k regex:k_adv -c 8 \
+        --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,sm__inst_issued.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active,l1tex__t_sector_hit_rate.pct,dram__throughput.avg.pct_of_peak_sustained_elapsed,smsp__inst_executed.sum,launch__registers_per_thread \
+        "$bin/bench_cuda" --profile $cfg 0 > "$OUT/ncu_adv_$tag.log" 2>&1; echo "ncu-adv-sum $cfg rc=$?"
+      grep -E "k_adv|duration|bytes|issued|warps_active|hit_rate|dram__throughput|inst_executed|registers" "$OUT/ncu_adv_$tag.log" | sed -E 's/ +/ /g' | head -90
+    done ;;
   bench-quick) timeout 200 "$bin/bench_cuda" --quick > "$OUT/bench.log" 2>&1; echo "bench rc=$?"; cat "$OUT/bench.log" ;;
   esac
 done

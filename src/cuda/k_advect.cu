@@ -2,13 +2,10 @@
  * Semi-Lagrangian with an RK2 midpoint backtrace through the start-of-stage velocity (Stam 1999); MacCormack with
  * the revert-to-semi-Lagrangian limiter (Selle et al. 2008); BFECC clamped to the nodes around the foot
  * (Kim et al. 2005). Velocity components are traced from their faces, scalars from the (possibly finer) scalar
- * cells. The CPU traces each grid once and stores the feet; here every pass recomputes its trace (two velocity
- * samples in cache) instead of storing and reloading three coordinates per element: the same float operations,
- * so the same feet, and less memory traffic. Interpolation is a + w (b - a), as on the CPU. */
+ * cells. The CPU traces each grid once and stores the feet; here a later pass traces again (two velocity samples
+ * in cache) or reads what the first pass kept (MacCormack: the velocity limiter's range; BFECC: the feet): the
+ * same float operations, so the same feet. Interpolation is a + w (b - a), as on the CPU. */
 #include "cu_sim.cuh"
-
-#include <stdio.h>
-#include <stdlib.h>
 
 namespace ecu {
 
@@ -302,17 +299,16 @@ __device__ inline void trace_end(const Tracer &t, const Map &m, const float P[3]
     }
 }
 
-/* the element of a thread: blocks of blockDim.x x blockDim.y elements of one plane k (the launch's block shape,
- * AdvectWS.block) */
+/* the element of a thread: blocks of blockDim.x x blockDim.y elements of one plane k (block_of) */
 #define ADV_IJK(nx, ny)                                                  \
     const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);          \
     const int j = (int)(blockIdx.y * blockDim.y + threadIdx.y);          \
     const int k = (int)blockIdx.z;                                       \
     const bool inside_ = i < (nx) && j < (ny);
 
-/* The feet of the backward trace, kept from the first pass of MacCormack / BFECC for the limiter (and BFECC's last
- * pass) when x[0] is set: 4 B per axis written and read again against a second trace (a midpoint sample of 24
- * gathers in 3D). The same floats either way. */
+/* The feet of the backward trace, kept from the first pass of BFECC for its last pass when x[0] is set: 4 B per
+ * axis written and read again against a second trace (a midpoint sample of 24 gathers in 3D). The same floats
+ * either way. */
 struct Feet {
     float *x[3];
 };
@@ -362,7 +358,7 @@ __global__ void k_adv_backward(Tracer t, Map m, Lat L, const float *__restrict__
 /* MacCormack second pass: out = factor * limit(q^ + (q - A^R q^)/2) */
 template <int DIM, int FACE, int W>
 __global__ void k_adv_maccormack(Tracer t, Map m, Lat L, const float *__restrict__ q, const float *__restrict__ qhat,
-                                 float *__restrict__ out, float factor, Flags fl, int field, Feet F, Range R) {
+                                 float *__restrict__ out, float factor, Flags fl, int field, Range R) {
     ADV_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
     const unsigned e = idx3(m.n, i, j, k);
@@ -377,8 +373,7 @@ __global__ void k_adv_maccormack(Tracer t, Map m, Lat L, const float *__restrict
         lo = R.lo[e];
         hi = R.hi[e];
     } else {
-        if (F.x[0]) feet_load<DIM>(F, e, b);
-        else trace_end<-1, DIM, FACE, W>(t, m, P, u1, b);
+        trace_end<-1, DIM, FACE, W>(t, m, P, u1, b);
         lat_minmax<DIM, W>(L, q, b[0], b[1], b[2], &lo, &hi);
     }
     if (v < lo || v > hi) v = qh;
@@ -465,16 +460,16 @@ __global__ void k_advm_backward(Tracer t, Map m, Lat L, Multi M, Flags fl, int f
     }
 }
 
+/* MacCormack second pass of every scalar; the backward foot traced again (faster than keeping it, item 56) */
 template <int DIM, int FACE, int W>
-__global__ void k_advm_maccormack(Tracer t, Map m, Lat L, Multi M, Flags fl, Feet F) {
+__global__ void k_advm_maccormack(Tracer t, Map m, Lat L, Multi M, Flags fl) {
     ADV_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
     const unsigned e = idx3(m.n, i, j, k);
     float P[3], u1[3], fw[3], b[3];
     trace_start<DIM, FACE, W>(t, m, i, j, k, P, u1);
     trace_end<+1, DIM, FACE, W>(t, m, P, u1, fw);
-    if (F.x[0]) feet_load<DIM>(F, e, b);
-    else trace_end<-1, DIM, FACE, W>(t, m, P, u1, b);
+    trace_end<-1, DIM, FACE, W>(t, m, P, u1, b);
     const Loc pf = lat_locate<DIM, W>(L, fw[0], fw[1], fw[2]), pb = lat_locate<DIM, W>(L, b[0], b[1], b[2]);
 #pragma unroll
     for (int f = 0; f < 4; f++) {
@@ -567,31 +562,28 @@ static bool thin(const Lat &L, int dim) {
     return false;
 }
 
-/* What MacCormack keeps from its first pass for its second: nothing (the second pass traces the backward foot
- * again), the feet, or (velocity) the limiter's range. */
-enum { KEEP_NOTHING = 0, KEEP_FEET = 1, KEEP_RANGE = 2 };
-
 struct AdvectWS {
     float *tmp[2];   /* q^ and the BFECC-corrected field of one velocity component (largest grid) */
     float *hat[4];   /* q^ of each scalar (hat[0] = tmp[0]) */
     float *corr[4];  /* BFECC-corrected scalars (corr[0] = tmp[1]) */
     float *out[3];   /* with cu_sim.scalar_tmp: the four new scalar fields */
-    float *feet[3];  /* backward feet of the first pass (cu_sim.adv_feet; MacCormack and BFECC) */
-    int plain;       /* experiment switch (EDDY_CU_ADV_PLAIN=1): never the ADV_UNIT kernels */
-    int vkeep, skeep; /* what MacCormack keeps from its first pass for the velocity / the scalars: KEEP_* */
-    int block[2];    /* the kernels' block shape (x, y) */
+    /* What the first pass keeps for the later ones when cu_sim.adv_feet is set (else they trace again):
+     * MacCormack: the velocity's limiter range (Range) in feet[0], feet[1]; its scalars keep nothing (tracing
+     * again is faster than 12 B of feet per cell once the traces are cheap). BFECC: the feet of every grid. */
+    float *feet[3];
 };
 
-static dim3 block_of(const AdvectWS *w) { return dim3((unsigned)w->block[0], (unsigned)w->block[1], 1); }
-static dim3 grid_of(const AdvectWS *w, const Map &m) {
-    return dim3((unsigned)((m.n[0] + w->block[0] - 1) / w->block[0]), (unsigned)((m.n[1] + w->block[1] - 1) / w->block[1]),
-                (unsigned)m.n[2]);
+/* blocks of 32 x 8 elements in 3D (a wider block gained nothing, item 24) and 32 x 4 in 2D */
+static dim3 block_of(int dim) { return dim3((unsigned)BX, (unsigned)(dim == 2 ? BY / 2 : BY), 1); }
+static dim3 grid_of(int dim, const Map &m) {
+    const dim3 b = block_of(dim);
+    return dim3((unsigned)((m.n[0] + (int)b.x - 1) / (int)b.x), (unsigned)((m.n[1] + (int)b.y - 1) / (int)b.y), (unsigned)m.n[2]);
 }
 
 /* the kernels' lattice mode for a stage sampling the velocity lattices and L */
-static int stage_mode(const AdvectWS *w, const Tracer &t, const Lat &L) {
+static int stage_mode(const Tracer &t, const Lat &L) {
     if (wraps(t.V[0]) || wraps(t.V[1]) || wraps(t.V[2]) || wraps(L)) return ADV_WRAP;
-    if (w->plain || thin(L, t.dim)) return ADV_PLAIN;
+    if (thin(L, t.dim)) return ADV_PLAIN;
     for (int a = 0; a < t.dim; a++)
         if (thin(t.V[a], t.dim)) return ADV_PLAIN;
     return ADV_UNIT;
@@ -600,24 +592,8 @@ static int stage_mode(const AdvectWS *w, const Tracer &t, const Lat &L) {
 /* allocates what the current scheme needs (called at creation and before each advection: eddy_sim_set_def may
  * change the scheme); buffers already there are kept */
 eddy_status advect_init(cu_sim *c) {
-    if (!c->adv) {
-        c->adv = (AdvectWS *)calloc(1, sizeof(AdvectWS));
-        if (!c->adv) return eddy__fail(c->s, EDDY_ERR_OUT_OF_MEMORY, "cuda: out of host memory");
-        const char *e = getenv("EDDY_CU_ADV_PLAIN");
-        c->adv->plain = e && atoi(e) == 1;
-        e = getenv("EDDY_CU_ADV_VKEEP");
-        c->adv->vkeep = e ? atoi(e) : KEEP_RANGE;
-        e = getenv("EDDY_CU_ADV_SKEEP");
-        c->adv->skeep = e ? atoi(e) : (c->g.dim == 3 ? KEEP_FEET : KEEP_NOTHING);
-        c->adv->block[0] = BX;
-        c->adv->block[1] = BY;
-        e = getenv("EDDY_CU_ADV_BLOCK2D"); /* experiment switch: "XxY" for the 2D kernels */
-        int bx, by;
-        if (e && c->g.dim == 2 && sscanf(e, "%dx%d", &bx, &by) == 2 && bx > 0 && by > 0 && bx * by <= 1024) {
-            c->adv->block[0] = bx;
-            c->adv->block[1] = by;
-        }
-    }
+    if (!c->adv) c->adv = (AdvectWS *)calloc(1, sizeof(AdvectWS));
+    if (!c->adv) return eddy__fail(c->s, EDDY_ERR_OUT_OF_MEMORY, "cuda: out of host memory");
     size_t cap = c->nscalar;
     for (int a = 0; a < c->g.dim; a++) cap = c->nface[a] > cap ? c->nface[a] : cap;
     int want = c->s->def.advection == EDDY_ADVECT_SEMI_LAGRANGIAN ? 0 : (c->s->def.advection == EDDY_ADVECT_MACCORMACK ? 1 : 2);
@@ -634,7 +610,8 @@ eddy_status advect_init(cu_sim *c) {
     }
     for (int f = 0; f < 3 && st == EDDY_OK; f++)
         if (!w->out[f]) st = dev_alloc(c, (void **)&w->out[f], sb, "advected scalars");
-    for (int a = 0; a < c->g.dim && st == EDDY_OK && want >= 1 && c->adv_feet; a++)
+    const int nfeet = want == 1 ? 2 : c->g.dim; /* MacCormack: the range's lo and hi */
+    for (int a = 0; a < nfeet && st == EDDY_OK && want >= 1 && c->adv_feet; a++)
         if (!w->feet[a]) st = dev_alloc(c, (void **)&w->feet[a], cap * sizeof(float), "advection feet");
     return st;
 }
@@ -656,37 +633,36 @@ void advect_free(cu_sim *c) {
     c->adv = nullptr;
 }
 
-/* the feet buffers when the scheme traces twice and cu_sim.adv_feet is set, else none (the passes retrace) */
+/* the feet buffers of BFECC when cu_sim.adv_feet is set, else none (the passes trace again) */
 static Feet feet_of(cu_sim *c) {
     Feet F;
-    const bool on = c->adv_feet && c->s->def.advection != EDDY_ADVECT_SEMI_LAGRANGIAN && c->adv->feet[0];
+    const bool on = c->adv_feet && c->s->def.advection == EDDY_ADVECT_BFECC && c->adv->feet[0];
     for (int a = 0; a < 3; a++) F.x[a] = on ? c->adv->feet[a] : nullptr;
     return F;
 }
 
-/* MacCormack's kept limiter range of a velocity component (in the feet buffers, which it then does not need) */
+/* MacCormack's kept limiter range of a velocity component when cu_sim.adv_feet is set (in the feet buffers) */
 static Range range_of_velocity(cu_sim *c) {
     const AdvectWS *w = c->adv;
-    const bool on = c->adv_feet && c->s->def.advection == EDDY_ADVECT_MACCORMACK && w->vkeep == KEEP_RANGE && w->feet[0];
+    const bool on = c->adv_feet && c->s->def.advection == EDDY_ADVECT_MACCORMACK && w->feet[0];
     return on ? Range{w->feet[0], w->feet[1]} : Range{nullptr, nullptr};
 }
 
 static cudaError_t advect_field(cu_sim *c, const Tracer &t, const Map &m, int face, const Lat &L, const float *q,
                                 float *out, float factor, int field) {
-    const dim3 blk = block_of(c->adv), gr = grid_of(c->adv, m);
+    const dim3 blk = block_of(c->g.dim), gr = grid_of(c->g.dim, m);
     Flags fl = flags_for(c);
     Feet F = feet_of(c), none = {{nullptr, nullptr, nullptr}};
     const Range R = range_of_velocity(c), no_range = {nullptr, nullptr};
-    const int mode = stage_mode(c->adv, t, L);
+    const int mode = stage_mode(t, L);
     float *t0 = c->adv->tmp[0], *t1 = c->adv->tmp[1];
     switch (c->s->def.advection) {
     case EDDY_ADVECT_SEMI_LAGRANGIAN:
         FACE_GO(k_adv_backward, face, gr, t, m, L, q, out, factor, fl, field, none, no_range);
         break;
     case EDDY_ADVECT_MACCORMACK:
-        if (R.lo || c->adv->vkeep == KEEP_NOTHING) F = none; /* the range replaces the feet */
-        FACE_GO(k_adv_backward, face, gr, t, m, L, q, t0, 1.0f, fl, -1, F, R);
-        FACE_GO(k_adv_maccormack, face, gr, t, m, L, q, t0, out, factor, fl, field, F, R);
+        FACE_GO(k_adv_backward, face, gr, t, m, L, q, t0, 1.0f, fl, -1, none, R);
+        FACE_GO(k_adv_maccormack, face, gr, t, m, L, q, t0, out, factor, fl, field, R);
         break;
     case EDDY_ADVECT_BFECC:
         FACE_GO(k_adv_backward, face, gr, t, m, L, q, t0, 1.0f, fl, -1, F, no_range);
@@ -745,12 +721,11 @@ cudaError_t launch_advect(cu_sim *c, float dt) {
         M.n++;
     }
     if (M.n > 0 && e == cudaSuccess) {
-        const dim3 blk = block_of(w), gr = grid_of(w, m);
+        const dim3 blk = block_of(g.dim), gr = grid_of(g.dim, m);
         Lat L = lat_of(sd);
         Flags fl = flags_for(c);
         Feet F = feet_of(c), none = {{nullptr, nullptr, nullptr}};
-        const int mode = stage_mode(w, t, L);
-        if (d.advection == EDDY_ADVECT_MACCORMACK && w->skeep == KEEP_NOTHING) F = none;
+        const int mode = stage_mode(t, L);
         const int face = d.dye_scale[0] == 1 && d.dye_scale[1] == 1 && d.dye_scale[2] == 1 ? -1 : -2;
         Multi A = M; /* pass 1 writes q^ (factor 1) */
         for (int f = 0; f < M.n; f++) {
@@ -764,8 +739,8 @@ cudaError_t launch_advect(cu_sim *c, float dt) {
             SCALAR_GO(k_advm_backward, face, gr, t, m, L, M, fl, 1, none);
             break;
         case EDDY_ADVECT_MACCORMACK:
-            SCALAR_GO(k_advm_backward, face, gr, t, m, L, A, fl, 0, F);
-            SCALAR_GO(k_advm_maccormack, face, gr, t, m, L, M, fl, F);
+            SCALAR_GO(k_advm_backward, face, gr, t, m, L, A, fl, 0, none);
+            SCALAR_GO(k_advm_maccormack, face, gr, t, m, L, M, fl);
             break;
         case EDDY_ADVECT_BFECC: {
             SCALAR_GO(k_advm_backward, face, gr, t, m, L, A, fl, 0, F);
