@@ -355,9 +355,10 @@ __global__ void k_adv_backward(Tracer t, Map m, Lat L, const float *__restrict__
     if (field >= 0) flag_if_bad(fl, v, field);
 }
 
-/* MacCormack second pass: out = factor * limit(q^ + (q - A^R q^)/2) */
+/* MacCormack second pass: out = factor * limit(q^ + (q - A^R q^)/2). At most 32 registers (8 blocks of 256 per
+ * SM): the compiler's choice in 3D was 40 (6 blocks), item 57. */
 template <int DIM, int FACE, int W>
-__global__ void k_adv_maccormack(Tracer t, Map m, Lat L, const float *__restrict__ q, const float *__restrict__ qhat,
+__global__ void __launch_bounds__(BX * BY, 8) k_adv_maccormack(Tracer t, Map m, Lat L, const float *__restrict__ q, const float *__restrict__ qhat,
                                  float *__restrict__ out, float factor, Flags fl, int field, Range R) {
     ADV_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
