@@ -548,12 +548,42 @@ __global__ void k_first_sweep_shift(LevA L, float *__restrict__ x, const float *
     x[e] = (be + nb) * L.inv_diag[e];
 }
 
+/* x += alpha p, r = r_in - alpha q on one thread's ECU_ROWS rows of a tile, adding r.r and the sum of r. The
+ * rows' values are loaded first, then updated and stored (each element is read before it is written; the same
+ * values and order of the sums either way): where r may alias r_in the compiler kept each row's loads behind the
+ * previous row's stores (cuda_notes 46: 0.11 warps issued per cycle, DRAM at 55%). q_at(row, e) gives q, read
+ * ahead with the other loads when Q_AHEAD (from device memory) or as the row is stored (from shared memory). */
+template <bool Q_AHEAD, class QAt>
+__device__ inline void cg_update_rows(const LevA &L, float alpha, int i, int j0, int kz, float *__restrict__ x, float *r,
+                                      const float *r_in, const float *__restrict__ p, QAt q_at, double &rr, double &sum) {
+    float xv[ECU_ROWS], pv[ECU_ROWS], rv[ECU_ROWS], qv[ECU_ROWS];
+#pragma unroll
+    for (int r_ = 0; r_ < ECU_ROWS; r_++) {
+        const int j = j0 + r_ * BY;
+        if (i >= L.n[0] || j >= L.n[1]) continue;
+        const int e = cell_at(L, i, j, kz);
+        xv[r_] = x[e];
+        pv[r_] = p[e];
+        rv[r_] = r_in[e];
+        if (Q_AHEAD) qv[r_] = q_at(r_, e);
+    }
+#pragma unroll
+    for (int r_ = 0; r_ < ECU_ROWS; r_++) {
+        const int j = j0 + r_ * BY;
+        if (i >= L.n[0] || j >= L.n[1]) continue;
+        const int e = cell_at(L, i, j, kz);
+        x[e] = xv[r_] + alpha * pv[r_];
+        const float re = rv[r_] - alpha * (Q_AHEAD ? qv[r_] : q_at(r_, e));
+        r[e] = re;
+        rr += (double)re * (double)re;
+        /* r is +0 in unsolved cells (b, q and the true residual are masked there, the shift skips them), so
+         * the plain sum is the masked sum, without reading diag */
+        sum += (double)re;
+    }
+}
+
 /* x += alpha p, r -= alpha q; partials r.r and, when `msum` is set, the sum of r over solved cells (alpha from
  * the state) */
-/* r_in may be r (no restrict on them). The eight rows' values are loaded first, then updated and stored (the same
- * values and the same order of the sums; each element is read before it is written in either form): where r may
- * alias r_in the compiler kept each row's loads behind the previous row's stores (cuda_notes 46: 0.11 warps issued
- * per cycle, DRAM at 55%) */
 __global__ void k_cg_update(LevA L, const CGState *cg, float *__restrict__ x, float *r, const float *r_in,
                             const float *__restrict__ p, const float *__restrict__ q, double *partials, double *msum) {
     ECU_ACTIVE_OR_RETURN(&cg->active);
@@ -562,30 +592,7 @@ __global__ void k_cg_update(LevA L, const CGState *cg, float *__restrict__ x, fl
     double acc = 0.0, sum = 0.0;
     const int i = (int)(blockIdx.x * BX + threadIdx.x), k = (int)blockIdx.z;
     const int j0 = (int)(blockIdx.y * (BY * ECU_ROWS) + threadIdx.y);
-    float xv[ECU_ROWS], pv[ECU_ROWS], rv[ECU_ROWS], qv[ECU_ROWS];
-#pragma unroll
-    for (int r_ = 0; r_ < ECU_ROWS; r_++) {
-        const int j = j0 + r_ * BY;
-        if (i >= L.n[0] || j >= L.n[1]) continue;
-        const int e = cell_at(L, i, j, k);
-        xv[r_] = x[e];
-        pv[r_] = p[e];
-        rv[r_] = r_in[e];
-        qv[r_] = q[e];
-    }
-#pragma unroll
-    for (int r_ = 0; r_ < ECU_ROWS; r_++) {
-        const int j = j0 + r_ * BY;
-        if (i >= L.n[0] || j >= L.n[1]) continue;
-        const int e = cell_at(L, i, j, k);
-        x[e] = xv[r_] + alpha * pv[r_];
-        float re = rv[r_] - alpha * qv[r_];
-        r[e] = re;
-        acc += (double)re * (double)re;
-        /* r is +0 in unsolved cells (b, q and the true residual are masked there, the shift skips them), so
-         * the plain sum is the masked sum, without reading diag */
-        sum += (double)re;
-    }
+    cg_update_rows<true>(L, alpha, i, j0, k, x, r, r_in, p, [&](int, int e) { return q[e]; }, acc, sum);
     acc = block_reduce<RED_SUM>(acc, sh);
     if (ECU_THREAD0()) partials[ECU_BLOCK_ID()] = acc;
     if (msum) {
@@ -658,27 +665,8 @@ __global__ void __launch_bounds__(256, 4) k_cg_apply_update(LevA L, CGState *cg,
         if (t >= ntiles) break;
         const int i = (t % ntx) * BX + (int)threadIdx.x, kz = t / (ntx * nty);
         const int j0 = ((t / ntx) % nty) * (BY * ECU_ROWS) + (int)threadIdx.y;
-        float xv[ECU_ROWS], pv[ECU_ROWS], rv[ECU_ROWS];
-#pragma unroll
-        for (int r_ = 0; r_ < ECU_ROWS; r_++) {
-            const int j = j0 + r_ * BY;
-            if (i >= L.n[0] || j >= L.n[1]) continue;
-            const int e = cell_at(L, i, j, kz);
-            xv[r_] = x[e];
-            pv[r_] = p[e];
-            rv[r_] = r_in[e];
-        }
-#pragma unroll
-        for (int r_ = 0; r_ < ECU_ROWS; r_++) {
-            const int j = j0 + r_ * BY;
-            if (i >= L.n[0] || j >= L.n[1]) continue;
-            const int e = cell_at(L, i, j, kz);
-            x[e] = xv[r_] + alpha * pv[r_];
-            const float re = rv[r_] - alpha * qs[(k * ECU_ROWS + r_) * 256 + tid];
-            r[e] = re;
-            rr += (double)re * (double)re;
-            sum += (double)re;
-        }
+        cg_update_rows<false>(L, alpha, i, j0, kz, x, r, r_in, p,
+                              [&](int r_, int) { return qs[(k * ECU_ROWS + r_) * 256 + tid]; }, rr, sum);
     }
     rr = block_reduce<RED_SUM>(rr, sh);
     if (ECU_THREAD0()) partials[blockIdx.x] = rr;
