@@ -62,7 +62,7 @@ struct cu_sim {
     cudaEvent_t ev[16];     /* 0..10: stage boundaries of a step; 14, 15: eddy__cuda_sync_ms */
     int sync_started;
     AdvectWS *adv;
-    int adv_feet;           /* MacCormack / BFECC keep the backward feet of their first pass (default 1) */
+    int adv_feet;           /* advection's first pass keeps range / feet for the later ones (default 1, k_advect.cu) */
     PoissonWS *pois;
     DiffuseWS *dif;
 };

@@ -36,8 +36,9 @@ eddy_status eddy__cuda_run_stage(struct eddy_sim *s, eddy_cuda_stage stage, floa
 /* 1 (default): the MGPCG solve runs as CUDA graphs with a device-side loop; 0: kernel by kernel, the host polling
  * convergence each iteration (same results; for tests and timing comparisons) */
 eddy_status eddy__cuda_set_graphs(struct eddy_sim *s, int on);
-/* 1 (default): MacCormack and BFECC keep the backward feet of their first pass for the later passes (12 B per
- * element of the largest grid in 3D); 0: the later passes trace again (same results; for tests and timing) */
+/* 1 (default): the first pass keeps what the later passes need (MacCormack: the velocity limiter's min and max,
+ * 8 B per element of the largest grid; BFECC in 3D: the backward feet, 12 B); 0: the later passes trace again
+ * (same results; for tests and timing) */
 eddy_status eddy__cuda_set_advect_feet(struct eddy_sim *s, int on);
 /* waits for the device and returns the milliseconds since the previous call (events on the sim's stream) */
 double eddy__cuda_sync_ms(struct eddy_sim *s);

@@ -358,8 +358,9 @@ __global__ void k_adv_backward(Tracer t, Map m, Lat L, const float *__restrict__
 /* MacCormack second pass: out = factor * limit(q^ + (q - A^R q^)/2). At most 32 registers (8 blocks of 256 per
  * SM): the compiler's choice in 3D was 40 (6 blocks), item 57. */
 template <int DIM, int FACE, int W>
-__global__ void __launch_bounds__(BX * BY, 8) k_adv_maccormack(Tracer t, Map m, Lat L, const float *__restrict__ q, const float *__restrict__ qhat,
-                                 float *__restrict__ out, float factor, Flags fl, int field, Range R) {
+__global__ void __launch_bounds__(BX * BY, 8)
+    k_adv_maccormack(Tracer t, Map m, Lat L, const float *__restrict__ q, const float *__restrict__ qhat,
+                     float *__restrict__ out, float factor, Flags fl, int field, Range R) {
     ADV_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
     const unsigned e = idx3(m.n, i, j, k);
@@ -570,7 +571,8 @@ struct AdvectWS {
     float *out[3];   /* with cu_sim.scalar_tmp: the four new scalar fields */
     /* What the first pass keeps for the later ones when cu_sim.adv_feet is set (else they trace again):
      * MacCormack: the velocity's limiter range (Range) in feet[0], feet[1]; its scalars keep nothing (tracing
-     * again is faster than 12 B of feet per cell once the traces are cheap). BFECC: the feet of every grid. */
+     * again is faster than 12 B of feet per cell once the traces are cheap). BFECC: the feet of every grid in 3D
+     * (in 2D it traces again). */
     float *feet[3];
 };
 
@@ -578,7 +580,8 @@ struct AdvectWS {
 static dim3 block_of(int dim) { return dim3((unsigned)BX, (unsigned)(dim == 2 ? BY / 2 : BY), 1); }
 static dim3 grid_of(int dim, const Map &m) {
     const dim3 b = block_of(dim);
-    return dim3((unsigned)((m.n[0] + (int)b.x - 1) / (int)b.x), (unsigned)((m.n[1] + (int)b.y - 1) / (int)b.y), (unsigned)m.n[2]);
+    return dim3((unsigned)((m.n[0] + (int)b.x - 1) / (int)b.x), (unsigned)((m.n[1] + (int)b.y - 1) / (int)b.y),
+                (unsigned)m.n[2]);
 }
 
 /* the kernels' lattice mode for a stage sampling the velocity lattices and L */
@@ -611,7 +614,8 @@ eddy_status advect_init(cu_sim *c) {
     }
     for (int f = 0; f < 3 && st == EDDY_OK; f++)
         if (!w->out[f]) st = dev_alloc(c, (void **)&w->out[f], sb, "advected scalars");
-    const int nfeet = want == 1 ? 2 : c->g.dim; /* MacCormack: the range's lo and hi */
+    /* MacCormack: the range's lo and hi; BFECC: the feet in 3D */
+    const int nfeet = want == 1 ? 2 : (c->g.dim == 3 ? 3 : 0);
     for (int a = 0; a < nfeet && st == EDDY_OK && want >= 1 && c->adv_feet; a++)
         if (!w->feet[a]) st = dev_alloc(c, (void **)&w->feet[a], cap * sizeof(float), "advection feet");
     return st;
@@ -634,10 +638,11 @@ void advect_free(cu_sim *c) {
     c->adv = nullptr;
 }
 
-/* the feet buffers of BFECC when cu_sim.adv_feet is set, else none (the passes trace again) */
+/* the feet buffers of BFECC in 3D when cu_sim.adv_feet is set, else none (the passes trace again: in 2D a trace
+ * costs less than keeping its feet, item 58) */
 static Feet feet_of(cu_sim *c) {
     Feet F;
-    const bool on = c->adv_feet && c->s->def.advection == EDDY_ADVECT_BFECC && c->adv->feet[0];
+    const bool on = c->adv_feet && c->s->def.advection == EDDY_ADVECT_BFECC && c->g.dim == 3 && c->adv->feet[0];
     for (int a = 0; a < 3; a++) F.x[a] = on ? c->adv->feet[a] : nullptr;
     return F;
 }
