@@ -356,7 +356,7 @@ __global__ void k_adv_backward(Tracer t, Map m, Lat L, const float *__restrict__
 }
 
 /* MacCormack second pass: out = factor * limit(q^ + (q - A^R q^)/2). At most 32 registers (8 blocks of 256 per
- * SM): the compiler's choice in 3D was 40 (6 blocks), item 57. */
+ * SM): the compiler's choice in 3D was 40 (6 blocks), item 60. */
 template <int DIM, int FACE, int W>
 __global__ void __launch_bounds__(BX * BY, 8)
     k_adv_maccormack(Tracer t, Map m, Lat L, const float *__restrict__ q, const float *__restrict__ qhat,
@@ -462,7 +462,7 @@ __global__ void k_advm_backward(Tracer t, Map m, Lat L, Multi M, Flags fl, int f
     }
 }
 
-/* MacCormack second pass of every scalar; the backward foot traced again (faster than keeping it, item 56) */
+/* MacCormack second pass of every scalar; the backward foot traced again (faster than keeping it, item 58) */
 template <int DIM, int FACE, int W>
 __global__ void k_advm_maccormack(Tracer t, Map m, Lat L, Multi M, Flags fl) {
     ADV_IJK(m.n[0], m.n[1]);
