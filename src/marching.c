@@ -397,7 +397,7 @@ eddy_status eddy_mesh_marching_squares(eddy_surface *s, const float *field, size
                 inside += in[m] = g[m] > 0;
             }
             if (inside == 0 || inside == 4) continue;
-            int from[2], to[2], segments = 0;
+            int from[2] = {0, 0}, to[2] = {0, 0}, segments = 0; /* set below for every crossing; zeroed for newer GCCs that cannot see it */
             if (inside == 2 && in[0] == in[2]) {
                 int a = in[0] ? 0 : 1;
                 int joined = g[a] * g[a + 2] > g[a + 1] * g[(a + 3) & 3];
