@@ -298,10 +298,6 @@ __global__ void k_half_sweep(LevA L, float *__restrict__ x, const float *__restr
 /* RES == 2 (cuda_notes 49, 2D): the residual on the tile and one halo layer into shared memory (halo 5), and its
  * restriction to the coarse cells under the tile into pa.cb with d_restrict's operations (the fine level addressed
  * in the shared array); the residual is not written to device memory and no k_restrict pass follows. */
-template <bool B>
-struct BoolC {
-    static constexpr bool value = B;
-};
 template <int DIM, int TX, int TY, int TZ, bool PRO, bool DOT, int Z, int NS = 1, int RES = 0>
 __global__ void __launch_bounds__(256) k_sweep_tile(LevA L, const float *__restrict__ x, float *__restrict__ xout,
                                                     const float *__restrict__ b, int c1, const int *active,
@@ -329,37 +325,6 @@ __global__ void __launch_bounds__(256) k_sweep_tile(LevA L, const float *__restr
     const float *__restrict__ inv_diag = L.inv_diag;
     const int tid = (int)(threadIdx.x + blockDim.x * threadIdx.y), nt = (int)(blockDim.x * blockDim.y);
     const int x0 = (int)blockIdx.x * TX - H, y0 = (int)blockIdx.y * TY - H, z0 = DIM == 3 ? (int)blockIdx.z * TZ - H : 0;
-    /* the pass's body for blocks whose staged region lies inside the level (INNER: no bounds tests; cuda_notes 61)
-     * and for the others; the same cells and operations in both */
-    auto body = [&](auto inner_c) -> double {
-    constexpr bool INNER = decltype(inner_c)::value;
-    if constexpr (DIM == 2) {
-        /* 2D: the thread's position in the region advanced by 256 (launch_sweep's block) without divisions */
-        constexpr int NT = 256, DX = NT % SX, DY = NT / SX;
-        int lx = tid % SX, ly = tid / SX;
-        for (int q = tid; q < S; q += NT) {
-            const int gx = x0 + lx, gy = y0 + ly;
-            float xv = 0.0f;
-            if (INNER || (gx >= -1 && gx <= L.n[0] && gy >= -1 && gy <= L.n[1])) {
-                const int e = cell_at(L, gx, gy, 0);
-                const bool interior = INNER || (gx >= 0 && gx < L.n[0] && gy >= 0 && gy < L.n[1]);
-                if (Z && interior) {
-                    xv = ((gx + gy) & 1) == 0 ? 1.0f * (BV(e) * inv_diag[e]) : 0.0f;
-                } else {
-                    xv = x[e];
-                }
-                if (PRO && interior)
-                    xv = xv + L.inv_weight[e] * d_prolong_value(L, pa.C, pa.ax0, pa.ax1, pa.ax2, pa.xc, gx, gy, 0);
-            }
-            xs[q] = xv;
-            lx += DX;
-            ly += DY;
-            if (lx >= SX) {
-                lx -= SX;
-                ly++;
-            }
-        }
-    } else
     for (int q = tid; q < S; q += nt) {
         const int lx = q % SX, ly = (q / SX) % SY, lz = q / SSZ;
         const int gx = x0 + lx, gy = y0 + ly, gz = z0 + lz;
@@ -390,7 +355,6 @@ __global__ void __launch_bounds__(256) k_sweep_tile(LevA L, const float *__restr
     for (int h = 0; h < 2 * NS - 1 + (RES ? 1 : 0) + ZE; h++) {
         const int M = H - 1 - h, RX = TX + 2 * M, RY = TY + 2 * M, RZ = DIM == 3 ? TZ + 2 * M : 1;
         const int R = RX * RY * RZ, p = c1 ^ ((h + ZE) & 1), o = H - M;
-        (void)R; /* 3D only */
         if constexpr (DIM == 2) {
             /* 2D (cuda_notes 54): a thread keeps its column m of the colour and steps rows, so the region's index
              * divisions are done once per half sweep instead of once per cell (256 threads: launch_sweep's block) */
@@ -400,7 +364,7 @@ __global__ void __launch_bounds__(256) k_sweep_tile(LevA L, const float *__restr
                 const int gy = y0 + o + ly;
                 const int lx = 2 * m + ((gy + p + M) & 1);
                 const int gx = x0 + o + lx;
-                if (!INNER && (gx < 0 || gx >= L.n[0] || gy < 0 || gy >= L.n[1])) continue;
+                if (gx < 0 || gx >= L.n[0] || gy < 0 || gy >= L.n[1]) continue;
                 const int e = cell_at(L, gx, gy, 0);
                 const int s = (lx + o) + SSY * (ly + o);
                 xs[s] = (BV(e) + NBS(s)) * inv_diag[e];
@@ -424,14 +388,10 @@ __global__ void __launch_bounds__(256) k_sweep_tile(LevA L, const float *__restr
     double acc = 0.0;
     {
         constexpr int T = TX * TY * (DIM == 3 ? TZ : 1);
-        /* 2D: a thread keeps its column (256 is a multiple of TX: q = tid + 256 k is column tid % TX, rows
-         * tid / TX + k 256 / TX, the cells and the order of the loop over q) */
-        constexpr int NT2 = DIM == 2 ? 256 : 1, RSTEP = DIM == 2 ? NT2 / TX : 1;
-        static_assert(DIM == 3 || NT2 % TX == 0, "2D tile width divides the block");
-        for (int q = tid, r2 = DIM == 2 ? tid / TX : 0; q < T; q += nt, r2 += RSTEP) {
-            const int lx = DIM == 2 ? tid % TX : q % TX, ly = DIM == 2 ? r2 : (q / TX) % TY, lz = DIM == 3 ? q / (TX * TY) : 0;
+        for (int q = tid; q < T; q += nt) {
+            const int lx = q % TX, ly = (q / TX) % TY, lz = DIM == 3 ? q / (TX * TY) : 0;
             const int gx = x0 + H + lx, gy = y0 + H + ly, gz = DIM == 3 ? z0 + H + lz : 0;
-            if (!INNER && (gx >= L.n[0] || gy >= L.n[1] || (DIM == 3 && gz >= L.n[2]))) continue;
+            if (gx >= L.n[0] || gy >= L.n[1] || (DIM == 3 && gz >= L.n[2])) continue;
             const int s = (lx + H) + SSY * (ly + H) + SSZ * (DIM == 3 ? lz + H : 0);
             const int e = cell_at(L, gx, gy, gz);
             float v = xs[s];
@@ -446,18 +406,11 @@ __global__ void __launch_bounds__(256) k_sweep_tile(LevA L, const float *__restr
     }
     if (RES == 2) {
         /* the residual on the tile and one layer (cells of the level only; the restriction reads no other) */
-        constexpr int RDX = 256 % RSX, RDY = 256 / RSX;
-        int lx = tid % RSX, ly = tid / RSX;
-        for (int q = tid; q < RSX * RSY; q += 256) {
+        for (int q = tid; q < RSX * RSY; q += nt) {
+            const int lx = q % RSX, ly = q / RSX;
             const int gx = x0 + H - 1 + lx, gy = y0 + H - 1 + ly;
+            if (gx < 0 || gx >= L.n[0] || gy < 0 || gy >= L.n[1]) continue;
             const int s = (lx + H - 1) + SSY * (ly + H - 1);
-            lx += RDX;
-            ly += RDY;
-            if (lx >= RSX) {
-                lx -= RSX;
-                ly++;
-            }
-            if (!INNER && (gx < 0 || gx >= L.n[0] || gy < 0 || gy >= L.n[1])) continue;
             const int e = cell_at(L, gx, gy, 0);
             rsm[q] = (BV(e) - (L.diag[e] * xs[s] - NBS(s))) * L.inv_weight[e];
         }
@@ -473,15 +426,6 @@ __global__ void __launch_bounds__(256) k_sweep_tile(LevA L, const float *__restr
             if (cx >= pa.C.n[0] || cy >= pa.C.n[1]) continue;
             d_restrict(F, pa.C, pa.ax0, pa.ax1, pa.ax2, rsm, pa.cb, cx, cy, 0);
         }
-    }
-    return acc;
-    };
-    double acc;
-    if constexpr (DIM == 2) {
-        const bool inner = x0 >= 0 && y0 >= 0 && x0 + SX <= L.n[0] && y0 + SY <= L.n[1];
-        acc = inner ? body(BoolC<true>{}) : body(BoolC<false>{});
-    } else {
-        acc = body(BoolC<false>{});
     }
 #undef NBS
 #undef BV
