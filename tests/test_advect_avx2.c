@@ -8,6 +8,7 @@
  * the same float operations in the same order. Skipped (passes) on a CPU without AVX2. */
 #include "check.h"
 #include "same_fields.h"
+#include "stirred_scene.h"
 #include "sim_internal.h"
 
 #include <stdio.h>
@@ -51,26 +52,8 @@ static eddy_sim *run(const variant *v, int threads, bool wide) {
         return NULL;
     }
     s->avx2 = wide;
-    if (v->obstacle) {
-        eddy_obstacle_def o = {0};
-        o.shape = EDDY_SHAPE_SPHERE;
-        o.center[0] = 0.6f; o.center[1] = 0.4f; o.center[2] = 0.3f; o.radius = 0.12f;
-        CHECK(eddy_sim_add_obstacle(s, &o, NULL) == EDDY_OK, "add obstacle: %s", eddy_sim_last_error(s));
-    }
-    eddy_emitter_def e = {0};
-    e.shape = EDDY_SHAPE_SPHERE;
-    e.center[0] = 0.3f; e.center[1] = 0.2f; e.center[2] = 0.3f; e.radius = 0.15f;
-    e.dye[0] = 2; e.dye[1] = 1; e.dye[2] = 0.5f; e.temperature = 4; e.velocity[0] = 0.8f; e.velocity[1] = 0.8f;
-    e.set_velocity = 1;
-    eddy_sim_add_emitter(s, &e, NULL);
-    for (int step = 0; step < 4; step++) {
-        eddy_splat sp = {{0.1f + 0.12f * (float)step, 0.5f, 0.4f}, 0.1f, {1.5f, -0.8f, 0.6f}, {0.5f, 1, 0.2f}, 1.0f};
-        eddy_sim_splat(s, &sp);
-        if (eddy_sim_step(s) != EDDY_OK) {
-            CHECK(0, "step: %s", eddy_sim_last_error(s));
-            break;
-        }
-    }
+    const stirred_scene scene = {v->obstacle, 0.15f, 4, 0.12f, 0.4f, 0.1f};
+    run_stirred_scene(s, &scene);
     return s;
 }
 

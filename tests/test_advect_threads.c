@@ -5,6 +5,7 @@
  * element's value must not depend on the split. */
 #include "check.h"
 #include "same_fields.h"
+#include "stirred_scene.h"
 #include "sim_internal.h"
 
 #include <string.h>
@@ -37,24 +38,8 @@ static eddy_sim *run(const variant *v, int threads) {
         CHECK(0, "create: %s", msg);
         return NULL;
     }
-    eddy_obstacle_def o = {0};
-    o.shape = EDDY_SHAPE_SPHERE;
-    o.center[0] = 0.6f; o.center[1] = 0.4f; o.center[2] = 0.3f; o.radius = 0.12f;
-    eddy_sim_add_obstacle(s, &o, NULL);
-    eddy_emitter_def e = {0};
-    e.shape = EDDY_SHAPE_SPHERE;
-    e.center[0] = 0.3f; e.center[1] = 0.2f; e.center[2] = 0.3f; e.radius = 0.1f;
-    e.dye[0] = 2; e.dye[1] = 1; e.dye[2] = 0.5f; e.temperature = 4; e.velocity[0] = 0.8f; e.velocity[1] = 0.8f;
-    e.set_velocity = 1;
-    eddy_sim_add_emitter(s, &e, NULL);
-    for (int step = 0; step < 8; step++) {
-        eddy_splat sp = {{0.1f + 0.1f * (float)step, 0.5f, 0.3f}, 0.08f, {1.5f, -0.8f, 0.6f}, {0.5f, 1, 0.2f}, 1.0f};
-        eddy_sim_splat(s, &sp);
-        if (eddy_sim_step(s) != EDDY_OK) {
-            CHECK(0, "step: %s", eddy_sim_last_error(s));
-            break;
-        }
-    }
+    const stirred_scene scene = {true, 0.1f, 8, 0.1f, 0.3f, 0.08f};
+    run_stirred_scene(s, &scene);
     return s;
 }
 
