@@ -16,6 +16,18 @@ typedef struct stirred_scene {
     float splat_dx, splat_z, splat_radius; /* splat k at (0.1 + k splat_dx, 0.5, splat_z) */
 } stirred_scene;
 
+/* the definition's physics for the scene, on the grid already in d: a 1 m domain, vorticity confinement and
+ * buoyancy (the velocity is stirred everywhere), and a fixed step of `cells_per_step` / grid[0] s, which at the
+ * splats' speed takes the feet past the domain's edge in places (the clamped and wrapped locates) */
+static inline void stirred_scene_def(eddy_sim_def *d, int threads, eddy_advection scheme, float cells_per_step) {
+    d->size[0] = 1.0f;
+    d->threads = threads;
+    d->advection = scheme;
+    d->vorticity = 0.2f;
+    d->buoyancy_temperature = 1.0f;
+    d->dt = cells_per_step / (float)d->grid[0];
+}
+
 /* sets the scene up in s and runs its steps; a failed step is a failed check */
 static inline void run_stirred_scene(eddy_sim *s, const stirred_scene *sc) {
     if (sc->obstacle) {

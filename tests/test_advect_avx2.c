@@ -30,12 +30,7 @@ static eddy_sim *run(const variant *v, int threads, bool wide) {
         d.grid[a] = v->n[a];
         d.dye_scale[a] = v->dye_scale[a];
     }
-    d.size[0] = 1.0f;
-    d.threads = threads;
-    d.advection = v->scheme;
-    d.vorticity = 0.2f;
-    d.buoyancy_temperature = 1.0f;
-    d.dt = 2.5f / (float)d.grid[0]; /* CFL above 1 in places: feet land outside the domain and get clamped */
+    stirred_scene_def(&d, threads, v->scheme, 2.5f); /* CFL above 1 in places: feet leave the domain */
     d.boundary[EDDY_FACE_X_MAX].type = EDDY_BOUNDARY_OUTFLOW;
     /* an inflow face: the velocity at its faces is prescribed, the rows next to it read it clamped */
     d.boundary[EDDY_FACE_X_MIN].type = EDDY_BOUNDARY_INFLOW;

@@ -23,12 +23,7 @@ static eddy_sim *run(const variant *v, int threads) {
     d.grid[0] = v->dim == 2 ? 40 : 18;
     d.grid[1] = v->dim == 2 ? 34 : 14;
     d.grid[2] = v->dim == 2 ? 1 : 12;
-    d.size[0] = 1.0f;
-    d.threads = threads;
-    d.advection = v->scheme;
-    d.vorticity = 0.2f;
-    d.buoyancy_temperature = 1.0f;
-    d.dt = 2.0f / (float)d.grid[0]; /* CFL above 1 in places: feet land outside the domain and get clamped */
+    stirred_scene_def(&d, threads, v->scheme, 2.0f); /* CFL above 1 in places: feet leave the domain */
     for (int a = 0; a < 3; a++) d.dye_scale[a] = v->dye_scale[a];
     if (v->periodic_x) d.boundary[EDDY_FACE_X_MIN].type = d.boundary[EDDY_FACE_X_MAX].type = EDDY_BOUNDARY_PERIODIC;
     if (v->periodic_z) d.boundary[EDDY_FACE_Z_MIN].type = d.boundary[EDDY_FACE_Z_MAX].type = EDDY_BOUNDARY_PERIODIC;
