@@ -1598,8 +1598,17 @@ static void remove_mean0(cu_sim *c, float *v, bool summed = false, double *dot =
  * the H100: 2D 2048^2 level 0 65 us against 27 (k_prolong) + 47 (sweep); in 3D the trilinear prolongation of the
  * 2-cell halo (1.9x the tile) made it 582 us against 120 + 261, so 3D keeps the separate k_prolong pass.
  * dot: the blocks' partials of b.xout, one per block of sweep_grid. */
+#ifndef SMALL_TILE_CELLS
 #define SMALL_TILE_CELLS 262144
+#endif
 static bool small_tile(const LevA &L) { return (long long)L.n[0] * L.n[1] * L.n[2] <= SMALL_TILE_CELLS; }
+/* 2D levels of at most TINY_TILE_CELLS cells (256^2 .. 128^2 at 2048^2): tiles of 32 x 8 (cuda_notes 63: more blocks on
+ * these latency-bound levels; measured on the H100, 2D 2048^2 project 1.713 / 1.705 -> 1.689 / 1.689 ms; up to 512^2:
+ * 1.701 / 1.706) */
+#ifndef TINY_TILE_CELLS
+#define TINY_TILE_CELLS 65536
+#endif
+static bool tiny_tile(const LevA &L) { return L.dim == 2 && (long long)L.n[0] * L.n[1] <= TINY_TILE_CELLS; }
 template <int DIM, int TX, int TY, int TZ>
 static dim3 tile_grid(const LevA &L) {
     return dim3((unsigned)((L.n[0] + TX - 1) / TX), (unsigned)((L.n[1] + TY - 1) / TY), (unsigned)((L.n[2] + TZ - 1) / TZ));
@@ -1641,6 +1650,7 @@ static void launch_sweep(cu_sim *c, const LevA &L, const float *x, float *xout, 
     else k_sweep_tile<DIM, TX, TY, TZ, false, false, 0><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean, rout);
 }
 static dim3 sweep_grid(const LevA &L) {
+    if (tiny_tile(L)) return tile_grid<2, 32, 8, 1>(L);
     if (L.dim == 2) return small_tile(L) ? tile_grid<2, 32, 16, 1>(L) : tile_grid<2, 64, 32, 1>(L);
     return small_tile(L) ? tile_grid<3, 32, 8, 4>(L) : tile_grid<3, 32, 8, 8>(L);
 }
@@ -1651,7 +1661,8 @@ static void full_sweep(cu_sim *c, const LevA &L, const float *x, float *xout, co
     if (pro) pa = *pro;
     if (rst) pa = *rst;
     const bool sm = small_tile(L), p = pro != nullptr && L.dim == 2;
-    if (L.dim == 2 && sm) launch_sweep<2, 32, 16, 1>(c, L, x, xout, b, c1, active, pa, p, dot, zero, rs, mean, ns, rout);
+    if (tiny_tile(L)) launch_sweep<2, 32, 8, 1>(c, L, x, xout, b, c1, active, pa, p, dot, zero, rs, mean, ns, rout);
+    else if (L.dim == 2 && sm) launch_sweep<2, 32, 16, 1>(c, L, x, xout, b, c1, active, pa, p, dot, zero, rs, mean, ns, rout);
     else if (L.dim == 2) launch_sweep<2, 64, 32, 1>(c, L, x, xout, b, c1, active, pa, p, dot, zero, rs, mean, ns, rout);
     else if (sm) launch_sweep<3, 32, 8, 4>(c, L, x, xout, b, c1, active, pa, false, dot, zero, rs, mean, 1, nullptr);
     else launch_sweep<3, 32, 8, 8>(c, L, x, xout, b, c1, active, pa, false, dot, zero, rs, mean, 1, nullptr);
