@@ -684,6 +684,18 @@ int main(int argc, char **argv) {
         d.pressure.tolerance = d3.pressure.tolerance = 1e-7f;
         stage_case("project MGPCG 2D", d, cpu_project_stage, EDDY_CUDA_PROJECT, TOL_PROJECT);
         stage_case("project MGPCG 3D", d3, cpu_project_stage, EDDY_CUDA_PROJECT, TOL_PROJECT);
+        /* 70x53 and 48x64 fit in the one-block tail (levels of at most 4096 cells): these two have grid-wide 2D
+         * levels, so the 2D sweep tiles (pre-smoothing with the residual and the restriction, the post-smoothing
+         * with the prolongation and r.z; 32 x 16 tiles on 320x240, 32 x 8 on its 160x120 level and the smoke's
+         * levels) run under the sanitizers too (cuda_notes 62) */
+        eddy_sim_def d2t = d;
+        d2t.grid[0] = 320;
+        d2t.grid[1] = 240;
+        stage_case("project MGPCG 2D 320x240", d2t, cpu_project_stage, EDDY_CUDA_PROJECT, TOL_PROJECT);
+        eddy_sim_def smoke2 = def2(96, 128);
+        smoke2.buoyancy_temperature = 1.0f;
+        smoke2.vorticity = 0.3f;
+        run_case("2D smoke 96x128, 3 steps", smoke2, scene_smoke, 3, TOL_RUN);
         eddy_sim_def smoke = def2(48, 64);
         smoke.buoyancy_temperature = 1.0f;
         smoke.vorticity = 0.3f;
