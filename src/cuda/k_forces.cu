@@ -5,8 +5,6 @@
 #include "cu_sim.cuh"
 #include "vort_tile.cuh"
 
-#include <stdlib.h>
-
 namespace ecu {
 
 /* axis b of grid.c's locate() for a face at index x along b: the same float operations */
@@ -115,11 +113,11 @@ __global__ void __launch_bounds__(BLOCK, MINB) k_buoyancy(Geo g, int a, float dt
 }
 
 /* Faces along gravity on a grid of dye_scale 1 (the usual case): each face's x- and z-coordinates are those of a
- * scalar column, so its x- and z-weights are exactly 0, and c * 1 + c' * 0 is c for every finite c' (at most a
- * zero of the other sign), as the CPU's row kernel skips them on its regular run (buoyancy_rows.c): a thread reads
- * one value per row and field (the general kernel two, four in 3D) for R + 1 rows and its R velocities, all
- * loads first, then interpolates in y. A thread whose weights are not those (the host's check of the geometry
- * says none is) takes each face in general. */
+ * scalar column, so its x- and z-weights are exactly 0 (1 at the last column, where the pair of samples is clamped),
+ * and c * 1 + c' * 0 is c for every finite c' (at most a zero of the other sign), as the CPU's row kernel skips
+ * them on its regular run (buoyancy_rows.c): a thread reads one value per row and field (the general kernel two,
+ * four in 3D) for R + 1 rows and its R velocities, all loads first, then interpolates in y. A thread whose faces
+ * are not all like that (the rows at a clamped end of y) takes each face in general. */
 template <int R, int MINB>
 __global__ void __launch_bounds__(BLOCK, MINB) k_buoyancy_unit(Geo g, int a, float dt, float ga, float alpha, float beta,
                                                          float t_amb, float *__restrict__ v, const float *__restrict__ d0,
@@ -148,7 +146,7 @@ __global__ void __launch_bounds__(BLOCK, MINB) k_buoyancy_unit(Geo g, int a, flo
     };
     int ylo[R], yhi[R];
     float wy[R];
-    bool unit = wx == 0.0f && wz == 0.0f;
+    bool unit = (wx == 0.0f || wx == 1.0f) && (wz == 0.0f || wz == 1.0f);
 #pragma unroll
     for (int r = 0; r < R; r++) {
         if (r >= nr) break;
@@ -175,7 +173,7 @@ __global__ void __launch_bounds__(BLOCK, MINB) k_buoyancy_unit(Geo g, int a, flo
         }
         return;
     }
-    const unsigned col = (unsigned)x0 + plane * (unsigned)z0;
+    const unsigned col = (unsigned)(wx == 0.0f ? x0 : x1) + plane * (unsigned)(wz == 0.0f ? z0 : z1);
     float rv[R + 1][BUOY_FIELDS], vo[R];
 #pragma unroll
     for (int m = 0; m <= R; m++) {
@@ -198,22 +196,17 @@ __global__ void __launch_bounds__(BLOCK, MINB) k_buoyancy_unit(Geo g, int a, flo
     }
 }
 
-/* does every face of component a sit on its scalar column (x- and z-weights 0) with each face's lower row the
- * previous face's upper one? face_axis's float operations on the host (the same bits: no contraction) */
+/* does every face of component a sit on a scalar column (x- and z-weights 0 or 1)? face_axis's float operations
+ * on the host (the same bits: no contraction; the kernel checks again per thread) */
 static bool buoyancy_unit(const Geo &g, int a) {
     const GDesc vg = velocity_desc(g, a), sg = scalar_desc(g);
-    for (int b = 0; b < 3; b++) {
-        if (b >= g.dim) continue;
-        int prev_hi = -1;
+    for (int b = 0; b < g.dim; b += 2)
         for (int x = 0; x < vg.n[b]; x++) {
             int i0, i1;
             float w;
             face_axis(vg, sg, b, x, &i0, &i1, &w);
-            if (b != 1 && w != 0.0f) return false;
-            if (b == 1 && x > 0 && i0 != prev_hi) return false;
-            prev_hi = i1;
+            if (w != 0.0f && w != 1.0f) return false;
         }
-    }
     return true;
 }
 
@@ -225,25 +218,19 @@ cudaError_t launch_buoyancy(cu_sim *c, float dt) {
      * what sets the bandwidth. 2D: 2 faces, 32 registers (8 blocks of 256 per SM); 3D: 4 faces, 64 registers
      * (4 blocks). Uncapped, 8 faces in 2D / 4 in 3D took 80 registers (3 blocks): 53% / 54-58% of copy. */
     constexpr int R2 = 2, MINB2 = 8, R3 = 4, MINB3 = 4;
-    int cfg = 0;
-    if (const char *ev = getenv("EDDY_CU_BUOY")) cfg = atoi(ev);
     for (int a = 0; a < c->g.dim; a++) {
         float ga = d.gravity[a];
         if (ga == 0.0f) continue;
         int fn[3];
         face_dims(c->g, a, fn);
         if (c->buoy_unit[a] == 0) c->buoy_unit[a] = buoyancy_unit(c->g, a) ? 1 : -1;
-        if (c->buoy_unit[a] > 0 && cfg >= 0) {
-            /* unit kernel: R faces per thread, MINB blocks per SM */
-            const int R = cfg == 1 ? 2 : (cfg == 2 ? 8 : (cfg == 3 ? 6 : 4));
-            const dim3 grid((unsigned)((fn[0] + BX - 1) / BX), (unsigned)((fn[1] + BY * R - 1) / (BY * R)), (unsigned)fn[2]);
-#define BUOY_UNIT(RR, MB) k_buoyancy_unit<RR, MB><<<grid, tile_block(), 0, c->stream>>>(c->g, a, dt, ga, alpha, beta, t_amb, \
-                    c->vel[a], c->dye[0], c->dye[1], c->dye[2], c->temp, flags_for(c))
-            if (cfg == 1) BUOY_UNIT(2, 6);
-            else if (cfg == 2) BUOY_UNIT(8, 2);
-            else if (cfg == 3) BUOY_UNIT(6, 3);
-            else BUOY_UNIT(4, 4);
-#undef BUOY_UNIT
+        if (c->buoy_unit[a] > 0) {
+            /* 2 faces per thread at 40 registers (6 blocks of 256 per SM): 76.6% / 94.1% of copy (2D, 3D) against
+             * 72.6% / 91.5% for 4 faces at 48 (cuda_notes 66) */
+            constexpr int RU = 2, MINBU = 6;
+            const dim3 grid((unsigned)((fn[0] + BX - 1) / BX), (unsigned)((fn[1] + BY * RU - 1) / (BY * RU)), (unsigned)fn[2]);
+            k_buoyancy_unit<RU, MINBU><<<grid, tile_block(), 0, c->stream>>>(c->g, a, dt, ga, alpha, beta, t_amb, c->vel[a],
+                                                                            c->dye[0], c->dye[1], c->dye[2], c->temp, flags_for(c));
             continue;
         }
         const int R = c->g.dim == 3 ? R3 : R2;
@@ -259,21 +246,25 @@ cudaError_t launch_buoyancy(cu_sim *c, float dt) {
 }
 
 /* ------------------------------------------------------------------ vorticity confinement
- * One pass (vort_tile.cuh): a block per tile of cells (2D) or per tile and chunk of z-planes (3D), the new faces
- * into vel_tmp, then the arrays swap (the advection swaps them too: nothing holds the velocity pointers across
- * stages, and the solver's CUDA graphs do not read the velocity). */
-constexpr int VT2_TX = 64, VT2_TY = 32; /* 2D tile: cell velocity on 70 x 38, curl on 68 x 36, force on 66 x 34 */
+ * One pass (vort_tile.cuh): in 2D a warp per strip of columns and chunk of rows, in 3D a block per tile and chunk
+ * of z-planes; the new faces go into vel_tmp, then the arrays swap (the advection swaps them too: nothing holds
+ * the velocity pointers across stages, and the solver's CUDA graphs do not read the velocity). */
+constexpr int VW_COLS = 2;  /* 2D: columns per lane (58 written per warp) */
+constexpr int VW_WARPS = 4; /* 2D: warps per block */
 constexpr int VT3_TX = 32, VT3_TY = 16; /* 3D tile: 38 x 22, 36 x 20, 34 x 18 per plane; 62.5 KB of rings */
 
-template <int TX, int TY, bool MUL>
-__global__ void __launch_bounds__(VT_THREADS) k_vort2(VortArgs A) {
-    extern __shared__ float vt_sm[];
-    vort2_tile<TX, TY, MUL>(A, (int)blockIdx.x, (int)blockIdx.y, vt_sm, VtDevicePar());
+template <bool MUL>
+__global__ void __launch_bounds__(32 * VW_WARPS) k_vort2w(VortArgs A, int strips, int ky, int warps) {
+    const int w = (int)(blockIdx.x * VW_WARPS + threadIdx.x / 32);
+    if (w >= warps) return;
+    vort2_warp<VW_COLS, MUL, float, int, bool>(A, w % strips, w / strips, ky);
 }
-template <int TX, int TY, bool MUL>
-__global__ void __launch_bounds__(VT_THREADS) k_vort3(VortArgs A) {
+/* 2 blocks per SM: the loops over a thread's positions unrolled (its loads in flight together) take ~120
+ * registers; capped at 3 blocks (80) they spill */
+template <bool MUL>
+__global__ void __launch_bounds__(VT_THREADS, 2) k_vort3(VortArgs A) {
     extern __shared__ float vt_sm[];
-    vort3_tile<TX, TY, MUL>(A, (int)blockIdx.x, (int)blockIdx.y, (int)blockIdx.z, vt_sm, VtDevicePar());
+    vort3_tile<VT3_TX, VT3_TY, MUL>(A, (int)blockIdx.x, (int)blockIdx.y, (int)blockIdx.z, vt_sm, VtDevicePar());
 }
 
 /* 3D: planes per block. The tiles of a plane times the chunks of z are the blocks; a chunk recomputes ~4 planes
@@ -295,36 +286,39 @@ static int vort_chunk(int tiles, int nz, int slots) {
     return best;
 }
 
-/* the kernel's shared memory (above the default 48 KB in 3D) and, in 3D, the blocks resident on the device */
+/* the warps (2D) or blocks (3D) resident on the device, and the 3D kernel's shared memory above the default
+ * 48 KB: once per simulation and kernel */
 template <class K>
-static cudaError_t vort_setup(cu_sim *c, K kernel, size_t bytes, int *slots) {
-    cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+static cudaError_t vort_setup(cu_sim *c, K kernel, int threads, size_t bytes, int per_block, int *slots) {
+    cudaError_t e = bytes ? cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes) : cudaSuccess;
     int per_sm = 0, sms = 0;
-    if (e == cudaSuccess) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, VT_THREADS, bytes);
+    if (e == cudaSuccess) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, bytes);
     if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, c->device);
-    *slots = per_sm * sms > 0 ? per_sm * sms : 1;
+    *slots = per_sm * sms * per_block > 0 ? per_sm * sms * per_block : 1;
     return e;
 }
 
-template <int TX, int TY, bool MUL>
-static cudaError_t launch_vort2(cu_sim *c, const VortArgs &A, bool setup) {
-    const size_t bytes = vt2_floats<TX, TY>() * sizeof(float);
-    int slots;
-    cudaError_t e = setup ? vort_setup(c, k_vort2<TX, TY, MUL>, bytes, &slots) : cudaSuccess;
+/* 2D: rows per chunk such that the strips times the chunks fill the resident warps once, chunks of 16 rows or
+ * more (a chunk recomputes ~3 rows of the lower levels at its ends) */
+template <bool MUL>
+static cudaError_t launch_vort2(cu_sim *c, const VortArgs &A, int *slots) {
+    cudaError_t e = *slots ? cudaSuccess : vort_setup(c, k_vort2w<MUL>, 32 * VW_WARPS, 0, VW_WARPS, slots);
     if (e != cudaSuccess) return e;
-    const dim3 grid((unsigned)((A.n[0] + TX - 1) / TX), (unsigned)((A.n[1] + TY - 1) / TY), 1);
-    k_vort2<TX, TY, MUL><<<grid, VT_THREADS, bytes, c->stream>>>(A);
+    const int strips = (A.n[0] + vw_out<VW_COLS>() - 1) / vw_out<VW_COLS>();
+    const int chunks = vt_max(1, vt_min(A.n[1] / 16, *slots / strips));
+    const int ky = (A.n[1] + chunks - 1) / chunks, warps = strips * ((A.n[1] + ky - 1) / ky);
+    k_vort2w<MUL><<<(unsigned)((warps + VW_WARPS - 1) / VW_WARPS), 32 * VW_WARPS, 0, c->stream>>>(A, strips, ky, warps);
     return cudaSuccess;
 }
-template <int TX, int TY, bool MUL>
-static cudaError_t launch_vort3(cu_sim *c, VortArgs A, bool setup, int *slots) {
-    const size_t bytes = vt3_floats<TX, TY>() * sizeof(float);
-    cudaError_t e = setup ? vort_setup(c, k_vort3<TX, TY, MUL>, bytes, slots) : cudaSuccess;
+template <bool MUL>
+static cudaError_t launch_vort3(cu_sim *c, VortArgs A, int *slots) {
+    const size_t bytes = vt3_floats<VT3_TX, VT3_TY>() * sizeof(float);
+    cudaError_t e = *slots ? cudaSuccess : vort_setup(c, k_vort3<MUL>, VT_THREADS, bytes, 1, slots);
     if (e != cudaSuccess) return e;
-    const int tx = (A.n[0] + TX - 1) / TX, ty = (A.n[1] + TY - 1) / TY;
+    const int tx = (A.n[0] + VT3_TX - 1) / VT3_TX, ty = (A.n[1] + VT3_TY - 1) / VT3_TY;
     A.kz = vort_chunk(tx * ty, A.n[2], *slots);
     const dim3 grid((unsigned)tx, (unsigned)ty, (unsigned)((A.n[2] + A.kz - 1) / A.kz));
-    k_vort3<TX, TY, MUL><<<grid, VT_THREADS, bytes, c->stream>>>(A);
+    k_vort3<MUL><<<grid, VT_THREADS, bytes, c->stream>>>(A);
     return cudaSuccess;
 }
 
@@ -352,26 +346,10 @@ cudaError_t launch_vorticity(cu_sim *c, float dt) {
     A.solid = c->solid;
     A.flag = flags_for(c).word;
     A.kz = 0;
-    /* the kernels' attributes are set on a simulation's first call (vort_slots, per multiplicity) */
-    const int m = mul ? 1 : 0;
-    const bool setup = c->vort_slots[m] == 0;
-    int cfg = 0;
-    if (const char *ev = getenv("EDDY_CU_VORT")) cfg = mul ? atoi(ev) : 0;
+    int *slots = &c->vort_slots[mul ? 1 : 0];
     cudaError_t e;
-    if (g.dim == 2) {
-        if (cfg == 1) e = launch_vort2<32, 32, true>(c, A, true);
-        else if (cfg == 2) e = launch_vort2<64, 64, true>(c, A, true);
-        else e = mul ? launch_vort2<VT2_TX, VT2_TY, true>(c, A, setup) : launch_vort2<VT2_TX, VT2_TY, false>(c, A, setup);
-        if (setup && e == cudaSuccess) c->vort_slots[m] = 1;
-    } else {
-        int slots = c->vort_slots[m];
-        if (cfg == 1) e = launch_vort3<32, 8, true>(c, A, true, &slots);
-        else if (cfg == 2) e = launch_vort3<32, 24, true>(c, A, true, &slots);
-        else {
-            e = mul ? launch_vort3<VT3_TX, VT3_TY, true>(c, A, setup, &slots) : launch_vort3<VT3_TX, VT3_TY, false>(c, A, setup, &slots);
-            if (setup && e == cudaSuccess) c->vort_slots[m] = slots;
-        }
-    }
+    if (g.dim == 2) e = mul ? launch_vort2<true>(c, A, slots) : launch_vort2<false>(c, A, slots);
+    else e = mul ? launch_vort3<true>(c, A, slots) : launch_vort3<false>(c, A, slots);
     if (e != cudaSuccess) return e;
     for (int a = 0; a < g.dim; a++) {
         float *t = c->vel[a];
