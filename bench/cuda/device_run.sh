@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the CUDA tests, the sanitizers and the bench on a machine with an NVIDIA GPU, writing logs into $OUT
 # (default ./cuda_out). Uses prebuilt binaries in $PREBUILT when they run here, else builds with CMake.
-# usage: bench/cuda/device_run.sh [test] [test2] [tiny] [san-tiny] [sanitize] [bench] [bench-quick] [ncu] [ncu-adv] [ncu-forces] [advexp] [ncu-adv-sum]
+# usage: bench/cuda/device_run.sh [test] [test2] [tiny] [san-tiny] [sanitize] [forces] [bench] [bench-quick] [ncu] [ncu-adv] [ncu-forces] [advexp] [ncu-adv-sum]
 set -uo pipefail
 OUT=${OUT:-$PWD/cuda_out}
 mkdir -p "$OUT"
@@ -35,6 +35,13 @@ for what in "$@"; do
     for tool in memcheck racecheck initcheck synccheck; do
       timeout 150 "$san" --tool $tool --print-limit 20 "$bin/test_cuda_backend" --tiny --no-graphs > "$OUT/san_$tool.log" 2>&1; echo "$tool rc=$?"; grep -E "ERROR SUMMARY|HAZARD|checks" "$OUT/san_$tool.log" | head -5
     done ;;
+  forces)
+    # buoyancy and vorticity confinement only: their test cases (plain, memcheck, racecheck) and stage-table rows
+    timeout 120 "$bin/test_cuda_backend" --forces > "$OUT/forces.log" 2>&1; echo "forces rc=$?"; grep -E "FAIL|checks" "$OUT/forces.log" | head -20
+    for tool in memcheck racecheck; do
+      timeout 150 "$san" --tool $tool "$bin/test_cuda_backend" --forces --quick > "$OUT/forces_$tool.log" 2>&1; echo "$tool rc=$?"; tail -2 "$OUT/forces_$tool.log"
+    done
+    timeout 100 "$bin/bench_cuda" --forces-only 2>&1 | grep -E "copy kernel|buoyancy|vorticity" ;;
   bench) timeout 400 "$bin/bench_cuda" > "$OUT/bench.log" 2>&1; echo "bench rc=$?"; cat "$OUT/bench.log" ;;
   ncu)
     for cfg in "2 2048" "3 256"; do
