@@ -51,6 +51,7 @@ inline WB visfinite(const WF &x) { WB r; for (int i = 0; i < 32; i++) r.v[i] = i
 inline void vput(float *out, const WI &q, const WF &v, const WB &m) {
     for (int i = 0; i < 32; i++) if (m.v[i]) { if (!isnan(out[q.v[i]])) { fprintf(stderr, "face %d written twice\n", q.v[i]); abort(); } out[q.v[i]] = v.v[i]; }
 }
+inline void vsts(float *p, const WI &i, const WF &v) { for (int k = 0; k < 32; k++) p[i.v[k]] = v.v[k]; }
 inline WF vfinacc(const WF &acc, const WF &v, const WB &m) { WF r; for (int i = 0; i < 32; i++) r.v[i] = m.v[i] ? fmaf(v.v[i], 0.0f, acc.v[i]) : acc.v[i]; return r; }
 inline void vflags(const VortArgs &A, int a, const WB &bad) { for (int i = 0; i < 32; i++) if (A.flag && bad.v[i]) *A.flag |= 1 << (EDDY_FIELD_U + a); }
 inline void vstore(const VortArgs &A, int a, const WI &q, const WF &v, const WB &m) {
@@ -75,6 +76,7 @@ struct HostPar {
 };
 static unsigned rs = 1234567u;
 static int g_nc = 2;
+static int g_w3 = 0; /* 3D: the warp kernel (Vort3Warp) with g_w3 warps per block instead of the tiles */
 static float rnd() { rs = rs * 1664525u + 1013904223u; return (float)(rs >> 8) / (float)(1u << 23) - 1.0f; }
 template <int TX, int TY, int TX3, int TY3>
 static int run(int dim, int nx, int ny, int nz, int px, int py, int pz, float size, int kz, const char *name) {
@@ -128,6 +130,39 @@ static int run(int dim, int nx, int ny, int nz, int px, int py, int pz, float si
         if (g_nc == 1) go(std::integral_constant<int, 1>());
         else if (g_nc == 2) go(std::integral_constant<int, 2>());
         else go(std::integral_constant<int, 4>());
+    } else if (dim == 3 && g_w3) {
+        auto go = [&](auto ncv, auto wv, auto mulv) {
+            constexpr int NC = decltype(ncv)::value, W = decltype(wv)::value;
+            constexpr bool MUL = decltype(mulv)::value;
+            typedef Vort3Warp<NC, W, MUL, WF, WI, WB> WS;
+            const int strips = (nx + vw_out<NC>() - 1) / vw_out<NC>(), yb = (ny + W - 7) / (W - 6), chunks = (nz + kz - 1) / kz;
+            std::vector<float> sm(v3w_floats<NC, W>());
+            std::vector<WS> ws(W);
+            for (int bz = 0; bz < chunks; bz++)
+                for (int by = 0; by < yb; by++)
+                    for (int st = 0; st < strips; st++) {
+                        std::fill(sm.begin(), sm.end(), NAN);
+                        for (int w = 0; w < W; w++) ws[w].init(A, st, by, bz, w, sm.data());
+                        for (int L = ws[0].umin; L <= ws[0].tend; L++) {
+                            const bool S = L >= ws[0].s0() && L <= ws[0].s1();
+                            for (int w = 0; w < W; w++) {
+                                if (S) ws[w].template step<true>(L);
+                                else ws[w].template step<false>(L);
+                            }
+                        }
+                        for (int w = 0; w < W; w++) ws[w].finish(A);
+                    }
+        };
+        auto gw = [&](auto ncv, auto mulv) {
+            if (g_w3 == 16) go(ncv, std::integral_constant<int, 16>(), mulv);
+            else go(ncv, std::integral_constant<int, 8>(), mulv);
+        };
+        auto gm = [&](auto ncv) {
+            if (mul) gw(ncv, std::true_type());
+            else gw(ncv, std::false_type());
+        };
+        if (g_nc == 1) gm(std::integral_constant<int, 1>());
+        else gm(std::integral_constant<int, 2>());
     } else {
         std::vector<float> sm(vt3_floats<TX3, TY3>());
         for (int bz = 0; bz < (nz + kz - 1) / kz; bz++)
@@ -182,6 +217,24 @@ int main() {
     fails += run<64, 32, 32, 16>(3, 64, 48, 16, 1, 0, 1, 1.0f, 8, "3D 64x48x16 (mul) per xz");
     fails += run<64, 32, 32, 16>(3, 3, 3, 3, 1, 0, 1, 1.0f, 1, "3D 3^3 per xz kz 1");
     fails += run<64, 32, 32, 16>(3, 3, 4, 5, 0, 0, 0, 1.0f, 2, "3D 3x4x5 kz 2");
+    for (g_nc = 1; g_nc <= 2; g_nc++)
+        for (g_w3 = 8; g_w3 <= 16; g_w3 += 8) {
+            printf("-- 3D warps: NC %d, W %d\n", g_nc, g_w3);
+            fails += run<64, 32, 32, 16>(3, 29, 24, 21, 0, 0, 0, 1.0f, 7, "W3 29x24x21 kz 7");
+            fails += run<64, 32, 32, 16>(3, 29, 24, 21, 0, 0, 0, 1.0f, 1, "W3 29x24x21 kz 1");
+            fails += run<64, 32, 32, 16>(3, 29, 24, 21, 0, 0, 0, 1.0f, 21, "W3 29x24x21 kz 21");
+            fails += run<64, 32, 32, 16>(3, 29, 24, 21, 0, 0, 1, 1.0f, 5, "W3 periodic z kz 5");
+            fails += run<64, 32, 32, 16>(3, 29, 24, 21, 0, 0, 1, 1.0f, 2, "W3 periodic z kz 2");
+            fails += run<64, 32, 32, 16>(3, 29, 24, 21, 1, 1, 0, 1.0f, 4, "W3 periodic xy kz 4");
+            fails += run<64, 32, 32, 16>(3, 40, 33, 19, 1, 1, 1, 1.0f, 6, "W3 periodic xyz kz 6");
+            fails += run<64, 32, 32, 16>(3, 70, 20, 9, 0, 1, 0, 1.0f, 9, "W3 70x20x9 periodic y");
+            fails += run<64, 32, 32, 16>(3, 32, 32, 32, 0, 0, 0, 1.0f, 11, "W3 32^3 (mul) kz 11");
+            fails += run<64, 32, 32, 16>(3, 64, 48, 16, 1, 0, 1, 1.0f, 8, "W3 64x48x16 (mul) per xz");
+            fails += run<64, 32, 32, 16>(3, 3, 3, 3, 1, 0, 1, 1.0f, 1, "W3 3^3 per xz kz 1");
+            fails += run<64, 32, 32, 16>(3, 3, 4, 5, 0, 0, 0, 1.0f, 2, "W3 3x4x5 kz 2");
+            fails += run<64, 32, 32, 16>(3, 5, 20, 4, 0, 0, 0, 1.0f, 4, "W3 5x20x4 walls");
+        }
+    g_w3 = 0;
     printf("%s\n", fails ? "FAILED" : "all bitwise equal");
     return fails;
 }

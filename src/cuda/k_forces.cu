@@ -267,6 +267,29 @@ __global__ void __launch_bounds__(VT_THREADS, 2) k_vort3(VortArgs A) {
     vort3_tile<VT3_TX, VT3_TY, MUL>(A, (int)blockIdx.x, (int)blockIdx.y, (int)blockIdx.z, vt_sm, VtDevicePar());
 }
 
+/* 3D warp kernel (Vort3Warp): columns per lane, warps per block (rows; W - 6 written), blocks per SM */
+template <bool MUL, int NC, int W, int MINB, bool ST>
+__global__ void __launch_bounds__(32 * W, MINB) k_vort3w(VortArgs A) {
+    __shared__ float v3_sm[v3w_floats<NC, W>()];
+    Vort3Warp<NC, W, MUL, float, int, bool> st;
+    st.init(A, (int)blockIdx.x, (int)blockIdx.y, (int)blockIdx.z, (int)(threadIdx.x / 32), v3_sm);
+    const int s0 = ST ? st.s0() : st.tend + 1, s1 = ST ? st.s1() : st.tend;
+    int L = st.umin;
+    for (; L <= st.tend && L < s0; L++) {
+        st.template step<false>(L);
+        __syncthreads();
+    }
+    for (; L <= s1; L++) {
+        st.template step<true>(L);
+        __syncthreads();
+    }
+    for (; L <= st.tend; L++) {
+        st.template step<false>(L);
+        __syncthreads();
+    }
+    st.finish(A);
+}
+
 /* 3D: planes per block. The tiles of a plane times the chunks of z are the blocks; a chunk recomputes ~4 planes
  * of the lower levels at its ends. The count that minimises (waves of resident blocks) x (planes per chunk + 4),
  * with chunks of at least 8 planes (small grids: a few blocks, each marching). */
@@ -310,8 +333,28 @@ static cudaError_t launch_vort2(cu_sim *c, const VortArgs &A, int *slots) {
     k_vort2w<MUL><<<(unsigned)((warps + VW_WARPS - 1) / VW_WARPS), 32 * VW_WARPS, 0, c->stream>>>(A, strips, ky, warps);
     return cudaSuccess;
 }
+template <bool MUL, int NC, int W, int MINB, bool ST>
+static cudaError_t launch_vort3w(cu_sim *c, VortArgs A, int *slots) {
+    cudaError_t e = *slots ? cudaSuccess : vort_setup(c, k_vort3w<MUL, NC, W, MINB, ST>, 32 * W, 0, 1, slots);
+    if (e != cudaSuccess) return e;
+    const int tx = (A.n[0] + vw_out<NC>() - 1) / vw_out<NC>(), ty = (A.n[1] + W - 7) / (W - 6);
+    A.kz = vort_chunk(tx * ty, A.n[2], *slots);
+    const dim3 grid((unsigned)tx, (unsigned)ty, (unsigned)((A.n[2] + A.kz - 1) / A.kz));
+    k_vort3w<MUL, NC, W, MINB, ST><<<grid, 32 * W, 0, c->stream>>>(A);
+    return cudaSuccess;
+}
 template <bool MUL>
 static cudaError_t launch_vort3(cu_sim *c, VortArgs A, int *slots) {
+    { /* experiment switch (removed after): EDDY_VORT3 = tile | 2.16.1s | 2.16.1 | 1.16.2 | 1.32.1 | 2.12.1s */
+        const char *v = getenv("EDDY_VORT3");
+        if (!v || !strcmp(v, "2.16.1s")) return launch_vort3w<MUL, 2, 16, 1, true>(c, A, slots);
+        if (!strcmp(v, "2.16.1")) return launch_vort3w<MUL, 2, 16, 1, false>(c, A, slots);
+        if constexpr (MUL) {
+            if (!strcmp(v, "1.16.2")) return launch_vort3w<MUL, 1, 16, 2, false>(c, A, slots);
+            if (!strcmp(v, "1.32.1")) return launch_vort3w<MUL, 1, 32, 1, false>(c, A, slots);
+        }
+        if (!strcmp(v, "2.12.1s")) return launch_vort3w<MUL, 2, 12, 1, true>(c, A, slots);
+    }
     const size_t bytes = vt3_floats<VT3_TX, VT3_TY>() * sizeof(float);
     cudaError_t e = *slots ? cudaSuccess : vort_setup(c, k_vort3<MUL>, VT_THREADS, bytes, 1, slots);
     if (e != cudaSuccess) return e;

@@ -178,6 +178,7 @@ __host__ __device__ inline float vfinacc(float acc, float v, bool m) { return m 
 __host__ __device__ inline void vput(float *out, int q, float v, bool m) {
     if (m) out[q] = v;
 }
+__host__ __device__ inline void vsts(float *p, int i, float v) { p[i] = v; }
 /* the warp's non-finite writes of component a into the step's flag word */
 __host__ __device__ inline void vflags(const VortArgs &A, int a, bool bad) {
 #ifdef __CUDA_ARCH__
@@ -408,6 +409,315 @@ VT_UNROLL
     vflags(A, 0, !visfinite(fin_u));
     vflags(A, 1, !visfinite(fin_v));
 }
+
+/* ------------------------------------------------------------------ 3D, a warp per row of a block
+ * The 2D warp design carried into 3D: a block of W warps owns a strip of 32 NC columns (x) and W rows (y) and
+ * marches along z through a chunk of planes. Lane values are the lane's NC columns of the warp's row; the
+ * x-neighbours are the neighbouring lanes' values (shuffles), the z-neighbours the planes kept in registers, and
+ * only the y-neighbours go through shared memory: one row per warp and level (cell velocity x and z, |curl|,
+ * y-force) in rings of two planes. Step L computes the cell velocity of plane L, the faces of plane L - 3, the curl
+ * of plane L - 1 and the force of plane L - 2, each reading only what earlier steps wrote into shared memory: one
+ * barrier per step. Rows 3 .. W - 4 of a block are written (W - 6 per block; the row at W - 3 writes the domain's
+ * last y-faces when it is row n1). Along a clamped y-axis the rows outside the domain compute nothing and the
+ * readers clamp the rows they read (the CPU's clamped neighbours); along a periodic one every row is the periodic
+ * continuation. A warp's state is an object and the step a method, so the host emulation can run the warps of a
+ * block step by step with the barrier between the steps. */
+template <int NC, int W>
+__host__ __device__ constexpr int v3w_floats() { return 2 * 4 * W * NC * 32; }
+template <int NC, int W, bool MUL, class F, class I, class B>
+struct Vort3Warp {
+    static constexpr int RS = NC * 32, LS = W * RS; /* floats per row of a level, per plane of a level */
+    float *sm;
+    const float *vu, *vv, *vw;
+    float *out0, *out1, *out2;
+    const uint8_t *solid;
+    int n0, n1, ns, w, r0, r1, fmin, fmax, cmin, cmax, umin, umax, tend;
+    bool ps, last, xwall, act, lvl_c, lvl_f, out_row, vtop;
+    int kl, kr;
+    int rowm, rowp, rowc;       /* shared offsets of rows y - 1, y + 1 and y, clamped along a clamped axis */
+    unsigned plane, plane_u, plane_v;
+    float dt, scale, den1, den2, rcp1, rcp2, ryq; /* ryq: the y-difference's divisor (reciprocal) at this row */
+    I p[NC], fu[NC], fv[NC], gu[NC], gv[NC], gw[NC], sb[NC];
+    F rx[NC];
+    B ou[NC], ov[NC], ow[NC];
+    F ra[NC], rb[NC], rc[NC], rd[NC], re[NC], rf[NC];
+    F c0m2[NC], c0m1[NC], c0[NC], c1m2[NC], c1m1[NC], c1[NC], c2m1[NC], c2[NC];
+    F wxm2[NC], wxm1[NC], wym2[NC], wym1[NC], wzm2[NC], wzm1[NC], mgm3[NC], mgm2[NC], mgm1[NC];
+    F f0[NC], f2a[NC], f2b[NC];
+    F fin_u, fin_v, fin_w;
+
+    __host__ __device__ int key(int L) const { return ps ? L : vt_min(vt_max(L, 0), ns - 1); }
+    __host__ __device__ int phys(int L) const { return ps ? vt_wrap(L, ns) : L; }
+    __host__ __device__ int zspan(int L) const { return ps ? 2 : key(L + 1) - key(L - 1); }
+    __host__ __device__ float *lvl(int l, int L) const { return sm + (2 * l + (L & 1)) * LS; }
+    __host__ __device__ F qx(F x, int c) const { return MUL ? x * rx[c] : vfdiv(x, rx[c]); }
+    __host__ __device__ F qy(F x) const { return MUL ? x * ryq : vfdiv(x, F(ryq)); }
+    __host__ __device__ F qz(F x, int span) const {
+        const float d = MUL ? (span == 2 ? rcp2 : rcp1) : (span == 2 ? den2 : den1);
+        return MUL ? x * d : vfdiv(x, F(d));
+    }
+    __host__ __device__ static F xprev(const F (&v)[NC], int c) { return c > 0 ? v[c > 0 ? c - 1 : 0] : vprev(v[NC - 1]); }
+    __host__ __device__ static F xnext(const F (&v)[NC], int c) { return c < NC - 1 ? v[c < NC - 1 ? c + 1 : 0] : vnext(v[0]); }
+    __host__ __device__ static F pick(const F (&v)[NC], int c) {
+        F r = v[0];
+VT_UNROLL
+        for (int k = 1; k < NC; k++) r = k == c ? v[k] : r;
+        return r;
+    }
+    /* along a clamped x-axis, in the warps at a wall: positions outside the domain take the clamped column's value */
+    __host__ __device__ void fixup(F (&v)[NC]) const {
+        const int cl = vt_max(kl, 0), cr = vt_min(kr, 32 * NC - 1);
+        const F vl = vfrom(pick(v, cl % NC), I(cl / NC)), vr = vfrom(pick(v, cr % NC), I(cr / NC));
+VT_UNROLL
+        for (int c = 0; c < NC; c++) v[c] = vsel(p[c] < 0, vl, vsel(p[c] >= n0, vr, v[c]));
+    }
+
+    /* warp w of block (strip, by, bz); kz planes per chunk */
+    __host__ __device__ void init(const VortArgs &A, int strip, int by, int bz, int warp, float *smem) {
+        sm = smem;
+        w = warp;
+        n0 = A.n[0];
+        n1 = A.n[1];
+        ns = A.n[2];
+        vu = A.v[0];
+        vv = A.v[1];
+        vw = A.v[2];
+        out0 = A.out[0];
+        out1 = A.out[1];
+        out2 = A.out[2];
+        solid = A.solid;
+        ps = A.periodic[2] != 0;
+        dt = A.dt;
+        scale = A.scale;
+        den1 = A.den[1];
+        den2 = A.den[2];
+        rcp1 = A.rcp[1];
+        rcp2 = A.rcp[2];
+        plane = (unsigned)n0 * (unsigned)n1;
+        plane_u = (unsigned)(n0 + 1) * (unsigned)n1;
+        plane_v = (unsigned)n0 * (unsigned)(n1 + 1);
+        const bool px = A.periodic[0] != 0, py = A.periodic[1] != 0;
+        const int X0 = strip * vw_out<NC>() - 3, Y0 = by * (W - 6) - 3, y = Y0 + w;
+        xwall = !px && (X0 < 0 || X0 + 32 * NC - 1 >= n0);
+        kl = -X0;
+        kr = n0 - 1 - X0;
+        const int yc = py ? vt_wrap(y, n1) : vt_min(vt_max(y, 0), n1 - 1);
+        act = py || (y >= 0 && y < n1);
+        lvl_c = act && w >= 1 && w <= W - 2;
+        lvl_f = act && w >= 2 && w <= W - 3;
+        out_row = act && w >= 3 && w < W - 3 && y >= 0 && y < n1;
+        vtop = y == n1 && w >= 3 && w <= W - 3;
+        auto cy = [&](int q) { return py ? q : vt_min(vt_max(q, 0), n1 - 1); };
+        rowm = (cy(y - 1) - Y0) * RS;
+        rowp = (cy(y + 1) - Y0) * RS;
+        rowc = (cy(y) - Y0) * RS;
+        const int sy = py ? 2 : vt_min(y + 1, n1 - 1) - vt_max(y - 1, 0);
+        ryq = MUL ? (sy == 2 ? rcp2 : rcp1) : (sy == 2 ? den2 : den1);
+        const I lane = vlane(I());
+VT_UNROLL
+        for (int c = 0; c < NC; c++) {
+            p[c] = lane * NC + (X0 + c);
+            const I q = px ? p[c] : vminv(vmaxv(p[c], I(0)), I(n0 - 1));
+            const I col = px ? vwrapv(p[c], n0) : q;
+            const B xs2 = px ? B(true) : (vminv(q + 1, I(n0 - 1)) - vmaxv(q - 1, I(0))) == 2;
+            rx[c] = vsel(xs2, F(MUL ? A.rcp[2] : A.den[2]), F(MUL ? A.rcp[1] : A.den[1]));
+            const I k = lane * NC + c;
+            const B inx = k >= 3 && k < 32 * NC - 3 && p[c] < n0;
+            ov[c] = (out_row || vtop) && inx;
+            ow[c] = out_row && inx;
+            ou[c] = out_row && (inx || (p[c] == n0 && k >= 3 && k <= 32 * NC - 3));
+            fu[c] = col + yc * (n0 + 1);
+            fv[c] = col + yc * n0;
+            gu[c] = p[c] + yc * (n0 + 1);
+            gv[c] = p[c] + (vtop ? n1 : yc) * n0;
+            gw[c] = p[c] + yc * n0;
+            sb[c] = I(c * 32) + lane;
+        }
+        const int kz = A.kz;
+        r0 = bz * kz;
+        r1 = vt_min(r0 + kz, ns);
+        last = r1 == ns;
+        fmin = r0 - 1;
+        fmax = last ? ns : r1 - 1;
+        if (!ps) {
+            fmin = key(fmin);
+            fmax = key(fmax);
+        }
+        cmin = ps ? fmin - 1 : key(fmin - 1);
+        cmax = ps ? fmax + 1 : key(fmax + 1);
+        umin = ps ? fmin - 2 : key(fmin - 2);
+        umax = ps ? fmax + 2 : key(fmax + 2);
+        tend = (last ? ns : r1 - 1) + 3;
+        fin_u = fin_v = fin_w = F(0.0f);
+VT_UNROLL
+        for (int c = 0; c < NC; c++)
+            c0m2[c] = c0m1[c] = c0[c] = c1m2[c] = c1m1[c] = c1[c] = c2m1[c] = c2[c] = wxm2[c] = wxm1[c] = wym2[c] = wym1[c] =
+                wzm2[c] = wzm1[c] = mgm3[c] = mgm2[c] = mgm1[c] = f0[c] = f2a[c] = f2b[c] = F(0.0f);
+        if (act) fetch<false>(umin);
+    }
+    /* the faces of plane L that the cell velocities read, a step ahead */
+    template <bool S>
+    __host__ __device__ void fetch(int L) {
+        const unsigned z = (unsigned)(S ? L : phys(L));
+VT_UNROLL
+        for (int c = 0; c < NC; c++) {
+            const I iu = fu[c] + (int)(plane_u * z), iv = fv[c] + (int)(plane_v * z), iw = fv[c] + (int)(plane * z);
+            ra[c] = vload(vu, iu, B(true));
+            rb[c] = vload(vu, iu + 1, B(true));
+            rc[c] = vload(vv, iv, B(true));
+            rd[c] = vload(vv, iv + n0, B(true));
+            re[c] = vload(vw, iw, B(true));
+            rf[c] = vload(vw, iw + (int)plane, B(true));
+        }
+    }
+    /* the steady steps [s0, s1]: every level due, no plane clamped or wrapped (see step) */
+    __host__ __device__ int s0() const { return vt_max(r0 + 3, 4); }
+    __host__ __device__ int s1() const { return vt_min(vt_min(vt_min(r1 + 2, fmax + 2), vt_min(cmax + 1, umax - 1)), ns - 2); }
+    /* step L: cell velocity of plane L, faces of plane L - 3, curl of plane L - 1, force of plane L - 2. S (steady):
+     * every level is due and planes L - 4 .. L + 1 are inside the domain, so the step has no tests on L */
+    template <bool S>
+    __host__ __device__ void step(int L) {
+        const int Lc = L - 1, Lf = L - 2, t = L - 3;
+        const bool do_u = act && (S || L <= umax), do_c = lvl_c && (S || (Lc >= cmin && Lc <= cmax));
+        const bool do_f = lvl_f && (S || (Lf >= fmin && Lf <= fmax));
+        const bool do_t = (out_row || vtop) && (S || (t >= r0 && t < r1) || (last && t == ns));
+        const bool tin = S || t < ns; /* plane t has x- and y-faces (not the top plane of z-faces) */
+        /* loads first: the old faces of plane t, the solid cells of plane Lf */
+        F uold[NC], vold[NC], wold[NC];
+        I sol[NC];
+VT_UNROLL
+        for (int c = 0; c < NC; c++) {
+            if (do_t) {
+                uold[c] = vload(vu, gu[c] + (int)(plane_u * (unsigned)t), ou[c] && tin);
+                vold[c] = vload(vv, gv[c] + (int)(plane_v * (unsigned)t), ov[c] && tin);
+                wold[c] = vload(vw, gw[c] + (int)(plane * (unsigned)t), ow[c]);
+            }
+            if (do_f) sol[c] = vload8(solid, fv[c] + (int)(plane * (unsigned)(S ? Lf : phys(Lf))), B(true));
+        }
+        /* cell velocity of plane L */
+VT_UNROLL
+        for (int c = 0; c < NC; c++) {
+            c0m2[c] = c0m1[c];
+            c0m1[c] = c0[c];
+            c1m2[c] = c1m1[c];
+            c1m1[c] = c1[c];
+            c2m1[c] = c2[c];
+        }
+        if (do_u) {
+            float *s0 = lvl(0, L) + w * RS, *s2 = lvl(1, L) + w * RS;
+VT_UNROLL
+            for (int c = 0; c < NC; c++) {
+                c0[c] = 0.5f * (ra[c] + rb[c]);
+                c1[c] = 0.5f * (rc[c] + rd[c]);
+                c2[c] = 0.5f * (re[c] + rf[c]);
+                vsts(s0, sb[c], c0[c]);
+                vsts(s2, sb[c], c2[c]);
+            }
+            if (S || L + 1 <= umax) fetch<S>(L + 1);
+        }
+        /* the faces of plane t, from the forces of the steps before */
+        if (do_t) {
+            const bool lo_m = S || key(t - 1) != t;
+            const float *f1 = lvl(3, t);
+VT_UNROLL
+            for (int c = 0; c < NC; c++) {
+                const F flo = lo_m ? f2b[c] : f2a[c];
+                const F nw = wold[c] + dt * (0.5f * (flo + f2a[c]));
+                vput(out2, gw[c] + (int)(plane * (unsigned)t), nw, ow[c]);
+                fin_w = vfinacc(fin_w, nw, ow[c]);
+                if (tin) {
+                    const F nu = uold[c] + dt * (0.5f * (xprev(f0, c) + f0[c]));
+                    const F nv = vold[c] + dt * (0.5f * (vload(f1 + rowm, sb[c], B(true)) + vload(f1 + rowc, sb[c], B(true))));
+                    vput(out0, gu[c] + (int)(plane_u * (unsigned)t), nu, ou[c]);
+                    vput(out1, gv[c] + (int)(plane_v * (unsigned)t), nv, ov[c]);
+                    fin_u = vfinacc(fin_u, nu, ou[c]);
+                    fin_v = vfinacc(fin_v, nv, ov[c]);
+                }
+            }
+        }
+        /* curl and |curl| of plane Lc */
+VT_UNROLL
+        for (int c = 0; c < NC; c++) {
+            mgm3[c] = mgm2[c];
+            mgm2[c] = mgm1[c];
+            wxm2[c] = wxm1[c];
+            wym2[c] = wym1[c];
+            wzm2[c] = wzm1[c];
+        }
+        if (do_c) {
+            F x[NC], y[NC], z[NC], m[NC];
+            const bool lo_m2 = S || key(Lc - 1) != Lc, hi_0 = S || key(Lc + 1) != Lc;
+            const int sz = S ? 2 : zspan(Lc);
+            const float *s0 = lvl(0, Lc), *s2 = lvl(1, Lc);
+VT_UNROLL
+            for (int c = 0; c < NC; c++) {
+                const F c0lo = lo_m2 ? c0m2[c] : c0m1[c], c0hi = hi_0 ? c0[c] : c0m1[c];
+                const F c1lo = lo_m2 ? c1m2[c] : c1m1[c], c1hi = hi_0 ? c1[c] : c1m1[c];
+                const F c2p = vload(s2 + rowp, sb[c], B(true)), c2m = vload(s2 + rowm, sb[c], B(true));
+                const F c0p = vload(s0 + rowp, sb[c], B(true)), c0n = vload(s0 + rowm, sb[c], B(true));
+                x[c] = qy(c2p - c2m) - qz(c1hi - c1lo, sz);
+                y[c] = qz(c0hi - c0lo, sz) - qx(xnext(c2m1, c) - xprev(c2m1, c), c);
+                z[c] = qx(xnext(c1m1, c) - xprev(c1m1, c), c) - qy(c0p - c0n);
+                m[c] = vsqrtf(x[c] * x[c] + y[c] * y[c] + z[c] * z[c]);
+            }
+            if (xwall) {
+                fixup(x);
+                fixup(y);
+                fixup(z);
+                fixup(m);
+            }
+            float *sm_m = lvl(2, Lc) + w * RS;
+VT_UNROLL
+            for (int c = 0; c < NC; c++) {
+                wxm1[c] = x[c];
+                wym1[c] = y[c];
+                wzm1[c] = z[c];
+                mgm1[c] = m[c];
+                vsts(sm_m, sb[c], m[c]);
+            }
+        }
+        /* force of plane Lf */
+VT_UNROLL
+        for (int c = 0; c < NC; c++) f2b[c] = f2a[c];
+        if (do_f) {
+            F a[NC], b[NC], d[NC];
+            const bool lo_m3 = S || key(Lf - 1) != Lf, hi_m1 = S || key(Lf + 1) != Lf;
+            const int sz = S ? 2 : zspan(Lf);
+            const float *sm_m = lvl(2, Lf);
+VT_UNROLL
+            for (int c = 0; c < NC; c++) {
+                const F lo = lo_m3 ? mgm3[c] : mgm2[c], hi = hi_m1 ? mgm1[c] : mgm2[c];
+                const F gx = qx(xnext(mgm2, c) - xprev(mgm2, c), c);
+                const F gy = qy(vload(sm_m + rowp, sb[c], B(true)) - vload(sm_m + rowm, sb[c], B(true)));
+                const F gz = qz(hi - lo, sz);
+                const F len = vsqrtf(gx * gx + gy * gy + gz * gz);
+                const B keep = len > 1e-20f && sol[c] == 0;
+                const F ls = vsel(keep, len, F(1.0f));
+                const F nx = vfdiv(gx, ls), ny = vfdiv(gy, ls), nz = vfdiv(gz, ls);
+                a[c] = vsel(keep, scale * (ny * wzm2[c] - nz * wym2[c]), F(0.0f));
+                b[c] = vsel(keep, scale * (nz * wxm2[c] - nx * wzm2[c]), F(0.0f));
+                d[c] = vsel(keep, scale * (nx * wym2[c] - ny * wxm2[c]), F(0.0f));
+            }
+            if (xwall) {
+                fixup(a);
+                fixup(b);
+                fixup(d);
+            }
+            float *sm_f = lvl(3, Lf) + w * RS;
+VT_UNROLL
+            for (int c = 0; c < NC; c++) {
+                f0[c] = a[c];
+                vsts(sm_f, sb[c], b[c]);
+                f2a[c] = d[c];
+            }
+        }
+    }
+    __host__ __device__ void finish(const VortArgs &A) const {
+        vflags(A, 0, !visfinite(fin_u));
+        vflags(A, 1, !visfinite(fin_v));
+        vflags(A, 2, !visfinite(fin_w));
+    }
+};
 
 /* ------------------------------------------------------------------ 3D */
 /* A thread's positions of each level are fixed for the whole march: their cells, offsets and divisors are worked
