@@ -249,8 +249,10 @@ cudaError_t launch_buoyancy(cu_sim *c, float dt) {
  * One pass (vort_tile.cuh): in 2D a warp per strip of columns and chunk of rows, in 3D a block of warps per strip
  * of columns, rows and chunk of z-planes; the new faces go into vel_tmp, then the arrays swap (the advection swaps them too: nothing holds
  * the velocity pointers across stages, and the solver's CUDA graphs do not read the velocity). */
-constexpr int VW_COLS = 2;  /* 2D: columns per lane (58 written per warp) */
-constexpr int VW_WARPS = 4; /* 2D: warps per block */
+/* 2D: one column per lane (26 written per warp; 56-60 registers), 8 warps per block (cuda_notes 74: two columns
+ * per lane at 92 registers and 4 warps per block were 47% of copy back to back, this 52%) */
+constexpr int VW_COLS = 1;
+constexpr int VW_WARPS = 8;
 /* 3D: one column per lane, 26 warps (rows) per block, 20 of them written: 72 registers, one block of 832 threads
  * per SM; 256^3 is 10 x 13 blocks (cuda_notes 71-72) */
 constexpr int V3_COLS = 1, V3_WARPS = 26;

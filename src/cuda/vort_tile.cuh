@@ -4,7 +4,7 @@
  * domain's last ones) into a second velocity array: the update cannot be in place, other parts read the old
  * faces around theirs. Both march along the outermost axis as the CPU's sweep does (vorticity_sweep.c), keeping
  * the few slabs of each level that the stencils need: cell velocity 3, |curl| 3, curl 2, force 2.
- *   2D (vort2_warp): a warp owns a strip of columns (two per lane) and a chunk of rows; the slabs are registers,
+ *   2D (vort2_warp): a warp owns a strip of columns (NC per lane) and a chunk of rows; the slabs are registers,
  *     the x-neighbours the neighbouring lanes' values (shuffles). No shared memory, no barrier.
  *   3D (Vort3Warp): a block of W warps owns a strip of columns (one per lane), W rows and a chunk of z-planes; a
  *     warp marches its row along z with the planes in registers, x-neighbours by shuffles, y-neighbours through
@@ -61,6 +61,29 @@ __host__ __device__ inline float vt_fdiv(float x, float y) { return x == 0.0f ? 
  * for zero, subnormal and special inputs) */
 __host__ __device__ inline float vt_sqrt(float s) { return s == 0.0f ? s : sqrtf(s); }
 
+/* The same bits as vt_sqrt with fewer branches (cuda_notes 73): nvcc's sqrtf is an in-line sequence (approximate
+ * reciprocal square root, two products, two fused multiply-adds) guarded by a range test on the argument's bits,
+ * with an out-of-line path outside it; vt_sqrt_fast is that sequence and that test written out, vt_sqrt behind the
+ * test, so one branch instead of two nested ones. The same bits for every float, checked exhaustively on the device
+ * (bench/cuda/vt_fastpath_check.cu). */
+#ifdef __CUDA_ARCH__
+__device__ inline float vt_mufu_rsq(float s) {
+    float r;
+    asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(s));
+    return r;
+}
+#endif
+__host__ __device__ inline float vt_sqrt_fast(float s) {
+#ifdef __CUDA_ARCH__
+    const float r = vt_mufu_rsq(s), y = __fmul_rn(s, r), h = __fmul_rn(r, 0.5f);
+    float v = __fmaf_rn(__fmaf_rn(-y, y, s), h, y);
+    if (__float_as_uint(s) - 0x0d000000u > 0x727fffffu) v = vt_sqrt(s);
+    return v;
+#else
+    return vt_sqrt(s);
+#endif
+}
+
 /* ------------------------------------------------------------------ 2D, a warp per strip of columns
  * Each lane owns a column and marches along y through a chunk of rows, keeping the rows of every level that its
  * stencils need in registers (cell velocity 3 rows, |curl| 3, curl 2, force 1 and 2); the x-neighbours are the
@@ -105,7 +128,7 @@ __host__ __device__ inline float vfrom(float x, int src) {
 }
 __host__ __device__ inline float vload(const float *p, int i, bool m) { return m ? p[i] : 0.0f; }
 __host__ __device__ inline int vload8(const uint8_t *p, int i, bool m) { return m ? (int)p[i] : 0; }
-__host__ __device__ inline float vsqrtf(float s) { return vt_sqrt(s); }
+__host__ __device__ inline float vsqrtf(float s) { return vt_sqrt_fast(s); }
 __host__ __device__ inline bool visfinite(float x) { return isfinite(x); }
 /* acc + v * 0 where m: NaN once a v is infinite or NaN (one fused multiply-add, not a test per face) */
 __host__ __device__ inline float vfinacc(float acc, float v, bool m) { return m ? fmaf(v, 0.0f, acc) : acc; }
