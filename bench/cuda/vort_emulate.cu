@@ -1,8 +1,9 @@
 /* Host emulation of the vorticity confinement kernels (src/cuda/vort_tile.cuh) against the CPU's
- * eddy__apply_vorticity, bit for bit, without a GPU (cuda_notes 65): the 3D tiles run phase by phase for every
- * thread of a block (the barrier between phases), the 2D warp kernel on 32-lane arrays (a shuffle is an array
- * shift), for 1, 2 and 4 columns per lane, on grids with walls, periodic axes, partial tiles and strips, 3 x 3,
- * and chunks of 1 to 53 rows / planes. Not built by CMake; with a CPU build of the library in build/:
+ * eddy__apply_vorticity, bit for bit, without a GPU (cuda_notes 65, 71): the warp kernels on 32-lane arrays (a
+ * shuffle is an array shift); in 3D the warps of a block step by step (the barrier between the steps) with the
+ * block's shared memory filled with NaN first. 2D for 1, 2 and 4 columns per lane, 3D for 1 and 2 columns and 8,
+ * 16 and 26 warps per block, on grids with walls, periodic axes, partial strips and blocks, 3 x 3, and chunks of
+ * 1 to 53 rows / planes; every face must be written exactly once. Not built by CMake; with a CPU build of the library in build/:
  *   nvcc -std=c++17 -ccbin clang++ -O2 --fmad=false -Xcompiler -ffp-contract=off -Isrc/cuda -Isrc -Iinclude \
  *     bench/cuda/vort_emulate.cu build/src/libeddy.a -lgomp -o /tmp/vort_emulate && /tmp/vort_emulate
  * prints one line per grid and "all bitwise equal". (Built with g++ 12 at -O2 the 4-column runs differ from the
@@ -51,32 +52,19 @@ inline WB visfinite(const WF &x) { WB r; for (int i = 0; i < 32; i++) r.v[i] = i
 inline void vput(float *out, const WI &q, const WF &v, const WB &m) {
     for (int i = 0; i < 32; i++) if (m.v[i]) { if (!isnan(out[q.v[i]])) { fprintf(stderr, "face %d written twice\n", q.v[i]); abort(); } out[q.v[i]] = v.v[i]; }
 }
+inline void vsts(float *p, const WI &i, const WF &v) { for (int k = 0; k < 32; k++) p[i.v[k]] = v.v[k]; }
 inline WF vfinacc(const WF &acc, const WF &v, const WB &m) { WF r; for (int i = 0; i < 32; i++) r.v[i] = m.v[i] ? fmaf(v.v[i], 0.0f, acc.v[i]) : acc.v[i]; return r; }
 inline void vflags(const VortArgs &A, int a, const WB &bad) { for (int i = 0; i < 32; i++) if (A.flag && bad.v[i]) *A.flag |= 1 << (EDDY_FIELD_U + a); }
-inline void vstore(const VortArgs &A, int a, const WI &q, const WF &v, const WB &m) {
-    for (int i = 0; i < 32; i++) if (m.v[i]) { if (!isnan(A.out[a][q.v[i]])) { fprintf(stderr, "face %d comp %d written twice\n", q.v[i], a); abort(); } vt_store(A, a, (unsigned)q.v[i], v.v[i]); }
-}
 }
 namespace ecu {
 inline WF vabsmag(const WF &x) { WF r; for (int i = 0; i < 32; i++) r.v[i] = vabsmag(x.v[i]); return r; }
 }
 
 using namespace ecu;
-struct HostPar {
-    static constexpr int kRegs = VT_THREADS;
-    __host__ __device__ static int slot(int t) { return t; }
-    template <class F> __host__ __device__ void operator()(F f, bool) const {
-#ifndef __CUDA_ARCH__
-        for (int t = 0; t < VT_THREADS; t++) f(t);
-#else
-        (void)f;
-#endif
-    }
-};
 static unsigned rs = 1234567u;
 static int g_nc = 2;
+static int g_w3 = 26; /* 3D: warps per block */
 static float rnd() { rs = rs * 1664525u + 1013904223u; return (float)(rs >> 8) / (float)(1u << 23) - 1.0f; }
-template <int TX, int TY, int TX3, int TY3>
 static int run(int dim, int nx, int ny, int nz, int px, int py, int pz, float size, int kz, const char *name) {
     eddy_sim_def d = eddy_sim_def_default();
     d.dim = dim; d.grid[0] = nx; d.grid[1] = ny; d.grid[2] = dim == 3 ? nz : 1; d.size[0] = size; d.dt = 0.01f;
@@ -128,15 +116,40 @@ static int run(int dim, int nx, int ny, int nz, int px, int py, int pz, float si
         if (g_nc == 1) go(std::integral_constant<int, 1>());
         else if (g_nc == 2) go(std::integral_constant<int, 2>());
         else go(std::integral_constant<int, 4>());
-    } else {
-        std::vector<float> sm(vt3_floats<TX3, TY3>());
-        for (int bz = 0; bz < (nz + kz - 1) / kz; bz++)
-            for (int by = 0; by < (ny + TY3 - 1) / TY3; by++)
-                for (int bx = 0; bx < (nx + TX3 - 1) / TX3; bx++) {
-                    std::fill(sm.begin(), sm.end(), NAN);
-                    if (mul) vort3_tile<TX3, TY3, true>(A, bx, by, bz, sm.data(), HostPar());
-                    else vort3_tile<TX3, TY3, false>(A, bx, by, bz, sm.data(), HostPar());
-                }
+    } else if (dim == 3) {
+        auto go = [&](auto ncv, auto wv, auto mulv) {
+            constexpr int NC = decltype(ncv)::value, W = decltype(wv)::value;
+            constexpr bool MUL = decltype(mulv)::value;
+            typedef Vort3Warp<NC, W, MUL, WF, WI, WB> WS;
+            const int strips = (nx + vw_out<NC>() - 1) / vw_out<NC>(), yb = (ny + W - 7) / (W - 6), chunks = (nz + kz - 1) / kz;
+            std::vector<float> sm(v3w_floats<NC, W>());
+            std::vector<WS> ws(W);
+            for (int bz = 0; bz < chunks; bz++)
+                for (int by = 0; by < yb; by++)
+                    for (int st = 0; st < strips; st++) {
+                        std::fill(sm.begin(), sm.end(), NAN);
+                        for (int w = 0; w < W; w++) ws[w].init(A, st, by, bz, w, sm.data());
+                        for (int L = ws[0].umin; L <= ws[0].tend; L++) {
+                            const bool S = L >= ws[0].s0() && L <= ws[0].s1();
+                            for (int w = 0; w < W; w++) {
+                                if (S) ws[w].template step<true>(L);
+                                else ws[w].template step<false>(L);
+                            }
+                        }
+                        for (int w = 0; w < W; w++) ws[w].finish(A);
+                    }
+        };
+        auto gw = [&](auto ncv, auto mulv) {
+            if (g_w3 == 16) go(ncv, std::integral_constant<int, 16>(), mulv);
+            else if (g_w3 == 26) go(ncv, std::integral_constant<int, 26>(), mulv);
+            else go(ncv, std::integral_constant<int, 8>(), mulv);
+        };
+        auto gm = [&](auto ncv) {
+            if (mul) gw(ncv, std::true_type());
+            else gw(ncv, std::false_type());
+        };
+        if (g_nc == 1) gm(std::integral_constant<int, 1>());
+        else gm(std::integral_constant<int, 2>());
     }
     if (eddy__apply_vorticity(s, 0.01f) != EDDY_OK) { printf("cpu failed\n"); return 1; }
     long bad = 0, nz0 = 0;
@@ -153,35 +166,41 @@ int main() {
     int fails = 0;
     for (g_nc = 1; g_nc <= 4; g_nc *= 2) {
     printf("-- NC %d\n", g_nc);
-    fails += run<64, 32, 32, 16>(2, 70, 53, 1, 0, 0, 0, 1.0f, 8, "W 2D 70x53 walls ky 8");
-    fails += run<64, 32, 32, 16>(2, 70, 53, 1, 0, 0, 0, 1.0f, 53, "W 2D 70x53 walls ky 53");
-    fails += run<64, 32, 32, 16>(2, 70, 53, 1, 1, 0, 0, 1.0f, 7, "W 2D 70x53 periodic x ky 7");
-    fails += run<64, 32, 32, 16>(2, 70, 53, 1, 0, 1, 0, 1.0f, 5, "W 2D 70x53 periodic y ky 5");
-    fails += run<64, 32, 32, 16>(2, 70, 53, 1, 1, 1, 0, 1.0f, 53, "W 2D 70x53 periodic xy ky 53");
-    fails += run<64, 32, 32, 16>(2, 128, 64, 1, 0, 0, 0, 1.0f, 16, "W 2D 128x64 walls (mul)");
-    fails += run<64, 32, 32, 16>(2, 128, 96, 1, 1, 1, 0, 1.0f, 1, "W 2D 128x96 periodic (mul) ky 1");
-    fails += run<64, 32, 32, 16>(2, 3, 5, 1, 1, 0, 0, 1.0f, 2, "W 2D 3x5 periodic x");
-    fails += run<64, 32, 32, 16>(2, 3, 3, 1, 0, 0, 0, 1.0f, 1, "W 2D 3x3");
-    fails += run<64, 32, 32, 16>(2, 3, 4, 1, 0, 1, 0, 1.0f, 3, "W 2D 3x4 periodic y");
-    fails += run<64, 32, 32, 16>(2, 52, 26, 1, 0, 0, 0, 1.0f, 13, "W 2D 52x26 walls");
-    fails += run<64, 32, 32, 16>(2, 52, 26, 1, 1, 0, 0, 1.0f, 13, "W 2D 52x26 periodic x");
-    fails += run<64, 32, 32, 16>(2, 27, 30, 1, 1, 1, 0, 1.0f, 4, "W 2D 27x30 periodic");
-    fails += run<64, 32, 32, 16>(2, 116, 40, 1, 0, 0, 0, 1.0f, 9, "W 2D 116x40 walls");
-    fails += run<64, 32, 32, 16>(2, 122, 40, 1, 0, 0, 0, 1.0f, 9, "W 2D 122x40 walls");
-    fails += run<64, 32, 32, 16>(2, 200, 33, 1, 1, 0, 0, 1.0f, 11, "W 2D 200x33 periodic x");
+    fails += run(2, 70, 53, 1, 0, 0, 0, 1.0f, 8, "W 2D 70x53 walls ky 8");
+    fails += run(2, 70, 53, 1, 0, 0, 0, 1.0f, 53, "W 2D 70x53 walls ky 53");
+    fails += run(2, 70, 53, 1, 1, 0, 0, 1.0f, 7, "W 2D 70x53 periodic x ky 7");
+    fails += run(2, 70, 53, 1, 0, 1, 0, 1.0f, 5, "W 2D 70x53 periodic y ky 5");
+    fails += run(2, 70, 53, 1, 1, 1, 0, 1.0f, 53, "W 2D 70x53 periodic xy ky 53");
+    fails += run(2, 128, 64, 1, 0, 0, 0, 1.0f, 16, "W 2D 128x64 walls (mul)");
+    fails += run(2, 128, 96, 1, 1, 1, 0, 1.0f, 1, "W 2D 128x96 periodic (mul) ky 1");
+    fails += run(2, 3, 5, 1, 1, 0, 0, 1.0f, 2, "W 2D 3x5 periodic x");
+    fails += run(2, 3, 3, 1, 0, 0, 0, 1.0f, 1, "W 2D 3x3");
+    fails += run(2, 3, 4, 1, 0, 1, 0, 1.0f, 3, "W 2D 3x4 periodic y");
+    fails += run(2, 52, 26, 1, 0, 0, 0, 1.0f, 13, "W 2D 52x26 walls");
+    fails += run(2, 52, 26, 1, 1, 0, 0, 1.0f, 13, "W 2D 52x26 periodic x");
+    fails += run(2, 27, 30, 1, 1, 1, 0, 1.0f, 4, "W 2D 27x30 periodic");
+    fails += run(2, 116, 40, 1, 0, 0, 0, 1.0f, 9, "W 2D 116x40 walls");
+    fails += run(2, 122, 40, 1, 0, 0, 0, 1.0f, 9, "W 2D 122x40 walls");
+    fails += run(2, 200, 33, 1, 1, 0, 0, 1.0f, 11, "W 2D 200x33 periodic x");
     }
-    fails += run<64, 32, 32, 16>(3, 29, 24, 21, 0, 0, 0, 1.0f, 7, "3D 29x24x21 kz 7");
-    fails += run<64, 32, 32, 16>(3, 29, 24, 21, 0, 0, 0, 1.0f, 1, "3D 29x24x21 kz 1");
-    fails += run<64, 32, 32, 16>(3, 29, 24, 21, 0, 0, 0, 1.0f, 21, "3D 29x24x21 kz 21");
-    fails += run<64, 32, 32, 16>(3, 29, 24, 21, 0, 0, 1, 1.0f, 5, "3D periodic z kz 5");
-    fails += run<64, 32, 32, 16>(3, 29, 24, 21, 0, 0, 1, 1.0f, 21, "3D periodic z kz 21");
-    fails += run<64, 32, 32, 16>(3, 29, 24, 21, 0, 0, 1, 1.0f, 2, "3D periodic z kz 2");
-    fails += run<64, 32, 32, 16>(3, 29, 24, 21, 1, 1, 0, 1.0f, 4, "3D periodic xy kz 4");
-    fails += run<64, 32, 32, 16>(3, 40, 33, 19, 1, 1, 1, 1.0f, 6, "3D periodic xyz kz 6");
-    fails += run<64, 32, 32, 16>(3, 32, 32, 32, 0, 0, 0, 1.0f, 11, "3D 32^3 (mul) kz 11");
-    fails += run<64, 32, 32, 16>(3, 64, 48, 16, 1, 0, 1, 1.0f, 8, "3D 64x48x16 (mul) per xz");
-    fails += run<64, 32, 32, 16>(3, 3, 3, 3, 1, 0, 1, 1.0f, 1, "3D 3^3 per xz kz 1");
-    fails += run<64, 32, 32, 16>(3, 3, 4, 5, 0, 0, 0, 1.0f, 2, "3D 3x4x5 kz 2");
+    for (g_nc = 1; g_nc <= 2; g_nc++)
+        for (int wi = 0; wi < 3; wi++) {
+            g_w3 = wi == 0 ? 8 : wi == 1 ? 16 : 26;
+            printf("-- 3D warps: NC %d, W %d\n", g_nc, g_w3);
+            fails += run(3, 29, 24, 21, 0, 0, 0, 1.0f, 7, "W3 29x24x21 kz 7");
+            fails += run(3, 29, 24, 21, 0, 0, 0, 1.0f, 1, "W3 29x24x21 kz 1");
+            fails += run(3, 29, 24, 21, 0, 0, 0, 1.0f, 21, "W3 29x24x21 kz 21");
+            fails += run(3, 29, 24, 21, 0, 0, 1, 1.0f, 5, "W3 periodic z kz 5");
+            fails += run(3, 29, 24, 21, 0, 0, 1, 1.0f, 2, "W3 periodic z kz 2");
+            fails += run(3, 29, 24, 21, 1, 1, 0, 1.0f, 4, "W3 periodic xy kz 4");
+            fails += run(3, 40, 33, 19, 1, 1, 1, 1.0f, 6, "W3 periodic xyz kz 6");
+            fails += run(3, 70, 20, 9, 0, 1, 0, 1.0f, 9, "W3 70x20x9 periodic y");
+            fails += run(3, 32, 32, 32, 0, 0, 0, 1.0f, 11, "W3 32^3 (mul) kz 11");
+            fails += run(3, 64, 48, 16, 1, 0, 1, 1.0f, 8, "W3 64x48x16 (mul) per xz");
+            fails += run(3, 3, 3, 3, 1, 0, 1, 1.0f, 1, "W3 3^3 per xz kz 1");
+            fails += run(3, 3, 4, 5, 0, 0, 0, 1.0f, 2, "W3 3x4x5 kz 2");
+            fails += run(3, 5, 20, 4, 0, 0, 0, 1.0f, 4, "W3 5x20x4 walls");
+        }
     printf("%s\n", fails ? "FAILED" : "all bitwise equal");
     return fails;
 }

@@ -246,29 +246,49 @@ cudaError_t launch_buoyancy(cu_sim *c, float dt) {
 }
 
 /* ------------------------------------------------------------------ vorticity confinement
- * One pass (vort_tile.cuh): in 2D a warp per strip of columns and chunk of rows, in 3D a block per tile and chunk
- * of z-planes; the new faces go into vel_tmp, then the arrays swap (the advection swaps them too: nothing holds
+ * One pass (vort_tile.cuh): in 2D a warp per strip of columns and chunk of rows, in 3D a block of warps per strip
+ * of columns, rows and chunk of z-planes; the new faces go into vel_tmp, then the arrays swap (the advection swaps them too: nothing holds
  * the velocity pointers across stages, and the solver's CUDA graphs do not read the velocity). */
-constexpr int VW_COLS = 2;  /* 2D: columns per lane (58 written per warp) */
-constexpr int VW_WARPS = 4; /* 2D: warps per block */
-constexpr int VT3_TX = 32, VT3_TY = 16; /* 3D tile: 38 x 22, 36 x 20, 34 x 18 per plane; 62.5 KB of rings */
-
+/* 2D: one column per lane (26 written per warp; 56-60 registers), 8 warps per block (cuda_notes 74: two columns
+ * per lane at 92 registers and 4 warps per block were 47% of copy back to back, this 52%) */
+constexpr int VW_COLS = 1;
+constexpr int VW_WARPS = 8;
+/* 3D: one column per lane, 26 warps (rows) per block, 20 of them written: 72 registers, one block of 832 threads
+ * per SM; 256^3 is 10 x 13 blocks (cuda_notes 71-72) */
+constexpr int V3_COLS = 1, V3_WARPS = 26;
 template <bool MUL>
 __global__ void __launch_bounds__(32 * VW_WARPS) k_vort2w(VortArgs A, int strips, int ky, int warps) {
     const int w = (int)(blockIdx.x * VW_WARPS + threadIdx.x / 32);
     if (w >= warps) return;
     vort2_warp<VW_COLS, MUL, float, int, bool>(A, w % strips, w / strips, ky);
 }
-/* 2 blocks per SM: the loops over a thread's positions unrolled (its loads in flight together) take ~120
- * registers; capped at 3 blocks (80) they spill */
+/* 3D: a block of V3_WARPS warps per strip, rows and chunk of planes (Vort3Warp); the steps in the chunk's middle
+ * (every level due, no plane clamped or wrapped) run a body without tests on the plane */
 template <bool MUL>
-__global__ void __launch_bounds__(VT_THREADS, 2) k_vort3(VortArgs A) {
-    extern __shared__ float vt_sm[];
-    vort3_tile<VT3_TX, VT3_TY, MUL>(A, (int)blockIdx.x, (int)blockIdx.y, (int)blockIdx.z, vt_sm, VtDevicePar());
+__global__ void __launch_bounds__(32 * V3_WARPS, 1) k_vort3w(VortArgs A) {
+    __shared__ float v3_sm[v3w_floats<V3_COLS, V3_WARPS>()];
+    Vort3Warp<V3_COLS, V3_WARPS, MUL, float, int, bool> st;
+    st.init(A, (int)blockIdx.x, (int)blockIdx.y, (int)blockIdx.z, (int)(threadIdx.x / 32), v3_sm);
+    const int s0 = st.s0(), s1 = st.s1();
+    int L = st.umin;
+    for (; L <= st.tend && L < s0; L++) {
+        st.template step<false>(L);
+        __syncthreads();
+    }
+    for (; L <= s1; L++) {
+        st.template step<true>(L);
+        __syncthreads();
+    }
+    for (; L <= st.tend; L++) {
+        st.template step<false>(L);
+        __syncthreads();
+    }
+    st.finish(A);
 }
 
-/* 3D: planes per block. The tiles of a plane times the chunks of z are the blocks; a chunk recomputes ~4 planes
- * of the lower levels at its ends. The count that minimises (waves of resident blocks) x (planes per chunk + 4),
+/* 3D: planes per block. The blocks of a plane times the chunks of z are the blocks; a chunk marches 5 planes more
+ * than it writes (the lower levels at its ends). The count that minimises (waves of resident blocks) x (planes per
+ * chunk + 5),
  * with chunks of at least 8 planes (small grids: a few blocks, each marching). */
 static int vort_chunk(int tiles, int nz, int slots) {
     int best = nz;
@@ -277,7 +297,7 @@ static int vort_chunk(int tiles, int nz, int slots) {
         const int kz = (nz + ch - 1) / ch, chunks = (nz + kz - 1) / kz;
         if (kz < 8 && ch > 1) break;
         const double waves = (double)(((long long)tiles * chunks + slots - 1) / slots);
-        const double cost = waves * (kz + 4);
+        const double cost = waves * (kz + 5);
         if (cost < best_cost - 1e-9) {
             best_cost = cost;
             best = kz;
@@ -286,13 +306,11 @@ static int vort_chunk(int tiles, int nz, int slots) {
     return best;
 }
 
-/* the warps (2D) or blocks (3D) resident on the device, and the 3D kernel's shared memory above the default
- * 48 KB: once per simulation and kernel */
+/* the warps (2D) or blocks (3D) resident on the device: once per simulation and kernel */
 template <class K>
-static cudaError_t vort_setup(cu_sim *c, K kernel, int threads, size_t bytes, int per_block, int *slots) {
-    cudaError_t e = bytes ? cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes) : cudaSuccess;
+static cudaError_t vort_setup(cu_sim *c, K kernel, int threads, int per_block, int *slots) {
     int per_sm = 0, sms = 0;
-    if (e == cudaSuccess) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, bytes);
+    cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0);
     if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, c->device);
     *slots = per_sm * sms * per_block > 0 ? per_sm * sms * per_block : 1;
     return e;
@@ -302,7 +320,7 @@ static cudaError_t vort_setup(cu_sim *c, K kernel, int threads, size_t bytes, in
  * more (a chunk recomputes ~3 rows of the lower levels at its ends) */
 template <bool MUL>
 static cudaError_t launch_vort2(cu_sim *c, const VortArgs &A, int *slots) {
-    cudaError_t e = *slots ? cudaSuccess : vort_setup(c, k_vort2w<MUL>, 32 * VW_WARPS, 0, VW_WARPS, slots);
+    cudaError_t e = *slots ? cudaSuccess : vort_setup(c, k_vort2w<MUL>, 32 * VW_WARPS, VW_WARPS, slots);
     if (e != cudaSuccess) return e;
     const int strips = (A.n[0] + vw_out<VW_COLS>() - 1) / vw_out<VW_COLS>();
     const int chunks = vt_max(1, vt_min(A.n[1] / 16, *slots / strips));
@@ -312,13 +330,12 @@ static cudaError_t launch_vort2(cu_sim *c, const VortArgs &A, int *slots) {
 }
 template <bool MUL>
 static cudaError_t launch_vort3(cu_sim *c, VortArgs A, int *slots) {
-    const size_t bytes = vt3_floats<VT3_TX, VT3_TY>() * sizeof(float);
-    cudaError_t e = *slots ? cudaSuccess : vort_setup(c, k_vort3<MUL>, VT_THREADS, bytes, 1, slots);
+    cudaError_t e = *slots ? cudaSuccess : vort_setup(c, k_vort3w<MUL>, 32 * V3_WARPS, 1, slots);
     if (e != cudaSuccess) return e;
-    const int tx = (A.n[0] + VT3_TX - 1) / VT3_TX, ty = (A.n[1] + VT3_TY - 1) / VT3_TY;
+    const int tx = (A.n[0] + vw_out<V3_COLS>() - 1) / vw_out<V3_COLS>(), ty = (A.n[1] + V3_WARPS - 7) / (V3_WARPS - 6);
     A.kz = vort_chunk(tx * ty, A.n[2], *slots);
     const dim3 grid((unsigned)tx, (unsigned)ty, (unsigned)((A.n[2] + A.kz - 1) / A.kz));
-    k_vort3<MUL><<<grid, VT_THREADS, bytes, c->stream>>>(A);
+    k_vort3w<MUL><<<grid, 32 * V3_WARPS, 0, c->stream>>>(A);
     return cudaSuccess;
 }
 

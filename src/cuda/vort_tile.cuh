@@ -4,10 +4,11 @@
  * domain's last ones) into a second velocity array: the update cannot be in place, other parts read the old
  * faces around theirs. Both march along the outermost axis as the CPU's sweep does (vorticity_sweep.c), keeping
  * the few slabs of each level that the stencils need: cell velocity 3, |curl| 3, curl 2, force 2.
- *   2D (vort2_warp): a warp owns a strip of columns (two per lane) and a chunk of rows; the slabs are registers,
+ *   2D (vort2_warp): a warp owns a strip of columns (NC per lane) and a chunk of rows; the slabs are registers,
  *     the x-neighbours the neighbouring lanes' values (shuffles). No shared memory, no barrier.
- *   3D (vort3_tile): a block owns a tile of TX x TY cells and a chunk of z-planes; the slabs are rings of planes
- *     in shared memory over the tile and 3 (cell velocity), 2 (curl) and 1 (force) cells around it.
+ *   3D (Vort3Warp): a block of W warps owns a strip of columns (one per lane), W rows and a chunk of z-planes; a
+ *     warp marches its row along z with the planes in registers, x-neighbours by shuffles, y-neighbours through
+ *     one row per warp and level in shared memory (rings of two planes), one barrier per plane.
  *
  * Walls and periodic axes without index arithmetic per neighbour: a position p of a level outside the domain along
  * a clamped axis holds the value of the level at the clamped cell, so the stencils read their neighbours at fixed
@@ -16,9 +17,9 @@
  * neighbour. The divisor follows the cell: span 1 at a wall, 2 elsewhere. Every value is computed with the CPU
  * sweep's float operations in its order (same bits).
  *
- * The functions are written for the device and for a host emulation (3D: Par runs one phase for every thread of
- * the block, then the barrier; 2D: lane values are 32-lane arrays), which lets the arithmetic and the indexing be
- * checked against the CPU without a GPU. */
+ * The functions are written for the device and for a host emulation (lane values are 32-lane arrays; in 3D the
+ * warps of a block run step by step, the barrier between the steps), which lets the arithmetic and the indexing be
+ * checked against the CPU without a GPU (bench/cuda/vort_emulate.cu). */
 #ifndef EDDY_VORT_TILE_CUH
 #define EDDY_VORT_TILE_CUH
 
@@ -26,7 +27,6 @@
 
 namespace ecu {
 
-constexpr int VT_THREADS = 256;
 #ifdef __CUDA_ARCH__
 #define VT_UNROLL _Pragma("unroll")
 #else
@@ -55,77 +55,34 @@ __host__ __device__ inline int vt_wrap(int g, int n) {
 }
 __host__ __device__ inline int vt_max(int a, int b) { return a > b ? a : b; }
 
-/* One axis of a tile: origin, the range of local positions that are cells of the domain (none along a periodic
- * axis: every position is the periodic continuation), and how a local position maps to a stored cell. */
-struct VtAxis {
-    int o, lo, hi, n, per;
-    __host__ __device__ inline int clamp(int p) const { return vt_min(vt_max(p, lo), hi); }
-    /* the divisor of a central difference at (clamped) position q: 1 at a wall, 2 elsewhere (vorticity.c ddx) */
-    __host__ __device__ inline int span(int q) const { return vt_min(q + 1, hi) - vt_max(q - 1, lo); }
-    /* the stored cell of (clamped) position q */
-    __host__ __device__ inline int cell(int q) const {
-        int g = o + q;
-        if (per) g = vt_wrap(g, n);
-        return g;
-    }
-};
-__host__ __device__ inline VtAxis vt_axis(const VortArgs &A, int b, int o) {
-    VtAxis x;
-    x.o = o;
-    x.n = A.n[b];
-    x.per = A.periodic[b];
-    x.lo = x.per ? -(1 << 28) : -o;
-    x.hi = x.per ? (1 << 28) : A.n[b] - 1 - o;
-    return x;
-}
-
 /* x / y for y > 0, the same bits: zeros (the quiescent fluid) skip the division's out-of-line path */
 __host__ __device__ inline float vt_fdiv(float x, float y) { return x == 0.0f ? x : x / y; }
 /* sqrtf(s) for s a sum of squares (never -0), the same bits: zeros skip the square root's out-of-line path (taken
  * for zero, subnormal and special inputs) */
 __host__ __device__ inline float vt_sqrt(float s) { return s == 0.0f ? s : sqrtf(s); }
 
-/* x / ((float)span * h): a multiply by the reciprocal where that is exact (h a power of two: the same bits, as the
- * CPU's sweep does), a division otherwise */
-template <bool MUL>
-__host__ __device__ inline float vt_quot(float x, const VortArgs &A, int span) {
-    return MUL ? x * (span == 2 ? A.rcp[2] : A.rcp[1]) : vt_fdiv(x, span == 2 ? A.den[2] : A.den[1]);
-}
-
-__host__ __device__ inline void vt_store(const VortArgs &A, int a, unsigned q, float nv) {
-    A.out[a][q] = nv;
+/* The same bits as vt_sqrt with fewer branches (cuda_notes 73): nvcc's sqrtf is an in-line sequence (approximate
+ * reciprocal square root, two products, two fused multiply-adds) guarded by a range test on the argument's bits,
+ * with an out-of-line path outside it; vt_sqrt_fast is that sequence and that test written out, vt_sqrt behind the
+ * test, so one branch instead of two nested ones. The same bits for every float, checked exhaustively on the device
+ * (bench/cuda/vt_fastpath_check.cu). */
 #ifdef __CUDA_ARCH__
-    if (A.flag && !isfinite(nv)) atomicOr(A.flag, 1 << (EDDY_FIELD_U + a));
+__device__ inline float vt_mufu_rsq(float s) {
+    float r;
+    asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(s));
+    return r;
+}
+#endif
+__host__ __device__ inline float vt_sqrt_fast(float s) {
+#ifdef __CUDA_ARCH__
+    const float r = vt_mufu_rsq(s), y = __fmul_rn(s, r), h = __fmul_rn(r, 0.5f);
+    float v = __fmaf_rn(__fmaf_rn(-y, y, s), h, y);
+    if (__float_as_uint(s) - 0x0d000000u > 0x727fffffu) v = vt_sqrt(s);
+    return v;
 #else
-    if (A.flag && !isfinite(nv)) *A.flag |= 1 << (EDDY_FIELD_U + a);
+    return vt_sqrt(s);
 #endif
 }
-
-/* the phases of a block on the device: every thread runs the phase, then the barrier */
-struct VtDevicePar {
-    /* per-thread arrays (registers on the device) have kRegs rows; a thread's row is slot(t) */
-    static constexpr int kRegs = 1;
-    __host__ __device__ static int slot(int) { return 0; }
-    template <class F>
-    __host__ __device__ inline void operator()(F f, bool barrier) const {
-#ifdef __CUDA_ARCH__
-        f((int)threadIdx.x);
-        if (barrier) __syncthreads();
-#else
-        (void)f;
-        (void)barrier;
-#endif
-    }
-};
-
-/* shared floats of a tile */
-template <int TX, int TY>
-__host__ __device__ constexpr int vt3_floats() {
-    return 8 * ((TX + 6) * (TY + 6)) + 9 * ((TX + 4) * (TY + 4)) + 4 * ((TX + 2) * (TY + 2));
-}
-
-/* ring slot of slab key L (keys may be negative along a periodic axis) */
-__host__ __device__ inline int vt_slot(int L, int R) { return ((L % R) + R) % R; }
 
 /* ------------------------------------------------------------------ 2D, a warp per strip of columns
  * Each lane owns a column and marches along y through a chunk of rows, keeping the rows of every level that its
@@ -171,13 +128,14 @@ __host__ __device__ inline float vfrom(float x, int src) {
 }
 __host__ __device__ inline float vload(const float *p, int i, bool m) { return m ? p[i] : 0.0f; }
 __host__ __device__ inline int vload8(const uint8_t *p, int i, bool m) { return m ? (int)p[i] : 0; }
-__host__ __device__ inline float vsqrtf(float s) { return vt_sqrt(s); }
+__host__ __device__ inline float vsqrtf(float s) { return vt_sqrt_fast(s); }
 __host__ __device__ inline bool visfinite(float x) { return isfinite(x); }
 /* acc + v * 0 where m: NaN once a v is infinite or NaN (one fused multiply-add, not a test per face) */
 __host__ __device__ inline float vfinacc(float acc, float v, bool m) { return m ? fmaf(v, 0.0f, acc) : acc; }
 __host__ __device__ inline void vput(float *out, int q, float v, bool m) {
     if (m) out[q] = v;
 }
+__host__ __device__ inline void vsts(float *p, int i, float v) { p[i] = v; }
 /* the warp's non-finite writes of component a into the step's flag word */
 __host__ __device__ inline void vflags(const VortArgs &A, int a, bool bad) {
 #ifdef __CUDA_ARCH__
@@ -409,260 +367,314 @@ VT_UNROLL
     vflags(A, 1, !visfinite(fin_v));
 }
 
-/* ------------------------------------------------------------------ 3D */
-/* A thread's positions of each level are fixed for the whole march: their cells, offsets and divisors are worked
- * out once; the loops over them have constant trip counts (a thread's loads are all in flight at once), and the
- * faces of the next plane are loaded while the current one is worked on. */
-template <int TX, int TY, bool MUL, class Par>
-__host__ __device__ inline void vort3_tile(const VortArgs &A, int bx, int by, int bz, float *sm, Par par) {
-    constexpr int NT = VT_THREADS, R = Par::kRegs;
-    constexpr int UW = TX + 6, UH = TY + 6, CW = TX + 4, CH = TY + 4, FW = TX + 2, FH = TY + 2;
-    constexpr int UN = UW * UH, CN = CW * CH, FN = FW * FH, TN = TX * TY;
-    constexpr int KU = (UN + NT - 1) / NT, KC = (CN + NT - 1) / NT, KF = (FN + NT - 1) / NT, KT = (TN + NT - 1) / NT;
-    /* rings: cell velocity x and y 3 planes, z 2; |curl| 3; curl 2; force x, y 1, z 2 */
-    float *U0 = sm, *U1 = U0 + 3 * UN, *U2 = U1 + 3 * UN;
-    float *M = U2 + 2 * UN, *O0 = M + 3 * CN, *O1 = O0 + 2 * CN, *O2 = O1 + 2 * CN;
-    float *F0 = O2 + 2 * CN, *F1 = F0 + FN, *F2 = F1 + FN;
-    const VtAxis X = vt_axis(A, 0, bx * TX), Y = vt_axis(A, 1, by * TY);
-    const int n0 = A.n[0], n1 = A.n[1], ns = A.n[2];
-    const bool ps = A.periodic[2] != 0;
-    const unsigned plane = (unsigned)n0 * (unsigned)n1, plane_u = (unsigned)(n0 + 1) * (unsigned)n1,
-                   plane_v = (unsigned)n0 * (unsigned)(n1 + 1);
-    const float *__restrict__ vu = A.v[0];
-    const float *__restrict__ vv = A.v[1];
-    const float *__restrict__ vw = A.v[2];
-    auto key = [&](int L) { return ps ? L : vt_min(vt_max(L, 0), ns - 1); };
-    auto phys = [&](int L) { return ps ? vt_wrap(L, ns) : L; };
-    auto slab_span = [&](int L) { return ps ? 2 : key(L + 1) - key(L - 1); };
-    /* the slabs of chunk [r0, r1) (vorticity_sweep.c window_of): forces on [fmin, fmax], curls one further out,
-     * cell velocities two */
-    const int r0 = bz * A.kz, r1 = vt_min(r0 + A.kz, ns);
-    const bool last = r1 == ns;
-    int fmin = r0 - 1, fmax = last ? ns : r1 - 1;
-    if (!ps) {
-        fmin = key(fmin);
-        fmax = key(fmax);
+/* ------------------------------------------------------------------ 3D, a warp per row of a block
+ * The 2D warp design carried into 3D: a block of W warps owns a strip of 32 NC columns (x) and W rows (y) and
+ * marches along z through a chunk of planes. Lane values are the lane's NC columns of the warp's row; the
+ * x-neighbours are the neighbouring lanes' values (shuffles), the z-neighbours the planes kept in registers, and
+ * only the y-neighbours go through shared memory: one row per warp and level (cell velocity x and z, |curl|,
+ * y-force) in rings of two planes. Step L computes the cell velocity of plane L, the faces of plane L - 3, the curl
+ * of plane L - 1 and the force of plane L - 2, each reading only what earlier steps wrote into shared memory: one
+ * barrier per step. Rows 3 .. W - 4 of a block are written (W - 6 per block; the row at W - 3 writes the domain's
+ * last y-faces when it is row n1). Along a clamped y-axis the rows outside the domain compute nothing and the
+ * readers clamp the rows they read (the CPU's clamped neighbours); along a periodic one every row is the periodic
+ * continuation. A warp's state is an object and the step a method, so the host emulation can run the warps of a
+ * block step by step with the barrier between the steps. */
+template <int NC, int W>
+__host__ __device__ constexpr int v3w_floats() { return 2 * 4 * W * NC * 32; }
+template <int NC, int W, bool MUL, class F, class I, class B>
+struct Vort3Warp {
+    static constexpr int RS = NC * 32, LS = W * RS; /* floats per row of a level, per plane of a level */
+    float *sm;
+    const float *vu, *vv, *vw;
+    float *out0, *out1, *out2;
+    const uint8_t *solid;
+    int n0, n1, ns, w, r0, r1, fmin, fmax, cmin, cmax, umin, umax, tend;
+    bool ps, last, xwall, act, lvl_c, lvl_f, out_row, vtop;
+    int kl, kr;
+    int rowm, rowp, rowc;       /* shared offsets of rows y - 1, y + 1 and y, clamped along a clamped axis */
+    unsigned plane, plane_u, plane_v;
+    float dt, scale, den1, den2, rcp1, rcp2, ryq; /* ryq: the y-difference's divisor (reciprocal) at this row */
+    I p[NC], fu[NC], fv[NC], gu[NC], gv[NC], gw[NC], sb[NC];
+    F rx[NC];
+    B ou[NC], ov[NC], ow[NC];
+    F ra[NC], rb[NC], rc[NC], rd[NC], re[NC], rf[NC];
+    F c0m2[NC], c0m1[NC], c0[NC], c1m2[NC], c1m1[NC], c1[NC], c2m1[NC], c2[NC];
+    F wxm2[NC], wxm1[NC], wym2[NC], wym1[NC], wzm2[NC], wzm1[NC], mgm3[NC], mgm2[NC], mgm1[NC];
+    F f0[NC], f2a[NC], f2b[NC];
+    F fin_u, fin_v, fin_w;
+
+    __host__ __device__ int key(int L) const { return ps ? L : vt_min(vt_max(L, 0), ns - 1); }
+    __host__ __device__ int phys(int L) const { return ps ? vt_wrap(L, ns) : L; }
+    __host__ __device__ int zspan(int L) const { return ps ? 2 : key(L + 1) - key(L - 1); }
+    __host__ __device__ float *lvl(int l, int L) const { return sm + (2 * l + (L & 1)) * LS; }
+    __host__ __device__ F qx(F x, int c) const { return MUL ? x * rx[c] : vfdiv(x, rx[c]); }
+    __host__ __device__ F qy(F x) const { return MUL ? x * ryq : vfdiv(x, F(ryq)); }
+    __host__ __device__ F qz(F x, int span) const {
+        const float d = MUL ? (span == 2 ? rcp2 : rcp1) : (span == 2 ? den2 : den1);
+        return MUL ? x * d : vfdiv(x, F(d));
     }
-    const int cmin = ps ? fmin - 1 : key(fmin - 1), cmax = ps ? fmax + 1 : key(fmax + 1);
-    const int umin = ps ? fmin - 2 : key(fmin - 2), umax = ps ? fmax + 2 : key(fmax + 2);
-    const float dt = A.dt, scale = A.scale;
-    /* per thread: the stored cells of its cell-velocity positions (faces u and v, w of plane 0), its curl and force
-     * positions (offset in the level below | bit 16: x-span 2 | bit 17: y-span 2; force: and the solid cell), its
-     * output faces (u, v in plane 0 and the force offset; ~0u: none) */
-    unsigned ub[R][KU][2], cp[R][KC], fp[R][KF], fs[R][KF], tq[R][KT][3];
-    float pre[R][KU][6]; /* faces of the next plane: u i, u i+1, v j, v j+1, w k, w k+1 */
-    float old_c[R][KT][3], old_n[R][KT][3]; /* the old faces u, v, w of the plane the next faces phases write */
-    int sol_c[R][KF], sol_n[R][KF];         /* the solid cells of the plane the next force phases compute */
-    par([&](int t) {
-        const int r = Par::slot(t);
+    __host__ __device__ static F xprev(const F (&v)[NC], int c) { return c > 0 ? v[c > 0 ? c - 1 : 0] : vprev(v[NC - 1]); }
+    __host__ __device__ static F xnext(const F (&v)[NC], int c) { return c < NC - 1 ? v[c < NC - 1 ? c + 1 : 0] : vnext(v[0]); }
+    __host__ __device__ static F pick(const F (&v)[NC], int c) {
+        F r = v[0];
 VT_UNROLL
-        for (int k = 0; k < KU; k++) {
-            const int f = t + k * NT;
-            if (f >= UN) break;
-            const unsigned i = (unsigned)X.cell(X.clamp(f % UW - 3)), j = (unsigned)Y.cell(Y.clamp(f / UW - 3));
-            ub[r][k][0] = i + (unsigned)(n0 + 1) * j;
-            ub[r][k][1] = i + (unsigned)n0 * j;
-        }
-VT_UNROLL
-        for (int k = 0; k < KC; k++) {
-            const int f = t + k * NT;
-            if (f >= CN) break;
-            const int qx = X.clamp(f % CW - 2), qy = Y.clamp(f / CW - 2);
-            cp[r][k] = (unsigned)((qx + 3) + UW * (qy + 3)) | (X.span(qx) == 2 ? 1u << 16 : 0u) | (Y.span(qy) == 2 ? 1u << 17 : 0u);
-        }
-VT_UNROLL
-        for (int k = 0; k < KF; k++) {
-            const int f = t + k * NT;
-            if (f >= FN) break;
-            const int qx = X.clamp(f % FW - 1), qy = Y.clamp(f / FW - 1);
-            fp[r][k] = (unsigned)((qx + 2) + CW * (qy + 2)) | (X.span(qx) == 2 ? 1u << 16 : 0u) | (Y.span(qy) == 2 ? 1u << 17 : 0u);
-            fs[r][k] = (unsigned)X.cell(qx) + (unsigned)n0 * (unsigned)Y.cell(qy);
-        }
-VT_UNROLL
-        for (int k = 0; k < KT; k++) {
-            const int f = t + k * NT;
-            const int fx = f % TX, fy = f / TX, i = X.o + fx, j = Y.o + fy;
-            const bool in = f < TN && i < n0 && j < n1;
-            tq[r][k][0] = in ? (unsigned)i + (unsigned)(n0 + 1) * (unsigned)j : ~0u;
-            tq[r][k][1] = in ? (unsigned)i + (unsigned)n0 * (unsigned)j : 0u;
-            tq[r][k][2] = (unsigned)((fx + 1) + FW * (fy + 1));
-        }
-    }, false);
-    auto fetch = [&](int t, int L) {
-        const int r = Par::slot(t);
-        const unsigned z = (unsigned)phys(L);
-VT_UNROLL
-        for (int k = 0; k < KU; k++) {
-            if (t + k * NT >= UN) break;
-            const unsigned qu = ub[r][k][0] + plane_u * z, qv = ub[r][k][1] + plane_v * z, qw = ub[r][k][1] + plane * z;
-            pre[r][k][0] = vu[qu];
-            pre[r][k][1] = vu[qu + 1];
-            pre[r][k][2] = vv[qv];
-            pre[r][k][3] = vv[qv + (unsigned)n0];
-            pre[r][k][4] = vw[qw];
-            pre[r][k][5] = vw[qw + plane];
-        }
-    };
-    /* a step ahead: the old faces of plane t (if a faces phase writes it) and the solid cells of plane Lf */
-    auto ahead = [&](int tid, int t, int Lf) {
-        const int r = Par::slot(tid);
-        if (t >= r0 && t < r1)
-VT_UNROLL
-            for (int k = 0; k < KT; k++)
-                if (tq[r][k][0] != ~0u) {
-                    old_n[r][k][0] = vu[tq[r][k][0] + plane_u * (unsigned)t];
-                    old_n[r][k][1] = vv[tq[r][k][1] + plane_v * (unsigned)t];
-                    old_n[r][k][2] = vw[tq[r][k][1] + plane * (unsigned)t];
-                }
-        if (Lf >= fmin && Lf <= fmax) {
-            const uint8_t *sol = A.solid + plane * (unsigned)phys(Lf);
-VT_UNROLL
-            for (int k = 0; k < KF; k++)
-                if (tid + k * NT < FN) sol_n[r][k] = sol[fs[r][k]];
-        }
-    };
-    auto rotate = [&](int tid) {
-        const int r = Par::slot(tid);
-VT_UNROLL
-        for (int k = 0; k < KT; k++)
-            for (int a = 0; a < 3; a++) old_c[r][k][a] = old_n[r][k][a];
-VT_UNROLL
-        for (int k = 0; k < KF; k++) sol_c[r][k] = sol_n[r][k];
-    };
-    auto quot = [&](float x, unsigned flags, unsigned bit) { return vt_quot<MUL>(x, A, (flags & bit) ? 2 : 1); };
-    /* z-faces of plane t: between cell planes t - 1 and t */
-    auto zfaces = [&](int t, int tid) {
-        const int r = Par::slot(tid);
-        const float *fl = F2 + vt_slot(key(t - 1), 2) * FN, *fh = F2 + vt_slot(key(t), 2) * FN;
-VT_UNROLL
-        for (int k = 0; k < KT; k++) {
-            if (tq[r][k][0] == ~0u) continue;
-            const int c = (int)tq[r][k][2];
-            const unsigned q = tq[r][k][1] + plane * (unsigned)t;
-            vt_store(A, 2, q, (t < ns ? old_c[r][k][2] : vw[q]) + dt * (0.5f * (fl[c] + fh[c])));
-        }
-    };
-    par([&](int t) {
-        fetch(t, umin);
-        ahead(t, umin - 2, umin - 2);
-        rotate(t);
-        ahead(t, umin - 1, umin - 1);
-    }, false);
-    for (int L = umin; L <= fmax + 2; L++) {
-        bool barrier = false; /* since the last faces phase, which may still read the force planes */
-        if (L <= umax) {
-            barrier = true;
-            float *c0 = U0 + vt_slot(L, 3) * UN, *c1 = U1 + vt_slot(L, 3) * UN, *c2 = U2 + vt_slot(L, 2) * UN;
-            par([&](int t) {
-                const int r = Par::slot(t);
-VT_UNROLL
-                for (int k = 0; k < KU; k++) {
-                    const int f = t + k * NT;
-                    if (f >= UN) break;
-                    c0[f] = 0.5f * (pre[r][k][0] + pre[r][k][1]);
-                    c1[f] = 0.5f * (pre[r][k][2] + pre[r][k][3]);
-                    c2[f] = 0.5f * (pre[r][k][4] + pre[r][k][5]);
-                }
-                if (L + 1 <= umax) fetch(t, L + 1);
-            }, true);
-        }
-        const int Lc = L - 1;
-        if (Lc >= cmin && Lc <= cmax) {
-            barrier = true;
-            const int sz = slab_span(Lc), km = key(Lc - 1), kp = key(Lc + 1);
-            const float *c0 = U0 + vt_slot(Lc, 3) * UN, *c1 = U1 + vt_slot(Lc, 3) * UN, *c2 = U2 + vt_slot(Lc, 2) * UN;
-            const float *c0m = U0 + vt_slot(km, 3) * UN, *c0p = U0 + vt_slot(kp, 3) * UN;
-            const float *c1m = U1 + vt_slot(km, 3) * UN, *c1p = U1 + vt_slot(kp, 3) * UN;
-            float *ox = O0 + vt_slot(Lc, 2) * CN, *oy = O1 + vt_slot(Lc, 2) * CN, *oz = O2 + vt_slot(Lc, 2) * CN;
-            float *mag = M + vt_slot(Lc, 3) * CN;
-            par([&](int t) {
-                const int r = Par::slot(t);
-                auto body = [&](int k) {
-                    const int f = t + k * NT;
-                    if (f >= CN) return;
-                    const unsigned e = cp[r][k];
-                    const int c = (int)(e & 0xffffu);
-                    const float wx = quot(c2[c + UW] - c2[c - UW], e, 1u << 17) - vt_quot<MUL>(c1p[c] - c1m[c], A, sz);
-                    const float wy = vt_quot<MUL>(c0p[c] - c0m[c], A, sz) - quot(c2[c + 1] - c2[c - 1], e, 1u << 16);
-                    const float wz = quot(c1[c + 1] - c1[c - 1], e, 1u << 16) - quot(c0[c + UW] - c0[c - UW], e, 1u << 17);
-                    ox[f] = wx;
-                    oy[f] = wy;
-                    oz[f] = wz;
-                    mag[f] = vt_sqrt(wx * wx + wy * wy + wz * wz);
-                };
-VT_UNROLL
-                for (int k = 0; k < KC; k++) body(k);
-            }, true);
-        }
-        const int Lf = L - 2;
-        if (Lf >= fmin && Lf <= fmax) {
-            if (!barrier) par([](int) {}, true);
-            const int sz = slab_span(Lf);
-            const float *m = M + vt_slot(Lf, 3) * CN, *mm = M + vt_slot(key(Lf - 1), 3) * CN, *mp = M + vt_slot(key(Lf + 1), 3) * CN;
-            const float *ox = O0 + vt_slot(Lf, 2) * CN, *oy = O1 + vt_slot(Lf, 2) * CN, *oz = O2 + vt_slot(Lf, 2) * CN;
-            float *fz = F2 + vt_slot(Lf, 2) * FN;
-            par([&](int t) {
-                const int r = Par::slot(t);
-                auto body = [&](int k) {
-                    const int f = t + k * NT;
-                    if (f >= FN) return;
-                    const unsigned e = fp[r][k];
-                    const int c = (int)(e & 0xffffu);
-                    const float gx = quot(m[c + 1] - m[c - 1], e, 1u << 16);
-                    const float gy = quot(m[c + CW] - m[c - CW], e, 1u << 17);
-                    const float gz = vt_quot<MUL>(mp[c] - mm[c], A, sz);
-                    const float len = vt_sqrt(gx * gx + gy * gy + gz * gz);
-                    float a = 0.0f, b = 0.0f, d = 0.0f;
-                    if (len > 1e-20f && sol_c[r][k] == 0) {
-                        const float nx = vt_fdiv(gx, len), ny = vt_fdiv(gy, len), nz = vt_fdiv(gz, len);
-                        const float wx = ox[c], wy = oy[c], wz = oz[c];
-                        a = scale * (ny * wz - nz * wy);
-                        b = scale * (nz * wx - nx * wz);
-                        d = scale * (nx * wy - ny * wx);
-                    }
-                    F0[f] = a;
-                    F1[f] = b;
-                    fz[f] = d;
-                };
-VT_UNROLL
-                for (int k = 0; k < KF; k++) body(k);
-            }, true);
-        }
-        const int t = L - 2;
-        if (t >= r0 && t < r1) {
-            par([&](int tid) {
-                const int r = Par::slot(tid);
-VT_UNROLL
-                for (int k = 0; k < KT; k++) {
-                    if (tq[r][k][0] == ~0u) continue;
-                    const int c = (int)tq[r][k][2];
-                    vt_store(A, 0, tq[r][k][0] + plane_u * (unsigned)t, old_c[r][k][0] + dt * (0.5f * (F0[c - 1] + F0[c])));
-                    vt_store(A, 1, tq[r][k][1] + plane_v * (unsigned)t, old_c[r][k][1] + dt * (0.5f * (F1[c - FW] + F1[c])));
-                }
-                if (X.o + TX >= n0)
-                    for (int fy = tid; fy < TY; fy += NT) {
-                        const int j = Y.o + fy, c = (n0 - X.o + 1) + FW * (fy + 1);
-                        if (j >= n1) continue;
-                        const unsigned qu = (unsigned)n0 + (unsigned)(n0 + 1) * (unsigned)j + plane_u * (unsigned)t;
-                        vt_store(A, 0, qu, vu[qu] + dt * (0.5f * (F0[c - 1] + F0[c])));
-                    }
-                if (Y.o + TY >= n1)
-                    for (int fx = tid; fx < TX; fx += NT) {
-                        const int i = X.o + fx, c = (fx + 1) + FW * (n1 - Y.o + 1);
-                        if (i >= n0) continue;
-                        const unsigned qv = (unsigned)i + (unsigned)n0 * (unsigned)n1 + plane_v * (unsigned)t;
-                        vt_store(A, 1, qv, vv[qv] + dt * (0.5f * (F1[c - FW] + F1[c])));
-                    }
-                zfaces(t, tid);
-            }, false);
-        }
-        par([&](int tid) {
-            rotate(tid);
-            ahead(tid, L, L);
-        }, false);
+        for (int k = 1; k < NC; k++) r = k == c ? v[k] : r;
+        return r;
     }
-    if (last) par([&](int tid) { zfaces(ns, tid); }, false); /* the top plane of z-faces */
-}
+    /* along a clamped x-axis, in the warps at a wall: positions outside the domain take the clamped column's value */
+    __host__ __device__ void fixup(F (&v)[NC]) const {
+        const int cl = vt_max(kl, 0), cr = vt_min(kr, 32 * NC - 1);
+        const F vl = vfrom(pick(v, cl % NC), I(cl / NC)), vr = vfrom(pick(v, cr % NC), I(cr / NC));
+VT_UNROLL
+        for (int c = 0; c < NC; c++) v[c] = vsel(p[c] < 0, vl, vsel(p[c] >= n0, vr, v[c]));
+    }
+
+    /* warp w of block (strip, by, bz); kz planes per chunk */
+    __host__ __device__ void init(const VortArgs &A, int strip, int by, int bz, int warp, float *smem) {
+        sm = smem;
+        w = warp;
+        n0 = A.n[0];
+        n1 = A.n[1];
+        ns = A.n[2];
+        vu = A.v[0];
+        vv = A.v[1];
+        vw = A.v[2];
+        out0 = A.out[0];
+        out1 = A.out[1];
+        out2 = A.out[2];
+        solid = A.solid;
+        ps = A.periodic[2] != 0;
+        dt = A.dt;
+        scale = A.scale;
+        den1 = A.den[1];
+        den2 = A.den[2];
+        rcp1 = A.rcp[1];
+        rcp2 = A.rcp[2];
+        plane = (unsigned)n0 * (unsigned)n1;
+        plane_u = (unsigned)(n0 + 1) * (unsigned)n1;
+        plane_v = (unsigned)n0 * (unsigned)(n1 + 1);
+        const bool px = A.periodic[0] != 0, py = A.periodic[1] != 0;
+        const int X0 = strip * vw_out<NC>() - 3, Y0 = by * (W - 6) - 3, y = Y0 + w;
+        xwall = !px && (X0 < 0 || X0 + 32 * NC - 1 >= n0);
+        kl = -X0;
+        kr = n0 - 1 - X0;
+        const int yc = py ? vt_wrap(y, n1) : vt_min(vt_max(y, 0), n1 - 1);
+        act = py || (y >= 0 && y < n1);
+        lvl_c = act && w >= 1 && w <= W - 2;
+        lvl_f = act && w >= 2 && w <= W - 3;
+        out_row = act && w >= 3 && w < W - 3 && y >= 0 && y < n1;
+        vtop = y == n1 && w >= 3 && w <= W - 3;
+        auto cy = [&](int q) { return py ? q : vt_min(vt_max(q, 0), n1 - 1); };
+        rowm = (cy(y - 1) - Y0) * RS;
+        rowp = (cy(y + 1) - Y0) * RS;
+        rowc = (cy(y) - Y0) * RS;
+        const int sy = py ? 2 : vt_min(y + 1, n1 - 1) - vt_max(y - 1, 0);
+        ryq = MUL ? (sy == 2 ? rcp2 : rcp1) : (sy == 2 ? den2 : den1);
+        const I lane = vlane(I());
+VT_UNROLL
+        for (int c = 0; c < NC; c++) {
+            p[c] = lane * NC + (X0 + c);
+            const I q = px ? p[c] : vminv(vmaxv(p[c], I(0)), I(n0 - 1));
+            const I col = px ? vwrapv(p[c], n0) : q;
+            const B xs2 = px ? B(true) : (vminv(q + 1, I(n0 - 1)) - vmaxv(q - 1, I(0))) == 2;
+            rx[c] = vsel(xs2, F(MUL ? A.rcp[2] : A.den[2]), F(MUL ? A.rcp[1] : A.den[1]));
+            const I k = lane * NC + c;
+            const B inx = k >= 3 && k < 32 * NC - 3 && p[c] < n0;
+            ov[c] = (out_row || vtop) && inx;
+            ow[c] = out_row && inx;
+            ou[c] = out_row && (inx || (p[c] == n0 && k >= 3 && k <= 32 * NC - 3));
+            fu[c] = col + yc * (n0 + 1);
+            fv[c] = col + yc * n0;
+            gu[c] = p[c] + yc * (n0 + 1);
+            gv[c] = p[c] + (vtop ? n1 : yc) * n0;
+            gw[c] = p[c] + yc * n0;
+            sb[c] = I(c * 32) + lane;
+        }
+        const int kz = A.kz;
+        r0 = bz * kz;
+        r1 = vt_min(r0 + kz, ns);
+        last = r1 == ns;
+        fmin = r0 - 1;
+        fmax = last ? ns : r1 - 1;
+        if (!ps) {
+            fmin = key(fmin);
+            fmax = key(fmax);
+        }
+        cmin = ps ? fmin - 1 : key(fmin - 1);
+        cmax = ps ? fmax + 1 : key(fmax + 1);
+        umin = ps ? fmin - 2 : key(fmin - 2);
+        umax = ps ? fmax + 2 : key(fmax + 2);
+        tend = (last ? ns : r1 - 1) + 3;
+        fin_u = fin_v = fin_w = F(0.0f);
+VT_UNROLL
+        for (int c = 0; c < NC; c++)
+            c0m2[c] = c0m1[c] = c0[c] = c1m2[c] = c1m1[c] = c1[c] = c2m1[c] = c2[c] = wxm2[c] = wxm1[c] = wym2[c] = wym1[c] =
+                wzm2[c] = wzm1[c] = mgm3[c] = mgm2[c] = mgm1[c] = f0[c] = f2a[c] = f2b[c] = F(0.0f);
+        if (act) fetch<false>(umin);
+    }
+    /* the faces of plane L that the cell velocities read, a step ahead */
+    template <bool S>
+    __host__ __device__ void fetch(int L) {
+        const unsigned z = (unsigned)(S ? L : phys(L));
+VT_UNROLL
+        for (int c = 0; c < NC; c++) {
+            const I iu = fu[c] + (int)(plane_u * z), iv = fv[c] + (int)(plane_v * z), iw = fv[c] + (int)(plane * z);
+            ra[c] = vload(vu, iu, B(true));
+            rb[c] = vload(vu, iu + 1, B(true));
+            rc[c] = vload(vv, iv, B(true));
+            rd[c] = vload(vv, iv + n0, B(true));
+            re[c] = vload(vw, iw, B(true));
+            rf[c] = vload(vw, iw + (int)plane, B(true));
+        }
+    }
+    /* the steady steps [s0, s1]: every level due, no plane clamped or wrapped (see step) */
+    __host__ __device__ int s0() const { return vt_max(r0 + 3, 4); }
+    __host__ __device__ int s1() const { return vt_min(vt_min(vt_min(r1 + 2, fmax + 2), vt_min(cmax + 1, umax - 1)), ns - 2); }
+    /* step L: cell velocity of plane L, faces of plane L - 3, curl of plane L - 1, force of plane L - 2. S (steady):
+     * every level is due and planes L - 4 .. L + 1 are inside the domain, so the step has no tests on L */
+    template <bool S>
+    __host__ __device__ void step(int L) {
+        const int Lc = L - 1, Lf = L - 2, t = L - 3;
+        const bool do_u = act && (S || L <= umax), do_c = lvl_c && (S || (Lc >= cmin && Lc <= cmax));
+        const bool do_f = lvl_f && (S || (Lf >= fmin && Lf <= fmax));
+        const bool do_t = (out_row || vtop) && (S || (t >= r0 && t < r1) || (last && t == ns));
+        const bool tin = S || t < ns; /* plane t has x- and y-faces (not the top plane of z-faces) */
+        /* loads first: the old faces of plane t, the solid cells of plane Lf */
+        F uold[NC], vold[NC], wold[NC];
+        I sol[NC];
+VT_UNROLL
+        for (int c = 0; c < NC; c++) {
+            if (do_t) {
+                uold[c] = vload(vu, gu[c] + (int)(plane_u * (unsigned)t), ou[c] && tin);
+                vold[c] = vload(vv, gv[c] + (int)(plane_v * (unsigned)t), ov[c] && tin);
+                wold[c] = vload(vw, gw[c] + (int)(plane * (unsigned)t), ow[c]);
+            }
+            if (do_f) sol[c] = vload8(solid, fv[c] + (int)(plane * (unsigned)(S ? Lf : phys(Lf))), B(true));
+        }
+        /* cell velocity of plane L */
+VT_UNROLL
+        for (int c = 0; c < NC; c++) {
+            c0m2[c] = c0m1[c];
+            c0m1[c] = c0[c];
+            c1m2[c] = c1m1[c];
+            c1m1[c] = c1[c];
+            c2m1[c] = c2[c];
+        }
+        if (do_u) {
+            float *s0 = lvl(0, L) + w * RS, *s2 = lvl(1, L) + w * RS;
+VT_UNROLL
+            for (int c = 0; c < NC; c++) {
+                c0[c] = 0.5f * (ra[c] + rb[c]);
+                c1[c] = 0.5f * (rc[c] + rd[c]);
+                c2[c] = 0.5f * (re[c] + rf[c]);
+                vsts(s0, sb[c], c0[c]);
+                vsts(s2, sb[c], c2[c]);
+            }
+            if (S || L + 1 <= umax) fetch<S>(L + 1);
+        }
+        /* the faces of plane t, from the forces of the steps before */
+        if (do_t) {
+            const bool lo_m = S || key(t - 1) != t;
+            const float *f1 = lvl(3, t);
+VT_UNROLL
+            for (int c = 0; c < NC; c++) {
+                const F flo = lo_m ? f2b[c] : f2a[c];
+                const F nw = wold[c] + dt * (0.5f * (flo + f2a[c]));
+                vput(out2, gw[c] + (int)(plane * (unsigned)t), nw, ow[c]);
+                fin_w = vfinacc(fin_w, nw, ow[c]);
+                if (tin) {
+                    const F nu = uold[c] + dt * (0.5f * (xprev(f0, c) + f0[c]));
+                    const F nv = vold[c] + dt * (0.5f * (vload(f1 + rowm, sb[c], B(true)) + vload(f1 + rowc, sb[c], B(true))));
+                    vput(out0, gu[c] + (int)(plane_u * (unsigned)t), nu, ou[c]);
+                    vput(out1, gv[c] + (int)(plane_v * (unsigned)t), nv, ov[c]);
+                    fin_u = vfinacc(fin_u, nu, ou[c]);
+                    fin_v = vfinacc(fin_v, nv, ov[c]);
+                }
+            }
+        }
+        /* curl and |curl| of plane Lc */
+VT_UNROLL
+        for (int c = 0; c < NC; c++) {
+            mgm3[c] = mgm2[c];
+            mgm2[c] = mgm1[c];
+            wxm2[c] = wxm1[c];
+            wym2[c] = wym1[c];
+            wzm2[c] = wzm1[c];
+        }
+        if (do_c) {
+            F x[NC], y[NC], z[NC], m[NC];
+            const bool lo_m2 = S || key(Lc - 1) != Lc, hi_0 = S || key(Lc + 1) != Lc;
+            const int sz = S ? 2 : zspan(Lc);
+            const float *s0 = lvl(0, Lc), *s2 = lvl(1, Lc);
+VT_UNROLL
+            for (int c = 0; c < NC; c++) {
+                const F c0lo = lo_m2 ? c0m2[c] : c0m1[c], c0hi = hi_0 ? c0[c] : c0m1[c];
+                const F c1lo = lo_m2 ? c1m2[c] : c1m1[c], c1hi = hi_0 ? c1[c] : c1m1[c];
+                const F c2p = vload(s2 + rowp, sb[c], B(true)), c2m = vload(s2 + rowm, sb[c], B(true));
+                const F c0p = vload(s0 + rowp, sb[c], B(true)), c0n = vload(s0 + rowm, sb[c], B(true));
+                x[c] = qy(c2p - c2m) - qz(c1hi - c1lo, sz);
+                y[c] = qz(c0hi - c0lo, sz) - qx(xnext(c2m1, c) - xprev(c2m1, c), c);
+                z[c] = qx(xnext(c1m1, c) - xprev(c1m1, c), c) - qy(c0p - c0n);
+                m[c] = vsqrtf(x[c] * x[c] + y[c] * y[c] + z[c] * z[c]);
+            }
+            if (xwall) {
+                fixup(x);
+                fixup(y);
+                fixup(z);
+                fixup(m);
+            }
+            float *sm_m = lvl(2, Lc) + w * RS;
+VT_UNROLL
+            for (int c = 0; c < NC; c++) {
+                wxm1[c] = x[c];
+                wym1[c] = y[c];
+                wzm1[c] = z[c];
+                mgm1[c] = m[c];
+                vsts(sm_m, sb[c], m[c]);
+            }
+        }
+        /* force of plane Lf */
+VT_UNROLL
+        for (int c = 0; c < NC; c++) f2b[c] = f2a[c];
+        if (do_f) {
+            F a[NC], b[NC], d[NC];
+            const bool lo_m3 = S || key(Lf - 1) != Lf, hi_m1 = S || key(Lf + 1) != Lf;
+            const int sz = S ? 2 : zspan(Lf);
+            const float *sm_m = lvl(2, Lf);
+VT_UNROLL
+            for (int c = 0; c < NC; c++) {
+                const F lo = lo_m3 ? mgm3[c] : mgm2[c], hi = hi_m1 ? mgm1[c] : mgm2[c];
+                const F gx = qx(xnext(mgm2, c) - xprev(mgm2, c), c);
+                const F gy = qy(vload(sm_m + rowp, sb[c], B(true)) - vload(sm_m + rowm, sb[c], B(true)));
+                const F gz = qz(hi - lo, sz);
+                const F len = vsqrtf(gx * gx + gy * gy + gz * gz);
+                const B keep = len > 1e-20f && sol[c] == 0;
+                const F ls = vsel(keep, len, F(1.0f));
+                const F nx = vfdiv(gx, ls), ny = vfdiv(gy, ls), nz = vfdiv(gz, ls);
+                a[c] = vsel(keep, scale * (ny * wzm2[c] - nz * wym2[c]), F(0.0f));
+                b[c] = vsel(keep, scale * (nz * wxm2[c] - nx * wzm2[c]), F(0.0f));
+                d[c] = vsel(keep, scale * (nx * wym2[c] - ny * wxm2[c]), F(0.0f));
+            }
+            if (xwall) {
+                fixup(a);
+                fixup(b);
+                fixup(d);
+            }
+            float *sm_f = lvl(3, Lf) + w * RS;
+VT_UNROLL
+            for (int c = 0; c < NC; c++) {
+                f0[c] = a[c];
+                vsts(sm_f, sb[c], b[c]);
+                f2a[c] = d[c];
+            }
+        }
+    }
+    __host__ __device__ void finish(const VortArgs &A) const {
+        vflags(A, 0, !visfinite(fin_u));
+        vflags(A, 1, !visfinite(fin_v));
+        vflags(A, 2, !visfinite(fin_w));
+    }
+};
 
 } /* namespace ecu */
 
