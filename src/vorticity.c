@@ -14,6 +14,7 @@
 #include "vorticity_sweep.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,23 +82,41 @@ void eddy__cell_vorticity(eddy_sim *s, float *const uc[3], float *om[3], float *
     }
 }
 
-/* per-thread scratch of the sweep: rings of slabs plus a few rows */
-static size_t slab_cells(const eddy_sim *s) { return s->dim == 2 ? (size_t)s->n[0] : (size_t)s->n[0] * s->n[1]; }
-static size_t thread_floats(const eddy_sim *s) {
-    size_t slab = slab_cells(s), rings = s->dim == 2 ? 2 + 2 + 2 : 3 + 4 + 3;
-    return rings * EDDY_VORT_RING * slab + 3 * (size_t)s->n[0] + 64; /* + rows of x-derivatives, + alignment slack */
+/* Scratch layout: rows of n0 cells padded for the halo and whole vectors; in 3D, planes cut into bands so that a
+ * thread's rings take about `budget` bytes, but at least `min_rows` rows per band. */
+void eddy__vort_layout(eddy_vort_sweep *w, int dim, size_t budget, int min_rows) {
+    const size_t P = EDDY_VORT_PAD;
+    w->stride = P + ((size_t)w->n0 + 1 + P - 1) / P * P;
+    const size_t skew = P; /* 64 bytes between slots, so that the rows the passes read together do not alias at 4K */
+    if (dim == 2) {
+        w->bands = 1;
+        w->band_rows = 1;
+        w->slot = w->stride + skew;
+        w->per_thread = (EDDY_VORT_SLOTS2 + 2) * w->slot;
+    } else {
+        const size_t extra = 4 * w->stride; /* fy (2 rows), fx, x spacing */
+        size_t fit = budget / sizeof(float) > extra ? (budget / sizeof(float) - extra) / EDDY_VORT_SLOTS3 / w->stride : 0;
+        int most = fit > 6 + (size_t)min_rows ? (int)(fit - 6) : min_rows; /* rows of a band */
+        if (most < 1) most = 1;
+        w->bands = (w->n1 + most - 1) / most;
+        w->band_rows = (w->n1 + w->bands - 1) / w->bands + 6; /* + halo: 2 rows below, 2 (3 on a periodic top) above */
+        w->slot = (size_t)w->band_rows * w->stride + skew;
+        w->per_thread = EDDY_VORT_SLOTS3 * w->slot + extra;
+    }
+    w->per_thread += w->stride + 64 / sizeof(float); /* reads of whole vectors past the last row; 64-byte alignment */
 }
 
+/* Bytes of the rings of one thread in 3D: about half of a 1 MiB L2 cache, the rest for the velocity streaming past;
+ * but at least 8 rows per band (below that, the halo rows each band recomputes cost more than the misses saved). */
+enum { VORT_RING_BUDGET = 512 * 1024, VORT_MIN_BAND_ROWS = 8 };
+
 eddy_status eddy__apply_vorticity(eddy_sim *s, float dt) {
+    return eddy__vort_apply(s, dt, VORT_RING_BUDGET, VORT_MIN_BAND_ROWS);
+}
+
+eddy_status eddy__vort_apply(eddy_sim *s, float dt, size_t ring_budget, int min_band_rows) {
     const float eps = s->def.vorticity;
     if (eps == 0.0f) return EDDY_OK;
-    /* threads beyond the point where their rings would outgrow 8 floats per cell (the full-grid scratch this
-     * sweep replaces) only cost memory; the result does not depend on the count */
-    int threads = EDDY_THREADS(s);
-    size_t fit = 8 * s->ncells / thread_floats(s);
-    if ((size_t)threads > fit) threads = fit > 0 ? (int)fit : 1;
-    float *scratch = eddy__forces_scratch(s, (size_t)threads * thread_floats(s));
-    if (!scratch) return EDDY_ERR_OUT_OF_MEMORY;
     eddy_vort_sweep w;
     w.n0 = s->n[0];
     w.n1 = s->n[1];
@@ -117,31 +136,34 @@ eddy_status eddy__apply_vorticity(eddy_sim *s, float dt) {
     }
     w.scale = eps * s->h;
     w.dt = dt;
-    const size_t per_thread = thread_floats(s), slab = slab_cells(s);
+    eddy__vort_layout(&w, s->dim, ring_budget, min_band_rows);
+    /* no more threads than slabs (each thread's rings are bounded by the budget); the result does not depend on the
+     * count */
+    int threads = EDDY_THREADS(s);
+    if (threads > w.ns) threads = w.ns;
+    float *scratch = eddy__forces_scratch(s, (size_t)threads * w.per_thread);
+    if (!scratch) return EDDY_ERR_OUT_OF_MEMORY;
+    typedef void (*sweep_fn)(eddy_sim *, const eddy_vort_sweep *, float *, int, int);
+    sweep_fn fn = s->dim == 2 ? (mul ? eddy__vort_sweep2_mul_base : eddy__vort_sweep2_div_base)
+                              : (mul ? eddy__vort_sweep3_mul_base : eddy__vort_sweep3_div_base);
+#if defined(EDDY_HAVE_AVX2_BUILD)
+    if (s->avx2)
+        fn = s->dim == 2 ? (mul ? eddy__vort_sweep2_mul_avx2 : eddy__vort_sweep2_div_avx2)
+                         : (mul ? eddy__vort_sweep3_mul_avx2 : eddy__vort_sweep3_div_avx2);
+#endif
+#if defined(EDDY_HAVE_AVX512_BUILD)
+    if (s->avx2 && s->avx512)
+        fn = s->dim == 2 ? (mul ? eddy__vort_sweep2_mul_avx512 : eddy__vort_sweep2_div_avx512)
+                         : (mul ? eddy__vort_sweep3_mul_avx512 : eddy__vort_sweep3_div_avx512);
+#endif
+    const size_t per_thread = w.per_thread;
 #pragma omp parallel num_threads(threads)
     {
         const int t = omp_get_thread_num(), nt = omp_get_num_threads();
         float *base = scratch + (size_t)t * per_thread;
-        const size_t ring = EDDY_VORT_RING * slab;
+        base += (64 - (uintptr_t)base % 64) % 64 / sizeof(float); /* rows 64-byte aligned */
         const int r0 = (int)((long long)w.ns * t / nt), r1 = (int)((long long)w.ns * (t + 1) / nt);
-        if (r0 < r1) {
-            if (s->dim == 2) {
-                eddy_vort_rings2 r = {{base, base + ring}, base + 2 * ring, base + 3 * ring, {base + 4 * ring, base + 5 * ring}, base + 6 * ring};
-                if (mul) EDDY_ISA_PICK(s, eddy__vort_sweep2_mul)(s, &w, &r, r0, r1);
-                else EDDY_ISA_PICK(s, eddy__vort_sweep2_div)(s, &w, &r, r0, r1);
-            } else {
-                eddy_vort_rings3 r;
-                for (int c = 0; c < 3; c++) {
-                    r.uc[c] = base + (size_t)c * ring;
-                    r.om[c] = base + (size_t)(3 + c) * ring;
-                    r.f[c] = base + (size_t)(7 + c) * ring;
-                    r.tmp[c] = base + 10 * ring + (size_t)c * w.n0;
-                }
-                r.mag = base + 6 * ring;
-                if (mul) EDDY_ISA_PICK(s, eddy__vort_sweep3_mul)(s, &w, &r, r0, r1);
-                else EDDY_ISA_PICK(s, eddy__vort_sweep3_div)(s, &w, &r, r0, r1);
-            }
-        }
+        if (r0 < r1) fn(s, &w, base, r0, r1);
     }
     for (int a = 0; a < s->dim; a++) {
         float *t = s->vel[a];
