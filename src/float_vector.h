@@ -5,7 +5,9 @@
  *
  * Loads and stores: vf_load / vf_store need 64-byte aligned addresses (scratch rows), vf_loadu / vf_storeu any;
  * vf_loadn / vf_storen touch only the first n lanes (n < VF_W: the end of a row of a simulation array, which must
- * not be read or written past its end); the other lanes load as +0. */
+ * not be read or written past its end); the other lanes load as +0. vf_stream stores an aligned vector past the
+ * caches (non-temporal); vf_stream_fence orders such stores before whatever follows (other threads' reads). vf_shift_in(prev, cur) moves the lanes of
+ * consecutive vectors one step: lane k gets element k - 1 of the row they cover. */
 #ifndef EDDY_FLOAT_VECTOR_H
 #define EDDY_FLOAT_VECTOR_H
 
@@ -31,6 +33,8 @@ VF_INLINE void vf_store(float *p, vfloat v) { _mm512_store_ps(p, v); }
 VF_INLINE void vf_storeu(float *p, vfloat v) { _mm512_storeu_ps(p, v); }
 VF_INLINE vfloat vf_loadn(const float *p, int n) { return _mm512_maskz_loadu_ps((__mmask16)((1u << n) - 1u), p); }
 VF_INLINE void vf_storen(float *p, vfloat v, int n) { _mm512_mask_storeu_ps(p, (__mmask16)((1u << n) - 1u), v); }
+VF_INLINE void vf_stream(float *p, vfloat v) { _mm512_stream_ps(p, v); }
+VF_INLINE void vf_stream_fence(void) { _mm_sfence(); }
 VF_INLINE vfloat vf_add(vfloat a, vfloat b) { return _mm512_add_ps(a, b); }
 VF_INLINE vfloat vf_sub(vfloat a, vfloat b) { return _mm512_sub_ps(a, b); }
 VF_INLINE vfloat vf_mul(vfloat a, vfloat b) { return _mm512_mul_ps(a, b); }
@@ -49,6 +53,14 @@ VF_INLINE vmask vf_keep_mask(vfloat x, vfloat limit, const uint8_t *b, int n) {
     return _mm512_cmp_ps_mask(x, limit, _CMP_GT_OQ) & fluid;
 }
 VF_INLINE vfloat vf_keep(vfloat x, vmask m) { return _mm512_maskz_mov_ps(m, x); } /* x, or +0 */
+/* the lanes one step along: prev's last lane, then cur's lanes but its last */
+VF_INLINE vfloat vf_shift_in(vfloat prev, vfloat cur) {
+    return _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(cur), _mm512_castps_si512(prev), 15));
+}
+/* the lanes one step the other way: cur's lanes but its first, then next's first lane */
+VF_INLINE vfloat vf_shift_out(vfloat cur, vfloat next) {
+    return _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(next), _mm512_castps_si512(cur), 1));
+}
 
 #elif defined(__AVX2__)
 #include <immintrin.h>
@@ -63,6 +75,8 @@ VF_INLINE void vf_storeu(float *p, vfloat v) { _mm256_storeu_ps(p, v); }
 VF_INLINE __m256i vf_lanes(int n) { return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)); }
 VF_INLINE vfloat vf_loadn(const float *p, int n) { return _mm256_maskload_ps(p, vf_lanes(n)); }
 VF_INLINE void vf_storen(float *p, vfloat v, int n) { _mm256_maskstore_ps(p, vf_lanes(n), v); }
+VF_INLINE void vf_stream(float *p, vfloat v) { _mm256_stream_ps(p, v); }
+VF_INLINE void vf_stream_fence(void) { _mm_sfence(); }
 VF_INLINE vfloat vf_add(vfloat a, vfloat b) { return _mm256_add_ps(a, b); }
 VF_INLINE vfloat vf_sub(vfloat a, vfloat b) { return _mm256_sub_ps(a, b); }
 VF_INLINE vfloat vf_mul(vfloat a, vfloat b) { return _mm256_mul_ps(a, b); }
@@ -76,6 +90,14 @@ VF_INLINE vmask vf_keep_mask(vfloat x, vfloat limit, const uint8_t *b, int n) {
     return _mm256_and_ps(_mm256_cmp_ps(x, limit, _CMP_GT_OQ), fluid);
 }
 VF_INLINE vfloat vf_keep(vfloat x, vmask m) { return _mm256_and_ps(x, m); }
+VF_INLINE vfloat vf_shift_in(vfloat prev, vfloat cur) {
+    __m256 t = _mm256_permute2f128_ps(prev, cur, 0x21); /* prev's upper half, cur's lower half */
+    return _mm256_castsi256_ps(_mm256_alignr_epi8(_mm256_castps_si256(cur), _mm256_castps_si256(t), 12));
+}
+VF_INLINE vfloat vf_shift_out(vfloat cur, vfloat next) {
+    __m256 t = _mm256_permute2f128_ps(cur, next, 0x21); /* cur's upper half, next's lower half */
+    return _mm256_castsi256_ps(_mm256_alignr_epi8(_mm256_castps_si256(t), _mm256_castps_si256(cur), 4));
+}
 
 #elif defined(__SSE2__)
 #include <emmintrin.h>
@@ -97,6 +119,8 @@ VF_INLINE void vf_storen(float *p, vfloat v, int n) {
     _mm_storeu_ps(t, v);
     memcpy(p, t, (size_t)n * sizeof(float));
 }
+VF_INLINE void vf_stream(float *p, vfloat v) { _mm_stream_ps(p, v); }
+VF_INLINE void vf_stream_fence(void) { _mm_sfence(); }
 VF_INLINE vfloat vf_add(vfloat a, vfloat b) { return _mm_add_ps(a, b); }
 VF_INLINE vfloat vf_sub(vfloat a, vfloat b) { return _mm_sub_ps(a, b); }
 VF_INLINE vfloat vf_mul(vfloat a, vfloat b) { return _mm_mul_ps(a, b); }
@@ -109,6 +133,14 @@ VF_INLINE vmask vf_keep_mask(vfloat x, vfloat limit, const uint8_t *b, int n) {
     return _mm_and_ps(_mm_cmpgt_ps(x, limit), _mm_castsi128_ps(fluid));
 }
 VF_INLINE vfloat vf_keep(vfloat x, vmask m) { return _mm_and_ps(x, m); }
+VF_INLINE vfloat vf_shift_in(vfloat prev, vfloat cur) {
+    __m128 t = _mm_shuffle_ps(prev, cur, _MM_SHUFFLE(0, 0, 3, 3)); /* prev3 prev3 cur0 cur0 */
+    return _mm_shuffle_ps(t, cur, _MM_SHUFFLE(2, 1, 2, 0));         /* prev3 cur0 cur1 cur2 */
+}
+VF_INLINE vfloat vf_shift_out(vfloat cur, vfloat next) {
+    __m128 t = _mm_shuffle_ps(cur, next, _MM_SHUFFLE(0, 0, 3, 3)); /* cur3 cur3 next0 next0 */
+    return _mm_shuffle_ps(cur, t, _MM_SHUFFLE(2, 0, 2, 1));         /* cur1 cur2 cur3 next0 */
+}
 
 #else
 #include <math.h>
@@ -124,6 +156,8 @@ VF_INLINE vfloat vf_loadn(const float *p, int n) { return n > 0 ? *p : 0.0f; }
 VF_INLINE void vf_storen(float *p, vfloat v, int n) {
     if (n > 0) *p = v;
 }
+VF_INLINE void vf_stream(float *p, vfloat v) { *p = v; }
+VF_INLINE void vf_stream_fence(void) {}
 VF_INLINE vfloat vf_add(vfloat a, vfloat b) { return a + b; }
 VF_INLINE vfloat vf_sub(vfloat a, vfloat b) { return a - b; }
 VF_INLINE vfloat vf_mul(vfloat a, vfloat b) { return a * b; }
@@ -136,6 +170,14 @@ VF_INLINE vfloat vf_keep(vfloat x, vmask m) {
     bits &= (uint32_t)0 - (uint32_t)m;
     memcpy(&x, &bits, sizeof x);
     return x;
+}
+VF_INLINE vfloat vf_shift_in(vfloat prev, vfloat cur) {
+    (void)cur;
+    return prev;
+}
+VF_INLINE vfloat vf_shift_out(vfloat cur, vfloat next) {
+    (void)cur;
+    return next;
 }
 #endif
 

@@ -106,15 +106,20 @@ void eddy__vort_layout(eddy_vort_sweep *w, int dim, size_t budget, int min_rows)
     w->per_thread += w->stride + 64 / sizeof(float); /* reads of whole vectors past the last row; 64-byte alignment */
 }
 
-/* Bytes of the rings of one thread in 3D: about half of a 1 MiB L2 cache, the rest for the velocity streaming past;
- * but at least 8 rows per band (below that, the halo rows each band recomputes cost more than the misses saved). */
-enum { VORT_RING_BUDGET = 512 * 1024, VORT_MIN_BAND_ROWS = 8 };
-
-eddy_status eddy__apply_vorticity(eddy_sim *s, float dt) {
-    return eddy__vort_apply(s, dt, VORT_RING_BUDGET, VORT_MIN_BAND_ROWS);
+/* Rings of one thread in 3D: about half of a 1 MiB L2 cache, the rest for the velocity streaming past; but at least
+ * 8 rows per band (below that, the halo rows each band recomputes cost more than the misses saved). The new faces
+ * go past the caches from 16 MiB of velocity: twice that (old and new) is more than a last-level cache holds. */
+eddy_vort_options eddy__vort_default_options(void) {
+    eddy_vort_options o = {512 * 1024, 8, (size_t)16 << 20};
+    return o;
 }
 
-eddy_status eddy__vort_apply(eddy_sim *s, float dt, size_t ring_budget, int min_band_rows) {
+eddy_status eddy__apply_vorticity(eddy_sim *s, float dt) {
+    const eddy_vort_options o = eddy__vort_default_options();
+    return eddy__vort_apply(s, dt, &o);
+}
+
+eddy_status eddy__vort_apply(eddy_sim *s, float dt, const eddy_vort_options *opt) {
     const float eps = s->def.vorticity;
     if (eps == 0.0f) return EDDY_OK;
     eddy_vort_sweep w;
@@ -136,7 +141,10 @@ eddy_status eddy__vort_apply(eddy_sim *s, float dt, size_t ring_budget, int min_
     }
     w.scale = eps * s->h;
     w.dt = dt;
-    eddy__vort_layout(&w, s->dim, ring_budget, min_band_rows);
+    size_t vel_bytes = 0;
+    for (int a = 0; a < s->dim; a++) vel_bytes += s->nface[a] * sizeof(float);
+    w.stream = vel_bytes >= opt->stream_bytes;
+    eddy__vort_layout(&w, s->dim, opt->ring_budget, opt->min_band_rows);
     /* no more threads than slabs (each thread's rings are bounded by the budget); the result does not depend on the
      * count */
     int threads = EDDY_THREADS(s);

@@ -71,6 +71,9 @@ static void fill_x_spacing(const sweep *w, float *q, bool mul) {
 
 /* the halo cells of a row: the neighbours of cells 0 and n0 - 1 as a wall clamps them or a periodic axis wraps */
 static inline void set_halo(float *row, int n0, bool periodic) {
+#ifdef NO_HALO
+    if (n0 > 0) return;
+#endif
     row[-1] = periodic ? row[n0 - 1] : row[0];
     row[n0] = periodic ? row[0] : row[n0 - 1];
 }
@@ -94,6 +97,17 @@ KERNEL void face(const float *old, float *out, vfloat fl, vfloat fh, vfloat dt, 
     vfloat inc = vf_mul(dt, vf_mul(vf_set1(0.5f), vf_add(fl, fh)));
     if (n == VF_W) vf_storeu(out, vf_add(vf_loadu(old), inc));
     else vf_storen(out, vf_add(vf_loadn(old, n), inc), n);
+}
+
+/* the same, stored with a non-temporal store (out aligned, n == VF_W) if `stream`: past the caches, without reading
+ * the line first, for output that will not be read again before it would have left them */
+KERNEL void face_to(const float *old, float *out, vfloat fl, vfloat fh, vfloat dt, int n, bool stream) {
+    if (!stream) {
+        face(old, out, fl, fh, dt, n);
+        return;
+    }
+    vfloat inc = vf_mul(dt, vf_mul(vf_set1(0.5f), vf_add(fl, fh)));
+    vf_stream(out, vf_add(vf_loadu(old), inc));
 }
 
 /* a vector of n lanes from a simulation array (n == VF_W: a whole vector) */
@@ -225,157 +239,254 @@ typedef struct rings3 {
     size_t slot, stride;
     int row0; /* key of the first row a slot holds */
 } rings3;
-static inline float *row3(const rings3 *r, float *ring, int plane, int ring_len, int row) {
-    return ring + (size_t)slot_of(plane, ring_len) * r->slot + (size_t)(row - r->row0) * r->stride;
+/* the first row of ring `ring`'s slot for plane key `plane` */
+static inline float *slot3(const rings3 *r, float *ring, int plane, int ring_len) {
+    return ring + (size_t)slot_of(plane, ring_len) * r->slot;
 }
 
-/* (A) cell velocities of a band of plane `plane` */
-KERNEL void uc_lanes3(const float *u, const float *v0, const float *v1, const float *w0, const float *w1, float *c0,
-                      float *c1, float *c2, int n) {
+/* what the passes of one plane need: physical plane, z spacing, the slots of the rings at the plane and its
+ * neighbours below ([0]) and above ([2]) */
+typedef struct plane3 {
+    int k;
+    vfloat dz;
+    float *uc0[3], *uc1[3], *uc2, *om0, *om1, *om2, *mag[3], *fz[2];
+} plane3;
+
+typedef struct step3 {
+    eddy_sim *s;
+    const sweep *w;
+    const rings3 *r;
+    axis ya, za;
+    int j0, j1; /* the band's own rows: their faces are written */
+} step3;
+
+static plane3 plane_of3(const step3 *t, int plane, bool mul) {
+    const rings3 *r = t->r;
+    plane3 q;
+    const int zk[3] = {key_nb(t->za, plane, -1), plane, key_nb(t->za, plane, 1)};
+    q.k = key_phys(t->za, plane);
+    q.dz = vf_set1(spacing(t->w, key_span(t->za, plane), mul));
+    for (int d = 0; d < 3; d++) {
+        q.uc0[d] = slot3(r, r->uc0, zk[d], 3);
+        q.uc1[d] = slot3(r, r->uc1, zk[d], 3);
+        q.mag[d] = slot3(r, r->mag, zk[d], 3);
+    }
+    q.uc2 = slot3(r, r->uc2, plane, 2);
+    q.om0 = slot3(r, r->om0, plane, 2);
+    q.om1 = slot3(r, r->om1, plane, 2);
+    q.om2 = slot3(r, r->om2, plane, 2);
+    q.fz[0] = slot3(r, r->fz, zk[0], 2);
+    q.fz[1] = slot3(r, r->fz, plane, 2);
+    return q;
+}
+
+/* a row of a band: its physical index, its neighbours' rows in the ring, the spacing of its y differences */
+typedef struct row3 {
+    int j;
+    size_t at, below, above; /* offsets of the row and of its neighbours in a slot */
+    vfloat dy;
+} row3;
+static inline row3 row_of3(const step3 *t, int key, bool mul) {
+    row3 y;
+    const size_t S = t->r->stride;
+    const int row0 = t->r->row0;
+    y.j = key_phys(t->ya, key);
+    y.at = (size_t)(key - row0) * S;
+    y.below = (size_t)(key_nb(t->ya, key, -1) - row0) * S;
+    y.above = (size_t)(key_nb(t->ya, key, 1) - row0) * S;
+    y.dy = vf_set1(spacing(t->w, key_span(t->ya, key), mul));
+    return y;
+}
+
+/* (A) cell velocities of a vector of cells, stored and returned */
+typedef struct row_a3p {
+    const float *u, *v0, *v1, *w0, *w1;
+    float *c0, *c1, *c2;
+} row_a3p;
+static inline row_a3p a_row(const step3 *t, const plane3 *q, int key) {
+    const eddy_sim *s = t->s;
+    const int n0 = t->w->n0, n1 = t->w->n1, j = key_phys(t->ya, key), k = q->k;
+    const size_t P = (size_t)n0 * n1, at = (size_t)(key - t->r->row0) * t->r->stride;
+    row_a3p p;
+    p.u = s->vel[0] + ((size_t)k * n1 + j) * (n0 + 1);
+    p.v0 = s->vel[1] + ((size_t)k * (n1 + 1) + j) * n0;
+    p.v1 = p.v0 + n0;
+    p.w0 = s->vel[2] + (size_t)k * P + (size_t)j * n0;
+    p.w1 = p.w0 + P;
+    p.c0 = q->uc0[1] + at;
+    p.c1 = q->uc1[1] + at;
+    p.c2 = q->uc2 + at;
+    return p;
+}
+KERNEL void lanes_a3(const row_a3p *p, int i, int n, vfloat *c0, vfloat *c1) {
     const vfloat half = vf_set1(0.5f);
-    vf_store(c0, vf_mul(half, vf_add(load_n(u, n), load_n(u + 1, n))));
-    vf_store(c1, vf_mul(half, vf_add(load_n(v0, n), load_n(v1, n))));
-    vf_store(c2, vf_mul(half, vf_add(load_n(w0, n), load_n(w1, n))));
+    *c0 = vf_mul(half, vf_add(load_n(p->u + i, n), load_n(p->u + i + 1, n)));
+    *c1 = vf_mul(half, vf_add(load_n(p->v0 + i, n), load_n(p->v1 + i, n)));
+    vf_store(p->c0 + i, *c0);
+    vf_store(p->c1 + i, *c1);
+    vf_store(p->c2 + i, vf_mul(half, vf_add(load_n(p->w0 + i, n), load_n(p->w1 + i, n))));
 }
-static void uc_plane3(const eddy_sim *s, const sweep *w, const rings3 *r, axis ya, axis za, int plane, const window *rows) {
-    const int n0 = w->n0, n1 = w->n1, k = key_phys(za, plane), full = n0 - n0 % VF_W;
-    const size_t P = (size_t)n0 * n1;
-    for (int key = rows->umin; key <= rows->umax; key++) {
-        const int j = key_phys(ya, key);
-        const float *u = s->vel[0] + ((size_t)k * n1 + j) * (n0 + 1);
-        const float *v0 = s->vel[1] + ((size_t)k * (n1 + 1) + j) * n0, *v1 = v0 + n0;
-        const float *w0 = s->vel[2] + (size_t)k * P + (size_t)j * n0, *w1 = w0 + P;
-        float *c0 = row3(r, r->uc0, plane, 3, key), *c1 = row3(r, r->uc1, plane, 3, key), *c2 = row3(r, r->uc2, plane, 2, key);
-        for (int i = 0; i < full; i += VF_W) uc_lanes3(u + i, v0 + i, v1 + i, w0 + i, w1 + i, c0 + i, c1 + i, c2 + i, VF_W);
-        if (full < n0)
-            uc_lanes3(u + full, v0 + full, v1 + full, w0 + full, w1 + full, c0 + full, c1 + full, c2 + full, n0 - full);
-        set_halo(c1, n0, w->px);
-        set_halo(c2, n0, w->px);
-    }
+static inline void a_halo(const step3 *t, const row_a3p *p) {
+    set_halo(p->c1, t->w->n0, t->w->px);
+    set_halo(p->c2, t->w->n0, t->w->px);
+}
+KERNEL void row_a3(const step3 *t, const plane3 *q, int key) {
+    const row_a3p p = a_row(t, q, key);
+    const int n0 = t->w->n0, full = n0 - n0 % VF_W;
+    vfloat c0, c1;
+    for (int i = 0; i < full; i += VF_W) lanes_a3(&p, i, VF_W, &c0, &c1);
+    if (full < n0) lanes_a3(&p, full, n0 - full, &c0, &c1);
+    a_halo(t, &p);
 }
 
-/* (B) curl and |curl| of a band of plane `plane`, in vorticity.c's order of operations */
-static __attribute__((noinline)) void curl_plane3(const sweep *w, const rings3 *r, axis ya, axis za, int plane, const window *rows, bool mul) {
-    const int n0 = w->n0, zm = key_nb(za, plane, -1), zp = key_nb(za, plane, 1);
-    const vfloat dz = vf_set1(spacing(w, key_span(za, plane), mul));
-    const float *xq = r->xq;
-    for (int key = rows->cmin; key <= rows->cmax; key++) {
-        const int ym = key_nb(ya, key, -1), yp = key_nb(ya, key, 1);
-        const vfloat dy = vf_set1(spacing(w, key_span(ya, key), mul));
-        const float *c1 = row3(r, r->uc1, plane, 3, key), *c2 = row3(r, r->uc2, plane, 2, key);
-        const float *c2m = row3(r, r->uc2, plane, 2, ym), *c2p = row3(r, r->uc2, plane, 2, yp);
-        const float *c0ym = row3(r, r->uc0, plane, 3, ym), *c0yp = row3(r, r->uc0, plane, 3, yp);
-        const float *c1zm = row3(r, r->uc1, zm, 3, key), *c1zp = row3(r, r->uc1, zp, 3, key);
-        const float *c0zm = row3(r, r->uc0, zm, 3, key), *c0zp = row3(r, r->uc0, zp, 3, key);
-        float *ox = row3(r, r->om0, plane, 2, key), *oy = row3(r, r->om1, plane, 2, key), *oz = row3(r, r->om2, plane, 2, key),
-              *mag = row3(r, r->mag, plane, 3, key);
-        for (int i = 0; i < n0; i += VF_W) {
-            const vfloat q = vf_load(xq + i);
-            vfloat ax = quot(vf_sub(vf_loadu(c2 + i + 1), vf_loadu(c2 + i - 1)), q, mul); /* d uc2 / dx */
-            vfloat bx = quot(vf_sub(vf_loadu(c1 + i + 1), vf_loadu(c1 + i - 1)), q, mul); /* d uc1 / dx */
-            vfloat wx = vf_sub(quot(vf_sub(vf_load(c2p + i), vf_load(c2m + i)), dy, mul),
-                               quot(vf_sub(vf_load(c1zp + i), vf_load(c1zm + i)), dz, mul));
-            vfloat wy = vf_sub(quot(vf_sub(vf_load(c0zp + i), vf_load(c0zm + i)), dz, mul), ax);
-            vfloat wz = vf_sub(bx, quot(vf_sub(vf_load(c0yp + i), vf_load(c0ym + i)), dy, mul));
-            vf_store(ox + i, wx);
-            vf_store(oy + i, wy);
-            vf_store(oz + i, wz);
-            vf_store(mag + i, vf_sqrt(vf_add(vf_add(vf_mul(wx, wx), vf_mul(wy, wy)), vf_mul(wz, wz))));
-        }
-        set_halo(mag, n0, w->px);
-    }
+/* (B) curl and |curl| of a vector of cells, in vorticity.c's order of operations; c0zp, c1zp: the cell velocity
+ * of the plane above. The x differences come from aligned loads, shifted: prev, cur, next along the row. */
+typedef struct row_b3p {
+    const float *c1, *c2, *c2m, *c2p, *c0ym, *c0yp, *c1zm, *c0zm, *c1zp, *c0zp, *xq;
+    float *ox, *oy, *oz, *mag;
+    vfloat dy, dz, c1_prev, c1_cur, c2_prev, c2_cur;
+} row_b3p;
+static inline row_b3p b_row(const step3 *t, const plane3 *q, int key, bool mul) {
+    const row3 y = row_of3(t, key, mul);
+    row_b3p p;
+    p.c1 = q->uc1[1] + y.at, p.c2 = q->uc2 + y.at, p.c2m = q->uc2 + y.below, p.c2p = q->uc2 + y.above;
+    p.c0ym = q->uc0[1] + y.below, p.c0yp = q->uc0[1] + y.above;
+    p.c1zm = q->uc1[0] + y.at, p.c1zp = q->uc1[2] + y.at, p.c0zm = q->uc0[0] + y.at, p.c0zp = q->uc0[2] + y.at;
+    p.xq = t->r->xq;
+    p.ox = q->om0 + y.at, p.oy = q->om1 + y.at, p.oz = q->om2 + y.at, p.mag = q->mag[1] + y.at;
+    p.dy = y.dy, p.dz = q->dz;
+    p.c1_prev = vf_load(p.c1 - VF_W), p.c1_cur = vf_load(p.c1), p.c2_prev = vf_load(p.c2 - VF_W), p.c2_cur = vf_load(p.c2);
+    return p;
 }
-
-/* (C) the force of one vector of cells and, if `faces`, their y- and z-faces */
-typedef struct force_row3 {
-    const float *mag, *mym, *myp, *mzm, *mzp, *ox, *oy, *oz, *xq, *fy_below, *fz_below, *v_old, *w_old;
+KERNEL void lanes_b3(row_b3p *p, int i, vfloat c0zp, vfloat c1zp, bool mul) {
+    const vfloat qx = vf_load(p->xq + i), c1_next = vf_load(p->c1 + i + VF_W), c2_next = vf_load(p->c2 + i + VF_W);
+    vfloat ax = quot(vf_sub(vf_shift_out(p->c2_cur, c2_next), vf_shift_in(p->c2_prev, p->c2_cur)), qx, mul); /* d uc2/dx */
+    vfloat bx = quot(vf_sub(vf_shift_out(p->c1_cur, c1_next), vf_shift_in(p->c1_prev, p->c1_cur)), qx, mul); /* d uc1/dx */
+    p->c1_prev = p->c1_cur, p->c1_cur = c1_next, p->c2_prev = p->c2_cur, p->c2_cur = c2_next;
+    vfloat wx = vf_sub(quot(vf_sub(vf_load(p->c2p + i), vf_load(p->c2m + i)), p->dy, mul),
+                       quot(vf_sub(c1zp, vf_load(p->c1zm + i)), p->dz, mul));
+    vfloat wy = vf_sub(quot(vf_sub(c0zp, vf_load(p->c0zm + i)), p->dz, mul), ax);
+    vfloat wz = vf_sub(bx, quot(vf_sub(vf_load(p->c0yp + i), vf_load(p->c0ym + i)), p->dy, mul));
+    vf_store(p->ox + i, wx);
+    vf_store(p->oy + i, wy);
+    vf_store(p->oz + i, wz);
+    vf_store(p->mag + i, vf_sqrt(vf_add(vf_add(vf_mul(wx, wx), vf_mul(wy, wy)), vf_mul(wz, wz))));
+}
+KERNEL void row_b3(const step3 *t, const plane3 *q, int key, bool mul) {
+    row_b3p p = b_row(t, q, key, mul);
+    const int n0 = t->w->n0;
+    for (int i = 0; i < n0; i += VF_W) lanes_b3(&p, i, vf_load(p.c0zp + i), vf_load(p.c1zp + i), mul);
+    set_halo(p.mag, n0, t->w->px);
+}
+/* (C) of one vector of cells: N = grad|w| / |grad|w||, f = eps h (N x w), zero in solid cells and where the
+ * gradient vanishes (fx only for a row whose faces are written: for a row of halo only fy and fz are needed) */
+typedef struct row_c3 {
+    const float *mag, *mym, *myp, *mzm, *mzp, *ox, *oy, *oz, *xq, *fy_below, *fz_below, *u_old, *v_old, *w_old;
     const uint8_t *solid;
-    float *fx, *fy, *fz, *v_new, *w_new;
-} force_row3;
-KERNEL void force_lanes3(const force_row3 *p, int i, vfloat dy, vfloat dz, vfloat scale, vfloat dt, bool faces, int n,
-                         bool mul) {
-    vfloat gx = quot(vf_sub(vf_loadu(p->mag + i + 1), vf_loadu(p->mag + i - 1)), vf_load(p->xq + i), mul);
+    float *fx, *fy, *fz, *u_new, *v_new, *w_new;
+} row_c3;
+KERNEL void lanes_c3(const row_c3 *p, int i, vfloat dy, vfloat dz, vfloat scale, int n, bool faces, vfloat *prev,
+                     vfloat *cur, bool mul) {
+    const vfloat next = vf_load(p->mag + i + VF_W); /* |curl| along x from aligned loads */
+    vfloat gx = quot(vf_sub(vf_shift_out(*cur, next), vf_shift_in(*prev, *cur)), vf_load(p->xq + i), mul);
+    *prev = *cur, *cur = next;
     vfloat gy = quot(vf_sub(vf_load(p->myp + i), vf_load(p->mym + i)), dy, mul);
     vfloat gz = quot(vf_sub(vf_load(p->mzp + i), vf_load(p->mzm + i)), dz, mul);
     vfloat len = vf_sqrt(vf_add(vf_add(vf_mul(gx, gx), vf_mul(gy, gy)), vf_mul(gz, gz)));
     vmask keep = vf_keep_mask(len, vf_set1(1e-20f), p->solid + i, n);
     vfloat nx = vf_div(gx, len), ny = vf_div(gy, len), nz = vf_div(gz, len);
     vfloat ox = vf_load(p->ox + i), oy = vf_load(p->oy + i), oz = vf_load(p->oz + i);
-    vfloat fx = vf_keep(vf_mul(scale, vf_sub(vf_mul(ny, oz), vf_mul(nz, oy))), keep);
-    vfloat fy = vf_keep(vf_mul(scale, vf_sub(vf_mul(nz, ox), vf_mul(nx, oz))), keep);
-    vfloat fz = vf_keep(vf_mul(scale, vf_sub(vf_mul(nx, oy), vf_mul(ny, ox))), keep);
-    vf_store(p->fx + i, fx);
-    vf_store(p->fy + i, fy);
-    vf_store(p->fz + i, fz);
-    if (faces) { /* the rows below may be these very rows (a wall): stored above */
-        face(p->v_old + i, p->v_new + i, vf_load(p->fy_below + i), fy, dt, n);
-        face(p->w_old + i, p->w_new + i, vf_load(p->fz_below + i), fz, dt, n);
+    if (faces) vf_store(p->fx + i, vf_keep(vf_mul(scale, vf_sub(vf_mul(ny, oz), vf_mul(nz, oy))), keep));
+    vf_store(p->fy + i, vf_keep(vf_mul(scale, vf_sub(vf_mul(nz, ox), vf_mul(nx, oz))), keep));
+    vf_store(p->fz + i, vf_keep(vf_mul(scale, vf_sub(vf_mul(nx, oy), vf_mul(ny, ox))), keep));
+}
+/* the faces of a row of cells from their forces (fx with its halo set): x-faces (n0 + 1 of them), y-faces between
+ * the row below and this one, z-faces between the plane below and this one (those below may be these very rows,
+ * at a wall) */
+KERNEL void faces_lanes3(const row_c3 *p, int i, vfloat dt, int n, vfloat *fx_prev, bool stream) {
+    const vfloat fx = vf_load(p->fx + i);
+    face(p->u_old + i, p->u_new + i, vf_shift_in(*fx_prev, fx), fx, dt, n);
+    *fx_prev = fx;
+    face_to(p->v_old + i, p->v_new + i, vf_load(p->fy_below + i), vf_load(p->fy + i), dt, n, stream);
+    face_to(p->w_old + i, p->w_new + i, vf_load(p->fz_below + i), vf_load(p->fz + i), dt, n, stream);
+}
+KERNEL void lanes_row_c3(const step3 *t, const row_c3 *p, vfloat dy, vfloat dz, bool faces, bool mul) {
+    const int n0 = t->w->n0, full = n0 - n0 % VF_W;
+    const vfloat scale = vf_set1(t->w->scale);
+    vfloat prev = vf_load(p->mag - VF_W), cur = vf_load(p->mag);
+    for (int i = 0; i < full; i += VF_W) lanes_c3(p, i, dy, dz, scale, VF_W, faces, &prev, &cur, mul);
+    if (full < n0) lanes_c3(p, full, dy, dz, scale, n0 - full, faces, &prev, &cur, mul);
+    if (!faces) return;
+    const vfloat dt = vf_set1(t->w->dt);
+    set_halo(p->fx, n0, t->w->px);
+    vfloat fx_prev = vf_load(p->fx - VF_W);
+    if (t->w->stream && full == n0 && ((uintptr_t)p->v_new | (uintptr_t)p->w_new) % sizeof(vfloat) == 0)
+        for (int i = 0; i < full; i += VF_W) faces_lanes3(p, i, dt, VF_W, &fx_prev, true);
+    else {
+        for (int i = 0; i < full; i += VF_W) faces_lanes3(p, i, dt, VF_W, &fx_prev, false);
+        if (full < n0) faces_lanes3(p, full, dt, n0 - full, &fx_prev, false);
     }
+    const float *f = p->fx; /* the last x-face, n0 */
+    p->u_new[n0] = p->u_old[n0] + t->w->dt * (0.5f * (f[n0 - 1] + f[n0]));
+}
+KERNEL void row_c3_of(const step3 *t, const plane3 *q, int key, bool faces, bool mul) {
+    const eddy_sim *s = t->s;
+    const rings3 *r = t->r;
+    const row3 y = row_of3(t, key, mul);
+    const int n0 = t->w->n0, n1 = t->w->n1, k = q->k, j = y.j;
+    const size_t P = (size_t)n0 * n1, cells = ((size_t)k * n1 + j) * n0;
+    row_c3 p;
+    p.mag = q->mag[1] + y.at;
+    p.mym = q->mag[1] + y.below;
+    p.myp = q->mag[1] + y.above;
+    p.mzm = q->mag[0] + y.at;
+    p.mzp = q->mag[2] + y.at;
+    p.ox = q->om0 + y.at;
+    p.oy = q->om1 + y.at;
+    p.oz = q->om2 + y.at;
+    p.xq = r->xq;
+    p.fx = r->fx;
+    p.fy = r->fy + (size_t)slot_of(key, 2) * r->stride;
+    p.fy_below = r->fy + (size_t)slot_of(key_nb(t->ya, key, -1), 2) * r->stride;
+    p.fz = q->fz[1] + y.at;
+    p.fz_below = q->fz[0] + y.at;
+    p.solid = s->solid + cells;
+    p.u_old = s->vel[0] + ((size_t)k * n1 + j) * (n0 + 1);
+    p.u_new = s->vel_tmp[0] + ((size_t)k * n1 + j) * (n0 + 1);
+    p.v_old = s->vel[1] + ((size_t)k * (n1 + 1) + j) * n0;
+    p.v_new = s->vel_tmp[1] + ((size_t)k * (n1 + 1) + j) * n0;
+    p.w_old = s->vel[2] + (size_t)k * P + (size_t)j * n0;
+    p.w_new = s->vel_tmp[2] + (size_t)k * P + (size_t)j * n0;
+    if (faces) lanes_row_c3(t, &p, y.dy, q->dz, true, mul);
+    else lanes_row_c3(t, &p, y.dy, q->dz, false, mul); /* a row of halo: only its fy and fz are needed */
 }
 
-/* (C) of a band of plane `plane`; faces of the rows [j0, j1) if `faces` */
-static __attribute__((noinline)) void force_plane3(eddy_sim *s, const sweep *w, const rings3 *r, axis ya, axis za, int plane, const window *rows,
-                         int j0, int j1, bool faces, bool mul) {
-    const int n0 = w->n0, n1 = w->n1, k = key_phys(za, plane), zm = key_nb(za, plane, -1), zp = key_nb(za, plane, 1),
-              full = n0 - n0 % VF_W;
-    const size_t P = (size_t)n0 * n1;
-    const vfloat dz = vf_set1(spacing(w, key_span(za, plane), mul)), scale = vf_set1(w->scale), dt = vf_set1(w->dt);
-    for (int key = rows->fmin; key <= rows->fmax; key++) {
-        const int j = key_phys(ya, key), ym = key_nb(ya, key, -1), yp = key_nb(ya, key, 1);
-        const bool row_faces = faces && key >= j0 && key < j1;
-        const vfloat dy = vf_set1(spacing(w, key_span(ya, key), mul));
-        force_row3 p;
-        p.mag = row3(r, r->mag, plane, 3, key);
-        p.mym = row3(r, r->mag, plane, 3, ym);
-        p.myp = row3(r, r->mag, plane, 3, yp);
-        p.mzm = row3(r, r->mag, zm, 3, key);
-        p.mzp = row3(r, r->mag, zp, 3, key);
-        p.ox = row3(r, r->om0, plane, 2, key);
-        p.oy = row3(r, r->om1, plane, 2, key);
-        p.oz = row3(r, r->om2, plane, 2, key);
-        p.xq = r->xq;
-        p.fx = r->fx;
-        p.fy = r->fy + (size_t)slot_of(key, 2) * r->stride;
-        p.fy_below = r->fy + (size_t)slot_of(ym, 2) * r->stride;
-        p.fz = row3(r, r->fz, plane, 2, key);
-        p.fz_below = row3(r, r->fz, zm, 2, key);
-        p.solid = s->solid + ((size_t)k * n1 + j) * n0;
-        p.v_old = s->vel[1] + ((size_t)k * (n1 + 1) + j) * n0;
-        p.v_new = s->vel_tmp[1] + ((size_t)k * (n1 + 1) + j) * n0;
-        p.w_old = s->vel[2] + (size_t)k * P + (size_t)j * n0;
-        p.w_new = s->vel_tmp[2] + (size_t)k * P + (size_t)j * n0;
-        if (row_faces) {
-            for (int i = 0; i < full; i += VF_W) force_lanes3(&p, i, dy, dz, scale, dt, true, VF_W, mul);
-            if (full < n0) force_lanes3(&p, full, dy, dz, scale, dt, true, n0 - full, mul);
-            set_halo(r->fx, n0, w->px);
-            const size_t q = ((size_t)k * n1 + j) * (n0 + 1);
-            x_faces(s->vel[0] + q, s->vel_tmp[0] + q, r->fx, n0, dt);
-        } else {
-            for (int i = 0; i < full; i += VF_W) force_lanes3(&p, i, dy, dz, scale, dt, false, VF_W, mul);
-            if (full < n0) force_lanes3(&p, full, dy, dz, scale, dt, false, n0 - full, mul);
-        }
-    }
-    if (faces && rows->last) { /* the top row of y-faces of this plane (a wall: row n1 - 1 again; periodic: row 0) */
-        const float *fl = r->fy + (size_t)slot_of(key_nb(ya, n1 - 1, 0), 2) * r->stride,
-                    *fh = r->fy + (size_t)slot_of(key_nb(ya, n1 - 1, 1), 2) * r->stride;
-        const size_t q = ((size_t)k * (n1 + 1) + n1) * n0;
-        for (int i = 0; i < full; i += VF_W)
-            face(s->vel[1] + q + i, s->vel_tmp[1] + q + i, vf_load(fl + i), vf_load(fh + i), dt, VF_W);
-        if (full < n0)
-            face(s->vel[1] + q + full, s->vel_tmp[1] + q + full, vf_load(fl + full), vf_load(fh + full), dt, n0 - full);
-    }
+/* the top row of y-faces of plane q (a wall: row n1 - 1 again; periodic: row 0), after C's rows */
+static void top_row3(const step3 *t, const plane3 *q) {
+    const int n0 = t->w->n0, n1 = t->w->n1, full = n0 - n0 % VF_W;
+    const rings3 *r = t->r;
+    const float *fl = r->fy + (size_t)slot_of(key_nb(t->ya, n1 - 1, 0), 2) * r->stride,
+                *fh = r->fy + (size_t)slot_of(key_nb(t->ya, n1 - 1, 1), 2) * r->stride;
+    const size_t at = ((size_t)q->k * (n1 + 1) + n1) * n0;
+    const float *old = t->s->vel[1] + at;
+    float *out = t->s->vel_tmp[1] + at;
+    const vfloat dt = vf_set1(t->w->dt);
+    for (int i = 0; i < full; i += VF_W) face(old + i, out + i, vf_load(fl + i), vf_load(fh + i), dt, VF_W);
+    if (full < n0) face(old + full, out + full, vf_load(fl + full), vf_load(fh + full), dt, n0 - full);
 }
 
-/* the top plane of z-faces of the rows [j0, j1), between planes ns - 1 and ns (a wall: ns - 1 again; periodic: 0) */
-static void top_plane3(eddy_sim *s, const sweep *w, const rings3 *r, axis za, int j0, int j1) {
-    const int n0 = w->n0, n1 = w->n1, ns = za.n, full = n0 - n0 % VF_W;
-    const vfloat dt = vf_set1(w->dt);
-    for (int j = j0; j < j1; j++) {
-        const float *fl = row3(r, r->fz, key_nb(za, ns - 1, 0), 2, j), *fh = row3(r, r->fz, key_nb(za, ns - 1, 1), 2, j);
-        const size_t q = ((size_t)ns * n1 + j) * n0;
-        for (int i = 0; i < full; i += VF_W) face(s->vel[2] + q + i, s->vel_tmp[2] + q + i, vf_load(fl + i), vf_load(fh + i), dt, VF_W);
-        if (full < n0)
-            face(s->vel[2] + q + full, s->vel_tmp[2] + q + full, vf_load(fl + full), vf_load(fh + full), dt, n0 - full);
+/* the top plane of z-faces of the band's rows, between planes ns - 1 and ns (a wall: ns - 1 again; periodic: 0) */
+static void top_plane3(const step3 *t) {
+    const int n0 = t->w->n0, n1 = t->w->n1, ns = t->za.n, full = n0 - n0 % VF_W;
+    const rings3 *r = t->r;
+    const float *fl = slot3(r, r->fz, key_nb(t->za, ns - 1, 0), 2), *fh = slot3(r, r->fz, key_nb(t->za, ns - 1, 1), 2);
+    const vfloat dt = vf_set1(t->w->dt);
+    for (int j = t->j0; j < t->j1; j++) {
+        const size_t at = (size_t)(j - r->row0) * r->stride, q = ((size_t)ns * n1 + j) * n0;
+        const float *old = t->s->vel[2] + q, *l = fl + at, *h = fh + at;
+        float *out = t->s->vel_tmp[2] + q;
+        for (int i = 0; i < full; i += VF_W) face(old + i, out + i, vf_load(l + i), vf_load(h + i), dt, VF_W);
+        if (full < n0) face(old + full, out + full, vf_load(l + full), vf_load(h + full), dt, n0 - full);
     }
 }
 
@@ -400,21 +511,47 @@ static rings3 rings3_of(const sweep *w, float *scratch) {
     return r;
 }
 
+static inline bool within(int x, int lo, int hi) { return x >= lo && x <= hi; }
+#ifdef VORT_PROFILE
+#include <x86intrin.h>
+extern unsigned long long vort_prof[64][4];
+#define PROF_START unsigned long long prof_t = __rdtsc()
+#define PROF_LAP(k) do { unsigned long long prof_n = __rdtsc(); vort_prof[omp_get_thread_num()][k] += prof_n - prof_t; prof_t = prof_n; } while (0)
+#else
+#define PROF_START ((void)0)
+#define PROF_LAP(k) ((void)0)
+#endif
+
 KERNEL void sweep3(eddy_sim *s, const sweep *w, float *scratch, int r0, int r1, bool mul) {
     rings3 r = rings3_of(w, scratch);
-    const axis ya = {w->n1, w->py}, za = {w->ns, w->ps};
-    const window v = window_of(za, r0, r1);
+    step3 t = {s, w, &r, {w->n1, w->py}, {w->ns, w->ps}, 0, 0};
+    const window v = window_of(t.za, r0, r1);
     fill_x_spacing(w, r.xq, mul);
     for (int b = 0; b < w->bands; b++) {
-        const int j0 = (int)((long long)w->n1 * b / w->bands), j1 = (int)((long long)w->n1 * (b + 1) / w->bands);
-        const window rows = window_of(ya, j0, j1);
+        t.j0 = (int)((long long)w->n1 * b / w->bands);
+        t.j1 = (int)((long long)w->n1 * (b + 1) / w->bands);
+        const window rows = window_of(t.ya, t.j0, t.j1);
         r.row0 = rows.umin;
         for (int L = v.umin; L <= v.fmax + 2; L++) {
-            if (L <= v.umax) uc_plane3(s, w, &r, ya, za, L, &rows);
-            if (L - 1 >= v.cmin && L - 1 <= v.cmax) curl_plane3(w, &r, ya, za, L - 1, &rows, mul);
-            if (L - 2 >= v.fmin && L - 2 <= v.fmax) force_plane3(s, w, &r, ya, za, L - 2, &rows, j0, j1, L - 2 >= r0 && L - 2 < r1, mul);
+            /* A on plane L, B on L - 1, C on L - 2, row by row: each row of a pass reads only rows of passes on
+             * earlier planes (done) or its own pass's earlier rows */
+            const bool a = L <= v.umax, bb = within(L - 1, v.cmin, v.cmax), c = within(L - 2, v.fmin, v.fmax);
+            const bool faces = L - 2 >= r0 && L - 2 < r1;
+            const plane3 qa = plane_of3(&t, L, mul), qb = plane_of3(&t, L - 1, mul), qc = plane_of3(&t, L - 2, mul);
+            PROF_START;
+            if (a)
+                for (int key = rows.umin; key <= rows.umax; key++) row_a3(&t, &qa, key);
+            PROF_LAP(0);
+            if (bb)
+                for (int key = rows.cmin; key <= rows.cmax; key++) row_b3(&t, &qb, key, mul);
+            PROF_LAP(1);
+            if (c)
+                for (int key = rows.fmin; key <= rows.fmax; key++)
+                    row_c3_of(&t, &qc, key, faces && key >= t.j0 && key < t.j1, mul);
+            PROF_LAP(2);
+            if (c && faces && rows.last) top_row3(&t, &qc);
         }
-        if (v.last) top_plane3(s, w, &r, za, j0, j1);
+        if (v.last) top_plane3(&t);
     }
 }
 
@@ -422,6 +559,7 @@ KERNEL void sweep3(eddy_sim *s, const sweep *w, float *scratch, int r0, int r1, 
 #define VORT_SWEEP_INSTANCE(name, kernel, mul)                                                  \
     void EDDY_ISA_NAME(name)(eddy_sim *s, const sweep *w, float *scratch, int r0, int r1) {     \
         kernel(s, w, scratch, r0, r1, mul);                                                     \
+        vf_stream_fence();                                                                      \
         EDDY_ISA_LEAVE();                                                                       \
     }
 VORT_SWEEP_INSTANCE(eddy__vort_sweep2_mul, sweep2, true)

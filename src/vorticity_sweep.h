@@ -20,6 +20,7 @@ typedef struct eddy_vort_sweep {
     float den[3];       /* [span]: (float)span * h for spans 1 and 2, as ddx divides */
     float rcp[3];       /* [span]: 1 / den[span], exact when h is a power of two (then used instead) */
     float scale, dt;
+    bool stream;        /* write the new faces past the caches where rows allow (the grid is larger than they are) */
     /* scratch layout, in floats */
     size_t stride;      /* of a row: a multiple of EDDY_VORT_PAD */
     int bands;          /* 3D: bands of rows the planes are cut into (so that the rings stay in the L2 cache) */
@@ -32,8 +33,17 @@ typedef struct eddy_vort_sweep {
  * at least `min_rows` rows. */
 void eddy__vort_layout(eddy_vort_sweep *w, int dim, size_t budget, int min_rows);
 
-/* eddy__apply_vorticity with the rings' budget and the least band height given (tests: many narrow bands) */
-eddy_status eddy__vort_apply(eddy_sim *s, float dt, size_t ring_budget, int min_band_rows);
+/* how the sweep lays out its work: the library's choice (eddy__vort_default_options), or any other for tests (same
+ * bits whatever the choice) */
+typedef struct eddy_vort_options {
+    size_t ring_budget;  /* bytes of the rings of a thread (3D: bands are cut to fit) */
+    int min_band_rows;   /* but bands of at least this many rows */
+    size_t stream_bytes; /* velocity (all components) from which the new faces are written past the caches */
+} eddy_vort_options;
+eddy_vort_options eddy__vort_default_options(void);
+
+/* eddy__apply_vorticity with the options given */
+eddy_status eddy__vort_apply(eddy_sim *s, float dt, const eddy_vort_options *opt);
 
 /* One thread's block of slabs [r0, r1) along the sweep axis: new faces into vel_tmp. scratch: w->per_thread floats.
  * _mul: the spacing's reciprocal is exact. */
