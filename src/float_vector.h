@@ -21,6 +21,13 @@
 #define VF_INLINE static inline
 #endif
 
+/* ask for the cache line holding p (it never faults, wherever p points) */
+#if defined(__GNUC__)
+#define vf_prefetch(p) __builtin_prefetch((p), 0, 3)
+#else
+#define vf_prefetch(p) ((void)(p))
+#endif
+
 #if defined(__AVX512F__)
 #include <immintrin.h>
 #define VF_W 16
