@@ -138,16 +138,20 @@ static void uc_row2(const eddy_sim *s, const sweep *w, const rings2 *r, axis ya,
     set_halo(c1, n0, w->px);
 }
 
-/* (B) wz = d uc1/dx - d uc0/dy, |w| = sqrt(wz * wz) (= the 3D formula with wx = wy = +0) */
+/* (B) wz = d uc1/dx - d uc0/dy, |w| = sqrt(wz * wz) (= the 3D formula with wx = wy = +0). The x differences come
+ * from aligned loads, shifted: prev, cur, next along the row. */
 KERNEL void curl_row2(const sweep *w, const rings2 *r, axis ya, int key, bool mul) {
     const int n0 = w->n0;
     const float *c1 = row2(r, r->uc1, key, 2), *c0m = row2(r, r->uc0, key_nb(ya, key, -1), 3),
                 *c0p = row2(r, r->uc0, key_nb(ya, key, 1), 3), *xq = r->xq;
     float *wz = row2(r, r->wz, key, 2), *mag = row2(r, r->mag, key, 3);
     const vfloat dy = vf_set1(spacing(w, key_span(ya, key), mul));
+    vfloat prev = vf_load(c1 - VF_W), cur = vf_load(c1);
     for (int i = 0; i < n0; i += VF_W) {
-        vfloat z = vf_sub(quot(vf_sub(vf_loadu(c1 + i + 1), vf_loadu(c1 + i - 1)), vf_load(xq + i), mul),
+        const vfloat next = vf_load(c1 + i + VF_W);
+        vfloat z = vf_sub(quot(vf_sub(vf_shift_out(cur, next), vf_shift_in(prev, cur)), vf_load(xq + i), mul),
                           quot(vf_sub(vf_load(c0p + i), vf_load(c0m + i)), dy, mul));
+        prev = cur, cur = next;
         vf_store(wz + i, z);
         vf_store(mag + i, vf_sqrt(vf_mul(z, z)));
     }
@@ -155,44 +159,53 @@ KERNEL void curl_row2(const sweep *w, const rings2 *r, axis ya, int key, bool mu
 }
 
 /* (C) N = grad|w| / |grad|w||, f = eps h (N x w) with nz = +0, w = (+0, +0, wz) in the 3D formula's order, zero in
- * solid cells and where the gradient vanishes; then the faces of row j if `faces`. */
+ * solid cells and where the gradient vanishes */
 KERNEL void force_lanes2(const float *mag, const float *mm, const float *mp, const float *wz, const float *xq,
-                         const uint8_t *solid, float *fx, float *fy, const float *fy_below, const float *v_old,
-                         float *v_new, vfloat dy, vfloat scale, vfloat dt, bool faces, int n, bool mul) {
-    vfloat gx = quot(vf_sub(vf_loadu(mag + 1), vf_loadu(mag - 1)), vf_load(xq), mul);
-    vfloat gy = quot(vf_sub(vf_load(mp), vf_load(mm)), dy, mul);
+                         const uint8_t *solid, float *fx, float *fy, int i, vfloat *prev, vfloat *cur, vfloat dy,
+                         vfloat scale, int n, bool mul) {
+    const vfloat next = vf_load(mag + i + VF_W);
+    vfloat gx = quot(vf_sub(vf_shift_out(*cur, next), vf_shift_in(*prev, *cur)), vf_load(xq + i), mul);
+    *prev = *cur, *cur = next;
+    vfloat gy = quot(vf_sub(vf_load(mp + i), vf_load(mm + i)), dy, mul);
     vfloat len = vf_sqrt(vf_add(vf_mul(gx, gx), vf_mul(gy, gy)));
-    vmask keep = vf_keep_mask(len, vf_set1(1e-20f), solid, n);
-    vfloat nx = vf_div(gx, len), ny = vf_div(gy, len), z = vf_load(wz);
-    vfloat fxv = vf_keep(vf_mul(scale, vf_mul(ny, z)), keep);
-    vfloat fyv = vf_keep(vf_mul(scale, vf_sub(vf_set1(0.0f), vf_mul(nx, z))), keep);
-    vf_store(fx, fxv);
-    vf_store(fy, fyv);
-    if (faces) face(v_old, v_new, vf_load(fy_below), fyv, dt, n); /* fy_below may be fy itself (a wall): stored above */
+    vmask keep = vf_keep_mask(len, vf_set1(1e-20f), solid + i, n);
+    vfloat nx = vf_div(gx, len), ny = vf_div(gy, len), z = vf_load(wz + i);
+    vf_store(fx + i, vf_keep(vf_mul(scale, vf_mul(ny, z)), keep));
+    vf_store(fy + i, vf_keep(vf_mul(scale, vf_sub(vf_set1(0.0f), vf_mul(nx, z))), keep));
+}
+/* the new faces of one vector of cells of row j: x-faces but the row's last (fx with its halo set), y-faces between
+ * the row below and this one (the row below may be this very row, at a wall) */
+KERNEL void faces_lanes2(const float *u_old, float *u_new, const float *v_old, float *v_new, const float *fx,
+                         const float *fy_below, const float *fy, int i, vfloat *fx_prev, vfloat dt, int n, bool stream) {
+    const vfloat f = vf_load(fx + i);
+    face(u_old + i, u_new + i, vf_shift_in(*fx_prev, f), f, dt, n);
+    *fx_prev = f;
+    face_to(v_old + i, v_new + i, vf_load(fy_below + i), vf_load(fy + i), dt, n, stream);
 }
 KERNEL void force_row2(eddy_sim *s, const sweep *w, const rings2 *r, axis ya, int key, bool faces, bool mul) {
     const int n0 = w->n0, j = key_phys(ya, key), full = n0 - n0 % VF_W;
     const float *mag = row2(r, r->mag, key, 3), *mm = row2(r, r->mag, key_nb(ya, key, -1), 3),
                 *mp = row2(r, r->mag, key_nb(ya, key, 1), 3), *wz = row2(r, r->wz, key, 2), *xq = r->xq;
-    const float *fy_below = row2(r, r->fy, key_nb(ya, key, -1), 2);
     const uint8_t *solid = s->solid + (size_t)j * n0;
     float *fx = r->fx, *fy = row2(r, r->fy, key, 2);
-    const float *v_old = s->vel[1] + (size_t)j * n0;
-    float *v_new = s->vel_tmp[1] + (size_t)j * n0;
-    const vfloat dy = vf_set1(spacing(w, key_span(ya, key), mul)), scale = vf_set1(w->scale), dt = vf_set1(w->dt);
-#define FORCE_LANES2(i, faces, n)                                                                                  \
-    force_lanes2(mag + (i), mm + (i), mp + (i), wz + (i), xq + (i), solid + (i), fx + (i), fy + (i), fy_below + (i), \
-                 v_old + (i), v_new + (i), dy, scale, dt, faces, n, mul)
-    if (!faces) { /* a row of halo: only its fy is needed */
-        for (int i = 0; i < full; i += VF_W) FORCE_LANES2(i, false, VF_W);
-        if (full < n0) FORCE_LANES2(full, false, n0 - full);
-        return;
-    }
-    for (int i = 0; i < full; i += VF_W) FORCE_LANES2(i, true, VF_W);
-    if (full < n0) FORCE_LANES2(full, true, n0 - full);
-#undef FORCE_LANES2
+    const vfloat dy = vf_set1(spacing(w, key_span(ya, key), mul)), scale = vf_set1(w->scale);
+    vfloat prev = vf_load(mag - VF_W), cur = vf_load(mag);
+    for (int i = 0; i < full; i += VF_W) force_lanes2(mag, mm, mp, wz, xq, solid, fx, fy, i, &prev, &cur, dy, scale, VF_W, mul);
+    if (full < n0) force_lanes2(mag, mm, mp, wz, xq, solid, fx, fy, full, &prev, &cur, dy, scale, n0 - full, mul);
+    if (!faces) return; /* a row of halo: only its fy is needed */
+    const float *fy_below = row2(r, r->fy, key_nb(ya, key, -1), 2), *u_old = s->vel[0] + (size_t)j * (n0 + 1),
+                *v_old = s->vel[1] + (size_t)j * n0;
+    float *u_new = s->vel_tmp[0] + (size_t)j * (n0 + 1), *v_new = s->vel_tmp[1] + (size_t)j * n0;
+    const vfloat dt = vf_set1(w->dt);
     set_halo(fx, n0, w->px);
-    x_faces(s->vel[0] + (size_t)j * (n0 + 1), s->vel_tmp[0] + (size_t)j * (n0 + 1), fx, n0, dt);
+    vfloat fx_prev = vf_load(fx - VF_W);
+    if (w->stream && full == n0 && (uintptr_t)v_new % sizeof(vfloat) == 0)
+        for (int i = 0; i < full; i += VF_W) faces_lanes2(u_old, u_new, v_old, v_new, fx, fy_below, fy, i, &fx_prev, dt, VF_W, true);
+    else {
+        for (int i = 0; i < full; i += VF_W) faces_lanes2(u_old, u_new, v_old, v_new, fx, fy_below, fy, i, &fx_prev, dt, VF_W, false);
+        if (full < n0) faces_lanes2(u_old, u_new, v_old, v_new, fx, fy_below, fy, full, &fx_prev, dt, n0 - full, false);
+    }
+    u_new[n0] = u_old[n0] + w->dt * (0.5f * (fx[n0 - 1] + fx[n0])); /* the last x-face */
 }
 
 /* the top row of y-faces, between rows ns - 1 and ns (a wall: ns - 1 again; periodic: row 0) */
