@@ -4,13 +4,17 @@
  * there (one-sided at walls, wrapped on periodic axes), and the cell force is averaged back onto the faces.
  * epsilon is dimensionless; the factor h makes the force converge as the grid is refined.
  *
- * One sweep along the outermost axis (rows in 2D, planes in 3D): cell velocity, curl and force are computed a
- * slab at a time into rings of four slabs, so nothing the size of the grid is written besides the new velocity.
- * The new faces go to vel_tmp (then swapped with vel), so the sweep always reads the velocity it started from;
- * each thread takes a contiguous range of slabs and recomputes the two or three slabs of halo it needs. Every
+ * One sweep along the outermost axis (rows in 2D, planes in 3D; vorticity_sweep.c): cell velocity, curl and force are
+ * computed a slab at a time into small rings of slabs, so nothing the size of the grid is written besides the new
+ * velocity; in 3D the planes are cut into bands of rows whose rings stay in the L2 cache. The new faces go to
+ * vel_tmp (then swapped with vel), so the sweep always reads the velocity it started from; each thread takes a
+ * contiguous range of slabs and recomputes the slabs (and each band the rows) of halo it needs. The kernels are
+ * written once over a vector of floats and built for SSE2, AVX2 and AVX-512 (float_vector.h, vector_isa.h). Every
  * value is computed with the same float operations in the same order as the per-cell formulas above (a division
- * by the spacing becomes a multiply only where that is exact: h a power of two), so the result does not depend on
- * the thread count, and the CUDA backend's kernels, which follow the same formulas, stay comparable bit for bit. */
+ * by the spacing becomes a multiply only where that is exact: h a power of two; never a fused multiply-add), so the
+ * result does not depend on the thread count, the vector width or the bands, and the CUDA backend's kernels, which
+ * follow the same formulas, stay comparable bit for bit (tests/test_vorticity_sweep.c checks the sweep against the
+ * formulas cell by cell, byte for byte). */
 #include "vorticity_sweep.h"
 
 #include <math.h>
@@ -82,8 +86,8 @@ void eddy__cell_vorticity(eddy_sim *s, float *const uc[3], float *om[3], float *
     }
 }
 
-/* Scratch layout: rows of n0 cells padded for the halo and whole vectors; in 3D, planes cut into bands so that a
- * thread's rings take about `budget` bytes, but at least `min_rows` rows per band. */
+/* Scratch layout: rows of n0 cells with room for a halo cell on each side and whole vectors; in 3D, planes cut into
+ * bands so that a thread's rings take about `budget` bytes, but at least `min_rows` rows per band. */
 void eddy__vort_layout(eddy_vort_sweep *w, int dim, size_t budget, int min_rows) {
     const size_t P = EDDY_VORT_PAD;
     w->stride = P + ((size_t)w->n0 + 1 + P - 1) / P * P;

@@ -2,13 +2,17 @@
  * operations), written once over the vector of float_vector.h and built once per width: this file as the baseline,
  * src/avx2/ and src/avx512/ again (vector_isa.h). Every width performs the same float operations in the same order.
  *
- * Three passes per slab, each one loop over its rows that keeps a vector of cells in registers from its inputs to
- * its outputs: (A) cell velocities, (B) curl and |curl|, (C) the force, and at once the new faces. The slabs of
- * each pass live in small rings: rows padded with one halo cell on each side (the neighbour a wall clamps to or a
- * periodic axis wraps to), so that the x differences are plain loads at i - 1 and i + 1 in every lane, with the
- * spacing of each column (a one-sided difference at a wall spans one cell) in a row of its own. In 3D the planes
- * are cut into bands of rows small enough for the rings of a band to stay in the L2 cache; each band recomputes
- * the few rows of halo its stencils need. */
+ * Per slab, passes that each loop over the slab's rows with a vector of cells in registers from their inputs to
+ * their outputs: (A) cell velocities, (B) curl and |curl|, (C) the force, then in a loop of its own the new faces.
+ * The slabs the passes hand on live in small rings: rows with one halo cell on each side (the neighbour a wall
+ * clamps to or a periodic axis wraps to); an x difference takes the vectors before and after its own from aligned
+ * loads, shifted one lane in registers, with the spacing of each column (a one-sided difference at a wall spans one
+ * cell) in a row of its own. In 3D the planes are cut into bands of rows small enough for the rings of a band to
+ * stay in the L2 cache; each band recomputes the few rows of halo its stencils need, and the velocity pass A reads
+ * next is prefetched while pass C waits on its divisions. Grids larger than the caches get their new y- and
+ * z-faces with non-temporal stores. Measured on Zen 5 and kept out: passes interleaved row by row or fused into one
+ * loop (slower: more live pointers than registers, longer dependency chains), prefetching elsewhere, rows without
+ * padding, making uc2 in pass B. */
 #include "float_vector.h"
 #include "vorticity_sweep.h"
 
