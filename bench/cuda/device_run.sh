@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the CUDA tests, the sanitizers and the bench on a machine with an NVIDIA GPU, writing logs into $OUT
 # (default ./cuda_out). Uses prebuilt binaries in $PREBUILT when they run here, else builds with CMake.
-# usage: bench/cuda/device_run.sh [test] [sanitize] [bench] [bench-quick] [ncu] [ncu-adv] [ncu-forces] [advexp] [ncu-adv-sum]
+# usage: bench/cuda/device_run.sh [test] [test2] [tiny] [san-tiny] [sanitize] [forces] [bench] [bench-quick] [ncu] [ncu-adv] [ncu-forces] [advexp] [ncu-adv-sum]
 set -uo pipefail
 OUT=${OUT:-$PWD/cuda_out}
 mkdir -p "$OUT"
@@ -23,6 +23,25 @@ for what in "$@"; do
     # the kernels one by one (graphs off): compute-sanitizer does not follow conditional graph nodes here
     timeout 200 "$san" --tool memcheck --leak-check full "$bin/test_cuda_backend" --quick --no-graphs > "$OUT/memcheck.log" 2>&1; echo "memcheck rc=$?"; tail -3 "$OUT/memcheck.log"
     timeout 300 "$san" --tool racecheck --racecheck-report all "$bin/test_cuda_backend" --tiny --no-graphs > "$OUT/racecheck.log" 2>&1; echo "racecheck rc=$?"; tail -3 "$OUT/racecheck.log" ;;
+  test2)
+    # determinism: the test twice, its per-check output compared (issue 7, cuda_notes 61)
+    for k in 1 2; do timeout 300 "$bin/test_cuda_backend" > "$OUT/test_$k.log" 2>&1; echo "test $k rc=$?"; grep -E "checks" "$OUT/test_$k.log"; done
+    if cmp -s "$OUT/test_1.log" "$OUT/test_2.log"; then echo "test2: identical output"; else echo "test2: outputs differ"; diff "$OUT/test_1.log" "$OUT/test_2.log" | head -20; fi ;;
+  tiny)
+    for k in 1 2; do timeout 60 "$bin/test_cuda_backend" --tiny > "$OUT/tiny_$k.log" 2>&1; echo "tiny $k rc=$?"; grep -E "FAIL|checks" "$OUT/tiny_$k.log" | head -8; done
+    timeout 60 "$bin/test_cuda_backend" --tiny --no-graphs > "$OUT/tiny_ng.log" 2>&1; echo "tiny no-graphs rc=$?"; grep -E "FAIL|checks" "$OUT/tiny_ng.log" | head -8 ;;
+  san-tiny)
+    # every compute-sanitizer tool on the tiny cases, kernels one by one
+    for tool in memcheck racecheck initcheck synccheck; do
+      timeout 150 "$san" --tool $tool --print-limit 20 "$bin/test_cuda_backend" --tiny --no-graphs > "$OUT/san_$tool.log" 2>&1; echo "$tool rc=$?"; grep -E "ERROR SUMMARY|HAZARD|checks" "$OUT/san_$tool.log" | head -5
+    done ;;
+  forces)
+    # buoyancy and vorticity confinement only: their test cases (plain, memcheck, racecheck) and stage-table rows
+    timeout 120 "$bin/test_cuda_backend" --forces > "$OUT/forces.log" 2>&1; echo "forces rc=$?"; grep -E "FAIL|checks" "$OUT/forces.log" | head -20
+    for tool in memcheck racecheck; do
+      timeout 150 "$san" --tool $tool "$bin/test_cuda_backend" --forces --quick > "$OUT/forces_$tool.log" 2>&1; echo "$tool rc=$?"; tail -2 "$OUT/forces_$tool.log"
+    done
+    timeout 100 "$bin/bench_cuda" --forces-only 2>&1 | grep -E "copy kernel|buoyancy|vorticity" ;;
   bench) timeout 400 "$bin/bench_cuda" > "$OUT/bench.log" 2>&1; echo "bench rc=$?"; cat "$OUT/bench.log" ;;
   ncu)
     for cfg in "2 2048" "3 256"; do

@@ -353,12 +353,6 @@ static eddy_status boundaries(cu_sim *c) {
     return EDDY_OK;
 }
 
-static eddy_status ensure_vorticity_scratch(cu_sim *c) {
-    if (c->cell || !(c->s->def.vorticity > 0)) return EDDY_OK;
-    /* curl (3), |curl|, the cell force (3) */
-    return dev_alloc(c, (void **)&c->cell, 7 * c->ncells * sizeof(float), "vorticity scratch");
-}
-
 static eddy_status run_stage(eddy_sim *s, cu_sim *c, eddy_cuda_stage stage, float dt) {
     refresh_geo(s, c);
     eddy_status est;
@@ -368,7 +362,6 @@ static eddy_status run_stage(eddy_sim *s, cu_sim *c, eddy_cuda_stage stage, floa
     case EDDY_CUDA_BOUNDARIES: return boundaries(c);
     case EDDY_CUDA_BUOYANCY: CU_TRY(launch_buoyancy(c, dt), "buoyancy"); return EDDY_OK;
     case EDDY_CUDA_VORTICITY:
-        if ((est = ensure_vorticity_scratch(c)) != EDDY_OK) return est;
         CU_TRY(launch_vorticity(c, dt), "vorticity confinement");
         return EDDY_OK;
     case EDDY_CUDA_ADVECT:
@@ -474,7 +467,7 @@ static void cu_destroy(eddy_sim *s) {
     project_free(c);
     void *bufs[] = {c->vel[0], c->vel[1], c->vel[2], c->vel_tmp[0], c->vel_tmp[1], c->vel_tmp[2], c->pressure,
                     c->dye[0], c->dye[1], c->dye[2], c->temp, c->scalar_tmp, c->solid, c->user_mask,
-                    c->solid_vel[0], c->solid_vel[1], c->solid_vel[2], c->cell, c->obst, c->emit, c->partials, c->d_rb};
+                    c->solid_vel[0], c->solid_vel[1], c->solid_vel[2], c->obst, c->emit, c->partials, c->d_rb};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) cudaFree(bufs[i]);
     if (c->h_rb) cudaFreeHost(c->h_rb);
     for (int i = 0; i < 16; i++)
@@ -573,7 +566,6 @@ extern "C" eddy_status eddy__cuda_attach(eddy_sim *s) {
         {(void **)&c->d_rb, sizeof(Readback), "results"}};
     for (size_t i = 0; i < sizeof allocs / sizeof allocs[0] && st == EDDY_OK; i++)
         st = dev_alloc(c, allocs[i].p, allocs[i].bytes, allocs[i].what);
-    if (st == EDDY_OK) st = ensure_vorticity_scratch(c);
     /* partials: the largest launch of any reduction */
     size_t pb = 3 * 1024;
     size_t cand[] = {blocks_of(g.n[0], g.n[1], g.n[2]), blocks_of(g.n[0] + 1, g.n[1], g.n[2]),

@@ -101,7 +101,7 @@ __host__ __device__ inline void grid_pos(const GDesc &d, int i, int j, int k, fl
 }
 
 /* grid.c axis_weights / locate, operation for operation */
-__device__ inline void axis_weights(const GDesc &d, int b, float x, int *i0, int *i1, float *w) {
+__host__ __device__ inline void axis_weights(const GDesc &d, int b, float x, int *i0, int *i1, float *w) {
     int n = d.n[b];
     if (n == 1) {
         *i0 = *i1 = 0;

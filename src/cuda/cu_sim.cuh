@@ -40,7 +40,10 @@ struct cu_sim {
     float *vel[3], *vel_tmp[3], *pressure, *dye[3], *temp, *scalar_tmp;
     uint8_t *solid, *user_mask;
     float *solid_vel[3];
-    float *cell; /* 7 x ncells: curl (3), |curl| and the cell force (3), for vorticity confinement */
+    int buoy_unit[3];      /* buoyancy of component a: 1 every face on its scalar column (k_buoyancy_unit), -1 not,
+                              0 not checked yet (the geometry is fixed at creation) */
+    int vort_slots[2]; /* vorticity confinement [exact reciprocal]: warps (2D) or blocks (3D) of its kernel resident
+                          on the device, 0 until the kernel is set up */
 
     DShape *obst, *emit;    /* device copies of the obstacle / emitter lists */
     int obst_cap, emit_cap;

@@ -3,11 +3,12 @@
  * 1994): omega = curl u at cell centres from cell-averaged velocity, N = grad|omega| / |grad|omega||,
  * f = eps h (N x omega), averaged back to faces. Each kernel does the CPU loop body's float operations in order. */
 #include "cu_sim.cuh"
+#include "vort_tile.cuh"
 
 namespace ecu {
 
 /* axis b of grid.c's locate() for a face at index x along b: the same float operations */
-__device__ inline void face_axis(const GDesc &vg, const GDesc &sg, int b, int x, int *i0, int *i1, float *w) {
+__host__ __device__ inline void face_axis(const GDesc &vg, const GDesc &sg, int b, int x, int *i0, int *i1, float *w) {
     const float p = vg.origin[b] + ((float)x + vg.off[b]) * vg.spacing[b];
     axis_weights(sg, b, (p - sg.origin[b]) / sg.spacing[b] - sg.off[b], i0, i1, w);
 }
@@ -111,6 +112,104 @@ __global__ void __launch_bounds__(BLOCK, MINB) k_buoyancy(Geo g, int a, float dt
     }
 }
 
+/* Faces along gravity on a grid of dye_scale 1 (the usual case): each face's x- and z-coordinates are those of a
+ * scalar column, so its x- and z-weights are exactly 0 (1 at the last column, where the pair of samples is clamped),
+ * and c * 1 + c' * 0 is c for every finite c' (at most a zero of the other sign), as the CPU's row kernel skips
+ * them on its regular run (buoyancy_rows.c): a thread reads one value per row and field (the general kernel two,
+ * four in 3D) for R + 1 rows and its R velocities, all loads first, then interpolates in y. A thread whose faces
+ * are not all like that (the rows at a clamped end of y) takes each face in general. */
+template <int R, int MINB>
+__global__ void __launch_bounds__(BLOCK, MINB) k_buoyancy_unit(Geo g, int a, float dt, float ga, float alpha, float beta,
+                                                         float t_amb, float *__restrict__ v, const float *__restrict__ d0,
+                                                         const float *__restrict__ d1, const float *__restrict__ d2,
+                                                         const float *__restrict__ t, Flags fl) {
+    const GDesc vg = velocity_desc(g, a), sg = scalar_desc(g);
+    const int i = (int)(blockIdx.x * BX + threadIdx.x), k = (int)blockIdx.z;
+    const int jb = (int)(blockIdx.y * BY + threadIdx.y) * R;
+    if (i >= vg.n[0] || jb >= vg.n[1]) return;
+    const int nr = min(R, vg.n[1] - jb);
+    int x0, x1, z0 = 0, z1 = 0;
+    float wx, wz = 0.0f;
+    face_axis(vg, sg, 0, i, &x0, &x1, &wx);
+    if (g.dim == 3) face_axis(vg, sg, 2, k, &z0, &z1, &wz);
+    const float *__restrict__ f[BUOY_FIELDS] = {d0, d1, d2, t};
+    const bool use[BUOY_FIELDS] = {alpha != 0.0f, alpha != 0.0f, alpha != 0.0f, beta != 0.0f};
+    const unsigned sx = (unsigned)sg.n[0], plane = sx * (unsigned)sg.n[1];
+    const unsigned fq0 = (unsigned)i + (unsigned)vg.n[0] * ((unsigned)jb + (unsigned)vg.n[1] * k);
+    auto force = [&](unsigned fq, float vold, const float (&sm)[BUOY_FIELDS]) {
+        float d = 0.0f, temp = 0.0f;
+        if (use[0]) d = sm[0] + sm[1] + sm[2];
+        if (use[3]) temp = sm[3] - t_amb;
+        const float nv = vold + dt * ga * (alpha * d - beta * temp);
+        v[fq] = nv;
+        flag_if_bad(fl, nv, EDDY_FIELD_U + a);
+    };
+    int ylo[R], yhi[R];
+    float wy[R];
+    bool unit = (wx == 0.0f || wx == 1.0f) && (wz == 0.0f || wz == 1.0f);
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        if (r >= nr) break;
+        face_axis(vg, sg, 1, jb + r, &ylo[r], &yhi[r], &wy[r]);
+        if (r > 0) unit = unit && ylo[r] == yhi[r - 1];
+    }
+    if (!unit) {
+#pragma unroll 1
+        for (int r = 0; r < nr; r++) {
+            float p[3];
+            grid_pos(vg, i, jb + r, k, p);
+            float sm[BUOY_FIELDS];
+#pragma unroll 1
+            for (int q = 0; q < BUOY_FIELDS; q++) {
+                const float *fq = q == 0 ? d0 : (q == 1 ? d1 : (q == 2 ? d2 : t));
+                const float x = use[q] ? sample(sg, fq, p) : 0.0f;
+                sm[0] = q == 0 ? x : sm[0];
+                sm[1] = q == 1 ? x : sm[1];
+                sm[2] = q == 2 ? x : sm[2];
+                sm[3] = q == 3 ? x : sm[3];
+            }
+            const unsigned fq = fq0 + (unsigned)r * (unsigned)vg.n[0];
+            force(fq, v[fq], sm);
+        }
+        return;
+    }
+    const unsigned col = (unsigned)(wx == 0.0f ? x0 : x1) + plane * (unsigned)(wz == 0.0f ? z0 : z1);
+    float rv[R + 1][BUOY_FIELDS], vo[R];
+#pragma unroll
+    for (int m = 0; m <= R; m++) {
+        if (m > nr) break;
+        const unsigned o = col + sx * (unsigned)(m == 0 ? ylo[0] : yhi[m - 1]);
+#pragma unroll
+        for (int q = 0; q < BUOY_FIELDS; q++) rv[m][q] = use[q] ? __ldg(&f[q][o]) : 0.0f;
+    }
+#pragma unroll
+    for (int r = 0; r < R; r++)
+        if (r < nr) vo[r] = v[fq0 + (unsigned)r * (unsigned)vg.n[0]];
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        if (r >= nr) break;
+        const float omy = 1 - wy[r];
+        float sm[BUOY_FIELDS];
+#pragma unroll
+        for (int q = 0; q < BUOY_FIELDS; q++) sm[q] = rv[r][q] * omy + rv[r + 1][q] * wy[r];
+        force(fq0 + (unsigned)r * (unsigned)vg.n[0], vo[r], sm);
+    }
+}
+
+/* does every face of component a sit on a scalar column (x- and z-weights 0 or 1)? face_axis's float operations
+ * on the host (the same bits: no contraction; the kernel checks again per thread) */
+static bool buoyancy_unit(const Geo &g, int a) {
+    const GDesc vg = velocity_desc(g, a), sg = scalar_desc(g);
+    for (int b = 0; b < g.dim; b += 2)
+        for (int x = 0; x < vg.n[b]; x++) {
+            int i0, i1;
+            float w;
+            face_axis(vg, sg, b, x, &i0, &i1, &w);
+            if (w != 0.0f && w != 1.0f) return false;
+        }
+    return true;
+}
+
 cudaError_t launch_buoyancy(cu_sim *c, float dt) {
     const eddy_sim_def &d = c->s->def;
     const float alpha = d.buoyancy_density, beta = d.buoyancy_temperature, t_amb = d.ambient_temperature;
@@ -124,6 +223,16 @@ cudaError_t launch_buoyancy(cu_sim *c, float dt) {
         if (ga == 0.0f) continue;
         int fn[3];
         face_dims(c->g, a, fn);
+        if (c->buoy_unit[a] == 0) c->buoy_unit[a] = buoyancy_unit(c->g, a) ? 1 : -1;
+        if (c->buoy_unit[a] > 0) {
+            /* 2 faces per thread at 40 registers (6 blocks of 256 per SM): 76.6% / 94.1% of copy (2D, 3D) against
+             * 72.6% / 91.5% for 4 faces at 48 (cuda_notes 66) */
+            constexpr int RU = 2, MINBU = 6;
+            const dim3 grid((unsigned)((fn[0] + BX - 1) / BX), (unsigned)((fn[1] + BY * RU - 1) / (BY * RU)), (unsigned)fn[2]);
+            k_buoyancy_unit<RU, MINBU><<<grid, tile_block(), 0, c->stream>>>(c->g, a, dt, ga, alpha, beta, t_amb, c->vel[a],
+                                                                            c->dye[0], c->dye[1], c->dye[2], c->temp, flags_for(c));
+            continue;
+        }
         const int R = c->g.dim == 3 ? R3 : R2;
         const dim3 grid((unsigned)((fn[0] + BX - 1) / BX), (unsigned)((fn[1] + BY * R - 1) / (BY * R)), (unsigned)fn[2]);
         if (c->g.dim == 3)
@@ -136,162 +245,116 @@ cudaError_t launch_buoyancy(cu_sim *c, float dt) {
     return cudaGetLastError();
 }
 
-/* ------------------------------------------------------------------ vorticity confinement */
-__device__ inline int nbr(const Geo &g, int b, int x, int d) {
-    x += d;
-    return g.periodic[b] ? wrapi(x, g.n[b]) : clampi(x, 0, g.n[b] - 1);
-}
-/* vorticity.c ddx: central difference of cell array f along b, one-sided at a clamped wall */
-/* x / ((float)span * h): a multiply by the reciprocal where that is exact (h a power of two: the same bits, as the
- * CPU's sweep does), a division otherwise */
-struct Spans {
-    float den[3], rcp[3];
-};
-template <bool MUL>
-__device__ inline float quot(float x, const Spans &sp, int span) { return MUL ? x * sp.rcp[span] : x / sp.den[span]; }
-template <bool MUL>
-__device__ inline float ddx(const Geo &g, const Spans &sp, const float *__restrict__ f, int b, int i, int j, int k) {
-    if (b >= g.dim) return 0.0f;
-    int c[3] = {i, j, k}, lo[3] = {i, j, k}, hi[3] = {i, j, k};
-    lo[b] = nbr(g, b, c[b], -1);
-    hi[b] = nbr(g, b, c[b], +1);
-    int span = g.periodic[b] ? 2 : hi[b] - lo[b];
-    if (span == 0) return 0.0f;
-    return quot<MUL>(f[idx3(g.n, hi[0], hi[1], hi[2])] - f[idx3(g.n, lo[0], lo[1], lo[2])], sp, span);
-}
-
-/* The CPU runs four passes (cell velocity, curl, cell force, face average) through five cell arrays; here three
- * kernels do the same arithmetic: the curl reads the cell velocities off the faces, the cell force is computed
- * once per cell from |curl| around it, and each face averages its two cells' forces. */
-struct Curl {
-    float *om[3], *mag; /* om[0], om[1] unused (zero) in 2D */
-};
-
-/* cell-centred velocity component a at (i,j,k): mean of its two faces (vorticity.c eddy__cell_velocity) */
-__device__ inline float ucell(const Geo &g, const Vel &v, int a, int i, int j, int k) {
-    if (a >= g.dim) return 0.0f;
-    int fn[3], hi[3] = {i, j, k};
-    face_dims(g, a, fn);
-    hi[a]++;
-    return 0.5f * (v.c[a][idx3(fn, i, j, k)] + v.c[a][idx3(fn, hi[0], hi[1], hi[2])]);
-}
-/* ddx of the cell velocity component a along b */
-template <bool MUL>
-__device__ inline float ddx_u(const Geo &g, const Spans &sp, const Vel &v, int a, int b, int i, int j, int k) {
-    if (b >= g.dim) return 0.0f;
-    int c[3] = {i, j, k}, lo[3] = {i, j, k}, hi[3] = {i, j, k};
-    lo[b] = nbr(g, b, c[b], -1);
-    hi[b] = nbr(g, b, c[b], +1);
-    int span = g.periodic[b] ? 2 : hi[b] - lo[b];
-    if (span == 0) return 0.0f;
-    return quot<MUL>(ucell(g, v, a, hi[0], hi[1], hi[2]) - ucell(g, v, a, lo[0], lo[1], lo[2]), sp, span);
-}
+/* ------------------------------------------------------------------ vorticity confinement
+ * One pass (vort_tile.cuh): in 2D a warp per strip of columns and chunk of rows, in 3D a block per tile and chunk
+ * of z-planes; the new faces go into vel_tmp, then the arrays swap (the advection swaps them too: nothing holds
+ * the velocity pointers across stages, and the solver's CUDA graphs do not read the velocity). */
+constexpr int VW_COLS = 2;  /* 2D: columns per lane (58 written per warp) */
+constexpr int VW_WARPS = 4; /* 2D: warps per block */
+constexpr int VT3_TX = 32, VT3_TY = 16; /* 3D tile: 38 x 22, 36 x 20, 34 x 18 per plane; 62.5 KB of rings */
 
 template <bool MUL>
-__global__ void k_curl(Geo g, Spans sp, Vel v, Curl cs) {
-    ECU_IJK(g.n[0], g.n[1]);
-    if (!inside_) return;
-    const unsigned c = idx3(g.n, i, j, k);
-    float wx = 0, wy = 0, wz = ddx_u<MUL>(g, sp, v, 1, 0, i, j, k) - ddx_u<MUL>(g, sp, v, 0, 1, i, j, k);
-    if (g.dim == 3) {
-        wx = ddx_u<MUL>(g, sp, v, 2, 1, i, j, k) - ddx_u<MUL>(g, sp, v, 1, 2, i, j, k);
-        wy = ddx_u<MUL>(g, sp, v, 0, 2, i, j, k) - ddx_u<MUL>(g, sp, v, 2, 0, i, j, k);
-        cs.om[0][c] = wx;
-        cs.om[1][c] = wy;
+__global__ void __launch_bounds__(32 * VW_WARPS) k_vort2w(VortArgs A, int strips, int ky, int warps) {
+    const int w = (int)(blockIdx.x * VW_WARPS + threadIdx.x / 32);
+    if (w >= warps) return;
+    vort2_warp<VW_COLS, MUL, float, int, bool>(A, w % strips, w / strips, ky);
+}
+/* 2 blocks per SM: the loops over a thread's positions unrolled (its loads in flight together) take ~120
+ * registers; capped at 3 blocks (80) they spill */
+template <bool MUL>
+__global__ void __launch_bounds__(VT_THREADS, 2) k_vort3(VortArgs A) {
+    extern __shared__ float vt_sm[];
+    vort3_tile<VT3_TX, VT3_TY, MUL>(A, (int)blockIdx.x, (int)blockIdx.y, (int)blockIdx.z, vt_sm, VtDevicePar());
+}
+
+/* 3D: planes per block. The tiles of a plane times the chunks of z are the blocks; a chunk recomputes ~4 planes
+ * of the lower levels at its ends. The count that minimises (waves of resident blocks) x (planes per chunk + 4),
+ * with chunks of at least 8 planes (small grids: a few blocks, each marching). */
+static int vort_chunk(int tiles, int nz, int slots) {
+    int best = nz;
+    double best_cost = 1e300;
+    for (int ch = 1; ch <= 64 && ch <= nz; ch++) {
+        const int kz = (nz + ch - 1) / ch, chunks = (nz + kz - 1) / kz;
+        if (kz < 8 && ch > 1) break;
+        const double waves = (double)(((long long)tiles * chunks + slots - 1) / slots);
+        const double cost = waves * (kz + 4);
+        if (cost < best_cost - 1e-9) {
+            best_cost = cost;
+            best = kz;
+        }
     }
-    cs.om[2][c] = wz;
-    cs.mag[c] = sqrtf(wx * wx + wy * wy + wz * wz);
+    return best;
 }
 
-/* the confinement force at cell (i,j,k), every component (vorticity.c, the cell-force loop) */
+/* the warps (2D) or blocks (3D) resident on the device, and the 3D kernel's shared memory above the default
+ * 48 KB: once per simulation and kernel */
+template <class K>
+static cudaError_t vort_setup(cu_sim *c, K kernel, int threads, size_t bytes, int per_block, int *slots) {
+    cudaError_t e = bytes ? cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes) : cudaSuccess;
+    int per_sm = 0, sms = 0;
+    if (e == cudaSuccess) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, bytes);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, c->device);
+    *slots = per_sm * sms * per_block > 0 ? per_sm * sms * per_block : 1;
+    return e;
+}
+
+/* 2D: rows per chunk such that the strips times the chunks fill the resident warps once, chunks of 16 rows or
+ * more (a chunk recomputes ~3 rows of the lower levels at its ends) */
 template <bool MUL>
-__device__ inline void force_at(const Geo &g, const Spans &sp, const Curl &cs, const uint8_t *__restrict__ solid, float scale, int i,
-                                int j, int k, float f[3]) {
-    const unsigned c = idx3(g.n, i, j, k);
-    float gx = ddx<MUL>(g, sp, cs.mag, 0, i, j, k), gy = ddx<MUL>(g, sp, cs.mag, 1, i, j, k), gz = ddx<MUL>(g, sp, cs.mag, 2, i, j, k);
-    float len = sqrtf(gx * gx + gy * gy + gz * gz);
-    if (!(len > 1e-20f && !solid[c])) {
-        f[0] = f[1] = f[2] = 0.0f;
-        return;
-    }
-    float nx = gx / len, ny = gy / len, nz = gz / len;
-    float o0 = g.dim == 3 ? cs.om[0][c] : 0.0f, o1 = g.dim == 3 ? cs.om[1][c] : 0.0f, o2 = cs.om[2][c];
-    f[0] = scale * (ny * o2 - nz * o1);
-    f[1] = scale * (nz * o0 - nx * o2);
-    f[2] = scale * (nx * o1 - ny * o0);
+static cudaError_t launch_vort2(cu_sim *c, const VortArgs &A, int *slots) {
+    cudaError_t e = *slots ? cudaSuccess : vort_setup(c, k_vort2w<MUL>, 32 * VW_WARPS, 0, VW_WARPS, slots);
+    if (e != cudaSuccess) return e;
+    const int strips = (A.n[0] + vw_out<VW_COLS>() - 1) / vw_out<VW_COLS>();
+    const int chunks = vt_max(1, vt_min(A.n[1] / 16, *slots / strips));
+    const int ky = (A.n[1] + chunks - 1) / chunks, warps = strips * ((A.n[1] + ky - 1) / ky);
+    k_vort2w<MUL><<<(unsigned)((warps + VW_WARPS - 1) / VW_WARPS), 32 * VW_WARPS, 0, c->stream>>>(A, strips, ky, warps);
+    return cudaSuccess;
 }
-
-/* the cell force, once per cell (it was computed twice per face: normalised gradients, sqrt and divisions made
- * the face kernels instruction-bound at ~10% of copy bandwidth) */
-struct CellForce {
-    float *f[3];
-};
 template <bool MUL>
-__global__ void k_vort_force(Geo g, Spans sp, Curl cs, const uint8_t *__restrict__ solid, float scale, CellForce cf) {
-    ECU_IJK(g.n[0], g.n[1]);
-    if (!inside_) return;
-    float f[3];
-    force_at<MUL>(g, sp, cs, solid, scale, i, j, k, f);
-    const unsigned c = idx3(g.n, i, j, k);
-    cf.f[0][c] = f[0];
-    cf.f[1][c] = f[1];
-    if (g.dim == 3) cf.f[2][c] = f[2];
-}
-
-/* face = mean of its two cells' forces (the same float operations as before: the same bits) */
-__global__ void k_vort_apply(Geo g, int a, float dt, float *__restrict__ v, const float *__restrict__ fa_cell, Flags fl) {
-    int fn[3];
-    face_dims(g, a, fn);
-    ECU_IJK(fn[0], fn[1]);
-    if (!inside_) return;
-    int c[3] = {i, j, k}, lo[3] = {i, j, k}, hi[3] = {i, j, k};
-    int n = g.n[a];
-    if (g.periodic[a]) {
-        lo[a] = wrapi(c[a] - 1, n);
-        hi[a] = wrapi(c[a], n);
-    } else {
-        lo[a] = clampi(c[a] - 1, 0, n - 1);
-        hi[a] = clampi(c[a], 0, n - 1);
-    }
-    float fa = 0.5f * (fa_cell[idx3(g.n, lo[0], lo[1], lo[2])] + fa_cell[idx3(g.n, hi[0], hi[1], hi[2])]);
-    const unsigned q = idx3(fn, i, j, k);
-    float nv = v[q] + dt * fa;
-    v[q] = nv;
-    flag_if_bad(fl, nv, EDDY_FIELD_U + a);
+static cudaError_t launch_vort3(cu_sim *c, VortArgs A, int *slots) {
+    const size_t bytes = vt3_floats<VT3_TX, VT3_TY>() * sizeof(float);
+    cudaError_t e = *slots ? cudaSuccess : vort_setup(c, k_vort3<MUL>, VT_THREADS, bytes, 1, slots);
+    if (e != cudaSuccess) return e;
+    const int tx = (A.n[0] + VT3_TX - 1) / VT3_TX, ty = (A.n[1] + VT3_TY - 1) / VT3_TY;
+    A.kz = vort_chunk(tx * ty, A.n[2], *slots);
+    const dim3 grid((unsigned)tx, (unsigned)ty, (unsigned)((A.n[2] + A.kz - 1) / A.kz));
+    k_vort3<MUL><<<grid, VT_THREADS, bytes, c->stream>>>(A);
+    return cudaSuccess;
 }
 
 cudaError_t launch_vorticity(cu_sim *c, float dt) {
     const float eps = c->s->def.vorticity;
     if (eps == 0.0f) return cudaSuccess;
     const Geo &g = c->g;
-    Curl cs;
-    CellForce cf;
-    size_t N = c->ncells;
-    for (int a = 0; a < 3; a++) cs.om[a] = c->cell + a * N;
-    cs.mag = c->cell + 3 * N;
-    for (int a = 0; a < 3; a++) cf.f[a] = c->cell + (4 + a) * N;
-    Spans sp;
-    sp.den[0] = sp.rcp[0] = 0.0f; /* spans are 1 or 2 (n >= 3) */
+    VortArgs A;
     bool mul = true;
+    A.den[0] = A.rcp[0] = 0.0f; /* spans are 1 or 2 (n >= 3) */
     for (int span = 1; span <= 2; span++) {
-        int e;
-        sp.den[span] = (float)span * g.h;
-        sp.rcp[span] = 1.0f / sp.den[span];
-        mul = mul && frexpf(sp.den[span], &e) == 0.5f && isnormal(sp.den[span]) && isnormal(sp.rcp[span]);
+        int ex;
+        A.den[span] = (float)span * g.h;
+        A.rcp[span] = 1.0f / A.den[span];
+        mul = mul && frexpf(A.den[span], &ex) == 0.5f && isnormal(A.den[span]) && isnormal(A.rcp[span]);
     }
-    const dim3 gc = tiles(g.n[0], g.n[1], g.n[2]);
-    if (mul) {
-        k_curl<true><<<gc, tile_block(), 0, c->stream>>>(g, sp, vel_of(c), cs);
-        k_vort_force<true><<<gc, tile_block(), 0, c->stream>>>(g, sp, cs, c->solid, eps * g.h, cf);
-    } else {
-        k_curl<false><<<gc, tile_block(), 0, c->stream>>>(g, sp, vel_of(c), cs);
-        k_vort_force<false><<<gc, tile_block(), 0, c->stream>>>(g, sp, cs, c->solid, eps * g.h, cf);
+    for (int a = 0; a < 3; a++) {
+        A.n[a] = g.n[a];
+        A.periodic[a] = g.periodic[a];
+        A.v[a] = c->vel[a];
+        A.out[a] = c->vel_tmp[a];
     }
-    /* every component reads the start-of-stage velocity of none but itself: the faces may update in turn */
+    A.scale = eps * g.h;
+    A.dt = dt;
+    A.solid = c->solid;
+    A.flag = flags_for(c).word;
+    A.kz = 0;
+    int *slots = &c->vort_slots[mul ? 1 : 0];
+    cudaError_t e;
+    if (g.dim == 2) e = mul ? launch_vort2<true>(c, A, slots) : launch_vort2<false>(c, A, slots);
+    else e = mul ? launch_vort3<true>(c, A, slots) : launch_vort3<false>(c, A, slots);
+    if (e != cudaSuccess) return e;
     for (int a = 0; a < g.dim; a++) {
-        int fn[3];
-        face_dims(g, a, fn);
-        k_vort_apply<<<tiles(fn[0], fn[1], fn[2]), tile_block(), 0, c->stream>>>(g, a, dt, c->vel[a], cf.f[a], flags_for(c));
+        float *t = c->vel[a];
+        c->vel[a] = c->vel_tmp[a];
+        c->vel_tmp[a] = t;
     }
     return cudaGetLastError();
 }

@@ -298,11 +298,25 @@ __global__ void k_half_sweep(LevA L, float *__restrict__ x, const float *__restr
 /* RES == 2 (cuda_notes 49, 2D): the residual on the tile and one halo layer into shared memory (halo 5), and its
  * restriction to the coarse cells under the tile into pa.cb with d_restrict's operations (the fine level addressed
  * in the shared array); the residual is not written to device memory and no k_restrict pass follows. */
+template <bool B>
+struct BoolC {
+    static constexpr bool value = B;
+};
+/* Blocks of 256 per SM that ptxas must fit (the register bound, cuda_notes 62): the 2D pre-smoothing pass with the
+ * restriction (RES == 2) 6 (40 registers instead of 48, no spill; 8 spills), the 2D post-smoothing pass (NS == 2) 8
+ * (32 registers: item 61's loops had taken it to 40); 0: ptxas's own choice (the other passes). */
+#ifndef SWEEP_MINB_RES2
+#define SWEEP_MINB_RES2 6
+#endif
+#ifndef SWEEP_MINB_POST
+#define SWEEP_MINB_POST 8
+#endif
+#define SWEEP_MINB(RES, NS) ((RES) == 2 ? SWEEP_MINB_RES2 : (NS) == 2 ? SWEEP_MINB_POST : 0)
 template <int DIM, int TX, int TY, int TZ, bool PRO, bool DOT, int Z, int NS = 1, int RES = 0>
-__global__ void __launch_bounds__(256) k_sweep_tile(LevA L, const float *__restrict__ x, float *__restrict__ xout,
-                                                    const float *__restrict__ b, int c1, const int *active,
-                                                    ProlongArgs pa, double *partials, float *__restrict__ rs,
-                                                    const float *mean, float *__restrict__ rout) {
+__global__ void __launch_bounds__(256, SWEEP_MINB(RES, NS))
+    k_sweep_tile(LevA L, const float *__restrict__ x, float *__restrict__ xout, const float *__restrict__ b, int c1,
+                 const int *active, ProlongArgs pa, double *partials, float *__restrict__ rs, const float *mean,
+                 float *__restrict__ rout) {
     ECU_ACTIVE_OR_RETURN(active);
     const float shift = Z == 2 ? -*mean : 0.0f;
     /* b at padded index q (ghosts: r = 0, inv_diag = 0; inv_diag > 0 exactly where diag > 0) */
@@ -325,107 +339,162 @@ __global__ void __launch_bounds__(256) k_sweep_tile(LevA L, const float *__restr
     const float *__restrict__ inv_diag = L.inv_diag;
     const int tid = (int)(threadIdx.x + blockDim.x * threadIdx.y), nt = (int)(blockDim.x * blockDim.y);
     const int x0 = (int)blockIdx.x * TX - H, y0 = (int)blockIdx.y * TY - H, z0 = DIM == 3 ? (int)blockIdx.z * TZ - H : 0;
-    for (int q = tid; q < S; q += nt) {
-        const int lx = q % SX, ly = (q / SX) % SY, lz = q / SSZ;
-        const int gx = x0 + lx, gy = y0 + ly, gz = z0 + lz;
-        const bool in = gx >= -1 && gx <= L.n[0] && gy >= -1 && gy <= L.n[1] && (DIM == 2 || (gz >= -1 && gz <= L.n[2]));
-        float xv = 0.0f;
-        if (in) {
-            const int e = cell_at(L, gx, gy, DIM == 3 ? gz : 0);
-            const bool interior = gx >= 0 && gx < L.n[0] && gy >= 0 && gy < L.n[1] && (DIM == 2 || (gz >= 0 && gz < L.n[2]));
-            if (Z && interior) {
-                /* red from zero (k_first_sweep's b / diag); black is computed by the first half sweep below */
-                xv = ((gx + gy + gz) & 1) == 0 ? 1.0f * (BV(e) * inv_diag[e]) : 0.0f;
-            } else {
-                xv = x[e];
-            }
-            if (PRO && gx >= 0 && gx < L.n[0] && gy >= 0 && gy < L.n[1] && (DIM == 2 || (gz >= 0 && gz < L.n[2])))
-                xv = xv + L.inv_weight[e] * d_prolong_value(L, pa.C, pa.ax0, pa.ax1, pa.ax2, pa.xc, gx, gy, DIM == 3 ? gz : 0);
-        }
-        xs[q] = xv;
-    }
-    __syncthreads();
-#define NBS(q) (DIM == 3 ? L.w[0] * (xs[(q) - 1] + xs[(q) + 1]) + L.w[1] * (xs[(q) - SSY] + xs[(q) + SSY]) + \
-                               L.w[2] * (xs[(q) - SSZ] + xs[(q) + SSZ])                                \
-                         : L.w[0] * (xs[(q) - 1] + xs[(q) + 1]) + L.w[1] * (xs[(q) - SSY] + xs[(q) + SSY]))
-    /* the half sweeps in shared memory, h on the tile and M = H - 1 - h halo layers (real cells only): the first
-     * sweep's black half (Z), the half sweeps before the last, and with RES the last as well; a row of a region
-     * holds RX / 2 cells of the colour; x0 + H is even, so the cell at region column lx has the parity of lx + M */
-#pragma unroll
-    for (int h = 0; h < 2 * NS - 1 + (RES ? 1 : 0) + ZE; h++) {
-        const int M = H - 1 - h, RX = TX + 2 * M, RY = TY + 2 * M, RZ = DIM == 3 ? TZ + 2 * M : 1;
-        const int R = RX * RY * RZ, p = c1 ^ ((h + ZE) & 1), o = H - M;
+    /* the pass's body for blocks whose staged region lies inside the level (INNER: no bounds tests; cuda_notes 61)
+     * and for the others; the same cells and operations in both */
+    auto body = [&](auto inner_c) -> double {
+        constexpr bool INNER = decltype(inner_c)::value;
         if constexpr (DIM == 2) {
-            /* 2D (cuda_notes 54): a thread keeps its column m of the colour and steps rows, so the region's index
-             * divisions are done once per half sweep instead of once per cell (256 threads: launch_sweep's block) */
-            constexpr int NT = 256;
-            const int COLS = RX / 2, RPP = NT / COLS, m = tid % COLS;
-            for (int ly = tid / COLS; ly < RY && tid < RPP * COLS; ly += RPP) {
-                const int gy = y0 + o + ly;
-                const int lx = 2 * m + ((gy + p + M) & 1);
-                const int gx = x0 + o + lx;
-                if (gx < 0 || gx >= L.n[0] || gy < 0 || gy >= L.n[1]) continue;
-                const int e = cell_at(L, gx, gy, 0);
-                const int s = (lx + o) + SSY * (ly + o);
-                xs[s] = (BV(e) + NBS(s)) * inv_diag[e];
+            /* 2D: the thread's position in the region advanced by 256 (launch_sweep's block) without divisions */
+            constexpr int NT = 256, DX = NT % SX, DY = NT / SX;
+            int lx = tid % SX, ly = tid / SX;
+            for (int q = tid; q < S; q += NT) {
+                const int gx = x0 + lx, gy = y0 + ly;
+                float xv = 0.0f;
+                if (INNER || (gx >= -1 && gx <= L.n[0] && gy >= -1 && gy <= L.n[1])) {
+                    const int e = cell_at(L, gx, gy, 0);
+                    const bool interior = INNER || (gx >= 0 && gx < L.n[0] && gy >= 0 && gy < L.n[1]);
+                    if (Z && interior) {
+                        xv = ((gx + gy) & 1) == 0 ? 1.0f * (BV(e) * inv_diag[e]) : 0.0f;
+                    } else {
+                        xv = x[e];
+                    }
+                    if (PRO && interior)
+                        xv = xv + L.inv_weight[e] * d_prolong_value(L, pa.C, pa.ax0, pa.ax1, pa.ax2, pa.xc, gx, gy, 0);
+                }
+                xs[q] = xv;
+                lx += DX;
+                ly += DY;
+                if (lx >= SX) {
+                    lx -= SX;
+                    ly++;
+                }
             }
         } else {
-        for (int q = tid; q < R / 2; q += nt) {
-            const int row = q / (RX / 2), m = q % (RX / 2);
-            const int ly = row % RY, lz = row / RY;
-            const int gy = y0 + o + ly, gz = DIM == 3 ? z0 + o + lz : 0;
-            const int lx = 2 * m + ((gy + gz + p + M) & 1);
-            const int gx = x0 + o + lx;
-            if (gx < 0 || gx >= L.n[0] || gy < 0 || gy >= L.n[1] || (DIM == 3 && (gz < 0 || gz >= L.n[2]))) continue;
-            const int e = cell_at(L, gx, gy, gz);
-            const int s = (lx + o) + SSY * (ly + o) + SSZ * (DIM == 3 ? lz + o : 0);
-            xs[s] = (BV(e) + NBS(s)) * inv_diag[e];
+        for (int q = tid; q < S; q += nt) {
+            const int lx = q % SX, ly = (q / SX) % SY, lz = q / SSZ;
+            const int gx = x0 + lx, gy = y0 + ly, gz = z0 + lz;
+            const bool in = gx >= -1 && gx <= L.n[0] && gy >= -1 && gy <= L.n[1] && (DIM == 2 || (gz >= -1 && gz <= L.n[2]));
+            float xv = 0.0f;
+            if (in) {
+                const int e = cell_at(L, gx, gy, DIM == 3 ? gz : 0);
+                const bool interior = gx >= 0 && gx < L.n[0] && gy >= 0 && gy < L.n[1] && (DIM == 2 || (gz >= 0 && gz < L.n[2]));
+                if (Z && interior) {
+                    /* red from zero (k_first_sweep's b / diag); black is computed by the first half sweep below */
+                    xv = ((gx + gy + gz) & 1) == 0 ? 1.0f * (BV(e) * inv_diag[e]) : 0.0f;
+                } else {
+                    xv = x[e];
+                }
+                if (PRO && gx >= 0 && gx < L.n[0] && gy >= 0 && gy < L.n[1] && (DIM == 2 || (gz >= 0 && gz < L.n[2])))
+                    xv = xv + L.inv_weight[e] * d_prolong_value(L, pa.C, pa.ax0, pa.ax1, pa.ax2, pa.xc, gx, gy, DIM == 3 ? gz : 0);
+            }
+            xs[q] = xv;
         }
         }
+        /* (the braces of this else matter: nvcc 13.0 dropped this barrier after a braceless `else for` of a discarded
+         * `if constexpr` branch inside the generic lambda, cuda_notes 62) */
         __syncthreads();
-    }
-    /* second colour on the tile, then the tile back to device memory */
-    double acc = 0.0;
-    {
-        constexpr int T = TX * TY * (DIM == 3 ? TZ : 1);
-        for (int q = tid; q < T; q += nt) {
-            const int lx = q % TX, ly = (q / TX) % TY, lz = DIM == 3 ? q / (TX * TY) : 0;
-            const int gx = x0 + H + lx, gy = y0 + H + ly, gz = DIM == 3 ? z0 + H + lz : 0;
-            if (gx >= L.n[0] || gy >= L.n[1] || (DIM == 3 && gz >= L.n[2])) continue;
-            const int s = (lx + H) + SSY * (ly + H) + SSZ * (DIM == 3 ? lz + H : 0);
-            const int e = cell_at(L, gx, gy, gz);
-            float v = xs[s];
-            const bool second = ((gx + gy + gz + c1) & 1) != 0; /* the last half sweep's colour (2 NS - 1 odd) */
-            const float be = DOT || second || Z == 2 || RES ? BV(e) : 0.0f;
-            if (second && !RES) v = (be + NBS(s)) * inv_diag[e];
-            xout[e] = v;
-            if (RES == 1) rout[e] = (be - (L.diag[e] * v - NBS(s))) * L.inv_weight[e];
-            if (Z == 2) rs[e] = be;
-            if (DOT) acc += (double)be * (double)v;
+#define NBS(q) (DIM == 3 ? L.w[0] * (xs[(q) - 1] + xs[(q) + 1]) + L.w[1] * (xs[(q) - SSY] + xs[(q) + SSY]) + \
+                                   L.w[2] * (xs[(q) - SSZ] + xs[(q) + SSZ])                                \
+                             : L.w[0] * (xs[(q) - 1] + xs[(q) + 1]) + L.w[1] * (xs[(q) - SSY] + xs[(q) + SSY]))
+        /* the half sweeps in shared memory, h on the tile and M = H - 1 - h halo layers (real cells only): the first
+         * sweep's black half (Z), the half sweeps before the last, and with RES the last as well; a row of a region
+         * holds RX / 2 cells of the colour; x0 + H is even, so the cell at region column lx has the parity of lx + M */
+#pragma unroll
+        for (int h = 0; h < 2 * NS - 1 + (RES ? 1 : 0) + ZE; h++) {
+            const int M = H - 1 - h, RX = TX + 2 * M, RY = TY + 2 * M, RZ = DIM == 3 ? TZ + 2 * M : 1;
+            const int R = RX * RY * RZ, p = c1 ^ ((h + ZE) & 1), o = H - M;
+            (void)R; /* 3D only */
+            if constexpr (DIM == 2) {
+                /* 2D (cuda_notes 54): a thread keeps its column m of the colour and steps rows, so the region's index
+                 * divisions are done once per half sweep instead of once per cell (256 threads: launch_sweep's block) */
+                constexpr int NT = 256;
+                const int COLS = RX / 2, RPP = NT / COLS, m = tid % COLS;
+                for (int ly = tid / COLS; ly < RY && tid < RPP * COLS; ly += RPP) {
+                    const int gy = y0 + o + ly;
+                    const int lx = 2 * m + ((gy + p + M) & 1);
+                    const int gx = x0 + o + lx;
+                    if (!INNER && (gx < 0 || gx >= L.n[0] || gy < 0 || gy >= L.n[1])) continue;
+                    const int e = cell_at(L, gx, gy, 0);
+                    const int s = (lx + o) + SSY * (ly + o);
+                    xs[s] = (BV(e) + NBS(s)) * inv_diag[e];
+                }
+            } else {
+            for (int q = tid; q < R / 2; q += nt) {
+                const int row = q / (RX / 2), m = q % (RX / 2);
+                const int ly = row % RY, lz = row / RY;
+                const int gy = y0 + o + ly, gz = DIM == 3 ? z0 + o + lz : 0;
+                const int lx = 2 * m + ((gy + gz + p + M) & 1);
+                const int gx = x0 + o + lx;
+                if (gx < 0 || gx >= L.n[0] || gy < 0 || gy >= L.n[1] || (DIM == 3 && (gz < 0 || gz >= L.n[2]))) continue;
+                const int e = cell_at(L, gx, gy, gz);
+                const int s = (lx + o) + SSY * (ly + o) + SSZ * (DIM == 3 ? lz + o : 0);
+                xs[s] = (BV(e) + NBS(s)) * inv_diag[e];
+            }
+            }
+            __syncthreads();
         }
-    }
-    if (RES == 2) {
-        /* the residual on the tile and one layer (cells of the level only; the restriction reads no other) */
-        for (int q = tid; q < RSX * RSY; q += nt) {
-            const int lx = q % RSX, ly = q / RSX;
-            const int gx = x0 + H - 1 + lx, gy = y0 + H - 1 + ly;
-            if (gx < 0 || gx >= L.n[0] || gy < 0 || gy >= L.n[1]) continue;
-            const int s = (lx + H - 1) + SSY * (ly + H - 1);
-            const int e = cell_at(L, gx, gy, 0);
-            rsm[q] = (BV(e) - (L.diag[e] * xs[s] - NBS(s))) * L.inv_weight[e];
+        /* second colour on the tile, then the tile back to device memory */
+        double acc = 0.0;
+        {
+            constexpr int T = TX * TY * (DIM == 3 ? TZ : 1);
+            /* 2D: a thread keeps its column (256 is a multiple of TX: q = tid + 256 k is column tid % TX, rows
+             * tid / TX + k 256 / TX, the cells and the order of the loop over q) */
+            constexpr int NT2 = DIM == 2 ? 256 : 1, RSTEP = DIM == 2 ? NT2 / TX : 1;
+            static_assert(DIM == 3 || NT2 % TX == 0, "2D tile width divides the block");
+            for (int q = tid, r2 = DIM == 2 ? tid / TX : 0; q < T; q += nt, r2 += RSTEP) {
+                const int lx = DIM == 2 ? tid % TX : q % TX, ly = DIM == 2 ? r2 : (q / TX) % TY, lz = DIM == 3 ? q / (TX * TY) : 0;
+                const int gx = x0 + H + lx, gy = y0 + H + ly, gz = DIM == 3 ? z0 + H + lz : 0;
+                if (!INNER && (gx >= L.n[0] || gy >= L.n[1] || (DIM == 3 && gz >= L.n[2]))) continue;
+                const int s = (lx + H) + SSY * (ly + H) + SSZ * (DIM == 3 ? lz + H : 0);
+                const int e = cell_at(L, gx, gy, gz);
+                float v = xs[s];
+                const bool second = ((gx + gy + gz + c1) & 1) != 0; /* the last half sweep's colour (2 NS - 1 odd) */
+                const float be = DOT || second || Z == 2 || RES ? BV(e) : 0.0f;
+                if (second && !RES) v = (be + NBS(s)) * inv_diag[e];
+                xout[e] = v;
+                if (RES == 1) rout[e] = (be - (L.diag[e] * v - NBS(s))) * L.inv_weight[e];
+                if (Z == 2) rs[e] = be;
+                if (DOT) acc += (double)be * (double)v;
+            }
         }
-        __syncthreads();
-        /* the fine level as d_restrict sees it: cell (i, j) at rsm[(i - fx0 + 1) + RSX (j - fy0 + 1)] */
-        const int fx0 = x0 + H, fy0 = y0 + H;
-        LevA F = L;
-        F.sy = RSX;
-        F.origin = 1 - fx0 + RSX * (1 - fy0);
-        const int cx0 = fx0 / 2, cy0 = fy0 / 2;
-        for (int q = tid; q < (TX / 2) * (TY / 2); q += nt) {
-            const int cx = cx0 + q % (TX / 2), cy = cy0 + q / (TX / 2);
-            if (cx >= pa.C.n[0] || cy >= pa.C.n[1]) continue;
-            d_restrict(F, pa.C, pa.ax0, pa.ax1, pa.ax2, rsm, pa.cb, cx, cy, 0);
+        if (RES == 2) {
+            /* the residual on the tile and one layer (cells of the level only; the restriction reads no other) */
+            constexpr int RDX = 256 % RSX, RDY = 256 / RSX;
+            int lx = tid % RSX, ly = tid / RSX;
+            for (int q = tid; q < RSX * RSY; q += 256) {
+                const int gx = x0 + H - 1 + lx, gy = y0 + H - 1 + ly;
+                const int s = (lx + H - 1) + SSY * (ly + H - 1);
+                lx += RDX;
+                ly += RDY;
+                if (lx >= RSX) {
+                    lx -= RSX;
+                    ly++;
+                }
+                if (!INNER && (gx < 0 || gx >= L.n[0] || gy < 0 || gy >= L.n[1])) continue;
+                const int e = cell_at(L, gx, gy, 0);
+                rsm[q] = (BV(e) - (L.diag[e] * xs[s] - NBS(s))) * L.inv_weight[e];
+            }
+            __syncthreads();
+            /* the fine level as d_restrict sees it: cell (i, j) at rsm[(i - fx0 + 1) + RSX (j - fy0 + 1)] */
+            const int fx0 = x0 + H, fy0 = y0 + H;
+            LevA F = L;
+            F.sy = RSX;
+            F.origin = 1 - fx0 + RSX * (1 - fy0);
+            const int cx0 = fx0 / 2, cy0 = fy0 / 2;
+            for (int q = tid; q < (TX / 2) * (TY / 2); q += nt) {
+                const int cx = cx0 + q % (TX / 2), cy = cy0 + q / (TX / 2);
+                if (cx >= pa.C.n[0] || cy >= pa.C.n[1]) continue;
+                d_restrict(F, pa.C, pa.ax0, pa.ax1, pa.ax2, rsm, pa.cb, cx, cy, 0);
+            }
         }
+        return acc;
+    };
+    double acc;
+    if constexpr (DIM == 2) {
+        const bool inner = x0 >= 0 && y0 >= 0 && x0 + SX <= L.n[0] && y0 + SY <= L.n[1];
+        acc = inner ? body(BoolC<true>{}) : body(BoolC<false>{});
+    } else {
+        acc = body(BoolC<false>{});
     }
 #undef NBS
 #undef BV
@@ -1529,8 +1598,17 @@ static void remove_mean0(cu_sim *c, float *v, bool summed = false, double *dot =
  * the H100: 2D 2048^2 level 0 65 us against 27 (k_prolong) + 47 (sweep); in 3D the trilinear prolongation of the
  * 2-cell halo (1.9x the tile) made it 582 us against 120 + 261, so 3D keeps the separate k_prolong pass.
  * dot: the blocks' partials of b.xout, one per block of sweep_grid. */
+#ifndef SMALL_TILE_CELLS
 #define SMALL_TILE_CELLS 262144
+#endif
 static bool small_tile(const LevA &L) { return (long long)L.n[0] * L.n[1] * L.n[2] <= SMALL_TILE_CELLS; }
+/* 2D levels of at most TINY_TILE_CELLS cells (256^2 .. 128^2 at 2048^2): tiles of 32 x 8 (cuda_notes 63: more blocks on
+ * these latency-bound levels; measured on the H100, 2D 2048^2 project 1.713 / 1.705 -> 1.689 / 1.689 ms; up to 512^2:
+ * 1.701 / 1.706) */
+#ifndef TINY_TILE_CELLS
+#define TINY_TILE_CELLS 65536
+#endif
+static bool tiny_tile(const LevA &L) { return L.dim == 2 && (long long)L.n[0] * L.n[1] <= TINY_TILE_CELLS; }
 template <int DIM, int TX, int TY, int TZ>
 static dim3 tile_grid(const LevA &L) {
     return dim3((unsigned)((L.n[0] + TX - 1) / TX), (unsigned)((L.n[1] + TY - 1) / TY), (unsigned)((L.n[2] + TZ - 1) / TZ));
@@ -1572,6 +1650,7 @@ static void launch_sweep(cu_sim *c, const LevA &L, const float *x, float *xout, 
     else k_sweep_tile<DIM, TX, TY, TZ, false, false, 0><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean, rout);
 }
 static dim3 sweep_grid(const LevA &L) {
+    if (tiny_tile(L)) return tile_grid<2, 32, 8, 1>(L);
     if (L.dim == 2) return small_tile(L) ? tile_grid<2, 32, 16, 1>(L) : tile_grid<2, 64, 32, 1>(L);
     return small_tile(L) ? tile_grid<3, 32, 8, 4>(L) : tile_grid<3, 32, 8, 8>(L);
 }
@@ -1582,7 +1661,8 @@ static void full_sweep(cu_sim *c, const LevA &L, const float *x, float *xout, co
     if (pro) pa = *pro;
     if (rst) pa = *rst;
     const bool sm = small_tile(L), p = pro != nullptr && L.dim == 2;
-    if (L.dim == 2 && sm) launch_sweep<2, 32, 16, 1>(c, L, x, xout, b, c1, active, pa, p, dot, zero, rs, mean, ns, rout);
+    if (tiny_tile(L)) launch_sweep<2, 32, 8, 1>(c, L, x, xout, b, c1, active, pa, p, dot, zero, rs, mean, ns, rout);
+    else if (L.dim == 2 && sm) launch_sweep<2, 32, 16, 1>(c, L, x, xout, b, c1, active, pa, p, dot, zero, rs, mean, ns, rout);
     else if (L.dim == 2) launch_sweep<2, 64, 32, 1>(c, L, x, xout, b, c1, active, pa, p, dot, zero, rs, mean, ns, rout);
     else if (sm) launch_sweep<3, 32, 8, 4>(c, L, x, xout, b, c1, active, pa, false, dot, zero, rs, mean, 1, nullptr);
     else launch_sweep<3, 32, 8, 8>(c, L, x, xout, b, c1, active, pa, false, dot, zero, rs, mean, 1, nullptr);

@@ -1,0 +1,187 @@
+/* Host emulation of the vorticity confinement kernels (src/cuda/vort_tile.cuh) against the CPU's
+ * eddy__apply_vorticity, bit for bit, without a GPU (cuda_notes 65): the 3D tiles run phase by phase for every
+ * thread of a block (the barrier between phases), the 2D warp kernel on 32-lane arrays (a shuffle is an array
+ * shift), for 1, 2 and 4 columns per lane, on grids with walls, periodic axes, partial tiles and strips, 3 x 3,
+ * and chunks of 1 to 53 rows / planes. Not built by CMake; with a CPU build of the library in build/:
+ *   nvcc -std=c++17 -ccbin clang++ -O2 --fmad=false -Xcompiler -ffp-contract=off -Isrc/cuda -Isrc -Iinclude \
+ *     bench/cuda/vort_emulate.cu build/src/libeddy.a -lgomp -o /tmp/vort_emulate && /tmp/vort_emulate
+ * prints one line per grid and "all bitwise equal". (Built with g++ 12 at -O2 the 4-column runs differ from the
+ * CPU, at -O0 / -O1, with -fno-inline or with clang they do not: not understood; the device code is not built by
+ * g++.) */
+#include "vort_tile.cuh"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <vector>
+#include <type_traits>
+extern "C" {
+#include "sim_internal.h"
+}
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+namespace ecu {
+struct WB { bool v[32]; WB() {} explicit WB(bool b) { for (int i = 0; i < 32; i++) v[i] = b; } };
+struct WI { int v[32]; WI() {} explicit WI(int b) { for (int i = 0; i < 32; i++) v[i] = b; } };
+struct WF { float v[32]; WF() {} explicit WF(float b) { for (int i = 0; i < 32; i++) v[i] = b; } };
+#define EW(T, S, R, op) \
+  inline R operator op(const T &a, const T &b) { R r; for (int i = 0; i < 32; i++) r.v[i] = a.v[i] op b.v[i]; return r; } \
+  inline R operator op(const T &a, S b) { R r; for (int i = 0; i < 32; i++) r.v[i] = a.v[i] op b; return r; } \
+  inline R operator op(S a, const T &b) { R r; for (int i = 0; i < 32; i++) r.v[i] = a op b.v[i]; return r; }
+EW(WF, float, WF, +) EW(WF, float, WF, -) EW(WF, float, WF, *) EW(WF, float, WF, /)
+EW(WF, float, WB, >) EW(WF, float, WB, <) EW(WF, float, WB, ==)
+EW(WI, int, WI, +) EW(WI, int, WI, -) EW(WI, int, WI, *)
+EW(WI, int, WB, >=) EW(WI, int, WB, <) EW(WI, int, WB, <=) EW(WI, int, WB, ==) EW(WI, int, WB, >)
+EW(WB, bool, WB, &&) EW(WB, bool, WB, ||)
+inline WF vsel(const WB &m, const WF &a, const WF &b) { WF r; for (int i = 0; i < 32; i++) r.v[i] = m.v[i] ? a.v[i] : b.v[i]; return r; }
+inline WI vlane(const WI &) { WI r; for (int i = 0; i < 32; i++) r.v[i] = i; return r; }
+inline WF vnext(const WF &x) { WF r; for (int i = 0; i < 32; i++) r.v[i] = x.v[i < 31 ? i + 1 : i]; return r; }
+inline WF vprev(const WF &x) { WF r; for (int i = 0; i < 32; i++) r.v[i] = x.v[i > 0 ? i - 1 : i]; return r; }
+inline WF vfrom(const WF &x, const WI &s) { WF r; for (int i = 0; i < 32; i++) { if (s.v[i] < 0 || s.v[i] > 31) abort(); r.v[i] = x.v[s.v[i]]; } return r; }
+inline WF vload(const float *p, const WI &i, const WB &m) { WF r; for (int k = 0; k < 32; k++) r.v[k] = m.v[k] ? p[i.v[k]] : 0.0f; return r; }
+inline WI vload8(const uint8_t *p, const WI &i, const WB &m) { WI r; for (int k = 0; k < 32; k++) r.v[k] = m.v[k] ? (int)p[i.v[k]] : 0; return r; }
+inline WF vsqrtf(const WF &x) { WF r; for (int i = 0; i < 32; i++) r.v[i] = vt_sqrt(x.v[i]); return r; }
+inline WF vfdiv(const WF &x, const WF &y) { WF r; for (int i = 0; i < 32; i++) r.v[i] = vt_fdiv(x.v[i], y.v[i]); return r; }
+inline WI vminv(const WI &a, const WI &b) { WI r; for (int i = 0; i < 32; i++) r.v[i] = a.v[i] < b.v[i] ? a.v[i] : b.v[i]; return r; }
+inline WI vmaxv(const WI &a, const WI &b) { WI r; for (int i = 0; i < 32; i++) r.v[i] = a.v[i] > b.v[i] ? a.v[i] : b.v[i]; return r; }
+inline WI vwrapv(const WI &g, int n) { WI r; for (int i = 0; i < 32; i++) r.v[i] = vt_wrap(g.v[i], n); return r; }
+inline WB operator!(const WB &a) { WB r; for (int i = 0; i < 32; i++) r.v[i] = !a.v[i]; return r; }
+inline WB visfinite(const WF &x) { WB r; for (int i = 0; i < 32; i++) r.v[i] = isfinite(x.v[i]); return r; }
+inline void vput(float *out, const WI &q, const WF &v, const WB &m) {
+    for (int i = 0; i < 32; i++) if (m.v[i]) { if (!isnan(out[q.v[i]])) { fprintf(stderr, "face %d written twice\n", q.v[i]); abort(); } out[q.v[i]] = v.v[i]; }
+}
+inline WF vfinacc(const WF &acc, const WF &v, const WB &m) { WF r; for (int i = 0; i < 32; i++) r.v[i] = m.v[i] ? fmaf(v.v[i], 0.0f, acc.v[i]) : acc.v[i]; return r; }
+inline void vflags(const VortArgs &A, int a, const WB &bad) { for (int i = 0; i < 32; i++) if (A.flag && bad.v[i]) *A.flag |= 1 << (EDDY_FIELD_U + a); }
+inline void vstore(const VortArgs &A, int a, const WI &q, const WF &v, const WB &m) {
+    for (int i = 0; i < 32; i++) if (m.v[i]) { if (!isnan(A.out[a][q.v[i]])) { fprintf(stderr, "face %d comp %d written twice\n", q.v[i], a); abort(); } vt_store(A, a, (unsigned)q.v[i], v.v[i]); }
+}
+}
+namespace ecu {
+inline WF vabsmag(const WF &x) { WF r; for (int i = 0; i < 32; i++) r.v[i] = vabsmag(x.v[i]); return r; }
+}
+
+using namespace ecu;
+struct HostPar {
+    static constexpr int kRegs = VT_THREADS;
+    __host__ __device__ static int slot(int t) { return t; }
+    template <class F> __host__ __device__ void operator()(F f, bool) const {
+#ifndef __CUDA_ARCH__
+        for (int t = 0; t < VT_THREADS; t++) f(t);
+#else
+        (void)f;
+#endif
+    }
+};
+static unsigned rs = 1234567u;
+static int g_nc = 2;
+static float rnd() { rs = rs * 1664525u + 1013904223u; return (float)(rs >> 8) / (float)(1u << 23) - 1.0f; }
+template <int TX, int TY, int TX3, int TY3>
+static int run(int dim, int nx, int ny, int nz, int px, int py, int pz, float size, int kz, const char *name) {
+    eddy_sim_def d = eddy_sim_def_default();
+    d.dim = dim; d.grid[0] = nx; d.grid[1] = ny; d.grid[2] = dim == 3 ? nz : 1; d.size[0] = size; d.dt = 0.01f;
+    d.vorticity = 0.8f;
+    if (px) d.boundary[0].type = d.boundary[1].type = EDDY_BOUNDARY_PERIODIC;
+    if (py) d.boundary[2].type = d.boundary[3].type = EDDY_BOUNDARY_PERIODIC;
+    if (pz && dim == 3) d.boundary[4].type = d.boundary[5].type = EDDY_BOUNDARY_PERIODIC;
+    eddy_sim *s = NULL; char msg[256];
+    if (eddy_sim_create(&d, &s, msg, sizeof msg) != EDDY_OK) { printf("create: %s\n", msg); return 1; }
+    eddy_obstacle_def o; memset(&o, 0, sizeof o);
+    o.shape = EDDY_SHAPE_SPHERE; o.center[0] = 0.37f * size; o.center[1] = 0.45f * size * ny / nx; o.center[2] = 0.5f * size * nz / nx; o.radius = 0.12f * size;
+    eddy_sim_add_obstacle(s, &o, NULL);
+    eddy__rasterize_solids_cpu(s);
+    std::vector<float> v0[3];
+    for (int a = 0; a < dim; a++) {
+        for (size_t i = 0; i < s->nface[a]; i++) s->vel[a][i] = rnd();
+        // some zero regions (len = 0 cells) and a few exact zeros
+        for (size_t i = 0; i < s->nface[a] / 4; i++) s->vel[a][i] = 0.0f;
+        v0[a].assign(s->vel[a], s->vel[a] + s->nface[a]);
+    }
+    VortArgs A;
+    memset(&A, 0, sizeof A);
+    for (int b = 0; b < 3; b++) { A.n[b] = s->n[b]; A.periodic[b] = s->periodic[b]; }
+    bool mul = true;
+    for (int span = 1; span <= 2; span++) {
+        int e;
+        A.den[span] = (float)span * s->h;
+        A.rcp[span] = 1.0f / A.den[span];
+        mul = mul && frexpf(A.den[span], &e) == 0.5f && isnormal(A.den[span]) && isnormal(A.rcp[span]);
+    }
+    A.scale = d.vorticity * s->h;
+    A.dt = 0.01f;
+    std::vector<float> out[3];
+    for (int a = 0; a < dim; a++) { out[a].assign(s->nface[a], NAN); A.v[a] = v0[a].data(); A.out[a] = out[a].data(); }
+    A.solid = s->solid;
+    int flag = 0; A.flag = &flag;
+    A.kz = kz;
+    if (dim == 2 && kz > 0) {
+        /* warp kernel: kz rows per chunk */
+        auto go = [&](auto ncv) {
+            constexpr int NC = decltype(ncv)::value;
+            const int strips = (nx + vw_out<NC>() - 1) / vw_out<NC>(), chunks = (ny + kz - 1) / kz;
+            for (int c = 0; c < chunks; c++)
+                for (int st = 0; st < strips; st++) {
+                    if (mul) vort2_warp<NC, true, WF, WI, WB>(A, st, c, kz);
+                    else vort2_warp<NC, false, WF, WI, WB>(A, st, c, kz);
+                }
+        };
+        if (g_nc == 1) go(std::integral_constant<int, 1>());
+        else if (g_nc == 2) go(std::integral_constant<int, 2>());
+        else go(std::integral_constant<int, 4>());
+    } else {
+        std::vector<float> sm(vt3_floats<TX3, TY3>());
+        for (int bz = 0; bz < (nz + kz - 1) / kz; bz++)
+            for (int by = 0; by < (ny + TY3 - 1) / TY3; by++)
+                for (int bx = 0; bx < (nx + TX3 - 1) / TX3; bx++) {
+                    std::fill(sm.begin(), sm.end(), NAN);
+                    if (mul) vort3_tile<TX3, TY3, true>(A, bx, by, bz, sm.data(), HostPar());
+                    else vort3_tile<TX3, TY3, false>(A, bx, by, bz, sm.data(), HostPar());
+                }
+    }
+    if (eddy__apply_vorticity(s, 0.01f) != EDDY_OK) { printf("cpu failed\n"); return 1; }
+    long bad = 0, nz0 = 0;
+    for (int a = 0; a < dim; a++)
+        for (size_t i = 0; i < s->nface[a]; i++) {
+            if (memcmp(&s->vel[a][i], &out[a][i], 4)) { if (bad < 5) printf("  %s: comp %d face %zu cpu %.9g emu %.9g\n", name, a, i, s->vel[a][i], out[a][i]); bad++; }
+            if (s->vel[a][i] != v0[a][i]) nz0++;
+        }
+    printf("%-34s mul %d: %ld faces differ (%ld changed by the force), flag %d\n", name, (int)mul, bad, nz0, flag);
+    eddy_sim_destroy(s);
+    return bad != 0;
+}
+int main() {
+    int fails = 0;
+    for (g_nc = 1; g_nc <= 4; g_nc *= 2) {
+    printf("-- NC %d\n", g_nc);
+    fails += run<64, 32, 32, 16>(2, 70, 53, 1, 0, 0, 0, 1.0f, 8, "W 2D 70x53 walls ky 8");
+    fails += run<64, 32, 32, 16>(2, 70, 53, 1, 0, 0, 0, 1.0f, 53, "W 2D 70x53 walls ky 53");
+    fails += run<64, 32, 32, 16>(2, 70, 53, 1, 1, 0, 0, 1.0f, 7, "W 2D 70x53 periodic x ky 7");
+    fails += run<64, 32, 32, 16>(2, 70, 53, 1, 0, 1, 0, 1.0f, 5, "W 2D 70x53 periodic y ky 5");
+    fails += run<64, 32, 32, 16>(2, 70, 53, 1, 1, 1, 0, 1.0f, 53, "W 2D 70x53 periodic xy ky 53");
+    fails += run<64, 32, 32, 16>(2, 128, 64, 1, 0, 0, 0, 1.0f, 16, "W 2D 128x64 walls (mul)");
+    fails += run<64, 32, 32, 16>(2, 128, 96, 1, 1, 1, 0, 1.0f, 1, "W 2D 128x96 periodic (mul) ky 1");
+    fails += run<64, 32, 32, 16>(2, 3, 5, 1, 1, 0, 0, 1.0f, 2, "W 2D 3x5 periodic x");
+    fails += run<64, 32, 32, 16>(2, 3, 3, 1, 0, 0, 0, 1.0f, 1, "W 2D 3x3");
+    fails += run<64, 32, 32, 16>(2, 3, 4, 1, 0, 1, 0, 1.0f, 3, "W 2D 3x4 periodic y");
+    fails += run<64, 32, 32, 16>(2, 52, 26, 1, 0, 0, 0, 1.0f, 13, "W 2D 52x26 walls");
+    fails += run<64, 32, 32, 16>(2, 52, 26, 1, 1, 0, 0, 1.0f, 13, "W 2D 52x26 periodic x");
+    fails += run<64, 32, 32, 16>(2, 27, 30, 1, 1, 1, 0, 1.0f, 4, "W 2D 27x30 periodic");
+    fails += run<64, 32, 32, 16>(2, 116, 40, 1, 0, 0, 0, 1.0f, 9, "W 2D 116x40 walls");
+    fails += run<64, 32, 32, 16>(2, 122, 40, 1, 0, 0, 0, 1.0f, 9, "W 2D 122x40 walls");
+    fails += run<64, 32, 32, 16>(2, 200, 33, 1, 1, 0, 0, 1.0f, 11, "W 2D 200x33 periodic x");
+    }
+    fails += run<64, 32, 32, 16>(3, 29, 24, 21, 0, 0, 0, 1.0f, 7, "3D 29x24x21 kz 7");
+    fails += run<64, 32, 32, 16>(3, 29, 24, 21, 0, 0, 0, 1.0f, 1, "3D 29x24x21 kz 1");
+    fails += run<64, 32, 32, 16>(3, 29, 24, 21, 0, 0, 0, 1.0f, 21, "3D 29x24x21 kz 21");
+    fails += run<64, 32, 32, 16>(3, 29, 24, 21, 0, 0, 1, 1.0f, 5, "3D periodic z kz 5");
+    fails += run<64, 32, 32, 16>(3, 29, 24, 21, 0, 0, 1, 1.0f, 21, "3D periodic z kz 21");
+    fails += run<64, 32, 32, 16>(3, 29, 24, 21, 0, 0, 1, 1.0f, 2, "3D periodic z kz 2");
+    fails += run<64, 32, 32, 16>(3, 29, 24, 21, 1, 1, 0, 1.0f, 4, "3D periodic xy kz 4");
+    fails += run<64, 32, 32, 16>(3, 40, 33, 19, 1, 1, 1, 1.0f, 6, "3D periodic xyz kz 6");
+    fails += run<64, 32, 32, 16>(3, 32, 32, 32, 0, 0, 0, 1.0f, 11, "3D 32^3 (mul) kz 11");
+    fails += run<64, 32, 32, 16>(3, 64, 48, 16, 1, 0, 1, 1.0f, 8, "3D 64x48x16 (mul) per xz");
+    fails += run<64, 32, 32, 16>(3, 3, 3, 3, 1, 0, 1, 1.0f, 1, "3D 3^3 per xz kz 1");
+    fails += run<64, 32, 32, 16>(3, 3, 4, 5, 0, 0, 0, 1.0f, 2, "3D 3x4x5 kz 2");
+    printf("%s\n", fails ? "FAILED" : "all bitwise equal");
+    return fails;
+}
