@@ -1,13 +1,15 @@
 /* A vector of floats as wide as the build (vector_isa.h): 16 lanes in the AVX-512 build, 8 in the AVX2 build, 4
- * (SSE2) in the baseline x86-64 build, 1 (a plain float) elsewhere, with the operations that hand-vectorised row
- * kernels need. Every arithmetic operation is the IEEE single-precision operation of each lane, rounded once, never
- * fused (no FMA), so a kernel written with these gives the same bits at every width and as the scalar formula.
+ * (SSE2) in the baseline x86-64 build, 1 (a plain float) elsewhere (WebAssembly; or with EDDY_VF_SCALAR defined, as
+ * a test does to check that path on x86), with the operations that hand-vectorised row kernels need. Every
+ * arithmetic operation is the IEEE single-precision operation of each lane, rounded once, never fused (no FMA), so a
+ * kernel written with these gives the same bits at every width and as the scalar formula.
  *
- * Loads and stores: vf_load / vf_store need 64-byte aligned addresses (scratch rows), vf_loadu / vf_storeu any;
- * vf_loadn / vf_storen touch only the first n lanes (n < VF_W: the end of a row of a simulation array, which must
- * not be read or written past its end); the other lanes load as +0. vf_stream stores an aligned vector past the
- * caches (non-temporal); vf_stream_fence orders such stores before whatever follows (other threads' reads). vf_shift_in(prev, cur) moves the lanes of
- * consecutive vectors one step: lane k gets element k - 1 of the row they cover. */
+ * Loads and stores: vf_load / vf_store need addresses aligned to the vector (scratch rows), vf_loadu / vf_storeu
+ * any; vf_loadn / vf_storen touch only the first n lanes (n < VF_W: the end of a row of a simulation array, which
+ * must not be read or written past its end); the other lanes load as +0. vf_stream stores an aligned vector past
+ * the caches (non-temporal); vf_stream_fence orders such stores before whatever follows (other threads' reads).
+ * vf_shift_in(prev, cur) and vf_shift_out(cur, next) move the lanes of consecutive vectors of a row one step: lane k
+ * gets element k - 1, resp. k + 1, of the row. */
 #ifndef EDDY_FLOAT_VECTOR_H
 #define EDDY_FLOAT_VECTOR_H
 
@@ -28,7 +30,7 @@
 #define vf_prefetch(p) ((void)(p))
 #endif
 
-#if defined(__AVX512F__)
+#if defined(__AVX512F__) && !defined(EDDY_VF_SCALAR)
 #include <immintrin.h>
 #define VF_W 16
 typedef __m512 vfloat;
@@ -69,7 +71,7 @@ VF_INLINE vfloat vf_shift_out(vfloat cur, vfloat next) {
     return _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(next), _mm512_castps_si512(cur), 1));
 }
 
-#elif defined(__AVX2__)
+#elif defined(__AVX2__) && !defined(EDDY_VF_SCALAR)
 #include <immintrin.h>
 #define VF_W 8
 typedef __m256 vfloat;
@@ -106,7 +108,7 @@ VF_INLINE vfloat vf_shift_out(vfloat cur, vfloat next) {
     return _mm256_castsi256_ps(_mm256_alignr_epi8(_mm256_castps_si256(t), _mm256_castps_si256(cur), 4));
 }
 
-#elif defined(__SSE2__)
+#elif defined(__SSE2__) && !defined(EDDY_VF_SCALAR)
 #include <emmintrin.h>
 #define VF_W 4
 typedef __m128 vfloat;

@@ -114,7 +114,7 @@ void eddy__vort_layout(eddy_vort_sweep *w, int dim, size_t budget, int min_rows)
  * 8 rows per band (below that, the halo rows each band recomputes cost more than the misses saved). The new faces
  * go past the caches from 16 MiB of velocity: twice that (old and new) is more than a last-level cache holds. */
 eddy_vort_options eddy__vort_default_options(void) {
-    eddy_vort_options o = {512 * 1024, 8, (size_t)16 << 20};
+    eddy_vort_options o = {512 * 1024, 8, (size_t)16 << 20, NULL};
     return o;
 }
 
@@ -155,8 +155,7 @@ eddy_status eddy__vort_apply(eddy_sim *s, float dt, const eddy_vort_options *opt
     if (threads > w.ns) threads = w.ns;
     float *scratch = eddy__forces_scratch(s, (size_t)threads * w.per_thread);
     if (!scratch) return EDDY_ERR_OUT_OF_MEMORY;
-    typedef void (*sweep_fn)(eddy_sim *, const eddy_vort_sweep *, float *, int, int);
-    sweep_fn fn = s->dim == 2 ? (mul ? eddy__vort_sweep2_mul_base : eddy__vort_sweep2_div_base)
+    eddy_vort_sweep_fn fn = s->dim == 2 ? (mul ? eddy__vort_sweep2_mul_base : eddy__vort_sweep2_div_base)
                               : (mul ? eddy__vort_sweep3_mul_base : eddy__vort_sweep3_div_base);
 #if defined(EDDY_HAVE_AVX2_BUILD)
     if (s->avx2)
@@ -168,6 +167,7 @@ eddy_status eddy__vort_apply(eddy_sim *s, float dt, const eddy_vort_options *opt
         fn = s->dim == 2 ? (mul ? eddy__vort_sweep2_mul_avx512 : eddy__vort_sweep2_div_avx512)
                          : (mul ? eddy__vort_sweep3_mul_avx512 : eddy__vort_sweep3_div_avx512);
 #endif
+    if (opt->instances) fn = opt->instances[(s->dim == 3) * 2 + !mul];
     const size_t per_thread = w.per_thread;
 #pragma omp parallel num_threads(threads)
     {

@@ -75,25 +75,8 @@ static void fill_x_spacing(const sweep *w, float *q, bool mul) {
 
 /* the halo cells of a row: the neighbours of cells 0 and n0 - 1 as a wall clamps them or a periodic axis wraps */
 static inline void set_halo(float *row, int n0, bool periodic) {
-#ifdef NO_HALO
-    if (n0 > 0) return;
-#endif
     row[-1] = periodic ? row[n0 - 1] : row[0];
     row[n0] = periodic ? row[0] : row[n0 - 1];
-}
-
-/* new faces of a row of n0 + 1 x-faces: old + dt * 0.5 (f[i - 1] + f[i]), f with its halo set */
-KERNEL void x_faces(const float *old, float *out, const float *f, int n0, vfloat dt) {
-    const vfloat half = vf_set1(0.5f);
-    const int n = n0 + 1, full = n - n % VF_W;
-    for (int i = 0; i < full; i += VF_W) {
-        vfloat inc = vf_mul(dt, vf_mul(half, vf_add(vf_loadu(f + i - 1), vf_load(f + i))));
-        vf_storeu(out + i, vf_add(vf_loadu(old + i), inc));
-    }
-    if (full < n) {
-        vfloat inc = vf_mul(dt, vf_mul(half, vf_add(vf_loadu(f + full - 1), vf_load(f + full))));
-        vf_storen(out + full, vf_add(vf_loadn(old + full, n - full), inc), n - full);
-    }
 }
 
 /* one face: old + dt * 0.5 (fl + fh), on n lanes */

@@ -35,10 +35,12 @@ void eddy__vort_layout(eddy_vort_sweep *w, int dim, size_t budget, int min_rows)
 
 /* how the sweep lays out its work: the library's choice (eddy__vort_default_options), or any other for tests (same
  * bits whatever the choice) */
+typedef void (*eddy_vort_sweep_fn)(eddy_sim *s, const struct eddy_vort_sweep *w, float *scratch, int r0, int r1);
 typedef struct eddy_vort_options {
     size_t ring_budget;  /* bytes of the rings of a thread (3D: bands are cut to fit) */
     int min_band_rows;   /* but bands of at least this many rows */
     size_t stream_bytes; /* velocity (all components) from which the new faces are written past the caches */
+    const eddy_vort_sweep_fn *instances; /* {2D mul, 2D div, 3D mul, 3D div} to run, or NULL: the CPU's widest */
 } eddy_vort_options;
 eddy_vort_options eddy__vort_default_options(void);
 

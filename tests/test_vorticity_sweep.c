@@ -1,8 +1,8 @@
 /* Vorticity confinement's sweep (vorticity_sweep.c) against a straightforward per-cell implementation of the
- * formulas in vorticity.c, byte for byte: every vector width the CPU runs (baseline, AVX2, AVX-512), 1, 2 and 3
- * threads (blocks of slabs as thin as one), 3D planes cut into bands as narrow as one row, faces written with
- * ordinary and with non-temporal stores, over 2D and 3D grids
- * whose sizes are and are not multiples of the vector widths, every combination of periodic axes (the others
+ * formulas in vorticity.c, byte for byte: every vector width the CPU runs (baseline, AVX2, AVX-512, and the
+ * one-float build of WebAssembly, compiled into this test), 1, 2 and 3 threads (blocks of slabs as thin as one), 3D
+ * planes cut into bands as narrow as one row, faces written with ordinary and with non-temporal stores, over 2D and
+ * 3D grids whose sizes are and are not multiples of the vector widths, every combination of periodic axes (the others
  * walls, with one-sided differences), solid cells, regions where the gradient of |curl| vanishes, and spacings
  * that are a power of two (the sweep multiplies by the exact reciprocal) and that are not (it divides).
  *
@@ -10,9 +10,16 @@
  * formulas (and the CUDA backend's kernels), so any difference is a bug. The test also checks that it would see
  * one: references one rounding apart (the squares of |grad|curl|| summed in another order; a multiply by the
  * spacing's inexact reciprocal instead of the division) must differ from the reference. */
+/* the sweep's one-float-wide build (the WebAssembly page's) is compiled into this test: its instances end in _scalar */
+#define EDDY_VF_SCALAR
+#define EDDY_ISA scalar
 #include "check.h"
 #include "sim_internal.h"
 #include "vorticity_sweep.h"
+
+#include "vorticity_sweep.c"
+static const eddy_vort_sweep_fn scalar_instances[4] = {eddy__vort_sweep2_mul_scalar, eddy__vort_sweep2_div_scalar,
+                                                       eddy__vort_sweep3_mul_scalar, eddy__vort_sweep3_div_scalar};
 
 #include <math.h>
 #include <stdio.h>
@@ -192,8 +199,8 @@ static void check_case(int dim, const int n[3], int periodic_mask, bool pow2) {
                   n[1], n[2], r.variant);
         }
     r.variant = 0;
-    const bool can[3] = {true, eddy__cpu_has_avx2(), eddy__cpu_has_avx2() && eddy__cpu_has_avx512()};
-    for (int isa = 0; isa < 3; isa++) {
+    const bool can[4] = {true, eddy__cpu_has_avx2(), eddy__cpu_has_avx2() && eddy__cpu_has_avx512(), true};
+    for (int isa = 0; isa < 4; isa++) {
         if (!can[isa]) continue;
         for (int threads = 1; threads <= 3; threads++)
             for (int narrow = 0; narrow < 2; narrow++) {
@@ -203,15 +210,17 @@ static void check_case(int dim, const int n[3], int periodic_mask, bool pow2) {
                 for (int a = 0; a < dim; a++) memcpy(s->vel[a], in[a], s->nface[a] * sizeof(float));
                 /* narrow: bands of one row (a budget of nothing) and faces written past the caches (non-temporal
                  * stores: from any size); else the library's defaults */
-                const eddy_vort_options o = {0, 1, 0};
-                eddy_status st = narrow ? eddy__vort_apply(s, dt, &o) : eddy__apply_vorticity(s, dt);
+                eddy_vort_options o = eddy__vort_default_options();
+                if (narrow) o.ring_budget = 0, o.min_band_rows = 1, o.stream_bytes = 0;
+                if (isa == 3) o.instances = scalar_instances;
+                eddy_status st = eddy__vort_apply(s, dt, &o);
                 CHECK(st == EDDY_OK, "apply: %s", eddy_sim_last_error(s));
                 if (!same(s, want, s->vel)) {
                     char where[160];
                     first_difference(s, want, s->vel, where, sizeof where);
                     CHECK(0, "%dD %dx%dx%d periodic %d%d%d h %s, %s, %d threads%s: differs from the reference (%s)", dim,
                           n[0], n[1], n[2], periodic_mask & 1, (periodic_mask >> 1) & 1, (periodic_mask >> 2) & 1,
-                          pow2 ? "2^-3" : "0.1", isa == 0 ? "baseline" : isa == 1 ? "AVX2" : "AVX-512", threads,
+                          pow2 ? "2^-3" : "0.1", isa == 0 ? "baseline" : isa == 1 ? "AVX2" : isa == 2 ? "AVX-512" : "scalar", threads,
                           narrow ? ", 1-row bands, streaming stores" : "", where);
                 }
                 cases_run++;
