@@ -530,15 +530,6 @@ static rings3 rings3_of(const sweep *w, float *scratch) {
 }
 
 static inline bool within(int x, int lo, int hi) { return x >= lo && x <= hi; }
-#ifdef VORT_PROFILE
-#include <x86intrin.h>
-extern unsigned long long vort_prof[64][4];
-#define PROF_START unsigned long long prof_t = __rdtsc()
-#define PROF_LAP(k) do { unsigned long long prof_n = __rdtsc(); vort_prof[omp_get_thread_num()][k] += prof_n - prof_t; prof_t = prof_n; } while (0)
-#else
-#define PROF_START ((void)0)
-#define PROF_LAP(k) ((void)0)
-#endif
 
 KERNEL void sweep3(eddy_sim *s, const sweep *w, float *scratch, int r0, int r1, bool mul) {
     rings3 r = rings3_of(w, scratch);
@@ -551,23 +542,19 @@ KERNEL void sweep3(eddy_sim *s, const sweep *w, float *scratch, int r0, int r1, 
         const window rows = window_of(t.ya, t.j0, t.j1);
         r.row0 = rows.umin;
         for (int L = v.umin; L <= v.fmax + 2; L++) {
-            /* A on plane L, B on L - 1, C on L - 2, row by row: each row of a pass reads only rows of passes on
-             * earlier planes (done) or its own pass's earlier rows */
+            /* A on plane L, B on L - 1, C on L - 2, each over the band's rows (a pass reads only planes the
+             * passes before it have done) */
             const bool a = L <= v.umax, bb = within(L - 1, v.cmin, v.cmax), c = within(L - 2, v.fmin, v.fmax);
             const bool faces = L - 2 >= r0 && L - 2 < r1;
             const plane3 qa = plane_of3(&t, L, mul), qb = plane_of3(&t, L - 1, mul), qc = plane_of3(&t, L - 2, mul);
             const int next_a = L + 1 <= v.umax ? key_phys(t.za, L + 1) : -1;
-            PROF_START;
             if (a)
                 for (int key = rows.umin; key <= rows.umax; key++) row_a3(&t, &qa, key);
-            PROF_LAP(0);
             if (bb)
                 for (int key = rows.cmin; key <= rows.cmax; key++) row_b3(&t, &qb, key, mul);
-            PROF_LAP(1);
             if (c)
                 for (int key = rows.fmin; key <= rows.fmax; key++)
                     row_c3_of(&t, &qc, key, faces && key >= t.j0 && key < t.j1, next_a, mul);
-            PROF_LAP(2);
             if (c && faces && rows.last) top_row3(&t, &qc);
         }
         if (v.last) top_plane3(&t);
