@@ -61,6 +61,7 @@ struct eddy_sim {
     size_t nscalar;       /* sn0*sn1*sn2 */
     bool periodic[3];     /* axis periodic */
     bool avx2;            /* run the AVX2 builds of the row kernels (vector_isa.h); same bits either way */
+    bool avx512;          /* with avx2: the AVX-512 builds where a kernel has one (vector_isa.h); same bits */
 
     float *vel[3];        /* face velocities, m/s */
     float *vel_tmp[3];    /* scratch of the same size (advection output, projection) */

@@ -22,13 +22,19 @@ static inline bool eddy__cpu_has_avx2(void) {
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx2");
 }
+static inline bool eddy__cpu_has_avx512(void) { /* AVX-512 F, with the OS saving its registers (libgcc checks XCR0) */
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f");
+}
 #else
 #define EDDY_HAVE_AVX2_PATH 0
 #define EDDY_AVX2
 static inline bool eddy__cpu_has_avx2(void) { return false; }
+static inline bool eddy__cpu_has_avx512(void) { return false; }
 #endif
 
-/* the name of a row kernel instance: name_base, or name_avx2 in the src/avx2/ build */
+/* the name of a row kernel instance: name_base, or name_avx2 in the src/avx2/ build (name_avx512 in src/avx512/,
+ * built the same way with -mavx512f for kernels that need it; picked where eddy_sim.avx2 and .avx512 are both set) */
 #ifndef EDDY_ISA
 #define EDDY_ISA base
 #endif

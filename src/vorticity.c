@@ -4,16 +4,21 @@
  * there (one-sided at walls, wrapped on periodic axes), and the cell force is averaged back onto the faces.
  * epsilon is dimensionless; the factor h makes the force converge as the grid is refined.
  *
- * One sweep along the outermost axis (rows in 2D, planes in 3D): cell velocity, curl and force are computed a
- * slab at a time into rings of four slabs, so nothing the size of the grid is written besides the new velocity.
- * The new faces go to vel_tmp (then swapped with vel), so the sweep always reads the velocity it started from;
- * each thread takes a contiguous range of slabs and recomputes the two or three slabs of halo it needs. Every
+ * One sweep along the outermost axis (rows in 2D, planes in 3D; vorticity_sweep.c): cell velocity, curl and force are
+ * computed a slab at a time into small rings of slabs, so nothing the size of the grid is written besides the new
+ * velocity; in 3D the planes are cut into bands of rows whose rings stay in the L2 cache. The new faces go to
+ * vel_tmp (then swapped with vel), so the sweep always reads the velocity it started from; each thread takes a
+ * contiguous range of slabs and recomputes the slabs (and each band the rows) of halo it needs. The kernels are
+ * written once over a vector of floats and built for SSE2, AVX2 and AVX-512 (float_vector.h, vector_isa.h). Every
  * value is computed with the same float operations in the same order as the per-cell formulas above (a division
- * by the spacing becomes a multiply only where that is exact: h a power of two), so the result does not depend on
- * the thread count, and the CUDA backend's kernels, which follow the same formulas, stay comparable bit for bit. */
+ * by the spacing becomes a multiply only where that is exact: h a power of two; never a fused multiply-add), so the
+ * result does not depend on the thread count, the vector width or the bands, and the CUDA backend's kernels, which
+ * follow the same formulas, stay comparable bit for bit (tests/test_vorticity_sweep.c checks the sweep against the
+ * formulas cell by cell, byte for byte). */
 #include "vorticity_sweep.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,23 +86,46 @@ void eddy__cell_vorticity(eddy_sim *s, float *const uc[3], float *om[3], float *
     }
 }
 
-/* per-thread scratch of the sweep: rings of slabs plus a few rows */
-static size_t slab_cells(const eddy_sim *s) { return s->dim == 2 ? (size_t)s->n[0] : (size_t)s->n[0] * s->n[1]; }
-static size_t thread_floats(const eddy_sim *s) {
-    size_t slab = slab_cells(s), rings = s->dim == 2 ? 2 + 2 + 2 : 3 + 4 + 3;
-    return rings * EDDY_VORT_RING * slab + 3 * (size_t)s->n[0] + 64; /* + rows of x-derivatives, + alignment slack */
+/* Scratch layout: rows of n0 cells with room for a halo cell on each side and whole vectors; in 3D, planes cut into
+ * bands so that a thread's rings take about `budget` bytes, but at least `min_rows` rows per band. */
+void eddy__vort_layout(eddy_vort_sweep *w, int dim, size_t budget, int min_rows) {
+    const size_t P = EDDY_VORT_PAD;
+    w->stride = P + ((size_t)w->n0 + 1 + P - 1) / P * P;
+    const size_t skew = P; /* 64 bytes between slots, so that the rows the passes read together do not alias at 4K */
+    if (dim == 2) {
+        w->bands = 1;
+        w->band_rows = 1;
+        w->slot = w->stride + skew;
+        w->per_thread = (EDDY_VORT_SLOTS2 + 2) * w->slot;
+    } else {
+        const size_t extra = 4 * w->stride; /* fy (2 rows), fx, x spacing */
+        size_t fit = budget / sizeof(float) > extra ? (budget / sizeof(float) - extra) / EDDY_VORT_SLOTS3 / w->stride : 0;
+        int most = fit > 6 + (size_t)min_rows ? (int)(fit - 6) : min_rows; /* rows of a band */
+        if (most < 1) most = 1;
+        w->bands = (w->n1 + most - 1) / most;
+        w->band_rows = (w->n1 + w->bands - 1) / w->bands + 6; /* + halo: 2 rows below, 2 (3 on a periodic top) above */
+        w->slot = (size_t)w->band_rows * w->stride + skew;
+        w->per_thread = EDDY_VORT_SLOTS3 * w->slot + extra;
+    }
+    w->per_thread += w->stride + 64 / sizeof(float); /* reads of whole vectors past the last row; 64-byte alignment */
+}
+
+/* Rings of one thread in 3D: about half of a 1 MiB L2 cache, the rest for the velocity streaming past; but at least
+ * 8 rows per band (below that, the halo rows each band recomputes cost more than the misses saved). The new faces
+ * go past the caches from 16 MiB of velocity: twice that (old and new) is more than a last-level cache holds. */
+eddy_vort_options eddy__vort_default_options(void) {
+    eddy_vort_options o = {512 * 1024, 8, (size_t)16 << 20, NULL};
+    return o;
 }
 
 eddy_status eddy__apply_vorticity(eddy_sim *s, float dt) {
+    const eddy_vort_options o = eddy__vort_default_options();
+    return eddy__vort_apply(s, dt, &o);
+}
+
+eddy_status eddy__vort_apply(eddy_sim *s, float dt, const eddy_vort_options *opt) {
     const float eps = s->def.vorticity;
     if (eps == 0.0f) return EDDY_OK;
-    /* threads beyond the point where their rings would outgrow 8 floats per cell (the full-grid scratch this
-     * sweep replaces) only cost memory; the result does not depend on the count */
-    int threads = EDDY_THREADS(s);
-    size_t fit = 8 * s->ncells / thread_floats(s);
-    if ((size_t)threads > fit) threads = fit > 0 ? (int)fit : 1;
-    float *scratch = eddy__forces_scratch(s, (size_t)threads * thread_floats(s));
-    if (!scratch) return EDDY_ERR_OUT_OF_MEMORY;
     eddy_vort_sweep w;
     w.n0 = s->n[0];
     w.n1 = s->n[1];
@@ -117,31 +145,37 @@ eddy_status eddy__apply_vorticity(eddy_sim *s, float dt) {
     }
     w.scale = eps * s->h;
     w.dt = dt;
-    const size_t per_thread = thread_floats(s), slab = slab_cells(s);
+    size_t vel_bytes = 0;
+    for (int a = 0; a < s->dim; a++) vel_bytes += s->nface[a] * sizeof(float);
+    w.stream = vel_bytes >= opt->stream_bytes;
+    eddy__vort_layout(&w, s->dim, opt->ring_budget, opt->min_band_rows);
+    /* no more threads than slabs (each thread's rings are bounded by the budget); the result does not depend on the
+     * count */
+    int threads = EDDY_THREADS(s);
+    if (threads > w.ns) threads = w.ns;
+    float *scratch = eddy__forces_scratch(s, (size_t)threads * w.per_thread);
+    if (!scratch) return EDDY_ERR_OUT_OF_MEMORY;
+    eddy_vort_sweep_fn fn = s->dim == 2 ? (mul ? eddy__vort_sweep2_mul_base : eddy__vort_sweep2_div_base)
+                              : (mul ? eddy__vort_sweep3_mul_base : eddy__vort_sweep3_div_base);
+#if defined(EDDY_HAVE_AVX2_BUILD)
+    if (s->avx2)
+        fn = s->dim == 2 ? (mul ? eddy__vort_sweep2_mul_avx2 : eddy__vort_sweep2_div_avx2)
+                         : (mul ? eddy__vort_sweep3_mul_avx2 : eddy__vort_sweep3_div_avx2);
+#endif
+#if defined(EDDY_HAVE_AVX512_BUILD)
+    if (s->avx2 && s->avx512)
+        fn = s->dim == 2 ? (mul ? eddy__vort_sweep2_mul_avx512 : eddy__vort_sweep2_div_avx512)
+                         : (mul ? eddy__vort_sweep3_mul_avx512 : eddy__vort_sweep3_div_avx512);
+#endif
+    if (opt->instances) fn = opt->instances[(s->dim == 3) * 2 + !mul];
+    const size_t per_thread = w.per_thread;
 #pragma omp parallel num_threads(threads)
     {
         const int t = omp_get_thread_num(), nt = omp_get_num_threads();
         float *base = scratch + (size_t)t * per_thread;
-        const size_t ring = EDDY_VORT_RING * slab;
+        base += (64 - (uintptr_t)base % 64) % 64 / sizeof(float); /* rows 64-byte aligned */
         const int r0 = (int)((long long)w.ns * t / nt), r1 = (int)((long long)w.ns * (t + 1) / nt);
-        if (r0 < r1) {
-            if (s->dim == 2) {
-                eddy_vort_rings2 r = {{base, base + ring}, base + 2 * ring, base + 3 * ring, {base + 4 * ring, base + 5 * ring}, base + 6 * ring};
-                if (mul) EDDY_ISA_PICK(s, eddy__vort_sweep2_mul)(s, &w, &r, r0, r1);
-                else EDDY_ISA_PICK(s, eddy__vort_sweep2_div)(s, &w, &r, r0, r1);
-            } else {
-                eddy_vort_rings3 r;
-                for (int c = 0; c < 3; c++) {
-                    r.uc[c] = base + (size_t)c * ring;
-                    r.om[c] = base + (size_t)(3 + c) * ring;
-                    r.f[c] = base + (size_t)(7 + c) * ring;
-                    r.tmp[c] = base + 10 * ring + (size_t)c * w.n0;
-                }
-                r.mag = base + 6 * ring;
-                if (mul) EDDY_ISA_PICK(s, eddy__vort_sweep3_mul)(s, &w, &r, r0, r1);
-                else EDDY_ISA_PICK(s, eddy__vort_sweep3_div)(s, &w, &r, r0, r1);
-            }
-        }
+        if (r0 < r1) fn(s, &w, base, r0, r1);
     }
     for (int a = 0; a < s->dim; a++) {
         float *t = s->vel[a];

@@ -1,38 +1,61 @@
-/* Vorticity confinement's sweep (vorticity.c): the geometry, the per-thread rings of slabs and the sweep
- * kernels, built once per vector width (vorticity_sweep.c, vector_isa.h). */
+/* Vorticity confinement's sweep (vorticity.c): its geometry, the layout of its per-thread scratch and the sweep
+ * kernels, built once per vector width (vorticity_sweep.c, float_vector.h, vector_isa.h). */
 #ifndef EDDY_VORTICITY_SWEEP_H
 #define EDDY_VORTICITY_SWEEP_H
 
 #include "sim_internal.h"
 
-/* scratch of the sweep: per thread, rings of 4 slabs for the cell velocity, the curl (and |curl|) and the force,
- * plus a few rows */
-enum { EDDY_VORT_RING = 4 };
+/* Scratch rows: every row of a ring holds a row of n0 cells at offset EDDY_VORT_PAD (64-byte aligned) with room for
+ * one halo cell on each side, and whole vectors of the widest build past its end. */
+enum { EDDY_VORT_PAD = 16 };
 
-/* geometry of the sweep */
+/* Rings of slots, each slot a slab (2D: one row; 3D: the rows of one band of a plane), per thread:
+ *   2D: uc0 3, uc1 2, wz 2, |w| 3, fy 2, then one row for fx and one for the x spacing;
+ *   3D: uc0 3, uc1 3, uc2 2, w0 2, w1 2, w2 2, |w| 3, fz 2, then two rows for fy, one for fx, one for the x spacing. */
+enum { EDDY_VORT_SLOTS2 = 3 + 2 + 2 + 3 + 2, EDDY_VORT_SLOTS3 = 3 + 3 + 2 + 2 + 2 + 2 + 3 + 2 };
+
 typedef struct eddy_vort_sweep {
     int n0, n1, n2, ns; /* ns: slabs along the sweep axis (n1 in 2D, n2 in 3D) */
     bool px, py, ps;    /* periodic x, y, sweep axis */
     float den[3];       /* [span]: (float)span * h for spans 1 and 2, as ddx divides */
     float rcp[3];       /* [span]: 1 / den[span], exact when h is a power of two (then used instead) */
     float scale, dt;
+    bool stream;        /* write the new faces past the caches where rows allow (the grid is larger than they are) */
+    /* scratch layout, in floats */
+    size_t stride;      /* of a row: a multiple of EDDY_VORT_PAD */
+    int bands;          /* 3D: bands of rows the planes are cut into (so that the rings stay in the L2 cache) */
+    int band_rows;      /* 3D: rows a slot holds (the most rows of a band with its halo) */
+    size_t slot;        /* floats of a slot, a little more than its rows (64 bytes against 4K aliasing) */
+    size_t per_thread;  /* floats of a thread's scratch, 64-byte alignment slack included */
 } eddy_vort_sweep;
 
-typedef struct eddy_vort_rings2 {
-    float *uc[2], *wz, *mag, *f[2], *tmp; /* each ring: RING rows of n0 */
-} eddy_vort_rings2;
+/* Fills the layout fields of w (geometry set) for rings that fit in about `budget` bytes per thread, with bands of
+ * at least `min_rows` rows. */
+void eddy__vort_layout(eddy_vort_sweep *w, int dim, size_t budget, int min_rows);
 
-typedef struct eddy_vort_rings3 {
-    float *uc[3], *om[3], *mag, *f[3], *tmp[3]; /* rings of RING planes; tmp: rows of n0 */
-} eddy_vort_rings3;
+/* how the sweep lays out its work: the library's choice (eddy__vort_default_options), or any other for tests (same
+ * bits whatever the choice) */
+typedef void (*eddy_vort_sweep_fn)(eddy_sim *s, const struct eddy_vort_sweep *w, float *scratch, int r0, int r1);
+typedef struct eddy_vort_options {
+    size_t ring_budget;  /* bytes of the rings of a thread (3D: bands are cut to fit) */
+    int min_band_rows;   /* but bands of at least this many rows */
+    size_t stream_bytes; /* velocity (all components) from which the new faces are written past the caches */
+    const eddy_vort_sweep_fn *instances; /* {2D mul, 2D div, 3D mul, 3D div} to run, or NULL: the CPU's widest */
+} eddy_vort_options;
+eddy_vort_options eddy__vort_default_options(void);
 
-/* One thread's block of slabs [r0, r1): new faces into vel_tmp. _mul: the spacing's reciprocal is exact. */
-#define EDDY_VORT_SWEEP_DECLARE(isa)                                                                                \
-    void eddy__vort_sweep2_mul_##isa(eddy_sim *s, const eddy_vort_sweep *w, eddy_vort_rings2 *r, int r0, int r1); \
-    void eddy__vort_sweep2_div_##isa(eddy_sim *s, const eddy_vort_sweep *w, eddy_vort_rings2 *r, int r0, int r1); \
-    void eddy__vort_sweep3_mul_##isa(eddy_sim *s, const eddy_vort_sweep *w, eddy_vort_rings3 *r, int r0, int r1); \
-    void eddy__vort_sweep3_div_##isa(eddy_sim *s, const eddy_vort_sweep *w, eddy_vort_rings3 *r, int r0, int r1);
+/* eddy__apply_vorticity with the options given */
+eddy_status eddy__vort_apply(eddy_sim *s, float dt, const eddy_vort_options *opt);
+
+/* One thread's block of slabs [r0, r1) along the sweep axis: new faces into vel_tmp. scratch: w->per_thread floats.
+ * _mul: the spacing's reciprocal is exact. */
+#define EDDY_VORT_SWEEP_DECLARE(isa)                                                                                  \
+    void eddy__vort_sweep2_mul_##isa(eddy_sim *s, const eddy_vort_sweep *w, float *scratch, int r0, int r1);        \
+    void eddy__vort_sweep2_div_##isa(eddy_sim *s, const eddy_vort_sweep *w, float *scratch, int r0, int r1);        \
+    void eddy__vort_sweep3_mul_##isa(eddy_sim *s, const eddy_vort_sweep *w, float *scratch, int r0, int r1);        \
+    void eddy__vort_sweep3_div_##isa(eddy_sim *s, const eddy_vort_sweep *w, float *scratch, int r0, int r1);
 EDDY_VORT_SWEEP_DECLARE(base)
 EDDY_VORT_SWEEP_DECLARE(avx2)
+EDDY_VORT_SWEEP_DECLARE(avx512)
 
 #endif

@@ -1,0 +1,193 @@
+/* A vector of floats as wide as the build (vector_isa.h): 16 lanes in the AVX-512 build, 8 in the AVX2 build, 4
+ * (SSE2) in the baseline x86-64 build, 1 (a plain float) elsewhere (WebAssembly; or with EDDY_VF_SCALAR defined, as
+ * a test does to check that path on x86), with the operations that hand-vectorised row kernels need. Every
+ * arithmetic operation is the IEEE single-precision operation of each lane, rounded once, never fused (no FMA), so a
+ * kernel written with these gives the same bits at every width and as the scalar formula.
+ *
+ * Loads and stores: vf_load / vf_store need addresses aligned to the vector (scratch rows), vf_loadu / vf_storeu
+ * any; vf_loadn / vf_storen touch only the first n lanes (n < VF_W: the end of a row of a simulation array, which
+ * must not be read or written past its end); the other lanes load as +0. vf_stream stores an aligned vector past
+ * the caches (non-temporal); vf_stream_fence orders such stores before whatever follows (other threads' reads).
+ * vf_shift_in(prev, cur) and vf_shift_out(cur, next) move the lanes of consecutive vectors of a row one step: lane k
+ * gets element k - 1, resp. k + 1, of the row. */
+#ifndef EDDY_FLOAT_VECTOR_H
+#define EDDY_FLOAT_VECTOR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__GNUC__)
+#define VF_INLINE static inline __attribute__((always_inline))
+#else
+#define VF_INLINE static inline
+#endif
+
+/* ask for the cache line holding p (it never faults, wherever p points) */
+#if defined(__GNUC__)
+#define vf_prefetch(p) __builtin_prefetch((p), 0, 3)
+#else
+#define vf_prefetch(p) ((void)(p))
+#endif
+
+#if defined(__AVX512F__) && !defined(EDDY_VF_SCALAR)
+#include <immintrin.h>
+#define VF_W 16
+typedef __m512 vfloat;
+typedef __mmask16 vmask; /* per lane: keep */
+VF_INLINE vfloat vf_set1(float x) { return _mm512_set1_ps(x); }
+VF_INLINE vfloat vf_load(const float *p) { return _mm512_load_ps(p); }
+VF_INLINE vfloat vf_loadu(const float *p) { return _mm512_loadu_ps(p); }
+VF_INLINE void vf_store(float *p, vfloat v) { _mm512_store_ps(p, v); }
+VF_INLINE void vf_storeu(float *p, vfloat v) { _mm512_storeu_ps(p, v); }
+VF_INLINE vfloat vf_loadn(const float *p, int n) { return _mm512_maskz_loadu_ps((__mmask16)((1u << n) - 1u), p); }
+VF_INLINE void vf_storen(float *p, vfloat v, int n) { _mm512_mask_storeu_ps(p, (__mmask16)((1u << n) - 1u), v); }
+VF_INLINE void vf_stream(float *p, vfloat v) { _mm512_stream_ps(p, v); }
+VF_INLINE void vf_stream_fence(void) { _mm_sfence(); }
+VF_INLINE vfloat vf_add(vfloat a, vfloat b) { return _mm512_add_ps(a, b); }
+VF_INLINE vfloat vf_sub(vfloat a, vfloat b) { return _mm512_sub_ps(a, b); }
+VF_INLINE vfloat vf_mul(vfloat a, vfloat b) { return _mm512_mul_ps(a, b); }
+VF_INLINE vfloat vf_div(vfloat a, vfloat b) { return _mm512_div_ps(a, b); }
+VF_INLINE vfloat vf_sqrt(vfloat a) { return _mm512_sqrt_ps(a); }
+/* (x > limit) & (byte == 0) per lane, the bytes at b (n valid) */
+VF_INLINE vmask vf_keep_mask(vfloat x, vfloat limit, const uint8_t *b, int n) {
+    __m128i bytes;
+    if (n == VF_W) bytes = _mm_loadu_si128((const __m128i *)(const void *)b);
+    else {
+        uint8_t t[16] = {0};
+        memcpy(t, b, (size_t)n);
+        bytes = _mm_loadu_si128((const __m128i *)(const void *)t);
+    }
+    __mmask16 fluid = _mm512_cmpeq_epi32_mask(_mm512_cvtepu8_epi32(bytes), _mm512_setzero_si512());
+    return _mm512_cmp_ps_mask(x, limit, _CMP_GT_OQ) & fluid;
+}
+VF_INLINE vfloat vf_keep(vfloat x, vmask m) { return _mm512_maskz_mov_ps(m, x); } /* x, or +0 */
+/* the lanes one step along: prev's last lane, then cur's lanes but its last */
+VF_INLINE vfloat vf_shift_in(vfloat prev, vfloat cur) {
+    return _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(cur), _mm512_castps_si512(prev), 15));
+}
+/* the lanes one step the other way: cur's lanes but its first, then next's first lane */
+VF_INLINE vfloat vf_shift_out(vfloat cur, vfloat next) {
+    return _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(next), _mm512_castps_si512(cur), 1));
+}
+
+#elif defined(__AVX2__) && !defined(EDDY_VF_SCALAR)
+#include <immintrin.h>
+#define VF_W 8
+typedef __m256 vfloat;
+typedef __m256 vmask;
+VF_INLINE vfloat vf_set1(float x) { return _mm256_set1_ps(x); }
+VF_INLINE vfloat vf_load(const float *p) { return _mm256_load_ps(p); }
+VF_INLINE vfloat vf_loadu(const float *p) { return _mm256_loadu_ps(p); }
+VF_INLINE void vf_store(float *p, vfloat v) { _mm256_store_ps(p, v); }
+VF_INLINE void vf_storeu(float *p, vfloat v) { _mm256_storeu_ps(p, v); }
+VF_INLINE __m256i vf_lanes(int n) { return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)); }
+VF_INLINE vfloat vf_loadn(const float *p, int n) { return _mm256_maskload_ps(p, vf_lanes(n)); }
+VF_INLINE void vf_storen(float *p, vfloat v, int n) { _mm256_maskstore_ps(p, vf_lanes(n), v); }
+VF_INLINE void vf_stream(float *p, vfloat v) { _mm256_stream_ps(p, v); }
+VF_INLINE void vf_stream_fence(void) { _mm_sfence(); }
+VF_INLINE vfloat vf_add(vfloat a, vfloat b) { return _mm256_add_ps(a, b); }
+VF_INLINE vfloat vf_sub(vfloat a, vfloat b) { return _mm256_sub_ps(a, b); }
+VF_INLINE vfloat vf_mul(vfloat a, vfloat b) { return _mm256_mul_ps(a, b); }
+VF_INLINE vfloat vf_div(vfloat a, vfloat b) { return _mm256_div_ps(a, b); }
+VF_INLINE vfloat vf_sqrt(vfloat a) { return _mm256_sqrt_ps(a); }
+VF_INLINE vmask vf_keep_mask(vfloat x, vfloat limit, const uint8_t *b, int n) {
+    uint8_t t[8] = {0};
+    memcpy(t, b, (size_t)n); /* n == 8: one 8-byte load */
+    __m256i bytes = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)t));
+    __m256 fluid = _mm256_castsi256_ps(_mm256_cmpeq_epi32(bytes, _mm256_setzero_si256()));
+    return _mm256_and_ps(_mm256_cmp_ps(x, limit, _CMP_GT_OQ), fluid);
+}
+VF_INLINE vfloat vf_keep(vfloat x, vmask m) { return _mm256_and_ps(x, m); }
+VF_INLINE vfloat vf_shift_in(vfloat prev, vfloat cur) {
+    __m256 t = _mm256_permute2f128_ps(prev, cur, 0x21); /* prev's upper half, cur's lower half */
+    return _mm256_castsi256_ps(_mm256_alignr_epi8(_mm256_castps_si256(cur), _mm256_castps_si256(t), 12));
+}
+VF_INLINE vfloat vf_shift_out(vfloat cur, vfloat next) {
+    __m256 t = _mm256_permute2f128_ps(cur, next, 0x21); /* cur's upper half, next's lower half */
+    return _mm256_castsi256_ps(_mm256_alignr_epi8(_mm256_castps_si256(t), _mm256_castps_si256(cur), 4));
+}
+
+#elif defined(__SSE2__) && !defined(EDDY_VF_SCALAR)
+#include <emmintrin.h>
+#define VF_W 4
+typedef __m128 vfloat;
+typedef __m128 vmask;
+VF_INLINE vfloat vf_set1(float x) { return _mm_set1_ps(x); }
+VF_INLINE vfloat vf_load(const float *p) { return _mm_load_ps(p); }
+VF_INLINE vfloat vf_loadu(const float *p) { return _mm_loadu_ps(p); }
+VF_INLINE void vf_store(float *p, vfloat v) { _mm_store_ps(p, v); }
+VF_INLINE void vf_storeu(float *p, vfloat v) { _mm_storeu_ps(p, v); }
+VF_INLINE vfloat vf_loadn(const float *p, int n) {
+    float t[4] = {0};
+    memcpy(t, p, (size_t)n * sizeof(float));
+    return _mm_loadu_ps(t);
+}
+VF_INLINE void vf_storen(float *p, vfloat v, int n) {
+    float t[4];
+    _mm_storeu_ps(t, v);
+    memcpy(p, t, (size_t)n * sizeof(float));
+}
+VF_INLINE void vf_stream(float *p, vfloat v) { _mm_stream_ps(p, v); }
+VF_INLINE void vf_stream_fence(void) { _mm_sfence(); }
+VF_INLINE vfloat vf_add(vfloat a, vfloat b) { return _mm_add_ps(a, b); }
+VF_INLINE vfloat vf_sub(vfloat a, vfloat b) { return _mm_sub_ps(a, b); }
+VF_INLINE vfloat vf_mul(vfloat a, vfloat b) { return _mm_mul_ps(a, b); }
+VF_INLINE vfloat vf_div(vfloat a, vfloat b) { return _mm_div_ps(a, b); }
+VF_INLINE vfloat vf_sqrt(vfloat a) { return _mm_sqrt_ps(a); }
+VF_INLINE vmask vf_keep_mask(vfloat x, vfloat limit, const uint8_t *b, int n) {
+    int32_t lanes[4] = {0};
+    for (int i = 0; i < n; i++) lanes[i] = b[i];
+    __m128i fluid = _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(const void *)lanes), _mm_setzero_si128());
+    return _mm_and_ps(_mm_cmpgt_ps(x, limit), _mm_castsi128_ps(fluid));
+}
+VF_INLINE vfloat vf_keep(vfloat x, vmask m) { return _mm_and_ps(x, m); }
+VF_INLINE vfloat vf_shift_in(vfloat prev, vfloat cur) {
+    __m128 t = _mm_shuffle_ps(prev, cur, _MM_SHUFFLE(0, 0, 3, 3)); /* prev3 prev3 cur0 cur0 */
+    return _mm_shuffle_ps(t, cur, _MM_SHUFFLE(2, 1, 2, 0));         /* prev3 cur0 cur1 cur2 */
+}
+VF_INLINE vfloat vf_shift_out(vfloat cur, vfloat next) {
+    __m128 t = _mm_shuffle_ps(cur, next, _MM_SHUFFLE(0, 0, 3, 3)); /* cur3 cur3 next0 next0 */
+    return _mm_shuffle_ps(cur, t, _MM_SHUFFLE(2, 0, 2, 1));         /* cur1 cur2 cur3 next0 */
+}
+
+#else
+#include <math.h>
+#define VF_W 1
+typedef float vfloat;
+typedef bool vmask;
+VF_INLINE vfloat vf_set1(float x) { return x; }
+VF_INLINE vfloat vf_load(const float *p) { return *p; }
+VF_INLINE vfloat vf_loadu(const float *p) { return *p; }
+VF_INLINE void vf_store(float *p, vfloat v) { *p = v; }
+VF_INLINE void vf_storeu(float *p, vfloat v) { *p = v; }
+VF_INLINE vfloat vf_loadn(const float *p, int n) { return n > 0 ? *p : 0.0f; }
+VF_INLINE void vf_storen(float *p, vfloat v, int n) {
+    if (n > 0) *p = v;
+}
+VF_INLINE void vf_stream(float *p, vfloat v) { *p = v; }
+VF_INLINE void vf_stream_fence(void) {}
+VF_INLINE vfloat vf_add(vfloat a, vfloat b) { return a + b; }
+VF_INLINE vfloat vf_sub(vfloat a, vfloat b) { return a - b; }
+VF_INLINE vfloat vf_mul(vfloat a, vfloat b) { return a * b; }
+VF_INLINE vfloat vf_div(vfloat a, vfloat b) { return a / b; }
+VF_INLINE vfloat vf_sqrt(vfloat a) { return sqrtf(a); }
+VF_INLINE vmask vf_keep_mask(vfloat x, vfloat limit, const uint8_t *b, int n) { return n > 0 && x > limit && *b == 0; }
+VF_INLINE vfloat vf_keep(vfloat x, vmask m) {
+    uint32_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    bits &= (uint32_t)0 - (uint32_t)m;
+    memcpy(&x, &bits, sizeof x);
+    return x;
+}
+VF_INLINE vfloat vf_shift_in(vfloat prev, vfloat cur) {
+    (void)cur;
+    return prev;
+}
+VF_INLINE vfloat vf_shift_out(vfloat cur, vfloat next) {
+    (void)cur;
+    return next;
+}
+#endif
+
+#endif

@@ -1,0 +1,249 @@
+/* Vorticity confinement's sweep (vorticity_sweep.c) against a straightforward per-cell implementation of the
+ * formulas in vorticity.c, byte for byte: every vector width the CPU runs (baseline, AVX2, AVX-512, and the
+ * one-float build of WebAssembly, compiled into this test), 1, 2 and 3 threads (blocks of slabs as thin as one), 3D
+ * planes cut into bands as narrow as one row, faces written with ordinary and with non-temporal stores, over 2D and
+ * 3D grids whose sizes are and are not multiples of the vector widths, every combination of periodic axes (the others
+ * walls, with one-sided differences), solid cells, regions where the gradient of |curl| vanishes, and spacings
+ * that are a power of two (the sweep multiplies by the exact reciprocal) and that are not (it divides).
+ *
+ * Tolerance: none, the bytes must be equal: the sweep performs the same float operations in the same order as the
+ * formulas (and the CUDA backend's kernels), so any difference is a bug. The test also checks that it would see
+ * one: references one rounding apart (the squares of |grad|curl|| summed in another order; a multiply by the
+ * spacing's inexact reciprocal instead of the division) must differ from the reference. */
+/* the sweep's one-float-wide build (the WebAssembly page's) is compiled into this test: its instances end in _scalar */
+#define EDDY_VF_SCALAR
+#define EDDY_ISA scalar
+#include "check.h"
+#include "sim_internal.h"
+#include "vorticity_sweep.h"
+
+#include "vorticity_sweep.c"
+static const eddy_vort_sweep_fn scalar_instances[4] = {eddy__vort_sweep2_mul_scalar, eddy__vort_sweep2_div_scalar,
+                                                       eddy__vort_sweep3_mul_scalar, eddy__vort_sweep3_div_scalar};
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint32_t rng_state = 12345u;
+static float rnd(void) { /* in [-1, 1) */
+    rng_state = rng_state * 1664525u + 1013904223u;
+    return (float)(rng_state >> 8) / 8388608.0f - 1.0f;
+}
+
+/* ---------------------------------------------------------------- the reference, one cell at a time */
+
+typedef struct ref {
+    const eddy_sim *s;
+    float *uc[3], *w[3], *mag, *f[3];
+    int variant; /* deliberately different: 1 sums the squares of |grad|curl|| in another order, 2 multiplies by the
+                  * spacing's reciprocal (inexact where h is not a power of two) */
+} ref;
+
+static int nb(const eddy_sim *s, int b, int x, int d) {
+    x += d;
+    return s->periodic[b] ? eddy__wrap(x, s->n[b]) : eddy__clampi(x, 0, s->n[b] - 1);
+}
+
+/* d/dx_b of cell array f at c: central, one-sided at a wall, wrapped on a periodic axis; the spacing divides */
+static float ddx(const eddy_sim *s, const float *f, int b, const int c[3], int variant) {
+    if (b >= s->dim) return 0.0f;
+    int lo[3] = {c[0], c[1], c[2]}, hi[3] = {c[0], c[1], c[2]};
+    lo[b] = nb(s, b, c[b], -1);
+    hi[b] = nb(s, b, c[b], +1);
+    int span = s->periodic[b] ? 2 : hi[b] - lo[b];
+    float d = f[eddy__idx(s->n, hi[0], hi[1], hi[2])] - f[eddy__idx(s->n, lo[0], lo[1], lo[2])];
+    return variant == 2 ? d * (1.0f / ((float)span * s->h)) : d / ((float)span * s->h);
+}
+
+/* the new faces of every component, into out[a] */
+static void reference(ref *r, float dt, float *out[3]) {
+    const eddy_sim *s = r->s;
+    const int *n = s->n;
+    const float scale = s->def.vorticity * s->h;
+    for (int k = 0; k < n[2]; k++)
+        for (int j = 0; j < n[1]; j++)
+            for (int i = 0; i < n[0]; i++) {
+                size_t c = eddy__idx(n, i, j, k);
+                for (int a = 0; a < 3; a++) {
+                    if (a >= s->dim) { r->uc[a][c] = 0.0f; continue; }
+                    int fn[3], hi[3] = {i, j, k};
+                    eddy__face_dims(s, a, fn);
+                    hi[a]++;
+                    r->uc[a][c] = 0.5f * (s->vel[a][eddy__idx(fn, i, j, k)] + s->vel[a][eddy__idx(fn, hi[0], hi[1], hi[2])]);
+                }
+            }
+    for (int k = 0; k < n[2]; k++)
+        for (int j = 0; j < n[1]; j++)
+            for (int i = 0; i < n[0]; i++) {
+                const int c3[3] = {i, j, k};
+                size_t c = eddy__idx(n, i, j, k);
+                const int v = r->variant;
+                float wx = 0, wy = 0, wz = ddx(s, r->uc[1], 0, c3, v) - ddx(s, r->uc[0], 1, c3, v);
+                if (s->dim == 3) {
+                    wx = ddx(s, r->uc[2], 1, c3, v) - ddx(s, r->uc[1], 2, c3, v);
+                    wy = ddx(s, r->uc[0], 2, c3, v) - ddx(s, r->uc[2], 0, c3, v);
+                }
+                r->w[0][c] = wx, r->w[1][c] = wy, r->w[2][c] = wz;
+                r->mag[c] = sqrtf(wx * wx + wy * wy + wz * wz);
+            }
+    for (int k = 0; k < n[2]; k++)
+        for (int j = 0; j < n[1]; j++)
+            for (int i = 0; i < n[0]; i++) {
+                const int c3[3] = {i, j, k};
+                size_t c = eddy__idx(n, i, j, k);
+                const int v = r->variant;
+                float gx = ddx(s, r->mag, 0, c3, v), gy = ddx(s, r->mag, 1, c3, v), gz = ddx(s, r->mag, 2, c3, v);
+                float len = v == 1 ? sqrtf(gx * gx + (gy * gy + gz * gz)) : sqrtf(gx * gx + gy * gy + gz * gz);
+                float f[3] = {0, 0, 0};
+                if (len > 1e-20f && s->solid[c] == 0) {
+                    float nx = gx / len, ny = gy / len, nz = gz / len, *w0 = r->w[0], *w1 = r->w[1], *w2 = r->w[2];
+                    f[0] = scale * (ny * w2[c] - nz * w1[c]);
+                    f[1] = scale * (nz * w0[c] - nx * w2[c]);
+                    f[2] = scale * (nx * w1[c] - ny * w0[c]);
+                }
+                for (int a = 0; a < 3; a++) r->f[a][c] = f[a];
+            }
+    /* face i along a lies between cells i - 1 and i (clamped at a wall, wrapped if periodic) */
+    for (int a = 0; a < s->dim; a++) {
+        int fn[3];
+        eddy__face_dims(s, a, fn);
+        for (int k = 0; k < fn[2]; k++)
+            for (int j = 0; j < fn[1]; j++)
+                for (int i = 0; i < fn[0]; i++) {
+                    int lo[3] = {i, j, k}, hi[3] = {i, j, k}, x = a == 0 ? i : a == 1 ? j : k;
+                    lo[a] = nb(s, a, x, -1);
+                    hi[a] = s->periodic[a] ? eddy__wrap(x, n[a]) : eddy__clampi(x, 0, n[a] - 1);
+                    size_t q = eddy__idx(fn, i, j, k);
+                    float fl = r->f[a][eddy__idx(n, lo[0], lo[1], lo[2])], fh = r->f[a][eddy__idx(n, hi[0], hi[1], hi[2])];
+                    out[a][q] = s->vel[a][q] + dt * (0.5f * (fl + fh));
+                }
+    }
+}
+
+/* ---------------------------------------------------------------- the cases */
+
+static eddy_sim *make(int dim, const int n[3], int periodic_mask, bool pow2) {
+    eddy_sim_def d = eddy_sim_def_default();
+    d.dim = dim;
+    for (int a = 0; a < 3; a++) d.grid[a] = n[a];
+    const float h = pow2 ? 0.125f : 0.1f;
+    d.size[0] = h * (float)n[0];
+    d.vorticity = 0.35f;
+    for (int a = 0; a < dim; a++)
+        if (periodic_mask & (1 << a)) d.boundary[2 * a].type = d.boundary[2 * a + 1].type = EDDY_BOUNDARY_PERIODIC;
+    eddy_sim *s = NULL;
+    char msg[256];
+    if (eddy_sim_create(&d, &s, msg, sizeof msg) != EDDY_OK) {
+        CHECK(0, "create: %s", msg);
+        return NULL;
+    }
+    /* random faces, a block of uniform flow (there |curl| is constant: its gradient vanishes) and ~10% solids */
+    for (int a = 0; a < dim; a++) {
+        int fn[3];
+        eddy__face_dims(s, a, fn);
+        for (int k = 0; k < fn[2]; k++)
+            for (int j = 0; j < fn[1]; j++)
+                for (int i = 0; i < fn[0]; i++) {
+                    bool calm = i < fn[0] / 2 && j < fn[1] / 2 && k <= fn[2] / 2;
+                    s->vel[a][eddy__idx(fn, i, j, k)] = calm ? 0.25f * (float)(a + 1) : rnd();
+                }
+    }
+    for (size_t c = 0; c < s->ncells; c++) s->solid[c] = rnd() > 0.8f ? EDDY_CELL_SOLID : EDDY_CELL_FLUID;
+    return s;
+}
+
+static bool same(const eddy_sim *s, float *const want[3], float *const got[3]) {
+    for (int a = 0; a < s->dim; a++)
+        if (memcmp(want[a], got[a], s->nface[a] * sizeof(float)) != 0) return false;
+    return true;
+}
+
+/* first differing face, for the message */
+static void first_difference(const eddy_sim *s, float *const want[3], float *const got[3], char *out, size_t size) {
+    for (int a = 0; a < s->dim; a++)
+        for (size_t q = 0; q < s->nface[a]; q++)
+            if (memcmp(&want[a][q], &got[a][q], sizeof(float)) != 0) {
+                snprintf(out, size, "component %d face %zu: %.9g, reference %.9g", a, q, (double)got[a][q], (double)want[a][q]);
+                return;
+            }
+    snprintf(out, size, "none");
+}
+
+static int cases_run;
+
+static void check_case(int dim, const int n[3], int periodic_mask, bool pow2) {
+    eddy_sim *s = make(dim, n, periodic_mask, pow2);
+    if (!s) return;
+    const float dt = 0.37f;
+    float *in[3] = {0}, *want[3] = {0}, *other[3] = {0};
+    ref r = {s, {0}, {0}, NULL, {0}, 0};
+    for (int a = 0; a < 3; a++) {
+        r.uc[a] = malloc(s->ncells * sizeof(float));
+        r.w[a] = malloc(s->ncells * sizeof(float));
+        r.f[a] = malloc(s->ncells * sizeof(float));
+        if (a < dim) {
+            in[a] = malloc(s->nface[a] * sizeof(float));
+            want[a] = malloc(s->nface[a] * sizeof(float));
+            other[a] = malloc(s->nface[a] * sizeof(float));
+            memcpy(in[a], s->vel[a], s->nface[a] * sizeof(float));
+        }
+    }
+    r.mag = malloc(s->ncells * sizeof(float));
+    reference(&r, dt, want);
+    if (periodic_mask == 0 && !pow2) /* the sensitivity check, once per grid shape (in 2D the third square is 0) */
+        for (r.variant = dim == 3 ? 1 : 2; r.variant <= 2; r.variant++) {
+            reference(&r, dt, other);
+            CHECK(!same(s, want, other), "%dD %dx%dx%d: variant %d of the formula should change some byte", dim, n[0],
+                  n[1], n[2], r.variant);
+        }
+    r.variant = 0;
+    const bool can[4] = {true, eddy__cpu_has_avx2(), eddy__cpu_has_avx2() && eddy__cpu_has_avx512(), true};
+    for (int isa = 0; isa < 4; isa++) {
+        if (!can[isa]) continue;
+        for (int threads = 1; threads <= 3; threads++)
+            for (int narrow = 0; narrow < 2; narrow++) {
+                s->avx2 = isa >= 1;
+                s->avx512 = isa == 2;
+                s->def.threads = threads;
+                for (int a = 0; a < dim; a++) memcpy(s->vel[a], in[a], s->nface[a] * sizeof(float));
+                /* narrow: bands of one row (a budget of nothing) and faces written past the caches (non-temporal
+                 * stores: from any size); else the library's defaults */
+                eddy_vort_options o = eddy__vort_default_options();
+                if (narrow) o.ring_budget = 0, o.min_band_rows = 1, o.stream_bytes = 0;
+                if (isa == 3) o.instances = scalar_instances;
+                eddy_status st = eddy__vort_apply(s, dt, &o);
+                CHECK(st == EDDY_OK, "apply: %s", eddy_sim_last_error(s));
+                if (!same(s, want, s->vel)) {
+                    char where[160];
+                    first_difference(s, want, s->vel, where, sizeof where);
+                    CHECK(0, "%dD %dx%dx%d periodic %d%d%d h %s, %s, %d threads%s: differs from the reference (%s)", dim,
+                          n[0], n[1], n[2], periodic_mask & 1, (periodic_mask >> 1) & 1, (periodic_mask >> 2) & 1,
+                          pow2 ? "2^-3" : "0.1", isa == 0 ? "baseline" : isa == 1 ? "AVX2" : isa == 2 ? "AVX-512" : "scalar", threads,
+                          narrow ? ", 1-row bands, streaming stores" : "", where);
+                }
+                cases_run++;
+            }
+    }
+    for (int a = 0; a < 3; a++) {
+        free(r.uc[a]), free(r.w[a]), free(r.f[a]);
+        free(in[a]), free(want[a]), free(other[a]);
+    }
+    free(r.mag);
+    eddy_sim_destroy(s);
+}
+
+int main(void) {
+    /* rows of 3 to 37 cells: shorter than one vector, whole vectors of 4, 8 and 16, and one past or short of them */
+    const int shapes2[][3] = {{3, 3, 1}, {5, 7, 1}, {16, 9, 1}, {17, 12, 1}, {31, 4, 1}, {32, 11, 1}, {37, 6, 1}};
+    const int shapes3[][3] = {{3, 3, 3}, {5, 4, 6}, {16, 7, 5}, {17, 9, 4}, {33, 5, 7}, {8, 10, 3}};
+    for (size_t c = 0; c < sizeof shapes2 / sizeof shapes2[0]; c++)
+        for (int p = 0; p < 4; p++)
+            for (int pow2 = 0; pow2 < 2; pow2++) check_case(2, shapes2[c], p, pow2);
+    for (size_t c = 0; c < sizeof shapes3 / sizeof shapes3[0]; c++)
+        for (int p = 0; p < 8; p++)
+            for (int pow2 = 0; pow2 < 2; pow2++) check_case(3, shapes3[c], p, pow2);
+    printf("test_vorticity_sweep: %d runs compared\n", cases_run);
+    return check_finish("test_vorticity_sweep");
+}
