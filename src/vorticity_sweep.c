@@ -86,6 +86,13 @@ KERNEL void face(const float *old, float *out, vfloat fl, vfloat fh, vfloat dt, 
     else vf_storen(out, vf_add(vf_loadn(old, n), inc), n);
 }
 
+/* face() over a row of n0 faces: whole vectors, then the partial one */
+KERNEL void face_row(const float *old, float *out, const float *fl, const float *fh, vfloat dt, int n0) {
+    const int full = n0 - n0 % VF_W;
+    for (int i = 0; i < full; i += VF_W) face(old + i, out + i, vf_load(fl + i), vf_load(fh + i), dt, VF_W);
+    if (full < n0) face(old + full, out + full, vf_load(fl + full), vf_load(fh + full), dt, n0 - full);
+}
+
 /* the same, stored with a non-temporal store (out aligned, n == VF_W) if `stream`: past the caches, without reading
  * the line first, for output that will not be read again before it would have left them */
 KERNEL void face_to(const float *old, float *out, vfloat fl, vfloat fh, vfloat dt, int n, bool stream) {
@@ -197,13 +204,12 @@ KERNEL void force_row2(eddy_sim *s, const sweep *w, const rings2 *r, axis ya, in
 
 /* the top row of y-faces, between rows ns - 1 and ns (a wall: ns - 1 again; periodic: row 0) */
 static void top_row2(eddy_sim *s, const sweep *w, const rings2 *r, axis ya) {
-    const int n0 = w->n0, ns = ya.n, full = n0 - n0 % VF_W;
+    const int n0 = w->n0, ns = ya.n;
     const float *fl = row2(r, r->fy, key_nb(ya, ns - 1, 0), 2), *fh = row2(r, r->fy, key_nb(ya, ns - 1, 1), 2);
     const float *old = s->vel[1] + (size_t)ns * n0;
     float *out = s->vel_tmp[1] + (size_t)ns * n0;
     const vfloat dt = vf_set1(w->dt);
-    for (int i = 0; i < full; i += VF_W) face(old + i, out + i, vf_load(fl + i), vf_load(fh + i), dt, VF_W);
-    if (full < n0) face(old + full, out + full, vf_load(fl + full), vf_load(fh + full), dt, n0 - full);
+    face_row(old, out, fl, fh, dt, n0);
 }
 
 static rings2 rings2_of(const sweep *w, float *scratch) {
@@ -481,7 +487,7 @@ KERNEL void row_c3_of(const step3 *t, const plane3 *q, int key, bool faces, int 
 
 /* the top row of y-faces of plane q (a wall: row n1 - 1 again; periodic: row 0), after C's rows */
 static void top_row3(const step3 *t, const plane3 *q) {
-    const int n0 = t->w->n0, n1 = t->w->n1, full = n0 - n0 % VF_W;
+    const int n0 = t->w->n0, n1 = t->w->n1;
     const rings3 *r = t->r;
     const float *fl = r->fy + (size_t)slot_of(key_nb(t->ya, n1 - 1, 0), 2) * r->stride,
                 *fh = r->fy + (size_t)slot_of(key_nb(t->ya, n1 - 1, 1), 2) * r->stride;
@@ -489,13 +495,12 @@ static void top_row3(const step3 *t, const plane3 *q) {
     const float *old = t->s->vel[1] + at;
     float *out = t->s->vel_tmp[1] + at;
     const vfloat dt = vf_set1(t->w->dt);
-    for (int i = 0; i < full; i += VF_W) face(old + i, out + i, vf_load(fl + i), vf_load(fh + i), dt, VF_W);
-    if (full < n0) face(old + full, out + full, vf_load(fl + full), vf_load(fh + full), dt, n0 - full);
+    face_row(old, out, fl, fh, dt, n0);
 }
 
 /* the top plane of z-faces of the band's rows, between planes ns - 1 and ns (a wall: ns - 1 again; periodic: 0) */
 static void top_plane3(const step3 *t) {
-    const int n0 = t->w->n0, n1 = t->w->n1, ns = t->za.n, full = n0 - n0 % VF_W;
+    const int n0 = t->w->n0, n1 = t->w->n1, ns = t->za.n;
     const rings3 *r = t->r;
     const float *fl = slot3(r, r->fz, key_nb(t->za, ns - 1, 0), 2), *fh = slot3(r, r->fz, key_nb(t->za, ns - 1, 1), 2);
     const vfloat dt = vf_set1(t->w->dt);
@@ -503,8 +508,7 @@ static void top_plane3(const step3 *t) {
         const size_t at = (size_t)(j - r->row0) * r->stride, q = ((size_t)ns * n1 + j) * n0;
         const float *old = t->s->vel[2] + q, *l = fl + at, *h = fh + at;
         float *out = t->s->vel_tmp[2] + q;
-        for (int i = 0; i < full; i += VF_W) face(old + i, out + i, vf_load(l + i), vf_load(h + i), dt, VF_W);
-        if (full < n0) face(old + full, out + full, vf_load(l + full), vf_load(h + full), dt, n0 - full);
+        face_row(old, out, l, h, dt, n0);
     }
 }
 

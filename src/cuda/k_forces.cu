@@ -20,6 +20,14 @@ __host__ __device__ inline void face_axis(const GDesc &vg, const GDesc &sg, int 
  * loads its R + 1 rows and R velocities at once (independent loads in flight) and interpolates from registers:
  * half the gathers and x-lerps, the same bits. Elsewhere each face gathers its two rows. */
 constexpr int BUOY_FIELDS = 4; /* dye R, G, B and temperature */
+/* a face's new velocity from its samples of the fields (forces.c's formula and float operations) */
+__device__ inline float buoyant(float vold, const float (&sm)[BUOY_FIELDS], const bool (&use)[BUOY_FIELDS], float dt, float ga,
+                                float alpha, float beta, float t_amb) {
+    float d = 0.0f, temp = 0.0f;
+    if (use[0]) d = sm[0] + sm[1] + sm[2];
+    if (use[3]) temp = sm[3] - t_amb;
+    return vold + dt * ga * (alpha * d - beta * temp);
+}
 template <int DIM, int R, int MINB /* blocks per SM: caps the registers */>
 __global__ void __launch_bounds__(BLOCK, MINB) k_buoyancy(Geo g, int a, float dt, float ga, float alpha, float beta, float t_amb,
                                                     float *__restrict__ v, const float *__restrict__ d0,
@@ -60,10 +68,7 @@ __global__ void __launch_bounds__(BLOCK, MINB) k_buoyancy(Geo g, int a, float dt
                 sm[q] = c0;
             }
         }
-        float d = 0.0f, temp = 0.0f;
-        if (use[0]) d = sm[0] + sm[1] + sm[2];
-        if (use[3]) temp = sm[3] - t_amb;
-        const float nv = vold + dt * ga * (alpha * d - beta * temp);
+        const float nv = buoyant(vold, sm, use, dt, ga, alpha, beta, t_amb);
         v[fq] = nv;
         flag_if_bad(fl, nv, EDDY_FIELD_U + a);
     };
@@ -137,10 +142,7 @@ __global__ void __launch_bounds__(BLOCK, MINB) k_buoyancy_unit(Geo g, int a, flo
     const unsigned sx = (unsigned)sg.n[0], plane = sx * (unsigned)sg.n[1];
     const unsigned fq0 = (unsigned)i + (unsigned)vg.n[0] * ((unsigned)jb + (unsigned)vg.n[1] * k);
     auto force = [&](unsigned fq, float vold, const float (&sm)[BUOY_FIELDS]) {
-        float d = 0.0f, temp = 0.0f;
-        if (use[0]) d = sm[0] + sm[1] + sm[2];
-        if (use[3]) temp = sm[3] - t_amb;
-        const float nv = vold + dt * ga * (alpha * d - beta * temp);
+        const float nv = buoyant(vold, sm, use, dt, ga, alpha, beta, t_amb);
         v[fq] = nv;
         flag_if_bad(fl, nv, EDDY_FIELD_U + a);
     };
