@@ -22,8 +22,14 @@ int eddy_backend_available(eddy_backend backend, char *msg, size_t msg_size) {
     case EDDY_BACKEND_CPU:
 #if defined(EDDY_HAVE_AVX2_BUILD)
         if (msg && msg_size)
-            snprintf(msg, msg_size, "OpenMP, up to %d threads, %s row kernels", omp_get_max_threads(),
-                     eddy__cpu_has_avx2() ? "AVX2" : "SSE2");
+            snprintf(msg, msg_size, "OpenMP, up to %d threads, %s row kernels%s", omp_get_max_threads(),
+                     eddy__cpu_has_avx2() ? "AVX2" : "SSE2",
+#if defined(EDDY_HAVE_AVX512_BUILD)
+                     eddy__cpu_has_avx512() ? ", AVX-512 vorticity confinement" : ""
+#else
+                     ""
+#endif
+            );
 #else
         if (msg && msg_size) snprintf(msg, msg_size, "OpenMP, up to %d threads", omp_get_max_threads());
 #endif
