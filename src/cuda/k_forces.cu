@@ -28,20 +28,38 @@ __device__ inline float buoyant(float vold, const float (&sm)[BUOY_FIELDS], cons
     if (use[3]) temp = sm[3] - t_amb;
     return vold + dt * ga * (alpha * d - beta * temp);
 }
+/* a buoyancy thread's faces: column i of plane k, rows jb .. jb + nr - 1 of the face grid of component a, and the
+ * scalar columns (x0 / x1, z0 / z1, weights wx, wz) that the column's faces sample; false if it has none */
+struct BuoyFaces {
+    GDesc vg, sg;
+    int i, k, jb, nr, x0, x1, z0, z1;
+    float wx, wz;
+};
+template <int R>
+__device__ inline bool buoy_faces(const Geo &g, int a, int dim, BuoyFaces &c) {
+    c.vg = velocity_desc(g, a);
+    c.sg = scalar_desc(g);
+    c.i = (int)(blockIdx.x * BX + threadIdx.x);
+    c.k = (int)blockIdx.z;
+    c.jb = (int)(blockIdx.y * BY + threadIdx.y) * R;
+    if (c.i >= c.vg.n[0] || c.jb >= c.vg.n[1]) return false;
+    c.nr = min(R, c.vg.n[1] - c.jb);
+    c.z0 = c.z1 = 0;
+    c.wz = 0.0f;
+    face_axis(c.vg, c.sg, 0, c.i, &c.x0, &c.x1, &c.wx);
+    if (dim == 3) face_axis(c.vg, c.sg, 2, c.k, &c.z0, &c.z1, &c.wz);
+    return true;
+}
 template <int DIM, int R, int MINB /* blocks per SM: caps the registers */>
 __global__ void __launch_bounds__(BLOCK, MINB) k_buoyancy(Geo g, int a, float dt, float ga, float alpha, float beta, float t_amb,
                                                     float *__restrict__ v, const float *__restrict__ d0,
                                                     const float *__restrict__ d1, const float *__restrict__ d2,
                                                     const float *__restrict__ t, Flags fl) {
-    const GDesc vg = velocity_desc(g, a), sg = scalar_desc(g);
-    const int i = (int)(blockIdx.x * BX + threadIdx.x), k = (int)blockIdx.z;
-    const int jb = (int)(blockIdx.y * BY + threadIdx.y) * R;
-    if (i >= vg.n[0] || jb >= vg.n[1]) return;
-    const int nr = min(R, vg.n[1] - jb);
-    int x0, x1, z0 = 0, z1 = 0;
-    float wx, wz = 0.0f;
-    face_axis(vg, sg, 0, i, &x0, &x1, &wx);
-    if (DIM == 3) face_axis(vg, sg, 2, k, &z0, &z1, &wz);
+    BuoyFaces c;
+    if (!buoy_faces<R>(g, a, DIM, c)) return;
+    const GDesc &vg = c.vg, &sg = c.sg;
+    const int i = c.i, k = c.k, jb = c.jb, nr = c.nr, x0 = c.x0, x1 = c.x1, z0 = c.z0, z1 = c.z1;
+    const float wx = c.wx, wz = c.wz;
     const float omx = 1 - wx, omz = 1 - wz;
     const bool flat = DIM == 2 || sg.n[2] == 1;
     const float *__restrict__ f[BUOY_FIELDS] = {d0, d1, d2, t};
@@ -128,15 +146,11 @@ __global__ void __launch_bounds__(BLOCK, MINB) k_buoyancy_unit(Geo g, int a, flo
                                                          float t_amb, float *__restrict__ v, const float *__restrict__ d0,
                                                          const float *__restrict__ d1, const float *__restrict__ d2,
                                                          const float *__restrict__ t, Flags fl) {
-    const GDesc vg = velocity_desc(g, a), sg = scalar_desc(g);
-    const int i = (int)(blockIdx.x * BX + threadIdx.x), k = (int)blockIdx.z;
-    const int jb = (int)(blockIdx.y * BY + threadIdx.y) * R;
-    if (i >= vg.n[0] || jb >= vg.n[1]) return;
-    const int nr = min(R, vg.n[1] - jb);
-    int x0, x1, z0 = 0, z1 = 0;
-    float wx, wz = 0.0f;
-    face_axis(vg, sg, 0, i, &x0, &x1, &wx);
-    if (g.dim == 3) face_axis(vg, sg, 2, k, &z0, &z1, &wz);
+    BuoyFaces c;
+    if (!buoy_faces<R>(g, a, g.dim, c)) return;
+    const GDesc &vg = c.vg, &sg = c.sg;
+    const int i = c.i, k = c.k, jb = c.jb, nr = c.nr, x0 = c.x0, x1 = c.x1, z0 = c.z0, z1 = c.z1;
+    const float wx = c.wx, wz = c.wz;
     const float *__restrict__ f[BUOY_FIELDS] = {d0, d1, d2, t};
     const bool use[BUOY_FIELDS] = {alpha != 0.0f, alpha != 0.0f, alpha != 0.0f, beta != 0.0f};
     const unsigned sx = (unsigned)sg.n[0], plane = sx * (unsigned)sg.n[1];
