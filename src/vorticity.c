@@ -114,7 +114,7 @@ void eddy__vort_layout(eddy_vort_sweep *w, int dim, size_t budget, int min_rows)
  * 8 rows per band (below that, the halo rows each band recomputes cost more than the misses saved). The new faces
  * go past the caches from 16 MiB of velocity: twice that (old and new) is more than a last-level cache holds. */
 eddy_vort_options eddy__vort_default_options(void) {
-    eddy_vort_options o = {512 * 1024, 8, (size_t)16 << 20, NULL};
+    eddy_vort_options o = {384 * 1024, 8, (size_t)16 << 20, NULL};
     return o;
 }
 
