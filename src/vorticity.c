@@ -110,7 +110,8 @@ void eddy__vort_layout(eddy_vort_sweep *w, int dim, size_t budget, int min_rows)
     w->per_thread += w->stride + 64 / sizeof(float); /* reads of whole vectors past the last row; 64-byte alignment */
 }
 
-/* Rings of one thread in 3D: about half of a 1 MiB L2 cache, the rest for the velocity streaming past; but at least
+/* Rings of one thread in 3D: about 40% of a 1 MiB L2 cache, the rest for the velocity of the planes B and C read
+ * (3 bands at 128^3; 2 bands, or 4, measured slower on Zen 5); but at least
  * 8 rows per band (below that, the halo rows each band recomputes cost more than the misses saved). The new faces
  * go past the caches from 16 MiB of velocity: twice that (old and new) is more than a last-level cache holds. */
 eddy_vort_options eddy__vort_default_options(void) {

@@ -8,11 +8,15 @@
  * clamps to or a periodic axis wraps to); an x difference takes the vectors before and after its own from aligned
  * loads, shifted one lane in registers, with the spacing of each column (a one-sided difference at a wall spans one
  * cell) in a row of its own. In 3D the planes are cut into bands of rows small enough for the rings of a band to
- * stay in the L2 cache; each band recomputes the few rows of halo its stencils need, and the velocity pass A reads
- * next is prefetched while pass C waits on its divisions. Grids larger than the caches get their new y- and
+ * stay in the L2 cache; each band recomputes the few rows of halo its stencils need. There A runs row by row just
+ * ahead of B into rings of three rows (in L1), and B takes the cell velocities of the planes above and below
+ * straight from their faces (a ring of cell-velocity planes cost more L2 traffic than the adds it saved); the
+ * velocity B meets first on the next plane is prefetched while C waits on its divisions, and C computes the
+ * gradient of its next vector before the divisions of this one. Grids larger than the caches get their new y- and
  * z-faces with non-temporal stores. Measured on Zen 5 and kept out: passes interleaved row by row or fused into one
- * loop (slower: more live pointers than registers, longer dependency chains), prefetching elsewhere, rows without
- * padding, making uc2 in pass B. */
+ * loop (slower: more live pointers than registers, longer dependency chains), B and C interleaved row by row, the
+ * faces written in C's loop, non-temporal x-faces, prefetching elsewhere (further ahead, into L2, C's ring rows,
+ * the new x-faces), rows without padding, making uc2 in pass B. */
 #include "float_vector.h"
 #include "vorticity_sweep.h"
 
@@ -317,7 +321,7 @@ static inline const float *w_row3(const eddy_sim *s, const sweep *w, int k, int 
     return s->vel[2] + ((size_t)k * w->n1 + j) * w->n0;
 }
 
-/* (A) cell velocities of row `key` of plane q into the rows rings (uc0, uc2: 3 rows, the y neighbours of B's row;
+/* (A) cell velocities of row `key` of plane q into rings of rows (uc0, uc2: 3 rows, the y neighbours of B's row;
  * uc1: 2): uc0 = 0.5 (u[i] + u[i + 1]), uc1 = 0.5 (v[j] + v[j + 1]), uc2 = 0.5 (w[k] + w[k + 1]) */
 KERNEL void lanes_a3(const float *u, const float *v0, const float *v1, const float *w0, const float *w1, float *c0,
                      float *c1, float *c2, int n) {
