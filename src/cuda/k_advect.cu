@@ -87,28 +87,27 @@ __device__ inline unsigned node_of(unsigned nx, unsigned ny, const AxisW &x, con
     return (DIM == 3 ? (unsigned)z.i0 * (nx * ny) : 0u) + (unsigned)y.i0 * nx + (unsigned)x.i0;
 }
 /* the 2^d nodes from the (x0, y0, z0) node at offset o, in the order the interpolation and the limiters read them:
- * (x0, x1) of row (y0, z0), of (y1, z0), then of (y0, z1), (y1, z1). T: float, or float4 for the packed fields
- * of the scalar passes (Multi.in4) */
-template <int DIM, typename T>
-__device__ inline void corners_from(const T *__restrict__ d, unsigned o, const Steps &s, T v[8]) {
-    const T *r00 = d + o;
-    const T *r10 = r00 + s.dy;
+ * (x0, x1) of row (y0, z0), of (y1, z0), then of (y0, z1), (y1, z1) */
+template <int DIM>
+__device__ inline void corners_from(const float *__restrict__ d, unsigned o, const Steps &s, float v[8]) {
+    const float *r00 = d + o;
+    const float *r10 = r00 + s.dy;
     v[0] = __ldg(r00);
     v[1] = __ldg(r00 + s.dx);
     v[2] = __ldg(r10);
     v[3] = __ldg(r10 + s.dx);
     if (DIM == 3) {
-        const T *r01 = r00 + s.dz, *r11 = r01 + s.dy;
+        const float *r01 = r00 + s.dz, *r11 = r01 + s.dy;
         v[4] = __ldg(r01);
         v[5] = __ldg(r01 + s.dx);
         v[6] = __ldg(r11);
         v[7] = __ldg(r11 + s.dx);
     }
 }
-template <int DIM, int W, typename T>
-__device__ inline void corners(const T *__restrict__ d, unsigned nx, unsigned ny, const AxisW &x, const AxisW &y,
-                               const AxisW &z, T v[8]) {
-    corners_from<DIM, T>(d, node_of<DIM>(nx, ny, x, y, z), steps_of<W>(nx, nx * ny, x, y, z), v);
+template <int DIM, int W>
+__device__ inline void corners(const float *__restrict__ d, unsigned nx, unsigned ny, const AxisW &x, const AxisW &y,
+                               const AxisW &z, float v[8]) {
+    corners_from<DIM>(d, node_of<DIM>(nx, ny, x, y, z), steps_of<W>(nx, nx * ny, x, y, z), v);
 }
 template <int DIM>
 __device__ inline float interp(const float v[8], const AxisW &x, const AxisW &y, const AxisW &z) {
@@ -183,31 +182,13 @@ __device__ inline float sample_range_at(const Lat &L, const float *__restrict__ 
     range_of<DIM>(v, lo, hi);
     return interp<DIM>(v, p.x, p.y, p.z);
 }
-/* Packed fields (Multi.in4): the four scalars of element e in one float4, so a node is one 16-B load for all of
- * them instead of one load per field; lane f of node q of a located point's corners: */
-__device__ inline float lane(const float4 &v, int f) { return f == 0 ? v.x : (f == 1 ? v.y : (f == 2 ? v.z : v.w)); }
-template <int DIM>
-__device__ inline float interp_lane(const float4 v[8], int f, const Loc &p) {
-    float a[8];
-#pragma unroll
-    for (int q = 0; q < (DIM == 3 ? 8 : 4); q++) a[q] = lane(v[q], f);
-    return interp<DIM>(a, p.x, p.y, p.z);
-}
-/* the live lanes (n) of packed field d at a located point, into r (lanes past n: 0) */
-template <int DIM, int W>
-__device__ inline void sample4_at(const Lat &L, const float4 *__restrict__ d, const Loc &p, int n, float r[4]) {
-    float4 v[8];
-    corners<DIM, W>(d, (unsigned)L.n[0], (unsigned)L.n[1], p.x, p.y, p.z, v);
-#pragma unroll
-    for (int f = 0; f < 4; f++) r[f] = f < n ? interp_lane<DIM>(v, f, p) : 0.0f;
-}
 /* min and max of field d's 2^d nodes from node o (mode ADV_UNIT: the neighbours at +1, +nx, +nx ny), in the
  * CPU's order: MacCormack's scalar limiter from the node its first pass kept (Multi.node) */
 template <int DIM>
 __device__ inline void minmax_node(const Lat &L, const float *__restrict__ d, unsigned o, float *lo, float *hi) {
     float v[8];
     const unsigned nx = (unsigned)L.n[0];
-    corners_from<DIM, float>(d, o, Steps{1, (int)nx, (int)(nx * (unsigned)L.n[1])}, v);
+    corners_from<DIM>(d, o, Steps{1, (int)nx, (int)(nx * (unsigned)L.n[1])}, v);
     range_of<DIM>(v, lo, hi);
 }
 template <int DIM, int W>
@@ -334,11 +315,18 @@ __device__ inline void trace_end(const Tracer &t, const Map &m, const float P[3]
     }
 }
 
-/* the element of a thread: blocks of blockDim.x x blockDim.y elements of one plane k (block_of) */
-#define ADV_IJK(nx, ny)                                                  \
-    const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);          \
-    const int j = (int)(blockIdx.y * blockDim.y + threadIdx.y);          \
-    const int k = (int)blockIdx.z;                                       \
+/* the element of a thread: blocks of blockDim.x x blockDim.y elements of one plane k (block_of). A grid of 32 m + 1
+ * elements along x (the x faces: 257 at 256^3) would leave the last column of blocks one busy lane per warp, each
+ * such warp costing as much as a full one (1/9 of the u grid's warps at 256^3): those blocks take the last x
+ * column instead, a thread per row j (blockDim.x blockDim.y rows per block, the spare blocks exit). */
+#define ADV_IJK(nx, ny)                                                                                        \
+    int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);                                                      \
+    int j = (int)(blockIdx.y * blockDim.y + threadIdx.y);                                                      \
+    const int k = (int)blockIdx.z;                                                                             \
+    if (blockIdx.x == gridDim.x - 1 && (nx) - (int)(blockIdx.x * blockDim.x) == 1) {                           \
+        i = (nx) - 1;                                                                                          \
+        j = (int)((blockIdx.y * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x);                         \
+    }                                                                                                          \
     const bool inside_ = i < (nx) && j < (ny);
 
 /* The feet of the backward trace, kept from the first pass of BFECC for its last pass when x[0] is set: 4 B per
@@ -365,6 +353,7 @@ __device__ inline void feet_load(const Feet &F, unsigned e, float b[3]) {
  * foot again nor gathers its nodes. The same floats either way. */
 struct Range {
     float *lo, *hi;
+    unsigned *node; /* experiment (item 92): in mode ADV_UNIT the foot's node instead (4 B), the range gathered again */
 };
 
 /* out = factor * A(q) */
@@ -379,7 +368,10 @@ __global__ void k_adv_backward(Tracer t, Map m, Lat L, const float *__restrict__
     const unsigned e = idx3(m.n, i, j, k);
     const Loc pb = lat_locate<DIM, W>(L, b[0], b[1], b[2]);
     float v;
-    if (R.lo) {
+    if (W == ADV_UNIT && R.node) {
+        v = factor * sample_at<DIM, W>(L, q, pb);
+        R.node[e] = node_of<DIM>((unsigned)L.n[0], (unsigned)L.n[1], pb.x, pb.y, pb.z);
+    } else if (R.lo) {
         float lo, hi;
         v = factor * sample_range_at<DIM, W>(L, q, pb, &lo, &hi);
         R.lo[e] = lo;
@@ -406,7 +398,9 @@ __global__ void __launch_bounds__(BX * BY, 8)
     float qh = qhat[e];
     float v = qh + 0.5f * (q[e] - back);
     float lo, hi;
-    if (R.lo) {
+    if (W == ADV_UNIT && R.node) {
+        minmax_node<DIM>(L, q, R.node[e], &lo, &hi);
+    } else if (R.lo) {
         lo = R.lo[e];
         hi = R.hi[e];
     } else {
@@ -467,72 +461,20 @@ __global__ void k_adv_bfecc_final(Tracer t, Map m, Lat L, const float *__restric
 }
 
 /* ------------------------------------------------------------------ every live scalar in one pass
- * Dye and temperature share the scalar grid, so one trace serves all of them. The intermediate fields (q^, BFECC's
- * corrected fields) live in one buffer (Multi.in, out): packed (kernel variant bit ADV_PACKED: lane f of float4
- * element e is field f, so a node is one 16-B load for all fields: 8 loads per 3D sample instead of 32; lanes past
- * the live fields hold 0), else as planes of `plane` floats per field. */
-enum { ADV_PACKED = 1, ADV_KEPT = 2 };
+ * Dye and temperature share the scalar grid, so one trace serves all of them. */
 struct Multi {
     int n;                 /* fields */
     const float *q[4];     /* start-of-stage fields */
-    const float *in;       /* intermediate read: q^ (MacCormack, BFECC correct) or corrected fields (BFECC final) */
-    float *dst[4];         /* written, one array per field (out null) */
-    float *out;            /* intermediate written instead (first passes of MacCormack and BFECC, BFECC correct) */
-    const float *in_f[4];  /* the same in planes (not ADV_PACKED): field f's */
-    float *out_f[4];
-    unsigned *node;        /* ADV_KEPT (MacCormack in mode ADV_UNIT): the backward foot's (x0, y0, z0) node, kept by
-                              the first pass for the second's limiter (else the second traces again) */
+    const float *hat[4];   /* q^ (second passes) or BFECC's corrected fields (its last pass) */
+    float *dst[4];         /* written */
     float factor[4];
     int field[4];          /* eddy_field of each, for the non-finite flags */
+    unsigned *node;        /* MacCormack in mode ADV_UNIT: the backward foot's (x0, y0, z0) node, written by the first
+                              pass for the second's limiter (else null: the second traces again) */
 };
 
-/* the intermediate fields at a located point (lanes past n: 0) */
-template <int DIM, int W, int V>
-__device__ inline void inter_sample(const Lat &L, const Multi &M, const Loc &p, float r[4]) {
-    if (V & ADV_PACKED) {
-        float4 v[8];
-        corners<DIM, W>((const float4 *)M.in, (unsigned)L.n[0], (unsigned)L.n[1], p.x, p.y, p.z, v);
-#pragma unroll
-        for (int f = 0; f < 4; f++) r[f] = f < M.n ? interp_lane<DIM>(v, f, p) : 0.0f;
-    } else {
-#pragma unroll
-        for (int f = 0; f < 4; f++) {
-            if (f >= M.n) break;
-            r[f] = sample_at<DIM, W>(L, M.in_f[f], p);
-        }
-    }
-}
-template <int V>
-__device__ inline void inter_load(const Multi &M, unsigned e, float r[4]) {
-    if (V & ADV_PACKED) {
-        const float4 v = ((const float4 *)M.in)[e];
-        r[0] = v.x;
-        r[1] = v.y;
-        r[2] = v.z;
-        r[3] = v.w;
-    } else {
-#pragma unroll
-        for (int f = 0; f < 4; f++) {
-            if (f >= M.n) break;
-            r[f] = M.in_f[f][e];
-        }
-    }
-}
-template <int V>
-__device__ inline void inter_store(const Multi &M, unsigned e, const float r[4]) {
-    if (V & ADV_PACKED) {
-        ((float4 *)M.out)[e] = make_float4(r[0], r[1], r[2], r[3]);
-    } else {
-#pragma unroll
-        for (int f = 0; f < 4; f++) {
-            if (f >= M.n) break;
-            M.out_f[f][e] = r[f];
-        }
-    }
-}
-
-/* dst (or out) = factor * A(q) */
-template <int DIM, int FACE, int W, int V>
+/* dst = factor * A(q) */
+template <int DIM, int FACE, int W>
 __global__ void k_advm_backward(Tracer t, Map m, Lat L, Multi M, Flags fl, int final_pass, Feet F) {
     ADV_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
@@ -542,17 +484,7 @@ __global__ void k_advm_backward(Tracer t, Map m, Lat L, Multi M, Flags fl, int f
     const unsigned e = idx3(m.n, i, j, k);
     if (F.x[0]) feet_store<DIM>(F, e, b);
     const Loc pb = lat_locate<DIM, W>(L, b[0], b[1], b[2]); /* once for every field */
-    if (M.out) {
-        float r[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-#pragma unroll
-        for (int f = 0; f < 4; f++) {
-            if (f >= M.n) break;
-            r[f] = M.factor[f] * sample_at<DIM, W>(L, M.q[f], pb);
-        }
-        inter_store<V>(M, e, r);
-        if (W == ADV_UNIT && M.node) M.node[e] = node_of<DIM>((unsigned)L.n[0], (unsigned)L.n[1], pb.x, pb.y, pb.z);
-        return;
-    }
+    if (W == ADV_UNIT && M.node) M.node[e] = node_of<DIM>((unsigned)L.n[0], (unsigned)L.n[1], pb.x, pb.y, pb.z);
 #pragma unroll
     for (int f = 0; f < 4; f++) {
         if (f >= M.n) break;
@@ -562,10 +494,10 @@ __global__ void k_advm_backward(Tracer t, Map m, Lat L, Multi M, Flags fl, int f
     }
 }
 
-/* MacCormack second pass of every scalar. The limiter's nodes: ADV_KEPT, from the node the first pass kept
- * (4 B, no trace, no locating: item 90), else the backward foot traced again (faster than keeping its 12 B,
- * item 58) */
-template <int DIM, int FACE, int W, int V>
+/* MacCormack second pass of every scalar. The limiter's nodes: KEPT (mode ADV_UNIT), from the node the first pass
+ * wrote (4 B, neither a trace nor a locate: item 90); else the backward foot traced again (cheaper than keeping
+ * its 12 B, item 58) */
+template <int DIM, int FACE, int W, int KEPT>
 __global__ void k_advm_maccormack(Tracer t, Map m, Lat L, Multi M, Flags fl) {
     ADV_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
@@ -574,10 +506,7 @@ __global__ void k_advm_maccormack(Tracer t, Map m, Lat L, Multi M, Flags fl) {
     trace_start<DIM, FACE, W>(t, m, i, j, k, P, u1);
     trace_end<+1, DIM, FACE, W>(t, m, P, u1, fw);
     const Loc pf = lat_locate<DIM, W>(L, fw[0], fw[1], fw[2]);
-    float back[4], qh[4];
-    inter_sample<DIM, W, V>(L, M, pf, back);
-    inter_load<V>(M, e, qh);
-    constexpr bool kept = W == ADV_UNIT && (V & ADV_KEPT);
+    constexpr bool kept = W == ADV_UNIT && KEPT;
     unsigned nb = 0;
     Loc pb;
     if (kept) {
@@ -590,22 +519,24 @@ __global__ void k_advm_maccormack(Tracer t, Map m, Lat L, Multi M, Flags fl) {
 #pragma unroll
     for (int f = 0; f < 4; f++) {
         if (f >= M.n) break;
-        float v = qh[f] + 0.5f * (M.q[f][e] - back[f]);
+        float back = sample_at<DIM, W>(L, M.hat[f], pf);
+        float qh = M.hat[f][e];
+        float v = qh + 0.5f * (M.q[f][e] - back);
         float lo, hi;
         if (kept) {
             minmax_node<DIM>(L, M.q[f], nb, &lo, &hi);
         } else {
             minmax_at<DIM, W>(L, M.q[f], pb, &lo, &hi);
         }
-        if (v < lo || v > hi) v = qh[f];
+        if (v < lo || v > hi) v = qh;
         v = M.factor[f] * v;
         M.dst[f][e] = v;
         flag_if_bad(fl, v, M.field[f]);
     }
 }
 
-/* BFECC middle pass into out: q + (q - A^R q^)/2 */
-template <int DIM, int FACE, int W, int V>
+/* BFECC middle pass into dst: q + (q - A^R q^)/2 */
+template <int DIM, int FACE, int W>
 __global__ void k_advm_bfecc_correct(Tracer t, Map m, Lat L, Multi M) {
     ADV_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
@@ -614,19 +545,17 @@ __global__ void k_advm_bfecc_correct(Tracer t, Map m, Lat L, Multi M) {
     trace_start<DIM, FACE, W>(t, m, i, j, k, P, u1);
     trace_end<+1, DIM, FACE, W>(t, m, P, u1, fw);
     const Loc pf = lat_locate<DIM, W>(L, fw[0], fw[1], fw[2]);
-    float back[4], r[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-    inter_sample<DIM, W, V>(L, M, pf, back);
 #pragma unroll
     for (int f = 0; f < 4; f++) {
         if (f >= M.n) break;
+        float back = sample_at<DIM, W>(L, M.hat[f], pf);
         float qe = M.q[f][e];
-        r[f] = qe + 0.5f * (qe - back[f]);
+        M.dst[f][e] = qe + 0.5f * (qe - back);
     }
-    inter_store<V>(M, e, r);
 }
 
-/* BFECC last pass: in holds the corrected fields */
-template <int DIM, int FACE, int W, int V>
+/* BFECC last pass: hat holds the corrected fields */
+template <int DIM, int FACE, int W>
 __global__ void k_advm_bfecc_final(Tracer t, Map m, Lat L, Multi M, Flags fl, Feet F) {
     ADV_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
@@ -634,12 +563,10 @@ __global__ void k_advm_bfecc_final(Tracer t, Map m, Lat L, Multi M, Flags fl, Fe
     float b[3];
     backward_foot<DIM, FACE, W>(t, m, F, e, i, j, k, b);
     const Loc pb = lat_locate<DIM, W>(L, b[0], b[1], b[2]);
-    float cs[4];
-    inter_sample<DIM, W, V>(L, M, pb, cs);
 #pragma unroll
     for (int f = 0; f < 4; f++) {
         if (f >= M.n) break;
-        float v = cs[f];
+        float v = sample_at<DIM, W>(L, M.hat[f], pb);
         float lo, hi;
         minmax_at<DIM, W>(L, M.q[f], pb, &lo, &hi);
         v = v < lo ? lo : (v > hi ? hi : v);
@@ -667,31 +594,22 @@ __global__ void k_advm_bfecc_final(Tracer t, Map m, Lat L, Multi M, Flags fl, Fe
         } else if ((face) == 0) ADV_GO(kern, 2, 0, gr, __VA_ARGS__);                                         \
         else ADV_GO(kern, 2, 1, gr, __VA_ARGS__);                                                            \
     } while (0)
-/* the scalar kernels: variant V (ADV_PACKED or 0) in mode ADV_UNIT, packed in the other modes; ADVM_GO_K also
- * with ADV_KEPT (the MacCormack pass) */
-#define ADVM_GO(kern, D, F, V, gr, ...)                                                                      \
-    do {                                                                                                     \
-        if (mode == ADV_WRAP) kern<D, F, ADV_WRAP, ADV_PACKED><<<gr, blk, 0, c->stream>>>(__VA_ARGS__);      \
-        else if (mode == ADV_PLAIN) kern<D, F, ADV_PLAIN, ADV_PACKED><<<gr, blk, 0, c->stream>>>(__VA_ARGS__); \
-        else if ((V) & ADV_PACKED) kern<D, F, ADV_UNIT, ADV_PACKED><<<gr, blk, 0, c->stream>>>(__VA_ARGS__); \
-        else kern<D, F, ADV_UNIT, 0><<<gr, blk, 0, c->stream>>>(__VA_ARGS__);                               \
-    } while (0)
-#define ADVM_GO_K(kern, D, F, V, gr, ...)                                                                    \
-    do {                                                                                                     \
-        if (mode != ADV_UNIT || !((V) & ADV_KEPT)) ADVM_GO(kern, D, F, V, gr, __VA_ARGS__);                  \
-        else if ((V) & ADV_PACKED) kern<D, F, ADV_UNIT, ADV_PACKED | ADV_KEPT><<<gr, blk, 0, c->stream>>>(__VA_ARGS__); \
-        else kern<D, F, ADV_UNIT, ADV_KEPT><<<gr, blk, 0, c->stream>>>(__VA_ARGS__);                        \
-    } while (0)
-#define SCALAR_GO_X(GO, kern, face, V, gr, ...)                                                              \
+#define SCALAR_GO(kern, face, gr, ...)                                                                       \
     do {                                                                                                     \
         if (c->g.dim == 3) {                                                                                 \
-            if ((face) == -1) GO(kern, 3, -1, V, gr, __VA_ARGS__);                                           \
-            else GO(kern, 3, -2, V, gr, __VA_ARGS__);                                                        \
-        } else if ((face) == -1) GO(kern, 2, -1, V, gr, __VA_ARGS__);                                        \
-        else GO(kern, 2, -2, V, gr, __VA_ARGS__);                                                            \
+            if ((face) == -1) ADV_GO(kern, 3, -1, gr, __VA_ARGS__);                                          \
+            else ADV_GO(kern, 3, -2, gr, __VA_ARGS__);                                                       \
+        } else if ((face) == -1) ADV_GO(kern, 2, -1, gr, __VA_ARGS__);                                       \
+        else ADV_GO(kern, 2, -2, gr, __VA_ARGS__);                                                           \
     } while (0)
-#define SCALAR_GO(kern, face, V, gr, ...) SCALAR_GO_X(ADVM_GO, kern, face, V, gr, __VA_ARGS__)
-#define SCALAR_GO_K(kern, face, V, gr, ...) SCALAR_GO_X(ADVM_GO_K, kern, face, V, gr, __VA_ARGS__)
+/* the MacCormack scalar pass: KEPT (the limiter's node kept by the first pass) only in mode ADV_UNIT */
+#define MACC_GO(D, F, gr, keep, ...)                                                                         \
+    do {                                                                                                     \
+        if (mode == ADV_WRAP) k_advm_maccormack<D, F, ADV_WRAP, 0><<<gr, blk, 0, c->stream>>>(__VA_ARGS__);  \
+        else if (mode == ADV_PLAIN) k_advm_maccormack<D, F, ADV_PLAIN, 0><<<gr, blk, 0, c->stream>>>(__VA_ARGS__); \
+        else if (keep) k_advm_maccormack<D, F, ADV_UNIT, 1><<<gr, blk, 0, c->stream>>>(__VA_ARGS__);        \
+        else k_advm_maccormack<D, F, ADV_UNIT, 0><<<gr, blk, 0, c->stream>>>(__VA_ARGS__);                  \
+    } while (0)
 
 /* whether any lattice the stage samples wraps (a periodic axis), or has an axis of one node */
 static bool wraps(const Lat &L) { return L.wrap[0] || L.wrap[1] || L.wrap[2]; }
@@ -702,8 +620,8 @@ static bool thin(const Lat &L, int dim) {
 }
 
 struct AdvectWS {
-    /* q^ and the BFECC-corrected field of one velocity component (largest grid), then of the scalars, packed
-     * (Multi.in4: 4 floats per scalar element) */
+    /* q^ and the BFECC-corrected field of one velocity component (largest grid), then of the four scalars (planes
+     * of nscalar floats) */
     float *tmp[2];
     float *out[3];   /* with cu_sim.scalar_tmp: the four new scalar fields */
     /* What the first pass keeps for the later ones when cu_sim.adv_feet is set (else they trace again):
@@ -740,14 +658,14 @@ eddy_status advect_init(cu_sim *c) {
     int want = c->s->def.advection == EDDY_ADVECT_SEMI_LAGRANGIAN ? 0 : (c->s->def.advection == EDDY_ADVECT_MACCORMACK ? 1 : 2);
     AdvectWS *w = c->adv;
     eddy_status st = EDDY_OK;
-    const size_t tcap = cap > 4 * c->nscalar ? cap : 4 * c->nscalar; /* a velocity grid, or 4 packed scalars */
+    const size_t tcap = cap > 4 * c->nscalar ? cap : 4 * c->nscalar; /* a velocity grid, or 4 scalar fields */
     for (int b = 0; b < want && st == EDDY_OK; b++)
         if (!w->tmp[b]) st = dev_alloc(c, (void **)&w->tmp[b], tcap * sizeof(float), "advection scratch");
     const size_t sb = c->nscalar * sizeof(float);
     for (int f = 0; f < 3 && st == EDDY_OK; f++)
         if (!w->out[f]) st = dev_alloc(c, (void **)&w->out[f], sb, "advected scalars");
     /* MacCormack: the range's lo and hi; BFECC: the feet in 3D */
-    const int nfeet = want == 1 ? 2 : (c->g.dim == 3 ? 3 : 0);
+    const int nfeet = want == 1 ? 3 : (c->g.dim == 3 ? 3 : 0);
     for (int a = 0; a < nfeet && st == EDDY_OK && want >= 1 && c->adv_feet; a++)
         if (!w->feet[a]) st = dev_alloc(c, (void **)&w->feet[a], cap * sizeof(float), "advection feet");
     return st;
@@ -779,7 +697,9 @@ static Feet feet_of(cu_sim *c) {
 static Range range_of_velocity(cu_sim *c) {
     const AdvectWS *w = c->adv;
     const bool on = c->adv_feet && c->s->def.advection == EDDY_ADVECT_MACCORMACK && w->feet[0];
-    return on ? Range{w->feet[0], w->feet[1]} : Range{nullptr, nullptr};
+    const char *vn = getenv("EDDY_CU_ADV_VNODE"); /* experiment, item 92: the node (in feet[2]) in mode ADV_UNIT */
+    unsigned *node = on && vn && *vn == '1' ? (unsigned *)w->feet[2] : nullptr;
+    return on ? Range{w->feet[0], w->feet[1], node} : Range{nullptr, nullptr, nullptr};
 }
 
 static cudaError_t advect_field(cu_sim *c, const Tracer &t, const Map &m, int face, const Lat &L, const float *q,
@@ -787,7 +707,7 @@ static cudaError_t advect_field(cu_sim *c, const Tracer &t, const Map &m, int fa
     const dim3 blk = block_of(c->g.dim), gr = grid_of(c->g.dim, m);
     Flags fl = flags_for(c);
     Feet F = feet_of(c), none = {{nullptr, nullptr, nullptr}};
-    const Range R = range_of_velocity(c), no_range = {nullptr, nullptr};
+    const Range R = range_of_velocity(c), no_range = {nullptr, nullptr, nullptr};
     const int mode = stage_mode(t, L);
     float *t0 = c->adv->tmp[0], *t1 = c->adv->tmp[1];
     switch (c->s->def.advection) {
@@ -861,47 +781,38 @@ cudaError_t launch_advect(cu_sim *c, float dt) {
         Feet F = feet_of(c), none = {{nullptr, nullptr, nullptr}};
         const int mode = stage_mode(t, L);
         const int face = d.dye_scale[0] == 1 && d.dye_scale[1] == 1 && d.dye_scale[2] == 1 ? -1 : -2;
-        for (int f = 0; f < M.n; f++) M.dst[f] = *pool[f];
-        M.in = nullptr;
-        M.out = nullptr;
         M.node = nullptr;
-        /* experiment switches (issue 7, items 90-91): intermediates in planes, the limiter's node not kept */
-        const char *soa = getenv("EDDY_CU_ADV_SOA"), *nonode = getenv("EDDY_CU_ADV_NONODE");
-        const int V = (soa && *soa == '1') ? 0 : ADV_PACKED;
-        /* the intermediate fields: packed, or planes of nscalar floats in the same buffers */
-        auto set_in = [&](Multi &X, float *b) {
-            X.in = b;
-            for (int f = 0; f < 4; f++) X.in_f[f] = b + (size_t)f * c->nscalar;
-        };
-        auto set_out = [&](Multi &X, float *b) {
-            X.out = b;
-            for (int f = 0; f < 4; f++) X.out_f[f] = b + (size_t)f * c->nscalar;
-        };
-        Multi A = M; /* pass 1 writes q^ (factor 1) */
-        set_out(A, w->tmp[0]);
-        for (int f = 0; f < M.n; f++) A.factor[f] = 1.0f;
+        Multi A = M; /* pass 1 writes q^ (factor 1) into planes of tmp[0] */
+        for (int f = 0; f < M.n; f++) {
+            M.dst[f] = *pool[f];
+            A.dst[f] = w->tmp[0] + (size_t)f * c->nscalar;
+            A.factor[f] = 1.0f;
+            M.hat[f] = A.hat[f] = A.dst[f];
+        }
         switch (d.advection) {
         case EDDY_ADVECT_SEMI_LAGRANGIAN:
-            SCALAR_GO(k_advm_backward, face, V, gr, t, m, L, M, fl, 1, none);
+            SCALAR_GO(k_advm_backward, face, gr, t, m, L, M, fl, 1, none);
             break;
         case EDDY_ADVECT_MACCORMACK: {
             /* the limiter's node kept in feet[0] (cap >= nscalar elements) in mode ADV_UNIT */
-            const bool keep = mode == ADV_UNIT && c->adv_feet && w->feet[0] && !(nonode && *nonode == '1');
-            if (keep) A.node = (unsigned *)w->feet[0];
-            SCALAR_GO(k_advm_backward, face, V, gr, t, m, L, A, fl, 0, none);
-            set_in(M, w->tmp[0]);
-            M.node = A.node;
-            SCALAR_GO_K(k_advm_maccormack, face, V | (keep ? ADV_KEPT : 0), gr, t, m, L, M, fl);
+            const bool keep = mode == ADV_UNIT && c->adv_feet && w->feet[0];
+            if (keep) A.node = M.node = (unsigned *)w->feet[0];
+            SCALAR_GO(k_advm_backward, face, gr, t, m, L, A, fl, 0, none);
+            if (g.dim == 3) {
+                if (face == -1) MACC_GO(3, -1, gr, keep, t, m, L, M, fl);
+                else MACC_GO(3, -2, gr, keep, t, m, L, M, fl);
+            } else if (face == -1) MACC_GO(2, -1, gr, keep, t, m, L, M, fl);
+            else MACC_GO(2, -2, gr, keep, t, m, L, M, fl);
             break;
         }
         case EDDY_ADVECT_BFECC: {
-            SCALAR_GO(k_advm_backward, face, V, gr, t, m, L, A, fl, 0, F);
-            Multi C = M; /* corrected fields into tmp[1] */
-            set_in(C, w->tmp[0]);
-            set_out(C, w->tmp[1]);
-            SCALAR_GO(k_advm_bfecc_correct, face, V, gr, t, m, L, C);
-            set_in(M, w->tmp[1]);
-            SCALAR_GO(k_advm_bfecc_final, face, V, gr, t, m, L, M, fl, F);
+            SCALAR_GO(k_advm_backward, face, gr, t, m, L, A, fl, 0, F);
+            Multi C = A; /* corrected fields into planes of tmp[1] */
+            for (int f = 0; f < M.n; f++) C.dst[f] = w->tmp[1] + (size_t)f * c->nscalar;
+            SCALAR_GO(k_advm_bfecc_correct, face, gr, t, m, L, C);
+            Multi Fm = M;
+            for (int f = 0; f < M.n; f++) Fm.hat[f] = C.dst[f];
+            SCALAR_GO(k_advm_bfecc_final, face, gr, t, m, L, Fm, fl, F);
             break;
         }
         }
