@@ -102,27 +102,25 @@ for what in "$@"; do
     done ;;
   advcmp)
     # issue 7, version 18: the advection rows (2D 2048^2, 3D 256^3) of main's binary ($MAIN_BIN, if set) and this
-    # one back to back, twice; this one's experiment variant (EDDY_CU_ADV_VNODE); then the steps of both
+    # one back to back, twice; then the steps of both
     {
     for k in 1 2; do
       if [ -n "${MAIN_BIN:-}" ]; then echo "main $k:"; timeout 100 "$MAIN_BIN" --stages-only 2>&1 | grep -E "copy kernel|advect|^stages"; fi
       echo "branch $k:"; timeout 100 "$bin/bench_cuda" --advect-only 2>&1 | grep -E "copy kernel|advect|^stages"
     done
-    echo "branch EDDY_CU_ADV_VNODE=1:"; EDDY_CU_ADV_VNODE=1 timeout 100 "$bin/bench_cuda" --advect-only 2>&1 | grep -E "advect M|^stages"
     for n in 2048 256; do
       if [ -n "${MAIN_BIN:-}" ]; then echo "main steps $n:"; timeout 100 "$MAIN_BIN" --only $n --no-stages 2>&1 | grep -E "^  (2D|3D)"; fi
       echo "branch steps $n:"; timeout 100 "$bin/bench_cuda" --only $n --no-stages 2>&1 | grep -E "^  (2D|3D)"
     done
     } 2>&1 | tee "$OUT/advcmp.log" ;;
   ncu-advm)
-    # time and executed instructions of every advection kernel of one 3D 256^3 step: main ($MAIN_BIN), this one,
-    # this one with EDDY_CU_ADV_VNODE=1
+    # time, executed instructions and DRAM bytes of every advection kernel of one 3D 256^3 step: main ($MAIN_BIN)
+    # and this one
     m="gpu__time_duration.sum,smsp__inst_executed.sum,launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active,sm__inst_issued.avg.pct_of_peak_sustained_active,dram__bytes_read.sum,dram__bytes_write.sum"
     run_ncu() { timeout 100 "$ncu" --clock-control none --profile-from-start off -k regex:k_adv -c 8 --metrics $m "$@" 3 256 0 2>&1 | grep -E "k_adv|duration|inst_executed|registers|warps_active|inst_issued|dram__bytes" | sed -E 's/ +/ /g; s/\(ecu::.*//; s/\(Tracer.*//'; }
     {
     if [ -n "${MAIN_BIN:-}" ]; then echo "ncu main:"; run_ncu "$MAIN_BIN" --profile; fi
     echo "ncu branch:"; run_ncu "$bin/bench_cuda" --profile
-    echo "ncu branch EDDY_CU_ADV_VNODE=1:"; EDDY_CU_ADV_VNODE=1 run_ncu "$bin/bench_cuda" --profile
     } > "$OUT/ncu_advm.log" 2>&1
     grep -E "^ncu|k_adv|duration" "$OUT/ncu_advm.log" | sed -E 's/ void / /; s/, Context.*//' ;;
   sass-adv)

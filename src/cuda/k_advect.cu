@@ -353,7 +353,6 @@ __device__ inline void feet_load(const Feet &F, unsigned e, float b[3]) {
  * foot again nor gathers its nodes. The same floats either way. */
 struct Range {
     float *lo, *hi;
-    unsigned *node; /* experiment (item 92): in mode ADV_UNIT the foot's node instead (4 B), the range gathered again */
 };
 
 /* out = factor * A(q) */
@@ -368,10 +367,7 @@ __global__ void k_adv_backward(Tracer t, Map m, Lat L, const float *__restrict__
     const unsigned e = idx3(m.n, i, j, k);
     const Loc pb = lat_locate<DIM, W>(L, b[0], b[1], b[2]);
     float v;
-    if (W == ADV_UNIT && R.node) {
-        v = factor * sample_at<DIM, W>(L, q, pb);
-        R.node[e] = node_of<DIM>((unsigned)L.n[0], (unsigned)L.n[1], pb.x, pb.y, pb.z);
-    } else if (R.lo) {
+    if (R.lo) {
         float lo, hi;
         v = factor * sample_range_at<DIM, W>(L, q, pb, &lo, &hi);
         R.lo[e] = lo;
@@ -398,9 +394,7 @@ __global__ void __launch_bounds__(BX * BY, 8)
     float qh = qhat[e];
     float v = qh + 0.5f * (q[e] - back);
     float lo, hi;
-    if (W == ADV_UNIT && R.node) {
-        minmax_node<DIM>(L, q, R.node[e], &lo, &hi);
-    } else if (R.lo) {
+    if (R.lo) {
         lo = R.lo[e];
         hi = R.hi[e];
     } else {
@@ -602,12 +596,14 @@ __global__ void k_advm_bfecc_final(Tracer t, Map m, Lat L, Multi M, Flags fl, Fe
         } else if ((face) == -1) ADV_GO(kern, 2, -1, gr, __VA_ARGS__);                                       \
         else ADV_GO(kern, 2, -2, gr, __VA_ARGS__);                                                           \
     } while (0)
-/* the MacCormack scalar pass: KEPT (the limiter's node kept by the first pass) only in mode ADV_UNIT */
+/* the MacCormack scalar pass: KEPT (the limiter's node kept by the first pass) in 3D in mode ADV_UNIT only */
 #define MACC_GO(D, F, gr, keep, ...)                                                                         \
     do {                                                                                                     \
         if (mode == ADV_WRAP) k_advm_maccormack<D, F, ADV_WRAP, 0><<<gr, blk, 0, c->stream>>>(__VA_ARGS__);  \
-        else if (mode == ADV_PLAIN) k_advm_maccormack<D, F, ADV_PLAIN, 0><<<gr, blk, 0, c->stream>>>(__VA_ARGS__); \
-        else if (keep) k_advm_maccormack<D, F, ADV_UNIT, 1><<<gr, blk, 0, c->stream>>>(__VA_ARGS__);        \
+        else if (mode == ADV_PLAIN)                                                                          \
+            k_advm_maccormack<D, F, ADV_PLAIN, 0><<<gr, blk, 0, c->stream>>>(__VA_ARGS__);                   \
+        else if (D == 3 && (keep))                                                                           \
+            k_advm_maccormack<D, F, ADV_UNIT, D == 3><<<gr, blk, 0, c->stream>>>(__VA_ARGS__);               \
         else k_advm_maccormack<D, F, ADV_UNIT, 0><<<gr, blk, 0, c->stream>>>(__VA_ARGS__);                  \
     } while (0)
 
@@ -620,14 +616,15 @@ static bool thin(const Lat &L, int dim) {
 }
 
 struct AdvectWS {
-    /* q^ and the BFECC-corrected field of one velocity component (largest grid), then of the four scalars (planes
-     * of nscalar floats) */
-    float *tmp[2];
+    float *tmp[2];   /* q^ and the BFECC-corrected field of one velocity component (largest grid) */
+    float *hat[4];   /* q^ of each scalar (hat[0] = tmp[0]) */
+    float *corr[4];  /* BFECC-corrected scalars (corr[0] = tmp[1]) */
     float *out[3];   /* with cu_sim.scalar_tmp: the four new scalar fields */
     /* What the first pass keeps for the later ones when cu_sim.adv_feet is set (else they trace again):
-     * MacCormack: the velocity's limiter range (Range) in feet[0], feet[1]; for its scalars the backward foot's
-     * node (Multi.node, 4 B) in feet[0] in mode ADV_UNIT (12 B of feet cost more than a trace, item 58; the node
-     * also saves the locating, item 90). BFECC: the feet of every grid in 3D (in 2D it traces again). */
+     * MacCormack: the velocity's limiter range (Range) in feet[0], feet[1]; for its scalars in 3D in mode
+     * ADV_UNIT the backward foot's node (Multi.node, 4 B) in feet[0] (12 B of feet cost more than a trace, item
+     * 58; the node also saves the locating, item 90). BFECC: the feet of every grid in 3D (in 2D it traces
+     * again). */
     float *feet[3];
 };
 
@@ -658,14 +655,19 @@ eddy_status advect_init(cu_sim *c) {
     int want = c->s->def.advection == EDDY_ADVECT_SEMI_LAGRANGIAN ? 0 : (c->s->def.advection == EDDY_ADVECT_MACCORMACK ? 1 : 2);
     AdvectWS *w = c->adv;
     eddy_status st = EDDY_OK;
-    const size_t tcap = cap > 4 * c->nscalar ? cap : 4 * c->nscalar; /* a velocity grid, or 4 scalar fields */
     for (int b = 0; b < want && st == EDDY_OK; b++)
-        if (!w->tmp[b]) st = dev_alloc(c, (void **)&w->tmp[b], tcap * sizeof(float), "advection scratch");
+        if (!w->tmp[b]) st = dev_alloc(c, (void **)&w->tmp[b], cap * sizeof(float), "advection scratch");
+    w->hat[0] = w->tmp[0];
+    w->corr[0] = w->tmp[1];
     const size_t sb = c->nscalar * sizeof(float);
+    for (int f = 1; f < 4 && st == EDDY_OK; f++) {
+        if (want >= 1 && !w->hat[f]) st = dev_alloc(c, (void **)&w->hat[f], sb, "advection scratch");
+        if (st == EDDY_OK && want >= 2 && !w->corr[f]) st = dev_alloc(c, (void **)&w->corr[f], sb, "advection scratch");
+    }
     for (int f = 0; f < 3 && st == EDDY_OK; f++)
         if (!w->out[f]) st = dev_alloc(c, (void **)&w->out[f], sb, "advected scalars");
     /* MacCormack: the range's lo and hi; BFECC: the feet in 3D */
-    const int nfeet = want == 1 ? 3 : (c->g.dim == 3 ? 3 : 0);
+    const int nfeet = want == 1 ? 2 : (c->g.dim == 3 ? 3 : 0);
     for (int a = 0; a < nfeet && st == EDDY_OK && want >= 1 && c->adv_feet; a++)
         if (!w->feet[a]) st = dev_alloc(c, (void **)&w->feet[a], cap * sizeof(float), "advection feet");
     return st;
@@ -676,6 +678,10 @@ void advect_free(cu_sim *c) {
     AdvectWS *w = c->adv;
     cudaFree(w->tmp[0]);
     cudaFree(w->tmp[1]);
+    for (int f = 1; f < 4; f++) {
+        cudaFree(w->hat[f]);
+        cudaFree(w->corr[f]);
+    }
     for (int f = 0; f < 3; f++) {
         cudaFree(w->out[f]);
         cudaFree(w->feet[f]);
@@ -697,9 +703,7 @@ static Feet feet_of(cu_sim *c) {
 static Range range_of_velocity(cu_sim *c) {
     const AdvectWS *w = c->adv;
     const bool on = c->adv_feet && c->s->def.advection == EDDY_ADVECT_MACCORMACK && w->feet[0];
-    const char *vn = getenv("EDDY_CU_ADV_VNODE"); /* experiment, item 92: the node (in feet[2]) in mode ADV_UNIT */
-    unsigned *node = on && vn && *vn == '1' ? (unsigned *)w->feet[2] : nullptr;
-    return on ? Range{w->feet[0], w->feet[1], node} : Range{nullptr, nullptr, nullptr};
+    return on ? Range{w->feet[0], w->feet[1]} : Range{nullptr, nullptr};
 }
 
 static cudaError_t advect_field(cu_sim *c, const Tracer &t, const Map &m, int face, const Lat &L, const float *q,
@@ -707,7 +711,7 @@ static cudaError_t advect_field(cu_sim *c, const Tracer &t, const Map &m, int fa
     const dim3 blk = block_of(c->g.dim), gr = grid_of(c->g.dim, m);
     Flags fl = flags_for(c);
     Feet F = feet_of(c), none = {{nullptr, nullptr, nullptr}};
-    const Range R = range_of_velocity(c), no_range = {nullptr, nullptr, nullptr};
+    const Range R = range_of_velocity(c), no_range = {nullptr, nullptr};
     const int mode = stage_mode(t, L);
     float *t0 = c->adv->tmp[0], *t1 = c->adv->tmp[1];
     switch (c->s->def.advection) {
@@ -782,20 +786,21 @@ cudaError_t launch_advect(cu_sim *c, float dt) {
         const int mode = stage_mode(t, L);
         const int face = d.dye_scale[0] == 1 && d.dye_scale[1] == 1 && d.dye_scale[2] == 1 ? -1 : -2;
         M.node = nullptr;
-        Multi A = M; /* pass 1 writes q^ (factor 1) into planes of tmp[0] */
+        Multi A = M; /* pass 1 writes q^ (factor 1) */
         for (int f = 0; f < M.n; f++) {
             M.dst[f] = *pool[f];
-            A.dst[f] = w->tmp[0] + (size_t)f * c->nscalar;
+            A.dst[f] = w->hat[f];
             A.factor[f] = 1.0f;
-            M.hat[f] = A.hat[f] = A.dst[f];
+            M.hat[f] = A.hat[f] = w->hat[f];
         }
         switch (d.advection) {
         case EDDY_ADVECT_SEMI_LAGRANGIAN:
             SCALAR_GO(k_advm_backward, face, gr, t, m, L, M, fl, 1, none);
             break;
         case EDDY_ADVECT_MACCORMACK: {
-            /* the limiter's node kept in feet[0] (cap >= nscalar elements) in mode ADV_UNIT */
-            const bool keep = mode == ADV_UNIT && c->adv_feet && w->feet[0];
+            /* the limiter's node kept in feet[0] (cap >= nscalar elements) in 3D in mode ADV_UNIT; a 2D trace
+             * costs less than the node's write and read (item 90) */
+            const bool keep = g.dim == 3 && mode == ADV_UNIT && c->adv_feet && w->feet[0];
             if (keep) A.node = M.node = (unsigned *)w->feet[0];
             SCALAR_GO(k_advm_backward, face, gr, t, m, L, A, fl, 0, none);
             if (g.dim == 3) {
@@ -807,11 +812,11 @@ cudaError_t launch_advect(cu_sim *c, float dt) {
         }
         case EDDY_ADVECT_BFECC: {
             SCALAR_GO(k_advm_backward, face, gr, t, m, L, A, fl, 0, F);
-            Multi C = A; /* corrected fields into planes of tmp[1] */
-            for (int f = 0; f < M.n; f++) C.dst[f] = w->tmp[1] + (size_t)f * c->nscalar;
+            Multi C = A; /* corrected fields into corr */
+            for (int f = 0; f < M.n; f++) C.dst[f] = w->corr[f];
             SCALAR_GO(k_advm_bfecc_correct, face, gr, t, m, L, C);
             Multi Fm = M;
-            for (int f = 0; f < M.n; f++) Fm.hat[f] = C.dst[f];
+            for (int f = 0; f < M.n; f++) Fm.hat[f] = w->corr[f];
             SCALAR_GO(k_advm_bfecc_final, face, gr, t, m, L, Fm, fl, F);
             break;
         }
