@@ -315,15 +315,15 @@ __device__ inline void trace_end(const Tracer &t, const Map &m, const float P[3]
     }
 }
 
-/* the element of a thread: blocks of blockDim.x x blockDim.y elements of one plane k (block_of). A grid of 32 m + 1
- * elements along x (the x faces: 257 at 256^3) would leave the last column of blocks one busy lane per warp, each
- * such warp costing as much as a full one (1/9 of the u grid's warps at 256^3): those blocks take the last x
- * column instead, a thread per row j (blockDim.x blockDim.y rows per block, the spare blocks exit). */
+/* the element of a thread: blocks of blockDim.x x blockDim.y elements of one plane k (block_of). The x faces (FACE
+ * 0) of 32 m cells are 32 m + 1 along x (257 at 256^3): the last column of blocks would keep one busy lane per
+ * warp, each such warp costing as much as a full one (1/9 of the u grid's warps at 256^3), so those blocks take
+ * the last x column instead, a thread per row j (blockDim.x blockDim.y rows per block, the spare blocks exit). */
 #define ADV_IJK(nx, ny)                                                                                        \
     int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);                                                      \
     int j = (int)(blockIdx.y * blockDim.y + threadIdx.y);                                                      \
     const int k = (int)blockIdx.z;                                                                             \
-    if (blockIdx.x == gridDim.x - 1 && (nx) - (int)(blockIdx.x * blockDim.x) == 1) {                           \
+    if (FACE == 0 && blockIdx.x == gridDim.x - 1 && (nx) - (int)(blockIdx.x * blockDim.x) == 1) {              \
         i = (nx) - 1;                                                                                          \
         j = (int)((blockIdx.y * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x);                         \
     }                                                                                                          \
