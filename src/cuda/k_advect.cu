@@ -24,11 +24,10 @@ static Lat lat_of(const GDesc &d) {
 }
 
 /* The kernels' lattice mode W. ADV_WRAP: some lattice of the stage wraps (a periodic axis), so the upper node of
- * an axis may be node 0. ADV_PLAIN: no wrap, so the upper node is the lower one + 1, or the same node on an axis of
- * one node. ADV_UNIT: no wrap and every sampled axis has at least two nodes (the common case), so the upper node is
- * always the lower one + 1 and the gathers' neighbours are constant offsets (+1, +nx, +nx ny) from one address:
- * immediate offsets for the x neighbours, no per-gather differences of node indices. */
-enum { ADV_UNIT = 0, ADV_PLAIN = 1, ADV_WRAP = 2 };
+ * an axis may be node 0. ADV_UNIT: no wrap, so the upper node is always the lower one + 1 (every axis has at least
+ * two nodes: eddy_sim_create requires 3 cells per axis) and the gathers' neighbours are constant offsets (+1, +nx,
+ * +nx ny) from one address: immediate offsets for the x neighbours, no per-gather differences of node indices. */
+enum { ADV_UNIT = 0, ADV_WRAP = 2 };
 template <int W>
 __device__ inline void locate_axis(int n, int wrap, float x, int *i0, int *i1, float *w) {
     if (W == ADV_WRAP && wrap) {
@@ -39,11 +38,6 @@ __device__ inline void locate_axis(int n, int wrap, float x, int *i0, int *i1, f
         if (i < 0 || i >= wrap) i = wrapi(i, wrap);
         *i0 = i;
         *i1 = i + 1 == wrap ? 0 : i + 1;
-        return;
-    }
-    if (W != ADV_UNIT && n == 1) {
-        *i0 = *i1 = 0;
-        *w = 0.0f;
         return;
     }
     float hi = (float)(n - 1);
@@ -570,13 +564,12 @@ __global__ void k_advm_bfecc_final(Tracer t, Map m, Lat L, Multi M, Flags fl, Fe
     }
 }
 
-/* launches kern<dim, face, mode> on the stage's stream (mode: a local of the caller, ADV_UNIT / ADV_PLAIN /
+/* launches kern<dim, face, mode> on the stage's stream (mode: a local of the caller, ADV_UNIT or
  * ADV_WRAP): FACE_GO for a face grid (face 0..dim-1), SCALAR_GO for the scalar grid (face -1 with dye_scale 1,
  * else -2) */
 #define ADV_GO(kern, D, F, gr, ...)                                                                          \
     do {                                                                                                     \
         if (mode == ADV_WRAP) kern<D, F, ADV_WRAP><<<gr, blk, 0, c->stream>>>(__VA_ARGS__);         \
-        else if (mode == ADV_PLAIN) kern<D, F, ADV_PLAIN><<<gr, blk, 0, c->stream>>>(__VA_ARGS__);  \
         else kern<D, F, ADV_UNIT><<<gr, blk, 0, c->stream>>>(__VA_ARGS__);                          \
     } while (0)
 #define FACE_GO(kern, face, gr, ...)                                                                         \
@@ -600,20 +593,13 @@ __global__ void k_advm_bfecc_final(Tracer t, Map m, Lat L, Multi M, Flags fl, Fe
 #define MACC_GO(D, F, gr, keep, ...)                                                                         \
     do {                                                                                                     \
         if (mode == ADV_WRAP) k_advm_maccormack<D, F, ADV_WRAP, 0><<<gr, blk, 0, c->stream>>>(__VA_ARGS__);  \
-        else if (mode == ADV_PLAIN)                                                                          \
-            k_advm_maccormack<D, F, ADV_PLAIN, 0><<<gr, blk, 0, c->stream>>>(__VA_ARGS__);                   \
         else if (D == 3 && (keep))                                                                           \
             k_advm_maccormack<D, F, ADV_UNIT, D == 3><<<gr, blk, 0, c->stream>>>(__VA_ARGS__);               \
         else k_advm_maccormack<D, F, ADV_UNIT, 0><<<gr, blk, 0, c->stream>>>(__VA_ARGS__);                  \
     } while (0)
 
-/* whether any lattice the stage samples wraps (a periodic axis), or has an axis of one node */
+/* whether a lattice the stage samples wraps (a periodic axis) */
 static bool wraps(const Lat &L) { return L.wrap[0] || L.wrap[1] || L.wrap[2]; }
-static bool thin(const Lat &L, int dim) {
-    for (int b = 0; b < dim; b++)
-        if (L.n[b] < 2) return true;
-    return false;
-}
 
 struct AdvectWS {
     float *tmp[2];   /* q^ and the BFECC-corrected field of one velocity component (largest grid) */
@@ -638,11 +624,7 @@ static dim3 grid_of(int dim, const Map &m) {
 
 /* the kernels' lattice mode for a stage sampling the velocity lattices and L */
 static int stage_mode(const Tracer &t, const Lat &L) {
-    if (wraps(t.V[0]) || wraps(t.V[1]) || wraps(t.V[2]) || wraps(L)) return ADV_WRAP;
-    if (thin(L, t.dim)) return ADV_PLAIN;
-    for (int a = 0; a < t.dim; a++)
-        if (thin(t.V[a], t.dim)) return ADV_PLAIN;
-    return ADV_UNIT;
+    return wraps(t.V[0]) || wraps(t.V[1]) || wraps(t.V[2]) || wraps(L) ? ADV_WRAP : ADV_UNIT;
 }
 
 /* allocates what the current scheme needs (called at creation and before each advection: eddy_sim_set_def may
