@@ -21,6 +21,7 @@ extern "C" {
 }
 #undef restrict
 
+#include <stdlib.h>
 #include <string.h>
 #include <cooperative_groups.h>
 #ifdef EDDY_CU_TAIL_CLOCKS
@@ -43,6 +44,10 @@ struct LevA {
     int sy, sz, origin; /* 32-bit: the attach keeps padded arrays below 2^31 elements */
     float w[3];
     const float *diag, *inv_diag, *inv_weight;
+    /* 2D levels: per block of the level's sweep tiles (sweep_grid), the operator's values where every cell of the
+     * block's region (tile and UNI_HALO) has the same diag, inv_diag > 0 and inv_weight (w = 1), else w = 0
+     * (k_uni_tiles); nullptr: not computed */
+    const float4 *uni;
 };
 __device__ inline int cell_at(const LevA &L, int i, int j, int k) { return L.origin + i + L.sy * j + L.sz * k; }
 
@@ -59,6 +64,7 @@ struct LevelD {
     size_t count;
     float *diag, *inv_diag, *inv_weight, *x, *b, *r;
     float *xa; /* second x for the out-of-place fused sweeps */
+    float4 *uni; /* LevA::uni's array (2D levels) */
     int cur;   /* during a V-cycle: 1 when the level's current x is in xa */
     int tail_smem, tail_op, tail_tab; /* levels of k_tail: offsets in shared memory (TailLevel) */
     int *pc[3], *rf[3];
@@ -103,6 +109,8 @@ struct PoissonWS {
     float *sol, *rhs, *res, *z, *p, *q;
     float *rs;        /* the mean-free residual written by level 0's first sweep (defer_shift) */
     int coop_blocks, coop_tiles; /* k_cg_apply_update's grid and tiles per block; 0: not used (cuda_notes 52) */
+    int fold;         /* k_cg_fold instead of k_cg_direction + k_cg_apply_update (cuda_notes 77) */
+    float *p2;        /* its second p buffer */
     double cells0;    /* cells of the single component of level 0 */
     bool built;
     /* signature of the solids the operator was built for */
@@ -312,11 +320,44 @@ struct BoolC {
 #define SWEEP_MINB_POST 8
 #endif
 #define SWEEP_MINB(RES, NS) ((RES) == 2 ? SWEEP_MINB_RES2 : (NS) == 2 ? SWEEP_MINB_POST : 0)
+/* the halo of the regions that LevA::uni describes: the largest of the 2D passes (pre-smoothing with the restriction) */
+#define UNI_HALO 5
+/* LevA::uni of a 2D level for its TX x TY sweep tiles (one block of 256 threads per tile): the block's region of halo
+ * UNI_HALO inside the level, every cell's diag, inv_diag and inv_weight bitwise those of its first cell, diag and
+ * inv_diag > 0 (a solved cell: the pre-smoothing's shift then applies everywhere) */
+template <int TX, int TY>
+__global__ void k_uni_tiles(LevA L, const float *__restrict__ diag, const float *__restrict__ inv_diag,
+                            const float *__restrict__ inv_weight, float4 *out) {
+    constexpr int SX = TX + 2 * UNI_HALO, SY = TY + 2 * UNI_HALO;
+    const int x0 = (int)blockIdx.x * TX - UNI_HALO, y0 = (int)blockIdx.y * TY - UNI_HALO;
+    const int tid = (int)(threadIdx.x + blockDim.x * threadIdx.y), nt = (int)(blockDim.x * blockDim.y);
+    const bool inner = x0 >= 0 && y0 >= 0 && x0 + SX <= L.n[0] && y0 + SY <= L.n[1];
+    float d0 = 0.0f, id0 = 0.0f, iw0 = 0.0f;
+    int ok = 0;
+    if (inner) {
+        const int e0 = cell_at(L, x0, y0, 0);
+        d0 = diag[e0];
+        id0 = inv_diag[e0];
+        iw0 = inv_weight[e0];
+        ok = d0 > 0.0f && id0 > 0.0f;
+        for (int q = tid; q < SX * SY && ok; q += nt) {
+            const int e = cell_at(L, x0 + q % SX, y0 + q / SX, 0);
+            ok = __float_as_uint(diag[e]) == __float_as_uint(d0) && __float_as_uint(inv_diag[e]) == __float_as_uint(id0) &&
+                 __float_as_uint(inv_weight[e]) == __float_as_uint(iw0);
+        }
+    }
+    ok = __syncthreads_and(ok);
+    if (tid == 0) out[blockIdx.x + gridDim.x * blockIdx.y] = make_float4(d0, id0, iw0, ok ? 1.0f : 0.0f);
+}
+
 template <int DIM, int TX, int TY, int TZ, bool PRO, bool DOT, int Z, int NS = 1, int RES = 0>
 __global__ void __launch_bounds__(256, SWEEP_MINB(RES, NS))
     k_sweep_tile(LevA L, const float *__restrict__ x, float *__restrict__ xout, const float *__restrict__ b, int c1,
                  const int *active, ProlongArgs pa, double *partials, float *__restrict__ rs, const float *mean,
                  float *__restrict__ rout) {
+    /* a kernel launched after this one with programmatic serialisation (k_tail, cuda_notes 78) may start now: it
+     * waits for this grid's results itself (no effect on other launches) */
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
     ECU_ACTIVE_OR_RETURN(active);
     const float shift = Z == 2 ? -*mean : 0.0f;
     /* b at padded index q (ghosts: r = 0, inv_diag = 0; inv_diag > 0 exactly where diag > 0) */
@@ -341,8 +382,17 @@ __global__ void __launch_bounds__(256, SWEEP_MINB(RES, NS))
     const int x0 = (int)blockIdx.x * TX - H, y0 = (int)blockIdx.y * TY - H, z0 = DIM == 3 ? (int)blockIdx.z * TZ - H : 0;
     /* the pass's body for blocks whose staged region lies inside the level (INNER: no bounds tests; cuda_notes 61)
      * and for the others; the same cells and operations in both */
-    auto body = [&](auto inner_c) -> double {
+    /* UNI (cuda_notes 76): the block's region has one value of diag, inv_diag (> 0) and inv_weight (L.uni), held in
+     * registers instead of loaded per cell; the same values in the same operations */
+    float u_d = 0.0f, u_id = 0.0f, u_iw = 0.0f;
+    auto body = [&](auto inner_c, auto uni_c) -> double {
         constexpr bool INNER = decltype(inner_c)::value;
+        constexpr bool UNI = decltype(uni_c)::value;
+        static_assert(!UNI || INNER, "a uniform region lies inside the level");
+#define IDV(q) (UNI ? u_id : inv_diag[q])
+#define DGV(q) (UNI ? u_d : L.diag[q])
+#define IWV(q) (UNI ? u_iw : L.inv_weight[q])
+#define BVU(q) (UNI ? (Z == 2 ? b[q] + shift : b[q]) : BV(q))
         if constexpr (DIM == 2) {
             /* 2D: the thread's position in the region advanced by 256 (launch_sweep's block) without divisions */
             constexpr int NT = 256, DX = NT % SX, DY = NT / SX;
@@ -354,12 +404,12 @@ __global__ void __launch_bounds__(256, SWEEP_MINB(RES, NS))
                     const int e = cell_at(L, gx, gy, 0);
                     const bool interior = INNER || (gx >= 0 && gx < L.n[0] && gy >= 0 && gy < L.n[1]);
                     if (Z && interior) {
-                        xv = ((gx + gy) & 1) == 0 ? 1.0f * (BV(e) * inv_diag[e]) : 0.0f;
+                        xv = ((gx + gy) & 1) == 0 ? 1.0f * (BVU(e) * IDV(e)) : 0.0f;
                     } else {
                         xv = x[e];
                     }
                     if (PRO && interior)
-                        xv = xv + L.inv_weight[e] * d_prolong_value(L, pa.C, pa.ax0, pa.ax1, pa.ax2, pa.xc, gx, gy, 0);
+                        xv = xv + IWV(e) * d_prolong_value(L, pa.C, pa.ax0, pa.ax1, pa.ax2, pa.xc, gx, gy, 0);
                 }
                 xs[q] = xv;
                 lx += DX;
@@ -416,7 +466,7 @@ __global__ void __launch_bounds__(256, SWEEP_MINB(RES, NS))
                     if (!INNER && (gx < 0 || gx >= L.n[0] || gy < 0 || gy >= L.n[1])) continue;
                     const int e = cell_at(L, gx, gy, 0);
                     const int s = (lx + o) + SSY * (ly + o);
-                    xs[s] = (BV(e) + NBS(s)) * inv_diag[e];
+                    xs[s] = (BVU(e) + NBS(s)) * IDV(e);
                 }
             } else {
             for (int q = tid; q < R / 2; q += nt) {
@@ -449,10 +499,10 @@ __global__ void __launch_bounds__(256, SWEEP_MINB(RES, NS))
                 const int e = cell_at(L, gx, gy, gz);
                 float v = xs[s];
                 const bool second = ((gx + gy + gz + c1) & 1) != 0; /* the last half sweep's colour (2 NS - 1 odd) */
-                const float be = DOT || second || Z == 2 || RES ? BV(e) : 0.0f;
-                if (second && !RES) v = (be + NBS(s)) * inv_diag[e];
+                const float be = DOT || second || Z == 2 || RES ? BVU(e) : 0.0f;
+                if (second && !RES) v = (be + NBS(s)) * IDV(e);
                 xout[e] = v;
-                if (RES == 1) rout[e] = (be - (L.diag[e] * v - NBS(s))) * L.inv_weight[e];
+                if (RES == 1) rout[e] = (be - (DGV(e) * v - NBS(s))) * IWV(e);
                 if (Z == 2) rs[e] = be;
                 if (DOT) acc += (double)be * (double)v;
             }
@@ -472,7 +522,7 @@ __global__ void __launch_bounds__(256, SWEEP_MINB(RES, NS))
                 }
                 if (!INNER && (gx < 0 || gx >= L.n[0] || gy < 0 || gy >= L.n[1])) continue;
                 const int e = cell_at(L, gx, gy, 0);
-                rsm[q] = (BV(e) - (L.diag[e] * xs[s] - NBS(s))) * L.inv_weight[e];
+                rsm[q] = (BVU(e) - (DGV(e) * xs[s] - NBS(s))) * IWV(e);
             }
             __syncthreads();
             /* the fine level as d_restrict sees it: cell (i, j) at rsm[(i - fx0 + 1) + RSX (j - fy0 + 1)] */
@@ -488,13 +538,32 @@ __global__ void __launch_bounds__(256, SWEEP_MINB(RES, NS))
             }
         }
         return acc;
+#undef IDV
+#undef DGV
+#undef IWV
+#undef BVU
     };
     double acc;
     if constexpr (DIM == 2) {
+        static_assert(H <= UNI_HALO, "L.uni covers regions of halo UNI_HALO");
         const bool inner = x0 >= 0 && y0 >= 0 && x0 + SX <= L.n[0] && y0 + SY <= L.n[1];
-        acc = inner ? body(BoolC<true>{}) : body(BoolC<false>{});
+        bool uni = false;
+        if (inner && L.uni) {
+            const float4 u = L.uni[blockIdx.x + gridDim.x * blockIdx.y];
+            u_d = u.x;
+            u_id = u.y;
+            u_iw = u.z;
+            uni = u.w != 0.0f;
+        }
+        if (uni) {
+            acc = body(BoolC<true>{}, BoolC<true>{});
+        } else if (inner) {
+            acc = body(BoolC<true>{}, BoolC<false>{});
+        } else {
+            acc = body(BoolC<false>{}, BoolC<false>{});
+        }
     } else {
-        acc = body(BoolC<false>{});
+        acc = body(BoolC<false>{}, BoolC<false>{});
     }
 #undef NBS
 #undef BV
@@ -589,6 +658,9 @@ struct CGState {
     float warm_scale; /* dt / (rho h) of this step, for the warm start (sent before each solve) */
     int it, max_it, active;
     int converged; /* the recursive residual reached the tolerance (else: breakdown or the iteration cap) */
+    /* k_cg_fold (cuda_notes 77): p alternates between two buffers, pc names the one holding the current direction;
+     * x += alpha p of an update is done by the next iteration's fold (or k_cg_finish_x) while x_pending */
+    int pc, x_pending;
 };
 
 /* k_first_sweep on level 0 of MGPCG with k_res_shift folded in (cuda_notes 27): b = r - mean on solved cells (mean
@@ -743,6 +815,125 @@ __global__ void __launch_bounds__(256, 4) k_cg_apply_update(LevA L, CGState *cg,
     if (ECU_THREAD0()) msum[blockIdx.x] = sum;
 }
 
+/* k_cg_apply_update with the CG direction and the previous iteration's x update folded in (cuda_notes 77; 2D,
+ * level 0 without periodic axes): the direction p = z + beta p_old (k_cg_direction's operation; p = z after a start)
+ * is computed per tile over the tile and one layer into shared memory from z and p_old, written to the other p
+ * buffer (neighbouring blocks still read p_old), and the stencil q = A p reads it there; x += alpha_old p_old, the
+ * previous update's x (k_cg_update's operation on the same values), is done here, where p_old is read anyway; the
+ * update after the barrier is then r = r_in - alpha q only. x's last update is k_cg_finish_x's. */
+constexpr int FOLD_SX = BX + 2, FOLD_SY = BY * ECU_ROWS + 2;
+__global__ void __launch_bounds__(256, 4) k_cg_fold(LevA L, CGState *cg, float *__restrict__ x, float *r, const float *r_in,
+                                                 const float *__restrict__ z, float *p0, float *p1, double *pq_part,
+                                                 double *partials, double *msum, Readback *rb, int ntx, int nty, int ntiles,
+                                                 int T, int first) {
+    if (!cg->active) return; /* the same decision in every block: active changes only after the barrier */
+    extern __shared__ float qs[];
+    __shared__ float ps[FOLD_SX * FOLD_SY];
+    __shared__ double sh[32];
+    const int tid = (int)(threadIdx.x + BX * threadIdx.y);
+    const int pc = cg->pc;
+    const float *__restrict__ po = pc ? p1 : p0;
+    float *__restrict__ pn = pc ? p0 : p1;
+    const float beta = first ? 0.0f : cg->beta, alpha_old = cg->alpha;
+    const bool pending = !first && cg->x_pending;
+    double acc = 0.0;
+    for (int k = 0; k < T; k++) {
+        const int t = (int)blockIdx.x + k * (int)gridDim.x;
+        if (t >= ntiles) break;
+        const int ti = (t % ntx) * BX, tj = (t / ntx) * (BY * ECU_ROWS);
+        /* p on the tile and one layer (ghosts: z and p are +0 there, as p's ghosts were) */
+        for (int q = tid; q < FOLD_SX * FOLD_SY; q += 256) {
+            const int gx = ti - 1 + q % FOLD_SX, gy = tj - 1 + q / FOLD_SX;
+            float v = 0.0f;
+            if (gx <= L.n[0] && gy <= L.n[1]) {
+                const int e = cell_at(L, gx, gy, 0);
+                v = first ? z[e] : z[e] + beta * po[e];
+            }
+            ps[q] = v;
+        }
+        __syncthreads();
+        const int i = ti + (int)threadIdx.x;
+#pragma unroll
+        for (int r_ = 0; r_ < ECU_ROWS; r_++) {
+            const int ly = (int)threadIdx.y + r_ * BY, j = tj + ly;
+            if (i >= L.n[0] || j >= L.n[1]) continue;
+            const int e = cell_at(L, i, j, 0);
+            const int s = ((int)threadIdx.x + 1) + FOLD_SX * (ly + 1);
+            const float pv = ps[s];
+            const float d = L.diag[e];
+            const float a = d * pv - (L.w[0] * (ps[s - 1] + ps[s + 1]) + L.w[1] * (ps[s - FOLD_SX] + ps[s + FOLD_SX]));
+            const float y = d > 0.0f ? a : 0.0f;
+            qs[(k * ECU_ROWS + r_) * 256 + tid] = y;
+            acc += (double)pv * (double)y;
+            pn[e] = pv;
+            if (pending) x[e] = x[e] + alpha_old * po[e];
+        }
+        __syncthreads();
+    }
+    acc = block_reduce<RED_SUM>(acc, sh);
+    if (ECU_THREAD0()) pq_part[blockIdx.x] = acc;
+    cooperative_groups::this_grid().sync();
+    double v = 0.0;
+    for (int b = tid; b < (int)gridDim.x; b += 256) v += __ldcg(pq_part + b);
+    v = block_reduce<RED_SUM>(v, sh);
+    __shared__ float alpha_s;
+    __shared__ int stop_s;
+    if (tid == 0) {
+        const double pq = v, rz = cg->rz;
+        stop_s = !(pq > 0.0) || !(rz > 0.0);
+        alpha_s = stop_s ? 0.0f : (float)(rz / pq);
+        if (blockIdx.x == 0) {
+            cg->x_pending = !stop_s;
+            if (stop_s) {
+                cg->active = 0;
+                rb->red[R_CG_ITER] = cg->it;
+            } else {
+                cg->alpha = alpha_s;
+            }
+        }
+    }
+    __syncthreads();
+    if (stop_s) return;
+    const float alpha = alpha_s;
+    double rr = 0.0, sum = 0.0;
+    for (int k = 0; k < T; k++) {
+        const int t = (int)blockIdx.x + k * (int)gridDim.x;
+        if (t >= ntiles) break;
+        const int i = (t % ntx) * BX + (int)threadIdx.x;
+        const int j0 = (t / ntx) * (BY * ECU_ROWS) + (int)threadIdx.y;
+        float rv[ECU_ROWS];
+#pragma unroll
+        for (int r_ = 0; r_ < ECU_ROWS; r_++) {
+            const int j = j0 + r_ * BY;
+            if (i >= L.n[0] || j >= L.n[1]) continue;
+            rv[r_] = r_in[cell_at(L, i, j, 0)];
+        }
+#pragma unroll
+        for (int r_ = 0; r_ < ECU_ROWS; r_++) {
+            const int j = j0 + r_ * BY;
+            if (i >= L.n[0] || j >= L.n[1]) continue;
+            const float re = rv[r_] - alpha * qs[(k * ECU_ROWS + r_) * 256 + tid];
+            r[cell_at(L, i, j, 0)] = re;
+            rr += (double)re * (double)re;
+            sum += (double)re;
+        }
+    }
+    rr = block_reduce<RED_SUM>(rr, sh);
+    if (ECU_THREAD0()) partials[blockIdx.x] = rr;
+    sum = block_reduce<RED_SUM>(sum, sh);
+    if (ECU_THREAD0()) msum[blockIdx.x] = sum;
+}
+/* the last update's x += alpha p (k_cg_fold defers it) */
+__global__ void k_cg_finish_x(LevA L, const CGState *cg, float *__restrict__ x, const float *p0, const float *p1) {
+    if (!cg->x_pending) return;
+    const float alpha = cg->alpha;
+    const float *__restrict__ p = cg->pc ? p1 : p0;
+    ECU_IJK(L.n[0], L.n[1]);
+    if (!inside_) return;
+    const int e = cell_at(L, i, j, k);
+    x[e] = x[e] + alpha * p[e];
+}
+
 /* one pure-Neumann component holding every solved cell: r -= its mean, kept by the device (poisson_mg.c
  * cg_update keeps the residual mean-free so that it cannot drift below float precision) */
 __global__ void k_res_shift(LevA L, const CGState *cg, float *__restrict__ r) {
@@ -781,6 +972,8 @@ __global__ void __launch_bounds__(1024) k_cg_start(CGState *cg, const double *pa
     cg->max_it = max_it;
     cg->converged = 0;
     cg->mean = 0.0f; /* the start's residual is mean-free: level 0's first sweep shifts it by -0 (defer_shift) */
+    cg->pc = 0;
+    cg->x_pending = 0;
     cg->active = bnorm > 0.0 && isfinite(bnorm);
     rb->red[R_CG_BNORM2] = bb;
     rb->red[R_CG_INIT2] = bb;
@@ -832,6 +1025,7 @@ __global__ void __launch_bounds__(1024) k_cg_check(CGState *cg, const double *pa
     double rr = sum_partials(partials, n);
     double ms = msum ? sum_partials(msum, n) : 0.0;
     if (threadIdx.x) return;
+    cg->pc ^= 1; /* k_cg_fold wrote the new direction to the other buffer */
     if (msum) {
         double m = ms / cells;
         cg->mean = (float)m;
@@ -846,6 +1040,7 @@ __global__ void __launch_bounds__(1024) k_cg_check(CGState *cg, const double *pa
 /* a restart from the true residual (in r): the loop runs again, its iteration count goes on */
 __global__ void k_cg_restart(CGState *cg) {
     cg->active = 1;
+    cg->x_pending = 0; /* k_cg_finish_x ran after the loop */
     cg->converged = 0;
     cg->mean = 0.0f;
 }
@@ -1241,6 +1436,10 @@ __global__ void __launch_bounds__(1024) k_tail(const TailLevel *glv, int first, 
     for (int q = tid; q < vec4; q += nt) sm4[q] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 #pragma unroll 4
     for (int q = tid; q < image4; q += nt) sm4[vec4 + q] = image[q];
+    /* launched with programmatic serialisation (cuda_notes 78) the kernel may have started while the pass before it
+     * (which writes b_first) still runs: the staging above reads nothing that pass writes; wait for it here (without
+     * such a launch this returns at once) */
+    asm volatile("griddepcontrol.wait;" ::: "memory");
     __syncthreads();
     {
         const TailLevel &S = lv[0];
@@ -1601,6 +1800,21 @@ static void remove_mean0(cu_sim *c, float *v, bool summed = false, double *dot =
 #ifndef SMALL_TILE_CELLS
 #define SMALL_TILE_CELLS 262144
 #endif
+/* experiment switch (issue 7, version 18): EDDY_CU_UNI=0 turns the uniform-operator tiles off */
+static bool uni_enabled() {
+    const char *e = getenv("EDDY_CU_UNI");
+    return !e || atoi(e) != 0;
+}
+/* experiment switch (issue 7, version 18): EDDY_CU_FOLD=0 turns k_cg_fold off */
+static bool fold_enabled() {
+    const char *e = getenv("EDDY_CU_FOLD");
+    return !e || atoi(e) != 0;
+}
+/* experiment switch (issue 7, version 18): EDDY_CU_TAILPDL=0 launches k_tail without programmatic serialisation */
+static bool tail_pdl_enabled() {
+    const char *e = getenv("EDDY_CU_TAILPDL");
+    return !e || atoi(e) != 0;
+}
 static bool small_tile(const LevA &L) { return (long long)L.n[0] * L.n[1] * L.n[2] <= SMALL_TILE_CELLS; }
 /* 2D levels of at most TINY_TILE_CELLS cells (256^2 .. 128^2 at 2048^2): tiles of 32 x 8 (cuda_notes 63: more blocks on
  * these latency-bound levels; measured on the H100, 2D 2048^2 project 1.713 / 1.705 -> 1.689 / 1.689 ms; up to 512^2:
@@ -1653,6 +1867,15 @@ static dim3 sweep_grid(const LevA &L) {
     if (tiny_tile(L)) return tile_grid<2, 32, 8, 1>(L);
     if (L.dim == 2) return small_tile(L) ? tile_grid<2, 32, 16, 1>(L) : tile_grid<2, 64, 32, 1>(L);
     return small_tile(L) ? tile_grid<3, 32, 8, 4>(L) : tile_grid<3, 32, 8, 8>(L);
+}
+/* LevA::uni of 2D level l for the tiles of sweep_grid (cuda_notes 76), after the operator is sent */
+static void uni_tiles(cu_sim *c, const LevelD &D) {
+    const LevA &L = D.a;
+    if (!D.uni || L.dim != 2) return;
+    const dim3 gr = sweep_grid(L), bl(32, 8);
+    if (tiny_tile(L)) k_uni_tiles<32, 8><<<gr, bl, 0, c->stream>>>(L, D.diag, D.inv_diag, D.inv_weight, D.uni);
+    else if (small_tile(L)) k_uni_tiles<32, 16><<<gr, bl, 0, c->stream>>>(L, D.diag, D.inv_diag, D.inv_weight, D.uni);
+    else k_uni_tiles<64, 32><<<gr, bl, 0, c->stream>>>(L, D.diag, D.inv_diag, D.inv_weight, D.uni);
 }
 static void full_sweep(cu_sim *c, const LevA &L, const float *x, float *xout, const float *b, int c1, const int *active,
                        const ProlongArgs *pro = nullptr, double *dot = nullptr, int zero = 0, float *rs = nullptr,
@@ -1777,11 +2000,23 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
         if (any_periodic || !rst_fused(L))
             k_restrict<<<cells_grid(C.a), bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], L.r, C.b, active);
     }
-    k_tail<<<1, TAIL_THREADS, P->tail_smem, c->stream>>>(P->d_tail, tf, nl, nl > 1 ? P->compc : P->comp0,
-                                              EDDY_MG_COARSEST_SWEEPS, active, (const float4 *)P->tail_image,
-                                              (int)(P->tail_vec / 4), (int)((P->tail_smem / 4 - P->tail_vec) / 4),
-                                              tf ? P->lv[tf].b : P->res,
-                                              tf ? P->lv[tf].x : P->z);
+    {
+        /* programmatic serialisation after a sweep tile (cuda_notes 78): the image staging overlaps that pass */
+        cudaLaunchConfig_t cfg = {};
+        cfg.gridDim = dim3(1);
+        cfg.blockDim = dim3(TAIL_THREADS);
+        cfg.dynamicSmemBytes = P->tail_smem;
+        cfg.stream = c->stream;
+        cudaLaunchAttribute at[1];
+        at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        at[0].val.programmaticStreamSerializationAllowed = 1;
+        cfg.attrs = at;
+        cfg.numAttrs = tf > 0 && tail_pdl_enabled() ? 1 : 0;
+        cudaLaunchKernelEx(&cfg, k_tail, (const TailLevel *)P->d_tail, tf, nl, nl > 1 ? P->compc : P->comp0,
+                           (int)EDDY_MG_COARSEST_SWEEPS, active, (const float4 *)P->tail_image, (int)(P->tail_vec / 4),
+                           (int)((P->tail_smem / 4 - P->tail_vec) / 4), (const float *)(tf ? P->lv[tf].b : P->res),
+                           tf ? P->lv[tf].x : P->z);
+    }
     for (int l = tf - 1; l >= 0; l--) {
         LevelD &L = P->lv[l];
         LevelD &C = P->lv[l + 1];
@@ -1816,6 +2051,12 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
     }
 }
 
+/* k_cg_fold in use: set up for it, and one component holding every solved cell (the cooperative path's case) */
+static bool folding(cu_sim *c) {
+    const PoissonWS *P = c->pois;
+    return P->fold && P->coop_blocks && P->comp0.count && P->comp0.single_all;
+}
+
 static cudaError_t dot0(cu_sim *c, const float *a, const float *b, double *out) {
     const LevA &L = c->pois->lv[0].a;
     k_dot<<<red_grid(L), tile_block(), 0, c->stream>>>(L, a, b, part(c, 0), nullptr);
@@ -1826,13 +2067,29 @@ static cudaError_t dot0(cu_sim *c, const float *a, const float *b, double *out) 
  * iteration ends with the convergence test: the iteration that converges then queues no V-cycle whose kernels
  * would all return at once (about 40 empty launches at 2048^2).
  * The second half of an iteration: q = A p, alpha, x += alpha p, r -= alpha q, the test */
-static void cg_update_check(cu_sim *c) {
+static void cg_update_check(cu_sim *c, bool first) {
     PoissonWS *P = c->pois;
     LevelD &L0 = P->lv[0];
     const LevA &L = L0.a;
     dim3 gr = cells_grid(L), bl = tile_block();
     size_t nb = red_blocks(L);
     const int *active = &P->d_cg->active;
+    if (folding(c)) {
+        const dim3 rg = red_grid(L);
+        LevA La = L;
+        CGState *cgp = P->d_cg;
+        float *xs_ = P->sol, *rs_ = P->res, *zs_ = P->z, *p0 = P->p, *p1 = P->p2;
+        const float *rin = cg_r(c);
+        double *pq = part(c, 0), *rr = part(c, 1), *ms = part(c, 4);
+        Readback *rbp = c->d_rb;
+        int ntx = (int)rg.x, nty = (int)rg.y, ntiles = (int)ECU_BLOCKS(rg), T = P->coop_tiles, fi = first ? 1 : 0;
+        void *args[] = {&La, &cgp, &xs_, &rs_, &rin, &zs_, &p0, &p1, &pq, &rr, &ms, &rbp, &ntx, &nty, &ntiles, &T, &fi};
+        cudaLaunchCooperativeKernel((const void *)k_cg_fold, dim3((unsigned)P->coop_blocks), bl, args,
+                                    (size_t)T * ECU_ROWS * 256 * sizeof(float), c->stream);
+        k_cg_check<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 1), part(c, 4), (size_t)P->coop_blocks, P->cells0, c->d_rb);
+        if (!defer_shift(c)) k_res_shift<<<gr, bl, 0, c->stream>>>(L, P->d_cg, P->res);
+        return;
+    }
     ghosts(c, L0, P->p, active);
     const CompD &C0c = P->comp0;
     if (P->coop_blocks && C0c.count && C0c.single_all) {
@@ -1877,8 +2134,9 @@ static void cg_first_iteration(cu_sim *c) {
     vcycle(c, P->res, P->z, active);
     rz_partials(c, active);
     k_cg_rz<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), rz_blocks(c));
-    cudaMemcpyAsync(P->p, P->z, P->lv[0].count * sizeof(float), cudaMemcpyDeviceToDevice, c->stream);
-    cg_update_check(c);
+    /* k_cg_fold: p = z in the fold */
+    if (!folding(c)) cudaMemcpyAsync(P->p, P->z, P->lv[0].count * sizeof(float), cudaMemcpyDeviceToDevice, c->stream);
+    cg_update_check(c, true);
 }
 
 /* the start: |b|, x0 (0, or the warm start from the pressure) and its residual, the first iteration */
@@ -1923,8 +2181,8 @@ static void mgpcg_iteration(cu_sim *c) {
     vcycle(c, P->res, P->z, active);
     rz_partials(c, active);
     k_cg_beta<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), rz_blocks(c));
-    k_cg_direction<<<gr, bl, 0, c->stream>>>(L, P->d_cg, P->p, P->z);
-    cg_update_check(c);
+    if (!folding(c)) k_cg_direction<<<gr, bl, 0, c->stream>>>(L, P->d_cg, P->p, P->z);
+    cg_update_check(c, false);
 }
 
 static void destroy_graphs(PoissonWS *P) {
@@ -2033,6 +2291,14 @@ static cudaError_t mgpcg_loop(cu_sim *c) {
         mgpcg_iteration(c);
     }
     return cudaGetLastError();
+}
+
+/* k_cg_fold's last x update, after a solve's loop */
+static void finish_x(cu_sim *c) {
+    PoissonWS *P = c->pois;
+    if (!folding(c)) return;
+    const LevA &L = P->lv[0].a;
+    k_cg_finish_x<<<cells_grid(L), tile_block(), 0, c->stream>>>(L, P->d_cg, P->sol, P->p, P->p2);
 }
 
 static cudaError_t residual_norm2(cu_sim *c, float *x, const float *b, double *out) {
@@ -2167,6 +2433,7 @@ static eddy_status build_operator(cu_sim *c) {
         st = send(c, D.diag, H->diag, bytes);
         if (st == EDDY_OK) st = send(c, D.inv_diag, H->inv_diag, bytes);
         if (st == EDDY_OK) st = send(c, D.inv_weight, H->inv_weight, bytes);
+        if (st == EDDY_OK) uni_tiles(c, D);
     }
     if (st == EDDY_OK) st = fill_tail_image(c);
     if (st == EDDY_OK) st = send_comps(c, &P->comp0, &HP->levels[0]);
@@ -2270,6 +2537,12 @@ eddy_status project_init(cu_sim *c) {
         D.a.diag = D.diag;
         D.a.inv_diag = D.inv_diag;
         D.a.inv_weight = D.inv_weight;
+        D.a.uni = nullptr;
+        if (st == EDDY_OK && D.a.dim == 2 && uni_enabled()) {
+            const dim3 g = sweep_grid(D.a);
+            st = dev_alloc(c, (void **)&D.uni, ECU_BLOCKS(g) * sizeof(float4), "pressure operator");
+            D.a.uni = D.uni;
+        }
         for (int a = 0; a < 3 && st == EDDY_OK && l + 1 < P->nlevels; a++) {
             const eddy_paxis *ax = &H->axis[a];
             st = dev_alloc(c, (void **)&D.pc[a], 2 * (size_t)ax->nf * sizeof(int), "transfer tables");
@@ -2290,8 +2563,8 @@ eddy_status project_init(cu_sim *c) {
         }
     }
     size_t bytes = HP->levels[0].count * sizeof(float);
-    float **vecs[7] = {&P->sol, &P->rhs, &P->res, &P->z, &P->p, &P->q, &P->rs};
-    for (int v = 0; v < 7 && st == EDDY_OK; v++) {
+    float **vecs[8] = {&P->sol, &P->rhs, &P->res, &P->z, &P->p, &P->q, &P->rs, &P->p2};
+    for (int v = 0; v < 8 && st == EDDY_OK; v++) {
         st = dev_alloc(c, (void **)vecs[v], bytes, "pressure vectors");
         if (st == EDDY_OK && cudaMemsetAsync(*vecs[v], 0, bytes, c->stream) != cudaSuccess)
             st = cuda_fail(c, cudaGetLastError(), "clearing the pressure vectors");
@@ -2382,6 +2655,13 @@ eddy_status project_init(cu_sim *c) {
             if (G <= (size_t)per_sm * sms && G <= c->partial_stride) {
                 P->coop_blocks = (int)G;
                 P->coop_tiles = T;
+                /* the fold where its grid is resident too (2D, level 0 without periodic axes) */
+                const LevelD &D0 = P->lv[0];
+                int per_fold = 0;
+                if (D0.a.dim == 2 && !D0.periodic[0] && !D0.periodic[1] && fold_enabled() &&
+                    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_fold, k_cg_fold, 256, smem) == cudaSuccess &&
+                    G <= (size_t)per_fold * sms)
+                    P->fold = 1;
                 break;
             }
         }
@@ -2405,7 +2685,7 @@ void project_free(cu_sim *c) {
     if (P->lv) {
         for (int l = 0; l < P->nlevels; l++) {
             LevelD &D = P->lv[l];
-            void *b[] = {D.diag, D.inv_diag, D.inv_weight, D.r, D.x, D.b, D.xa};
+            void *b[] = {D.diag, D.inv_diag, D.inv_weight, D.r, D.x, D.b, D.xa, D.uni};
             if (l == 0) b[4] = b[5] = nullptr; /* level 0 borrows */
             for (size_t i = 0; i < sizeof b / sizeof b[0]; i++) cudaFree(b[i]);
             for (int a = 0; a < 3; a++) {
@@ -2423,7 +2703,7 @@ void project_free(cu_sim *c) {
         cudaFree(cs[i]->cells);
         cudaFree(cs[i]->sum);
     }
-    void *v[] = {P->sol, P->rhs, P->res, P->z, P->p, P->q, P->rs, P->d_tail, P->d_cg, P->tail_image};
+    void *v[] = {P->sol, P->rhs, P->res, P->z, P->p, P->q, P->rs, P->p2, P->d_tail, P->d_cg, P->tail_image};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) cudaFree(v[i]);
     if (P->h_active) cudaFreeHost(P->h_active);
     if (P->h_warm_scale) cudaFreeHost(P->h_warm_scale);
@@ -2486,6 +2766,7 @@ eddy_status run_project(cu_sim *c, float dt) {
             if (e != cudaSuccess) return cuda_fail(c, e, "pressure warm start");
         }
         if ((e = mgpcg(c)) != cudaSuccess) return cuda_fail(c, e, "pressure solve (MGPCG)");
+        finish_x(c);
         /* poisson_mg.c: check the true residual; when only the recurrence had converged, restart from it (at
          * most MGPCG_MAX_RESTARTS times, while it keeps falling by 4x) */
         const int max_it = pd->max_iterations > 0 ? pd->max_iterations : MGPCG_DEFAULT_ITERATIONS;
@@ -2516,6 +2797,7 @@ eddy_status run_project(cu_sim *c, float dt) {
             k_cg_restart<<<1, 1, 0, c->stream>>>(P->d_cg);
             cg_first_iteration(c);
             if ((e = mgpcg_loop(c)) != cudaSuccess) return cuda_fail(c, e, "pressure solve (MGPCG restart)");
+            finish_x(c);
         }
         /* one component holding every solved cell: the pressure is written by the mean removal */
         pressure_written = mean_sum_fused(c);
