@@ -310,6 +310,10 @@ template <bool B>
 struct BoolC {
     static constexpr bool value = B;
 };
+template <int V>
+struct IntC {
+    static constexpr int value = V;
+};
 /* Blocks of 256 per SM that ptxas must fit (the register bound, cuda_notes 62): the 2D pre-smoothing pass with the
  * restriction (RES == 2) 6 (40 registers instead of 48, no spill; 8 spills), the 2D post-smoothing pass (NS == 2) 8
  * (32 registers: item 61's loops had taken it to 40); 0: ptxas's own choice (the other passes). */
@@ -327,7 +331,7 @@ struct BoolC {
  * inv_diag > 0 (a solved cell: the pre-smoothing's shift then applies everywhere) */
 template <int TX, int TY>
 __global__ void k_uni_tiles(LevA L, const float *__restrict__ diag, const float *__restrict__ inv_diag,
-                            const float *__restrict__ inv_weight, float4 *out) {
+                            const float *__restrict__ inv_weight, float4 *out, float mode) {
     constexpr int SX = TX + 2 * UNI_HALO, SY = TY + 2 * UNI_HALO;
     const int x0 = (int)blockIdx.x * TX - UNI_HALO, y0 = (int)blockIdx.y * TY - UNI_HALO;
     const int tid = (int)(threadIdx.x + blockDim.x * threadIdx.y), nt = (int)(blockDim.x * blockDim.y);
@@ -347,7 +351,7 @@ __global__ void k_uni_tiles(LevA L, const float *__restrict__ diag, const float 
         }
     }
     ok = __syncthreads_and(ok);
-    if (tid == 0) out[blockIdx.x + gridDim.x * blockIdx.y] = make_float4(d0, id0, iw0, ok ? 1.0f : 0.0f);
+    if (tid == 0) out[blockIdx.x + gridDim.x * blockIdx.y] = make_float4(d0, id0, iw0, ok ? mode : 0.0f);
 }
 
 template <int DIM, int TX, int TY, int TZ, bool PRO, bool DOT, int Z, int NS = 1, int RES = 0>
@@ -377,6 +381,11 @@ __global__ void __launch_bounds__(256, SWEEP_MINB(RES, NS))
     static_assert(Z == 0 || NS == 1, "the pre-smoothing pass is one sweep after the first");
     static_assert(!RES || (!DOT && !PRO), "the residual is fused into the pre-smoothing pass only");
     __shared__ float xs[S];
+    /* uniform blocks with staging (UNI == 2, cuda_notes 79): b (shifted where Z == 2) on the region, as xs; and with PRO
+     * the coarse x under the region (the prolongation's 4 coarse values per staged cell read from here) */
+    constexpr int CW = SX / 2 + 2, CH = SY / 2 + 2;
+    __shared__ float bs[DIM == 2 ? S : 1];
+    __shared__ float cs[DIM == 2 && PRO ? CW * CH : 1];
     const float *__restrict__ inv_diag = L.inv_diag;
     const int tid = (int)(threadIdx.x + blockDim.x * threadIdx.y), nt = (int)(blockDim.x * blockDim.y);
     const int x0 = (int)blockIdx.x * TX - H, y0 = (int)blockIdx.y * TY - H, z0 = DIM == 3 ? (int)blockIdx.z * TZ - H : 0;
@@ -387,8 +396,22 @@ __global__ void __launch_bounds__(256, SWEEP_MINB(RES, NS))
     float u_d = 0.0f, u_id = 0.0f, u_iw = 0.0f;
     auto body = [&](auto inner_c, auto uni_c) -> double {
         constexpr bool INNER = decltype(inner_c)::value;
-        constexpr bool UNI = decltype(uni_c)::value;
+        constexpr int UNIV = decltype(uni_c)::value;
+        constexpr bool UNI = UNIV != 0, STG = UNIV == 2 && DIM == 2;
         static_assert(!UNI || INNER, "a uniform region lies inside the level");
+        /* STG: the region's b from bs (index s of xs) */
+#define BVS(q, s) (STG ? bs[s] : BVU(q))
+        /* STG with PRO: the coarse cells under the region, x0 / 2 - 1 .. x0 / 2 + CW - 2 (in the level: the region lies
+         * inside it with UNI_HALO - H >= 1 cells to spare on each side, so every fine cell's two coarse neighbours of
+         * d_prolong_value's regular pattern exist; both axes coarsened) */
+        const int cxb = (x0 >> 1) - 1, cyb = (y0 >> 1) - 1;
+        if constexpr (STG && PRO) {
+            /* (dependent on the lambda's parameter: a non-dependent assertion is checked in discarded branches too) */
+            static_assert(!STG || H < UNI_HALO, "the prolongation's coarse neighbours inside the level");
+            static_assert(!STG || (H % 2 == 0 && TY % 2 == 0), "even region origin: CW x CH coarse cells");
+            for (int q = tid; q < CW * CH; q += 256) cs[q] = pa.xc[cell_at(pa.C, cxb + q % CW, cyb + q / CW, 0)];
+            __syncthreads();
+        }
 #define IDV(q) (UNI ? u_id : inv_diag[q])
 #define DGV(q) (UNI ? u_d : L.diag[q])
 #define IWV(q) (UNI ? u_iw : L.inv_weight[q])
@@ -403,6 +426,24 @@ __global__ void __launch_bounds__(256, SWEEP_MINB(RES, NS))
                 if (INNER || (gx >= -1 && gx <= L.n[0] && gy >= -1 && gy <= L.n[1])) {
                     const int e = cell_at(L, gx, gy, 0);
                     const bool interior = INNER || (gx >= 0 && gx < L.n[0] && gy >= 0 && gy < L.n[1]);
+                    if constexpr (STG) {
+                        const float bv = Z == 2 ? b[e] + shift : b[e];
+                        bs[q] = bv;
+                        if (Z) {
+                            xv = ((gx + gy) & 1) == 0 ? 1.0f * (bv * u_id) : 0.0f;
+                        } else {
+                            xv = x[e];
+                        }
+                        if constexpr (PRO) {
+                            /* d_prolong_value's regular pattern (entry) from cs: the same operations */
+                            const int c0 = gx >> 1, c1 = (gx & 1) ? c0 + 1 : c0 - 1;
+                            const int cy0 = gy >> 1, cy1 = (gy & 1) ? cy0 + 1 : cy0 - 1;
+                            const int r0 = CW * (cy0 - cyb) - cxb, r1 = CW * (cy1 - cyb) - cxb;
+                            const float t0 = 0.75f * cs[r0 + c0] + 0.25f * cs[r1 + c0];
+                            const float t1 = 0.75f * cs[r0 + c1] + 0.25f * cs[r1 + c1];
+                            xv = xv + u_iw * (0.75f * t0 + 0.25f * t1);
+                        }
+                    } else {
                     if (Z && interior) {
                         xv = ((gx + gy) & 1) == 0 ? 1.0f * (BVU(e) * IDV(e)) : 0.0f;
                     } else {
@@ -410,6 +451,7 @@ __global__ void __launch_bounds__(256, SWEEP_MINB(RES, NS))
                     }
                     if (PRO && interior)
                         xv = xv + IWV(e) * d_prolong_value(L, pa.C, pa.ax0, pa.ax1, pa.ax2, pa.xc, gx, gy, 0);
+                    }
                 }
                 xs[q] = xv;
                 lx += DX;
@@ -466,7 +508,7 @@ __global__ void __launch_bounds__(256, SWEEP_MINB(RES, NS))
                     if (!INNER && (gx < 0 || gx >= L.n[0] || gy < 0 || gy >= L.n[1])) continue;
                     const int e = cell_at(L, gx, gy, 0);
                     const int s = (lx + o) + SSY * (ly + o);
-                    xs[s] = (BVU(e) + NBS(s)) * IDV(e);
+                    xs[s] = (BVS(e, s) + NBS(s)) * IDV(e);
                 }
             } else {
             for (int q = tid; q < R / 2; q += nt) {
@@ -499,7 +541,7 @@ __global__ void __launch_bounds__(256, SWEEP_MINB(RES, NS))
                 const int e = cell_at(L, gx, gy, gz);
                 float v = xs[s];
                 const bool second = ((gx + gy + gz + c1) & 1) != 0; /* the last half sweep's colour (2 NS - 1 odd) */
-                const float be = DOT || second || Z == 2 || RES ? BVU(e) : 0.0f;
+                const float be = DOT || second || Z == 2 || RES ? BVS(e, s) : 0.0f;
                 if (second && !RES) v = (be + NBS(s)) * IDV(e);
                 xout[e] = v;
                 if (RES == 1) rout[e] = (be - (DGV(e) * v - NBS(s))) * IWV(e);
@@ -522,7 +564,7 @@ __global__ void __launch_bounds__(256, SWEEP_MINB(RES, NS))
                 }
                 if (!INNER && (gx < 0 || gx >= L.n[0] || gy < 0 || gy >= L.n[1])) continue;
                 const int e = cell_at(L, gx, gy, 0);
-                rsm[q] = (BVU(e) - (DGV(e) * xs[s] - NBS(s))) * IWV(e);
+                rsm[q] = (BVS(e, s) - (DGV(e) * xs[s] - NBS(s))) * IWV(e);
             }
             __syncthreads();
             /* the fine level as d_restrict sees it: cell (i, j) at rsm[(i - fx0 + 1) + RSX (j - fy0 + 1)] */
@@ -542,28 +584,33 @@ __global__ void __launch_bounds__(256, SWEEP_MINB(RES, NS))
 #undef DGV
 #undef IWV
 #undef BVU
+#undef BVS
     };
     double acc;
     if constexpr (DIM == 2) {
         static_assert(H <= UNI_HALO, "L.uni covers regions of halo UNI_HALO");
         const bool inner = x0 >= 0 && y0 >= 0 && x0 + SX <= L.n[0] && y0 + SY <= L.n[1];
-        bool uni = false;
+        int uni = 0;
         if (inner && L.uni) {
             const float4 u = L.uni[blockIdx.x + gridDim.x * blockIdx.y];
             u_d = u.x;
             u_id = u.y;
             u_iw = u.z;
-            uni = u.w != 0.0f;
+            uni = (int)u.w;
         }
-        if (uni) {
-            acc = body(BoolC<true>{}, BoolC<true>{});
+        /* the staged form (2) needs both axes coarsened for the prolongation's pattern */
+        if (uni == 2 && PRO && !(pa.ax0.coarsened && pa.ax1.coarsened)) uni = 1;
+        if (uni == 2) {
+            acc = body(BoolC<true>{}, IntC<2>{});
+        } else if (uni) {
+            acc = body(BoolC<true>{}, IntC<1>{});
         } else if (inner) {
-            acc = body(BoolC<true>{}, BoolC<false>{});
+            acc = body(BoolC<true>{}, IntC<0>{});
         } else {
-            acc = body(BoolC<false>{}, BoolC<false>{});
+            acc = body(BoolC<false>{}, IntC<0>{});
         }
     } else {
-        acc = body(BoolC<false>{}, BoolC<false>{});
+        acc = body(BoolC<false>{}, IntC<0>{});
     }
 #undef NBS
 #undef BV
@@ -1873,9 +1920,11 @@ static void uni_tiles(cu_sim *c, const LevelD &D) {
     const LevA &L = D.a;
     if (!D.uni || L.dim != 2) return;
     const dim3 gr = sweep_grid(L), bl(32, 8);
-    if (tiny_tile(L)) k_uni_tiles<32, 8><<<gr, bl, 0, c->stream>>>(L, D.diag, D.inv_diag, D.inv_weight, D.uni);
-    else if (small_tile(L)) k_uni_tiles<32, 16><<<gr, bl, 0, c->stream>>>(L, D.diag, D.inv_diag, D.inv_weight, D.uni);
-    else k_uni_tiles<64, 32><<<gr, bl, 0, c->stream>>>(L, D.diag, D.inv_diag, D.inv_weight, D.uni);
+    const char *env = getenv("EDDY_CU_UNISTG");
+    const float mode = env && atoi(env) == 0 ? 1.0f : 2.0f;
+    if (tiny_tile(L)) k_uni_tiles<32, 8><<<gr, bl, 0, c->stream>>>(L, D.diag, D.inv_diag, D.inv_weight, D.uni, mode);
+    else if (small_tile(L)) k_uni_tiles<32, 16><<<gr, bl, 0, c->stream>>>(L, D.diag, D.inv_diag, D.inv_weight, D.uni, mode);
+    else k_uni_tiles<64, 32><<<gr, bl, 0, c->stream>>>(L, D.diag, D.inv_diag, D.inv_weight, D.uni, mode);
 }
 static void full_sweep(cu_sim *c, const LevA &L, const float *x, float *xout, const float *b, int c1, const int *active,
                        const ProlongArgs *pro = nullptr, double *dot = nullptr, int zero = 0, float *rs = nullptr,
