@@ -67,7 +67,7 @@ for what in "$@"; do
     done ;;
   v18)
     # issue 7, version 18: the 2D 2048^2 step with each of the solver changes switched off in turn (env switches)
-    for cfg in "" "EDDY_CU_UNISTG=0" "EDDY_CU_FOLD=0" "EDDY_CU_UNI=0 EDDY_CU_FOLD=0 EDDY_CU_TAILPDL=0" ""; do
+    for cfg in "" "EDDY_CU_PCORR=0" "EDDY_CU_FOLD=0" "EDDY_CU_UNI=0 EDDY_CU_FOLD=0 EDDY_CU_TAILPDL=0 EDDY_CU_PCORR=0" ""; do
       echo "== ${cfg:-all on}"; env $cfg timeout 100 "$bin/bench_cuda" --only 2048 --no-stages 2>&1 | grep -E "^  2D|copy kernel"
     done ;;
   step2d) timeout 120 "$bin/bench_cuda" --only 2048 --no-stages > "$OUT/step2d.log" 2>&1; echo "step2d rc=$?"; cat "$OUT/step2d.log" ;;

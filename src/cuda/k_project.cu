@@ -706,7 +706,7 @@ struct CGState {
     int it, max_it, active;
     int converged; /* the recursive residual reached the tolerance (else: breakdown or the iteration cap) */
     /* k_cg_fold (cuda_notes 77): p alternates between two buffers, pc names the one holding the current direction;
-     * x += alpha p of an update is done by the next iteration's fold (or k_cg_finish_x) while x_pending */
+     * x += alpha p of an update is done by the next iteration's fold (or the true residual's kernel) while x_pending */
     int pc, x_pending;
 };
 
@@ -867,7 +867,7 @@ __global__ void __launch_bounds__(256, 4) k_cg_apply_update(LevA L, CGState *cg,
  * is computed per tile over the tile and one layer into shared memory from z and p_old, written to the other p
  * buffer (neighbouring blocks still read p_old), and the stencil q = A p reads it there; x += alpha_old p_old, the
  * previous update's x (k_cg_update's operation on the same values), is done here, where p_old is read anyway; the
- * update after the barrier is then r = r_in - alpha q only. x's last update is k_cg_finish_x's. */
+ * update after the barrier is then r = r_in - alpha q only. x's last update is done by k_residual_m_sum (xo). */
 constexpr int FOLD_SX = BX + 2, FOLD_SY = BY * ECU_ROWS + 2;
 __global__ void __launch_bounds__(256, 4) k_cg_fold(LevA L, CGState *cg, float *__restrict__ x, float *r, const float *r_in,
                                                  const float *__restrict__ z, float *p0, float *p1, double *pq_part,
@@ -969,16 +969,6 @@ __global__ void __launch_bounds__(256, 4) k_cg_fold(LevA L, CGState *cg, float *
     if (ECU_THREAD0()) partials[blockIdx.x] = rr;
     sum = block_reduce<RED_SUM>(sum, sh);
     if (ECU_THREAD0()) msum[blockIdx.x] = sum;
-}
-/* the last update's x += alpha p (k_cg_fold defers it) */
-__global__ void k_cg_finish_x(LevA L, const CGState *cg, float *__restrict__ x, const float *p0, const float *p1) {
-    if (!cg->x_pending) return;
-    const float alpha = cg->alpha;
-    const float *__restrict__ p = cg->pc ? p1 : p0;
-    ECU_IJK(L.n[0], L.n[1]);
-    if (!inside_) return;
-    const int e = cell_at(L, i, j, k);
-    x[e] = x[e] + alpha * p[e];
 }
 
 /* one pure-Neumann component holding every solved cell: r -= its mean, kept by the device (poisson_mg.c
@@ -1087,7 +1077,7 @@ __global__ void __launch_bounds__(1024) k_cg_check(CGState *cg, const double *pa
 /* a restart from the true residual (in r): the loop runs again, its iteration count goes on */
 __global__ void k_cg_restart(CGState *cg) {
     cg->active = 1;
-    cg->x_pending = 0; /* k_cg_finish_x ran after the loop */
+    cg->x_pending = 0; /* the true residual's kernel did the last update (x copied from q before a restart) */
     cg->converged = 0;
     cg->mean = 0.0f;
 }
@@ -1595,13 +1585,30 @@ __global__ void k_masked_sum(LevA L, const float *__restrict__ v, double *partia
 }
 /* k_residual_m with k_masked_sum's partials of the result (the same values summed in the same order: the same bits,
  * one pass fewer) */
+/* xo (k_cg_fold, cuda_notes 80): x is x + alpha p where the last update is pending (k_cg_update's operation, at
+ * each of the stencil's cells), and that x is written to xo (not to x: other threads read x around their cells) */
 __global__ void k_residual_m_sum(LevA L, const float *__restrict__ x, const float *__restrict__ b, float *__restrict__ r,
-                                 double *partials) {
+                                 double *partials, const CGState *cg = nullptr, const float *p0 = nullptr,
+                                 const float *p1 = nullptr, float *__restrict__ xo = nullptr) {
     __shared__ double sh[32];
     double acc = 0.0;
+    const bool pending = xo && cg->x_pending;
+    const float alpha = xo ? cg->alpha : 0.0f;
+    const float *__restrict__ p = xo ? (cg->pc ? p1 : p0) : nullptr;
     ECU_ROWS_BEGIN(L.n[0], L.n[1])
         int e = cell_at(L, i, j, k);
-        float a = b[e] - (L.diag[e] * x[e] - NBD(x, e));
+        float a;
+        if (xo) {
+            auto X = [&](int q) { return pending ? x[q] + alpha * p[q] : x[q]; };
+            const float xe = X(e);
+            xo[e] = xe;
+            const float nb = L.dim == 3 ? L.w[0] * (X(e - 1) + X(e + 1)) + L.w[1] * (X(e - L.sy) + X(e + L.sy)) +
+                                              L.w[2] * (X(e - L.sz) + X(e + L.sz))
+                                        : L.w[0] * (X(e - 1) + X(e + 1)) + L.w[1] * (X(e - L.sy) + X(e + L.sy));
+            a = b[e] - (L.diag[e] * xe - nb);
+        } else {
+            a = b[e] - (L.diag[e] * x[e] - NBD(x, e));
+        }
         float v = L.diag[e] > 0.0f ? a : 0.0f;
         r[e] = v;
         acc += L.diag[e] > 0.0f ? (double)v : 0.0;
@@ -1757,6 +1764,50 @@ __global__ void k_correct(Geo g, LevA L, int a, int out_lo, int out_hi, float *_
         u[q] = val;
         flag_if_bad(fl, val, EDDY_FIELD_U + a);
     }
+}
+
+/* 2D without periodic axes, one component holding every solved cell (cuda_notes 81): k_sub_mean_pressure's x - mean
+ * (not written back: nothing reads x after the step) and pressure, and both k_correct passes in one launch over
+ * (n0 + 1) x (n1 + 1) positions: cell (i, j), u face (i, j), v face (i, j); the x - mean of a face's two cells is
+ * computed by each reader (the same float operation), the faces' operations are k_correct's */
+__global__ void k_pressure_correct2(Geo g, LevA L, const float *__restrict__ x, const Readback *rb, int slot, double cells,
+                                    float *__restrict__ p, float scale, float *__restrict__ u, float *__restrict__ v,
+                                    int out_lo0, int out_hi0, int out_lo1, int out_hi1, Flags fl) {
+    const int i = (int)(blockIdx.x * BX + threadIdx.x), j = (int)(blockIdx.y * BY + threadIdx.y);
+    const int n0 = g.n[0], n1 = g.n[1];
+    if (i > n0 || j > n1) return;
+    const float mean = (float)(rb->red[slot] / cells);
+    const float *d = L.diag;
+    auto xm = [&](int e) { return d[e] > 0.0f ? x[e] - mean : x[e]; };
+    const int e = cell_at(L, i, j, 0);
+    if (i < n0 && j < n1) {
+        const float pv = scale * xm(e);
+        p[i + n0 * j] = pv;
+        flag_if_bad(fl, pv, EDDY_FIELD_PRESSURE);
+    }
+    /* one face of axis a at layer f (k_correct without its periodic branch) */
+    auto face = [&](float *w, int q, int a, int f, int na, int stride, int out_lo, int out_hi) {
+        const int eh = e, el = e - stride;
+        float val = w[q];
+        bool wrote = false;
+        if (f > 0 && f < na) {
+            float gr = xm(eh) - xm(el);
+            val = val - ((d[eh] > 0.0f && d[el] > 0.0f) ? gr : 0.0f);
+            wrote = true;
+        } else if (f == 0 && out_lo) {
+            if (a == 0) { if (d[eh] > 0.0f) { val = val - xm(eh); wrote = true; } }
+            else { val = val - (d[eh] > 0.0f ? xm(eh) : 0.0f); wrote = true; }
+        } else if (f == na && out_hi) {
+            if (a == 0) { if (d[el] > 0.0f) { val = val + xm(el); wrote = true; } }
+            else { val = val + (d[el] > 0.0f ? xm(el) : 0.0f); wrote = true; }
+        }
+        if (wrote) {
+            w[q] = val;
+            flag_if_bad(fl, val, EDDY_FIELD_U + a);
+        }
+    };
+    if (j < n1) face(u, i + (n0 + 1) * j, 0, i, n0, 1, out_lo0, out_hi0);
+    if (i < n0) face(v, i + n0 * j, 1, j, n1, L.sy, out_lo1, out_hi1);
 }
 
 __global__ void k_write_pressure(Geo g, LevA L, const float *__restrict__ x, float *__restrict__ p, float scale, Flags fl) {
@@ -2342,12 +2393,12 @@ static cudaError_t mgpcg_loop(cu_sim *c) {
     return cudaGetLastError();
 }
 
-/* k_cg_fold's last x update, after a solve's loop */
-static void finish_x(cu_sim *c) {
-    PoissonWS *P = c->pois;
-    if (!folding(c)) return;
-    const LevA &L = P->lv[0].a;
-    k_cg_finish_x<<<cells_grid(L), tile_block(), 0, c->stream>>>(L, P->d_cg, P->sol, P->p, P->p2);
+/* the end of an MGPCG projection in one pass (k_pressure_correct2, cuda_notes 81): 2D without periodic axes, one
+ * component holding every solved cell */
+static bool pressure_correct_fused(cu_sim *c) {
+    const Geo &g = c->g;
+    const char *env = getenv("EDDY_CU_PCORR");
+    return mean_sum_fused(c) && g.dim == 2 && !g.periodic[0] && !g.periodic[1] && !(env && atoi(env) == 0);
 }
 
 static cudaError_t residual_norm2(cu_sim *c, float *x, const float *b, double *out) {
@@ -2815,14 +2866,16 @@ eddy_status run_project(cu_sim *c, float dt) {
             if (e != cudaSuccess) return cuda_fail(c, e, "pressure warm start");
         }
         if ((e = mgpcg(c)) != cudaSuccess) return cuda_fail(c, e, "pressure solve (MGPCG)");
-        finish_x(c);
+        /* k_cg_fold: the last update's x is done by the true residual's kernel, into q */
+        const bool fx = folding(c);
         /* poisson_mg.c: check the true residual; when only the recurrence had converged, restart from it (at
          * most MGPCG_MAX_RESTARTS times, while it keeps falling by 4x) */
         const int max_it = pd->max_iterations > 0 ? pd->max_iterations : MGPCG_DEFAULT_ITERATIONS;
         double last = INFINITY;
         for (int restarts = 0;; restarts++) {
             ghosts(c, L0, P->sol, nullptr);
-            if (mean_sum_fused(c)) k_residual_m_sum<<<red_grid(L), bl, 0, c->stream>>>(L, P->sol, P->rhs, P->res, part(c, 2));
+            if (fx) k_residual_m_sum<<<red_grid(L), bl, 0, c->stream>>>(L, P->sol, P->rhs, P->res, part(c, 2), P->d_cg, P->p, P->p2, P->q);
+            else if (mean_sum_fused(c)) k_residual_m_sum<<<red_grid(L), bl, 0, c->stream>>>(L, P->sol, P->rhs, P->res, part(c, 2));
             else k_residual_m<<<cells_grid(L), bl, 0, c->stream>>>(L, P->sol, P->rhs, P->res);
             double *rr_part = c->partials + (size_t)R_CG_RNORM2 * c->partial_stride;
             if (mean_sum_fused(c)) {
@@ -2843,11 +2896,30 @@ eddy_status run_project(cu_sim *c, float dt) {
             if (!converged || sqrt(rr) <= pd->tolerance * bnorm || restarts == MGPCG_MAX_RESTARTS || it >= max_it || rr > 0.25 * last)
                 break;
             last = rr;
+            /* the restart goes on from the x the residual was computed for */
+            if (fx) cudaMemcpyAsync(P->sol, P->q, L0.count * sizeof(float), cudaMemcpyDeviceToDevice, c->stream);
             k_cg_restart<<<1, 1, 0, c->stream>>>(P->d_cg);
             cg_first_iteration(c);
             if ((e = mgpcg_loop(c)) != cudaSuccess) return cuda_fail(c, e, "pressure solve (MGPCG restart)");
-            finish_x(c);
         }
+        float *xfin = fx ? P->q : P->sol;
+        if (pressure_correct_fused(c)) {
+            /* the mean of x, then pressure and both corrections in one pass (k_pressure_correct2) */
+            k_masked_sum<<<red_grid(L), bl, 0, c->stream>>>(L, xfin, part(c, 2));
+            const int slots[1] = {R_SCRATCH0 + 2}, ops[1] = {RED_SUM};
+            finalize_reductions(c, slots, ops, 1, red_blocks(L));
+            int ol[2], oh[2];
+            for (int a = 0; a < 2; a++) {
+                ol[a] = g.btype[2 * a] == EDDY_BOUNDARY_OUTFLOW;
+                oh[a] = g.btype[2 * a + 1] == EDDY_BOUNDARY_OUTFLOW;
+            }
+            k_pressure_correct2<<<tiles(g.n[0] + 1, g.n[1] + 1, 1), bl, 0, c->stream>>>(
+                g, L, xfin, c->d_rb, R_SCRATCH0 + 2, P->cells0, c->pressure, pressure_scale, c->vel[0], c->vel[1], ol[0],
+                oh[0], ol[1], oh[1], flags_for(c));
+            if ((e = cudaGetLastError()) != cudaSuccess) return cuda_fail(c, e, "projection");
+            return EDDY_OK;
+        }
+        if (fx) cudaMemcpyAsync(P->sol, P->q, L0.count * sizeof(float), cudaMemcpyDeviceToDevice, c->stream);
         /* one component holding every solved cell: the pressure is written by the mean removal */
         pressure_written = mean_sum_fused(c);
         const PressureOut po = {pressure_scale};
