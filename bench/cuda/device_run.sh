@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the CUDA tests, the sanitizers and the bench on a machine with an NVIDIA GPU, writing logs into $OUT
 # (default ./cuda_out). Uses prebuilt binaries in $PREBUILT when they run here, else builds with CMake.
-# usage: bench/cuda/device_run.sh [v18] [test] [test2] [tiny] [san-tiny] [sanitize] [forces] [bench] [bench-quick] [ncu] [ncu-adv] [ncu-forces] [advexp] [ncu-adv-sum]
+# usage: bench/cuda/device_run.sh [test] [test2] [tiny] [san-tiny] [sanitize] [forces] [bench] [bench-quick] [ncu] [ncu-adv] [ncu-forces] [advexp] [ncu-adv-sum]
 set -uo pipefail
 OUT=${OUT:-$PWD/cuda_out}
 mkdir -p "$OUT"
@@ -64,11 +64,6 @@ for what in "$@"; do
         --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,sm__inst_issued.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active,dram__throughput.avg.pct_of_peak_sustained_elapsed \
         "$bin/bench_cuda" --profile $cfg > "$OUT/ncu_forces_$tag.log" 2>&1; echo "ncu-forces $cfg rc=$?"
       grep -E "k_vort|k_buoy|k_diag|duration|bytes|throughput|issued|warps_active" "$OUT/ncu_forces_$tag.log" | head -60
-    done ;;
-  v18)
-    # issue 7, version 18: the 2D 2048^2 step with each of the solver changes switched off in turn (env switches)
-    for cfg in "" "EDDY_CU_PCORR=0" "EDDY_CU_FOLD=0" "EDDY_CU_UNI=0 EDDY_CU_FOLD=0 EDDY_CU_TAILPDL=0 EDDY_CU_PCORR=0" ""; do
-      echo "== ${cfg:-all on}"; env $cfg timeout 100 "$bin/bench_cuda" --only 2048 --no-stages 2>&1 | grep -E "^  2D|copy kernel"
     done ;;
   step2d) timeout 120 "$bin/bench_cuda" --only 2048 --no-stages > "$OUT/step2d.log" 2>&1; echo "step2d rc=$?"; cat "$OUT/step2d.log" ;;
   prof2d)

@@ -21,7 +21,6 @@ extern "C" {
 }
 #undef restrict
 
-#include <stdlib.h>
 #include <string.h>
 #include <cooperative_groups.h>
 #ifdef EDDY_CU_TAIL_CLOCKS
@@ -109,8 +108,6 @@ struct PoissonWS {
     float *sol, *rhs, *res, *z, *p, *q;
     float *rs;        /* the mean-free residual written by level 0's first sweep (defer_shift) */
     int coop_blocks, coop_tiles; /* k_cg_apply_update's grid and tiles per block; 0: not used (cuda_notes 52) */
-    int fold;         /* k_cg_fold instead of k_cg_direction + k_cg_apply_update (cuda_notes 77) */
-    float *p2;        /* its second p buffer */
     double cells0;    /* cells of the single component of level 0 */
     bool built;
     /* signature of the solids the operator was built for */
@@ -705,9 +702,6 @@ struct CGState {
     float warm_scale; /* dt / (rho h) of this step, for the warm start (sent before each solve) */
     int it, max_it, active;
     int converged; /* the recursive residual reached the tolerance (else: breakdown or the iteration cap) */
-    /* k_cg_fold (cuda_notes 77): p alternates between two buffers, pc names the one holding the current direction;
-     * x += alpha p of an update is done by the next iteration's fold (or the true residual's kernel) while x_pending */
-    int pc, x_pending;
 };
 
 /* k_first_sweep on level 0 of MGPCG with k_res_shift folded in (cuda_notes 27): b = r - mean on solved cells (mean
@@ -862,115 +856,6 @@ __global__ void __launch_bounds__(256, 4) k_cg_apply_update(LevA L, CGState *cg,
     if (ECU_THREAD0()) msum[blockIdx.x] = sum;
 }
 
-/* k_cg_apply_update with the CG direction and the previous iteration's x update folded in (cuda_notes 77; 2D,
- * level 0 without periodic axes): the direction p = z + beta p_old (k_cg_direction's operation; p = z after a start)
- * is computed per tile over the tile and one layer into shared memory from z and p_old, written to the other p
- * buffer (neighbouring blocks still read p_old), and the stencil q = A p reads it there; x += alpha_old p_old, the
- * previous update's x (k_cg_update's operation on the same values), is done here, where p_old is read anyway; the
- * update after the barrier is then r = r_in - alpha q only. x's last update is done by k_residual_m_sum (xo). */
-constexpr int FOLD_SX = BX + 2, FOLD_SY = BY * ECU_ROWS + 2;
-__global__ void __launch_bounds__(256, 4) k_cg_fold(LevA L, CGState *cg, float *__restrict__ x, float *r, const float *r_in,
-                                                 const float *__restrict__ z, float *p0, float *p1, double *pq_part,
-                                                 double *partials, double *msum, Readback *rb, int ntx, int nty, int ntiles,
-                                                 int T, int first) {
-    if (!cg->active) return; /* the same decision in every block: active changes only after the barrier */
-    extern __shared__ float qs[];
-    __shared__ float ps[FOLD_SX * FOLD_SY];
-    __shared__ double sh[32];
-    const int tid = (int)(threadIdx.x + BX * threadIdx.y);
-    const int pc = cg->pc;
-    const float *__restrict__ po = pc ? p1 : p0;
-    float *__restrict__ pn = pc ? p0 : p1;
-    const float beta = first ? 0.0f : cg->beta, alpha_old = cg->alpha;
-    const bool pending = !first && cg->x_pending;
-    double acc = 0.0;
-    for (int k = 0; k < T; k++) {
-        const int t = (int)blockIdx.x + k * (int)gridDim.x;
-        if (t >= ntiles) break;
-        const int ti = (t % ntx) * BX, tj = (t / ntx) * (BY * ECU_ROWS);
-        /* p on the tile and one layer (ghosts: z and p are +0 there, as p's ghosts were) */
-        for (int q = tid; q < FOLD_SX * FOLD_SY; q += 256) {
-            const int gx = ti - 1 + q % FOLD_SX, gy = tj - 1 + q / FOLD_SX;
-            float v = 0.0f;
-            if (gx <= L.n[0] && gy <= L.n[1]) {
-                const int e = cell_at(L, gx, gy, 0);
-                v = first ? z[e] : z[e] + beta * po[e];
-            }
-            ps[q] = v;
-        }
-        __syncthreads();
-        const int i = ti + (int)threadIdx.x;
-#pragma unroll
-        for (int r_ = 0; r_ < ECU_ROWS; r_++) {
-            const int ly = (int)threadIdx.y + r_ * BY, j = tj + ly;
-            if (i >= L.n[0] || j >= L.n[1]) continue;
-            const int e = cell_at(L, i, j, 0);
-            const int s = ((int)threadIdx.x + 1) + FOLD_SX * (ly + 1);
-            const float pv = ps[s];
-            const float d = L.diag[e];
-            const float a = d * pv - (L.w[0] * (ps[s - 1] + ps[s + 1]) + L.w[1] * (ps[s - FOLD_SX] + ps[s + FOLD_SX]));
-            const float y = d > 0.0f ? a : 0.0f;
-            qs[(k * ECU_ROWS + r_) * 256 + tid] = y;
-            acc += (double)pv * (double)y;
-            pn[e] = pv;
-            if (pending) x[e] = x[e] + alpha_old * po[e];
-        }
-        __syncthreads();
-    }
-    acc = block_reduce<RED_SUM>(acc, sh);
-    if (ECU_THREAD0()) pq_part[blockIdx.x] = acc;
-    cooperative_groups::this_grid().sync();
-    double v = 0.0;
-    for (int b = tid; b < (int)gridDim.x; b += 256) v += __ldcg(pq_part + b);
-    v = block_reduce<RED_SUM>(v, sh);
-    __shared__ float alpha_s;
-    __shared__ int stop_s;
-    if (tid == 0) {
-        const double pq = v, rz = cg->rz;
-        stop_s = !(pq > 0.0) || !(rz > 0.0);
-        alpha_s = stop_s ? 0.0f : (float)(rz / pq);
-        if (blockIdx.x == 0) {
-            cg->x_pending = !stop_s;
-            if (stop_s) {
-                cg->active = 0;
-                rb->red[R_CG_ITER] = cg->it;
-            } else {
-                cg->alpha = alpha_s;
-            }
-        }
-    }
-    __syncthreads();
-    if (stop_s) return;
-    const float alpha = alpha_s;
-    double rr = 0.0, sum = 0.0;
-    for (int k = 0; k < T; k++) {
-        const int t = (int)blockIdx.x + k * (int)gridDim.x;
-        if (t >= ntiles) break;
-        const int i = (t % ntx) * BX + (int)threadIdx.x;
-        const int j0 = (t / ntx) * (BY * ECU_ROWS) + (int)threadIdx.y;
-        float rv[ECU_ROWS];
-#pragma unroll
-        for (int r_ = 0; r_ < ECU_ROWS; r_++) {
-            const int j = j0 + r_ * BY;
-            if (i >= L.n[0] || j >= L.n[1]) continue;
-            rv[r_] = r_in[cell_at(L, i, j, 0)];
-        }
-#pragma unroll
-        for (int r_ = 0; r_ < ECU_ROWS; r_++) {
-            const int j = j0 + r_ * BY;
-            if (i >= L.n[0] || j >= L.n[1]) continue;
-            const float re = rv[r_] - alpha * qs[(k * ECU_ROWS + r_) * 256 + tid];
-            r[cell_at(L, i, j, 0)] = re;
-            rr += (double)re * (double)re;
-            sum += (double)re;
-        }
-    }
-    rr = block_reduce<RED_SUM>(rr, sh);
-    if (ECU_THREAD0()) partials[blockIdx.x] = rr;
-    sum = block_reduce<RED_SUM>(sum, sh);
-    if (ECU_THREAD0()) msum[blockIdx.x] = sum;
-}
-
 /* one pure-Neumann component holding every solved cell: r -= its mean, kept by the device (poisson_mg.c
  * cg_update keeps the residual mean-free so that it cannot drift below float precision) */
 __global__ void k_res_shift(LevA L, const CGState *cg, float *__restrict__ r) {
@@ -1009,8 +894,6 @@ __global__ void __launch_bounds__(1024) k_cg_start(CGState *cg, const double *pa
     cg->max_it = max_it;
     cg->converged = 0;
     cg->mean = 0.0f; /* the start's residual is mean-free: level 0's first sweep shifts it by -0 (defer_shift) */
-    cg->pc = 0;
-    cg->x_pending = 0;
     cg->active = bnorm > 0.0 && isfinite(bnorm);
     rb->red[R_CG_BNORM2] = bb;
     rb->red[R_CG_INIT2] = bb;
@@ -1062,7 +945,6 @@ __global__ void __launch_bounds__(1024) k_cg_check(CGState *cg, const double *pa
     double rr = sum_partials(partials, n);
     double ms = msum ? sum_partials(msum, n) : 0.0;
     if (threadIdx.x) return;
-    cg->pc ^= 1; /* k_cg_fold wrote the new direction to the other buffer */
     if (msum) {
         double m = ms / cells;
         cg->mean = (float)m;
@@ -1077,7 +959,6 @@ __global__ void __launch_bounds__(1024) k_cg_check(CGState *cg, const double *pa
 /* a restart from the true residual (in r): the loop runs again, its iteration count goes on */
 __global__ void k_cg_restart(CGState *cg) {
     cg->active = 1;
-    cg->x_pending = 0; /* the true residual's kernel did the last update (x copied from q before a restart) */
     cg->converged = 0;
     cg->mean = 0.0f;
 }
@@ -1585,30 +1466,13 @@ __global__ void k_masked_sum(LevA L, const float *__restrict__ v, double *partia
 }
 /* k_residual_m with k_masked_sum's partials of the result (the same values summed in the same order: the same bits,
  * one pass fewer) */
-/* xo (k_cg_fold, cuda_notes 80): x is x + alpha p where the last update is pending (k_cg_update's operation, at
- * each of the stencil's cells), and that x is written to xo (not to x: other threads read x around their cells) */
 __global__ void k_residual_m_sum(LevA L, const float *__restrict__ x, const float *__restrict__ b, float *__restrict__ r,
-                                 double *partials, const CGState *cg = nullptr, const float *p0 = nullptr,
-                                 const float *p1 = nullptr, float *__restrict__ xo = nullptr) {
+                                 double *partials) {
     __shared__ double sh[32];
     double acc = 0.0;
-    const bool pending = xo && cg->x_pending;
-    const float alpha = xo ? cg->alpha : 0.0f;
-    const float *__restrict__ p = xo ? (cg->pc ? p1 : p0) : nullptr;
     ECU_ROWS_BEGIN(L.n[0], L.n[1])
         int e = cell_at(L, i, j, k);
-        float a;
-        if (xo) {
-            auto X = [&](int q) { return pending ? x[q] + alpha * p[q] : x[q]; };
-            const float xe = X(e);
-            xo[e] = xe;
-            const float nb = L.dim == 3 ? L.w[0] * (X(e - 1) + X(e + 1)) + L.w[1] * (X(e - L.sy) + X(e + L.sy)) +
-                                              L.w[2] * (X(e - L.sz) + X(e + L.sz))
-                                        : L.w[0] * (X(e - 1) + X(e + 1)) + L.w[1] * (X(e - L.sy) + X(e + L.sy));
-            a = b[e] - (L.diag[e] * xe - nb);
-        } else {
-            a = b[e] - (L.diag[e] * x[e] - NBD(x, e));
-        }
+        float a = b[e] - (L.diag[e] * x[e] - NBD(x, e));
         float v = L.diag[e] > 0.0f ? a : 0.0f;
         r[e] = v;
         acc += L.diag[e] > 0.0f ? (double)v : 0.0;
@@ -1898,21 +1762,6 @@ static void remove_mean0(cu_sim *c, float *v, bool summed = false, double *dot =
 #ifndef SMALL_TILE_CELLS
 #define SMALL_TILE_CELLS 262144
 #endif
-/* experiment switch (issue 7, version 18): EDDY_CU_UNI=0 turns the uniform-operator tiles off */
-static bool uni_enabled() {
-    const char *e = getenv("EDDY_CU_UNI");
-    return !e || atoi(e) != 0;
-}
-/* experiment switch (issue 7, version 18): EDDY_CU_FOLD=0 turns k_cg_fold off */
-static bool fold_enabled() {
-    const char *e = getenv("EDDY_CU_FOLD");
-    return !e || atoi(e) != 0;
-}
-/* experiment switch (issue 7, version 18): EDDY_CU_TAILPDL=0 launches k_tail without programmatic serialisation */
-static bool tail_pdl_enabled() {
-    const char *e = getenv("EDDY_CU_TAILPDL");
-    return !e || atoi(e) != 0;
-}
 static bool small_tile(const LevA &L) { return (long long)L.n[0] * L.n[1] * L.n[2] <= SMALL_TILE_CELLS; }
 /* 2D levels of at most TINY_TILE_CELLS cells (256^2 .. 128^2 at 2048^2): tiles of 32 x 8 (cuda_notes 63: more blocks on
  * these latency-bound levels; measured on the H100, 2D 2048^2 project 1.713 / 1.705 -> 1.689 / 1.689 ms; up to 512^2:
@@ -1971,8 +1820,7 @@ static void uni_tiles(cu_sim *c, const LevelD &D) {
     const LevA &L = D.a;
     if (!D.uni || L.dim != 2) return;
     const dim3 gr = sweep_grid(L), bl(32, 8);
-    const char *env = getenv("EDDY_CU_UNISTG");
-    const float mode = env && atoi(env) == 0 ? 1.0f : 2.0f;
+    const float mode = 2.0f; /* the staged form (k_sweep_tile's UNI == 2) */
     if (tiny_tile(L)) k_uni_tiles<32, 8><<<gr, bl, 0, c->stream>>>(L, D.diag, D.inv_diag, D.inv_weight, D.uni, mode);
     else if (small_tile(L)) k_uni_tiles<32, 16><<<gr, bl, 0, c->stream>>>(L, D.diag, D.inv_diag, D.inv_weight, D.uni, mode);
     else k_uni_tiles<64, 32><<<gr, bl, 0, c->stream>>>(L, D.diag, D.inv_diag, D.inv_weight, D.uni, mode);
@@ -2111,7 +1959,7 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
         at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
         at[0].val.programmaticStreamSerializationAllowed = 1;
         cfg.attrs = at;
-        cfg.numAttrs = tf > 0 && tail_pdl_enabled() ? 1 : 0;
+        cfg.numAttrs = tf > 0 ? 1 : 0;
         cudaLaunchKernelEx(&cfg, k_tail, (const TailLevel *)P->d_tail, tf, nl, nl > 1 ? P->compc : P->comp0,
                            (int)EDDY_MG_COARSEST_SWEEPS, active, (const float4 *)P->tail_image, (int)(P->tail_vec / 4),
                            (int)((P->tail_smem / 4 - P->tail_vec) / 4), (const float *)(tf ? P->lv[tf].b : P->res),
@@ -2151,12 +1999,6 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
     }
 }
 
-/* k_cg_fold in use: set up for it, and one component holding every solved cell (the cooperative path's case) */
-static bool folding(cu_sim *c) {
-    const PoissonWS *P = c->pois;
-    return P->fold && P->coop_blocks && P->comp0.count && P->comp0.single_all;
-}
-
 static cudaError_t dot0(cu_sim *c, const float *a, const float *b, double *out) {
     const LevA &L = c->pois->lv[0].a;
     k_dot<<<red_grid(L), tile_block(), 0, c->stream>>>(L, a, b, part(c, 0), nullptr);
@@ -2167,29 +2009,13 @@ static cudaError_t dot0(cu_sim *c, const float *a, const float *b, double *out) 
  * iteration ends with the convergence test: the iteration that converges then queues no V-cycle whose kernels
  * would all return at once (about 40 empty launches at 2048^2).
  * The second half of an iteration: q = A p, alpha, x += alpha p, r -= alpha q, the test */
-static void cg_update_check(cu_sim *c, bool first) {
+static void cg_update_check(cu_sim *c) {
     PoissonWS *P = c->pois;
     LevelD &L0 = P->lv[0];
     const LevA &L = L0.a;
     dim3 gr = cells_grid(L), bl = tile_block();
     size_t nb = red_blocks(L);
     const int *active = &P->d_cg->active;
-    if (folding(c)) {
-        const dim3 rg = red_grid(L);
-        LevA La = L;
-        CGState *cgp = P->d_cg;
-        float *xs_ = P->sol, *rs_ = P->res, *zs_ = P->z, *p0 = P->p, *p1 = P->p2;
-        const float *rin = cg_r(c);
-        double *pq = part(c, 0), *rr = part(c, 1), *ms = part(c, 4);
-        Readback *rbp = c->d_rb;
-        int ntx = (int)rg.x, nty = (int)rg.y, ntiles = (int)ECU_BLOCKS(rg), T = P->coop_tiles, fi = first ? 1 : 0;
-        void *args[] = {&La, &cgp, &xs_, &rs_, &rin, &zs_, &p0, &p1, &pq, &rr, &ms, &rbp, &ntx, &nty, &ntiles, &T, &fi};
-        cudaLaunchCooperativeKernel((const void *)k_cg_fold, dim3((unsigned)P->coop_blocks), bl, args,
-                                    (size_t)T * ECU_ROWS * 256 * sizeof(float), c->stream);
-        k_cg_check<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 1), part(c, 4), (size_t)P->coop_blocks, P->cells0, c->d_rb);
-        if (!defer_shift(c)) k_res_shift<<<gr, bl, 0, c->stream>>>(L, P->d_cg, P->res);
-        return;
-    }
     ghosts(c, L0, P->p, active);
     const CompD &C0c = P->comp0;
     if (P->coop_blocks && C0c.count && C0c.single_all) {
@@ -2234,9 +2060,8 @@ static void cg_first_iteration(cu_sim *c) {
     vcycle(c, P->res, P->z, active);
     rz_partials(c, active);
     k_cg_rz<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), rz_blocks(c));
-    /* k_cg_fold: p = z in the fold */
-    if (!folding(c)) cudaMemcpyAsync(P->p, P->z, P->lv[0].count * sizeof(float), cudaMemcpyDeviceToDevice, c->stream);
-    cg_update_check(c, true);
+    cudaMemcpyAsync(P->p, P->z, P->lv[0].count * sizeof(float), cudaMemcpyDeviceToDevice, c->stream);
+    cg_update_check(c);
 }
 
 /* the start: |b|, x0 (0, or the warm start from the pressure) and its residual, the first iteration */
@@ -2281,8 +2106,8 @@ static void mgpcg_iteration(cu_sim *c) {
     vcycle(c, P->res, P->z, active);
     rz_partials(c, active);
     k_cg_beta<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), rz_blocks(c));
-    if (!folding(c)) k_cg_direction<<<gr, bl, 0, c->stream>>>(L, P->d_cg, P->p, P->z);
-    cg_update_check(c, false);
+    k_cg_direction<<<gr, bl, 0, c->stream>>>(L, P->d_cg, P->p, P->z);
+    cg_update_check(c);
 }
 
 static void destroy_graphs(PoissonWS *P) {
@@ -2397,8 +2222,7 @@ static cudaError_t mgpcg_loop(cu_sim *c) {
  * component holding every solved cell */
 static bool pressure_correct_fused(cu_sim *c) {
     const Geo &g = c->g;
-    const char *env = getenv("EDDY_CU_PCORR");
-    return mean_sum_fused(c) && g.dim == 2 && !g.periodic[0] && !g.periodic[1] && !(env && atoi(env) == 0);
+    return mean_sum_fused(c) && g.dim == 2 && !g.periodic[0] && !g.periodic[1];
 }
 
 static cudaError_t residual_norm2(cu_sim *c, float *x, const float *b, double *out) {
@@ -2638,7 +2462,7 @@ eddy_status project_init(cu_sim *c) {
         D.a.inv_diag = D.inv_diag;
         D.a.inv_weight = D.inv_weight;
         D.a.uni = nullptr;
-        if (st == EDDY_OK && D.a.dim == 2 && uni_enabled()) {
+        if (st == EDDY_OK && D.a.dim == 2) {
             const dim3 g = sweep_grid(D.a);
             st = dev_alloc(c, (void **)&D.uni, ECU_BLOCKS(g) * sizeof(float4), "pressure operator");
             D.a.uni = D.uni;
@@ -2663,8 +2487,8 @@ eddy_status project_init(cu_sim *c) {
         }
     }
     size_t bytes = HP->levels[0].count * sizeof(float);
-    float **vecs[8] = {&P->sol, &P->rhs, &P->res, &P->z, &P->p, &P->q, &P->rs, &P->p2};
-    for (int v = 0; v < 8 && st == EDDY_OK; v++) {
+    float **vecs[7] = {&P->sol, &P->rhs, &P->res, &P->z, &P->p, &P->q, &P->rs};
+    for (int v = 0; v < 7 && st == EDDY_OK; v++) {
         st = dev_alloc(c, (void **)vecs[v], bytes, "pressure vectors");
         if (st == EDDY_OK && cudaMemsetAsync(*vecs[v], 0, bytes, c->stream) != cudaSuccess)
             st = cuda_fail(c, cudaGetLastError(), "clearing the pressure vectors");
@@ -2755,13 +2579,6 @@ eddy_status project_init(cu_sim *c) {
             if (G <= (size_t)per_sm * sms && G <= c->partial_stride) {
                 P->coop_blocks = (int)G;
                 P->coop_tiles = T;
-                /* the fold where its grid is resident too (2D, level 0 without periodic axes) */
-                const LevelD &D0 = P->lv[0];
-                int per_fold = 0;
-                if (D0.a.dim == 2 && !D0.periodic[0] && !D0.periodic[1] && fold_enabled() &&
-                    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_fold, k_cg_fold, 256, smem) == cudaSuccess &&
-                    G <= (size_t)per_fold * sms)
-                    P->fold = 1;
                 break;
             }
         }
@@ -2803,7 +2620,7 @@ void project_free(cu_sim *c) {
         cudaFree(cs[i]->cells);
         cudaFree(cs[i]->sum);
     }
-    void *v[] = {P->sol, P->rhs, P->res, P->z, P->p, P->q, P->rs, P->p2, P->d_tail, P->d_cg, P->tail_image};
+    void *v[] = {P->sol, P->rhs, P->res, P->z, P->p, P->q, P->rs, P->d_tail, P->d_cg, P->tail_image};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) cudaFree(v[i]);
     if (P->h_active) cudaFreeHost(P->h_active);
     if (P->h_warm_scale) cudaFreeHost(P->h_warm_scale);
@@ -2866,16 +2683,13 @@ eddy_status run_project(cu_sim *c, float dt) {
             if (e != cudaSuccess) return cuda_fail(c, e, "pressure warm start");
         }
         if ((e = mgpcg(c)) != cudaSuccess) return cuda_fail(c, e, "pressure solve (MGPCG)");
-        /* k_cg_fold: the last update's x is done by the true residual's kernel, into q */
-        const bool fx = folding(c);
         /* poisson_mg.c: check the true residual; when only the recurrence had converged, restart from it (at
          * most MGPCG_MAX_RESTARTS times, while it keeps falling by 4x) */
         const int max_it = pd->max_iterations > 0 ? pd->max_iterations : MGPCG_DEFAULT_ITERATIONS;
         double last = INFINITY;
         for (int restarts = 0;; restarts++) {
             ghosts(c, L0, P->sol, nullptr);
-            if (fx) k_residual_m_sum<<<red_grid(L), bl, 0, c->stream>>>(L, P->sol, P->rhs, P->res, part(c, 2), P->d_cg, P->p, P->p2, P->q);
-            else if (mean_sum_fused(c)) k_residual_m_sum<<<red_grid(L), bl, 0, c->stream>>>(L, P->sol, P->rhs, P->res, part(c, 2));
+            if (mean_sum_fused(c)) k_residual_m_sum<<<red_grid(L), bl, 0, c->stream>>>(L, P->sol, P->rhs, P->res, part(c, 2));
             else k_residual_m<<<cells_grid(L), bl, 0, c->stream>>>(L, P->sol, P->rhs, P->res);
             double *rr_part = c->partials + (size_t)R_CG_RNORM2 * c->partial_stride;
             if (mean_sum_fused(c)) {
@@ -2896,13 +2710,11 @@ eddy_status run_project(cu_sim *c, float dt) {
             if (!converged || sqrt(rr) <= pd->tolerance * bnorm || restarts == MGPCG_MAX_RESTARTS || it >= max_it || rr > 0.25 * last)
                 break;
             last = rr;
-            /* the restart goes on from the x the residual was computed for */
-            if (fx) cudaMemcpyAsync(P->sol, P->q, L0.count * sizeof(float), cudaMemcpyDeviceToDevice, c->stream);
             k_cg_restart<<<1, 1, 0, c->stream>>>(P->d_cg);
             cg_first_iteration(c);
             if ((e = mgpcg_loop(c)) != cudaSuccess) return cuda_fail(c, e, "pressure solve (MGPCG restart)");
         }
-        float *xfin = fx ? P->q : P->sol;
+        float *xfin = P->sol;
         if (pressure_correct_fused(c)) {
             /* the mean of x, then pressure and both corrections in one pass (k_pressure_correct2) */
             k_masked_sum<<<red_grid(L), bl, 0, c->stream>>>(L, xfin, part(c, 2));
@@ -2919,7 +2731,6 @@ eddy_status run_project(cu_sim *c, float dt) {
             if ((e = cudaGetLastError()) != cudaSuccess) return cuda_fail(c, e, "projection");
             return EDDY_OK;
         }
-        if (fx) cudaMemcpyAsync(P->sol, P->q, L0.count * sizeof(float), cudaMemcpyDeviceToDevice, c->stream);
         /* one component holding every solved cell: the pressure is written by the mean removal */
         pressure_written = mean_sum_fused(c);
         const PressureOut po = {pressure_scale};
