@@ -98,23 +98,24 @@ void eddy__vort_layout(eddy_vort_sweep *w, int dim, size_t budget, int min_rows)
         w->slot = w->stride + skew;
         w->per_thread = (EDDY_VORT_SLOTS2 + 2) * w->slot;
     } else {
-        const size_t extra = 4 * w->stride; /* fy (2 rows), fx, x spacing */
+        const size_t extra = EDDY_VORT_ROWS3 * w->stride; /* rings of rows */
         size_t fit = budget / sizeof(float) > extra ? (budget / sizeof(float) - extra) / EDDY_VORT_SLOTS3 / w->stride : 0;
-        int most = fit > 6 + (size_t)min_rows ? (int)(fit - 6) : min_rows; /* rows of a band */
+        int most = fit > 4 + (size_t)min_rows ? (int)(fit - 4) : min_rows; /* rows of a band */
         if (most < 1) most = 1;
         w->bands = (w->n1 + most - 1) / most;
-        w->band_rows = (w->n1 + w->bands - 1) / w->bands + 6; /* + halo: 2 rows below, 2 (3 on a periodic top) above */
+        w->band_rows = (w->n1 + w->bands - 1) / w->bands + 4; /* + halo: 2 rows below, 1 (2 on a periodic top) above */
         w->slot = (size_t)w->band_rows * w->stride + skew;
         w->per_thread = EDDY_VORT_SLOTS3 * w->slot + extra;
     }
     w->per_thread += w->stride + 64 / sizeof(float); /* reads of whole vectors past the last row; 64-byte alignment */
 }
 
-/* Rings of one thread in 3D: about half of a 1 MiB L2 cache, the rest for the velocity streaming past; but at least
+/* Rings of one thread in 3D: about 40% of a 1 MiB L2 cache, the rest for the velocity of the planes B and C read
+ * (3 bands at 128^3; 2 bands, or 4, measured slower on Zen 5); but at least
  * 8 rows per band (below that, the halo rows each band recomputes cost more than the misses saved). The new faces
  * go past the caches from 16 MiB of velocity: twice that (old and new) is more than a last-level cache holds. */
 eddy_vort_options eddy__vort_default_options(void) {
-    eddy_vort_options o = {512 * 1024, 8, (size_t)16 << 20, NULL};
+    eddy_vort_options o = {384 * 1024, 8, (size_t)16 << 20, NULL};
     return o;
 }
 

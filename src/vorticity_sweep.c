@@ -8,11 +8,15 @@
  * clamps to or a periodic axis wraps to); an x difference takes the vectors before and after its own from aligned
  * loads, shifted one lane in registers, with the spacing of each column (a one-sided difference at a wall spans one
  * cell) in a row of its own. In 3D the planes are cut into bands of rows small enough for the rings of a band to
- * stay in the L2 cache; each band recomputes the few rows of halo its stencils need, and the velocity pass A reads
- * next is prefetched while pass C waits on its divisions. Grids larger than the caches get their new y- and
+ * stay in the L2 cache; each band recomputes the few rows of halo its stencils need. There A runs row by row just
+ * ahead of B into rings of three rows (in L1), and B takes the cell velocities of the planes above and below
+ * straight from their faces (a ring of cell-velocity planes cost more L2 traffic than the adds it saved); the
+ * velocity B meets first on the next plane is prefetched while C waits on its divisions, and C computes the
+ * gradient of its next vector before the divisions of this one. Grids larger than the caches get their new y- and
  * z-faces with non-temporal stores. Measured on Zen 5 and kept out: passes interleaved row by row or fused into one
- * loop (slower: more live pointers than registers, longer dependency chains), prefetching elsewhere, rows without
- * padding, making uc2 in pass B. */
+ * loop (slower: more live pointers than registers, longer dependency chains), B and C interleaved row by row, the
+ * faces written in C's loop, non-temporal x-faces, prefetching elsewhere (further ahead, into L2, C's ring rows,
+ * the new x-faces), rows without padding, making uc2 in pass B. */
 #include "float_vector.h"
 #include "vorticity_sweep.h"
 
@@ -241,7 +245,8 @@ KERNEL void sweep2(eddy_sim *s, const sweep *w, float *scratch, int r0, int r1, 
 /* ---------------------------------------------------------------- 3D: slabs are bands of rows of a plane */
 
 typedef struct rings3 {
-    float *uc0, *uc1, *uc2, *om0, *om1, *om2, *mag, *fz, *fy, *fx, *xq;
+    float *om0, *om1, *om2, *mag, *fz; /* slots: the band's rows of a plane */
+    float *uc0, *uc1, *uc2, *fy, *fx, *xq; /* rows */
     size_t slot, stride;
     int row0; /* key of the first row a slot holds */
 } rings3;
@@ -249,13 +254,17 @@ typedef struct rings3 {
 static inline float *slot3(const rings3 *r, float *ring, int plane, int ring_len) {
     return ring + (size_t)slot_of(plane, ring_len) * r->slot;
 }
+/* the row of a ring of rows for row key `key` */
+static inline float *ring_row3(const rings3 *r, float *ring, int key, int ring_len) {
+    return ring + (size_t)slot_of(key, ring_len) * r->stride;
+}
 
-/* what the passes of one plane need: physical plane, z spacing, the slots of the rings at the plane and its
- * neighbours below ([0]) and above ([2]) */
+/* what the passes of one plane need: physical plane and those of its neighbours below and above, z spacing, the
+ * slots of the rings at the plane and its neighbours below ([0]) and above ([2]) */
 typedef struct plane3 {
-    int k;
+    int k, kzm, kzp;
     vfloat dz;
-    float *uc0[3], *uc1[3], *uc2, *om0, *om1, *om2, *mag[3], *fz[2];
+    float *om0, *om1, *om2, *mag[3], *fz[2];
 } plane3;
 
 typedef struct step3 {
@@ -271,13 +280,10 @@ static plane3 plane_of3(const step3 *t, int plane, bool mul) {
     plane3 q;
     const int zk[3] = {key_nb(t->za, plane, -1), plane, key_nb(t->za, plane, 1)};
     q.k = key_phys(t->za, plane);
+    q.kzm = key_phys(t->za, zk[0]);
+    q.kzp = key_phys(t->za, zk[2]);
     q.dz = vf_set1(spacing(t->w, key_span(t->za, plane), mul));
-    for (int d = 0; d < 3; d++) {
-        q.uc0[d] = slot3(r, r->uc0, zk[d], 3);
-        q.uc1[d] = slot3(r, r->uc1, zk[d], 3);
-        q.mag[d] = slot3(r, r->mag, zk[d], 3);
-    }
-    q.uc2 = slot3(r, r->uc2, plane, 2);
+    for (int d = 0; d < 3; d++) q.mag[d] = slot3(r, r->mag, zk[d], 3);
     q.om0 = slot3(r, r->om0, plane, 2);
     q.om1 = slot3(r, r->om1, plane, 2);
     q.om2 = slot3(r, r->om2, plane, 2);
@@ -304,74 +310,80 @@ static inline row3 row_of3(const step3 *t, int key, bool mul) {
     return y;
 }
 
-/* (A) cell velocities of a vector of cells, stored and returned */
-typedef struct row_a3p {
-    const float *u, *v0, *v1, *w0, *w1;
-    float *c0, *c1, *c2;
-} row_a3p;
-static inline row_a3p a_row(const step3 *t, const plane3 *q, int key) {
-    const eddy_sim *s = t->s;
-    const int n0 = t->w->n0, n1 = t->w->n1, j = key_phys(t->ya, key), k = q->k;
-    const size_t P = (size_t)n0 * n1, at = (size_t)(key - t->r->row0) * t->r->stride;
-    row_a3p p;
-    p.u = s->vel[0] + ((size_t)k * n1 + j) * (n0 + 1);
-    p.v0 = s->vel[1] + ((size_t)k * (n1 + 1) + j) * n0;
-    p.v1 = p.v0 + n0;
-    p.w0 = s->vel[2] + (size_t)k * P + (size_t)j * n0;
-    p.w1 = p.w0 + P;
-    p.c0 = q->uc0[1] + at;
-    p.c1 = q->uc1[1] + at;
-    p.c2 = q->uc2 + at;
-    return p;
+/* the face rows of cell row j of plane k: u (n0 + 1 faces), v below and above it (+ n0), w below and above (+ P) */
+static inline const float *u_row3(const eddy_sim *s, const sweep *w, int k, int j) {
+    return s->vel[0] + ((size_t)k * w->n1 + j) * (w->n0 + 1);
 }
-KERNEL void lanes_a3(const row_a3p *p, int i, int n, vfloat *c0, vfloat *c1) {
-    const vfloat half = vf_set1(0.5f);
-    *c0 = vf_mul(half, vf_add(load_n(p->u + i, n), load_n(p->u + i + 1, n)));
-    *c1 = vf_mul(half, vf_add(load_n(p->v0 + i, n), load_n(p->v1 + i, n)));
-    vf_store(p->c0 + i, *c0);
-    vf_store(p->c1 + i, *c1);
-    vf_store(p->c2 + i, vf_mul(half, vf_add(load_n(p->w0 + i, n), load_n(p->w1 + i, n))));
+static inline const float *v_row3(const eddy_sim *s, const sweep *w, int k, int j) {
+    return s->vel[1] + ((size_t)k * (w->n1 + 1) + j) * w->n0;
 }
-static inline void a_halo(const step3 *t, const row_a3p *p) {
-    set_halo(p->c1, t->w->n0, t->w->px);
-    set_halo(p->c2, t->w->n0, t->w->px);
-}
-KERNEL void row_a3(const step3 *t, const plane3 *q, int key) {
-    const row_a3p p = a_row(t, q, key);
-    const int n0 = t->w->n0, full = n0 - n0 % VF_W;
-    vfloat c0, c1;
-    for (int i = 0; i < full; i += VF_W) lanes_a3(&p, i, VF_W, &c0, &c1);
-    if (full < n0) lanes_a3(&p, full, n0 - full, &c0, &c1);
-    a_halo(t, &p);
+static inline const float *w_row3(const eddy_sim *s, const sweep *w, int k, int j) {
+    return s->vel[2] + ((size_t)k * w->n1 + j) * w->n0;
 }
 
-/* (B) curl and |curl| of a vector of cells, in vorticity.c's order of operations; c0zp, c1zp: the cell velocity
- * of the plane above. The x differences come from aligned loads, shifted: prev, cur, next along the row. */
+/* (A) cell velocities of row `key` of plane q into rings of rows (uc0, uc2: 3 rows, the y neighbours of B's row;
+ * uc1: 2): uc0 = 0.5 (u[i] + u[i + 1]), uc1 = 0.5 (v[j] + v[j + 1]), uc2 = 0.5 (w[k] + w[k + 1]) */
+KERNEL void lanes_a3(const float *u, const float *v0, const float *v1, const float *w0, const float *w1, float *c0,
+                     float *c1, float *c2, int n) {
+    const vfloat half = vf_set1(0.5f);
+    vf_store(c0, vf_mul(half, vf_add(load_n(u, n), load_n(u + 1, n))));
+    vf_store(c1, vf_mul(half, vf_add(load_n(v0, n), load_n(v1, n))));
+    vf_store(c2, vf_mul(half, vf_add(load_n(w0, n), load_n(w1, n))));
+}
+KERNEL void row_a3(const step3 *t, const plane3 *q, int key) {
+    const eddy_sim *s = t->s;
+    const sweep *w = t->w;
+    const rings3 *r = t->r;
+    const int n0 = w->n0, j = key_phys(t->ya, key), full = n0 - n0 % VF_W;
+    const size_t P = (size_t)n0 * w->n1;
+    const float *u = u_row3(s, w, q->k, j), *v0 = v_row3(s, w, q->k, j), *v1 = v0 + n0, *w0 = w_row3(s, w, q->k, j),
+                *w1 = w0 + P;
+    float *c0 = ring_row3(r, r->uc0, key, 3), *c1 = ring_row3(r, r->uc1, key, 2), *c2 = ring_row3(r, r->uc2, key, 3);
+    for (int i = 0; i < full; i += VF_W) lanes_a3(u + i, v0 + i, v1 + i, w0 + i, w1 + i, c0 + i, c1 + i, c2 + i, VF_W);
+    if (full < n0) lanes_a3(u + full, v0 + full, v1 + full, w0 + full, w1 + full, c0 + full, c1 + full, c2 + full, n0 - full);
+    set_halo(c1, n0, w->px);
+    set_halo(c2, n0, w->px);
+}
+
+/* (B) curl and |curl| of a vector of cells, in vorticity.c's order of operations. The cell velocities of the row
+ * and its y neighbours come from A's rows; the x differences from aligned loads, shifted: prev, cur, next along the
+ * row; those of the planes below and above (uc0, uc1) straight from their faces, as A computes them. */
 typedef struct row_b3p {
-    const float *c1, *c2, *c2m, *c2p, *c0ym, *c0yp, *c1zm, *c0zm, *c1zp, *c0zp, *xq;
+    const float *c1, *c2, *c2m, *c2p, *c0ym, *c0yp, *xq, *uzm, *uzp, *vzm, *vzp;
     float *ox, *oy, *oz, *mag;
+    size_t n0;
     vfloat dy, dz, c1_prev, c1_cur, c2_prev, c2_cur;
 } row_b3p;
 static inline row_b3p b_row(const step3 *t, const plane3 *q, int key, bool mul) {
+    const rings3 *r = t->r;
     const row3 y = row_of3(t, key, mul);
+    const int below = key_nb(t->ya, key, -1), above = key_nb(t->ya, key, 1);
     row_b3p p;
-    p.c1 = q->uc1[1] + y.at, p.c2 = q->uc2 + y.at, p.c2m = q->uc2 + y.below, p.c2p = q->uc2 + y.above;
-    p.c0ym = q->uc0[1] + y.below, p.c0yp = q->uc0[1] + y.above;
-    p.c1zm = q->uc1[0] + y.at, p.c1zp = q->uc1[2] + y.at, p.c0zm = q->uc0[0] + y.at, p.c0zp = q->uc0[2] + y.at;
-    p.xq = t->r->xq;
+    p.c1 = ring_row3(r, r->uc1, key, 2), p.c2 = ring_row3(r, r->uc2, key, 3);
+    p.c2m = ring_row3(r, r->uc2, below, 3), p.c2p = ring_row3(r, r->uc2, above, 3);
+    p.c0ym = ring_row3(r, r->uc0, below, 3), p.c0yp = ring_row3(r, r->uc0, above, 3);
+    p.uzm = u_row3(t->s, t->w, q->kzm, y.j), p.uzp = u_row3(t->s, t->w, q->kzp, y.j);
+    p.vzm = v_row3(t->s, t->w, q->kzm, y.j), p.vzp = v_row3(t->s, t->w, q->kzp, y.j);
+    p.xq = r->xq;
     p.ox = q->om0 + y.at, p.oy = q->om1 + y.at, p.oz = q->om2 + y.at, p.mag = q->mag[1] + y.at;
+    p.n0 = (size_t)t->w->n0;
     p.dy = y.dy, p.dz = q->dz;
     p.c1_prev = vf_load(p.c1 - VF_W), p.c1_cur = vf_load(p.c1), p.c2_prev = vf_load(p.c2 - VF_W), p.c2_cur = vf_load(p.c2);
     return p;
 }
-KERNEL void lanes_b3(row_b3p *p, int i, vfloat c0zp, vfloat c1zp, bool mul) {
+KERNEL void lanes_b3(row_b3p *p, int i, int n, bool mul) {
+    const vfloat half = vf_set1(0.5f);
+    const vfloat c0zm = vf_mul(half, vf_add(load_n(p->uzm + i, n), load_n(p->uzm + i + 1, n)));
+    const vfloat c0zp = vf_mul(half, vf_add(load_n(p->uzp + i, n), load_n(p->uzp + i + 1, n)));
+    const vfloat c1zm = vf_mul(half, vf_add(load_n(p->vzm + i, n), load_n(p->vzm + p->n0 + i, n)));
+    const vfloat c1zp = vf_mul(half, vf_add(load_n(p->vzp + i, n), load_n(p->vzp + p->n0 + i, n)));
     const vfloat qx = vf_load(p->xq + i), c1_next = vf_load(p->c1 + i + VF_W), c2_next = vf_load(p->c2 + i + VF_W);
     vfloat ax = quot(vf_sub(vf_shift_out(p->c2_cur, c2_next), vf_shift_in(p->c2_prev, p->c2_cur)), qx, mul); /* d uc2/dx */
     vfloat bx = quot(vf_sub(vf_shift_out(p->c1_cur, c1_next), vf_shift_in(p->c1_prev, p->c1_cur)), qx, mul); /* d uc1/dx */
     p->c1_prev = p->c1_cur, p->c1_cur = c1_next, p->c2_prev = p->c2_cur, p->c2_cur = c2_next;
     vfloat wx = vf_sub(quot(vf_sub(vf_load(p->c2p + i), vf_load(p->c2m + i)), p->dy, mul),
-                       quot(vf_sub(c1zp, vf_load(p->c1zm + i)), p->dz, mul));
-    vfloat wy = vf_sub(quot(vf_sub(c0zp, vf_load(p->c0zm + i)), p->dz, mul), ax);
+                       quot(vf_sub(c1zp, c1zm), p->dz, mul));
+    vfloat wy = vf_sub(quot(vf_sub(c0zp, c0zm), p->dz, mul), ax);
     vfloat wz = vf_sub(bx, quot(vf_sub(vf_load(p->c0yp + i), vf_load(p->c0ym + i)), p->dy, mul));
     vf_store(p->ox + i, wx);
     vf_store(p->oy + i, wy);
@@ -380,8 +392,9 @@ KERNEL void lanes_b3(row_b3p *p, int i, vfloat c0zp, vfloat c1zp, bool mul) {
 }
 KERNEL void row_b3(const step3 *t, const plane3 *q, int key, bool mul) {
     row_b3p p = b_row(t, q, key, mul);
-    const int n0 = t->w->n0;
-    for (int i = 0; i < n0; i += VF_W) lanes_b3(&p, i, vf_load(p.c0zp + i), vf_load(p.c1zp + i), mul);
+    const int n0 = t->w->n0, full = n0 - n0 % VF_W;
+    for (int i = 0; i < full; i += VF_W) lanes_b3(&p, i, VF_W, mul);
+    if (full < n0) lanes_b3(&p, full, n0 - full, mul);
     set_halo(p.mag, n0, t->w->px);
 }
 /* (C) of one vector of cells: N = grad|w| / |grad|w||, f = eps h (N x w), zero in solid cells and where the
@@ -390,22 +403,31 @@ typedef struct row_c3 {
     const float *mag, *mym, *myp, *mzm, *mzp, *ox, *oy, *oz, *xq, *fy_below, *fz_below, *u_old, *v_old, *w_old;
     const uint8_t *solid;
     float *fx, *fy, *fz, *u_new, *v_new, *w_new;
-    const float *pf_u, *pf_v, *pf_w; /* rows pass A reads next, or NULL */
+    const float *pf_u, *pf_v, *pf_w; /* rows pass B reads first next time, or NULL */
 } row_c3;
-KERNEL void lanes_c3(const row_c3 *p, int i, vfloat dy, vfloat dz, vfloat scale, int n, bool faces, vfloat *prev,
-                     vfloat *cur, bool mul) {
+/* split in two so that a row's loop can be skewed (software-pipelined): the gradient and its length of the next
+ * vector are on their way while the divisions of this one wait on its square root */
+typedef struct grad3 {
+    vfloat gx, gy, gz, len;
+    vmask keep;
+} grad3;
+KERNEL grad3 grad_c3(const row_c3 *p, int i, vfloat dy, vfloat dz, int n, vfloat *prev, vfloat *cur, bool mul) {
+    grad3 g;
     const vfloat next = vf_load(p->mag + i + VF_W); /* |curl| along x from aligned loads */
-    vfloat gx = quot(vf_sub(vf_shift_out(*cur, next), vf_shift_in(*prev, *cur)), vf_load(p->xq + i), mul);
+    g.gx = quot(vf_sub(vf_shift_out(*cur, next), vf_shift_in(*prev, *cur)), vf_load(p->xq + i), mul);
     *prev = *cur, *cur = next;
-    vfloat gy = quot(vf_sub(vf_load(p->myp + i), vf_load(p->mym + i)), dy, mul);
-    vfloat gz = quot(vf_sub(vf_load(p->mzp + i), vf_load(p->mzm + i)), dz, mul);
-    vfloat len = vf_sqrt(vf_add(vf_add(vf_mul(gx, gx), vf_mul(gy, gy)), vf_mul(gz, gz)));
-    vmask keep = vf_keep_mask(len, vf_set1(1e-20f), p->solid + i, n);
-    vfloat nx = vf_div(gx, len), ny = vf_div(gy, len), nz = vf_div(gz, len);
+    g.gy = quot(vf_sub(vf_load(p->myp + i), vf_load(p->mym + i)), dy, mul);
+    g.gz = quot(vf_sub(vf_load(p->mzp + i), vf_load(p->mzm + i)), dz, mul);
+    g.len = vf_sqrt(vf_add(vf_add(vf_mul(g.gx, g.gx), vf_mul(g.gy, g.gy)), vf_mul(g.gz, g.gz)));
+    g.keep = vf_keep_mask(g.len, vf_set1(1e-20f), p->solid + i, n);
+    return g;
+}
+KERNEL void force_c3(const row_c3 *p, int i, const grad3 *g, vfloat scale, bool faces) {
+    vfloat nx = vf_div(g->gx, g->len), ny = vf_div(g->gy, g->len), nz = vf_div(g->gz, g->len);
     vfloat ox = vf_load(p->ox + i), oy = vf_load(p->oy + i), oz = vf_load(p->oz + i);
-    if (faces) vf_store(p->fx + i, vf_keep(vf_mul(scale, vf_sub(vf_mul(ny, oz), vf_mul(nz, oy))), keep));
-    vf_store(p->fy + i, vf_keep(vf_mul(scale, vf_sub(vf_mul(nz, ox), vf_mul(nx, oz))), keep));
-    vf_store(p->fz + i, vf_keep(vf_mul(scale, vf_sub(vf_mul(nx, oy), vf_mul(ny, ox))), keep));
+    if (faces) vf_store(p->fx + i, vf_keep(vf_mul(scale, vf_sub(vf_mul(ny, oz), vf_mul(nz, oy))), g->keep));
+    vf_store(p->fy + i, vf_keep(vf_mul(scale, vf_sub(vf_mul(nz, ox), vf_mul(nx, oz))), g->keep));
+    vf_store(p->fz + i, vf_keep(vf_mul(scale, vf_sub(vf_mul(nx, oy), vf_mul(ny, ox))), g->keep));
 }
 /* the faces of a row of cells from their forces (fx with its halo set): x-faces (n0 + 1 of them), y-faces between
  * the row below and this one, z-faces between the plane below and this one (those below may be these very rows,
@@ -421,16 +443,29 @@ KERNEL void lanes_row_c3(const step3 *t, const row_c3 *p, vfloat dy, vfloat dz, 
     const int n0 = t->w->n0, full = n0 - n0 % VF_W;
     const vfloat scale = vf_set1(t->w->scale);
     vfloat prev = vf_load(p->mag - VF_W), cur = vf_load(p->mag);
-    if (p->pf_u) { /* see row_c3_of */
-        for (int i = 0; i < full; i += VF_W) {
-            vf_prefetch(p->pf_u + i);
-            vf_prefetch(p->pf_v + i);
-            vf_prefetch(p->pf_w + i);
-            lanes_c3(p, i, dy, dz, scale, VF_W, faces, &prev, &cur, mul);
+    if (full > 0) {
+        grad3 g = grad_c3(p, 0, dy, dz, VF_W, &prev, &cur, mul);
+        for (int i = 0; i + VF_W < full; i += VF_W) {
+            if (p->pf_u) { /* see row_c3_of */
+                vf_prefetch(p->pf_u + i);
+                vf_prefetch(p->pf_v + i);
+                vf_prefetch(p->pf_w + i);
+            }
+            const grad3 next = grad_c3(p, i + VF_W, dy, dz, VF_W, &prev, &cur, mul);
+            force_c3(p, i, &g, scale, faces);
+            g = next;
         }
-    } else
-        for (int i = 0; i < full; i += VF_W) lanes_c3(p, i, dy, dz, scale, VF_W, faces, &prev, &cur, mul);
-    if (full < n0) lanes_c3(p, full, dy, dz, scale, n0 - full, faces, &prev, &cur, mul);
+        if (p->pf_u) {
+            vf_prefetch(p->pf_u + full - VF_W);
+            vf_prefetch(p->pf_v + full - VF_W);
+            vf_prefetch(p->pf_w + full - VF_W);
+        }
+        force_c3(p, full - VF_W, &g, scale, faces);
+    }
+    if (full < n0) {
+        const grad3 g = grad_c3(p, full, dy, dz, n0 - full, &prev, &cur, mul);
+        force_c3(p, full, &g, scale, faces);
+    }
     if (!faces) return;
     const vfloat dt = vf_set1(t->w->dt);
     set_halo(p->fx, n0, t->w->px);
@@ -444,7 +479,7 @@ KERNEL void lanes_row_c3(const step3 *t, const row_c3 *p, vfloat dy, vfloat dz, 
     const float *f = p->fx; /* the last x-face, n0 */
     p->u_new[n0] = p->u_old[n0] + t->w->dt * (0.5f * (f[n0 - 1] + f[n0]));
 }
-KERNEL void row_c3_of(const step3 *t, const plane3 *q, int key, bool faces, int next_a, bool mul) {
+KERNEL void row_c3_of(const step3 *t, const plane3 *q, int key, bool faces, int next_uv, int next_w, bool mul) {
     const eddy_sim *s = t->s;
     const rings3 *r = t->r;
     const row3 y = row_of3(t, key, mul);
@@ -472,14 +507,14 @@ KERNEL void row_c3_of(const step3 *t, const plane3 *q, int key, bool faces, int 
     p.v_new = s->vel_tmp[1] + ((size_t)k * (n1 + 1) + j) * n0;
     p.w_old = s->vel[2] + (size_t)k * P + (size_t)j * n0;
     p.w_new = s->vel_tmp[2] + (size_t)k * P + (size_t)j * n0;
-    /* The velocity pass A reads next (plane next_a, when >= 0), asked for while this pass waits on its divisions:
-     * each plane's band is a few pages per stream, where the hardware prefetchers would start afresh, and A itself
-     * has little else to do while it waits (measured at 128^3: 3.5 -> 3.1 ms on one thread, 2.2 -> 1.5 on two). */
+    /* The velocity pass B meets first next time (u and v of plane next_uv, w of face plane next_w; when >= 0), asked
+     * for while this pass waits on its divisions: each plane's band is a few pages per stream, where the hardware
+     * prefetchers would start afresh */
     p.pf_u = p.pf_v = p.pf_w = NULL;
-    if (next_a >= 0) {
-        p.pf_u = s->vel[0] + ((size_t)next_a * n1 + y.j) * (n0 + 1);
-        p.pf_v = s->vel[1] + ((size_t)next_a * (n1 + 1) + y.j + 1) * n0;
-        p.pf_w = s->vel[2] + ((size_t)(next_a + 1) * n1 + y.j) * n0;
+    if (next_uv >= 0) {
+        p.pf_u = u_row3(s, t->w, next_uv, y.j);
+        p.pf_v = v_row3(s, t->w, next_uv, y.j + 1);
+        p.pf_w = w_row3(s, t->w, next_w, y.j);
     }
     if (faces) lanes_row_c3(t, &p, y.dy, q->dz, true, mul);
     else lanes_row_c3(t, &p, y.dy, q->dz, false, mul); /* a row of halo: only its fy and fz are needed */
@@ -517,15 +552,15 @@ static rings3 rings3_of(const sweep *w, float *scratch) {
     float *p = scratch;
     r.slot = w->slot;
     r.stride = w->stride;
-    float **ring[8] = {&r.uc0, &r.uc1, &r.uc2, &r.om0, &r.om1, &r.om2, &r.mag, &r.fz};
-    const int len[8] = {3, 3, 2, 2, 2, 2, 3, 2};
-    for (int k = 0; k < 8; k++) {
+    float **ring[5] = {&r.om0, &r.om1, &r.om2, &r.mag, &r.fz};
+    const int len[5] = {2, 2, 2, 3, 2};
+    for (int k = 0; k < 5; k++) {
         *ring[k] = p + PAD;
         p += (size_t)len[k] * r.slot;
     }
-    float **row[3] = {&r.fy, &r.fx, &r.xq};
-    const int rows[3] = {2, 1, 1};
-    for (int k = 0; k < 3; k++) {
+    float **row[6] = {&r.uc0, &r.uc1, &r.uc2, &r.fy, &r.fx, &r.xq};
+    const int rows[6] = {3, 2, 3, 2, 1, 1};
+    for (int k = 0; k < 6; k++) {
         *row[k] = p + PAD;
         p += (size_t)rows[k] * r.stride;
     }
@@ -544,21 +579,24 @@ KERNEL void sweep3(eddy_sim *s, const sweep *w, float *scratch, int r0, int r1, 
         t.j0 = (int)((long long)w->n1 * b / w->bands);
         t.j1 = (int)((long long)w->n1 * (b + 1) / w->bands);
         const window rows = window_of(t.ya, t.j0, t.j1);
-        r.row0 = rows.umin;
-        for (int L = v.umin; L <= v.fmax + 2; L++) {
-            /* A on plane L, B on L - 1, C on L - 2, each over the band's rows (a pass reads only planes the
-             * passes before it have done) */
-            const bool a = L <= v.umax, bb = within(L - 1, v.cmin, v.cmax), c = within(L - 2, v.fmin, v.fmax);
-            const bool faces = L - 2 >= r0 && L - 2 < r1;
-            const plane3 qa = plane_of3(&t, L, mul), qb = plane_of3(&t, L - 1, mul), qc = plane_of3(&t, L - 2, mul);
-            const int next_a = L + 1 <= v.umax ? key_phys(t.za, L + 1) : -1;
-            if (a)
-                for (int key = rows.umin; key <= rows.umax; key++) row_a3(&t, &qa, key);
+        r.row0 = rows.cmin;
+        for (int L = v.cmin; L <= v.fmax + 1; L++) {
+            /* B on plane L, row by row after A on the row above it; C on L - 1 (it reads |curl| of planes B has
+             * done) */
+            const bool bb = within(L, v.cmin, v.cmax), c = within(L - 1, v.fmin, v.fmax);
+            const bool faces = L - 1 >= r0 && L - 1 < r1;
+            const plane3 qb = plane_of3(&t, L, mul), qc = plane_of3(&t, L - 1, mul);
+            const bool more = L + 1 <= v.cmax;
+            const int next_uv = more ? key_phys(t.za, key_nb(t.za, L + 1, 1)) : -1,
+                      next_w = more ? key_phys(t.za, L + 1) + 1 : -1;
             if (bb)
-                for (int key = rows.cmin; key <= rows.cmax; key++) row_b3(&t, &qb, key, mul);
+                for (int key = rows.umin; key <= rows.cmax + 1; key++) {
+                    if (key <= rows.umax) row_a3(&t, &qb, key);
+                    if (within(key - 1, rows.cmin, rows.cmax)) row_b3(&t, &qb, key - 1, mul);
+                }
             if (c)
                 for (int key = rows.fmin; key <= rows.fmax; key++)
-                    row_c3_of(&t, &qc, key, faces && key >= t.j0 && key < t.j1, next_a, mul);
+                    row_c3_of(&t, &qc, key, faces && key >= t.j0 && key < t.j1, next_uv, next_w, mul);
             if (c && faces && rows.last) top_row3(&t, &qc);
         }
         if (v.last) top_plane3(&t);
