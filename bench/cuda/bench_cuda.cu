@@ -6,7 +6,7 @@
  *  3. Whole steps of a smoke scene (emitter, buoyancy, vorticity confinement, MacCormack, MGPCG to 1e-5) for 2D
  *     2048^2 and 4096^2 and 3D 256^3 and 512^3: median step time (host clock around eddy_sim_step, which waits for
  *     the device), the per-stage split (cudaEvents), pressure iterations.
- * Usage: bench_cuda [--quick] [--steps N] [--only 2048|4096|256|512] [--no-stages] [--stages-only] [--forces-only] */
+ * Usage: bench_cuda [--quick] [--steps N] [--only 2048|4096|256|512] [--no-stages] [--stages-only] [--forces-only] [--advect-only] */
 #include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 
@@ -146,6 +146,7 @@ static double stage_bytes(eddy_sim *s, eddy_cuda_stage st) {
 }
 
 static int forces_only; /* --forces-only: the stage table's buoyancy and vorticity rows */
+static int advect_only; /* --advect-only: the stage table's advection rows */
 
 static void stage_table(int dim, int n, int reps) {
     printf("\nstages on their own, %dD %d^%d (ms: median of %d single calls, each with the host's launch gap; b2b: %d calls\n"
@@ -168,6 +169,7 @@ static void stage_table(int dim, int n, int reps) {
     eddy_advection cur = (eddy_advection)-1;
     for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
         if (forces_only && rows[r].st != EDDY_CUDA_BUOYANCY && rows[r].st != EDDY_CUDA_VORTICITY) continue;
+        if (advect_only && rows[r].st != EDDY_CUDA_ADVECT) continue;
         if (rows[r].adv != cur) {
             eddy_sim_destroy(s);
             s = make_smoke(dim, n, rows[r].adv, 1);
@@ -260,6 +262,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--no-stages")) stages = 0;
         else if (!strcmp(argv[i], "--stages-only")) step_rows = 0;
         else if (!strcmp(argv[i], "--forces-only")) forces_only = 1, step_rows = 0;
+        else if (!strcmp(argv[i], "--advect-only")) advect_only = 1, step_rows = 0;
     }
     char msg[256];
     if (!eddy_backend_available(EDDY_BACKEND_CUDA, msg, sizeof msg)) {

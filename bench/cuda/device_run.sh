@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the CUDA tests, the sanitizers and the bench on a machine with an NVIDIA GPU, writing logs into $OUT
 # (default ./cuda_out). Uses prebuilt binaries in $PREBUILT when they run here, else builds with CMake.
-# usage: bench/cuda/device_run.sh [test] [test2] [tiny] [san-tiny] [sanitize] [forces] [bench] [bench-quick] [ncu] [ncu-adv] [ncu-forces] [advexp] [ncu-adv-sum]
+# usage: bench/cuda/device_run.sh [test] [test2] [tiny] [san-tiny] [sanitize] [forces] [bench] [bench-quick] [ncu] [ncu-adv] [ncu-forces] [advexp] [ncu-adv-sum] [advcmp] [ncu-advm] [sass-adv] (EDDY_BUILD_DIR: build folder)
 set -uo pipefail
 OUT=${OUT:-$PWD/cuda_out}
 mkdir -p "$OUT"
@@ -10,9 +10,9 @@ bin=${PREBUILT:-$root/prebuilt}
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv,noheader | tee "$OUT/gpu.txt"
 if ! ldd "$bin/test_cuda_backend" > /dev/null 2>&1 || ldd "$bin/test_cuda_backend" | grep -q "not found"; then
   echo "prebuilt binaries do not load here: building"
-  cmake -S "$root" -B /tmp/eddy-build -DEDDY_CUDA=ON -DEDDY_BUILD_APPS=OFF -DCMAKE_BUILD_TYPE=Release > "$OUT/build.log" 2>&1
-  cmake --build /tmp/eddy-build -j16 --target test_cuda_backend bench_cuda >> "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
-  bin=/tmp/eddy-build/tests/cuda; cp /tmp/eddy-build/bench/cuda/bench_cuda "$bin/"
+  cmake -S "$root" -B "${EDDY_BUILD_DIR:-/tmp/eddy-build}" -DEDDY_CUDA=ON -DEDDY_BUILD_APPS=OFF -DCMAKE_BUILD_TYPE=Release > "$OUT/build.log" 2>&1
+  cmake --build "${EDDY_BUILD_DIR:-/tmp/eddy-build}" -j16 --target test_cuda_backend bench_cuda >> "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
+  bin="${EDDY_BUILD_DIR:-/tmp/eddy-build}/tests/cuda"; cp "${EDDY_BUILD_DIR:-/tmp/eddy-build}/bench/cuda/bench_cuda" "$bin/"
 fi
 san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -n 1)
@@ -100,6 +100,39 @@ for what in "$@"; do
         "$bin/bench_cuda" --profile $cfg 0 > "$OUT/ncu_adv_$tag.log" 2>&1; echo "ncu-adv-sum $cfg rc=$?"
       grep -E "k_adv|duration|bytes|issued|warps_active|hit_rate|dram__throughput|inst_executed|registers" "$OUT/ncu_adv_$tag.log" | sed -E 's/ +/ /g' | head -90
     done ;;
+  advcmp)
+    # issue 7, version 18: the advection rows (2D 2048^2, 3D 256^3) of main's binary ($MAIN_BIN, if set) and this
+    # one back to back, twice; then the steps of both
+    {
+    for k in 1 2; do
+      if [ -n "${MAIN_BIN:-}" ]; then echo "main $k:"; timeout 100 "$MAIN_BIN" --stages-only 2>&1 | grep -E "copy kernel|advect|^stages"; fi
+      echo "branch $k:"; timeout 100 "$bin/bench_cuda" --advect-only 2>&1 | grep -E "copy kernel|advect|^stages"
+    done
+    for n in 2048 256; do
+      if [ -n "${MAIN_BIN:-}" ]; then echo "main steps $n:"; timeout 100 "$MAIN_BIN" --only $n --no-stages 2>&1 | grep -E "^  (2D|3D)"; fi
+      echo "branch steps $n:"; timeout 100 "$bin/bench_cuda" --only $n --no-stages 2>&1 | grep -E "^  (2D|3D)"
+    done
+    } 2>&1 | tee "$OUT/advcmp.log" ;;
+  ncu-advm)
+    # time, executed instructions and DRAM bytes of every advection kernel of one 3D 256^3 step: main ($MAIN_BIN)
+    # and this one
+    m="gpu__time_duration.sum,smsp__inst_executed.sum,launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active,sm__inst_issued.avg.pct_of_peak_sustained_active,dram__bytes_read.sum,dram__bytes_write.sum"
+    run_ncu() { timeout 100 "$ncu" --clock-control none --profile-from-start off -k regex:k_adv -c 8 --metrics $m "$@" 3 256 0 2>&1 | grep -E "k_adv|duration|inst_executed|registers|warps_active|inst_issued|dram__bytes" | sed -E 's/ +/ /g; s/\(ecu::.*//; s/\(Tracer.*//'; }
+    {
+    if [ -n "${MAIN_BIN:-}" ]; then echo "ncu main:"; run_ncu "$MAIN_BIN" --profile; fi
+    echo "ncu branch:"; run_ncu "$bin/bench_cuda" --profile
+    } > "$OUT/ncu_advm.log" 2>&1
+    grep -E "^ncu|k_adv|duration" "$OUT/ncu_advm.log" | sed -E 's/ void / /; s/, Context.*//' ;;
+  sass-adv)
+    # the SASS of a few 3D advection kernels (cuobjdump is not installed on the development machine)
+    cod=$(command -v cuobjdump || ls /usr/local/cuda/bin/cuobjdump 2>/dev/null | head -n 1)
+    obj=$(find "${EDDY_BUILD_DIR:-/tmp/eddy-build}" -name 'k_advect.cu.o' | head -n 1)
+    if [ -n "$cod" ] && [ -n "$obj" ]; then
+      "$cod" -sass "$obj" > /tmp/adv_sass.txt 2>&1; echo "sass rc=$? $(wc -l < /tmp/adv_sass.txt) lines"
+      for f in k_advm_maccormackILi3ELin1ELi0ELi3E k_advm_maccormackILi3ELin1ELi0ELi2E k_adv_maccormackILi3ELi1ELi0E k_adv_backwardILi3ELi1ELi0E k_advm_backwardILi3ELin1ELi0ELi1E; do
+        awk -v f="$f" '/Function :/ {p = index($0, f) > 0} p' /tmp/adv_sass.txt > "$OUT/sass_$f.txt"; echo "$f: $(grep -cE '^ +/\*[0-9a-f]{4}\*/' "$OUT/sass_$f.txt") instructions"
+      done
+    else echo "no cuobjdump ($cod) or object ($obj)"; fi ;;
   bench-quick) timeout 200 "$bin/bench_cuda" --quick > "$OUT/bench.log" 2>&1; echo "bench rc=$?"; cat "$OUT/bench.log" ;;
   esac
 done

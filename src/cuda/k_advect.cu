@@ -24,11 +24,10 @@ static Lat lat_of(const GDesc &d) {
 }
 
 /* The kernels' lattice mode W. ADV_WRAP: some lattice of the stage wraps (a periodic axis), so the upper node of
- * an axis may be node 0. ADV_PLAIN: no wrap, so the upper node is the lower one + 1, or the same node on an axis of
- * one node. ADV_UNIT: no wrap and every sampled axis has at least two nodes (the common case), so the upper node is
- * always the lower one + 1 and the gathers' neighbours are constant offsets (+1, +nx, +nx ny) from one address:
- * immediate offsets for the x neighbours, no per-gather differences of node indices. */
-enum { ADV_UNIT = 0, ADV_PLAIN = 1, ADV_WRAP = 2 };
+ * an axis may be node 0. ADV_UNIT: no wrap, so the upper node is always the lower one + 1 (every axis has at least
+ * two nodes: eddy_sim_create requires 3 cells per axis) and the gathers' neighbours are constant offsets (+1, +nx,
+ * +nx ny) from one address: immediate offsets for the x neighbours, no per-gather differences of node indices. */
+enum { ADV_UNIT = 0, ADV_WRAP = 2 };
 template <int W>
 __device__ inline void locate_axis(int n, int wrap, float x, int *i0, int *i1, float *w) {
     if (W == ADV_WRAP && wrap) {
@@ -41,14 +40,9 @@ __device__ inline void locate_axis(int n, int wrap, float x, int *i0, int *i1, f
         *i1 = i + 1 == wrap ? 0 : i + 1;
         return;
     }
-    if (W != ADV_UNIT && n == 1) {
-        *i0 = *i1 = 0;
-        *w = 0.0f;
-        return;
-    }
     float hi = (float)(n - 1);
     if (!(x > 0.0f)) x = 0.0f;
-    if (x > hi) x = hi;
+    x = fminf(x, hi); /* x > hi ? hi : x, x being a number here (one instruction instead of a compare and a select) */
     int i = (int)x;
     if (i > n - 2) i = n - 2;
     *i0 = i;
@@ -81,14 +75,16 @@ __device__ inline Steps steps_of(unsigned nx, unsigned nxy, const AxisW &x, cons
     if (W == ADV_UNIT) return Steps{1, (int)nx, (int)nxy};
     return Steps{x.i1 - x.i0, (y.i1 - y.i0) * (int)nx, (z.i1 - z.i0) * (int)nxy};
 }
-/* the 2^d nodes around a located point, in the order the interpolation and the limiters read them: (x0, x1) of
- * row (y0, z0), of (y1, z0), then of (y0, z1), (y1, z1) */
-template <int DIM, int W>
-__device__ inline void corners(const float *__restrict__ d, unsigned nx, unsigned ny, const AxisW &x, const AxisW &y,
-                               const AxisW &z, float v[8]) {
-    const unsigned nxy = nx * ny;
-    const Steps s = steps_of<W>(nx, nxy, x, y, z);
-    const float *r00 = d + ((DIM == 3 ? (unsigned)z.i0 * nxy : 0u) + (unsigned)y.i0 * nx + (unsigned)x.i0);
+/* the offset of a located point's (x0, y0, z0) node on a lattice of nx x ny nodes per plane */
+template <int DIM>
+__device__ inline unsigned node_of(unsigned nx, unsigned ny, const AxisW &x, const AxisW &y, const AxisW &z) {
+    return (DIM == 3 ? (unsigned)z.i0 * (nx * ny) : 0u) + (unsigned)y.i0 * nx + (unsigned)x.i0;
+}
+/* the 2^d nodes from the (x0, y0, z0) node at offset o, in the order the interpolation and the limiters read them:
+ * (x0, x1) of row (y0, z0), of (y1, z0), then of (y0, z1), (y1, z1) */
+template <int DIM>
+__device__ inline void corners_from(const float *__restrict__ d, unsigned o, const Steps &s, float v[8]) {
+    const float *r00 = d + o;
     const float *r10 = r00 + s.dy;
     v[0] = __ldg(r00);
     v[1] = __ldg(r00 + s.dx);
@@ -101,6 +97,11 @@ __device__ inline void corners(const float *__restrict__ d, unsigned nx, unsigne
         v[6] = __ldg(r11);
         v[7] = __ldg(r11 + s.dx);
     }
+}
+template <int DIM, int W>
+__device__ inline void corners(const float *__restrict__ d, unsigned nx, unsigned ny, const AxisW &x, const AxisW &y,
+                               const AxisW &z, float v[8]) {
+    corners_from<DIM>(d, node_of<DIM>(nx, ny, x, y, z), steps_of<W>(nx, nx * ny, x, y, z), v);
 }
 template <int DIM>
 __device__ inline float interp(const float v[8], const AxisW &x, const AxisW &y, const AxisW &z) {
@@ -174,6 +175,15 @@ __device__ inline float sample_range_at(const Lat &L, const float *__restrict__ 
     corners<DIM, W>(d, (unsigned)L.n[0], (unsigned)L.n[1], p.x, p.y, p.z, v);
     range_of<DIM>(v, lo, hi);
     return interp<DIM>(v, p.x, p.y, p.z);
+}
+/* min and max of field d's 2^d nodes from node o (mode ADV_UNIT: the neighbours at +1, +nx, +nx ny), in the
+ * CPU's order: MacCormack's scalar limiter from the node its first pass kept (Multi.node) */
+template <int DIM>
+__device__ inline void minmax_node(const Lat &L, const float *__restrict__ d, unsigned o, float *lo, float *hi) {
+    float v[8];
+    const unsigned nx = (unsigned)L.n[0];
+    corners_from<DIM>(d, o, Steps{1, (int)nx, (int)(nx * (unsigned)L.n[1])}, v);
+    range_of<DIM>(v, lo, hi);
 }
 template <int DIM, int W>
 __device__ inline void lat_minmax(const Lat &L, const float *__restrict__ d, float x, float y, float z, float *lo,
@@ -299,11 +309,18 @@ __device__ inline void trace_end(const Tracer &t, const Map &m, const float P[3]
     }
 }
 
-/* the element of a thread: blocks of blockDim.x x blockDim.y elements of one plane k (block_of) */
-#define ADV_IJK(nx, ny)                                                  \
-    const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);          \
-    const int j = (int)(blockIdx.y * blockDim.y + threadIdx.y);          \
-    const int k = (int)blockIdx.z;                                       \
+/* the element of a thread: blocks of blockDim.x x blockDim.y elements of one plane k (block_of). The x faces (FACE
+ * 0) of 32 m cells are 32 m + 1 along x (257 at 256^3): the last column of blocks would keep one busy lane per
+ * warp, each such warp costing as much as a full one (1/9 of the u grid's warps at 256^3), so those blocks take
+ * the last x column instead, a thread per row j (blockDim.x blockDim.y rows per block, the spare blocks exit). */
+#define ADV_IJK(nx, ny)                                                                                        \
+    int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);                                                      \
+    int j = (int)(blockIdx.y * blockDim.y + threadIdx.y);                                                      \
+    const int k = (int)blockIdx.z;                                                                             \
+    if (FACE == 0 && blockIdx.x == gridDim.x - 1 && (nx) - (int)(blockIdx.x * blockDim.x) == 1) {              \
+        i = (nx) - 1;                                                                                          \
+        j = (int)((blockIdx.y * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x);                         \
+    }                                                                                                          \
     const bool inside_ = i < (nx) && j < (ny);
 
 /* The feet of the backward trace, kept from the first pass of BFECC for its last pass when x[0] is set: 4 B per
@@ -436,10 +453,12 @@ __global__ void k_adv_bfecc_final(Tracer t, Map m, Lat L, const float *__restric
 struct Multi {
     int n;                 /* fields */
     const float *q[4];     /* start-of-stage fields */
-    const float *hat[4];   /* q^ (second passes) */
+    const float *hat[4];   /* q^ (second passes) or BFECC's corrected fields (its last pass) */
     float *dst[4];         /* written */
     float factor[4];
     int field[4];          /* eddy_field of each, for the non-finite flags */
+    unsigned *node;        /* MacCormack in mode ADV_UNIT: the backward foot's (x0, y0, z0) node, written by the first
+                              pass for the second's limiter (else null: the second traces again) */
 };
 
 /* dst = factor * A(q) */
@@ -453,6 +472,7 @@ __global__ void k_advm_backward(Tracer t, Map m, Lat L, Multi M, Flags fl, int f
     const unsigned e = idx3(m.n, i, j, k);
     if (F.x[0]) feet_store<DIM>(F, e, b);
     const Loc pb = lat_locate<DIM, W>(L, b[0], b[1], b[2]); /* once for every field */
+    if (W == ADV_UNIT && M.node) M.node[e] = node_of<DIM>((unsigned)L.n[0], (unsigned)L.n[1], pb.x, pb.y, pb.z);
 #pragma unroll
     for (int f = 0; f < 4; f++) {
         if (f >= M.n) break;
@@ -462,17 +482,28 @@ __global__ void k_advm_backward(Tracer t, Map m, Lat L, Multi M, Flags fl, int f
     }
 }
 
-/* MacCormack second pass of every scalar; the backward foot traced again (faster than keeping it, item 58) */
-template <int DIM, int FACE, int W>
+/* MacCormack second pass of every scalar. The limiter's nodes: KEPT (mode ADV_UNIT), from the node the first pass
+ * wrote (4 B, neither a trace nor a locate: item 90); else the backward foot traced again (cheaper than keeping
+ * its 12 B, item 58) */
+template <int DIM, int FACE, int W, int KEPT>
 __global__ void k_advm_maccormack(Tracer t, Map m, Lat L, Multi M, Flags fl) {
     ADV_IJK(m.n[0], m.n[1]);
     if (!inside_) return;
     const unsigned e = idx3(m.n, i, j, k);
-    float P[3], u1[3], fw[3], b[3];
+    float P[3], u1[3], fw[3];
     trace_start<DIM, FACE, W>(t, m, i, j, k, P, u1);
     trace_end<+1, DIM, FACE, W>(t, m, P, u1, fw);
-    trace_end<-1, DIM, FACE, W>(t, m, P, u1, b);
-    const Loc pf = lat_locate<DIM, W>(L, fw[0], fw[1], fw[2]), pb = lat_locate<DIM, W>(L, b[0], b[1], b[2]);
+    const Loc pf = lat_locate<DIM, W>(L, fw[0], fw[1], fw[2]);
+    constexpr bool kept = W == ADV_UNIT && KEPT;
+    unsigned nb = 0;
+    Loc pb;
+    if (kept) {
+        nb = M.node[e];
+    } else {
+        float b[3];
+        trace_end<-1, DIM, FACE, W>(t, m, P, u1, b);
+        pb = lat_locate<DIM, W>(L, b[0], b[1], b[2]);
+    }
 #pragma unroll
     for (int f = 0; f < 4; f++) {
         if (f >= M.n) break;
@@ -480,7 +511,11 @@ __global__ void k_advm_maccormack(Tracer t, Map m, Lat L, Multi M, Flags fl) {
         float qh = M.hat[f][e];
         float v = qh + 0.5f * (M.q[f][e] - back);
         float lo, hi;
-        minmax_at<DIM, W>(L, M.q[f], pb, &lo, &hi);
+        if (kept) {
+            minmax_node<DIM>(L, M.q[f], nb, &lo, &hi);
+        } else {
+            minmax_at<DIM, W>(L, M.q[f], pb, &lo, &hi);
+        }
         if (v < lo || v > hi) v = qh;
         v = M.factor[f] * v;
         M.dst[f][e] = v;
@@ -529,13 +564,12 @@ __global__ void k_advm_bfecc_final(Tracer t, Map m, Lat L, Multi M, Flags fl, Fe
     }
 }
 
-/* launches kern<dim, face, mode> on the stage's stream (mode: a local of the caller, ADV_UNIT / ADV_PLAIN /
+/* launches kern<dim, face, mode> on the stage's stream (mode: a local of the caller, ADV_UNIT or
  * ADV_WRAP): FACE_GO for a face grid (face 0..dim-1), SCALAR_GO for the scalar grid (face -1 with dye_scale 1,
  * else -2) */
 #define ADV_GO(kern, D, F, gr, ...)                                                                          \
     do {                                                                                                     \
         if (mode == ADV_WRAP) kern<D, F, ADV_WRAP><<<gr, blk, 0, c->stream>>>(__VA_ARGS__);         \
-        else if (mode == ADV_PLAIN) kern<D, F, ADV_PLAIN><<<gr, blk, 0, c->stream>>>(__VA_ARGS__);  \
         else kern<D, F, ADV_UNIT><<<gr, blk, 0, c->stream>>>(__VA_ARGS__);                          \
     } while (0)
 #define FACE_GO(kern, face, gr, ...)                                                                         \
@@ -555,14 +589,17 @@ __global__ void k_advm_bfecc_final(Tracer t, Map m, Lat L, Multi M, Flags fl, Fe
         } else if ((face) == -1) ADV_GO(kern, 2, -1, gr, __VA_ARGS__);                                       \
         else ADV_GO(kern, 2, -2, gr, __VA_ARGS__);                                                           \
     } while (0)
+/* the MacCormack scalar pass: KEPT (the limiter's node kept by the first pass) in 3D in mode ADV_UNIT only */
+#define MACC_GO(D, F, gr, keep, ...)                                                                         \
+    do {                                                                                                     \
+        if (mode == ADV_WRAP) k_advm_maccormack<D, F, ADV_WRAP, 0><<<gr, blk, 0, c->stream>>>(__VA_ARGS__);  \
+        else if (D == 3 && (keep))                                                                           \
+            k_advm_maccormack<D, F, ADV_UNIT, D == 3><<<gr, blk, 0, c->stream>>>(__VA_ARGS__);               \
+        else k_advm_maccormack<D, F, ADV_UNIT, 0><<<gr, blk, 0, c->stream>>>(__VA_ARGS__);                  \
+    } while (0)
 
-/* whether any lattice the stage samples wraps (a periodic axis), or has an axis of one node */
+/* whether a lattice the stage samples wraps (a periodic axis) */
 static bool wraps(const Lat &L) { return L.wrap[0] || L.wrap[1] || L.wrap[2]; }
-static bool thin(const Lat &L, int dim) {
-    for (int b = 0; b < dim; b++)
-        if (L.n[b] < 2) return true;
-    return false;
-}
 
 struct AdvectWS {
     float *tmp[2];   /* q^ and the BFECC-corrected field of one velocity component (largest grid) */
@@ -570,9 +607,10 @@ struct AdvectWS {
     float *corr[4];  /* BFECC-corrected scalars (corr[0] = tmp[1]) */
     float *out[3];   /* with cu_sim.scalar_tmp: the four new scalar fields */
     /* What the first pass keeps for the later ones when cu_sim.adv_feet is set (else they trace again):
-     * MacCormack: the velocity's limiter range (Range) in feet[0], feet[1]; its scalars keep nothing (tracing
-     * again is faster than 12 B of feet per cell once the traces are cheap). BFECC: the feet of every grid in 3D
-     * (in 2D it traces again). */
+     * MacCormack: the velocity's limiter range (Range) in feet[0], feet[1]; for its scalars in 3D in mode
+     * ADV_UNIT the backward foot's node (Multi.node, 4 B) in feet[0] (12 B of feet cost more than a trace, item
+     * 58; the node also saves the locating, item 90). BFECC: the feet of every grid in 3D (in 2D it traces
+     * again). */
     float *feet[3];
 };
 
@@ -586,11 +624,7 @@ static dim3 grid_of(int dim, const Map &m) {
 
 /* the kernels' lattice mode for a stage sampling the velocity lattices and L */
 static int stage_mode(const Tracer &t, const Lat &L) {
-    if (wraps(t.V[0]) || wraps(t.V[1]) || wraps(t.V[2]) || wraps(L)) return ADV_WRAP;
-    if (thin(L, t.dim)) return ADV_PLAIN;
-    for (int a = 0; a < t.dim; a++)
-        if (thin(t.V[a], t.dim)) return ADV_PLAIN;
-    return ADV_UNIT;
+    return wraps(t.V[0]) || wraps(t.V[1]) || wraps(t.V[2]) || wraps(L) ? ADV_WRAP : ADV_UNIT;
 }
 
 /* allocates what the current scheme needs (called at creation and before each advection: eddy_sim_set_def may
@@ -733,6 +767,7 @@ cudaError_t launch_advect(cu_sim *c, float dt) {
         Feet F = feet_of(c), none = {{nullptr, nullptr, nullptr}};
         const int mode = stage_mode(t, L);
         const int face = d.dye_scale[0] == 1 && d.dye_scale[1] == 1 && d.dye_scale[2] == 1 ? -1 : -2;
+        M.node = nullptr;
         Multi A = M; /* pass 1 writes q^ (factor 1) */
         for (int f = 0; f < M.n; f++) {
             M.dst[f] = *pool[f];
@@ -744,10 +779,19 @@ cudaError_t launch_advect(cu_sim *c, float dt) {
         case EDDY_ADVECT_SEMI_LAGRANGIAN:
             SCALAR_GO(k_advm_backward, face, gr, t, m, L, M, fl, 1, none);
             break;
-        case EDDY_ADVECT_MACCORMACK:
+        case EDDY_ADVECT_MACCORMACK: {
+            /* the limiter's node kept in feet[0] (cap >= nscalar elements) in 3D in mode ADV_UNIT; a 2D trace
+             * costs less than the node's write and read (item 90) */
+            const bool keep = g.dim == 3 && mode == ADV_UNIT && c->adv_feet && w->feet[0];
+            if (keep) A.node = M.node = (unsigned *)w->feet[0];
             SCALAR_GO(k_advm_backward, face, gr, t, m, L, A, fl, 0, none);
-            SCALAR_GO(k_advm_maccormack, face, gr, t, m, L, M, fl);
+            if (g.dim == 3) {
+                if (face == -1) MACC_GO(3, -1, gr, keep, t, m, L, M, fl);
+                else MACC_GO(3, -2, gr, keep, t, m, L, M, fl);
+            } else if (face == -1) MACC_GO(2, -1, gr, keep, t, m, L, M, fl);
+            else MACC_GO(2, -2, gr, keep, t, m, L, M, fl);
             break;
+        }
         case EDDY_ADVECT_BFECC: {
             SCALAR_GO(k_advm_backward, face, gr, t, m, L, A, fl, 0, F);
             Multi C = A; /* corrected fields into corr */
