@@ -255,7 +255,7 @@ KERNEL void sweep2(eddy_sim *s, const sweep *w, float *scratch, int r0, int r1, 
 /* ---------------------------------------------------------------- 3D: slabs are bands of rows of a plane */
 
 typedef struct rings3 {
-    float *om0, *om1, *om2, *mag, *fz; /* slots: the band's rows of a plane */
+    float *om, *mag, *fz; /* slots: the band's rows of a plane (om: the three components, a vector of each in turn) */
     float *uc0, *uc1, *uc2, *fy, *fx, *xq; /* rows */
     size_t slot, stride;
     int row0; /* key of the first row a slot holds */
@@ -274,7 +274,7 @@ static inline float *ring_row3(const rings3 *r, float *ring, int key, int ring_l
 typedef struct plane3 {
     int k, kzm, kzp;
     vfloat dz;
-    float *om0, *om1, *om2, *mag[3], *fz[2];
+    float *om, *mag[3], *fz[2];
 } plane3;
 
 typedef struct step3 {
@@ -294,9 +294,7 @@ static plane3 plane_of3(const step3 *t, int plane, bool mul) {
     q.kzp = key_phys(t->za, zk[2]);
     q.dz = vf_set1(spacing(t->w, key_span(t->za, plane), mul));
     for (int d = 0; d < 3; d++) q.mag[d] = slot3(r, r->mag, zk[d], 3);
-    q.om0 = slot3(r, r->om0, plane, 2);
-    q.om1 = slot3(r, r->om1, plane, 2);
-    q.om2 = slot3(r, r->om2, plane, 2);
+    q.om = r->om + (size_t)slot_of(plane, 2) * 3 * r->slot;
     q.fz[0] = slot3(r, r->fz, zk[0], 2);
     q.fz[1] = slot3(r, r->fz, plane, 2);
     return q;
@@ -375,7 +373,7 @@ static inline row_b3p b_row(const step3 *t, const plane3 *q, int key, bool mul) 
     p.uzm = u_row3(t->s, t->w, q->kzm, y.j), p.uzp = u_row3(t->s, t->w, q->kzp, y.j);
     p.vzm = v_row3(t->s, t->w, q->kzm, y.j), p.vzp = v_row3(t->s, t->w, q->kzp, y.j);
     p.xq = r->xq;
-    p.ox = q->om0 + y.at, p.oy = q->om1 + y.at, p.oz = q->om2 + y.at, p.mag = q->mag[1] + y.at;
+    p.ox = q->om + 3 * y.at, p.oy = p.ox + VF_W, p.oz = p.ox + 2 * VF_W, p.mag = q->mag[1] + y.at;
     p.n0 = (size_t)t->w->n0;
     p.dy = y.dy, p.dz = q->dz;
     p.c1_prev = vf_load(p.c1 - VF_W), p.c1_cur = vf_load(p.c1), p.c2_prev = vf_load(p.c2 - VF_W), p.c2_cur = vf_load(p.c2);
@@ -395,9 +393,9 @@ KERNEL void lanes_b3(row_b3p *p, int i, int n, bool mul) {
                        quot(vf_sub(c1zp, c1zm), p->dz, mul));
     vfloat wy = vf_sub(quot(vf_sub(c0zp, c0zm), p->dz, mul), ax);
     vfloat wz = vf_sub(bx, quot(vf_sub(vf_load(p->c0yp + i), vf_load(p->c0ym + i)), p->dy, mul));
-    vf_store(p->ox + i, wx);
-    vf_store(p->oy + i, wy);
-    vf_store(p->oz + i, wz);
+    vf_store(p->ox + 3 * i, wx);
+    vf_store(p->oy + 3 * i, wy);
+    vf_store(p->oz + 3 * i, wz);
     vf_store(p->mag + i, vf_sqrt(vf_add(vf_add(vf_mul(wx, wx), vf_mul(wy, wy)), vf_mul(wz, wz))));
 }
 KERNEL void row_b3(const step3 *t, const plane3 *q, int key, bool mul) {
@@ -434,7 +432,7 @@ KERNEL grad3 grad_c3(const row_c3 *p, int i, vfloat dy, vfloat dz, int n, vfloat
 }
 KERNEL void force_c3(const row_c3 *p, int i, const grad3 *g, vfloat scale, bool faces) {
     vfloat nx = vf_div(g->gx, g->len), ny = vf_div(g->gy, g->len), nz = vf_div(g->gz, g->len);
-    vfloat ox = vf_load(p->ox + i), oy = vf_load(p->oy + i), oz = vf_load(p->oz + i);
+    vfloat ox = vf_load(p->ox + 3 * i), oy = vf_load(p->oy + 3 * i), oz = vf_load(p->oz + 3 * i);
     if (faces) vf_store(p->fx + i, vf_keep(vf_mul(scale, vf_sub(vf_mul(ny, oz), vf_mul(nz, oy))), g->keep));
     vf_store(p->fy + i, vf_keep(vf_mul(scale, vf_sub(vf_mul(nz, ox), vf_mul(nx, oz))), g->keep));
     vf_store(p->fz + i, vf_keep(vf_mul(scale, vf_sub(vf_mul(nx, oy), vf_mul(ny, ox))), g->keep));
@@ -501,9 +499,9 @@ KERNEL void row_c3_of(const step3 *t, const plane3 *q, int key, bool faces, int 
     p.myp = q->mag[1] + y.above;
     p.mzm = q->mag[0] + y.at;
     p.mzp = q->mag[2] + y.at;
-    p.ox = q->om0 + y.at;
-    p.oy = q->om1 + y.at;
-    p.oz = q->om2 + y.at;
+    p.ox = q->om + 3 * y.at;
+    p.oy = p.ox + VF_W;
+    p.oz = p.ox + 2 * VF_W;
     p.xq = r->xq;
     p.fx = r->fx;
     p.fy = r->fy + (size_t)slot_of(key, 2) * r->stride;
@@ -562,9 +560,9 @@ static rings3 rings3_of(const sweep *w, float *scratch) {
     float *p = scratch;
     r.slot = w->slot;
     r.stride = w->stride;
-    float **ring[5] = {&r.om0, &r.om1, &r.om2, &r.mag, &r.fz};
-    const int len[5] = {2, 2, 2, 3, 2};
-    for (int k = 0; k < 5; k++) {
+    float **ring[3] = {&r.om, &r.mag, &r.fz};
+    const int len[3] = {2 * 3, 3, 2};
+    for (int k = 0; k < 3; k++) {
         *ring[k] = p + PAD;
         p += (size_t)len[k] * r.slot;
     }
