@@ -255,10 +255,12 @@ KERNEL void sweep2(eddy_sim *s, const sweep *w, float *scratch, int r0, int r1, 
 /* ---------------------------------------------------------------- 3D: slabs are bands of rows of a plane */
 
 typedef struct rings3 {
-    float *om, *mag, *fz; /* slots: the band's rows of a plane (om: the three components, a vector of each in turn) */
+    float *om, *mag; /* slots: the band's rows of a plane (om: the three components, a vector of each in turn) */
+    float *fz;       /* one slot: row key of plane key k at (key - row0 - k) mod fz_rows (see fz_row3) */
     float *uc0, *uc1, *uc2, *fy, *fx, *xq; /* rows */
     size_t slot, stride;
-    int row0; /* key of the first row a slot holds */
+    int row0;    /* key of the first row a slot holds */
+    int fz_rows; /* rows of a slot */
 } rings3;
 /* the first row of ring `ring`'s slot for plane key `plane` */
 static inline float *slot3(const rings3 *r, float *ring, int plane, int ring_len) {
@@ -269,12 +271,22 @@ static inline float *ring_row3(const rings3 *r, float *ring, int key, int ring_l
     return ring + (size_t)slot_of(key, ring_len) * r->stride;
 }
 
+/* The z-forces of C's row `key` of a plane whose rows begin at `first`: C writes the row of plane L over the row
+ * above of plane L - 1, which it has just read (faces between the planes), so that one slot holds both planes and
+ * the lines it writes are in L1 rather than read from L2 first. */
+static inline float *fz_row3(const rings3 *r, int first, int key) {
+    int at = first + (key - r->row0);
+    if (at >= r->fz_rows) at -= r->fz_rows;
+    return r->fz + (size_t)at * r->stride;
+}
+
 /* what the passes of one plane need: physical plane and those of its neighbours below and above, z spacing, the
  * slots of the rings at the plane and its neighbours below ([0]) and above ([2]) */
 typedef struct plane3 {
     int k, kzm, kzp;
     vfloat dz;
-    float *om, *mag[3], *fz[2];
+    float *om, *mag[3];
+    int fz[2]; /* where the rows of fz of the plane below ([0]) and of this one begin in their slot */
 } plane3;
 
 typedef struct step3 {
@@ -295,8 +307,8 @@ static plane3 plane_of3(const step3 *t, int plane, bool mul) {
     q.dz = vf_set1(spacing(t->w, key_span(t->za, plane), mul));
     for (int d = 0; d < 3; d++) q.mag[d] = slot3(r, r->mag, zk[d], 3);
     q.om = r->om + (size_t)slot_of(plane, 2) * 3 * r->slot;
-    q.fz[0] = slot3(r, r->fz, zk[0], 2);
-    q.fz[1] = slot3(r, r->fz, plane, 2);
+    q.fz[0] = slot_of(-zk[0], r->fz_rows);
+    q.fz[1] = slot_of(-plane, r->fz_rows);
     return q;
 }
 
@@ -506,8 +518,8 @@ KERNEL void row_c3_of(const step3 *t, const plane3 *q, int key, bool faces, int 
     p.fx = r->fx;
     p.fy = r->fy + (size_t)slot_of(key, 2) * r->stride;
     p.fy_below = r->fy + (size_t)slot_of(key_nb(t->ya, key, -1), 2) * r->stride;
-    p.fz = q->fz[1] + y.at;
-    p.fz_below = q->fz[0] + y.at;
+    p.fz = fz_row3(r, q->fz[1], key);
+    p.fz_below = fz_row3(r, q->fz[0], key);
     p.solid = s->solid + cells;
     p.u_old = s->vel[0] + ((size_t)k * n1 + j) * (n0 + 1);
     p.u_new = s->vel_tmp[0] + ((size_t)k * n1 + j) * (n0 + 1);
@@ -541,18 +553,15 @@ static void top_row3(const step3 *t, const plane3 *q) {
     face_row(old, out, fl, fh, dt, n0);
 }
 
-/* the top plane of z-faces of the band's rows, between planes ns - 1 and ns (a wall: ns - 1 again; periodic: 0) */
-static void top_plane3(const step3 *t) {
+/* row j of the top plane of z-faces, between planes ns - 1 and ns (a wall: ns - 1 again; periodic: 0), right after
+ * C's row j of the last of them (the row above of ns - 1 is written next) */
+static void top_face_z(const step3 *t, int j) {
     const int n0 = t->w->n0, n1 = t->w->n1, ns = t->za.n;
     const rings3 *r = t->r;
-    const float *fl = slot3(r, r->fz, key_nb(t->za, ns - 1, 0), 2), *fh = slot3(r, r->fz, key_nb(t->za, ns - 1, 1), 2);
-    const vfloat dt = vf_set1(t->w->dt);
-    for (int j = t->j0; j < t->j1; j++) {
-        const size_t at = (size_t)(j - r->row0) * r->stride, q = ((size_t)ns * n1 + j) * n0;
-        const float *old = t->s->vel[2] + q, *l = fl + at, *h = fh + at;
-        float *out = t->s->vel_tmp[2] + q;
-        face_row(old, out, l, h, dt, n0);
-    }
+    const float *fl = fz_row3(r, slot_of(-key_nb(t->za, ns - 1, 0), r->fz_rows), j),
+                *fh = fz_row3(r, slot_of(-key_nb(t->za, ns - 1, 1), r->fz_rows), j);
+    const size_t at = ((size_t)ns * n1 + j) * n0;
+    face_row(t->s->vel[2] + at, t->s->vel_tmp[2] + at, fl, fh, vf_set1(t->w->dt), n0);
 }
 
 static rings3 rings3_of(const sweep *w, float *scratch) {
@@ -561,7 +570,7 @@ static rings3 rings3_of(const sweep *w, float *scratch) {
     r.slot = w->slot;
     r.stride = w->stride;
     float **ring[3] = {&r.om, &r.mag, &r.fz};
-    const int len[3] = {2 * 3, 3, 2};
+    const int len[3] = {2 * 3, 3, 1};
     for (int k = 0; k < 3; k++) {
         *ring[k] = p + PAD;
         p += (size_t)len[k] * r.slot;
@@ -573,6 +582,7 @@ static rings3 rings3_of(const sweep *w, float *scratch) {
         p += (size_t)rows[k] * r.stride;
     }
     r.row0 = 0;
+    r.fz_rows = w->band_rows;
     return r;
 }
 
@@ -582,6 +592,7 @@ KERNEL void sweep3(eddy_sim *s, const sweep *w, float *scratch, int r0, int r1, 
     rings3 r = rings3_of(w, scratch);
     step3 t = {s, w, &r, {w->n1, w->py}, {w->ns, w->ps}, 0, 0};
     const window v = window_of(t.za, r0, r1);
+    const int top = key_nb(t.za, w->ns - 1, 1); /* the plane after whose C rows the top z-faces are written */
     fill_x_spacing(w, r.xq, mul);
     for (int b = 0; b < w->bands; b++) {
         t.j0 = (int)((long long)w->n1 * b / w->bands);
@@ -603,11 +614,12 @@ KERNEL void sweep3(eddy_sim *s, const sweep *w, float *scratch, int r0, int r1, 
                     if (within(key - 1, rows.cmin, rows.cmax)) row_b3(&t, &qb, key - 1, mul);
                 }
             if (c)
-                for (int key = rows.fmin; key <= rows.fmax; key++)
+                for (int key = rows.fmin; key <= rows.fmax; key++) {
                     row_c3_of(&t, &qc, key, faces && key >= t.j0 && key < t.j1, next_uv, next_w, mul);
+                    if (v.last && L - 1 == top && key >= t.j0 && key < t.j1) top_face_z(&t, key);
+                }
             if (c && faces && rows.last) top_row3(&t, &qc);
         }
-        if (v.last) top_plane3(&t);
     }
 }
 
