@@ -30,8 +30,8 @@
  * Kept, a few percent at 128^3: the curl's components in one ring, a vector of each in turn (one stream instead of
  * three), and the z-forces of two planes in one slot (C writes over lines it has just read: no read for
  * allocation). Orders that put planes side by side are slower at 128^3 (a guess: their face rows share cache sets,
- * planes being 64 KiB apart): B on two planes then C on two, row by row, +25%; C two planes behind B, a row ahead of it, so
- * that B writes its curl over what C has just read, +28% (in cache +6% and +0%). */
+ * planes being 64 KiB apart): B on two planes then C on two, row by row, +25%; C two planes behind B, a row ahead
+ * of it, so that B writes its curl over what C has just read, +28% (in cache +6% and +0%). */
 #include "float_vector.h"
 #include "vorticity_sweep.h"
 
