@@ -55,8 +55,14 @@ __host__ __device__ inline int vt_wrap(int g, int n) {
 }
 __host__ __device__ inline int vt_max(int a, int b) { return a > b ? a : b; }
 
-/* x / y for y > 0, the same bits: zeros (the quiescent fluid) skip the division's out-of-line path */
-__host__ __device__ inline float vt_fdiv(float x, float y) { return x == 0.0f ? x : x / y; }
+/* x / y for y > 0, the same bits: zeros (the quiescent fluid) skip the division's out-of-line path (its range check
+ * rejects a zero numerator). Selects, not a branch (cuda_notes 110): a zero numerator divides 1 instead and the
+ * result is x, so the division's only branch is its own rarely taken out-of-line path. */
+__host__ __device__ inline float vt_fdiv(float x, float y) {
+    const bool z = x == 0.0f;
+    const float q = (z ? 1.0f : x) / y;
+    return z ? x : q;
+}
 /* sqrtf(s) for s a sum of squares (never -0), the same bits: zeros skip the square root's out-of-line path (taken
  * for zero, subnormal and special inputs) */
 __host__ __device__ inline float vt_sqrt(float s) { return s == 0.0f ? s : sqrtf(s); }
@@ -75,10 +81,14 @@ __device__ inline float vt_mufu_rsq(float s) {
 #endif
 __host__ __device__ inline float vt_sqrt_fast(float s) {
 #ifdef __CUDA_ARCH__
-    const float r = vt_mufu_rsq(s), y = __fmul_rn(s, r), h = __fmul_rn(r, 0.5f);
-    float v = __fmaf_rn(__fmaf_rn(-y, y, s), h, y);
-    if (__float_as_uint(s) - 0x0d000000u > 0x727fffffu) v = vt_sqrt(s);
-    return v;
+    /* a zero (the quiescent fluid: most of the domain) takes the sequence on 1 and the result s by a select, so
+     * the branch is taken for subnormal and special arguments only (cuda_notes 110) */
+    const bool z = s == 0.0f;
+    const float a = z ? 1.0f : s;
+    const float r = vt_mufu_rsq(a), y = __fmul_rn(a, r), h = __fmul_rn(r, 0.5f);
+    float v = __fmaf_rn(__fmaf_rn(-y, y, a), h, y);
+    if (__float_as_uint(a) - 0x0d000000u > 0x727fffffu) v = sqrtf(a);
+    return z ? s : v;
 #else
     return vt_sqrt(s);
 #endif
@@ -226,18 +236,21 @@ VT_UNROLL
     const float *__restrict__ vv = A.v[1];
     /* the faces of row L that the cell velocities of the lane's columns read, fetched a row ahead */
     F ra[NC], rb[NC], rc[NC], rd[NC];
-    auto fetch = [&](int L) {
-        const int y = phys(L);
+    auto fetch = [&](int L, auto steady) {
+        constexpr bool S = decltype(steady)::value;
+        const int y = S ? L : phys(L);
 VT_UNROLL
         for (int c = 0; c < NC; c++) {
             const I iu = col[c] + y * (n0 + 1), iv = col[c] + y * n0;
             ra[c] = vload(vu, iu, B(true));
             rb[c] = vload(vu, iu + 1, B(true));
-            rc[c] = vload(vv, iv, B(true));
+            /* the bottom y-face of row L is the top one of row L - 1, fetched the step before (steady steps: rows
+             * L - 1 and L inside, neither wraps) */
+            rc[c] = S ? rd[c] : vload(vv, iv, B(true));
             rd[c] = vload(vv, iv + n0, B(true));
         }
     };
-    fetch(umin);
+    fetch(umin, VtBool<false>());
     /* rows of each level kept in registers: cell velocity L-2 .. L, |curl| L-3 .. L-1, curl L-2 .. L-1, force
      * x L-2, force y L-3 .. L-2 */
     F u0m2[NC], u0m1[NC], u0[NC], u1m1[NC], u1[NC], mgm3[NC], mgm2[NC], mgm1[NC], wzm2[NC], wzm1[NC];
@@ -276,7 +289,7 @@ VT_UNROLL
                 u1[c] = 0.5f * (rc[c] + rd[c]);
             }
         }
-        if (do_u && (S || L + 1 <= umax)) fetch(L + 1);
+        if (do_u && (S || L + 1 <= umax)) fetch(L + 1, steady);
         /* curl and |curl| of row Lc */
 VT_UNROLL
         for (int c = 0; c < NC; c++) {
@@ -351,7 +364,11 @@ VT_UNROLL
     const int s0 = vt_max(r0 + 2, 3), s1 = vt_min(vt_min(r1 + 1, umax - 1), n1 - 2);
     int L = umin;
     for (; L < s0 && L <= fmax + 2; L++) step(L, VtBool<false>());
-    for (; L <= s1; L++) step(L, VtBool<true>());
+    /* steady steps in pairs (the two-row rings renamed, not moved); a last odd one runs as a general step */
+    for (; L + 1 <= s1; L += 2) {
+        step(L, VtBool<true>());
+        step(L + 1, VtBool<true>());
+    }
     for (; L <= fmax + 2; L++) step(L, VtBool<false>());
     if (last) { /* the top row of y-faces */
 VT_UNROLL
@@ -388,7 +405,7 @@ struct Vort3Warp {
     const float *vu, *vv, *vw;
     float *out0, *out1, *out2;
     const uint8_t *solid;
-    int n0, n1, ns, w, r0, r1, fmin, fmax, cmin, cmax, umin, umax, tend;
+    int n0, n1, ns, w, r0, r1, fmin, fmax, cmin, cmax, umin, umax, tend, sbase;
     bool ps, last, xwall, act, lvl_c, lvl_f, out_row, vtop;
     int kl, kr;
     int rowm, rowp, rowc;       /* shared offsets of rows y - 1, y + 1 and y, clamped along a clamped axis */
@@ -406,7 +423,13 @@ struct Vort3Warp {
     __host__ __device__ int key(int L) const { return ps ? L : vt_min(vt_max(L, 0), ns - 1); }
     __host__ __device__ int phys(int L) const { return ps ? vt_wrap(L, ns) : L; }
     __host__ __device__ int zspan(int L) const { return ps ? 2 : key(L + 1) - key(L - 1); }
-    __host__ __device__ float *lvl(int l, int L) const { return sm + (2 * l + (L & 1)) * LS; }
+    /* level l's ring slot of plane X: (X - sbase) & 1, sbase the first steady step (the same for every warp of the
+     * block), so the steady steps run in pairs whose slots are constants (P: the slot of plane L, or -1 when not
+     * known at compile time) */
+    template <int P>
+    __host__ __device__ float *lvl(int l, int X, int L) const {
+        return sm + (2 * l + (P < 0 ? ((X - sbase) & 1) : ((X - L + P) & 1))) * LS;
+    }
     __host__ __device__ F qx(F x, int c) const { return MUL ? x * rx[c] : vfdiv(x, rx[c]); }
     __host__ __device__ F qy(F x) const { return MUL ? x * ryq : vfdiv(x, F(ryq)); }
     __host__ __device__ F qz(F x, int span) const {
@@ -505,6 +528,7 @@ VT_UNROLL
         umin = ps ? fmin - 2 : key(fmin - 2);
         umax = ps ? fmax + 2 : key(fmax + 2);
         tend = (last ? ns : r1 - 1) + 3;
+        sbase = s0();
         fin_u = fin_v = fin_w = F(0.0f);
 VT_UNROLL
         for (int c = 0; c < NC; c++)
@@ -523,16 +547,20 @@ VT_UNROLL
             rb[c] = vload(vu, iu + 1, B(true));
             rc[c] = vload(vv, iv, B(true));
             rd[c] = vload(vv, iv + n0, B(true));
-            re[c] = vload(vw, iw, B(true));
+            /* the bottom z-face of plane L is the top one of plane L - 1, fetched the step before (steady steps:
+             * planes L - 1 and L inside, so neither wraps) */
+            re[c] = S ? rf[c] : vload(vw, iw, B(true));
             rf[c] = vload(vw, iw + (int)plane, B(true));
         }
     }
     /* the steady steps [s0, s1]: every level due, no plane clamped or wrapped (see step) */
     __host__ __device__ int s0() const { return vt_max(r0 + 3, 4); }
     __host__ __device__ int s1() const { return vt_min(vt_min(vt_min(r1 + 2, fmax + 2), vt_min(cmax + 1, umax - 1)), ns - 2); }
+    /* the end (exclusive) of the steady steps run in pairs, sbase .. se() - 1; a last odd one runs as a general step */
+    __host__ __device__ int se() const { return sbase + vt_max(s1() - sbase + 1, 0) / 2 * 2; }
     /* step L: cell velocity of plane L, faces of plane L - 3, curl of plane L - 1, force of plane L - 2. S (steady):
      * every level is due and planes L - 4 .. L + 1 are inside the domain, so the step has no tests on L */
-    template <bool S>
+    template <bool S, int P>
     __host__ __device__ void step(int L) {
         const int Lc = L - 1, Lf = L - 2, t = L - 3;
         const bool do_u = act && (S || L <= umax), do_c = lvl_c && (S || (Lc >= cmin && Lc <= cmax));
@@ -561,7 +589,7 @@ VT_UNROLL
             c2m1[c] = c2[c];
         }
         if (do_u) {
-            float *s0 = lvl(0, L) + w * RS, *s2 = lvl(1, L) + w * RS;
+            float *s0 = lvl<P>(0, L, L) + w * RS, *s2 = lvl<P>(1, L, L) + w * RS;
 VT_UNROLL
             for (int c = 0; c < NC; c++) {
                 c0[c] = 0.5f * (ra[c] + rb[c]);
@@ -575,7 +603,7 @@ VT_UNROLL
         /* the faces of plane t, from the forces of the steps before */
         if (do_t) {
             const bool lo_m = S || key(t - 1) != t;
-            const float *f1 = lvl(3, t);
+            const float *f1 = lvl<P>(3, t, L);
 VT_UNROLL
             for (int c = 0; c < NC; c++) {
                 const F flo = lo_m ? f2b[c] : f2a[c];
@@ -605,7 +633,7 @@ VT_UNROLL
             F x[NC], y[NC], z[NC], m[NC];
             const bool lo_m2 = S || key(Lc - 1) != Lc, hi_0 = S || key(Lc + 1) != Lc;
             const int sz = S ? 2 : zspan(Lc);
-            const float *s0 = lvl(0, Lc), *s2 = lvl(1, Lc);
+            const float *s0 = lvl<P>(0, Lc, L), *s2 = lvl<P>(1, Lc, L);
 VT_UNROLL
             for (int c = 0; c < NC; c++) {
                 const F c0lo = lo_m2 ? c0m2[c] : c0m1[c], c0hi = hi_0 ? c0[c] : c0m1[c];
@@ -623,7 +651,7 @@ VT_UNROLL
                 fixup(z);
                 fixup(m);
             }
-            float *sm_m = lvl(2, Lc) + w * RS;
+            float *sm_m = lvl<P>(2, Lc, L) + w * RS;
 VT_UNROLL
             for (int c = 0; c < NC; c++) {
                 wxm1[c] = x[c];
@@ -640,7 +668,7 @@ VT_UNROLL
             F a[NC], b[NC], d[NC];
             const bool lo_m3 = S || key(Lf - 1) != Lf, hi_m1 = S || key(Lf + 1) != Lf;
             const int sz = S ? 2 : zspan(Lf);
-            const float *sm_m = lvl(2, Lf);
+            const float *sm_m = lvl<P>(2, Lf, L);
 VT_UNROLL
             for (int c = 0; c < NC; c++) {
                 const F lo = lo_m3 ? mgm3[c] : mgm2[c], hi = hi_m1 ? mgm1[c] : mgm2[c];
@@ -660,7 +688,7 @@ VT_UNROLL
                 fixup(b);
                 fixup(d);
             }
-            float *sm_f = lvl(3, Lf) + w * RS;
+            float *sm_f = lvl<P>(3, Lf, L) + w * RS;
 VT_UNROLL
             for (int c = 0; c < NC; c++) {
                 f0[c] = a[c];
