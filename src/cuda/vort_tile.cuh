@@ -547,9 +547,9 @@ VT_UNROLL
             rb[c] = vload(vu, iu + 1, B(true));
             rc[c] = vload(vv, iv, B(true));
             rd[c] = vload(vv, iv + n0, B(true));
-            /* the bottom z-face of plane L is the top one of plane L - 1, fetched the step before (steady steps:
-             * planes L - 1 and L inside, so neither wraps) */
-            re[c] = S ? rf[c] : vload(vw, iw, B(true));
+            /* not rf of the step before (the bottom z-face of plane L is the top one of plane L - 1): keeping it
+             * live made the MUL kernel spill at 72 registers, and the code was no shorter (cuda_notes 112) */
+            re[c] = vload(vw, iw, B(true));
             rf[c] = vload(vw, iw + (int)plane, B(true));
         }
     }
