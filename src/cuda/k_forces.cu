@@ -291,12 +291,20 @@ __global__ void __launch_bounds__(32 * V3_WARPS, 1) k_vort3w(VortArgs A) {
         st.template step<false, -1>(L);
         __syncthreads();
     }
-    /* steady steps in pairs: the shared-memory ring slots are constants, the two-plane rings renamed, not moved */
-    for (; L < se; L += 2) {
-        st.template step<true, 0>(L);
-        __syncthreads();
-        st.template step<true, 1>(L + 1);
-        __syncthreads();
+    /* steady steps in pairs: the shared-memory ring slots are constants, the two-plane rings renamed, not moved
+     * (the kernel with divisions, h not a power of two, spills at 72 registers with pairs: one step at a time) */
+    if constexpr (MUL) {
+        for (; L < se; L += 2) {
+            st.template step<true, 0>(L);
+            __syncthreads();
+            st.template step<true, 1>(L + 1);
+            __syncthreads();
+        }
+    } else {
+        for (; L < se; L++) {
+            st.template step<true, -1>(L);
+            __syncthreads();
+        }
     }
     for (; L <= st.tend; L++) {
         st.template step<false, -1>(L);
