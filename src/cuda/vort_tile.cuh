@@ -60,7 +60,13 @@ __host__ __device__ inline int vt_max(int a, int b) { return a > b ? a : b; }
  * result is x, so the division's only branch is its own rarely taken out-of-line path. */
 __host__ __device__ inline float vt_fdiv(float x, float y) {
     const bool z = x == 0.0f;
-    const float q = (z ? 1.0f : x) / y;
+    float a = z ? 1.0f : x;
+#ifdef __CUDA_ARCH__
+    /* opaque to the compiler: it would otherwise see that the result is x whenever a differs from x, divide x
+     * itself and take the out-of-line path for every zero (cuda_notes 111) */
+    asm("mov.b32 %0, %0;" : "+f"(a));
+#endif
+    const float q = a / y;
     return z ? x : q;
 }
 /* sqrtf(s) for s a sum of squares (never -0), the same bits: zeros skip the square root's out-of-line path (taken
