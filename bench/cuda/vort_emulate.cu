@@ -130,12 +130,10 @@ static int run(int dim, int nx, int ny, int nz, int px, int py, int pz, float si
                         std::fill(sm.begin(), sm.end(), NAN);
                         for (int w = 0; w < W; w++) ws[w].init(A, st, by, bz, w, sm.data());
                         for (int L = ws[0].umin; L <= ws[0].tend; L++) {
-                            /* the kernel's schedule: steady steps in pairs from sbase to se() - 1 */
-                            const bool S = L >= ws[0].sbase && L < ws[0].se();
+                            const bool S = L >= ws[0].s0() && L <= ws[0].s1();
                             for (int w = 0; w < W; w++) {
-                                if (S && ((L - ws[0].sbase) & 1) == 0) ws[w].template step<true, 0>(L);
-                                else if (S) ws[w].template step<true, 1>(L);
-                                else ws[w].template step<false, -1>(L);
+                                if (S) ws[w].template step<true>(L);
+                                else ws[w].template step<false>(L);
                             }
                         }
                         for (int w = 0; w < W; w++) ws[w].finish(A);

@@ -285,29 +285,18 @@ __global__ void __launch_bounds__(32 * V3_WARPS, 1) k_vort3w(VortArgs A) {
     __shared__ float v3_sm[v3w_floats<V3_COLS, V3_WARPS>()];
     Vort3Warp<V3_COLS, V3_WARPS, MUL, float, int, bool> st;
     st.init(A, (int)blockIdx.x, (int)blockIdx.y, (int)blockIdx.z, (int)(threadIdx.x / 32), v3_sm);
-    const int s0 = st.sbase, se = st.se();
+    const int s0 = st.s0(), s1 = st.s1();
     int L = st.umin;
     for (; L <= st.tend && L < s0; L++) {
-        st.template step<false, -1>(L);
+        st.template step<false>(L);
         __syncthreads();
     }
-    /* steady steps in pairs: the shared-memory ring slots are constants, the two-plane rings renamed, not moved
-     * (the kernel with divisions, h not a power of two, spills at 72 registers with pairs: one step at a time) */
-    if constexpr (MUL) {
-        for (; L < se; L += 2) {
-            st.template step<true, 0>(L);
-            __syncthreads();
-            st.template step<true, 1>(L + 1);
-            __syncthreads();
-        }
-    } else {
-        for (; L < se; L++) {
-            st.template step<true, -1>(L);
-            __syncthreads();
-        }
+    for (; L <= s1; L++) {
+        st.template step<true>(L);
+        __syncthreads();
     }
     for (; L <= st.tend; L++) {
-        st.template step<false, -1>(L);
+        st.template step<false>(L);
         __syncthreads();
     }
     st.finish(A);

@@ -411,7 +411,7 @@ struct Vort3Warp {
     const float *vu, *vv, *vw;
     float *out0, *out1, *out2;
     const uint8_t *solid;
-    int n0, n1, ns, w, r0, r1, fmin, fmax, cmin, cmax, umin, umax, tend, sbase;
+    int n0, n1, ns, w, r0, r1, fmin, fmax, cmin, cmax, umin, umax, tend;
     bool ps, last, xwall, act, lvl_c, lvl_f, out_row, vtop;
     int kl, kr;
     int rowm, rowp, rowc;       /* shared offsets of rows y - 1, y + 1 and y, clamped along a clamped axis */
@@ -429,13 +429,7 @@ struct Vort3Warp {
     __host__ __device__ int key(int L) const { return ps ? L : vt_min(vt_max(L, 0), ns - 1); }
     __host__ __device__ int phys(int L) const { return ps ? vt_wrap(L, ns) : L; }
     __host__ __device__ int zspan(int L) const { return ps ? 2 : key(L + 1) - key(L - 1); }
-    /* level l's ring slot of plane X: (X - sbase) & 1, sbase the first steady step (the same for every warp of the
-     * block), so the steady steps run in pairs whose slots are constants (P: the slot of plane L, or -1 when not
-     * known at compile time) */
-    template <int P>
-    __host__ __device__ float *lvl(int l, int X, int L) const {
-        return sm + (2 * l + (P < 0 ? ((X - sbase) & 1) : ((X - L + P) & 1))) * LS;
-    }
+    __host__ __device__ float *lvl(int l, int L) const { return sm + (2 * l + (L & 1)) * LS; }
     __host__ __device__ F qx(F x, int c) const { return MUL ? x * rx[c] : vfdiv(x, rx[c]); }
     __host__ __device__ F qy(F x) const { return MUL ? x * ryq : vfdiv(x, F(ryq)); }
     __host__ __device__ F qz(F x, int span) const {
@@ -534,7 +528,6 @@ VT_UNROLL
         umin = ps ? fmin - 2 : key(fmin - 2);
         umax = ps ? fmax + 2 : key(fmax + 2);
         tend = (last ? ns : r1 - 1) + 3;
-        sbase = s0();
         fin_u = fin_v = fin_w = F(0.0f);
 VT_UNROLL
         for (int c = 0; c < NC; c++)
@@ -553,8 +546,6 @@ VT_UNROLL
             rb[c] = vload(vu, iu + 1, B(true));
             rc[c] = vload(vv, iv, B(true));
             rd[c] = vload(vv, iv + n0, B(true));
-            /* not rf of the step before (the bottom z-face of plane L is the top one of plane L - 1): keeping it
-             * live made the MUL kernel spill at 72 registers, and the code was no shorter (cuda_notes 112) */
             re[c] = vload(vw, iw, B(true));
             rf[c] = vload(vw, iw + (int)plane, B(true));
         }
@@ -562,11 +553,9 @@ VT_UNROLL
     /* the steady steps [s0, s1]: every level due, no plane clamped or wrapped (see step) */
     __host__ __device__ int s0() const { return vt_max(r0 + 3, 4); }
     __host__ __device__ int s1() const { return vt_min(vt_min(vt_min(r1 + 2, fmax + 2), vt_min(cmax + 1, umax - 1)), ns - 2); }
-    /* the end (exclusive) of the steady steps run in pairs, sbase .. se() - 1; a last odd one runs as a general step */
-    __host__ __device__ int se() const { return sbase + vt_max(s1() - sbase + 1, 0) / 2 * 2; }
     /* step L: cell velocity of plane L, faces of plane L - 3, curl of plane L - 1, force of plane L - 2. S (steady):
      * every level is due and planes L - 4 .. L + 1 are inside the domain, so the step has no tests on L */
-    template <bool S, int P>
+    template <bool S>
     __host__ __device__ void step(int L) {
         const int Lc = L - 1, Lf = L - 2, t = L - 3;
         const bool do_u = act && (S || L <= umax), do_c = lvl_c && (S || (Lc >= cmin && Lc <= cmax));
@@ -595,7 +584,7 @@ VT_UNROLL
             c2m1[c] = c2[c];
         }
         if (do_u) {
-            float *s0 = lvl<P>(0, L, L) + w * RS, *s2 = lvl<P>(1, L, L) + w * RS;
+            float *s0 = lvl(0, L) + w * RS, *s2 = lvl(1, L) + w * RS;
 VT_UNROLL
             for (int c = 0; c < NC; c++) {
                 c0[c] = 0.5f * (ra[c] + rb[c]);
@@ -609,7 +598,7 @@ VT_UNROLL
         /* the faces of plane t, from the forces of the steps before */
         if (do_t) {
             const bool lo_m = S || key(t - 1) != t;
-            const float *f1 = lvl<P>(3, t, L);
+            const float *f1 = lvl(3, t);
 VT_UNROLL
             for (int c = 0; c < NC; c++) {
                 const F flo = lo_m ? f2b[c] : f2a[c];
@@ -639,7 +628,7 @@ VT_UNROLL
             F x[NC], y[NC], z[NC], m[NC];
             const bool lo_m2 = S || key(Lc - 1) != Lc, hi_0 = S || key(Lc + 1) != Lc;
             const int sz = S ? 2 : zspan(Lc);
-            const float *s0 = lvl<P>(0, Lc, L), *s2 = lvl<P>(1, Lc, L);
+            const float *s0 = lvl(0, Lc), *s2 = lvl(1, Lc);
 VT_UNROLL
             for (int c = 0; c < NC; c++) {
                 const F c0lo = lo_m2 ? c0m2[c] : c0m1[c], c0hi = hi_0 ? c0[c] : c0m1[c];
@@ -657,7 +646,7 @@ VT_UNROLL
                 fixup(z);
                 fixup(m);
             }
-            float *sm_m = lvl<P>(2, Lc, L) + w * RS;
+            float *sm_m = lvl(2, Lc) + w * RS;
 VT_UNROLL
             for (int c = 0; c < NC; c++) {
                 wxm1[c] = x[c];
@@ -674,7 +663,7 @@ VT_UNROLL
             F a[NC], b[NC], d[NC];
             const bool lo_m3 = S || key(Lf - 1) != Lf, hi_m1 = S || key(Lf + 1) != Lf;
             const int sz = S ? 2 : zspan(Lf);
-            const float *sm_m = lvl<P>(2, Lf, L);
+            const float *sm_m = lvl(2, Lf);
 VT_UNROLL
             for (int c = 0; c < NC; c++) {
                 const F lo = lo_m3 ? mgm3[c] : mgm2[c], hi = hi_m1 ? mgm1[c] : mgm2[c];
@@ -694,7 +683,7 @@ VT_UNROLL
                 fixup(b);
                 fixup(d);
             }
-            float *sm_f = lvl<P>(3, Lf, L) + w * RS;
+            float *sm_f = lvl(3, Lf) + w * RS;
 VT_UNROLL
             for (int c = 0; c < NC; c++) {
                 f0[c] = a[c];
