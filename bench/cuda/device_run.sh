@@ -10,9 +10,9 @@ bin=${PREBUILT:-$root/prebuilt}
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv,noheader | tee "$OUT/gpu.txt"
 if ! ldd "$bin/test_cuda_backend" > /dev/null 2>&1 || ldd "$bin/test_cuda_backend" | grep -q "not found"; then
   echo "prebuilt binaries do not load here: building"
-  cmake -S "$root" -B ${EDDY_BUILD_DIR:-/tmp/eddy-build} -DEDDY_CUDA=ON -DEDDY_BUILD_APPS=OFF -DCMAKE_BUILD_TYPE=Release > "$OUT/build.log" 2>&1
-  cmake --build ${EDDY_BUILD_DIR:-/tmp/eddy-build} -j16 --target test_cuda_backend bench_cuda >> "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
-  bin=${EDDY_BUILD_DIR:-/tmp/eddy-build}/tests/cuda; cp ${EDDY_BUILD_DIR:-/tmp/eddy-build}/bench/cuda/bench_cuda "$bin/"
+  cmake -S "$root" -B "${EDDY_BUILD_DIR:-/tmp/eddy-build}" -DEDDY_CUDA=ON -DEDDY_BUILD_APPS=OFF -DCMAKE_BUILD_TYPE=Release > "$OUT/build.log" 2>&1
+  cmake --build "${EDDY_BUILD_DIR:-/tmp/eddy-build}" -j16 --target test_cuda_backend bench_cuda >> "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
+  bin="${EDDY_BUILD_DIR:-/tmp/eddy-build}/tests/cuda"; cp "${EDDY_BUILD_DIR:-/tmp/eddy-build}/bench/cuda/bench_cuda" "$bin/"
 fi
 san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -n 1)

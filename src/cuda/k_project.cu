@@ -43,6 +43,10 @@ struct LevA {
     int sy, sz, origin; /* 32-bit: the attach keeps padded arrays below 2^31 elements */
     float w[3];
     const float *diag, *inv_diag, *inv_weight;
+    /* 2D levels: per block of the level's sweep tiles (sweep_grid), the operator's values where every cell of the
+     * block's region (tile and UNI_HALO) has the same diag, inv_diag > 0 and inv_weight (w = 1), else w = 0
+     * (k_uni_tiles); nullptr: not computed */
+    const float4 *uni;
 };
 __device__ inline int cell_at(const LevA &L, int i, int j, int k) { return L.origin + i + L.sy * j + L.sz * k; }
 
@@ -59,6 +63,7 @@ struct LevelD {
     size_t count;
     float *diag, *inv_diag, *inv_weight, *x, *b, *r;
     float *xa; /* second x for the out-of-place fused sweeps */
+    float4 *uni; /* LevA::uni's array (2D levels) */
     int cur;   /* during a V-cycle: 1 when the level's current x is in xa */
     int tail_smem, tail_op, tail_tab; /* levels of k_tail: offsets in shared memory (TailLevel) */
     int *pc[3], *rf[3];
@@ -302,6 +307,10 @@ template <bool B>
 struct BoolC {
     static constexpr bool value = B;
 };
+template <int V>
+struct IntC {
+    static constexpr int value = V;
+};
 /* Blocks of 256 per SM that ptxas must fit (the register bound, cuda_notes 62): the 2D pre-smoothing pass with the
  * restriction (RES == 2) 6 (40 registers instead of 48, no spill; 8 spills), the 2D post-smoothing pass (NS == 2) 8
  * (32 registers: item 61's loops had taken it to 40); 0: ptxas's own choice (the other passes). */
@@ -312,11 +321,44 @@ struct BoolC {
 #define SWEEP_MINB_POST 8
 #endif
 #define SWEEP_MINB(RES, NS) ((RES) == 2 ? SWEEP_MINB_RES2 : (NS) == 2 ? SWEEP_MINB_POST : 0)
+/* the halo of the regions that LevA::uni describes: the largest of the 2D passes (pre-smoothing with the restriction) */
+#define UNI_HALO 5
+/* LevA::uni of a 2D level for its TX x TY sweep tiles (one block of 256 threads per tile): the block's region of halo
+ * UNI_HALO inside the level, every cell's diag, inv_diag and inv_weight bitwise those of its first cell, diag and
+ * inv_diag > 0 (a solved cell: the pre-smoothing's shift then applies everywhere) */
+template <int TX, int TY>
+__global__ void k_uni_tiles(LevA L, const float *__restrict__ diag, const float *__restrict__ inv_diag,
+                            const float *__restrict__ inv_weight, float4 *out, float mode) {
+    constexpr int SX = TX + 2 * UNI_HALO, SY = TY + 2 * UNI_HALO;
+    const int x0 = (int)blockIdx.x * TX - UNI_HALO, y0 = (int)blockIdx.y * TY - UNI_HALO;
+    const int tid = (int)(threadIdx.x + blockDim.x * threadIdx.y), nt = (int)(blockDim.x * blockDim.y);
+    const bool inner = x0 >= 0 && y0 >= 0 && x0 + SX <= L.n[0] && y0 + SY <= L.n[1];
+    float d0 = 0.0f, id0 = 0.0f, iw0 = 0.0f;
+    int ok = 0;
+    if (inner) {
+        const int e0 = cell_at(L, x0, y0, 0);
+        d0 = diag[e0];
+        id0 = inv_diag[e0];
+        iw0 = inv_weight[e0];
+        ok = d0 > 0.0f && id0 > 0.0f;
+        for (int q = tid; q < SX * SY && ok; q += nt) {
+            const int e = cell_at(L, x0 + q % SX, y0 + q / SX, 0);
+            ok = __float_as_uint(diag[e]) == __float_as_uint(d0) && __float_as_uint(inv_diag[e]) == __float_as_uint(id0) &&
+                 __float_as_uint(inv_weight[e]) == __float_as_uint(iw0);
+        }
+    }
+    ok = __syncthreads_and(ok);
+    if (tid == 0) out[blockIdx.x + gridDim.x * blockIdx.y] = make_float4(d0, id0, iw0, ok ? mode : 0.0f);
+}
+
 template <int DIM, int TX, int TY, int TZ, bool PRO, bool DOT, int Z, int NS = 1, int RES = 0>
 __global__ void __launch_bounds__(256, SWEEP_MINB(RES, NS))
     k_sweep_tile(LevA L, const float *__restrict__ x, float *__restrict__ xout, const float *__restrict__ b, int c1,
                  const int *active, ProlongArgs pa, double *partials, float *__restrict__ rs, const float *mean,
                  float *__restrict__ rout) {
+    /* a kernel launched after this one with programmatic serialisation (k_tail, cuda_notes 78) may start now: it
+     * waits for this grid's results itself (no effect on other launches) */
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
     ECU_ACTIVE_OR_RETURN(active);
     const float shift = Z == 2 ? -*mean : 0.0f;
     /* b at padded index q (ghosts: r = 0, inv_diag = 0; inv_diag > 0 exactly where diag > 0) */
@@ -336,13 +378,41 @@ __global__ void __launch_bounds__(256, SWEEP_MINB(RES, NS))
     static_assert(Z == 0 || NS == 1, "the pre-smoothing pass is one sweep after the first");
     static_assert(!RES || (!DOT && !PRO), "the residual is fused into the pre-smoothing pass only");
     __shared__ float xs[S];
+    /* uniform blocks with staging (UNI == 2, cuda_notes 79): b (shifted where Z == 2) on the region, as xs; and with PRO
+     * the coarse x under the region (the prolongation's 4 coarse values per staged cell read from here) */
+    constexpr int CW = SX / 2 + 2, CH = SY / 2 + 2;
+    __shared__ float bs[DIM == 2 ? S : 1];
+    __shared__ float cs[DIM == 2 && PRO ? CW * CH : 1];
     const float *__restrict__ inv_diag = L.inv_diag;
     const int tid = (int)(threadIdx.x + blockDim.x * threadIdx.y), nt = (int)(blockDim.x * blockDim.y);
     const int x0 = (int)blockIdx.x * TX - H, y0 = (int)blockIdx.y * TY - H, z0 = DIM == 3 ? (int)blockIdx.z * TZ - H : 0;
     /* the pass's body for blocks whose staged region lies inside the level (INNER: no bounds tests; cuda_notes 61)
      * and for the others; the same cells and operations in both */
-    auto body = [&](auto inner_c) -> double {
+    /* UNI (cuda_notes 76): the block's region has one value of diag, inv_diag (> 0) and inv_weight (L.uni), held in
+     * registers instead of loaded per cell; the same values in the same operations */
+    float u_d = 0.0f, u_id = 0.0f, u_iw = 0.0f;
+    auto body = [&](auto inner_c, auto uni_c) -> double {
         constexpr bool INNER = decltype(inner_c)::value;
+        constexpr int UNIV = decltype(uni_c)::value;
+        constexpr bool UNI = UNIV != 0, STG = UNIV == 2 && DIM == 2;
+        static_assert(!UNI || INNER, "a uniform region lies inside the level");
+        /* STG: the region's b from bs (index s of xs) */
+#define BVS(q, s) (STG ? bs[s] : BVU(q))
+        /* STG with PRO: the coarse cells under the region, x0 / 2 - 1 .. x0 / 2 + CW - 2 (in the level: the region lies
+         * inside it with UNI_HALO - H >= 1 cells to spare on each side, so every fine cell's two coarse neighbours of
+         * d_prolong_value's regular pattern exist; both axes coarsened) */
+        const int cxb = (x0 >> 1) - 1, cyb = (y0 >> 1) - 1;
+        if constexpr (STG && PRO) {
+            /* (dependent on the lambda's parameter: a non-dependent assertion is checked in discarded branches too) */
+            static_assert(!STG || H < UNI_HALO, "the prolongation's coarse neighbours inside the level");
+            static_assert(!STG || (H % 2 == 0 && TY % 2 == 0), "even region origin: CW x CH coarse cells");
+            for (int q = tid; q < CW * CH; q += 256) cs[q] = pa.xc[cell_at(pa.C, cxb + q % CW, cyb + q / CW, 0)];
+            __syncthreads();
+        }
+#define IDV(q) (UNI ? u_id : inv_diag[q])
+#define DGV(q) (UNI ? u_d : L.diag[q])
+#define IWV(q) (UNI ? u_iw : L.inv_weight[q])
+#define BVU(q) (UNI ? (Z == 2 ? b[q] + shift : b[q]) : BV(q))
         if constexpr (DIM == 2) {
             /* 2D: the thread's position in the region advanced by 256 (launch_sweep's block) without divisions */
             constexpr int NT = 256, DX = NT % SX, DY = NT / SX;
@@ -353,13 +423,32 @@ __global__ void __launch_bounds__(256, SWEEP_MINB(RES, NS))
                 if (INNER || (gx >= -1 && gx <= L.n[0] && gy >= -1 && gy <= L.n[1])) {
                     const int e = cell_at(L, gx, gy, 0);
                     const bool interior = INNER || (gx >= 0 && gx < L.n[0] && gy >= 0 && gy < L.n[1]);
+                    if constexpr (STG) {
+                        const float bv = Z == 2 ? b[e] + shift : b[e];
+                        bs[q] = bv;
+                        if (Z) {
+                            xv = ((gx + gy) & 1) == 0 ? 1.0f * (bv * u_id) : 0.0f;
+                        } else {
+                            xv = x[e];
+                        }
+                        if constexpr (PRO) {
+                            /* d_prolong_value's regular pattern (entry) from cs: the same operations */
+                            const int c0 = gx >> 1, c1 = (gx & 1) ? c0 + 1 : c0 - 1;
+                            const int cy0 = gy >> 1, cy1 = (gy & 1) ? cy0 + 1 : cy0 - 1;
+                            const int r0 = CW * (cy0 - cyb) - cxb, r1 = CW * (cy1 - cyb) - cxb;
+                            const float t0 = 0.75f * cs[r0 + c0] + 0.25f * cs[r1 + c0];
+                            const float t1 = 0.75f * cs[r0 + c1] + 0.25f * cs[r1 + c1];
+                            xv = xv + u_iw * (0.75f * t0 + 0.25f * t1);
+                        }
+                    } else {
                     if (Z && interior) {
-                        xv = ((gx + gy) & 1) == 0 ? 1.0f * (BV(e) * inv_diag[e]) : 0.0f;
+                        xv = ((gx + gy) & 1) == 0 ? 1.0f * (BVU(e) * IDV(e)) : 0.0f;
                     } else {
                         xv = x[e];
                     }
                     if (PRO && interior)
-                        xv = xv + L.inv_weight[e] * d_prolong_value(L, pa.C, pa.ax0, pa.ax1, pa.ax2, pa.xc, gx, gy, 0);
+                        xv = xv + IWV(e) * d_prolong_value(L, pa.C, pa.ax0, pa.ax1, pa.ax2, pa.xc, gx, gy, 0);
+                    }
                 }
                 xs[q] = xv;
                 lx += DX;
@@ -416,7 +505,7 @@ __global__ void __launch_bounds__(256, SWEEP_MINB(RES, NS))
                     if (!INNER && (gx < 0 || gx >= L.n[0] || gy < 0 || gy >= L.n[1])) continue;
                     const int e = cell_at(L, gx, gy, 0);
                     const int s = (lx + o) + SSY * (ly + o);
-                    xs[s] = (BV(e) + NBS(s)) * inv_diag[e];
+                    xs[s] = (BVS(e, s) + NBS(s)) * IDV(e);
                 }
             } else {
             for (int q = tid; q < R / 2; q += nt) {
@@ -449,10 +538,10 @@ __global__ void __launch_bounds__(256, SWEEP_MINB(RES, NS))
                 const int e = cell_at(L, gx, gy, gz);
                 float v = xs[s];
                 const bool second = ((gx + gy + gz + c1) & 1) != 0; /* the last half sweep's colour (2 NS - 1 odd) */
-                const float be = DOT || second || Z == 2 || RES ? BV(e) : 0.0f;
-                if (second && !RES) v = (be + NBS(s)) * inv_diag[e];
+                const float be = DOT || second || Z == 2 || RES ? BVS(e, s) : 0.0f;
+                if (second && !RES) v = (be + NBS(s)) * IDV(e);
                 xout[e] = v;
-                if (RES == 1) rout[e] = (be - (L.diag[e] * v - NBS(s))) * L.inv_weight[e];
+                if (RES == 1) rout[e] = (be - (DGV(e) * v - NBS(s))) * IWV(e);
                 if (Z == 2) rs[e] = be;
                 if (DOT) acc += (double)be * (double)v;
             }
@@ -472,7 +561,7 @@ __global__ void __launch_bounds__(256, SWEEP_MINB(RES, NS))
                 }
                 if (!INNER && (gx < 0 || gx >= L.n[0] || gy < 0 || gy >= L.n[1])) continue;
                 const int e = cell_at(L, gx, gy, 0);
-                rsm[q] = (BV(e) - (L.diag[e] * xs[s] - NBS(s))) * L.inv_weight[e];
+                rsm[q] = (BVS(e, s) - (DGV(e) * xs[s] - NBS(s))) * IWV(e);
             }
             __syncthreads();
             /* the fine level as d_restrict sees it: cell (i, j) at rsm[(i - fx0 + 1) + RSX (j - fy0 + 1)] */
@@ -488,13 +577,37 @@ __global__ void __launch_bounds__(256, SWEEP_MINB(RES, NS))
             }
         }
         return acc;
+#undef IDV
+#undef DGV
+#undef IWV
+#undef BVU
+#undef BVS
     };
     double acc;
     if constexpr (DIM == 2) {
+        static_assert(H <= UNI_HALO, "L.uni covers regions of halo UNI_HALO");
         const bool inner = x0 >= 0 && y0 >= 0 && x0 + SX <= L.n[0] && y0 + SY <= L.n[1];
-        acc = inner ? body(BoolC<true>{}) : body(BoolC<false>{});
+        int uni = 0;
+        if (inner && L.uni) {
+            const float4 u = L.uni[blockIdx.x + gridDim.x * blockIdx.y];
+            u_d = u.x;
+            u_id = u.y;
+            u_iw = u.z;
+            uni = (int)u.w;
+        }
+        /* the staged form (2) needs both axes coarsened for the prolongation's pattern */
+        if (uni == 2 && PRO && !(pa.ax0.coarsened && pa.ax1.coarsened)) uni = 1;
+        if (uni == 2) {
+            acc = body(BoolC<true>{}, IntC<2>{});
+        } else if (uni) {
+            acc = body(BoolC<true>{}, IntC<1>{});
+        } else if (inner) {
+            acc = body(BoolC<true>{}, IntC<0>{});
+        } else {
+            acc = body(BoolC<false>{}, IntC<0>{});
+        }
     } else {
-        acc = body(BoolC<false>{});
+        acc = body(BoolC<false>{}, IntC<0>{});
     }
 #undef NBS
 #undef BV
@@ -1241,6 +1354,10 @@ __global__ void __launch_bounds__(1024) k_tail(const TailLevel *glv, int first, 
     for (int q = tid; q < vec4; q += nt) sm4[q] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 #pragma unroll 4
     for (int q = tid; q < image4; q += nt) sm4[vec4 + q] = image[q];
+    /* launched with programmatic serialisation (cuda_notes 78) the kernel may have started while the pass before it
+     * (which writes b_first) still runs: the staging above reads nothing that pass writes; wait for it here (without
+     * such a launch this returns at once) */
+    asm volatile("griddepcontrol.wait;" ::: "memory");
     __syncthreads();
     {
         const TailLevel &S = lv[0];
@@ -1513,6 +1630,50 @@ __global__ void k_correct(Geo g, LevA L, int a, int out_lo, int out_hi, float *_
     }
 }
 
+/* 2D without periodic axes, one component holding every solved cell (cuda_notes 81): k_sub_mean_pressure's x - mean
+ * (not written back: nothing reads x after the step) and pressure, and both k_correct passes in one launch over
+ * (n0 + 1) x (n1 + 1) positions: cell (i, j), u face (i, j), v face (i, j); the x - mean of a face's two cells is
+ * computed by each reader (the same float operation), the faces' operations are k_correct's */
+__global__ void k_pressure_correct2(Geo g, LevA L, const float *__restrict__ x, const Readback *rb, int slot, double cells,
+                                    float *__restrict__ p, float scale, float *__restrict__ u, float *__restrict__ v,
+                                    int out_lo0, int out_hi0, int out_lo1, int out_hi1, Flags fl) {
+    const int i = (int)(blockIdx.x * BX + threadIdx.x), j = (int)(blockIdx.y * BY + threadIdx.y);
+    const int n0 = g.n[0], n1 = g.n[1];
+    if (i > n0 || j > n1) return;
+    const float mean = (float)(rb->red[slot] / cells);
+    const float *d = L.diag;
+    auto xm = [&](int e) { return d[e] > 0.0f ? x[e] - mean : x[e]; };
+    const int e = cell_at(L, i, j, 0);
+    if (i < n0 && j < n1) {
+        const float pv = scale * xm(e);
+        p[i + n0 * j] = pv;
+        flag_if_bad(fl, pv, EDDY_FIELD_PRESSURE);
+    }
+    /* one face of axis a at layer f (k_correct without its periodic branch) */
+    auto face = [&](float *w, int q, int a, int f, int na, int stride, int out_lo, int out_hi) {
+        const int eh = e, el = e - stride;
+        float val = w[q];
+        bool wrote = false;
+        if (f > 0 && f < na) {
+            float gr = xm(eh) - xm(el);
+            val = val - ((d[eh] > 0.0f && d[el] > 0.0f) ? gr : 0.0f);
+            wrote = true;
+        } else if (f == 0 && out_lo) {
+            if (a == 0) { if (d[eh] > 0.0f) { val = val - xm(eh); wrote = true; } }
+            else { val = val - (d[eh] > 0.0f ? xm(eh) : 0.0f); wrote = true; }
+        } else if (f == na && out_hi) {
+            if (a == 0) { if (d[el] > 0.0f) { val = val + xm(el); wrote = true; } }
+            else { val = val + (d[el] > 0.0f ? xm(el) : 0.0f); wrote = true; }
+        }
+        if (wrote) {
+            w[q] = val;
+            flag_if_bad(fl, val, EDDY_FIELD_U + a);
+        }
+    };
+    if (j < n1) face(u, i + (n0 + 1) * j, 0, i, n0, 1, out_lo0, out_hi0);
+    if (i < n0) face(v, i + n0 * j, 1, j, n1, L.sy, out_lo1, out_hi1);
+}
+
 __global__ void k_write_pressure(Geo g, LevA L, const float *__restrict__ x, float *__restrict__ p, float scale, Flags fl) {
     ECU_IJK(g.n[0], g.n[1]);
     if (!inside_) return;
@@ -1654,6 +1815,16 @@ static dim3 sweep_grid(const LevA &L) {
     if (L.dim == 2) return small_tile(L) ? tile_grid<2, 32, 16, 1>(L) : tile_grid<2, 64, 32, 1>(L);
     return small_tile(L) ? tile_grid<3, 32, 8, 4>(L) : tile_grid<3, 32, 8, 8>(L);
 }
+/* LevA::uni of 2D level l for the tiles of sweep_grid (cuda_notes 76), after the operator is sent */
+static void uni_tiles(cu_sim *c, const LevelD &D) {
+    const LevA &L = D.a;
+    if (!D.uni || L.dim != 2) return;
+    const dim3 gr = sweep_grid(L), bl(32, 8);
+    const float mode = 2.0f; /* the staged form (k_sweep_tile's UNI == 2) */
+    if (tiny_tile(L)) k_uni_tiles<32, 8><<<gr, bl, 0, c->stream>>>(L, D.diag, D.inv_diag, D.inv_weight, D.uni, mode);
+    else if (small_tile(L)) k_uni_tiles<32, 16><<<gr, bl, 0, c->stream>>>(L, D.diag, D.inv_diag, D.inv_weight, D.uni, mode);
+    else k_uni_tiles<64, 32><<<gr, bl, 0, c->stream>>>(L, D.diag, D.inv_diag, D.inv_weight, D.uni, mode);
+}
 static void full_sweep(cu_sim *c, const LevA &L, const float *x, float *xout, const float *b, int c1, const int *active,
                        const ProlongArgs *pro = nullptr, double *dot = nullptr, int zero = 0, float *rs = nullptr,
                        const float *mean = nullptr, int ns = 1, float *rout = nullptr, const ProlongArgs *rst = nullptr) {
@@ -1777,11 +1948,23 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
         if (any_periodic || !rst_fused(L))
             k_restrict<<<cells_grid(C.a), bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], L.r, C.b, active);
     }
-    k_tail<<<1, TAIL_THREADS, P->tail_smem, c->stream>>>(P->d_tail, tf, nl, nl > 1 ? P->compc : P->comp0,
-                                              EDDY_MG_COARSEST_SWEEPS, active, (const float4 *)P->tail_image,
-                                              (int)(P->tail_vec / 4), (int)((P->tail_smem / 4 - P->tail_vec) / 4),
-                                              tf ? P->lv[tf].b : P->res,
-                                              tf ? P->lv[tf].x : P->z);
+    {
+        /* programmatic serialisation after a sweep tile (cuda_notes 78): the image staging overlaps that pass */
+        cudaLaunchConfig_t cfg = {};
+        cfg.gridDim = dim3(1);
+        cfg.blockDim = dim3(TAIL_THREADS);
+        cfg.dynamicSmemBytes = P->tail_smem;
+        cfg.stream = c->stream;
+        cudaLaunchAttribute at[1];
+        at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        at[0].val.programmaticStreamSerializationAllowed = 1;
+        cfg.attrs = at;
+        cfg.numAttrs = tf > 0 ? 1 : 0;
+        cudaLaunchKernelEx(&cfg, k_tail, (const TailLevel *)P->d_tail, tf, nl, nl > 1 ? P->compc : P->comp0,
+                           (int)EDDY_MG_COARSEST_SWEEPS, active, (const float4 *)P->tail_image, (int)(P->tail_vec / 4),
+                           (int)((P->tail_smem / 4 - P->tail_vec) / 4), (const float *)(tf ? P->lv[tf].b : P->res),
+                           tf ? P->lv[tf].x : P->z);
+    }
     for (int l = tf - 1; l >= 0; l--) {
         LevelD &L = P->lv[l];
         LevelD &C = P->lv[l + 1];
@@ -2035,6 +2218,13 @@ static cudaError_t mgpcg_loop(cu_sim *c) {
     return cudaGetLastError();
 }
 
+/* the end of an MGPCG projection in one pass (k_pressure_correct2, cuda_notes 81): 2D without periodic axes, one
+ * component holding every solved cell */
+static bool pressure_correct_fused(cu_sim *c) {
+    const Geo &g = c->g;
+    return mean_sum_fused(c) && g.dim == 2 && !g.periodic[0] && !g.periodic[1];
+}
+
 static cudaError_t residual_norm2(cu_sim *c, float *x, const float *b, double *out) {
     PoissonWS *P = c->pois;
     const LevA &L = P->lv[0].a;
@@ -2167,6 +2357,7 @@ static eddy_status build_operator(cu_sim *c) {
         st = send(c, D.diag, H->diag, bytes);
         if (st == EDDY_OK) st = send(c, D.inv_diag, H->inv_diag, bytes);
         if (st == EDDY_OK) st = send(c, D.inv_weight, H->inv_weight, bytes);
+        if (st == EDDY_OK) uni_tiles(c, D);
     }
     if (st == EDDY_OK) st = fill_tail_image(c);
     if (st == EDDY_OK) st = send_comps(c, &P->comp0, &HP->levels[0]);
@@ -2270,6 +2461,12 @@ eddy_status project_init(cu_sim *c) {
         D.a.diag = D.diag;
         D.a.inv_diag = D.inv_diag;
         D.a.inv_weight = D.inv_weight;
+        D.a.uni = nullptr;
+        if (st == EDDY_OK && D.a.dim == 2) {
+            const dim3 g = sweep_grid(D.a);
+            st = dev_alloc(c, (void **)&D.uni, ECU_BLOCKS(g) * sizeof(float4), "pressure operator");
+            D.a.uni = D.uni;
+        }
         for (int a = 0; a < 3 && st == EDDY_OK && l + 1 < P->nlevels; a++) {
             const eddy_paxis *ax = &H->axis[a];
             st = dev_alloc(c, (void **)&D.pc[a], 2 * (size_t)ax->nf * sizeof(int), "transfer tables");
@@ -2405,7 +2602,7 @@ void project_free(cu_sim *c) {
     if (P->lv) {
         for (int l = 0; l < P->nlevels; l++) {
             LevelD &D = P->lv[l];
-            void *b[] = {D.diag, D.inv_diag, D.inv_weight, D.r, D.x, D.b, D.xa};
+            void *b[] = {D.diag, D.inv_diag, D.inv_weight, D.r, D.x, D.b, D.xa, D.uni};
             if (l == 0) b[4] = b[5] = nullptr; /* level 0 borrows */
             for (size_t i = 0; i < sizeof b / sizeof b[0]; i++) cudaFree(b[i]);
             for (int a = 0; a < 3; a++) {
@@ -2516,6 +2713,23 @@ eddy_status run_project(cu_sim *c, float dt) {
             k_cg_restart<<<1, 1, 0, c->stream>>>(P->d_cg);
             cg_first_iteration(c);
             if ((e = mgpcg_loop(c)) != cudaSuccess) return cuda_fail(c, e, "pressure solve (MGPCG restart)");
+        }
+        float *xfin = P->sol;
+        if (pressure_correct_fused(c)) {
+            /* the mean of x, then pressure and both corrections in one pass (k_pressure_correct2) */
+            k_masked_sum<<<red_grid(L), bl, 0, c->stream>>>(L, xfin, part(c, 2));
+            const int slots[1] = {R_SCRATCH0 + 2}, ops[1] = {RED_SUM};
+            finalize_reductions(c, slots, ops, 1, red_blocks(L));
+            int ol[2], oh[2];
+            for (int a = 0; a < 2; a++) {
+                ol[a] = g.btype[2 * a] == EDDY_BOUNDARY_OUTFLOW;
+                oh[a] = g.btype[2 * a + 1] == EDDY_BOUNDARY_OUTFLOW;
+            }
+            k_pressure_correct2<<<tiles(g.n[0] + 1, g.n[1] + 1, 1), bl, 0, c->stream>>>(
+                g, L, xfin, c->d_rb, R_SCRATCH0 + 2, P->cells0, c->pressure, pressure_scale, c->vel[0], c->vel[1], ol[0],
+                oh[0], ol[1], oh[1], flags_for(c));
+            if ((e = cudaGetLastError()) != cudaSuccess) return cuda_fail(c, e, "projection");
+            return EDDY_OK;
         }
         /* one component holding every solved cell: the pressure is written by the mean removal */
         pressure_written = mean_sum_fused(c);
