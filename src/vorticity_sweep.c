@@ -29,9 +29,11 @@
  * velocities included, stays in a 48 KB L1 between steps, and the rows of 20-50 streams defeat the prefetchers.
  * Kept, a few percent at 128^3: the curl's components in one ring, a vector of each in turn (one stream instead of
  * three), and the z-forces of two planes in one slot (C writes over lines it has just read: no read for
- * allocation). Orders that put planes side by side are slower at 128^3 (a guess: their face rows share cache sets,
- * planes being 64 KiB apart): B on two planes then C on two, row by row, +25%; C two planes behind B, a row ahead
- * of it, so that B writes its curl over what C has just read, +28% (in cache +6% and +0%). */
+ * allocation). Orders that put planes side by side are slower on grids larger than the caches: B on two planes
+ * then C on two, row by row, +25% at 128^3; C two planes behind B, a row ahead of it, so that B writes its curl
+ * over what C has just read, +28% at 120^3, 128^3 and 136^3 alike (not cache sets of planes 64 KiB apart), +50%
+ * without C's prefetch (in cache +6% and +0%): B's first reads of a plane come from memory, and a pass of its own
+ * streams them better than rows interleaved with C's. */
 #include "float_vector.h"
 #include "vorticity_sweep.h"
 
