@@ -51,6 +51,7 @@ struct LevA {
      * inv_diag uid > 0 and inv_weight uiw (bitwise; k_ubox_check); empty (ulo > uhi) when none was found */
     int ulo[3], uhi[3];
     float ud, uid, uiw;
+    int small3; /* experiment */
 };
 __device__ inline int cell_at(const LevA &L, int i, int j, int k) { return L.origin + i + L.sy * j + L.sz * k; }
 /* cell (i, j, k) and its neighbours up to m cells away along each axis inside LevA's uniform box: their diag,
@@ -103,6 +104,7 @@ struct PoissonWS {
     CGState *d_cg;    /* the conjugate gradient's scalars */
     int *h_active;    /* pinned: `active`, polled when graphs are off */
     int *d_ubad;      /* k_ubox_check's flags, UBOX_MARGINS per level */
+    int exp_pre3, exp_pro3, exp_res3; /* experiment switches (EDDY_CU_PRE3, EDDY_CU_PRO3, EDDY_CU_RES3) */
     int use_graphs;   /* 1: the solve is two graph launches */
     int graphs;       /* 0 not built yet, 1 built, -1 failed (then the kernels are launched one by one) */
     cudaGraph_t gr_start, gr_loop;
@@ -1093,6 +1095,53 @@ __global__ void k_prolong(LevA F, LevA C, AxisT ax0, AxisT ax1, AxisT ax2, const
     d_prolong(F, C, ax0, ax1, ax2, xc, xf, i, j, k, add);
 }
 
+/* 3D prolongation with every axis coarsened, a thread per coarse cell and its 2 x 2 x 2 fine cells (cuda_notes 84):
+ * where the coarse cell's neighbours along every axis exist (d_prolong_value's regular pattern for all 8 fine
+ * cells), the 27 coarse values are loaded once and the z, then y, then x lerps shared between the fine cells that
+ * use them: each fine value is d_prolong_value's w0 t1(c0) + w1 t1(c1) of the same products and sums; other coarse
+ * cells run d_prolong per fine cell */
+__global__ void __launch_bounds__(256, 5) k_prolong8(LevA F, LevA C, AxisT ax0, AxisT ax1, AxisT ax2, const float *__restrict__ xc,
+                           float *__restrict__ xf, int add, const int *active) {
+    ECU_ACTIVE_OR_RETURN(active);
+    ECU_IJK(C.n[0], C.n[1]);
+    if (!inside_) return;
+    const bool regular = i >= 1 && i <= C.n[0] - 2 && j >= 1 && j <= C.n[1] - 2 && k >= 1 && k <= C.n[2] - 2;
+    if (!regular) {
+        for (int dz = 0; dz < 2; dz++)
+            for (int dy = 0; dy < 2; dy++)
+                for (int dx = 0; dx < 2; dx++) {
+                    const int fi = 2 * i + dx, fj = 2 * j + dy, fk = 2 * k + dz;
+                    if (fi < F.n[0] && fj < F.n[1] && fk < F.n[2]) d_prolong(F, C, ax0, ax1, ax2, xc, xf, fi, fj, fk, add);
+                }
+        return;
+    }
+#pragma unroll
+    for (int dz = 0; dz < 2; dz++) {
+        /* entry along z: c0 = k (0.75), c1 = k - 1 or k + 1 (0.25) */
+        const int kn = dz ? k + 1 : k - 1;
+        float a[3][3]; /* [x: i - 1 .. i + 1][y: j - 1 .. j + 1] */
+#pragma unroll
+        for (int cx = 0; cx < 3; cx++)
+#pragma unroll
+            for (int cy = 0; cy < 3; cy++)
+                a[cx][cy] = 0.75f * xc[cell_at(C, i - 1 + cx, j - 1 + cy, k)] + 0.25f * xc[cell_at(C, i - 1 + cx, j - 1 + cy, kn)];
+#pragma unroll
+        for (int dy = 0; dy < 2; dy++) {
+            /* t1(c) = wy0 a0 + wy1 a1: cy0 = j (index 1), cy1 = j - 1 or j + 1 */
+            float t[3];
+#pragma unroll
+            for (int cx = 0; cx < 3; cx++) t[cx] = 0.75f * a[cx][1] + 0.25f * a[cx][dy ? 2 : 0];
+#pragma unroll
+            for (int dx = 0; dx < 2; dx++) {
+                const float v = 0.75f * t[1] + 0.25f * t[dx ? 2 : 0];
+                const int fi = 2 * i + dx, fj = 2 * j + dy, fk = 2 * k + dz;
+                const int e = cell_at(F, fi, fj, fk);
+                xf[e] = add ? xf[e] + (in_ubox(F, fi, fj, fk, 0) ? F.uiw : F.inv_weight[e]) * v : v;
+            }
+        }
+    }
+}
+
 /* ------------------------------------------------------------------ null space */
 /* the CPU's serial remove_mean, in one thread (coarsest level: at most 27 cells) */
 /* cells0: C.cells[0] when one component holds every solved cell (read once by the caller) */
@@ -1857,7 +1906,7 @@ static void remove_mean0(cu_sim *c, float *v, bool summed = false, double *dot =
 #ifndef SMALL_TILE_CELLS
 #define SMALL_TILE_CELLS 262144
 #endif
-static bool small_tile(const LevA &L) { return (long long)L.n[0] * L.n[1] * L.n[2] <= SMALL_TILE_CELLS; }
+static bool small_tile(const LevA &L) { return (long long)L.n[0] * L.n[1] * L.n[2] <= (L.dim == 3 ? (long long)L.small3 : SMALL_TILE_CELLS); }
 /* 2D levels of at most TINY_TILE_CELLS cells (256^2 .. 128^2 at 2048^2): tiles of 32 x 8 (cuda_notes 63: more blocks on
  * these latency-bound levels; measured on the H100, 2D 2048^2 project 1.713 / 1.705 -> 1.689 / 1.689 ms; up to 512^2:
  * 1.701 / 1.706) */
@@ -1892,9 +1941,9 @@ static void launch_sweep(cu_sim *c, const LevA &L, const float *x, float *xout, 
         }
     }
     if (rout) {
-        if (DIM == 2 && zero == 1)
+        if (zero == 1)
             k_sweep_tile<DIM, TX, TY, TZ, false, false, 1, 1, 1><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean, rout);
-        else if (DIM == 2 && zero == 2)
+        else if (zero == 2)
             k_sweep_tile<DIM, TX, TY, TZ, false, false, 2, 1, 1><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean, rout);
         return;
     }
@@ -1930,8 +1979,8 @@ static void full_sweep(cu_sim *c, const LevA &L, const float *x, float *xout, co
     if (tiny_tile(L)) launch_sweep<2, 32, 8, 1>(c, L, x, xout, b, c1, active, pa, p, dot, zero, rs, mean, ns, rout);
     else if (L.dim == 2 && sm) launch_sweep<2, 32, 16, 1>(c, L, x, xout, b, c1, active, pa, p, dot, zero, rs, mean, ns, rout);
     else if (L.dim == 2) launch_sweep<2, 64, 32, 1>(c, L, x, xout, b, c1, active, pa, p, dot, zero, rs, mean, ns, rout);
-    else if (sm) launch_sweep<3, 32, 8, 4>(c, L, x, xout, b, c1, active, pa, false, dot, zero, rs, mean, 1, nullptr);
-    else launch_sweep<3, 32, 8, 8>(c, L, x, xout, b, c1, active, pa, false, dot, zero, rs, mean, 1, nullptr);
+    else if (sm) launch_sweep<3, 32, 8, 4>(c, L, x, xout, b, c1, active, pa, false, dot, zero, rs, mean, 1, rout);
+    else launch_sweep<3, 32, 8, 8>(c, L, x, xout, b, c1, active, pa, false, dot, zero, rs, mean, 1, rout);
 }
 
 /* level 0 runs grid-wide kernels without periodic axes: its first sweep is k_first_sweep and its post-sweeps are
@@ -1964,11 +2013,20 @@ static void rz_partials(cu_sim *c, const int *active) {
  * (cuda_notes 36). Measured on the H100 (2D 2048^2 / 3D 256^3 project, 20-step medians): 2D all levels 2.357 ->
  * 2.236 ms (coarse levels only: 2.310); 3D slower (9.65 -> 9.88 ms with level 0, 9.69 without: the staged
  * first sweep gathers 7 b and inv_diag pairs per black cell of a 2.5x halo), so 2D only. */
-static int pre_fused(const LevA &L) { return EDDY_MG_SMOOTH >= 2 && L.dim == 2; }
+static int pre_fused(const cu_sim *c, int l) {
+    const LevA &L = c->pois->lv[l].a;
+    if (L.dim == 3) return EDDY_MG_SMOOTH >= 2 && (c->pois->exp_pre3 == 2 || (c->pois->exp_pre3 == 1 && l == 0));
+    return EDDY_MG_SMOOTH >= 2 && L.dim == 2;
+}
 
 /* the residual of a 2D level computed by its pre-smoothing pass (k_sweep_tile with RES, halo 3) instead of a
  * k_residual_w pass (cuda_notes 47); levels without periodic axes */
-static bool res_fused(const LevA &L) { return pre_fused(L) && EDDY_MG_SMOOTH == 2 && L.dim == 2; }
+static bool res_fused(const LevA &L) { return EDDY_MG_SMOOTH == 2 && L.dim == 2; }
+static bool res_fused(const cu_sim *c, int l) {
+    const LevA &L = c->pois->lv[l].a;
+    if (L.dim == 3) return EDDY_MG_SMOOTH == 2 && c->pois->exp_res3 && l == 0 && pre_fused(c, l);
+    return res_fused(L);
+}
 
 /* ... and restricted by it into the coarse b (k_sweep_tile with RES == 2, halo 5) instead of a k_restrict pass
  * (cuda_notes 49): 2D levels without periodic axes whose two axes are both coarsened */
@@ -1981,6 +2039,12 @@ static bool rst_fused(const LevelD &L) {
  * (levels below 0 only: 2.168), 4096^2 8.09 -> 7.51 ms. 3D keeps its separate k_prolong and two passes (the 3D
  * halo of one pass already costs more than its saved bytes, notes 10, 36). */
 static bool post_one_pass(const LevA &L) { return L.dim == 2 && EDDY_MG_SMOOTH == 2; }
+
+/* the 3D prolongation by coarse cells (k_prolong8, cuda_notes 84): every axis of the level coarsened */
+static bool prolong8(const cu_sim *c, const LevelD &L) {
+    return L.a.dim == 3 && L.ax[0].coarsened && L.ax[1].coarsened && L.ax[2].coarsened &&
+           (long long)L.a.n[0] * L.a.n[1] * L.a.n[2] >= (long long)c->pois->exp_pro3;
+}
 
 /* out = M^-1 in: one V-cycle (poisson_mg.c eddy__poisson_vcycle); levels from tail_first on run in one block */
 static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
@@ -2001,10 +2065,10 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
             const bool one_post = post_one_pass(L.a);
             int cur = ((2 * EDDY_MG_SMOOTH - 1) % 2) ^ (one_post ? 1 : 0);
             int s = 1;
-            const int zero = pre_fused(L.a);
+            const int zero = pre_fused(c, l);
             /* the residual computed by the pre-smoothing pass when that is the last pre-sweep, and restricted by it
              * where both axes are coarsened */
-            float *rout = res_fused(L.a) ? L.r : nullptr;
+            float *rout = res_fused(c, l) ? L.r : nullptr;
             const bool rr = rst_fused(L);
             ProlongArgs ra = {};
             if (rr) ra = ProlongArgs{P->lv[l + 1].a, L.ax[0], L.ax[1], L.ax[2], nullptr, P->lv[l + 1].b};
@@ -2035,7 +2099,7 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
             k_half_sweep<<<half_grid(L.a), bl, 0, c->stream>>>(L.a, L.x, L.b, 1, 1.0f, 0, active);
         }
         float *xnow = any_periodic ? L.x : (L.cur ? L.xa : L.x);
-        if (any_periodic || !res_fused(L.a)) {
+        if (any_periodic || !res_fused(c, l)) {
             ghosts(c, L, xnow, active);
             k_residual_w<<<gr, bl, 0, c->stream>>>(L.a, xnow, L.b, L.r, active);
         }
@@ -2071,7 +2135,10 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
             /* 2D: the prolongation is added by the first post-sweep as it stages x (no k_prolong pass) */
             const ProlongArgs pa = {C.a, L.ax[0], L.ax[1], L.ax[2], C.x, nullptr};
             const bool fuse = L.a.dim == 2;
-            if (!fuse) k_prolong<<<gr, bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], C.x, buf[cur], 1, active);
+            if (!fuse && prolong8(c, L))
+                k_prolong8<<<cells_grid(C.a), bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], C.x, buf[cur], 1, active);
+            else if (!fuse)
+                k_prolong<<<gr, bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], C.x, buf[cur], 1, active);
             if (post_one_pass(L.a)) {
                 /* both post-sweeps in one pass (the prolongation added while staging): x is in xa (cur == 1, see the
                  * pre-smoothing), the result goes to x */
@@ -2593,6 +2660,10 @@ eddy_status project_init(cu_sim *c) {
         D.a.inv_weight = D.inv_weight;
         D.a.uni = nullptr;
         for (int a = 0; a < 3; a++) D.a.ulo[a] = 1, D.a.uhi[a] = 0; /* no uniform box until build_operator */
+        {
+            const char *m3 = getenv("EDDY_CU_SMALL3");
+            D.a.small3 = m3 ? atoi(m3) : SMALL_TILE_CELLS;
+        }
         if (st == EDDY_OK && D.a.dim == 2) {
             const dim3 g = sweep_grid(D.a);
             st = dev_alloc(c, (void **)&D.uni, ECU_BLOCKS(g) * sizeof(float4), "pressure operator");
@@ -2718,6 +2789,13 @@ eddy_status project_init(cu_sim *c) {
     if (st == EDDY_OK) st = dev_alloc(c, (void **)&P->d_cg, sizeof(CGState), "solver scalars");
     if (st == EDDY_OK && cudaMemsetAsync(P->d_cg, 0, sizeof(CGState), c->stream) != cudaSuccess)
         st = cuda_fail(c, cudaGetLastError(), "solver scalars");
+    {
+        const char *e3 = getenv("EDDY_CU_PRE3"), *p3 = getenv("EDDY_CU_PRO3");
+        P->exp_pre3 = e3 ? atoi(e3) : 1;
+        P->exp_pro3 = p3 ? atoi(p3) : 16 << 20;
+        const char *s3 = getenv("EDDY_CU_RES3");
+        P->exp_res3 = s3 ? atoi(s3) : 0;
+    }
     if (st == EDDY_OK) st = dev_alloc(c, (void **)&P->d_ubad, (size_t)P->nlevels * UBOX_MARGINS * sizeof(int), "pressure operator");
     if (st == EDDY_OK && cudaMallocHost((void **)&P->h_active, sizeof(int)) != cudaSuccess)
         st = cuda_fail(c, cudaGetLastError(), "solver scalars");
