@@ -51,7 +51,6 @@ struct LevA {
      * inv_diag uid > 0 and inv_weight uiw (bitwise; k_ubox_check); empty (ulo > uhi) when none was found */
     int ulo[3], uhi[3];
     float ud, uid, uiw;
-    int small3; /* experiment */
 };
 __device__ inline int cell_at(const LevA &L, int i, int j, int k) { return L.origin + i + L.sy * j + L.sz * k; }
 /* cell (i, j, k) and its neighbours up to m cells away along each axis inside LevA's uniform box: their diag,
@@ -104,7 +103,6 @@ struct PoissonWS {
     CGState *d_cg;    /* the conjugate gradient's scalars */
     int *h_active;    /* pinned: `active`, polled when graphs are off */
     int *d_ubad;      /* k_ubox_check's flags, UBOX_MARGINS per level */
-    int exp_pre3, exp_pro3, exp_res3; /* experiment switches (EDDY_CU_PRE3, EDDY_CU_PRO3, EDDY_CU_RES3) */
     int use_graphs;   /* 1: the solve is two graph launches */
     int graphs;       /* 0 not built yet, 1 built, -1 failed (then the kernels are launched one by one) */
     cudaGraph_t gr_start, gr_loop;
@@ -1087,6 +1085,60 @@ __global__ void k_restrict(LevA F, LevA C, AxisT ax0, AxisT ax1, AxisT ax2, cons
     d_restrict(F, C, ax0, ax1, ax2, fr, cb, i, j, k);
 }
 
+/* 3D restriction with four threads per coarse cell (cuda_notes 86): thread e of cell (cx, cy, cz) sums d_restrict's
+ * t2[e] (y, then x, of fine plane rfz[e]), and thread 0 combines the four from shared memory in d_restrict's order;
+ * for the small, latency-bound levels (a quarter of the serial loads per thread). Block 32 x 8: 32 x 2 coarse cells */
+__global__ void k_restrict4(LevA F, LevA C, AxisT ax0, AxisT ax1, AxisT ax2, const float *__restrict__ fr,
+                            float *__restrict__ cb, const int *active) {
+    ECU_ACTIVE_OR_RETURN(active);
+    __shared__ float t2s[BY][BX];
+    const int tx = (int)threadIdx.x, ty = (int)threadIdx.y, e = ty & 3;
+    const int cx = (int)blockIdx.x * BX + tx, cy = (int)blockIdx.y * (BY / 4) + (ty >> 2), cz = (int)blockIdx.z;
+    const bool in = cx < C.n[0] && cy < C.n[1];
+    int rfz[4];
+    float rwz[4];
+    if (ax2.coarsened && cz >= 1 && cz <= ax2.nc - 2) {
+        rfz[0] = 2 * cz - 1; rfz[1] = 2 * cz; rfz[2] = 2 * cz + 1; rfz[3] = 2 * cz + 2;
+        rwz[0] = 0.125f; rwz[1] = 0.375f; rwz[2] = 0.375f; rwz[3] = 0.125f;
+    } else {
+        for (int q = 0; q < 4; q++) {
+            rfz[q] = ax2.rf[4 * cz + q];
+            rwz[q] = ax2.rw[4 * cz + q];
+        }
+    }
+    if (in) {
+        const bool xin = ax0.coarsened && cx >= 1 && cx <= ax0.nc - 2;
+        auto xpass = [&](int fy, int fz) -> float {
+            const float *f = fr + cell_at(F, 0, fy, fz);
+            if (!ax0.coarsened) return f[cx];
+            if (xin) return 0.125f * f[2 * cx - 1] + 0.375f * f[2 * cx] + 0.375f * f[2 * cx + 1] + 0.125f * f[2 * cx + 2];
+            const int *rf = ax0.rf + 4 * cx;
+            const float *rw = ax0.rw + 4 * cx;
+            return rw[0] * f[rf[0]] + rw[1] * f[rf[1]] + rw[2] * f[rf[2]] + rw[3] * f[rf[3]];
+        };
+        int rfy[4];
+        float rwy[4];
+        if (ax1.coarsened && cy >= 1 && cy <= ax1.nc - 2) {
+            rfy[0] = 2 * cy - 1; rfy[1] = 2 * cy; rfy[2] = 2 * cy + 1; rfy[3] = 2 * cy + 2;
+            rwy[0] = 0.125f; rwy[1] = 0.375f; rwy[2] = 0.375f; rwy[3] = 0.125f;
+        } else {
+            for (int q = 0; q < 4; q++) {
+                rfy[q] = ax1.rf[4 * cy + q];
+                rwy[q] = ax1.rw[4 * cy + q];
+            }
+        }
+        int fz = rfz[0];
+        for (int q = 1; q < 4; q++) fz = q == e ? rfz[q] : fz;
+        t2s[ty][tx] = rwy[0] * xpass(rfy[0], fz) + rwy[1] * xpass(rfy[1], fz) + rwy[2] * xpass(rfy[2], fz) +
+                      rwy[3] * xpass(rfy[3], fz);
+    }
+    __syncthreads();
+    if (!in || e) return;
+    const float v = rwz[0] * t2s[ty][tx] + rwz[1] * t2s[ty + 1][tx] + rwz[2] * t2s[ty + 2][tx] + rwz[3] * t2s[ty + 3][tx];
+    const int ec = cell_at(C, cx, cy, cz);
+    cb[ec] = in_ubox(C, cx, cy, cz, 0) || C.diag[ec] > 0.0f ? v : 0.0f;
+}
+
 __global__ void k_prolong(LevA F, LevA C, AxisT ax0, AxisT ax1, AxisT ax2, const float *__restrict__ xc,
                           float *__restrict__ xf, int add, const int *active) {
     ECU_ACTIVE_OR_RETURN(active);
@@ -1906,7 +1958,7 @@ static void remove_mean0(cu_sim *c, float *v, bool summed = false, double *dot =
 #ifndef SMALL_TILE_CELLS
 #define SMALL_TILE_CELLS 262144
 #endif
-static bool small_tile(const LevA &L) { return (long long)L.n[0] * L.n[1] * L.n[2] <= (L.dim == 3 ? (long long)L.small3 : SMALL_TILE_CELLS); }
+static bool small_tile(const LevA &L) { return (long long)L.n[0] * L.n[1] * L.n[2] <= SMALL_TILE_CELLS; }
 /* 2D levels of at most TINY_TILE_CELLS cells (256^2 .. 128^2 at 2048^2): tiles of 32 x 8 (cuda_notes 63: more blocks on
  * these latency-bound levels; measured on the H100, 2D 2048^2 project 1.713 / 1.705 -> 1.689 / 1.689 ms; up to 512^2:
  * 1.701 / 1.706) */
@@ -1941,9 +1993,9 @@ static void launch_sweep(cu_sim *c, const LevA &L, const float *x, float *xout, 
         }
     }
     if (rout) {
-        if (zero == 1)
+        if (DIM == 2 && zero == 1)
             k_sweep_tile<DIM, TX, TY, TZ, false, false, 1, 1, 1><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean, rout);
-        else if (zero == 2)
+        else if (DIM == 2 && zero == 2)
             k_sweep_tile<DIM, TX, TY, TZ, false, false, 2, 1, 1><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean, rout);
         return;
     }
@@ -1979,8 +2031,8 @@ static void full_sweep(cu_sim *c, const LevA &L, const float *x, float *xout, co
     if (tiny_tile(L)) launch_sweep<2, 32, 8, 1>(c, L, x, xout, b, c1, active, pa, p, dot, zero, rs, mean, ns, rout);
     else if (L.dim == 2 && sm) launch_sweep<2, 32, 16, 1>(c, L, x, xout, b, c1, active, pa, p, dot, zero, rs, mean, ns, rout);
     else if (L.dim == 2) launch_sweep<2, 64, 32, 1>(c, L, x, xout, b, c1, active, pa, p, dot, zero, rs, mean, ns, rout);
-    else if (sm) launch_sweep<3, 32, 8, 4>(c, L, x, xout, b, c1, active, pa, false, dot, zero, rs, mean, 1, rout);
-    else launch_sweep<3, 32, 8, 8>(c, L, x, xout, b, c1, active, pa, false, dot, zero, rs, mean, 1, rout);
+    else if (sm) launch_sweep<3, 32, 8, 4>(c, L, x, xout, b, c1, active, pa, false, dot, zero, rs, mean, 1, nullptr);
+    else launch_sweep<3, 32, 8, 8>(c, L, x, xout, b, c1, active, pa, false, dot, zero, rs, mean, 1, nullptr);
 }
 
 /* level 0 runs grid-wide kernels without periodic axes: its first sweep is k_first_sweep and its post-sweeps are
@@ -2011,22 +2063,18 @@ static void rz_partials(cu_sim *c, const int *active) {
 
 /* the first two pre-sweeps of a level in one k_sweep_tile pass (zero = 1 or 2) instead of k_first_sweep and a tile
  * (cuda_notes 36). Measured on the H100 (2D 2048^2 / 3D 256^3 project, 20-step medians): 2D all levels 2.357 ->
- * 2.236 ms (coarse levels only: 2.310); 3D slower (9.65 -> 9.88 ms with level 0, 9.69 without: the staged
- * first sweep gathers 7 b and inv_diag pairs per black cell of a 2.5x halo), so 2D only. */
+ * 2.236 ms (coarse levels only: 2.310); 3D slower then (9.65 -> 9.88 ms with level 0, 9.69 without: the staged
+ * first sweep gathered 7 b and inv_diag pairs per black cell of a 2.5x halo). With the uniform box and the 3D INNER
+ * loops (cuda_notes 82-83, 87) 3D level 0 gains (project 8.61 -> 8.48 ms; every 3D level: 8.54), so every 2D level
+ * and 3D level 0. */
 static int pre_fused(const cu_sim *c, int l) {
     const LevA &L = c->pois->lv[l].a;
-    if (L.dim == 3) return EDDY_MG_SMOOTH >= 2 && (c->pois->exp_pre3 == 2 || (c->pois->exp_pre3 == 1 && l == 0));
-    return EDDY_MG_SMOOTH >= 2 && L.dim == 2;
+    return EDDY_MG_SMOOTH >= 2 && (L.dim == 2 || l == 0);
 }
 
 /* the residual of a 2D level computed by its pre-smoothing pass (k_sweep_tile with RES, halo 3) instead of a
  * k_residual_w pass (cuda_notes 47); levels without periodic axes */
 static bool res_fused(const LevA &L) { return EDDY_MG_SMOOTH == 2 && L.dim == 2; }
-static bool res_fused(const cu_sim *c, int l) {
-    const LevA &L = c->pois->lv[l].a;
-    if (L.dim == 3) return EDDY_MG_SMOOTH == 2 && c->pois->exp_res3 && l == 0 && pre_fused(c, l);
-    return res_fused(L);
-}
 
 /* ... and restricted by it into the coarse b (k_sweep_tile with RES == 2, halo 5) instead of a k_restrict pass
  * (cuda_notes 49): 2D levels without periodic axes whose two axes are both coarsened */
@@ -2040,11 +2088,19 @@ static bool rst_fused(const LevelD &L) {
  * halo of one pass already costs more than its saved bytes, notes 10, 36). */
 static bool post_one_pass(const LevA &L) { return L.dim == 2 && EDDY_MG_SMOOTH == 2; }
 
-/* the 3D prolongation by coarse cells (k_prolong8, cuda_notes 84): every axis of the level coarsened */
-static bool prolong8(const cu_sim *c, const LevelD &L) {
+/* the 3D prolongation by coarse cells (k_prolong8, cuda_notes 84): levels of at least PROLONG8_CELLS cells with every
+ * axis coarsened. Measured on the H100 (3D 256^3 project, 20-step medians): level 0 only 8.45 -> 8.37 ms (ncu: 137 ->
+ * 113 us per V-cycle); on the 128^3 .. 32^3 levels too it lost (19 -> 25 us, 4-5 -> 10 us: 48 registers, 5 blocks per
+ * SM, and 8x fewer threads on latency-bound levels) */
+#define PROLONG8_CELLS (16 << 20)
+static bool prolong8(const LevelD &L) {
     return L.a.dim == 3 && L.ax[0].coarsened && L.ax[1].coarsened && L.ax[2].coarsened &&
-           (long long)L.a.n[0] * L.a.n[1] * L.a.n[2] >= (long long)c->pois->exp_pro3;
+           (long long)L.a.n[0] * L.a.n[1] * L.a.n[2] >= PROLONG8_CELLS;
 }
+/* the 3D restriction with four threads per coarse cell (k_restrict4, cuda_notes 86) into coarse levels of at most
+ * RESTRICT4_CELLS cells (64^3): measured on the H100, 3D 256^3 project 8.34 -> 8.30 ms; on every level 8.48 ms */
+#define RESTRICT4_CELLS 262144
+static bool restrict4(const LevelD &C) { return C.a.dim == 3 && (long long)C.a.n[0] * C.a.n[1] * C.a.n[2] <= RESTRICT4_CELLS; }
 
 /* out = M^-1 in: one V-cycle (poisson_mg.c eddy__poisson_vcycle); levels from tail_first on run in one block */
 static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
@@ -2068,7 +2124,7 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
             const int zero = pre_fused(c, l);
             /* the residual computed by the pre-smoothing pass when that is the last pre-sweep, and restricted by it
              * where both axes are coarsened */
-            float *rout = res_fused(c, l) ? L.r : nullptr;
+            float *rout = res_fused(L.a) ? L.r : nullptr;
             const bool rr = rst_fused(L);
             ProlongArgs ra = {};
             if (rr) ra = ProlongArgs{P->lv[l + 1].a, L.ax[0], L.ax[1], L.ax[2], nullptr, P->lv[l + 1].b};
@@ -2099,13 +2155,17 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
             k_half_sweep<<<half_grid(L.a), bl, 0, c->stream>>>(L.a, L.x, L.b, 1, 1.0f, 0, active);
         }
         float *xnow = any_periodic ? L.x : (L.cur ? L.xa : L.x);
-        if (any_periodic || !res_fused(c, l)) {
+        if (any_periodic || !res_fused(L.a)) {
             ghosts(c, L, xnow, active);
             k_residual_w<<<gr, bl, 0, c->stream>>>(L.a, xnow, L.b, L.r, active);
         }
         LevelD &C = P->lv[l + 1];
-        if (any_periodic || !rst_fused(L))
+        if (restrict4(C)) {
+            const dim3 rg((unsigned)((C.a.n[0] + BX - 1) / BX), (unsigned)((C.a.n[1] + BY / 4 - 1) / (BY / 4)), (unsigned)C.a.n[2]);
+            k_restrict4<<<rg, bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], L.r, C.b, active);
+        } else if (any_periodic || !rst_fused(L)) {
             k_restrict<<<cells_grid(C.a), bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], L.r, C.b, active);
+        }
     }
     {
         /* programmatic serialisation after a sweep tile (cuda_notes 78): the image staging overlaps that pass */
@@ -2135,7 +2195,7 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
             /* 2D: the prolongation is added by the first post-sweep as it stages x (no k_prolong pass) */
             const ProlongArgs pa = {C.a, L.ax[0], L.ax[1], L.ax[2], C.x, nullptr};
             const bool fuse = L.a.dim == 2;
-            if (!fuse && prolong8(c, L))
+            if (!fuse && prolong8(L))
                 k_prolong8<<<cells_grid(C.a), bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], C.x, buf[cur], 1, active);
             else if (!fuse)
                 k_prolong<<<gr, bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], C.x, buf[cur], 1, active);
@@ -2660,10 +2720,6 @@ eddy_status project_init(cu_sim *c) {
         D.a.inv_weight = D.inv_weight;
         D.a.uni = nullptr;
         for (int a = 0; a < 3; a++) D.a.ulo[a] = 1, D.a.uhi[a] = 0; /* no uniform box until build_operator */
-        {
-            const char *m3 = getenv("EDDY_CU_SMALL3");
-            D.a.small3 = m3 ? atoi(m3) : SMALL_TILE_CELLS;
-        }
         if (st == EDDY_OK && D.a.dim == 2) {
             const dim3 g = sweep_grid(D.a);
             st = dev_alloc(c, (void **)&D.uni, ECU_BLOCKS(g) * sizeof(float4), "pressure operator");
@@ -2789,13 +2845,6 @@ eddy_status project_init(cu_sim *c) {
     if (st == EDDY_OK) st = dev_alloc(c, (void **)&P->d_cg, sizeof(CGState), "solver scalars");
     if (st == EDDY_OK && cudaMemsetAsync(P->d_cg, 0, sizeof(CGState), c->stream) != cudaSuccess)
         st = cuda_fail(c, cudaGetLastError(), "solver scalars");
-    {
-        const char *e3 = getenv("EDDY_CU_PRE3"), *p3 = getenv("EDDY_CU_PRO3");
-        P->exp_pre3 = e3 ? atoi(e3) : 1;
-        P->exp_pro3 = p3 ? atoi(p3) : 16 << 20;
-        const char *s3 = getenv("EDDY_CU_RES3");
-        P->exp_res3 = s3 ? atoi(s3) : 0;
-    }
     if (st == EDDY_OK) st = dev_alloc(c, (void **)&P->d_ubad, (size_t)P->nlevels * UBOX_MARGINS * sizeof(int), "pressure operator");
     if (st == EDDY_OK && cudaMallocHost((void **)&P->h_active, sizeof(int)) != cudaSuccess)
         st = cuda_fail(c, cudaGetLastError(), "solver scalars");
