@@ -16,7 +16,13 @@
  * z-faces with non-temporal stores. Measured on Zen 5 and kept out: passes interleaved row by row or fused into one
  * loop (slower: more live pointers than registers, longer dependency chains), B and C interleaved row by row, the
  * faces written in C's loop, non-temporal x-faces, prefetching elsewhere (further ahead, into L2, C's ring rows,
- * the new x-faces), rows without padding, making uc2 in pass B. */
+ * the new x-faces), rows without padding, making uc2 in pass B. What bounds it (Zen 5, 1 thread, ~1.28 ns/cell in
+ * cache, ~1.45 at 128^3): traffic between L1 and L2 more than arithmetic. Each pass run twice costs only 0.1-0.3
+ * ns/cell more (A 0.10, B 0.27, C 0.24, faces 0.09 in cache), and B writing its three curl components to one row
+ * of their slots, C reading them back from there (wrong values, a probe) takes 128^3 from 1.45 to 1.29 ns/cell:
+ * each curl row is read for allocation, written back and read again a band-plane later. Interleaving B on plane L
+ * and C on L - 1 row by row measured again: 4% faster in cache, 10% slower at 128^3 (with or without streaming).
+ * Cutting that traffic needs another order (e.g. a wavefront over bands of planes, rows outer), not a retuning. */
 #include "float_vector.h"
 #include "vorticity_sweep.h"
 

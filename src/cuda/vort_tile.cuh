@@ -55,8 +55,20 @@ __host__ __device__ inline int vt_wrap(int g, int n) {
 }
 __host__ __device__ inline int vt_max(int a, int b) { return a > b ? a : b; }
 
-/* x / y for y > 0, the same bits: zeros (the quiescent fluid) skip the division's out-of-line path */
-__host__ __device__ inline float vt_fdiv(float x, float y) { return x == 0.0f ? x : x / y; }
+/* x / y for y > 0, the same bits: zeros (the quiescent fluid) skip the division's out-of-line path (its range check
+ * rejects a zero numerator). Selects, not a branch (cuda_notes 110): a zero numerator divides 1 instead and the
+ * result is x, so the division's only branch is its own rarely taken out-of-line path. */
+__host__ __device__ inline float vt_fdiv(float x, float y) {
+    const bool z = x == 0.0f;
+    float a = z ? 1.0f : x;
+#ifdef __CUDA_ARCH__
+    /* opaque to the compiler: it would otherwise see that the result is x whenever a differs from x, divide x
+     * itself and take the out-of-line path for every zero (cuda_notes 111) */
+    asm("mov.b32 %0, %0;" : "+f"(a));
+#endif
+    const float q = a / y;
+    return z ? x : q;
+}
 /* sqrtf(s) for s a sum of squares (never -0), the same bits: zeros skip the square root's out-of-line path (taken
  * for zero, subnormal and special inputs) */
 __host__ __device__ inline float vt_sqrt(float s) { return s == 0.0f ? s : sqrtf(s); }
@@ -75,10 +87,14 @@ __device__ inline float vt_mufu_rsq(float s) {
 #endif
 __host__ __device__ inline float vt_sqrt_fast(float s) {
 #ifdef __CUDA_ARCH__
-    const float r = vt_mufu_rsq(s), y = __fmul_rn(s, r), h = __fmul_rn(r, 0.5f);
-    float v = __fmaf_rn(__fmaf_rn(-y, y, s), h, y);
-    if (__float_as_uint(s) - 0x0d000000u > 0x727fffffu) v = vt_sqrt(s);
-    return v;
+    /* a zero (the quiescent fluid: most of the domain) takes the sequence on 1 and the result s by a select, so
+     * the branch is taken for subnormal and special arguments only (cuda_notes 110) */
+    const bool z = s == 0.0f;
+    const float a = z ? 1.0f : s;
+    const float r = vt_mufu_rsq(a), y = __fmul_rn(a, r), h = __fmul_rn(r, 0.5f);
+    float v = __fmaf_rn(__fmaf_rn(-y, y, a), h, y);
+    if (__float_as_uint(a) - 0x0d000000u > 0x727fffffu) v = sqrtf(a);
+    return z ? s : v;
 #else
     return vt_sqrt(s);
 #endif
@@ -226,18 +242,21 @@ VT_UNROLL
     const float *__restrict__ vv = A.v[1];
     /* the faces of row L that the cell velocities of the lane's columns read, fetched a row ahead */
     F ra[NC], rb[NC], rc[NC], rd[NC];
-    auto fetch = [&](int L) {
-        const int y = phys(L);
+    auto fetch = [&](int L, auto steady) {
+        constexpr bool S = decltype(steady)::value;
+        const int y = S ? L : phys(L);
 VT_UNROLL
         for (int c = 0; c < NC; c++) {
             const I iu = col[c] + y * (n0 + 1), iv = col[c] + y * n0;
             ra[c] = vload(vu, iu, B(true));
             rb[c] = vload(vu, iu + 1, B(true));
-            rc[c] = vload(vv, iv, B(true));
+            /* the bottom y-face of row L is the top one of row L - 1, fetched the step before (steady steps: rows
+             * L - 1 and L inside, neither wraps) */
+            rc[c] = S ? rd[c] : vload(vv, iv, B(true));
             rd[c] = vload(vv, iv + n0, B(true));
         }
     };
-    fetch(umin);
+    fetch(umin, VtBool<false>());
     /* rows of each level kept in registers: cell velocity L-2 .. L, |curl| L-3 .. L-1, curl L-2 .. L-1, force
      * x L-2, force y L-3 .. L-2 */
     F u0m2[NC], u0m1[NC], u0[NC], u1m1[NC], u1[NC], mgm3[NC], mgm2[NC], mgm1[NC], wzm2[NC], wzm1[NC];
@@ -276,7 +295,7 @@ VT_UNROLL
                 u1[c] = 0.5f * (rc[c] + rd[c]);
             }
         }
-        if (do_u && (S || L + 1 <= umax)) fetch(L + 1);
+        if (do_u && (S || L + 1 <= umax)) fetch(L + 1, steady);
         /* curl and |curl| of row Lc */
 VT_UNROLL
         for (int c = 0; c < NC; c++) {
@@ -351,7 +370,11 @@ VT_UNROLL
     const int s0 = vt_max(r0 + 2, 3), s1 = vt_min(vt_min(r1 + 1, umax - 1), n1 - 2);
     int L = umin;
     for (; L < s0 && L <= fmax + 2; L++) step(L, VtBool<false>());
-    for (; L <= s1; L++) step(L, VtBool<true>());
+    /* steady steps in pairs (the two-row rings renamed, not moved); a last odd one runs as a general step */
+    for (; L + 1 <= s1; L += 2) {
+        step(L, VtBool<true>());
+        step(L + 1, VtBool<true>());
+    }
     for (; L <= fmax + 2; L++) step(L, VtBool<false>());
     if (last) { /* the top row of y-faces */
 VT_UNROLL
