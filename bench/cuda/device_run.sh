@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the CUDA tests, the sanitizers and the bench on a machine with an NVIDIA GPU, writing logs into $OUT
 # (default ./cuda_out). Uses prebuilt binaries in $PREBUILT when they run here, else builds with CMake.
-# usage: bench/cuda/device_run.sh [test] [test2] [tiny] [san-tiny] [sanitize] [forces] [bench] [bench-quick] [ncu] [ncu-adv] [ncu-forces] [advexp] [ncu-adv-sum] [advcmp] [ncu-advm] [sass-adv] (EDDY_BUILD_DIR: build folder)
+# usage: bench/cuda/device_run.sh [test] [test2] [tiny] [san-tiny] [sanitize] [forces] [bench] [bench-quick] [ncu] [ncu-adv] [ncu-forces] [advexp] [ncu-adv-sum] [advcmp] [ncu-advm] [sass-adv] [step3d] [step512] [ncu3d] [exp3d] (EDDY_BUILD_DIR: build folder)
 set -uo pipefail
 OUT=${OUT:-$PWD/cuda_out}
 mkdir -p "$OUT"
@@ -133,6 +133,22 @@ for what in "$@"; do
         awk -v f="$f" '/Function :/ {p = index($0, f) > 0} p' /tmp/adv_sass.txt > "$OUT/sass_$f.txt"; echo "$f: $(grep -cE '^ +/\*[0-9a-f]{4}\*/' "$OUT/sass_$f.txt") instructions"
       done
     else echo "no cuobjdump ($cod) or object ($obj)"; fi ;;
+  step3d)
+    # issue 7, version 19: the 3D 256^3 steps (warm start 0 and 1), twice
+    for k in 1 2; do timeout 120 "$bin/bench_cuda" --only 256 --no-stages 2>&1 | grep -E "^  3D|copy kernel"; done | tee "$OUT/step3d.log" ;;
+  exp3d)
+    # issue 7, version 19: the 3D 256^3 steps for each experiment setting in $EXP3D ("VAR=v VAR=v;VAR=v ..."), twice
+    IFS=';' read -ra sets <<< "${EXP3D:-}"
+    for k in 1 2; do for set in "${sets[@]}"; do
+      echo "[$set] $(env $set timeout 120 "$bin/bench_cuda" --only 256 --no-stages 2>&1 | grep -E "^  3D" | tr '\n' ' ')"
+    done; done | tee "$OUT/exp3d.log" ;;
+  step512) timeout 200 "$bin/bench_cuda" --only 512 --no-stages --steps 10 2>&1 | tee "$OUT/step512.log" ;;
+  ncu3d)
+    # every kernel launch of one 3D 256^3 step (warm start 0, graphs off, caches kept): time, DRAM bytes, L2 bytes,
+    # issue, occupancy, registers; one CSV row per launch
+    timeout 300 "$ncu" --clock-control none --cache-control none --profile-from-start off --csv --page raw \
+      --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,sm__inst_issued.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,launch__grid_size \
+      "$bin/bench_cuda" --profile 3 256 0 > "$OUT/ncu3d.csv" 2>&1; echo "ncu3d rc=$?"; grep -c k_ "$OUT/ncu3d.csv" ;;
   bench-quick) timeout 200 "$bin/bench_cuda" --quick > "$OUT/bench.log" 2>&1; echo "bench rc=$?"; cat "$OUT/bench.log" ;;
   esac
 done

@@ -47,8 +47,18 @@ struct LevA {
      * block's region (tile and UNI_HALO) has the same diag, inv_diag > 0 and inv_weight (w = 1), else w = 0
      * (k_uni_tiles); nullptr: not computed */
     const float4 *uni;
+    /* 3D levels (cuda_notes 82): the box ulo .. uhi (cells, inclusive, per axis) whose cells all have diag ud,
+     * inv_diag uid > 0 and inv_weight uiw (bitwise; k_ubox_check); empty (ulo > uhi) when none was found */
+    int ulo[3], uhi[3];
+    float ud, uid, uiw;
 };
 __device__ inline int cell_at(const LevA &L, int i, int j, int k) { return L.origin + i + L.sy * j + L.sz * k; }
+/* cell (i, j, k) and its neighbours up to m cells away along each axis inside LevA's uniform box: their diag,
+ * inv_diag and inv_weight are L.ud, L.uid and L.uiw (the same values as loaded, cuda_notes 82) */
+__device__ inline bool in_ubox(const LevA &L, int i, int j, int k, int m) {
+    return i - m >= L.ulo[0] && i + m <= L.uhi[0] && j - m >= L.ulo[1] && j + m <= L.uhi[1] && k - m >= L.ulo[2] &&
+           k + m <= L.uhi[2];
+}
 
 /* transfer tables of one axis (eddy_paxis) */
 struct AxisT {
@@ -92,6 +102,7 @@ struct PoissonWS {
     size_t tail_vec;  /* floats of the vectors (x, b, r of every tail level) at the start of that shared memory */
     CGState *d_cg;    /* the conjugate gradient's scalars */
     int *h_active;    /* pinned: `active`, polled when graphs are off */
+    int *d_ubad;      /* k_ubox_check's flags, UBOX_MARGINS per level */
     int use_graphs;   /* 1: the solve is two graph launches */
     int graphs;       /* 0 not built yet, 1 built, -1 failed (then the kernels are launched one by one) */
     cudaGraph_t gr_start, gr_loop;
@@ -196,7 +207,7 @@ __device__ inline void d_restrict(const LevA &F, const LevA &C, const AxisT &ax0
         v = rwz[0] * t2[0] + rwz[1] * t2[1] + rwz[2] * t2[2] + rwz[3] * t2[3];
     }
     int ec = cell_at(C, cx, cy, cz);
-    cb[ec] = C.diag[ec] > 0.0f ? v : 0.0f;
+    cb[ec] = in_ubox(C, cx, cy, cz, 0) || C.diag[ec] > 0.0f ? v : 0.0f;
 }
 
 /* (P xc) at fine cell (i, fy, fz) (poisson_mg.c prolong_level, passes fused) */
@@ -237,7 +248,7 @@ __device__ inline void d_prolong(const LevA &F, const LevA &C, const AxisT &ax0,
                                  const float *__restrict__ xc, float *__restrict__ xf, int i, int fy, int fz, int add) {
     const float v = d_prolong_value(F, C, ax0, ax1, ax2, xc, i, fy, fz);
     const int e = cell_at(F, i, fy, fz);
-    xf[e] = add ? xf[e] + F.inv_weight[e] * v : v;
+    xf[e] = add ? xf[e] + (in_ubox(F, i, fy, fz, 0) ? F.uiw : F.inv_weight[e]) * v : v;
 }
 
 /* the coarse correction that the first post-sweep adds while staging x (k_sweep_tile with PRO) */
@@ -458,6 +469,35 @@ __global__ void __launch_bounds__(256, SWEEP_MINB(RES, NS))
                     ly++;
                 }
             }
+        } else if constexpr (INNER) {
+            /* 3D inside the level (cuda_notes 83): the thread's position in the region advanced by 256 without
+             * divisions, no bounds tests (every staged cell is a cell of the level: k_sweep_tile's generic loop with
+             * in and interior true) */
+            constexpr int NT = 256, DX = NT % SX, DY = (NT / SX) % SY, DZ = NT / (SX * SY);
+            int lx = tid % SX, ly = (tid / SX) % SY, lz = tid / (SX * SY);
+            for (int q = tid; q < S; q += NT) {
+                const int gx = x0 + lx, gy = y0 + ly, gz = z0 + lz;
+                const int e = cell_at(L, gx, gy, gz);
+                float xv;
+                if (Z) {
+                    xv = ((gx + gy + gz) & 1) == 0 ? 1.0f * (BVU(e) * IDV(e)) : 0.0f;
+                } else {
+                    xv = x[e];
+                }
+                if (PRO) xv = xv + IWV(e) * d_prolong_value(L, pa.C, pa.ax0, pa.ax1, pa.ax2, pa.xc, gx, gy, gz);
+                xs[q] = xv;
+                lx += DX;
+                ly += DY;
+                lz += DZ;
+                if (lx >= SX) {
+                    lx -= SX;
+                    ly++;
+                }
+                if (ly >= SY) {
+                    ly -= SY;
+                    lz++;
+                }
+            }
         } else {
         for (int q = tid; q < S; q += nt) {
             const int lx = q % SX, ly = (q / SX) % SY, lz = q / SSZ;
@@ -506,6 +546,19 @@ __global__ void __launch_bounds__(256, SWEEP_MINB(RES, NS))
                     const int e = cell_at(L, gx, gy, 0);
                     const int s = (lx + o) + SSY * (ly + o);
                     xs[s] = (BVS(e, s) + NBS(s)) * IDV(e);
+                }
+            } else if constexpr (INNER) {
+                /* 3D inside the level (cuda_notes 83): as 2D, a thread keeps its column m of the colour and steps
+                 * the region's rows (y, z), no bounds tests */
+                constexpr int NT = 256;
+                const int COLS = RX / 2, RPP = NT / COLS, m = tid % COLS;
+                for (int row = tid / COLS; row < RY * RZ && tid < RPP * COLS; row += RPP) {
+                    const int ly = row % RY, lz = row / RY;
+                    const int gy = y0 + o + ly, gz = z0 + o + lz;
+                    const int lx = 2 * m + ((gy + gz + p + M) & 1);
+                    const int e = cell_at(L, x0 + o + lx, gy, gz);
+                    const int s = (lx + o) + SSY * (ly + o) + SSZ * (lz + o);
+                    xs[s] = (BVU(e) + NBS(s)) * IDV(e);
                 }
             } else {
             for (int q = tid; q < R / 2; q += nt) {
@@ -607,7 +660,21 @@ __global__ void __launch_bounds__(256, SWEEP_MINB(RES, NS))
             acc = body(BoolC<false>{}, IntC<0>{});
         }
     } else {
-        acc = body(BoolC<false>{}, IntC<0>{});
+        /* 3D: the INNER body where the staged region lies inside the level, and with the uniform box's values
+         * where it lies inside LevA's box (cuda_notes 82-83) */
+        const bool inner = x0 >= 0 && y0 >= 0 && z0 >= 0 && x0 + SX <= L.n[0] && y0 + SY <= L.n[1] && z0 + SZ <= L.n[2];
+        const bool uni = x0 >= L.ulo[0] && y0 >= L.ulo[1] && z0 >= L.ulo[2] && x0 + SX - 1 <= L.uhi[0] &&
+                         y0 + SY - 1 <= L.uhi[1] && z0 + SZ - 1 <= L.uhi[2];
+        if (inner && uni) {
+            u_d = L.ud;
+            u_id = L.uid;
+            u_iw = L.uiw;
+            acc = body(BoolC<true>{}, IntC<1>{});
+        } else if (inner) {
+            acc = body(BoolC<true>{}, IntC<0>{});
+        } else {
+            acc = body(BoolC<false>{}, IntC<0>{});
+        }
     }
 #undef NBS
 #undef BV
@@ -618,6 +685,20 @@ __global__ void __launch_bounds__(256, SWEEP_MINB(RES, NS))
     }
 }
 
+/* LevA's uniform box (cuda_notes 82): *bad = 1 where a cell of [m, n - 1 - m] (each axis) differs bitwise from the
+ * box's first cell in diag, inv_diag or inv_weight, or where that cell is not solved (diag or inv_diag <= 0) */
+#define UBOX_MARGINS 2
+__global__ void k_ubox_check(LevA L, int m, int *bad) {
+    ECU_IJK(L.n[0] - 2 * m, L.n[1] - 2 * m);
+    if (!inside_) return;
+    const int e0 = cell_at(L, m, m, m), e = cell_at(L, i + m, j + m, k + m);
+    const float d0 = L.diag[e0], id0 = L.inv_diag[e0], iw0 = L.inv_weight[e0];
+    const bool ok = d0 > 0.0f && id0 > 0.0f && __float_as_uint(L.diag[e]) == __float_as_uint(d0) &&
+                    __float_as_uint(L.inv_diag[e]) == __float_as_uint(id0) &&
+                    __float_as_uint(L.inv_weight[e]) == __float_as_uint(iw0);
+    if (!ok) *bad = 1;
+}
+
 /* the first sweep of a V-cycle level, both halves at once: red from zero (x = b / diag), then black from the red
  * neighbours computed in place (b / diag there); the same operations as the two half sweeps, for levels with no
  * periodic axis (where every neighbour of a black cell is red or a zero ghost) */
@@ -626,16 +707,20 @@ __global__ void k_first_sweep(LevA L, float *__restrict__ x, const float *__rest
     ECU_IJK(L.n[0], L.n[1]);
     if (!inside_) return;
     const int e = cell_at(L, i, j, k);
+    /* the cell and its neighbours in the uniform box: inv_diag from the box (cuda_notes 82) */
+    const bool u = in_ubox(L, i, j, k, 1);
+#define IDG(q) (u ? L.uid : L.inv_diag[q])
     if ((i & 1) == ((j + k) & 1)) {
-        x[e] = 1.0f * (b[e] * L.inv_diag[e]);
+        x[e] = 1.0f * (b[e] * IDG(e));
         return;
     }
     /* a red neighbour's value; ghosts hold b = 0, inv_diag = 0 */
-#define RED(q) (1.0f * (b[q] * L.inv_diag[q]))
+#define RED(q) (1.0f * (b[q] * IDG(q)))
     float nb = L.w[0] * (RED(e - 1) + RED(e + 1)) + L.w[1] * (RED(e - L.sy) + RED(e + L.sy));
     if (L.dim == 3) nb = nb + L.w[2] * (RED(e - L.sz) + RED(e + L.sz));
 #undef RED
-    x[e] = (b[e] + nb) * L.inv_diag[e];
+    x[e] = (b[e] + nb) * IDG(e);
+#undef IDG
 }
 
 __global__ void k_jacobi(LevA L, const float *__restrict__ in, float *__restrict__ out, const float *__restrict__ b) {
@@ -650,6 +735,12 @@ __global__ void k_residual_w(LevA L, const float *__restrict__ x, const float *_
     ECU_ACTIVE_OR_RETURN(active);
     ECU_IJK(L.n[0], L.n[1]);
     if (!inside_) return;
+    if (in_ubox(L, i, j, k, 0)) {
+        /* d_residual_w's operations with the box's diag and inv_weight */
+        const int e = cell_at(L, i, j, k);
+        r[e] = (b[e] - (L.ud * x[e] - NBD(x, e))) * L.uiw;
+        return;
+    }
     d_residual_w(L, x, b, r, i, j, k);
 }
 
@@ -673,7 +764,7 @@ __global__ void k_apply(LevA L, const float *__restrict__ in, float *__restrict_
     double acc = 0.0;
     ECU_ROWS_BEGIN(L.n[0], L.n[1])
         int e = cell_at(L, i, j, k);
-        float d = L.diag[e];
+        float d = in_ubox(L, i, j, k, 0) ? L.ud : L.diag[e];
         float a = d * in[e] - NBD(in, e);
         float y = d > 0.0f ? a : 0.0f;
         out[e] = y;
@@ -714,20 +805,24 @@ __global__ void k_first_sweep_shift(LevA L, float *__restrict__ x, const float *
     ECU_IJK(L.n[0], L.n[1]);
     if (!inside_) return;
     const int e = cell_at(L, i, j, k);
+    /* the cell and its neighbours in the uniform box: inv_diag from the box, > 0 (cuda_notes 82) */
+    const bool u = in_ubox(L, i, j, k, 1);
+#define IDG(q) (u ? L.uid : L.inv_diag[q])
     /* inv_diag > 0 exactly where diag > 0 (k_res_shift's test); ghosts: r = 0, inv_diag = 0 */
-#define BSH(q) (L.inv_diag[q] > 0.0f ? r[q] + shift : r[q])
+#define BSH(q) (u || L.inv_diag[q] > 0.0f ? r[q] + shift : r[q])
     const float be = BSH(e);
     rs[e] = be;
     if ((i & 1) == ((j + k) & 1)) {
-        x[e] = 1.0f * (be * L.inv_diag[e]);
+        x[e] = 1.0f * (be * IDG(e));
         return;
     }
-#define RED(q) (1.0f * (BSH(q) * L.inv_diag[q]))
+#define RED(q) (1.0f * (BSH(q) * IDG(q)))
     float nb = L.w[0] * (RED(e - 1) + RED(e + 1)) + L.w[1] * (RED(e - L.sy) + RED(e + L.sy));
     if (L.dim == 3) nb = nb + L.w[2] * (RED(e - L.sz) + RED(e + L.sz));
 #undef RED
 #undef BSH
-    x[e] = (be + nb) * L.inv_diag[e];
+    x[e] = (be + nb) * IDG(e);
+#undef IDG
 }
 
 /* x += alpha p, r = r_in - alpha q on one thread's ECU_ROWS rows of a tile, adding r.r and the sum of r. The
@@ -990,12 +1085,113 @@ __global__ void k_restrict(LevA F, LevA C, AxisT ax0, AxisT ax1, AxisT ax2, cons
     d_restrict(F, C, ax0, ax1, ax2, fr, cb, i, j, k);
 }
 
+/* 3D restriction with four threads per coarse cell (cuda_notes 86): thread e of cell (cx, cy, cz) sums d_restrict's
+ * t2[e] (y, then x, of fine plane rfz[e]), and thread 0 combines the four from shared memory in d_restrict's order;
+ * for the small, latency-bound levels (a quarter of the serial loads per thread). Block 32 x 8: 32 x 2 coarse cells */
+__global__ void k_restrict4(LevA F, LevA C, AxisT ax0, AxisT ax1, AxisT ax2, const float *__restrict__ fr,
+                            float *__restrict__ cb, const int *active) {
+    ECU_ACTIVE_OR_RETURN(active);
+    __shared__ float t2s[BY][BX];
+    const int tx = (int)threadIdx.x, ty = (int)threadIdx.y, e = ty & 3;
+    const int cx = (int)blockIdx.x * BX + tx, cy = (int)blockIdx.y * (BY / 4) + (ty >> 2), cz = (int)blockIdx.z;
+    const bool in = cx < C.n[0] && cy < C.n[1];
+    int rfz[4];
+    float rwz[4];
+    if (ax2.coarsened && cz >= 1 && cz <= ax2.nc - 2) {
+        rfz[0] = 2 * cz - 1; rfz[1] = 2 * cz; rfz[2] = 2 * cz + 1; rfz[3] = 2 * cz + 2;
+        rwz[0] = 0.125f; rwz[1] = 0.375f; rwz[2] = 0.375f; rwz[3] = 0.125f;
+    } else {
+        for (int q = 0; q < 4; q++) {
+            rfz[q] = ax2.rf[4 * cz + q];
+            rwz[q] = ax2.rw[4 * cz + q];
+        }
+    }
+    if (in) {
+        const bool xin = ax0.coarsened && cx >= 1 && cx <= ax0.nc - 2;
+        auto xpass = [&](int fy, int fz) -> float {
+            const float *f = fr + cell_at(F, 0, fy, fz);
+            if (!ax0.coarsened) return f[cx];
+            if (xin) return 0.125f * f[2 * cx - 1] + 0.375f * f[2 * cx] + 0.375f * f[2 * cx + 1] + 0.125f * f[2 * cx + 2];
+            const int *rf = ax0.rf + 4 * cx;
+            const float *rw = ax0.rw + 4 * cx;
+            return rw[0] * f[rf[0]] + rw[1] * f[rf[1]] + rw[2] * f[rf[2]] + rw[3] * f[rf[3]];
+        };
+        int rfy[4];
+        float rwy[4];
+        if (ax1.coarsened && cy >= 1 && cy <= ax1.nc - 2) {
+            rfy[0] = 2 * cy - 1; rfy[1] = 2 * cy; rfy[2] = 2 * cy + 1; rfy[3] = 2 * cy + 2;
+            rwy[0] = 0.125f; rwy[1] = 0.375f; rwy[2] = 0.375f; rwy[3] = 0.125f;
+        } else {
+            for (int q = 0; q < 4; q++) {
+                rfy[q] = ax1.rf[4 * cy + q];
+                rwy[q] = ax1.rw[4 * cy + q];
+            }
+        }
+        int fz = rfz[0];
+        for (int q = 1; q < 4; q++) fz = q == e ? rfz[q] : fz;
+        t2s[ty][tx] = rwy[0] * xpass(rfy[0], fz) + rwy[1] * xpass(rfy[1], fz) + rwy[2] * xpass(rfy[2], fz) +
+                      rwy[3] * xpass(rfy[3], fz);
+    }
+    __syncthreads();
+    if (!in || e) return;
+    const float v = rwz[0] * t2s[ty][tx] + rwz[1] * t2s[ty + 1][tx] + rwz[2] * t2s[ty + 2][tx] + rwz[3] * t2s[ty + 3][tx];
+    const int ec = cell_at(C, cx, cy, cz);
+    cb[ec] = in_ubox(C, cx, cy, cz, 0) || C.diag[ec] > 0.0f ? v : 0.0f;
+}
+
 __global__ void k_prolong(LevA F, LevA C, AxisT ax0, AxisT ax1, AxisT ax2, const float *__restrict__ xc,
                           float *__restrict__ xf, int add, const int *active) {
     ECU_ACTIVE_OR_RETURN(active);
     ECU_IJK(F.n[0], F.n[1]);
     if (!inside_) return;
     d_prolong(F, C, ax0, ax1, ax2, xc, xf, i, j, k, add);
+}
+
+/* 3D prolongation with every axis coarsened, a thread per coarse cell and its 2 x 2 x 2 fine cells (cuda_notes 84):
+ * where the coarse cell's neighbours along every axis exist (d_prolong_value's regular pattern for all 8 fine
+ * cells), the 27 coarse values are loaded once and the z, then y, then x lerps shared between the fine cells that
+ * use them: each fine value is d_prolong_value's w0 t1(c0) + w1 t1(c1) of the same products and sums; other coarse
+ * cells run d_prolong per fine cell */
+__global__ void __launch_bounds__(256, 5) k_prolong8(LevA F, LevA C, AxisT ax0, AxisT ax1, AxisT ax2, const float *__restrict__ xc,
+                           float *__restrict__ xf, int add, const int *active) {
+    ECU_ACTIVE_OR_RETURN(active);
+    ECU_IJK(C.n[0], C.n[1]);
+    if (!inside_) return;
+    const bool regular = i >= 1 && i <= C.n[0] - 2 && j >= 1 && j <= C.n[1] - 2 && k >= 1 && k <= C.n[2] - 2;
+    if (!regular) {
+        for (int dz = 0; dz < 2; dz++)
+            for (int dy = 0; dy < 2; dy++)
+                for (int dx = 0; dx < 2; dx++) {
+                    const int fi = 2 * i + dx, fj = 2 * j + dy, fk = 2 * k + dz;
+                    if (fi < F.n[0] && fj < F.n[1] && fk < F.n[2]) d_prolong(F, C, ax0, ax1, ax2, xc, xf, fi, fj, fk, add);
+                }
+        return;
+    }
+#pragma unroll
+    for (int dz = 0; dz < 2; dz++) {
+        /* entry along z: c0 = k (0.75), c1 = k - 1 or k + 1 (0.25) */
+        const int kn = dz ? k + 1 : k - 1;
+        float a[3][3]; /* [x: i - 1 .. i + 1][y: j - 1 .. j + 1] */
+#pragma unroll
+        for (int cx = 0; cx < 3; cx++)
+#pragma unroll
+            for (int cy = 0; cy < 3; cy++)
+                a[cx][cy] = 0.75f * xc[cell_at(C, i - 1 + cx, j - 1 + cy, k)] + 0.25f * xc[cell_at(C, i - 1 + cx, j - 1 + cy, kn)];
+#pragma unroll
+        for (int dy = 0; dy < 2; dy++) {
+            /* t1(c) = wy0 a0 + wy1 a1: cy0 = j (index 1), cy1 = j - 1 or j + 1 */
+            float t[3];
+#pragma unroll
+            for (int cx = 0; cx < 3; cx++) t[cx] = 0.75f * a[cx][1] + 0.25f * a[cx][dy ? 2 : 0];
+#pragma unroll
+            for (int dx = 0; dx < 2; dx++) {
+                const float v = 0.75f * t[1] + 0.25f * t[dx ? 2 : 0];
+                const int fi = 2 * i + dx, fj = 2 * j + dy, fk = 2 * k + dz;
+                const int e = cell_at(F, fi, fj, fk);
+                xf[e] = add ? xf[e] + (in_ubox(F, fi, fj, fk, 0) ? F.uiw : F.inv_weight[e]) * v : v;
+            }
+        }
+    }
 }
 
 /* ------------------------------------------------------------------ null space */
@@ -1867,13 +2063,18 @@ static void rz_partials(cu_sim *c, const int *active) {
 
 /* the first two pre-sweeps of a level in one k_sweep_tile pass (zero = 1 or 2) instead of k_first_sweep and a tile
  * (cuda_notes 36). Measured on the H100 (2D 2048^2 / 3D 256^3 project, 20-step medians): 2D all levels 2.357 ->
- * 2.236 ms (coarse levels only: 2.310); 3D slower (9.65 -> 9.88 ms with level 0, 9.69 without: the staged
- * first sweep gathers 7 b and inv_diag pairs per black cell of a 2.5x halo), so 2D only. */
-static int pre_fused(const LevA &L) { return EDDY_MG_SMOOTH >= 2 && L.dim == 2; }
+ * 2.236 ms (coarse levels only: 2.310); 3D slower then (9.65 -> 9.88 ms with level 0, 9.69 without: the staged
+ * first sweep gathered 7 b and inv_diag pairs per black cell of a 2.5x halo). With the uniform box and the 3D INNER
+ * loops (cuda_notes 82-83, 87) 3D level 0 gains (project 8.61 -> 8.48 ms; every 3D level: 8.54), so every 2D level
+ * and 3D level 0. */
+static int pre_fused(const cu_sim *c, int l) {
+    const LevA &L = c->pois->lv[l].a;
+    return EDDY_MG_SMOOTH >= 2 && (L.dim == 2 || l == 0);
+}
 
 /* the residual of a 2D level computed by its pre-smoothing pass (k_sweep_tile with RES, halo 3) instead of a
  * k_residual_w pass (cuda_notes 47); levels without periodic axes */
-static bool res_fused(const LevA &L) { return pre_fused(L) && EDDY_MG_SMOOTH == 2 && L.dim == 2; }
+static bool res_fused(const LevA &L) { return EDDY_MG_SMOOTH == 2 && L.dim == 2; }
 
 /* ... and restricted by it into the coarse b (k_sweep_tile with RES == 2, halo 5) instead of a k_restrict pass
  * (cuda_notes 49): 2D levels without periodic axes whose two axes are both coarsened */
@@ -1886,6 +2087,20 @@ static bool rst_fused(const LevelD &L) {
  * (levels below 0 only: 2.168), 4096^2 8.09 -> 7.51 ms. 3D keeps its separate k_prolong and two passes (the 3D
  * halo of one pass already costs more than its saved bytes, notes 10, 36). */
 static bool post_one_pass(const LevA &L) { return L.dim == 2 && EDDY_MG_SMOOTH == 2; }
+
+/* the 3D prolongation by coarse cells (k_prolong8, cuda_notes 84): levels of at least PROLONG8_CELLS cells with every
+ * axis coarsened. Measured on the H100 (3D 256^3 project, 20-step medians): level 0 only 8.45 -> 8.37 ms (ncu: 137 ->
+ * 113 us per V-cycle); on the 128^3 .. 32^3 levels too it lost (19 -> 25 us, 4-5 -> 10 us: 48 registers, 5 blocks per
+ * SM, and 8x fewer threads on latency-bound levels) */
+#define PROLONG8_CELLS (16 << 20)
+static bool prolong8(const LevelD &L) {
+    return L.a.dim == 3 && L.ax[0].coarsened && L.ax[1].coarsened && L.ax[2].coarsened &&
+           (long long)L.a.n[0] * L.a.n[1] * L.a.n[2] >= PROLONG8_CELLS;
+}
+/* the 3D restriction with four threads per coarse cell (k_restrict4, cuda_notes 86) into coarse levels of at most
+ * RESTRICT4_CELLS cells (64^3): measured on the H100, 3D 256^3 project 8.34 -> 8.30 ms; on every level 8.48 ms */
+#define RESTRICT4_CELLS 262144
+static bool restrict4(const LevelD &C) { return C.a.dim == 3 && (long long)C.a.n[0] * C.a.n[1] * C.a.n[2] <= RESTRICT4_CELLS; }
 
 /* out = M^-1 in: one V-cycle (poisson_mg.c eddy__poisson_vcycle); levels from tail_first on run in one block */
 static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
@@ -1906,7 +2121,7 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
             const bool one_post = post_one_pass(L.a);
             int cur = ((2 * EDDY_MG_SMOOTH - 1) % 2) ^ (one_post ? 1 : 0);
             int s = 1;
-            const int zero = pre_fused(L.a);
+            const int zero = pre_fused(c, l);
             /* the residual computed by the pre-smoothing pass when that is the last pre-sweep, and restricted by it
              * where both axes are coarsened */
             float *rout = res_fused(L.a) ? L.r : nullptr;
@@ -1945,8 +2160,12 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
             k_residual_w<<<gr, bl, 0, c->stream>>>(L.a, xnow, L.b, L.r, active);
         }
         LevelD &C = P->lv[l + 1];
-        if (any_periodic || !rst_fused(L))
+        if (restrict4(C)) {
+            const dim3 rg((unsigned)((C.a.n[0] + BX - 1) / BX), (unsigned)((C.a.n[1] + BY / 4 - 1) / (BY / 4)), (unsigned)C.a.n[2]);
+            k_restrict4<<<rg, bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], L.r, C.b, active);
+        } else if (any_periodic || !rst_fused(L)) {
             k_restrict<<<cells_grid(C.a), bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], L.r, C.b, active);
+        }
     }
     {
         /* programmatic serialisation after a sweep tile (cuda_notes 78): the image staging overlaps that pass */
@@ -1976,7 +2195,10 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
             /* 2D: the prolongation is added by the first post-sweep as it stages x (no k_prolong pass) */
             const ProlongArgs pa = {C.a, L.ax[0], L.ax[1], L.ax[2], C.x, nullptr};
             const bool fuse = L.a.dim == 2;
-            if (!fuse) k_prolong<<<gr, bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], C.x, buf[cur], 1, active);
+            if (!fuse && prolong8(L))
+                k_prolong8<<<cells_grid(C.a), bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], C.x, buf[cur], 1, active);
+            else if (!fuse)
+                k_prolong<<<gr, bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], C.x, buf[cur], 1, active);
             if (post_one_pass(L.a)) {
                 /* both post-sweeps in one pass (the prolongation added while staging): x is in xa (cur == 1, see the
                  * pre-smoothing), the result goes to x */
@@ -2359,10 +2581,45 @@ static eddy_status build_operator(cu_sim *c) {
         if (st == EDDY_OK) st = send(c, D.inv_weight, H->inv_weight, bytes);
         if (st == EDDY_OK) uni_tiles(c, D);
     }
+    /* 3D: each level's uniform box, the cells at least m = 1 (else 2) from its sides (cuda_notes 82); set from the
+     * flags after the synchronisation below */
+    const bool ubox = P->d_ubad && HP->levels[0].dim == 3;
+    if (st == EDDY_OK && ubox) {
+        if (cudaMemsetAsync(P->d_ubad, 0, (size_t)P->nlevels * UBOX_MARGINS * sizeof(int), c->stream) != cudaSuccess)
+            st = cuda_fail(c, cudaGetLastError(), "pressure operator");
+        for (int l = 0; l < P->nlevels && st == EDDY_OK; l++) {
+            LevA &A = P->lv[l].a;
+            for (int a = 0; a < 3; a++) A.ulo[a] = 1, A.uhi[a] = 0;
+            for (int m = 1; m <= UBOX_MARGINS; m++) {
+                if (A.n[0] <= 2 * m || A.n[1] <= 2 * m || A.n[2] <= 2 * m) continue;
+                k_ubox_check<<<tiles(A.n[0] - 2 * m, A.n[1] - 2 * m, A.n[2] - 2 * m), tile_block(), 0, c->stream>>>(
+                    A, m, P->d_ubad + l * UBOX_MARGINS + (m - 1));
+            }
+        }
+    }
     if (st == EDDY_OK) st = fill_tail_image(c);
     if (st == EDDY_OK) st = send_comps(c, &P->comp0, &HP->levels[0]);
     if (st == EDDY_OK && P->nlevels > 1) st = send_comps(c, &P->compc, &HP->levels[P->nlevels - 1]);
     if (st == EDDY_OK && cudaStreamSynchronize(c->stream) != cudaSuccess) st = cuda_fail(c, cudaGetLastError(), "sending the pressure operator");
+    if (st == EDDY_OK && ubox) {
+        int bad[TAIL_LEVELS * UBOX_MARGINS];
+        const int nl = P->nlevels < TAIL_LEVELS ? P->nlevels : TAIL_LEVELS;
+        if (cudaMemcpy(bad, P->d_ubad, (size_t)nl * UBOX_MARGINS * sizeof(int), cudaMemcpyDeviceToHost) != cudaSuccess)
+            st = cuda_fail(c, cudaGetLastError(), "pressure operator");
+        for (int l = 0; l < nl && st == EDDY_OK; l++) {
+            LevA &A = P->lv[l].a;
+            const eddy_plevel *H = &HP->levels[l];
+            for (int m = 1; m <= UBOX_MARGINS; m++) {
+                if (A.n[0] <= 2 * m || A.n[1] <= 2 * m || A.n[2] <= 2 * m || bad[l * UBOX_MARGINS + (m - 1)]) continue;
+                const size_t e0 = (size_t)A.origin + (size_t)m * (1 + (size_t)A.sy + (size_t)A.sz);
+                A.ud = H->diag[e0];
+                A.uid = H->inv_diag[e0];
+                A.uiw = H->inv_weight[e0];
+                for (int a = 0; a < 3; a++) A.ulo[a] = m, A.uhi[a] = A.n[a] - 1 - m;
+                break;
+            }
+        }
+    }
     if (st == EDDY_OK) {
         P->cells0 = P->comp0.count ? HP->levels[0].comps.cells[0] : 1.0;
         P->built = true;
@@ -2462,6 +2719,7 @@ eddy_status project_init(cu_sim *c) {
         D.a.inv_diag = D.inv_diag;
         D.a.inv_weight = D.inv_weight;
         D.a.uni = nullptr;
+        for (int a = 0; a < 3; a++) D.a.ulo[a] = 1, D.a.uhi[a] = 0; /* no uniform box until build_operator */
         if (st == EDDY_OK && D.a.dim == 2) {
             const dim3 g = sweep_grid(D.a);
             st = dev_alloc(c, (void **)&D.uni, ECU_BLOCKS(g) * sizeof(float4), "pressure operator");
@@ -2587,6 +2845,7 @@ eddy_status project_init(cu_sim *c) {
     if (st == EDDY_OK) st = dev_alloc(c, (void **)&P->d_cg, sizeof(CGState), "solver scalars");
     if (st == EDDY_OK && cudaMemsetAsync(P->d_cg, 0, sizeof(CGState), c->stream) != cudaSuccess)
         st = cuda_fail(c, cudaGetLastError(), "solver scalars");
+    if (st == EDDY_OK) st = dev_alloc(c, (void **)&P->d_ubad, (size_t)P->nlevels * UBOX_MARGINS * sizeof(int), "pressure operator");
     if (st == EDDY_OK && cudaMallocHost((void **)&P->h_active, sizeof(int)) != cudaSuccess)
         st = cuda_fail(c, cudaGetLastError(), "solver scalars");
     if (st == EDDY_OK && cudaMallocHost((void **)&P->h_warm_scale, sizeof(float)) != cudaSuccess)
@@ -2620,7 +2879,7 @@ void project_free(cu_sim *c) {
         cudaFree(cs[i]->cells);
         cudaFree(cs[i]->sum);
     }
-    void *v[] = {P->sol, P->rhs, P->res, P->z, P->p, P->q, P->rs, P->d_tail, P->d_cg, P->tail_image};
+    void *v[] = {P->sol, P->rhs, P->res, P->z, P->p, P->q, P->rs, P->d_tail, P->d_cg, P->tail_image, P->d_ubad};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) cudaFree(v[i]);
     if (P->h_active) cudaFreeHost(P->h_active);
     if (P->h_warm_scale) cudaFreeHost(P->h_warm_scale);
