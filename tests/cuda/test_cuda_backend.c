@@ -692,6 +692,13 @@ int main(int argc, char **argv) {
         d2t.grid[0] = 320;
         d2t.grid[1] = 240;
         stage_case("project MGPCG 2D 320x240", d2t, cpu_project_stage, EDDY_CUDA_PROJECT, TOL_PROJECT);
+        /* 72x40x40: level 0 has 3D sweep tiles (32 x 8 x 4, halo 2) whose staged region lies inside the level, the
+         * tiles' fast body without bounds tests, and level 0's one-pass pre-smoothing (cuda_notes 83, 87) */
+        eddy_sim_def d3t = d3;
+        d3t.grid[0] = 72;
+        d3t.grid[1] = 40;
+        d3t.grid[2] = 40;
+        stage_case("project MGPCG 3D 72x40x40", d3t, cpu_project_stage, EDDY_CUDA_PROJECT, TOL_PROJECT);
         eddy_sim_def smoke2 = def2(96, 128);
         smoke2.buoyancy_temperature = 1.0f;
         smoke2.vorticity = 0.3f;
