@@ -158,13 +158,28 @@ __device__ inline void d_residual_w(const LevA &L, const float *__restrict__ x, 
     r[e] = (b[e] - (L.diag[e] * x[e] - NBD(x, e))) * L.inv_weight[e];
 }
 
-/* coarse b = mask * R fine r, for coarse cell (cx, cy, cz) (poisson_mg.c restrict_level, passes fused) */
-__device__ inline void d_restrict(const LevA &F, const LevA &C, const AxisT &ax0, const AxisT &ax1, const AxisT &ax2,
-                                  const float *__restrict__ fr, float *__restrict__ cb, int cx, int cy, int cz) {
-    /* away from the ends the tables hold the regular pattern (fine 2c-1 .. 2c+2 with 1/8, 3/8, 3/8, 1/8); there
-     * they are replaced by these constants, in the same order, so the sums are the tables' */
-    const bool xin = ax0.coarsened && cx >= 1 && cx <= ax0.nc - 2;
-    auto xpass = [&](int fy, int fz) -> float {
+/* the restriction's four fine taps and weights of coarse cell c along an axis: away from the ends the tables hold
+ * the regular pattern (fine 2c-1 .. 2c+2 with 1/8, 3/8, 3/8, 1/8); there they are replaced by these constants, in
+ * the same order, so the sums are the tables' */
+__device__ inline void restrict_taps(const AxisT &ax, int c, int rf[4], float rw[4]) {
+    if (ax.coarsened && c >= 1 && c <= ax.nc - 2) {
+        rf[0] = 2 * c - 1; rf[1] = 2 * c; rf[2] = 2 * c + 1; rf[3] = 2 * c + 2;
+        rw[0] = 0.125f; rw[1] = 0.375f; rw[2] = 0.375f; rw[3] = 0.125f;
+    } else {
+        for (int e = 0; e < 4; e++) {
+            rf[e] = ax.rf[4 * c + e];
+            rw[e] = ax.rw[4 * c + e];
+        }
+    }
+}
+
+/* whether coarse column cx's x taps are the regular pattern (restrict_taps) */
+__device__ inline bool restrict_x_inside(const AxisT &ax0, int cx) { return ax0.coarsened && cx >= 1 && cx <= ax0.nc - 2; }
+
+/* R along x (xin: restrict_x_inside), then along y (taps rfy, rwy), of fine plane fz for coarse column cx */
+__device__ inline float restrict_xy(const LevA &F, const AxisT &ax0, const float *__restrict__ fr, int cx, bool xin,
+                                    const int rfy[4], const float rwy[4], int fz) {
+    auto xpass = [&](int fy) -> float {
         const float *f = fr + cell_at(F, 0, fy, fz);
         if (!ax0.coarsened) return f[cx];
         if (xin) return 0.125f * f[2 * cx - 1] + 0.375f * f[2 * cx] + 0.375f * f[2 * cx + 1] + 0.125f * f[2 * cx + 2];
@@ -172,38 +187,25 @@ __device__ inline void d_restrict(const LevA &F, const LevA &C, const AxisT &ax0
         const float *rw = ax0.rw + 4 * cx;
         return rw[0] * f[rf[0]] + rw[1] * f[rf[1]] + rw[2] * f[rf[2]] + rw[3] * f[rf[3]];
     };
+    return rwy[0] * xpass(rfy[0]) + rwy[1] * xpass(rfy[1]) + rwy[2] * xpass(rfy[2]) + rwy[3] * xpass(rfy[3]);
+}
+
+/* coarse b = mask * R fine r, for coarse cell (cx, cy, cz) (poisson_mg.c restrict_level, passes fused) */
+__device__ inline void d_restrict(const LevA &F, const LevA &C, const AxisT &ax0, const AxisT &ax1, const AxisT &ax2,
+                                  const float *__restrict__ fr, float *__restrict__ cb, int cx, int cy, int cz) {
+    const bool xin = restrict_x_inside(ax0, cx);
     int rfy[4];
     float rwy[4];
-    if (ax1.coarsened && cy >= 1 && cy <= ax1.nc - 2) {
-        rfy[0] = 2 * cy - 1; rfy[1] = 2 * cy; rfy[2] = 2 * cy + 1; rfy[3] = 2 * cy + 2;
-        rwy[0] = 0.125f; rwy[1] = 0.375f; rwy[2] = 0.375f; rwy[3] = 0.125f;
-    } else {
-        for (int e = 0; e < 4; e++) {
-            rfy[e] = ax1.rf[4 * cy + e];
-            rwy[e] = ax1.rw[4 * cy + e];
-        }
-    }
+    restrict_taps(ax1, cy, rfy, rwy);
     float v;
     if (F.dim == 2) {
-        v = rwy[0] * xpass(rfy[0], 0) + rwy[1] * xpass(rfy[1], 0) + rwy[2] * xpass(rfy[2], 0) + rwy[3] * xpass(rfy[3], 0);
+        v = restrict_xy(F, ax0, fr, cx, xin, rfy, rwy, 0);
     } else {
         int rfz[4];
         float rwz[4];
-        if (ax2.coarsened && cz >= 1 && cz <= ax2.nc - 2) {
-            rfz[0] = 2 * cz - 1; rfz[1] = 2 * cz; rfz[2] = 2 * cz + 1; rfz[3] = 2 * cz + 2;
-            rwz[0] = 0.125f; rwz[1] = 0.375f; rwz[2] = 0.375f; rwz[3] = 0.125f;
-        } else {
-            for (int e = 0; e < 4; e++) {
-                rfz[e] = ax2.rf[4 * cz + e];
-                rwz[e] = ax2.rw[4 * cz + e];
-            }
-        }
+        restrict_taps(ax2, cz, rfz, rwz);
         float t2[4];
-        for (int e = 0; e < 4; e++) {
-            int fz = rfz[e];
-            t2[e] = rwy[0] * xpass(rfy[0], fz) + rwy[1] * xpass(rfy[1], fz) + rwy[2] * xpass(rfy[2], fz) +
-                    rwy[3] * xpass(rfy[3], fz);
-        }
+        for (int e = 0; e < 4; e++) t2[e] = restrict_xy(F, ax0, fr, cx, xin, rfy, rwy, rfz[e]);
         v = rwz[0] * t2[0] + rwz[1] * t2[1] + rwz[2] * t2[2] + rwz[3] * t2[3];
     }
     int ec = cell_at(C, cx, cy, cz);
@@ -1097,40 +1099,15 @@ __global__ void k_restrict4(LevA F, LevA C, AxisT ax0, AxisT ax1, AxisT ax2, con
     const bool in = cx < C.n[0] && cy < C.n[1];
     int rfz[4];
     float rwz[4];
-    if (ax2.coarsened && cz >= 1 && cz <= ax2.nc - 2) {
-        rfz[0] = 2 * cz - 1; rfz[1] = 2 * cz; rfz[2] = 2 * cz + 1; rfz[3] = 2 * cz + 2;
-        rwz[0] = 0.125f; rwz[1] = 0.375f; rwz[2] = 0.375f; rwz[3] = 0.125f;
-    } else {
-        for (int q = 0; q < 4; q++) {
-            rfz[q] = ax2.rf[4 * cz + q];
-            rwz[q] = ax2.rw[4 * cz + q];
-        }
-    }
+    restrict_taps(ax2, cz, rfz, rwz);
     if (in) {
-        const bool xin = ax0.coarsened && cx >= 1 && cx <= ax0.nc - 2;
-        auto xpass = [&](int fy, int fz) -> float {
-            const float *f = fr + cell_at(F, 0, fy, fz);
-            if (!ax0.coarsened) return f[cx];
-            if (xin) return 0.125f * f[2 * cx - 1] + 0.375f * f[2 * cx] + 0.375f * f[2 * cx + 1] + 0.125f * f[2 * cx + 2];
-            const int *rf = ax0.rf + 4 * cx;
-            const float *rw = ax0.rw + 4 * cx;
-            return rw[0] * f[rf[0]] + rw[1] * f[rf[1]] + rw[2] * f[rf[2]] + rw[3] * f[rf[3]];
-        };
+        const bool xin = restrict_x_inside(ax0, cx);
         int rfy[4];
         float rwy[4];
-        if (ax1.coarsened && cy >= 1 && cy <= ax1.nc - 2) {
-            rfy[0] = 2 * cy - 1; rfy[1] = 2 * cy; rfy[2] = 2 * cy + 1; rfy[3] = 2 * cy + 2;
-            rwy[0] = 0.125f; rwy[1] = 0.375f; rwy[2] = 0.375f; rwy[3] = 0.125f;
-        } else {
-            for (int q = 0; q < 4; q++) {
-                rfy[q] = ax1.rf[4 * cy + q];
-                rwy[q] = ax1.rw[4 * cy + q];
-            }
-        }
+        restrict_taps(ax1, cy, rfy, rwy);
         int fz = rfz[0];
         for (int q = 1; q < 4; q++) fz = q == e ? rfz[q] : fz;
-        t2s[ty][tx] = rwy[0] * xpass(rfy[0], fz) + rwy[1] * xpass(rfy[1], fz) + rwy[2] * xpass(rfy[2], fz) +
-                      rwy[3] * xpass(rfy[3], fz);
+        t2s[ty][tx] = restrict_xy(F, ax0, fr, cx, xin, rfy, rwy, fz);
     }
     __syncthreads();
     if (!in || e) return;
