@@ -493,6 +493,7 @@ extern "C" eddy_status eddy__cuda_attach(eddy_sim *s) {
     if (!c) return eddy__fail(s, EDDY_ERR_OUT_OF_MEMORY, "cuda: out of host memory");
     c->s = s;
     c->adv_feet = 1;
+    c->prolong8_cells = PROLONG8_CELLS;
     s->backend = c;
     s->backend_ops = &cuda_ops;
     Geo &g = c->g;
@@ -605,6 +606,12 @@ extern "C" eddy_status eddy__cuda_run_stage(eddy_sim *s, eddy_cuda_stage stage, 
 extern "C" eddy_status eddy__cuda_set_graphs(eddy_sim *s, int on) {
     if (!s || s->backend_ops != &cuda_ops) return EDDY_ERR_INVALID_ARGUMENT;
     project_use_graphs(CS(s), on);
+    return EDDY_OK;
+}
+
+extern "C" eddy_status eddy__cuda_set_prolong8_cells(eddy_sim *s, long long cells) {
+    if (!s || s->backend_ops != &cuda_ops || cells < 1) return EDDY_ERR_INVALID_ARGUMENT;
+    project_set_prolong8_cells(CS(s), cells);
     return EDDY_OK;
 }
 

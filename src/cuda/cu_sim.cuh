@@ -27,6 +27,9 @@ struct Readback {
 };
 
 struct AdvectWS;
+/* 16M cells: where k_prolong8 starts to win on the H100 (k_project.cu, cuda_notes 84) */
+#define PROLONG8_CELLS (16LL << 20)
+
 struct PoissonWS;
 struct DiffuseWS;
 
@@ -66,6 +69,8 @@ struct cu_sim {
     int sync_started;
     AdvectWS *adv;
     int adv_feet;           /* advection's first pass keeps range / feet for the later ones (default 1, k_advect.cu) */
+    long long prolong8_cells; /* 3D levels of at least this many cells prolong by coarse cell (k_prolong8); default
+                                 PROLONG8_CELLS, lowered by the tests */
     PoissonWS *pois;
     DiffuseWS *dif;
 };
@@ -108,6 +113,7 @@ eddy_status run_project(cu_sim *c, float dt);
 void finish_project_stats(cu_sim *c);
 /* 0: launch the MGPCG kernels one by one (the host polls convergence); 1: CUDA graphs (default) */
 void project_use_graphs(cu_sim *c, int on);
+void project_set_prolong8_cells(cu_sim *c, long long cells);
 
 /* device allocation that fails through eddy__fail with the size and what it was for */
 eddy_status dev_alloc(cu_sim *c, void **p, size_t bytes, const char *what);

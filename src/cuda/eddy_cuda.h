@@ -40,6 +40,9 @@ eddy_status eddy__cuda_set_graphs(struct eddy_sim *s, int on);
  * 8 B per element of the largest grid; BFECC in 3D: the backward feet, 12 B); 0: the later passes trace again
  * (same results; for tests and timing) */
 eddy_status eddy__cuda_set_advect_feet(struct eddy_sim *s, int on);
+/* 3D levels of at least `cells` cells (default 16M) prolong coarse cell by coarse cell (k_prolong8) instead of fine
+ * cell by fine cell: the same results; the tests lower it so that small grids run that kernel */
+eddy_status eddy__cuda_set_prolong8_cells(struct eddy_sim *s, long long cells);
 /* waits for the device and returns the milliseconds since the previous call (events on the sim's stream) */
 double eddy__cuda_sync_ms(struct eddy_sim *s);
 

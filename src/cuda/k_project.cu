@@ -2065,14 +2065,13 @@ static bool rst_fused(const LevelD &L) {
  * halo of one pass already costs more than its saved bytes, notes 10, 36). */
 static bool post_one_pass(const LevA &L) { return L.dim == 2 && EDDY_MG_SMOOTH == 2; }
 
-/* the 3D prolongation by coarse cells (k_prolong8, cuda_notes 84): levels of at least PROLONG8_CELLS cells with every
- * axis coarsened. Measured on the H100 (3D 256^3 project, 20-step medians): level 0 only 8.45 -> 8.37 ms (ncu: 137 ->
+/* the 3D prolongation by coarse cells (k_prolong8, cuda_notes 84): levels of at least c->prolong8_cells cells
+ * (PROLONG8_CELLS unless a test lowers it) with every axis coarsened. Measured on the H100 (3D 256^3 project, 20-step medians): level 0 only 8.45 -> 8.37 ms (ncu: 137 ->
  * 113 us per V-cycle); on the 128^3 .. 32^3 levels too it lost (19 -> 25 us, 4-5 -> 10 us: 48 registers, 5 blocks per
  * SM, and 8x fewer threads on latency-bound levels) */
-#define PROLONG8_CELLS (16 << 20)
-static bool prolong8(const LevelD &L) {
+static bool prolong8(const cu_sim *c, const LevelD &L) {
     return L.a.dim == 3 && L.ax[0].coarsened && L.ax[1].coarsened && L.ax[2].coarsened &&
-           (long long)L.a.n[0] * L.a.n[1] * L.a.n[2] >= PROLONG8_CELLS;
+           (long long)L.a.n[0] * L.a.n[1] * L.a.n[2] >= c->prolong8_cells;
 }
 /* the 3D restriction with four threads per coarse cell (k_restrict4, cuda_notes 86) into coarse levels of at most
  * RESTRICT4_CELLS cells (64^3): measured on the H100, 3D 256^3 project 8.34 -> 8.30 ms; on every level 8.48 ms */
@@ -2172,7 +2171,7 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
             /* 2D: the prolongation is added by the first post-sweep as it stages x (no k_prolong pass) */
             const ProlongArgs pa = {C.a, L.ax[0], L.ax[1], L.ax[2], C.x, nullptr};
             const bool fuse = L.a.dim == 2;
-            if (!fuse && prolong8(L))
+            if (!fuse && prolong8(c, L))
                 k_prolong8<<<cells_grid(C.a), bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], C.x, buf[cur], 1, active);
             else if (!fuse)
                 k_prolong<<<gr, bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], C.x, buf[cur], 1, active);
@@ -2867,6 +2866,15 @@ void project_free(cu_sim *c) {
 
 void project_use_graphs(cu_sim *c, int on) {
     if (c->pois) c->pois->use_graphs = on;
+}
+
+/* the tests lower the k_prolong8 threshold so that small grids run it; the captured graphs hold the old choice */
+void project_set_prolong8_cells(cu_sim *c, long long cells) {
+    c->prolong8_cells = cells;
+    if (c->pois && c->pois->graphs != 0) {
+        destroy_graphs(c->pois);
+        c->pois->graphs = 0;
+    }
 }
 
 /* after the step's read-back: the pressure statistics into eddy_step_stats */
