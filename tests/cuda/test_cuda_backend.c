@@ -203,7 +203,7 @@ static void stage_case(const char *name, eddy_sim_def d, cpu_stage cs, eddy_cuda
     if (gs == EDDY_CUDA_ADVECT && d.advection != EDDY_ADVECT_SEMI_LAGRANGIAN && (other = make(d, EDDY_BACKEND_CUDA))) {
         other_path = "feet kept vs traced again";
         CHECK(eddy__cuda_set_advect_feet(other, 0) == EDDY_OK, "feet off");
-    } else if (gs == EDDY_CUDA_PROJECT && d.dim == 3 && (other = make(d, EDDY_BACKEND_CUDA))) {
+    } else if (gs == EDDY_CUDA_PROJECT && d.dim == 3 && d.pressure.solver == EDDY_PRESSURE_MGPCG && (other = make(d, EDDY_BACKEND_CUDA))) {
         other_path = "k_prolong at 16M cells vs k_prolong8 on every level";
         CHECK(eddy__cuda_set_prolong8_cells(other, 1) == EDDY_OK, "prolong8 everywhere");
     }
