@@ -1638,20 +1638,28 @@ __global__ void k_masked_sum(LevA L, const float *__restrict__ v, double *partia
     if (ECU_THREAD0()) partials[ECU_BLOCK_ID()] = acc;
 }
 /* k_residual_m with k_masked_sum's partials of the result (the same values summed in the same order: the same bits,
- * one pass fewer) */
+ * one pass fewer); xpartials (when not null): k_masked_sum's partials of x as well, x's mean for the end of the
+ * projection (cuda_notes 96) */
 __global__ void k_residual_m_sum(LevA L, const float *__restrict__ x, const float *__restrict__ b, float *__restrict__ r,
-                                 double *partials) {
+                                 double *partials, double *xpartials) {
     __shared__ double sh[32];
-    double acc = 0.0;
+    __shared__ double shx[32];
+    double acc = 0.0, accx = 0.0;
     ECU_ROWS_BEGIN(L.n[0], L.n[1])
         int e = cell_at(L, i, j, k);
-        float a = b[e] - (L.diag[e] * x[e] - NBD(x, e));
+        const float xe = x[e];
+        float a = b[e] - (L.diag[e] * xe - NBD(x, e));
         float v = L.diag[e] > 0.0f ? a : 0.0f;
         r[e] = v;
         acc += L.diag[e] > 0.0f ? (double)v : 0.0;
+        accx += L.diag[e] > 0.0f ? (double)xe : 0.0;
     ECU_ROWS_END
     acc = block_reduce<RED_SUM>(acc, sh);
     if (ECU_THREAD0()) partials[ECU_BLOCK_ID()] = acc;
+    if (xpartials) {
+        accx = block_reduce<RED_SUM>(accx, shx);
+        if (ECU_THREAD0()) xpartials[ECU_BLOCK_ID()] = accx;
+    }
 }
 __global__ void k_sub_mean(LevA L, float *v, const Readback *rb, int slot, double cells) {
     ECU_IJK(L.n[0], L.n[1]);
@@ -1662,7 +1670,8 @@ __global__ void k_sub_mean(LevA L, float *v, const Readback *rb, int slot, doubl
 }
 /* k_sub_mean over k_dot's launch (ECU_ROWS rows per thread) with k_dot's partials of v.v after the subtraction: the
  * same bits as k_sub_mean then k_dot, one pass fewer (cuda_notes 28) */
-__global__ void k_sub_mean_dot(LevA L, float *v, const Readback *rb, int slot, double cells, double *partials) {
+__global__ void k_sub_mean_dot(LevA L, float *v, const Readback *rb, int slot, double cells, double *partials,
+                               float *__restrict__ copy) {
     __shared__ double sh[32];
     const float mean = (float)(rb->red[slot] / cells);
     double acc = 0.0;
@@ -1673,6 +1682,7 @@ __global__ void k_sub_mean_dot(LevA L, float *v, const Readback *rb, int slot, d
             val = val - mean;
             v[e] = val;
         }
+        if (copy) copy[e] = val;
         acc += (double)val * (double)val;
     ECU_ROWS_END
     acc = block_reduce<RED_SUM>(acc, sh);
@@ -1803,16 +1813,34 @@ __global__ void k_correct(Geo g, LevA L, int a, int out_lo, int out_hi, float *_
     }
 }
 
+/* the end of run_project's restart loop (poisson_mg.c): the solve stands when only the recurrence had not converged,
+ * the true residual meets the tolerance, the restarts or iterations are spent, or the last restart did not reduce
+ * |r|^2 by 4x. Evaluated by k_pressure_correct2 from the readback (the host's double operations, the same bits), so
+ * the projection's end is queued before the host has read the residual (cuda_notes 97). */
+#define R_SOLVE_DONE (R_SCRATCH0 + 5)
+struct SolveEnd {
+    double tol, last;
+    int max_it, last_restart;
+};
+__host__ __device__ inline bool solve_done(const double *rb, const SolveEnd &se) {
+    const double rr = rb[R_CG_RNORM2], bnorm = sqrt(rb[R_CG_BNORM2]);
+    const bool converged = rb[R_CG_RES0] != 0.0;
+    const int it = (int)rb[R_CG_ITER];
+    return !converged || sqrt(rr) <= se.tol * bnorm || se.last_restart || it >= se.max_it || rr > 0.25 * se.last;
+}
+
 /* 2D without periodic axes, one component holding every solved cell (cuda_notes 81): k_sub_mean_pressure's x - mean
  * (not written back: nothing reads x after the step) and pressure, and both k_correct passes in one launch over
  * (n0 + 1) x (n1 + 1) positions: cell (i, j), u face (i, j), v face (i, j); the x - mean of a face's two cells is
  * computed by each reader (the same float operation), the faces' operations are k_correct's */
-__global__ void k_pressure_correct2(Geo g, LevA L, const float *__restrict__ x, const Readback *rb, int slot, double cells,
+__global__ void k_pressure_correct2(Geo g, LevA L, const float *__restrict__ x, Readback *rb, int slot, double cells,
                                     float *__restrict__ p, float scale, float *__restrict__ u, float *__restrict__ v,
-                                    int out_lo0, int out_hi0, int out_lo1, int out_hi1, Flags fl) {
+                                    int out_lo0, int out_hi0, int out_lo1, int out_hi1, Flags fl, SolveEnd se) {
     const int i = (int)(blockIdx.x * BX + threadIdx.x), j = (int)(blockIdx.y * BY + threadIdx.y);
     const int n0 = g.n[0], n1 = g.n[1];
-    if (i > n0 || j > n1) return;
+    const bool done = solve_done(rb->red, se);
+    if (i == 0 && j == 0) rb->red[R_SOLVE_DONE] = done ? 1.0 : 0.0;
+    if (!done || i > n0 || j > n1) return;
     const float mean = (float)(rb->red[slot] / cells);
     const float *d = L.diag;
     auto xm = [&](int e) { return d[e] > 0.0f ? x[e] - mean : x[e]; };
@@ -1899,7 +1927,9 @@ static bool mean_sum_fused(cu_sim *c) { return c->pois->comp0.count && c->pois->
 struct PressureOut {
     float scale;
 };
-static void remove_mean0(cu_sim *c, float *v, bool summed = false, double *dot = nullptr, const PressureOut *pres = nullptr) {
+/* copy (with dot): the result written there too (MGPCG's starting residual, cuda_notes 98) */
+static void remove_mean0(cu_sim *c, float *v, bool summed = false, double *dot = nullptr, const PressureOut *pres = nullptr,
+                         float *copy = nullptr) {
     PoissonWS *P = c->pois;
     const CompD &C = P->comp0;
     const LevA &L = P->lv[0].a;
@@ -1910,7 +1940,7 @@ static void remove_mean0(cu_sim *c, float *v, bool summed = false, double *dot =
         if (!summed) k_masked_sum<<<red_grid(L), tile_block(), 0, c->stream>>>(L, v, part(c, 2));
         const int slots[1] = {R_SCRATCH0 + 2}, ops[1] = {RED_SUM};
         finalize_reductions(c, slots, ops, 1, red_blocks(L));
-        if (dot) k_sub_mean_dot<<<red_grid(L), tile_block(), 0, c->stream>>>(L, v, c->d_rb, R_SCRATCH0 + 2, P->cells0, dot);
+        if (dot) k_sub_mean_dot<<<red_grid(L), tile_block(), 0, c->stream>>>(L, v, c->d_rb, R_SCRATCH0 + 2, P->cells0, dot, copy);
         else if (pres)
             k_sub_mean_pressure<<<gr, tile_block(), 0, c->stream>>>(c->g, L, v, c->d_rb, R_SCRATCH0 + 2, P->cells0, c->pressure,
                                                                     pres->scale, flags_for(c));
@@ -2278,7 +2308,7 @@ static void mgpcg_start(cu_sim *c) {
         /* r = b - A x0, mean-free (poisson_mg.c true_residual) */
         k_warm<<<tiles(c->g.n[0], c->g.n[1], c->g.n[2]), bl, 0, c->stream>>>(c->g, L, P->d_cg, c->pressure, P->sol);
         ghosts(c, L0, P->sol, nullptr);
-        if (mean_sum_fused(c)) k_residual_m_sum<<<red_grid(L), bl, 0, c->stream>>>(L, P->sol, P->rhs, P->res, part(c, 2));
+        if (mean_sum_fused(c)) k_residual_m_sum<<<red_grid(L), bl, 0, c->stream>>>(L, P->sol, P->rhs, P->res, part(c, 2), nullptr);
         else k_residual_m<<<cells_grid(L), bl, 0, c->stream>>>(L, P->sol, P->rhs, P->res);
         if (mean_sum_fused(c)) {
             remove_mean0(c, P->res, true, part(c, 0));
@@ -2289,7 +2319,8 @@ static void mgpcg_start(cu_sim *c) {
         k_cg_initial<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), nb, c->d_rb);
     } else {
         cudaMemsetAsync(P->sol, 0, bytes, c->stream);
-        cudaMemcpyAsync(P->res, P->rhs, bytes, cudaMemcpyDeviceToDevice, c->stream);
+        /* r = b: written by b's mean removal in run_project when it was fused (rhs_to_res) */
+        if (!mean_sum_fused(c)) cudaMemcpyAsync(P->res, P->rhs, bytes, cudaMemcpyDeviceToDevice, c->stream);
     }
     cg_first_iteration(c);
 }
@@ -2469,6 +2500,9 @@ static cudaError_t jacobi(cu_sim *c, int iterations) {
     }
     /* the result back into sol (the MGPCG graphs and the coarse levels hold sol and res by address) */
     if (in != P->sol) cudaMemcpyAsync(P->sol, in, L0.count * sizeof(float), cudaMemcpyDeviceToDevice, c->stream);
+    /* res was a ping-pong buffer whose ghosts got periodic copies: cleared, so that its padding is zero again when a
+     * later MGPCG solve writes r = b on the cells only (cuda_notes 98, 116) */
+    cudaMemsetAsync(P->res, 0, L0.count * sizeof(float), c->stream);
     return cudaGetLastError();
 }
 
@@ -2911,9 +2945,11 @@ eddy_status run_project(cu_sim *c, float dt) {
     const dim3 bl = tile_block();
     if (mean_sum_fused(c)) k_rhs_sum<<<red_grid(L), bl, 0, c->stream>>>(g, L, vel_of(c), P->rhs, part(c, 2));
     else k_rhs<<<tiles(g.n[0], g.n[1], g.n[2]), bl, 0, c->stream>>>(g, L, vel_of(c), P->rhs);
-    /* with |b|^2's partials for mgpcg_start when fused */
-    remove_mean0(c, P->rhs, mean_sum_fused(c), mean_sum_fused(c) ? part(c, 0) : nullptr);
     const eddy_pressure_def *pd = &s->def.pressure;
+    /* with |b|^2's partials for mgpcg_start when fused, and MGPCG's r = b without a warm start (one read of b fewer) */
+    const bool rhs_to_res = mean_sum_fused(c) && pd->solver == EDDY_PRESSURE_MGPCG && !pd->warm_start;
+    remove_mean0(c, P->rhs, mean_sum_fused(c), mean_sum_fused(c) ? part(c, 0) : nullptr, nullptr,
+                 rhs_to_res ? P->res : nullptr);
     cudaError_t e = cudaSuccess;
     const float pressure_scale = s->def.density * s->h / dt;
     bool pressure_written = false;
@@ -2928,12 +2964,17 @@ eddy_status run_project(cu_sim *c, float dt) {
         }
         if ((e = mgpcg(c)) != cudaSuccess) return cuda_fail(c, e, "pressure solve (MGPCG)");
         /* poisson_mg.c: check the true residual; when only the recurrence had converged, restart from it (at
-         * most MGPCG_MAX_RESTARTS times, while it keeps falling by 4x) */
+         * most MGPCG_MAX_RESTARTS times, while it keeps falling by 4x). With the fused end (2D, cuda_notes 96-97)
+         * the residual's pass also sums x, and k_pressure_correct2 is queued at once: it decides the loop's end
+         * from the readback itself and does nothing when a restart follows. */
         const int max_it = pd->max_iterations > 0 ? pd->max_iterations : MGPCG_DEFAULT_ITERATIONS;
+        const bool fused_end = pressure_correct_fused(c);
         double last = INFINITY;
         for (int restarts = 0;; restarts++) {
             ghosts(c, L0, P->sol, nullptr);
-            if (mean_sum_fused(c)) k_residual_m_sum<<<red_grid(L), bl, 0, c->stream>>>(L, P->sol, P->rhs, P->res, part(c, 2));
+            if (mean_sum_fused(c))
+                k_residual_m_sum<<<red_grid(L), bl, 0, c->stream>>>(L, P->sol, P->rhs, P->res, part(c, 2),
+                                                                     fused_end ? part(c, 3) : nullptr);
             else k_residual_m<<<cells_grid(L), bl, 0, c->stream>>>(L, P->sol, P->rhs, P->res);
             double *rr_part = c->partials + (size_t)R_CG_RNORM2 * c->partial_stride;
             if (mean_sum_fused(c)) {
@@ -2942,36 +2983,34 @@ eddy_status run_project(cu_sim *c, float dt) {
                 remove_mean0(c, P->res);
                 k_dot<<<red_grid(L), bl, 0, c->stream>>>(L, P->res, P->res, rr_part, nullptr);
             }
-            const int slots[1] = {R_CG_RNORM2}, ops[1] = {RED_SUM};
-            if ((e = finalize_reductions(c, slots, ops, 1, red_blocks(L))) != cudaSuccess) return cuda_fail(c, e, "pressure residual");
-            e = cudaMemcpyAsync(c->h_rb->red + R_CG_BNORM2, c->d_rb->red + R_CG_BNORM2, (R_CG_INIT2 + 1 - R_CG_BNORM2) * sizeof(double),
-                                cudaMemcpyDeviceToHost, c->stream);
+            const int slots[2] = {R_CG_RNORM2, R_SCRATCH0 + 3}, ops[2] = {RED_SUM, RED_SUM};
+            if ((e = finalize_reductions(c, slots, ops, fused_end ? 2 : 1, red_blocks(L))) != cudaSuccess)
+                return cuda_fail(c, e, "pressure residual");
+            const SolveEnd se = {(double)pd->tolerance, last, max_it, restarts == MGPCG_MAX_RESTARTS};
+            if (fused_end) {
+                /* x's mean (slot R_SCRATCH0 + 3), then pressure and both corrections in one pass */
+                int ol[2], oh[2];
+                for (int a = 0; a < 2; a++) {
+                    ol[a] = g.btype[2 * a] == EDDY_BOUNDARY_OUTFLOW;
+                    oh[a] = g.btype[2 * a + 1] == EDDY_BOUNDARY_OUTFLOW;
+                }
+                k_pressure_correct2<<<tiles(g.n[0] + 1, g.n[1] + 1, 1), bl, 0, c->stream>>>(
+                    g, L, P->sol, c->d_rb, R_SCRATCH0 + 3, P->cells0, c->pressure, pressure_scale, c->vel[0], c->vel[1],
+                    ol[0], oh[0], ol[1], oh[1], flags_for(c), se);
+            }
+            e = cudaMemcpyAsync(c->h_rb->red + R_CG_BNORM2, c->d_rb->red + R_CG_BNORM2,
+                                (R_SOLVE_DONE + 1 - R_CG_BNORM2) * sizeof(double), cudaMemcpyDeviceToHost, c->stream);
             if (e == cudaSuccess) e = cudaStreamSynchronize(c->stream);
             if (e != cudaSuccess) return cuda_fail(c, e, "pressure residual");
-            const double *rb = c->h_rb->red, rr = rb[R_CG_RNORM2], bnorm = sqrt(rb[R_CG_BNORM2]);
-            const bool converged = rb[R_CG_RES0] != 0.0;
-            const int it = (int)rb[R_CG_ITER];
-            if (!converged || sqrt(rr) <= pd->tolerance * bnorm || restarts == MGPCG_MAX_RESTARTS || it >= max_it || rr > 0.25 * last)
-                break;
-            last = rr;
+            const double *rb = c->h_rb->red;
+            /* the fused end: the device's decision, which it has acted on */
+            if (fused_end ? rb[R_SOLVE_DONE] != 0.0 : solve_done(rb, se)) break;
+            last = rb[R_CG_RNORM2];
             k_cg_restart<<<1, 1, 0, c->stream>>>(P->d_cg);
             cg_first_iteration(c);
             if ((e = mgpcg_loop(c)) != cudaSuccess) return cuda_fail(c, e, "pressure solve (MGPCG restart)");
         }
-        float *xfin = P->sol;
-        if (pressure_correct_fused(c)) {
-            /* the mean of x, then pressure and both corrections in one pass (k_pressure_correct2) */
-            k_masked_sum<<<red_grid(L), bl, 0, c->stream>>>(L, xfin, part(c, 2));
-            const int slots[1] = {R_SCRATCH0 + 2}, ops[1] = {RED_SUM};
-            finalize_reductions(c, slots, ops, 1, red_blocks(L));
-            int ol[2], oh[2];
-            for (int a = 0; a < 2; a++) {
-                ol[a] = g.btype[2 * a] == EDDY_BOUNDARY_OUTFLOW;
-                oh[a] = g.btype[2 * a + 1] == EDDY_BOUNDARY_OUTFLOW;
-            }
-            k_pressure_correct2<<<tiles(g.n[0] + 1, g.n[1] + 1, 1), bl, 0, c->stream>>>(
-                g, L, xfin, c->d_rb, R_SCRATCH0 + 2, P->cells0, c->pressure, pressure_scale, c->vel[0], c->vel[1], ol[0],
-                oh[0], ol[1], oh[1], flags_for(c));
+        if (fused_end) {
             if ((e = cudaGetLastError()) != cudaSuccess) return cuda_fail(c, e, "projection");
             return EDDY_OK;
         }
