@@ -146,6 +146,29 @@ for what in "$@"; do
     for k in 1 2; do for set in "${sets[@]}"; do
       echo "[$set] $(env $set timeout 120 "$bin/bench_cuda" --only 256 --no-stages 2>&1 | grep -E "^  3D" | tr '\n' ' ')"
     done; done | tee "$OUT/exp3d.log" ;;
+  ab2d)
+    # issue 7, version 21: the 2D 2048^2 steps (warm start 0 and 1) of the binaries in the folders $AB_BINS (each
+    # holding bench_cuda), alternating, $AB_ROUNDS rounds (compare only within one run: the step moves ~75 us between runs)
+    for k in $(seq 1 "${AB_ROUNDS:-3}"); do for d in ${AB_BINS:-$bin}; do
+      echo "[$(basename "$d") $k] $(timeout 60 "$d/bench_cuda" --only 2048 --no-stages 2>&1 | grep -E "^  2D" | tr -s ' ' | tr '\n' ' ')"
+    done; done | tee "$OUT/ab2d.log" ;;
+  exp2d)
+    # issue 7, version 21: the 2D 2048^2 steps for each experiment setting in $EXP2D ("VAR=v VAR=v;VAR=v ..."),
+    # alternating, $AB_ROUNDS rounds; with $CLK_BIN also k_tail's phase clocks per setting (as clk2d)
+    IFS=';' read -ra sets <<< "${EXP2D:-}"
+    for k in $(seq 1 "${AB_ROUNDS:-3}"); do for set in "${sets[@]}"; do
+      echo "[$set] $(env $set timeout 60 "$bin/bench_cuda" --only 2048 --no-stages 2>&1 | grep -E "^  2D" | tr -s ' ' | tr '\n' ' ')"
+    done; done | tee "$OUT/exp2d.log"
+    if [ -n "${CLK_BIN:-}" ]; then for set in "${sets[@]}"; do
+      echo "clocks [$set]"; env $set timeout 60 "$CLK_BIN/bench_cuda" --profile 2 2048 0 2>&1 | grep "^tail clocks:" | awk '{for (i = 3; i <= NF; i++) { if ($i == "total") { tot += $(i + 1); break } s[i] += $i; m = i } c++}
+        END {printf "launches %d\n", c; for (i = 3; i <= m; i++) printf "%d:%.0f ", i - 2, s[i] / c; printf "\ntotal %.0f\n", tot / c}'
+    done | tee "$OUT/exp2d_clk.txt"; fi ;;
+  clk2d)
+    # issue 7, version 21: k_tail's phase clocks (bench_cuda built with -DEDDY_CU_TAIL_CLOCKS in $CLK_BIN), one profiled
+    # 2D 2048^2 run (5 steps, graphs off): per phase position, the mean cycles over the launches
+    timeout 60 "${CLK_BIN:-$bin}/bench_cuda" --profile 2 2048 0 > "$OUT/clk2d.log" 2>&1; echo "clk2d rc=$?"
+    grep "^tail clocks:" "$OUT/clk2d.log" | awk '{for (i = 3; i <= NF; i++) { if ($i == "total") { tot += $(i + 1); break } s[i] += $i; m = i } c++}
+      END {printf "launches %d\n", c; for (i = 3; i <= m; i++) printf "%d:%.0f ", i - 2, s[i] / c; printf "\ntotal %.0f\n", tot / c}' | tee "$OUT/clk2d_sum.txt" ;;
   step512) timeout 200 "$bin/bench_cuda" --only 512 --no-stages --steps 10 2>&1 | tee "$OUT/step512.log" ;;
   ncu3d)
     # every kernel launch of one 3D 256^3 step (warm start 0, graphs off, caches kept): time, DRAM bytes, L2 bytes,

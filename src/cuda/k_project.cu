@@ -21,6 +21,7 @@ extern "C" {
 }
 #undef restrict
 
+#include <stdlib.h> /* getenv: temporary A/B switches */
 #include <string.h>
 #include <cooperative_groups.h>
 #ifdef EDDY_CU_TAIL_CLOCKS
@@ -96,6 +97,7 @@ struct CGState;
 struct PoissonWS {
     int nlevels;
     int tail_first;   /* first level that k_tail runs */
+    int ab_coarse;    /* temporary A/B switches (EDDY_AB_COARSE, EDDY_AB_TAIL2D) */
     size_t tail_smem; /* its dynamic shared memory, bytes */
     TailLevel *d_tail;/* device copy of every level's descriptor, for k_tail */
     float *tail_image;/* k_tail's shared memory after its vectors at its start (operators, tables) */
@@ -1458,6 +1460,60 @@ __device__ void single_sweeps_2(const TailLevel &T, int sweeps) {
     for (int c = 0; c < NC; c++) T.x[cell_at(L, c & 1, (c >> 1) & 1, c >> 2)] = x[c];
 }
 
+/* remove_mean_serial's single-component mean of a 2 x 2 (x 2) level held in registers (rows of 2 cells, cell c = i + 2 j
+ * + 4 k): the same double operations in the same order (the row's acc[8] with acc[2..7] zero), so the same bits */
+template <int NC>
+__device__ __forceinline__ float two_mean(const float *v, const float *d, double cells0) {
+    double total = 0.0;
+#pragma unroll
+    for (int row = 0; row < NC / 2; row++) {
+        double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+        acc[0] += d[2 * row] > 0.0f ? (double)v[2 * row] : 0.0;
+        acc[1] += d[2 * row + 1] > 0.0f ? (double)v[2 * row + 1] : 0.0;
+        total += ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+    }
+    return (float)(total / cells0);
+}
+/* The coarsest 2 x 2 (x 2) level's whole solve by one thread in registers (cuda_notes 117): b's mean removed (when
+ * mean_b), single_sweeps_2's sweeps, x's mean removed, x stored; remove_mean_serial's operations on a single
+ * component holding every solved cell (mean: with such a component). b is not written back: nothing reads the
+ * coarsest b after its solve. */
+template <bool D3>
+__device__ void single_solve_2(const TailLevel &T, int sweeps, bool mean, bool mean_b, double cells0) {
+    constexpr int NC = D3 ? 8 : 4;
+    const LevA &L = T.a;
+    const float w0 = L.w[0], w1 = L.w[1], w2 = L.w[2];
+    float x[NC], bv[NC], idg[NC], dg[NC];
+#pragma unroll
+    for (int c = 0; c < NC; c++) {
+        const int e = cell_at(L, c & 1, (c >> 1) & 1, c >> 2);
+        bv[c] = T.b[e];
+        idg[c] = L.inv_diag[e];
+        dg[c] = L.diag[e];
+        x[c] = 0.0f;
+    }
+    if (mean && mean_b) {
+        const float m = two_mean<NC>(bv, dg, cells0);
+#pragma unroll
+        for (int c = 0; c < NC; c++) bv[c] = dg[c] > 0.0f ? bv[c] - m : bv[c];
+    }
+    for (int s = 0; s < sweeps; s++) {
+        two_half<D3, 0>(x, bv, idg, w0, w1, w2, s == 0);
+        two_half<D3, 1>(x, bv, idg, w0, w1, w2, false);
+    }
+    for (int s = 0; s < sweeps; s++) {
+        two_half<D3, 1>(x, bv, idg, w0, w1, w2, false);
+        two_half<D3, 0>(x, bv, idg, w0, w1, w2, false);
+    }
+    if (mean) {
+        const float m = two_mean<NC>(x, dg, cells0);
+#pragma unroll
+        for (int c = 0; c < NC; c++) x[c] = dg[c] > 0.0f ? x[c] - m : x[c];
+    }
+#pragma unroll
+    for (int c = 0; c < NC; c++) T.x[cell_at(L, c & 1, (c >> 1) & 1, c >> 2)] = x[c];
+}
+
 /* a level's pre- or post-smoothing through tail_sweeps when it qualifies (one cell per thread: K = 4 for the 64^2
  * level spilled registers under the 1024-thread bound of k_tail) */
 __device__ bool tail_smooth_fast(const TailLevel &T, bool pre) {
@@ -1478,6 +1534,7 @@ __device__ bool tail_smooth_fast(const TailLevel &T, bool pre) {
  * (poisson_mg.c eddy__poisson_vcycle below `first`, coarsest_solve), every array of those levels in shared
  * memory: the many short phases then wait on shared-memory latency instead of L2's */
 #define TAIL_LEVELS 24
+#define TAIL_COARSE1 0x100 /* temporary A/B switch (in k_tail's sweeps): the coarsest solve of cuda_notes 117 */
 #ifdef EDDY_CU_TAIL_CLOCKS
 __shared__ long long tail_clk[64];
 __shared__ int tail_nclk;
@@ -1573,6 +1630,18 @@ __device__ void tail_body(const TailLevel *lv, int first, int nl, const CompD &c
         TAIL_STAMP();
     }
     const TailLevel &C = lv[nl - 1 - first];
+    if ((sweeps & TAIL_COARSE1) && tail_two_cells(C.a) && (coarse.count == 0 || coarse.single_all)) {
+        /* the coarsest 2 x 2 (x 2) level with its two mean removals in one thread (cuda_notes 117) */
+        if (threadIdx.x == 0) {
+            if (C.a.dim == 3) single_solve_2<true>(C, sweeps & 0xff, coarse.count != 0, nl - 1 > 0, coarse_cells);
+            else single_solve_2<false>(C, sweeps & 0xff, coarse.count != 0, nl - 1 > 0, coarse_cells);
+        }
+        __syncthreads();
+        TAIL_STAMP();
+        TAIL_STAMP();
+        TAIL_STAMP();
+    } else {
+    sweeps &= 0xff;
     if (nl - 1 > 0 && threadIdx.x == 0) remove_mean_serial(C.a, coarse, C.b, coarse_cells);
     __syncthreads();
     TAIL_STAMP();
@@ -1611,6 +1680,7 @@ __device__ void tail_body(const TailLevel *lv, int first, int nl, const CompD &c
     if (threadIdx.x == 0) remove_mean_serial(C.a, coarse, C.x, coarse_cells);
     __syncthreads();
     TAIL_STAMP();
+    }
     for (int l = nl - 2; l >= first; l--) {
         const TailLevel &T = lv[l - first];
         const TailLevel &Cl = lv[l + 1 - first];
@@ -1887,6 +1957,8 @@ __global__ void k_write_pressure(Geo g, LevA L, const float *__restrict__ x, flo
 /* levels with at most this many cells run inside one thread block (k_tail): below it a grid-wide launch costs
  * more than the whole level's work */
 #define TAIL_MAX_CELLS 4096
+/* 2D: levels of at most 1024 cells (32^2 .. 2^2 at 2048^2) in the block; the 64^2 level grid-wide (cuda_notes 116) */
+#define TAIL_MAX_CELLS_2D 1024
 #define COOP_TILES 4
 #define TAIL_THREADS 1024
 
@@ -2186,7 +2258,7 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
         cfg.attrs = at;
         cfg.numAttrs = tf > 0 ? 1 : 0;
         cudaLaunchKernelEx(&cfg, k_tail, (const TailLevel *)P->d_tail, tf, nl, nl > 1 ? P->compc : P->comp0,
-                           (int)EDDY_MG_COARSEST_SWEEPS, active, (const float4 *)P->tail_image, (int)(P->tail_vec / 4),
+                           (int)EDDY_MG_COARSEST_SWEEPS | (P->ab_coarse ? TAIL_COARSE1 : 0), active, (const float4 *)P->tail_image, (int)(P->tail_vec / 4),
                            (int)((P->tail_smem / 4 - P->tail_vec) / 4), (const float *)(tf ? P->lv[tf].b : P->res),
                            tf ? P->lv[tf].x : P->z);
     }
@@ -2767,11 +2839,15 @@ eddy_status project_init(cu_sim *c) {
     cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, c->device);
     const size_t budget = optin > 32768 ? (size_t)optin - 16384 : 16384;
     P->tail_first = P->nlevels - 1;
+    const char *ab_env = getenv("EDDY_AB_COARSE");
+    P->ab_coarse = ab_env ? atoi(ab_env) : 1;
+    ab_env = getenv("EDDY_AB_TAIL2D");
+    const long long tail2d = ab_env ? atoll(ab_env) : TAIL_MAX_CELLS_2D;
     for (int l = 0; l < P->nlevels; l++) {
         const LevA &a = P->lv[l].a;
         size_t bytes = 0;
         for (int q = l; q < P->nlevels; q++) bytes += 6 * P->lv[q].count * sizeof(float);
-        if ((long long)a.n[0] * a.n[1] * a.n[2] <= TAIL_MAX_CELLS && bytes <= budget && P->nlevels - l <= TAIL_LEVELS) {
+        if ((long long)a.n[0] * a.n[1] * a.n[2] <= (a.dim == 2 ? tail2d : TAIL_MAX_CELLS) && bytes <= budget && P->nlevels - l <= TAIL_LEVELS) {
             P->tail_first = l;
             break;
         }
