@@ -39,6 +39,11 @@ for what in "$@"; do
       limit=150; [ $tool = racecheck ] && limit=400
       timeout $limit "$san" --tool $tool --print-limit 20 "$bin/test_cuda_backend" --tiny --no-graphs > "$OUT/san_$tool.log" 2>&1; echo "$tool rc=$?"; grep -E "ERROR SUMMARY|HAZARD|checks" "$OUT/san_$tool.log" | head -5
     done ;;
+  san-tiny2d)
+    # every compute-sanitizer tool on --tiny's 2D cases (--tiny2d), kernels one by one
+    for tool in memcheck racecheck initcheck synccheck; do
+      timeout 150 "$san" --tool $tool --print-limit 20 "$bin/test_cuda_backend" --tiny2d --no-graphs > "$OUT/san2d_$tool.log" 2>&1; echo "$tool rc=$?"; grep -E "ERROR SUMMARY|HAZARD|checks" "$OUT/san2d_$tool.log" | head -5
+    done ;;
   forces)
     # buoyancy and vorticity confinement only: their test cases (plain, memcheck, racecheck) and stage-table rows
     timeout 120 "$bin/test_cuda_backend" --forces > "$OUT/forces.log" 2>&1; echo "forces rc=$?"; grep -E "FAIL|checks" "$OUT/forces.log" | head -20
