@@ -21,7 +21,6 @@ extern "C" {
 }
 #undef restrict
 
-#include <stdlib.h> /* getenv: temporary A/B switches */
 #include <string.h>
 #include <cooperative_groups.h>
 #ifdef EDDY_CU_TAIL_CLOCKS
@@ -97,7 +96,6 @@ struct CGState;
 struct PoissonWS {
     int nlevels;
     int tail_first;   /* first level that k_tail runs */
-    int ab_coarse, ab_warp; /* temporary A/B switches (EDDY_AB_COARSE, EDDY_AB_WARP, EDDY_AB_TAIL2D) */
     size_t tail_smem; /* its dynamic shared memory, bytes */
     TailLevel *d_tail;/* device copy of every level's descriptor, for k_tail */
     float *tail_image;/* k_tail's shared memory after its vectors at its start (operators, tables) */
@@ -1497,10 +1495,12 @@ __device__ void single_solve_2(const TailLevel &T, int sweeps, bool mean, bool m
 #pragma unroll
         for (int c = 0; c < NC; c++) bv[c] = dg[c] > 0.0f ? bv[c] - m : bv[c];
     }
+#pragma unroll 1
     for (int s = 0; s < sweeps; s++) {
         two_half<D3, 0>(x, bv, idg, w0, w1, w2, s == 0);
         two_half<D3, 1>(x, bv, idg, w0, w1, w2, false);
     }
+#pragma unroll 1
     for (int s = 0; s < sweeps; s++) {
         two_half<D3, 1>(x, bv, idg, w0, w1, w2, false);
         two_half<D3, 0>(x, bv, idg, w0, w1, w2, false);
@@ -1512,163 +1512,6 @@ __device__ void single_solve_2(const TailLevel &T, int sweeps, bool mean, bool m
     }
 #pragma unroll
     for (int c = 0; c < NC; c++) T.x[cell_at(L, c & 1, (c >> 1) & 1, c >> 2)] = x[c];
-}
-
-/* 2D levels of at most WARP_TAIL_CELLS cells without periodic axes, run by warp 0 alone with warp barriers while the
- * block waits at one barrier (cuda_notes 118): a phase of such a level cost ~1000-2500 cycles under barriers of 1024
- * threads (every warp walks the loop to reach it) for at most 8 cells per lane of work. A lane keeps its cells'
- * indices in registers (WK slots, found again by each phase); every phase loads first and stores after, so the slots' loads overlap (a half
- * sweep reads the other colour only, the residual and the prolongation other arrays or their own cell). The float
- * operations per cell are d_half's, d_residual_w's, d_restrict's and d_prolong's. 3D levels keep the block's phases
- * (a 3D form of warp_sweeps spilled under k_tail's 64-register bound). */
-#define WARP_TAIL_CELLS 256
-#define WK (WARP_TAIL_CELLS / 32)
-#define WG (WK / 2) /* warp_sweeps' slots per group: one colour's slots where n0 is even */
-#define TAIL_WARP1 0x200 /* temporary A/B switch (in k_tail's sweeps) */
-__device__ inline bool warp_level_ok(const LevA &L) { return L.dim == 2 && tail_fast_ok(L, WARP_TAIL_CELLS); }
-/* the lane's cells of a level: where n0 is even, slots 0 .. WK / 2 - 1 hold cells of colour 0 and the others the
- * cells of colour 1 at the same positions of the colour's enumeration (row by row, n0 / 2 per row), so that every
- * lane works in every half sweep and the other colour's slots are skipped uniformly; else cell lane + 32 q.
- * pos: i | j << 10 | k << 20, -1 for none */
-__device__ __forceinline__ void warp_slots(const LevA &L, int pos[WK]) {
-    const int lane = (int)threadIdx.x & 31;
-    const int n0 = L.n[0], n1 = L.n[1], n2 = L.n[2];
-    const bool split = (n0 & 1) == 0;
-    const int W = split ? n0 >> 1 : n0, dm = 32 % W, dr = 32 / W;
-    int m = lane % W, j = lane / W, k = 0;
-    while (j >= n1) j -= n1, k++;
-#pragma unroll
-    for (int q = 0; q < WK; q++) {
-        if (q == WK / 2 && split) {
-            /* colour 1: the same positions again */
-            m = lane % W, j = lane / W, k = 0;
-            while (j >= n1) j -= n1, k++;
-        } else if (q > 0) {
-            m += dm;
-            j += dr;
-            if (m >= W) m -= W, j++;
-            while (j >= n1) j -= n1, k++;
-        }
-        const int c = split ? q / (WK / 2) : 0;
-        const int i = split ? 2 * m + ((j + k + c) & 1) : m;
-        pos[q] = k < n2 ? i | (j << 10) | (k << 20) : -1;
-    }
-}
-#define WPI(p) ((p) & 1023)
-#define WPJ(p) (((p) >> 10) & 1023)
-#define WPK(p) ((p) >> 20)
-/* half sweeps h = 0 .. nhalf - 1 of colour first ^ (h & 1), the first from x = 0 when zero_first (tail_sweeps) */
-__device__ void warp_sweeps(const TailLevel &T, int first, int nhalf, int zero_first) {
-    extern __shared__ float sm[];
-    const LevA &L = T.a;
-    int pos[WK];
-    warp_slots(L, pos);
-    const int sy = L.sy;
-    const float w0 = L.w[0], w1 = L.w[1];
-    const int xo = (int)(T.x - sm) + L.origin, bo = (int)(T.b - sm) + L.origin, io = (int)(L.inv_diag - sm) + L.origin;
-    int ec[WK]; /* (offset from the origin << 1) | colour, -1 for none */
-#pragma unroll
-    for (int q = 0; q < WK; q++) {
-        const int p = pos[q], i = WPI(p), j = WPJ(p);
-        ec[q] = p < 0 ? -1 : ((i + sy * j) << 1) | ((i + j) & 1);
-    }
-#pragma unroll 1
-    for (int h = 0; h < nhalf; h++) {
-        const int colour = first ^ (h & 1);
-        const bool zero = h == 0 && zero_first;
-        /* in groups of WG slots (more slots' loads at once spilled under k_tail's 64-register bound) */
-#pragma unroll
-        for (int g = 0; g < WK; g += WG) {
-            float v[WG];
-#pragma unroll
-            for (int q = 0; q < WG; q++) {
-                int e = ec[g + q];
-                /* opaque to the optimiser: the slots' addresses are computed in each half sweep, not hoisted out of
-                 * the loop (40 live address registers spilled) */
-                asm volatile("" : "+r"(e));
-                v[q] = 0.0f;
-                if (e < 0 || (e & 1) != colour) continue;
-                const int c = e >> 1, cx = xo + c;
-                if (zero) {
-                    v[q] = 1.0f * (sm[bo + c] * sm[io + c]);
-                    continue;
-                }
-                const float nb = w0 * (sm[cx - 1] + sm[cx + 1]) + w1 * (sm[cx - sy] + sm[cx + sy]);
-                v[q] = (sm[bo + c] + nb) * sm[io + c];
-            }
-#pragma unroll
-            for (int q = 0; q < WG; q++) {
-                const int e = ec[g + q];
-                if (e < 0) continue;
-                if ((e & 1) == colour) sm[xo + (e >> 1)] = v[q];
-                else if (zero) sm[xo + (e >> 1)] = 0.0f;
-            }
-        }
-        __syncwarp();
-    }
-}
-/* r = (b - A x) * inv_weight (d_residual_w) */
-__device__ void warp_residual(const TailLevel &T) {
-    extern __shared__ float sm[];
-    const LevA &L = T.a;
-    int pos[WK];
-    warp_slots(L, pos);
-    const int sy = L.sy;
-    const float w0 = L.w[0], w1 = L.w[1];
-    const int o = L.origin, xo = (int)(T.x - sm) + o, bo = (int)(T.b - sm) + o, ro = (int)(T.r - sm) + o,
-              dgo = (int)(L.diag - sm) + o, iwo = (int)(L.inv_weight - sm) + o;
-    float v[WK];
-#pragma unroll
-    for (int q = 0; q < WK; q++) {
-        v[q] = 0.0f;
-        const int p = pos[q];
-        if (p < 0) continue;
-        const int c = WPI(p) + sy * WPJ(p), cx = xo + c;
-        const float nb = w0 * (sm[cx - 1] + sm[cx + 1]) + w1 * (sm[cx - sy] + sm[cx + sy]);
-        v[q] = (sm[bo + c] - (sm[dgo + c] * sm[cx] - nb)) * sm[iwo + c];
-    }
-#pragma unroll
-    for (int q = 0; q < WK; q++) {
-        const int p = pos[q];
-        if (p >= 0) sm[ro + WPI(p) + sy * WPJ(p)] = v[q];
-    }
-    __syncwarp();
-}
-/* coarse b = mask * R r (d_restrict), the coarse cells lane, lane + 32, ... */
-__device__ void warp_restrict(const TailLevel &T, const TailLevel &C) {
-    const int nc0 = C.a.n[0], ncc = nc0 * C.a.n[1];
-    for (int t = (int)threadIdx.x & 31; t < ncc; t += 32)
-        d_restrict(T.a, C.a, T.ax[0], T.ax[1], T.ax[2], T.r, C.b, t % nc0, t / nc0, 0);
-    __syncwarp();
-}
-/* x += inv_weight P xc (d_prolong with add; inv_weight where d_prolong may take LevA's uniform-box value, which is
- * bitwise the cell's: k_ubox_check), in two groups of WK / 2 slots */
-__device__ void warp_prolong(const TailLevel &T, const TailLevel &C) {
-    extern __shared__ float sm[];
-    const LevA &F = T.a;
-    int pos[WK];
-    warp_slots(F, pos);
-    const int sy = F.sy, xo = (int)(T.x - sm) + F.origin, iwo = (int)(F.inv_weight - sm) + F.origin;
-#pragma unroll
-    for (int g = 0; g < WK; g += WK / 2) {
-        float v[WK / 2];
-#pragma unroll
-        for (int q = 0; q < WK / 2; q++) {
-            const int p = pos[g + q];
-            v[q] = p < 0 ? 0.0f : d_prolong_value(F, C.a, T.ax[0], T.ax[1], T.ax[2], C.x, WPI(p), WPJ(p), 0);
-        }
-#pragma unroll
-        for (int q = 0; q < WK / 2; q++) {
-            const int p = pos[g + q], c = WPI(p) + sy * WPJ(p);
-            if (p >= 0) v[q] = sm[xo + c] + sm[iwo + c] * v[q];
-        }
-#pragma unroll
-        for (int q = 0; q < WK / 2; q++) {
-            const int p = pos[g + q];
-            if (p >= 0) sm[xo + WPI(p) + sy * WPJ(p)] = v[q];
-        }
-    }
-    __syncwarp();
 }
 
 /* a level's pre- or post-smoothing through tail_sweeps when it qualifies (one cell per thread: K = 4 for the 64^2
@@ -1691,7 +1534,6 @@ __device__ bool tail_smooth_fast(const TailLevel &T, bool pre) {
  * (poisson_mg.c eddy__poisson_vcycle below `first`, coarsest_solve), every array of those levels in shared
  * memory: the many short phases then wait on shared-memory latency instead of L2's */
 #define TAIL_LEVELS 24
-#define TAIL_COARSE1 0x100 /* temporary A/B switch (in k_tail's sweeps): the coarsest solve of cuda_notes 117 */
 #ifdef EDDY_CU_TAIL_CLOCKS
 __shared__ long long tail_clk[64];
 __shared__ int tail_nclk;
@@ -1769,34 +1611,8 @@ __global__ void __launch_bounds__(1024) k_tail(const TailLevel *glv, int first, 
 #endif
 }
 
-/* the V-cycle's way down and up through levels wl .. nl - 2 by warp 0 */
-__device__ inline void warp_levels_down(const TailLevel *lv, int first, int wl, int nl) {
-    for (int l = wl; l + 1 < nl; l++) {
-        const TailLevel &T = lv[l - first];
-        warp_sweeps(T, 0, 2 * EDDY_MG_SMOOTH, 1);
-        TAIL_STAMP();
-        warp_residual(T);
-        TAIL_STAMP();
-        warp_restrict(T, lv[l + 1 - first]);
-        TAIL_STAMP();
-    }
-}
-__device__ inline void warp_levels_up(const TailLevel *lv, int first, int wl, int nl) {
-    for (int l = nl - 2; l >= wl; l--) {
-        const TailLevel &T = lv[l - first];
-        warp_prolong(T, lv[l + 1 - first]);
-        TAIL_STAMP();
-        warp_sweeps(T, 1, 2 * EDDY_MG_SMOOTH, 0);
-        TAIL_STAMP();
-    }
-}
-
 __device__ void tail_body(const TailLevel *lv, int first, int nl, const CompD &coarse, int sweeps, double coarse_cells) {
-    /* levels wl .. nl - 2 by warp 0 (cuda_notes 118) */
-    int wl = nl - 1;
-    if (sweeps & TAIL_WARP1)
-        for (int l = nl - 2; l >= first && warp_level_ok(lv[l - first].a); l--) wl = l;
-    for (int l = first; l < wl; l++) {
+    for (int l = first; l + 1 < nl; l++) {
         const TailLevel &T = lv[l - first];
         if (!tail_smooth_fast(T, true)) {
             for (int s = 0; s < EDDY_MG_SMOOTH; s++) {
@@ -1812,67 +1628,57 @@ __device__ void tail_body(const TailLevel *lv, int first, int nl, const CompD &c
         TAIL_CELLS(C.a, d_restrict(T.a, C.a, T.ax[0], T.ax[1], T.ax[2], T.r, C.b, i, j, k));
         TAIL_STAMP();
     }
-    if (wl < nl - 1) {
-        if (threadIdx.x < 32) warp_levels_down(lv, first, wl, nl);
-        __syncthreads();
-    }
     const TailLevel &C = lv[nl - 1 - first];
-    if ((sweeps & TAIL_COARSE1) && tail_two_cells(C.a) && (coarse.count == 0 || coarse.single_all)) {
+    if (tail_two_cells(C.a) && (coarse.count == 0 || coarse.single_all)) {
         /* the coarsest 2 x 2 (x 2) level with its two mean removals in one thread (cuda_notes 117) */
         if (threadIdx.x == 0) {
-            if (C.a.dim == 3) single_solve_2<true>(C, sweeps & 0xff, coarse.count != 0, nl - 1 > 0, coarse_cells);
-            else single_solve_2<false>(C, sweeps & 0xff, coarse.count != 0, nl - 1 > 0, coarse_cells);
+            /* (the sweeps as the constant k_tail is launched with: with the parameter, k_tail spilled 12 bytes) */
+            if (C.a.dim == 3) single_solve_2<true>(C, (int)EDDY_MG_COARSEST_SWEEPS, coarse.count != 0, nl - 1 > 0, coarse_cells);
+            else single_solve_2<false>(C, (int)EDDY_MG_COARSEST_SWEEPS, coarse.count != 0, nl - 1 > 0, coarse_cells);
         }
         __syncthreads();
-        TAIL_STAMP();
-        TAIL_STAMP();
         TAIL_STAMP();
     } else {
-    sweeps &= 0xff;
-    if (nl - 1 > 0 && threadIdx.x == 0) remove_mean_serial(C.a, coarse, C.b, coarse_cells);
-    __syncthreads();
-    TAIL_STAMP();
-    const int ncoarse = C.a.n[0] * C.a.n[1] * C.a.n[2];
-    if (ncoarse <= 32) {
-        /* the coarsest level (at most 27 cells) by one warp: 4 * sweeps half sweeps with warp barriers only */
-        if (threadIdx.x == 0 && tail_two_cells(C.a)) {
-            if (C.a.dim == 3) single_sweeps_2<true>(C, sweeps);
-            else single_sweeps_2<false>(C, sweeps);
-        } else if (tail_two_cells(C.a)) {
-        } else if (threadIdx.x < 32 && tail_fast_ok(C.a, 32)) {
-            /* (red, black) x sweeps from zero, then (black, red) x sweeps */
-            warp_sweeps_shfl(C, sweeps);
-        } else if (threadIdx.x < 32) {
+        if (nl - 1 > 0 && threadIdx.x == 0) remove_mean_serial(C.a, coarse, C.b, coarse_cells);
+        __syncthreads();
+        TAIL_STAMP();
+        const int ncoarse = C.a.n[0] * C.a.n[1] * C.a.n[2];
+        if (ncoarse <= 32) {
+            /* the coarsest level (at most 27 cells) by one warp: 4 * sweeps half sweeps with warp barriers only */
+            if (threadIdx.x == 0 && tail_two_cells(C.a)) {
+                if (C.a.dim == 3) single_sweeps_2<true>(C, sweeps);
+                else single_sweeps_2<false>(C, sweeps);
+            } else if (tail_two_cells(C.a)) {
+            } else if (threadIdx.x < 32 && tail_fast_ok(C.a, 32)) {
+                /* (red, black) x sweeps from zero, then (black, red) x sweeps */
+                warp_sweeps_shfl(C, sweeps);
+            } else if (threadIdx.x < 32) {
+                for (int s = 0; s < sweeps; s++) {
+                    warp_half(C, 0, s == 0, ncoarse);
+                    warp_half(C, 1, 0, ncoarse);
+                }
+                for (int s = 0; s < sweeps; s++) {
+                    warp_half(C, 1, 0, ncoarse);
+                    warp_half(C, 0, 0, ncoarse);
+                }
+            }
+            __syncthreads();
+        } else {
             for (int s = 0; s < sweeps; s++) {
-                warp_half(C, 0, s == 0, ncoarse);
-                warp_half(C, 1, 0, ncoarse);
+                tail_half(C, 0, s == 0);
+                tail_half(C, 1, 0);
             }
             for (int s = 0; s < sweeps; s++) {
-                warp_half(C, 1, 0, ncoarse);
-                warp_half(C, 0, 0, ncoarse);
+                tail_half(C, 1, 0);
+                tail_half(C, 0, 0);
             }
         }
+        TAIL_STAMP();
+        if (threadIdx.x == 0) remove_mean_serial(C.a, coarse, C.x, coarse_cells);
         __syncthreads();
-    } else {
-        for (int s = 0; s < sweeps; s++) {
-            tail_half(C, 0, s == 0);
-            tail_half(C, 1, 0);
-        }
-        for (int s = 0; s < sweeps; s++) {
-            tail_half(C, 1, 0);
-            tail_half(C, 0, 0);
-        }
+        TAIL_STAMP();
     }
-    TAIL_STAMP();
-    if (threadIdx.x == 0) remove_mean_serial(C.a, coarse, C.x, coarse_cells);
-    __syncthreads();
-    TAIL_STAMP();
-    }
-    if (wl < nl - 1) {
-        if (threadIdx.x < 32) warp_levels_up(lv, first, wl, nl);
-        __syncthreads();
-    }
-    for (int l = wl - 1; l >= first; l--) {
+    for (int l = nl - 2; l >= first; l--) {
         const TailLevel &T = lv[l - first];
         const TailLevel &Cl = lv[l + 1 - first];
         TAIL_CELLS(T.a, d_prolong(T.a, Cl.a, T.ax[0], T.ax[1], T.ax[2], Cl.x, T.x, i, j, k, 1));
@@ -2449,7 +2255,7 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
         cfg.attrs = at;
         cfg.numAttrs = tf > 0 ? 1 : 0;
         cudaLaunchKernelEx(&cfg, k_tail, (const TailLevel *)P->d_tail, tf, nl, nl > 1 ? P->compc : P->comp0,
-                           (int)EDDY_MG_COARSEST_SWEEPS | (P->ab_coarse ? TAIL_COARSE1 : 0) | (P->ab_warp ? TAIL_WARP1 : 0), active, (const float4 *)P->tail_image, (int)(P->tail_vec / 4),
+                           (int)EDDY_MG_COARSEST_SWEEPS, active, (const float4 *)P->tail_image, (int)(P->tail_vec / 4),
                            (int)((P->tail_smem / 4 - P->tail_vec) / 4), (const float *)(tf ? P->lv[tf].b : P->res),
                            tf ? P->lv[tf].x : P->z);
     }
@@ -3030,17 +2836,11 @@ eddy_status project_init(cu_sim *c) {
     cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, c->device);
     const size_t budget = optin > 32768 ? (size_t)optin - 16384 : 16384;
     P->tail_first = P->nlevels - 1;
-    const char *ab_env = getenv("EDDY_AB_COARSE");
-    P->ab_coarse = ab_env ? atoi(ab_env) : 1;
-    ab_env = getenv("EDDY_AB_WARP");
-    P->ab_warp = ab_env ? atoi(ab_env) : 1;
-    ab_env = getenv("EDDY_AB_TAIL2D");
-    const long long tail2d = ab_env ? atoll(ab_env) : TAIL_MAX_CELLS_2D;
     for (int l = 0; l < P->nlevels; l++) {
         const LevA &a = P->lv[l].a;
         size_t bytes = 0;
         for (int q = l; q < P->nlevels; q++) bytes += 6 * P->lv[q].count * sizeof(float);
-        if ((long long)a.n[0] * a.n[1] * a.n[2] <= (a.dim == 2 ? tail2d : TAIL_MAX_CELLS) && bytes <= budget && P->nlevels - l <= TAIL_LEVELS) {
+        if ((long long)a.n[0] * a.n[1] * a.n[2] <= (a.dim == 2 ? TAIL_MAX_CELLS_2D : TAIL_MAX_CELLS) && bytes <= budget && P->nlevels - l <= TAIL_LEVELS) {
             P->tail_first = l;
             break;
         }

@@ -699,7 +699,7 @@ int main(int argc, char **argv) {
         d.pressure.tolerance = d3.pressure.tolerance = 1e-7f;
         stage_case("project MGPCG 2D", d, cpu_project_stage, EDDY_CUDA_PROJECT, TOL_PROJECT);
         if (!tiny2d) stage_case("project MGPCG 3D", d3, cpu_project_stage, EDDY_CUDA_PROJECT, TOL_PROJECT);
-        /* 70x53 and 48x64 fit in the one-block tail (levels of at most 4096 cells): these two have grid-wide 2D
+        /* 70x53 and 48x64 fitted in the one-block tail (levels of at most 4096 cells; 2D 1024 since cuda_notes 116): these have grid-wide 2D
          * levels, so the 2D sweep tiles (pre-smoothing with the residual and the restriction, the post-smoothing
          * with the prolongation and r.z; 32 x 16 tiles on 320x240, 32 x 8 on its 160x120 level and the smoke's
          * levels) run under the sanitizers too (cuda_notes 62) */
