@@ -153,6 +153,19 @@ for what in "$@"; do
     timeout 300 "$ncu" --clock-control none --cache-control none --profile-from-start off --csv --page raw \
       --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,sm__inst_issued.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,launch__grid_size \
       "$bin/bench_cuda" --profile 3 256 0 > "$OUT/ncu3d.csv" 2>&1; echo "ncu3d rc=$?"; grep -c k_ "$OUT/ncu3d.csv" ;;
+  abadv)
+    # issue 7, version 21: the advection rows (2D 2048^2, 3D 256^3) and the 256^3 / 2048^2 steps of two binaries
+    # ($PRE_A/bench_cuda, $PRE_B/bench_cuda) alternating, twice each
+    {
+    for k in 1 2; do for x in A B; do
+      b=$PRE_A; [ $x = B ] && b=$PRE_B
+      echo "$x $k:"; timeout 100 "$b/bench_cuda" --advect-only 2>&1 | grep -E "copy kernel|advect|^stages"
+    done; done
+    for n in 256 2048; do for k in 1 2; do for x in A B; do
+      b=$PRE_A; [ $x = B ] && b=$PRE_B
+      echo "$x steps $n $k:"; timeout 100 "$b/bench_cuda" --only $n --no-stages 2>&1 | grep -E "^  (2D|3D)"
+    done; done; done
+    } 2>&1 | tee "$OUT/abadv.log" ;;
   bench-quick) timeout 200 "$bin/bench_cuda" --quick > "$OUT/bench.log" 2>&1; echo "bench rc=$?"; cat "$OUT/bench.log" ;;
   esac
 done

@@ -564,6 +564,135 @@ __global__ void k_advm_bfecc_final(Tracer t, Map m, Lat L, Multi M, Flags fl, Fe
     }
 }
 
+/* ------------------------------------------------------------------ the three velocity components in one pass
+ * 3D MacCormack in mode ADV_UNIT with the limiter's range kept: a thread per cell (i, j, k) advects the u, v and w
+ * faces (i, j, k) of that cell, so each pass reads the velocity once instead of once per component, and the three
+ * start velocities share their loads and their index arithmetic; the faces past the cells (u at i = nx, v at
+ * j = ny, w at k = nz) are a second, small launch (k_adv_vel3_rim). Each face's float operations are those of
+ * k_adv_backward and k_adv_maccormack, in their order: the same bits. */
+#ifndef ADV3_B1
+#define ADV3_B1 5
+#endif
+#ifndef ADV3_B2
+#define ADV3_B2 6
+#endif
+struct Vel3 {
+    Map m[3];       /* the face grids */
+    float *hat[3];  /* q^ of each component */
+    Range R[3];     /* the limiter's range of each component */
+    float *out[3];  /* the new velocity */
+    float factor;   /* dissipation */
+};
+
+/* MacCormack's first pass at face e of component A from its start velocity u1: q^ and the limiter's range */
+template <int A>
+__device__ inline void vel3_first(const Tracer &t, const Vel3 &V, int i, int j, int k, unsigned e, const float u1[3]) {
+    const Map &m = V.m[A];
+    const float P[3] = {(float)i + m.off[0], (float)j + m.off[1], (float)k + m.off[2]};
+    float b[3];
+    trace_end<-1, 3, A, ADV_UNIT>(t, m, P, u1, b);
+    const Lat &L = t.V[A];
+    const Loc pb = lat_locate<3, ADV_UNIT>(L, b[0], b[1], b[2]);
+    float lo, hi;
+    const float v = sample_range_at<3, ADV_UNIT>(L, t.v[A], pb, &lo, &hi); /* k_adv_backward's 1 * v is v */
+    V.hat[A][e] = v;
+    V.R[A].lo[e] = lo;
+    V.R[A].hi[e] = hi;
+}
+/* MacCormack's second pass at face e of component A */
+template <int A>
+__device__ inline void vel3_second(const Tracer &t, const Vel3 &V, Flags fl, int i, int j, int k, unsigned e,
+                                   const float u1[3]) {
+    const Map &m = V.m[A];
+    const float P[3] = {(float)i + m.off[0], (float)j + m.off[1], (float)k + m.off[2]};
+    float f[3];
+    trace_end<+1, 3, A, ADV_UNIT>(t, m, P, u1, f);
+    const float back = lat_sample<3, ADV_UNIT>(t.V[A], V.hat[A], f[0], f[1], f[2]);
+    const float qh = __ldg(V.hat[A] + e);
+    float v = qh + 0.5f * (__ldg(t.v[A] + e) - back);
+    const float lo = __ldg(V.R[A].lo + e), hi = __ldg(V.R[A].hi + e);
+    if (v < lo || v > hi) v = qh;
+    v = V.factor * v;
+    V.out[A][e] = v;
+    flag_if_bad(fl, v, EDDY_FIELD_U + A);
+}
+
+/* The start velocities of the u, v and w faces (i, j, k) of cell (i, j, k) (face_node_velocity of each, mode
+ * ADV_UNIT): inside the cells the upper neighbours never clamp and the lower ones clamp only on the first layer
+ * (i, j or k = 0, where the lower node is the node itself), so each lattice's nodes are its base node eu, ev, ew
+ * minus 0 or one stride; the 27 loads of the three are 18 distinct ones. */
+struct Start3 {
+    float u[3][3]; /* u[A]: the start velocity of face A */
+};
+__device__ inline Start3 cell_start3(const Tracer &t, int i, int j, int k, unsigned eu, unsigned ev, unsigned ew) {
+    const float *__restrict__ U = t.v[0];
+    const float *__restrict__ Vv = t.v[1];
+    const float *__restrict__ W = t.v[2];
+    const unsigned yu = (unsigned)t.V[0].n[0], zu = yu * (unsigned)t.V[0].n[1]; /* strides of the u lattice */
+    const unsigned yv = (unsigned)t.V[1].n[0], zv = yv * (unsigned)t.V[1].n[1];
+    const unsigned yw = (unsigned)t.V[2].n[0], zw = yw * (unsigned)t.V[2].n[1];
+    const unsigned dx = i > 0 ? 1u : 0u; /* the lower neighbour's offset along x (0: clamped onto the node) */
+    const unsigned dyu = j > 0 ? yu : 0u, dyw = j > 0 ? yw : 0u;
+    const unsigned dzu = k > 0 ? zu : 0u, dzv = k > 0 ? zv : 0u;
+    const float u000 = __ldg(U + eu), u100 = __ldg(U + eu + 1);
+    const float v000 = __ldg(Vv + ev), v010 = __ldg(Vv + ev + yv);
+    const float w000 = __ldg(W + ew), w001 = __ldg(W + ew + zw);
+    Start3 s;
+    /* u face: v and w, the mean of the 4 faces around, along x first (face_node_velocity's lo, hi, lo_b, hi_b) */
+    s.u[0][0] = u000;
+    s.u[0][1] = lerp_(lerp_(__ldg(Vv + ev - dx), v000, 0.5f), lerp_(__ldg(Vv + ev - dx + yv), v010, 0.5f), 0.5f);
+    s.u[0][2] = lerp_(lerp_(__ldg(W + ew - dx), w000, 0.5f), lerp_(__ldg(W + ew - dx + zw), w001, 0.5f), 0.5f);
+    /* v face: u and w along y first */
+    s.u[1][0] = lerp_(lerp_(__ldg(U + eu - dyu), u000, 0.5f), lerp_(__ldg(U + eu - dyu + 1), u100, 0.5f), 0.5f);
+    s.u[1][1] = v000;
+    s.u[1][2] = lerp_(lerp_(__ldg(W + ew - dyw), w000, 0.5f), lerp_(__ldg(W + ew - dyw + zw), w001, 0.5f), 0.5f);
+    /* w face: u and v along z first */
+    s.u[2][0] = lerp_(lerp_(__ldg(U + eu - dzu), u000, 0.5f), lerp_(__ldg(U + eu - dzu + 1), u100, 0.5f), 0.5f);
+    s.u[2][1] = lerp_(lerp_(__ldg(Vv + ev - dzv), v000, 0.5f), lerp_(__ldg(Vv + ev - dzv + yv), v010, 0.5f), 0.5f);
+    s.u[2][2] = w000;
+    return s;
+}
+
+/* PASS 1 or 2 of the three components at the faces (i, j, k) of the cells, blocks of BX x BY cells of one plane */
+template <int PASS>
+__global__ void __launch_bounds__(BX * BY, PASS == 1 ? ADV3_B1 : ADV3_B2) k_adv_vel3(Tracer t, Vel3 V, Flags fl) {
+    const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x), j = (int)(blockIdx.y * blockDim.y + threadIdx.y);
+    const int k = (int)blockIdx.z;
+    const int nx = t.V[1].n[0], ny = t.V[0].n[1]; /* cells */
+    if (i >= nx || j >= ny) return;
+    const unsigned eu = node3(t.V[0], i, j, k), ev = node3(t.V[1], i, j, k), ew = node3(t.V[2], i, j, k);
+    const Start3 s = cell_start3(t, i, j, k, eu, ev, ew);
+    if (PASS == 1) {
+        vel3_first<0>(t, V, i, j, k, eu, s.u[0]);
+        vel3_first<1>(t, V, i, j, k, ev, s.u[1]);
+        vel3_first<2>(t, V, i, j, k, ew, s.u[2]);
+    } else {
+        vel3_second<0>(t, V, fl, i, j, k, eu, s.u[0]);
+        vel3_second<1>(t, V, fl, i, j, k, ev, s.u[1]);
+        vel3_second<2>(t, V, fl, i, j, k, ew, s.u[2]);
+    }
+}
+/* the faces past the cells: blockIdx.y = 0 the u faces at i = nx (a thread per (j, k)), 1 the v faces at j = ny
+ * (per (i, k)), 2 the w faces at k = nz (per (i, j)); the start velocity from face_node_velocity */
+template <int A, int PASS>
+__device__ inline void vel3_rim_face(const Tracer &t, const Vel3 &V, Flags fl, int i, int j, int k) {
+    float u1[3];
+    face_node_velocity<3, A, ADV_UNIT>(t, i, j, k, u1);
+    const unsigned e = node3(t.V[A], i, j, k);
+    if (PASS == 1) vel3_first<A>(t, V, i, j, k, e, u1);
+    else vel3_second<A>(t, V, fl, i, j, k, e, u1);
+}
+template <int PASS>
+__global__ void k_adv_vel3_rim(Tracer t, Vel3 V, Flags fl) {
+    const int nx = t.V[1].n[0], ny = t.V[0].n[1], nz = t.V[0].n[2];
+    const int r = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    if (blockIdx.y == 0) {
+        if (r < ny * nz) vel3_rim_face<0, PASS>(t, V, fl, nx, r % ny, r / ny);
+    } else if (blockIdx.y == 1) {
+        if (r < nx * nz) vel3_rim_face<1, PASS>(t, V, fl, r % nx, ny, r / nx);
+    } else if (r < nx * ny) vel3_rim_face<2, PASS>(t, V, fl, r % nx, r / nx, nz);
+}
+
 /* launches kern<dim, face, mode> on the stage's stream (mode: a local of the caller, ADV_UNIT or
  * ADV_WRAP): FACE_GO for a face grid (face 0..dim-1), SCALAR_GO for the scalar grid (face -1 with dye_scale 1,
  * else -2) */
@@ -612,6 +741,9 @@ struct AdvectWS {
      * 58; the node also saves the locating, item 90). BFECC: the feet of every grid in 3D (in 2D it traces
      * again). */
     float *feet[3];
+    /* 3D MacCormack with the range kept, in mode ADV_UNIT (k_adv_vel3): q^ of v and w in keep3[0], keep3[1], their
+     * ranges' lo and hi in keep3[2..5] (u's in tmp[0], feet[0], feet[1]) */
+    float *keep3[6];
 };
 
 /* blocks of 32 x 8 elements in 3D (a wider block gained nothing, item 24) and 32 x 4 in 2D */
@@ -652,6 +784,8 @@ eddy_status advect_init(cu_sim *c) {
     const int nfeet = want == 1 ? 2 : (c->g.dim == 3 ? 3 : 0);
     for (int a = 0; a < nfeet && st == EDDY_OK && want >= 1 && c->adv_feet; a++)
         if (!w->feet[a]) st = dev_alloc(c, (void **)&w->feet[a], cap * sizeof(float), "advection feet");
+    for (int a = 0; a < 6 && st == EDDY_OK && want == 1 && c->g.dim == 3 && c->adv_feet; a++)
+        if (!w->keep3[a]) st = dev_alloc(c, (void **)&w->keep3[a], cap * sizeof(float), "advection feet");
     return st;
 }
 
@@ -668,6 +802,7 @@ void advect_free(cu_sim *c) {
         cudaFree(w->out[f]);
         cudaFree(w->feet[f]);
     }
+    for (int f = 0; f < 6; f++) cudaFree(w->keep3[f]);
     free(w);
     c->adv = nullptr;
 }
@@ -715,6 +850,44 @@ static cudaError_t advect_field(cu_sim *c, const Tracer &t, const Map &m, int fa
 
 static float decay_factor(float k, float dt) { return 1.0f / (1.0f + k * dt); }
 
+/* whether the velocity takes k_adv_vel3 (3D MacCormack, range kept, no lattice wraps) */
+static bool velocity_in_one_pass(cu_sim *c, const Tracer &t) {
+    const AdvectWS *w = c->adv;
+    return c->g.dim == 3 && c->s->def.advection == EDDY_ADVECT_MACCORMACK && c->adv_feet && w->feet[0] &&
+           w->keep3[5] && !wraps(t.V[0]) && !wraps(t.V[1]) && !wraps(t.V[2]);
+}
+/* the velocity's MacCormack passes by k_adv_vel3, the cells and then the faces past them */
+static cudaError_t advect_velocity3(cu_sim *c, const Tracer &t, float factor) {
+    AdvectWS *w = c->adv;
+    Vel3 V;
+    float *hat[3] = {w->tmp[0], w->keep3[0], w->keep3[1]};
+    float *lo[3] = {w->feet[0], w->keep3[2], w->keep3[4]}, *hi[3] = {w->feet[1], w->keep3[3], w->keep3[5]};
+    for (int a = 0; a < 3; a++) {
+        GDesc vd = velocity_desc(c->g, a);
+        for (int b = 0; b < 3; b++) {
+            V.m[a].n[b] = vd.n[b];
+            V.m[a].off[b] = vd.off[b];
+            V.m[a].scale[b] = 1.0f;
+        }
+        V.hat[a] = hat[a];
+        V.R[a] = Range{lo[a], hi[a]};
+        V.out[a] = c->vel_tmp[a];
+    }
+    V.factor = factor;
+    const Flags fl = flags_for(c);
+    const int *n = c->g.n;
+    const dim3 blk = block_of(3), gr((unsigned)((n[0] + BX - 1) / BX), (unsigned)((n[1] + BY - 1) / BY), (unsigned)n[2]);
+    int rim = n[1] * n[2];
+    rim = n[0] * n[2] > rim ? n[0] * n[2] : rim;
+    rim = n[0] * n[1] > rim ? n[0] * n[1] : rim;
+    const dim3 rblk(256), rgr((unsigned)((rim + 255) / 256), 3);
+    k_adv_vel3<1><<<gr, blk, 0, c->stream>>>(t, V, fl);
+    k_adv_vel3_rim<1><<<rgr, rblk, 0, c->stream>>>(t, V, fl);
+    k_adv_vel3<2><<<gr, blk, 0, c->stream>>>(t, V, fl);
+    k_adv_vel3_rim<2><<<rgr, rblk, 0, c->stream>>>(t, V, fl);
+    return cudaGetLastError();
+}
+
 cudaError_t launch_advect(cu_sim *c, float dt) {
     const Geo &g = c->g;
     const eddy_sim_def &d = c->s->def;
@@ -728,7 +901,8 @@ cudaError_t launch_advect(cu_sim *c, float dt) {
     }
     cudaError_t e = cudaSuccess;
     const float fv = decay_factor(d.velocity_dissipation, dt);
-    for (int a = 0; a < g.dim && e == cudaSuccess; a++) {
+    if (velocity_in_one_pass(c, t)) e = advect_velocity3(c, t, fv);
+    else for (int a = 0; a < g.dim && e == cudaSuccess; a++) {
         GDesc vd = velocity_desc(g, a);
         Map m;
         for (int b = 0; b < 3; b++) {

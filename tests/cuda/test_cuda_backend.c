@@ -693,6 +693,7 @@ int main(int argc, char **argv) {
         stage_case("vorticity 2D", d, eddy__apply_vorticity, EDDY_CUDA_VORTICITY, TOL_STAGE);
         stage_case("vorticity 3D", d3, eddy__apply_vorticity, EDDY_CUDA_VORTICITY, TOL_STAGE);
         stage_case("advect MacCormack 2D", d, eddy__advect, EDDY_CUDA_ADVECT, TOL_ADVECT);
+        stage_case("advect MacCormack 3D", d3, eddy__advect, EDDY_CUDA_ADVECT, TOL_ADVECT); /* k_adv_vel3 */
         stage_case("diffuse 2D", d, eddy__diffuse, EDDY_CUDA_DIFFUSE, TOL_PROJECT);
         d.pressure.tolerance = d3.pressure.tolerance = 1e-7f;
         stage_case("project MGPCG 2D", d, cpu_project_stage, EDDY_CUDA_PROJECT, TOL_PROJECT);
