@@ -155,15 +155,16 @@ for what in "$@"; do
       "$bin/bench_cuda" --profile 3 256 0 > "$OUT/ncu3d.csv" 2>&1; echo "ncu3d rc=$?"; grep -c k_ "$OUT/ncu3d.csv" ;;
   abadv)
     # issue 7, version 21: the advection rows (2D 2048^2, 3D 256^3) and the 256^3 / 2048^2 steps of two binaries
-    # ($PRE_A/bench_cuda, $PRE_B/bench_cuda) alternating, twice each
+    # ($PRE_A/bench_cuda, $PRE_B/bench_cuda) alternating, twice each; with $ENV_C set, also C: B's binary with the
+    # environment settings $ENV_C ("VAR=v ...")
+    sets="A B"; [ -n "${ENV_C:-}" ] && sets="A B C"
+    pick() { case $1 in A) echo "$PRE_A/bench_cuda";; B) echo "$PRE_B/bench_cuda";; C) echo "env $ENV_C $PRE_B/bench_cuda";; esac; }
     {
-    for k in 1 2; do for x in A B; do
-      b=$PRE_A; [ $x = B ] && b=$PRE_B
-      echo "$x $k:"; timeout 100 "$b/bench_cuda" --advect-only 2>&1 | grep -E "copy kernel|advect|^stages"
+    for k in 1 2; do for x in $sets; do
+      echo "$x $k:"; timeout 100 $(pick $x) --advect-only 2>&1 | grep -E "copy kernel|advect|^stages"
     done; done
-    for n in 256 2048; do for k in 1 2; do for x in A B; do
-      b=$PRE_A; [ $x = B ] && b=$PRE_B
-      echo "$x steps $n $k:"; timeout 100 "$b/bench_cuda" --only $n --no-stages 2>&1 | grep -E "^  (2D|3D)"
+    for n in 256 2048; do for k in 1 2; do for x in $sets; do
+      echo "$x steps $n $k:"; timeout 100 $(pick $x) --only $n --no-stages 2>&1 | grep -E "^  (2D|3D)"
     done; done; done
     } 2>&1 | tee "$OUT/abadv.log" ;;
   bench-quick) timeout 200 "$bin/bench_cuda" --quick > "$OUT/bench.log" 2>&1; echo "bench rc=$?"; cat "$OUT/bench.log" ;;

@@ -566,10 +566,11 @@ __global__ void k_advm_bfecc_final(Tracer t, Map m, Lat L, Multi M, Flags fl, Fe
 
 /* ------------------------------------------------------------------ the three velocity components in one pass
  * 3D MacCormack in mode ADV_UNIT with the limiter's range kept: a thread per cell (i, j, k) advects the u, v and w
- * faces (i, j, k) of that cell, so each pass reads the velocity once instead of once per component, and the three
- * start velocities share their loads and their index arithmetic; the faces past the cells (u at i = nx, v at
- * j = ny, w at k = nz) are a second, small launch (k_adv_vel3_rim). Each face's float operations are those of
- * k_adv_backward and k_adv_maccormack, in their order: the same bits. */
+ * faces (i, j, k) of that cell (and, on a dye_scale-1 grid, its scalars), so each pass reads the velocity once
+ * instead of once per component and once more for the scalars, and the start velocities share their loads and
+ * their index arithmetic; the faces past the cells (u at i = nx, v at j = ny, w at k = nz) take the blocks of a
+ * few planes past the last. Each element's float operations are those of k_adv_backward and k_adv_maccormack
+ * (k_advm_backward and k_advm_maccormack for the scalars), in their order: the same bits. */
 #ifndef ADV3_B1
 #define ADV3_B1 5
 #endif
@@ -622,7 +623,8 @@ __device__ inline void vel3_second(const Tracer &t, const Vel3 &V, Flags fl, int
  * (i, j or k = 0, where the lower node is the node itself), so each lattice's nodes are its base node eu, ev, ew
  * minus 0 or one stride; the 27 loads of the three are 18 distinct ones. */
 struct Start3 {
-    float u[3][3]; /* u[A]: the start velocity of face A */
+    float u[3][3];     /* u[A]: the start velocity of face A */
+    float lo[3], hi[3]; /* component b at the cell's lower and upper b face (the scalars' start velocity) */
 };
 __device__ inline Start3 cell_start3(const Tracer &t, int i, int j, int k, unsigned eu, unsigned ev, unsigned ew) {
     const float *__restrict__ U = t.v[0];
@@ -638,6 +640,7 @@ __device__ inline Start3 cell_start3(const Tracer &t, int i, int j, int k, unsig
     const float v000 = __ldg(Vv + ev), v010 = __ldg(Vv + ev + yv);
     const float w000 = __ldg(W + ew), w001 = __ldg(W + ew + zw);
     Start3 s;
+    s.lo[0] = u000, s.hi[0] = u100, s.lo[1] = v000, s.hi[1] = v010, s.lo[2] = w000, s.hi[2] = w001;
     /* u face: v and w, the mean of the 4 faces around, along x first (face_node_velocity's lo, hi, lo_b, hi_b) */
     s.u[0][0] = u000;
     s.u[0][1] = lerp_(lerp_(__ldg(Vv + ev - dx), v000, 0.5f), lerp_(__ldg(Vv + ev - dx + yv), v010, 0.5f), 0.5f);
@@ -653,15 +656,85 @@ __device__ inline Start3 cell_start3(const Tracer &t, int i, int j, int k, unsig
     return s;
 }
 
-/* PASS 1 or 2 of the three components at the faces (i, j, k) of the cells, blocks of BX x BY cells of one plane */
+/* The scalars of a dye_scale-1 grid in the same pass (SC): the scalar element (i, j, k) is cell (i, j, k), its
+ * start velocity (cell_node_velocity) the means of the cell's faces that cell_start3 loaded, its index ew; its
+ * float operations are those of k_advm_backward (pass 1, the node kept) and k_advm_maccormack (pass 2, KEPT). */
 template <int PASS>
-__global__ void __launch_bounds__(BX * BY, PASS == 1 ? ADV3_B1 : ADV3_B2) k_adv_vel3(Tracer t, Vel3 V, Flags fl) {
+__device__ inline void cell3_scalars(const Tracer &t, const Lat &L, const Multi &M, Flags fl, int i, int j, int k,
+                                     unsigned e, const float u1[3]) {
+    const float P[3] = {(float)i + 0.5f, (float)j + 0.5f, (float)k + 0.5f};
+    const Map m = {{L.n[0], L.n[1], L.n[2]}, {0.5f, 0.5f, 0.5f}, {1.0f, 1.0f, 1.0f}};
+    float x[3];
+    if (PASS == 1) {
+        trace_end<-1, 3, -1, ADV_UNIT>(t, m, P, u1, x);
+        const Loc pb = lat_locate<3, ADV_UNIT>(L, x[0], x[1], x[2]);
+        M.node[e] = node_of<3>((unsigned)L.n[0], (unsigned)L.n[1], pb.x, pb.y, pb.z);
+#pragma unroll
+        for (int f = 0; f < 4; f++) {
+            if (f >= M.n) break;
+            M.dst[f][e] = M.factor[f] * sample_at<3, ADV_UNIT>(L, M.q[f], pb);
+        }
+        return;
+    }
+    trace_end<+1, 3, -1, ADV_UNIT>(t, m, P, u1, x);
+    const Loc pf = lat_locate<3, ADV_UNIT>(L, x[0], x[1], x[2]);
+    const unsigned nb = __ldg(M.node + e);
+#pragma unroll
+    for (int f = 0; f < 4; f++) {
+        if (f >= M.n) break;
+        float back = sample_at<3, ADV_UNIT>(L, M.hat[f], pf);
+        float qh = __ldg(M.hat[f] + e);
+        float v = qh + 0.5f * (__ldg(M.q[f] + e) - back);
+        float lo, hi;
+        minmax_node<3>(L, M.q[f], nb, &lo, &hi);
+        if (v < lo || v > hi) v = qh;
+        v = M.factor[f] * v;
+        M.dst[f][e] = v;
+        flag_if_bad(fl, v, M.field[f]);
+    }
+}
+
+/* one face of component A outside the cells, its start velocity from face_node_velocity */
+template <int A, int PASS>
+__device__ inline void vel3_rim_face(const Tracer &t, const Vel3 &V, Flags fl, int i, int j, int k) {
+    float u1[3];
+    face_node_velocity<3, A, ADV_UNIT>(t, i, j, k, u1);
+    const unsigned e = node3(t.V[A], i, j, k);
+    if (PASS == 1) vel3_first<A>(t, V, i, j, k, e, u1);
+    else vel3_second<A>(t, V, fl, i, j, k, e, u1);
+}
+
+/* PASS 1 or 2 of the three components (and with SC of the scalars) at the faces (i, j, k) of the cells: blocks of
+ * BX x BY cells of plane blockIdx.z < nz. The faces past the cells in the planes after them (as full warps; a
+ * separate launch of these 1.2% of the faces at 256^3 cost ~23 us per pass, a wave of latency): plane nz the w
+ * faces at k = nz, then rim_u planes of the u faces at i = nx (a thread per (j, k)), then the v faces at j = ny
+ * (per (i, k)). */
+template <int PASS, int SC>
+__global__ void __launch_bounds__(BX * BY, PASS == 1 ? ADV3_B1 : ADV3_B2)
+    k_adv_cell3(Tracer t, Vel3 V, Lat Ls, Multi M, Flags fl, int rim_u) {
+    const int nx = t.V[1].n[0], ny = t.V[0].n[1], nz = t.V[0].n[2]; /* cells */
+    const int bz = (int)blockIdx.z;
+    if (bz >= nz) {
+        const int r = (int)((((unsigned)(bz - nz - 1) * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x) *
+                            (blockDim.x * blockDim.y) + threadIdx.y * blockDim.x + threadIdx.x);
+        if (bz == nz) {
+            const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x), j = (int)(blockIdx.y * blockDim.y + threadIdx.y);
+            if (i < nx && j < ny) vel3_rim_face<2, PASS>(t, V, fl, i, j, nz);
+        } else if (bz <= nz + rim_u) {
+            if (r < ny * nz) vel3_rim_face<0, PASS>(t, V, fl, nx, r % ny, r / ny);
+        } else {
+            const int rv = r - (int)((unsigned)rim_u * gridDim.y * gridDim.x * blockDim.x * blockDim.y);
+            if (rv < nx * nz) vel3_rim_face<1, PASS>(t, V, fl, rv % nx, ny, rv / nx);
+        }
+        return;
+    }
     const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x), j = (int)(blockIdx.y * blockDim.y + threadIdx.y);
-    const int k = (int)blockIdx.z;
-    const int nx = t.V[1].n[0], ny = t.V[0].n[1]; /* cells */
+    const int k = bz;
     if (i >= nx || j >= ny) return;
     const unsigned eu = node3(t.V[0], i, j, k), ev = node3(t.V[1], i, j, k), ew = node3(t.V[2], i, j, k);
     const Start3 s = cell_start3(t, i, j, k, eu, ev, ew);
+    /* the scalars' start velocity (cell_node_velocity): the mean of the cell's two faces per component */
+    const float uc[3] = {lerp_(s.lo[0], s.hi[0], 0.5f), lerp_(s.lo[1], s.hi[1], 0.5f), lerp_(s.lo[2], s.hi[2], 0.5f)};
     if (PASS == 1) {
         vel3_first<0>(t, V, i, j, k, eu, s.u[0]);
         vel3_first<1>(t, V, i, j, k, ev, s.u[1]);
@@ -671,26 +744,7 @@ __global__ void __launch_bounds__(BX * BY, PASS == 1 ? ADV3_B1 : ADV3_B2) k_adv_
         vel3_second<1>(t, V, fl, i, j, k, ev, s.u[1]);
         vel3_second<2>(t, V, fl, i, j, k, ew, s.u[2]);
     }
-}
-/* the faces past the cells: blockIdx.y = 0 the u faces at i = nx (a thread per (j, k)), 1 the v faces at j = ny
- * (per (i, k)), 2 the w faces at k = nz (per (i, j)); the start velocity from face_node_velocity */
-template <int A, int PASS>
-__device__ inline void vel3_rim_face(const Tracer &t, const Vel3 &V, Flags fl, int i, int j, int k) {
-    float u1[3];
-    face_node_velocity<3, A, ADV_UNIT>(t, i, j, k, u1);
-    const unsigned e = node3(t.V[A], i, j, k);
-    if (PASS == 1) vel3_first<A>(t, V, i, j, k, e, u1);
-    else vel3_second<A>(t, V, fl, i, j, k, e, u1);
-}
-template <int PASS>
-__global__ void k_adv_vel3_rim(Tracer t, Vel3 V, Flags fl) {
-    const int nx = t.V[1].n[0], ny = t.V[0].n[1], nz = t.V[0].n[2];
-    const int r = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-    if (blockIdx.y == 0) {
-        if (r < ny * nz) vel3_rim_face<0, PASS>(t, V, fl, nx, r % ny, r / ny);
-    } else if (blockIdx.y == 1) {
-        if (r < nx * nz) vel3_rim_face<1, PASS>(t, V, fl, r % nx, ny, r / nx);
-    } else if (r < nx * ny) vel3_rim_face<2, PASS>(t, V, fl, r % nx, r / nx, nz);
+    if (SC) cell3_scalars<PASS>(t, Ls, M, fl, i, j, k, ew, uc);
 }
 
 /* launches kern<dim, face, mode> on the stage's stream (mode: a local of the caller, ADV_UNIT or
@@ -741,9 +795,10 @@ struct AdvectWS {
      * 58; the node also saves the locating, item 90). BFECC: the feet of every grid in 3D (in 2D it traces
      * again). */
     float *feet[3];
-    /* 3D MacCormack with the range kept, in mode ADV_UNIT (k_adv_vel3): q^ of v and w in keep3[0], keep3[1], their
-     * ranges' lo and hi in keep3[2..5] (u's in tmp[0], feet[0], feet[1]) */
-    float *keep3[6];
+    /* 3D MacCormack with the range kept, in mode ADV_UNIT (k_adv_cell3, the velocity and the scalars in the same
+     * pass): q^ of u, v, w in keep3[7], keep3[0], keep3[1] (tmp[0] is the scalars' hat[0]), the ranges' lo and hi
+     * of v and w in keep3[2..5] (u's in feet[0], feet[1]), the scalars' node in keep3[6] */
+    float *keep3[8];
 };
 
 /* blocks of 32 x 8 elements in 3D (a wider block gained nothing, item 24) and 32 x 4 in 2D */
@@ -784,7 +839,7 @@ eddy_status advect_init(cu_sim *c) {
     const int nfeet = want == 1 ? 2 : (c->g.dim == 3 ? 3 : 0);
     for (int a = 0; a < nfeet && st == EDDY_OK && want >= 1 && c->adv_feet; a++)
         if (!w->feet[a]) st = dev_alloc(c, (void **)&w->feet[a], cap * sizeof(float), "advection feet");
-    for (int a = 0; a < 6 && st == EDDY_OK && want == 1 && c->g.dim == 3 && c->adv_feet; a++)
+    for (int a = 0; a < 8 && st == EDDY_OK && want == 1 && c->g.dim == 3 && c->adv_feet; a++)
         if (!w->keep3[a]) st = dev_alloc(c, (void **)&w->keep3[a], cap * sizeof(float), "advection feet");
     return st;
 }
@@ -802,7 +857,7 @@ void advect_free(cu_sim *c) {
         cudaFree(w->out[f]);
         cudaFree(w->feet[f]);
     }
-    for (int f = 0; f < 6; f++) cudaFree(w->keep3[f]);
+    for (int f = 0; f < 8; f++) cudaFree(w->keep3[f]);
     free(w);
     c->adv = nullptr;
 }
@@ -850,17 +905,19 @@ static cudaError_t advect_field(cu_sim *c, const Tracer &t, const Map &m, int fa
 
 static float decay_factor(float k, float dt) { return 1.0f / (1.0f + k * dt); }
 
-/* whether the velocity takes k_adv_vel3 (3D MacCormack, range kept, no lattice wraps) */
+/* whether the velocity takes k_adv_cell3 (3D MacCormack, range kept, no lattice wraps) */
 static bool velocity_in_one_pass(cu_sim *c, const Tracer &t) {
     const AdvectWS *w = c->adv;
     return c->g.dim == 3 && c->s->def.advection == EDDY_ADVECT_MACCORMACK && c->adv_feet && w->feet[0] &&
-           w->keep3[5] && !wraps(t.V[0]) && !wraps(t.V[1]) && !wraps(t.V[2]);
+           w->keep3[7] && !wraps(t.V[0]) && !wraps(t.V[1]) && !wraps(t.V[2]);
 }
-/* the velocity's MacCormack passes by k_adv_vel3, the cells and then the faces past them */
-static cudaError_t advect_velocity3(cu_sim *c, const Tracer &t, float factor) {
+/* the velocity's MacCormack passes by k_adv_cell3, with the scalars when A (pass 1's fields: q^ and the node)
+ * and M (pass 2's) are given (a dye_scale-1 grid of the same lattice mode) */
+static cudaError_t advect_cells3(cu_sim *c, const Tracer &t, float factor, const Lat &Ls, const Multi *A,
+                                 const Multi *M) {
     AdvectWS *w = c->adv;
     Vel3 V;
-    float *hat[3] = {w->tmp[0], w->keep3[0], w->keep3[1]};
+    float *hat[3] = {w->keep3[7], w->keep3[0], w->keep3[1]};
     float *lo[3] = {w->feet[0], w->keep3[2], w->keep3[4]}, *hi[3] = {w->feet[1], w->keep3[3], w->keep3[5]};
     for (int a = 0; a < 3; a++) {
         GDesc vd = velocity_desc(c->g, a);
@@ -876,15 +933,20 @@ static cudaError_t advect_velocity3(cu_sim *c, const Tracer &t, float factor) {
     V.factor = factor;
     const Flags fl = flags_for(c);
     const int *n = c->g.n;
-    const dim3 blk = block_of(3), gr((unsigned)((n[0] + BX - 1) / BX), (unsigned)((n[1] + BY - 1) / BY), (unsigned)n[2]);
-    int rim = n[1] * n[2];
-    rim = n[0] * n[2] > rim ? n[0] * n[2] : rim;
-    rim = n[0] * n[1] > rim ? n[0] * n[1] : rim;
-    const dim3 rblk(256), rgr((unsigned)((rim + 255) / 256), 3);
-    k_adv_vel3<1><<<gr, blk, 0, c->stream>>>(t, V, fl);
-    k_adv_vel3_rim<1><<<rgr, rblk, 0, c->stream>>>(t, V, fl);
-    k_adv_vel3<2><<<gr, blk, 0, c->stream>>>(t, V, fl);
-    k_adv_vel3_rim<2><<<rgr, rblk, 0, c->stream>>>(t, V, fl);
+    const dim3 blk = block_of(3);
+    const unsigned gx = (unsigned)((n[0] + BX - 1) / BX), gy = (unsigned)((n[1] + BY - 1) / BY);
+    /* the planes after the cells: the w faces at k = nz, then the u faces at i = nx, then the v faces at j = ny */
+    const long plane = (long)gx * gy * BX * BY;
+    const int rim_u = (int)(((long)n[1] * n[2] + plane - 1) / plane), rim_v = (int)(((long)n[0] * n[2] + plane - 1) / plane);
+    const dim3 gr(gx, gy, (unsigned)(n[2] + 1 + rim_u + rim_v));
+    if (A) {
+        k_adv_cell3<1, 1><<<gr, blk, 0, c->stream>>>(t, V, Ls, *A, fl, rim_u);
+        k_adv_cell3<2, 1><<<gr, blk, 0, c->stream>>>(t, V, Ls, *M, fl, rim_u);
+    } else {
+        const Multi none = {};
+        k_adv_cell3<1, 0><<<gr, blk, 0, c->stream>>>(t, V, Ls, none, fl, rim_u);
+        k_adv_cell3<2, 0><<<gr, blk, 0, c->stream>>>(t, V, Ls, none, fl, rim_u);
+    }
     return cudaGetLastError();
 }
 
@@ -901,8 +963,9 @@ cudaError_t launch_advect(cu_sim *c, float dt) {
     }
     cudaError_t e = cudaSuccess;
     const float fv = decay_factor(d.velocity_dissipation, dt);
-    if (velocity_in_one_pass(c, t)) e = advect_velocity3(c, t, fv);
-    else for (int a = 0; a < g.dim && e == cudaSuccess; a++) {
+    /* 3D MacCormack: the velocity (and the scalars of a dye_scale-1 grid) in one pass per cell, further down */
+    const bool cells3 = velocity_in_one_pass(c, t) && !getenv("EDDY_CU_ADV_NOCELL3"); /* EXPERIMENT */
+    for (int a = 0; a < g.dim && e == cudaSuccess && !cells3; a++) {
         GDesc vd = velocity_desc(g, a);
         Map m;
         for (int b = 0; b < 3; b++) {
@@ -934,22 +997,26 @@ cudaError_t launch_advect(cu_sim *c, float dt) {
         M.field[M.n] = EDDY_FIELD_DYE_R + f;
         M.n++;
     }
+    const Lat L = lat_of(sd);
+    const int face = d.dye_scale[0] == 1 && d.dye_scale[1] == 1 && d.dye_scale[2] == 1 ? -1 : -2;
+    M.node = nullptr;
+    Multi A = M; /* pass 1 writes q^ (factor 1) */
+    for (int f = 0; f < M.n; f++) {
+        M.dst[f] = *pool[f];
+        A.dst[f] = w->hat[f];
+        A.factor[f] = 1.0f;
+        M.hat[f] = A.hat[f] = w->hat[f];
+    }
+    /* the scalars in k_adv_cell3 with the velocity: a dye_scale-1 grid, its node kept in keep3[6] */
+    const bool sc3 = cells3 && M.n > 0 && face == -1 && !wraps(L) && !getenv("EDDY_CU_ADV_NOSC"); /* EXPERIMENT */
+    if (sc3) A.node = M.node = (unsigned *)w->keep3[6];
+    if (cells3 && e == cudaSuccess) e = advect_cells3(c, t, fv, L, sc3 ? &A : nullptr, sc3 ? &M : nullptr);
     if (M.n > 0 && e == cudaSuccess) {
         const dim3 blk = block_of(g.dim), gr = grid_of(g.dim, m);
-        Lat L = lat_of(sd);
         Flags fl = flags_for(c);
         Feet F = feet_of(c), none = {{nullptr, nullptr, nullptr}};
         const int mode = stage_mode(t, L);
-        const int face = d.dye_scale[0] == 1 && d.dye_scale[1] == 1 && d.dye_scale[2] == 1 ? -1 : -2;
-        M.node = nullptr;
-        Multi A = M; /* pass 1 writes q^ (factor 1) */
-        for (int f = 0; f < M.n; f++) {
-            M.dst[f] = *pool[f];
-            A.dst[f] = w->hat[f];
-            A.factor[f] = 1.0f;
-            M.hat[f] = A.hat[f] = w->hat[f];
-        }
-        switch (d.advection) {
+        if (!sc3) switch (d.advection) {
         case EDDY_ADVECT_SEMI_LAGRANGIAN:
             SCALAR_GO(k_advm_backward, face, gr, t, m, L, M, fl, 1, none);
             break;
