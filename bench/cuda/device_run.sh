@@ -154,11 +154,11 @@ for what in "$@"; do
       --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,sm__inst_issued.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,launch__grid_size \
       "$bin/bench_cuda" --profile 3 256 0 > "$OUT/ncu3d.csv" 2>&1; echo "ncu3d rc=$?"; grep -c k_ "$OUT/ncu3d.csv" ;;
   abadv)
-    # issue 7, version 21: the advection rows (2D 2048^2, 3D 256^3) and the 256^3 / 2048^2 steps of two binaries
-    # ($PRE_A/bench_cuda, $PRE_B/bench_cuda) alternating, twice each; with $ENV_C set, also C: B's binary with the
-    # environment settings $ENV_C ("VAR=v ...")
-    sets="A B"; [ -n "${ENV_C:-}" ] && sets="A B C"
-    pick() { case $1 in A) echo "$PRE_A/bench_cuda";; B) echo "$PRE_B/bench_cuda";; C) echo "env $ENV_C $PRE_B/bench_cuda";; esac; }
+    # issue 7, version 21: the advection rows (2D 2048^2, 3D 256^3) and the 256^3 / 2048^2 steps of several settings
+    # alternating, twice each: $AB_SETS (default "A B"), setting x running $PRE_x/bench_cuda with the environment
+    # settings $ENV_x ("VAR=v ...", optional)
+    sets=${AB_SETS:-A B}
+    pick() { local p="PRE_$1" e="ENV_$1"; echo "env ${!e:-} ${!p}/bench_cuda"; }
     {
     for k in 1 2; do for x in $sets; do
       echo "$x $k:"; timeout 100 $(pick $x) --advect-only 2>&1 | grep -E "copy kernel|advect|^stages"
