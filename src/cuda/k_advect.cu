@@ -4,7 +4,8 @@
  * (Kim et al. 2005). Velocity components are traced from their faces, scalars from the (possibly finer) scalar
  * cells. The CPU traces each grid once and stores the feet; here a later pass traces again (two velocity samples
  * in cache) or reads what the first pass kept (MacCormack: the velocity limiter's range; BFECC: the feet): the
- * same float operations, so the same feet. Interpolation is a + w (b - a), as on the CPU. */
+ * same float operations, so the same feet. Interpolation is a + w (b - a), as on the CPU. 3D MacCormack without
+ * wrapping axes runs a thread per cell for all the grids (k_adv_cell3): the elements' operations are unchanged. */
 #include "cu_sim.cuh"
 
 namespace ecu {
@@ -571,23 +572,10 @@ __global__ void k_advm_bfecc_final(Tracer t, Map m, Lat L, Multi M, Flags fl, Fe
  * their index arithmetic; the faces past the cells (u at i = nx, v at j = ny, w at k = nz) take the blocks of a
  * few planes past the last. Each element's float operations are those of k_adv_backward and k_adv_maccormack
  * (k_advm_backward and k_advm_maccormack for the scalars), in their order: the same bits. */
-#ifndef ADV3_VNODE
-#define ADV3_VNODE 0
-#endif
-#ifndef ADV3_LAZY
-#define ADV3_LAZY 0
-#endif
-#ifndef ADV3_B1
-#define ADV3_B1 5
-#endif
-#ifndef ADV3_B2
-#define ADV3_B2 6
-#endif
 struct Vel3 {
     Map m[3];       /* the face grids */
     float *hat[3];  /* q^ of each component */
     Range R[3];     /* the limiter's range of each component */
-    unsigned *node[3]; /* ADV3_VNODE: the backward foot's node instead of the range */
     float *out[3];  /* the new velocity */
     float factor;   /* dissipation */
 };
@@ -601,16 +589,11 @@ __device__ inline void vel3_first(const Tracer &t, const Vel3 &V, int i, int j, 
     trace_end<-1, 3, A, ADV_UNIT>(t, m, P, u1, b);
     const Lat &L = t.V[A];
     const Loc pb = lat_locate<3, ADV_UNIT>(L, b[0], b[1], b[2]);
-#if ADV3_VNODE
-    V.hat[A][e] = sample_at<3, ADV_UNIT>(L, t.v[A], pb);
-    V.node[A][e] = node_of<3>((unsigned)L.n[0], (unsigned)L.n[1], pb.x, pb.y, pb.z);
-#else
     float lo, hi;
     const float v = sample_range_at<3, ADV_UNIT>(L, t.v[A], pb, &lo, &hi); /* k_adv_backward's 1 * v is v */
     V.hat[A][e] = v;
     V.R[A].lo[e] = lo;
     V.R[A].hi[e] = hi;
-#endif
 }
 /* MacCormack's second pass at face e of component A */
 template <int A>
@@ -623,12 +606,7 @@ __device__ inline void vel3_second(const Tracer &t, const Vel3 &V, Flags fl, int
     const float back = lat_sample<3, ADV_UNIT>(t.V[A], V.hat[A], f[0], f[1], f[2]);
     const float qh = __ldg(V.hat[A] + e);
     float v = qh + 0.5f * (__ldg(t.v[A] + e) - back);
-#if ADV3_VNODE
-    float lo, hi;
-    minmax_node<3>(t.V[A], t.v[A], __ldg(V.node[A] + e), &lo, &hi);
-#else
     const float lo = __ldg(V.R[A].lo + e), hi = __ldg(V.R[A].hi + e);
-#endif
     if (v < lo || v > hi) v = qh;
     v = V.factor * v;
     V.out[A][e] = v;
@@ -671,39 +649,6 @@ __device__ inline Start3 cell_start3(const Tracer &t, int i, int j, int k, unsig
     s.u[2][1] = lerp_(lerp_(__ldg(Vv + ev - dzv), v000, 0.5f), lerp_(__ldg(Vv + ev - dzv + yv), v010, 0.5f), 0.5f);
     s.u[2][2] = w000;
     return s;
-}
-
-/* cell_start3's start velocity of one face A (A = -1: the scalars', cell_node_velocity), with its own loads: each
- * just before its trace, so that no start velocity is live across another face's trace (registers) */
-template <int A>
-__device__ inline void cell_start_face(const Tracer &t, int i, int j, int k, unsigned eu, unsigned ev, unsigned ew,
-                                       float u1[3]) {
-    const float *__restrict__ U = t.v[0];
-    const float *__restrict__ Vv = t.v[1];
-    const float *__restrict__ W = t.v[2];
-    const unsigned yu = (unsigned)t.V[0].n[0], zu = yu * (unsigned)t.V[0].n[1];
-    const unsigned yv = (unsigned)t.V[1].n[0], zv = yv * (unsigned)t.V[1].n[1];
-    const unsigned yw = (unsigned)t.V[2].n[0], zw = yw * (unsigned)t.V[2].n[1];
-    if (A == -1) {
-        u1[0] = lerp_(__ldg(U + eu), __ldg(U + eu + 1), 0.5f);
-        u1[1] = lerp_(__ldg(Vv + ev), __ldg(Vv + ev + yv), 0.5f);
-        u1[2] = lerp_(__ldg(W + ew), __ldg(W + ew + zw), 0.5f);
-    } else if (A == 0) {
-        const unsigned dx = i > 0 ? 1u : 0u;
-        u1[0] = __ldg(U + eu);
-        u1[1] = lerp_(lerp_(__ldg(Vv + ev - dx), __ldg(Vv + ev), 0.5f), lerp_(__ldg(Vv + ev - dx + yv), __ldg(Vv + ev + yv), 0.5f), 0.5f);
-        u1[2] = lerp_(lerp_(__ldg(W + ew - dx), __ldg(W + ew), 0.5f), lerp_(__ldg(W + ew - dx + zw), __ldg(W + ew + zw), 0.5f), 0.5f);
-    } else if (A == 1) {
-        const unsigned dyu = j > 0 ? yu : 0u, dyw = j > 0 ? yw : 0u;
-        u1[0] = lerp_(lerp_(__ldg(U + eu - dyu), __ldg(U + eu), 0.5f), lerp_(__ldg(U + eu - dyu + 1), __ldg(U + eu + 1), 0.5f), 0.5f);
-        u1[1] = __ldg(Vv + ev);
-        u1[2] = lerp_(lerp_(__ldg(W + ew - dyw), __ldg(W + ew), 0.5f), lerp_(__ldg(W + ew - dyw + zw), __ldg(W + ew + zw), 0.5f), 0.5f);
-    } else {
-        const unsigned dzu = k > 0 ? zu : 0u, dzv = k > 0 ? zv : 0u;
-        u1[0] = lerp_(lerp_(__ldg(U + eu - dzu), __ldg(U + eu), 0.5f), lerp_(__ldg(U + eu - dzu + 1), __ldg(U + eu + 1), 0.5f), 0.5f);
-        u1[1] = lerp_(lerp_(__ldg(Vv + ev - dzv), __ldg(Vv + ev), 0.5f), lerp_(__ldg(Vv + ev - dzv + yv), __ldg(Vv + ev + yv), 0.5f), 0.5f);
-        u1[2] = __ldg(W + ew);
-    }
 }
 
 /* The scalars of a dye_scale-1 grid in the same pass (SC): the scalar element (i, j, k) is cell (i, j, k), its
@@ -760,7 +705,7 @@ __device__ inline void vel3_rim_face(const Tracer &t, const Vel3 &V, Flags fl, i
  * faces at k = nz, then rim_u planes of the u faces at i = nx (a thread per (j, k)), then the v faces at j = ny
  * (per (i, k)). */
 template <int PASS, int SC>
-__global__ void __launch_bounds__(BX * BY, PASS == 1 ? ADV3_B1 : ADV3_B2)
+__global__ void __launch_bounds__(BX * BY, PASS == 1 ? 5 : 6)
     k_adv_cell3(Tracer t, Vel3 V, Lat Ls, Multi M, Flags fl, int rim_u) {
     const int nx = t.V[1].n[0], ny = t.V[0].n[1], nz = t.V[0].n[2]; /* cells */
     const int bz = (int)blockIdx.z;
@@ -782,21 +727,6 @@ __global__ void __launch_bounds__(BX * BY, PASS == 1 ? ADV3_B1 : ADV3_B2)
     const int k = bz;
     if (i >= nx || j >= ny) return;
     const unsigned eu = node3(t.V[0], i, j, k), ev = node3(t.V[1], i, j, k), ew = node3(t.V[2], i, j, k);
-#if ADV3_LAZY
-    float u1[3];
-#define ADV3_FACE(A, e)                                                                                        \
-    cell_start_face<A>(t, i, j, k, eu, ev, ew, u1);                                                            \
-    if (PASS == 1) vel3_first<A>(t, V, i, j, k, e, u1);                                                        \
-    else vel3_second<A>(t, V, fl, i, j, k, e, u1);
-    ADV3_FACE(0, eu)
-    ADV3_FACE(1, ev)
-    ADV3_FACE(2, ew)
-#undef ADV3_FACE
-    if (SC) {
-        cell_start_face<-1>(t, i, j, k, eu, ev, ew, u1);
-        cell3_scalars<PASS>(t, Ls, M, fl, i, j, k, ew, u1);
-    }
-#else
     const Start3 s = cell_start3(t, i, j, k, eu, ev, ew);
     /* the scalars' start velocity (cell_node_velocity): the mean of the cell's two faces per component */
     const float uc[3] = {lerp_(s.lo[0], s.hi[0], 0.5f), lerp_(s.lo[1], s.hi[1], 0.5f), lerp_(s.lo[2], s.hi[2], 0.5f)};
@@ -810,7 +740,6 @@ __global__ void __launch_bounds__(BX * BY, PASS == 1 ? ADV3_B1 : ADV3_B2)
         vel3_second<2>(t, V, fl, i, j, k, ew, s.u[2]);
     }
     if (SC) cell3_scalars<PASS>(t, Ls, M, fl, i, j, k, ew, uc);
-#endif
 }
 
 /* launches kern<dim, face, mode> on the stage's stream (mode: a local of the caller, ADV_UNIT or
@@ -994,7 +923,6 @@ static cudaError_t advect_cells3(cu_sim *c, const Tracer &t, float factor, const
         }
         V.hat[a] = hat[a];
         V.R[a] = Range{lo[a], hi[a]};
-        V.node[a] = (unsigned *)lo[a];
         V.out[a] = c->vel_tmp[a];
     }
     V.factor = factor;
@@ -1031,7 +959,7 @@ cudaError_t launch_advect(cu_sim *c, float dt) {
     cudaError_t e = cudaSuccess;
     const float fv = decay_factor(d.velocity_dissipation, dt);
     /* 3D MacCormack: the velocity (and the scalars of a dye_scale-1 grid) in one pass per cell, further down */
-    const bool cells3 = velocity_in_one_pass(c, t) && !getenv("EDDY_CU_ADV_NOCELL3"); /* EXPERIMENT */
+    const bool cells3 = velocity_in_one_pass(c, t);
     for (int a = 0; a < g.dim && e == cudaSuccess && !cells3; a++) {
         GDesc vd = velocity_desc(g, a);
         Map m;
@@ -1075,7 +1003,7 @@ cudaError_t launch_advect(cu_sim *c, float dt) {
         M.hat[f] = A.hat[f] = w->hat[f];
     }
     /* the scalars in k_adv_cell3 with the velocity: a dye_scale-1 grid, its node kept in keep3[6] */
-    const bool sc3 = cells3 && M.n > 0 && face == -1 && !wraps(L) && !getenv("EDDY_CU_ADV_NOSC"); /* EXPERIMENT */
+    const bool sc3 = cells3 && M.n > 0 && face == -1 && !wraps(L);
     if (sc3) A.node = M.node = (unsigned *)w->keep3[6];
     if (cells3 && e == cudaSuccess) e = advect_cells3(c, t, fv, L, sc3 ? &A : nullptr, sc3 ? &M : nullptr);
     if (M.n > 0 && e == cudaSuccess) {
