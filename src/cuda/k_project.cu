@@ -22,6 +22,7 @@ extern "C" {
 #undef restrict
 
 #include <string.h>
+#include <stdlib.h>
 #include <cooperative_groups.h>
 #ifdef EDDY_CU_TAIL_CLOCKS
 #include <stdio.h>
@@ -117,6 +118,7 @@ struct PoissonWS {
     LevelD *lv;       /* host array of level descriptors (device pointers inside) */
     CompD comp0, compc;
     float *sol, *rhs, *res, *z, *p, *q;
+    float *p2;        /* 3D: p's second buffer (dir_apply, cuda_notes 131); null elsewhere */
     float *rs;        /* the mean-free residual written by level 0's first sweep (defer_shift) */
     int coop_blocks, coop_tiles; /* k_cg_apply_update's grid and tiles per block; 0: not used (cuda_notes 52) */
     double cells0;    /* cells of the single component of level 0 */
@@ -471,22 +473,26 @@ __global__ void __launch_bounds__(256, SWEEP_MINB(RES, NS))
                     ly++;
                 }
             }
-        } else if constexpr (INNER) {
-            /* 3D inside the level (cuda_notes 83): the thread's position in the region advanced by 256 without
-             * divisions, no bounds tests (every staged cell is a cell of the level: k_sweep_tile's generic loop with
-             * in and interior true) */
+        } else {
+            /* 3D (cuda_notes 83, 130): the thread's position in the region advanced by 256 without divisions; blocks
+             * inside the level (INNER) without bounds tests (every staged cell is a cell of the level), the others
+             * with them (the cells and operations of a q-linear loop: each element is computed on its own) */
             constexpr int NT = 256, DX = NT % SX, DY = (NT / SX) % SY, DZ = NT / (SX * SY);
             int lx = tid % SX, ly = (tid / SX) % SY, lz = tid / (SX * SY);
             for (int q = tid; q < S; q += NT) {
                 const int gx = x0 + lx, gy = y0 + ly, gz = z0 + lz;
-                const int e = cell_at(L, gx, gy, gz);
-                float xv;
-                if (Z) {
-                    xv = ((gx + gy + gz) & 1) == 0 ? 1.0f * (BVU(e) * IDV(e)) : 0.0f;
-                } else {
-                    xv = x[e];
+                float xv = 0.0f;
+                if (INNER || (gx >= -1 && gx <= L.n[0] && gy >= -1 && gy <= L.n[1] && gz >= -1 && gz <= L.n[2])) {
+                    const int e = cell_at(L, gx, gy, gz);
+                    const bool interior = INNER || (gx >= 0 && gx < L.n[0] && gy >= 0 && gy < L.n[1] && gz >= 0 && gz < L.n[2]);
+                    if (Z && interior) {
+                        /* red from zero (k_first_sweep's b / diag); black is computed by the first half sweep below */
+                        xv = ((gx + gy + gz) & 1) == 0 ? 1.0f * (BVU(e) * IDV(e)) : 0.0f;
+                    } else {
+                        xv = x[e];
+                    }
+                    if (PRO && interior) xv = xv + IWV(e) * d_prolong_value(L, pa.C, pa.ax0, pa.ax1, pa.ax2, pa.xc, gx, gy, gz);
                 }
-                if (PRO) xv = xv + IWV(e) * d_prolong_value(L, pa.C, pa.ax0, pa.ax1, pa.ax2, pa.xc, gx, gy, gz);
                 xs[q] = xv;
                 lx += DX;
                 ly += DY;
@@ -500,26 +506,6 @@ __global__ void __launch_bounds__(256, SWEEP_MINB(RES, NS))
                     lz++;
                 }
             }
-        } else {
-        for (int q = tid; q < S; q += nt) {
-            const int lx = q % SX, ly = (q / SX) % SY, lz = q / SSZ;
-            const int gx = x0 + lx, gy = y0 + ly, gz = z0 + lz;
-            const bool in = gx >= -1 && gx <= L.n[0] && gy >= -1 && gy <= L.n[1] && (DIM == 2 || (gz >= -1 && gz <= L.n[2]));
-            float xv = 0.0f;
-            if (in) {
-                const int e = cell_at(L, gx, gy, DIM == 3 ? gz : 0);
-                const bool interior = gx >= 0 && gx < L.n[0] && gy >= 0 && gy < L.n[1] && (DIM == 2 || (gz >= 0 && gz < L.n[2]));
-                if (Z && interior) {
-                    /* red from zero (k_first_sweep's b / diag); black is computed by the first half sweep below */
-                    xv = ((gx + gy + gz) & 1) == 0 ? 1.0f * (BV(e) * inv_diag[e]) : 0.0f;
-                } else {
-                    xv = x[e];
-                }
-                if (PRO && gx >= 0 && gx < L.n[0] && gy >= 0 && gy < L.n[1] && (DIM == 2 || (gz >= 0 && gz < L.n[2])))
-                    xv = xv + L.inv_weight[e] * d_prolong_value(L, pa.C, pa.ax0, pa.ax1, pa.ax2, pa.xc, gx, gy, DIM == 3 ? gz : 0);
-            }
-            xs[q] = xv;
-        }
         }
         /* (the braces of this else matter: nvcc 13.0 dropped this barrier after a braceless `else for` of a discarded
          * `if constexpr` branch inside the generic lambda, cuda_notes 62) */
@@ -549,31 +535,29 @@ __global__ void __launch_bounds__(256, SWEEP_MINB(RES, NS))
                     const int s = (lx + o) + SSY * (ly + o);
                     xs[s] = (BVS(e, s) + NBS(s)) * IDV(e);
                 }
-            } else if constexpr (INNER) {
-                /* 3D inside the level (cuda_notes 83): as 2D, a thread keeps its column m of the colour and steps
-                 * the region's rows (y, z), no bounds tests */
+            } else {
+                /* 3D (cuda_notes 83, 130): as 2D, a thread keeps its column m of the colour and steps the region's
+                 * rows (y, z) with carries instead of divisions; bounds tests only outside INNER */
                 constexpr int NT = 256;
-                const int COLS = RX / 2, RPP = NT / COLS, m = tid % COLS;
-                for (int row = tid / COLS; row < RY * RZ && tid < RPP * COLS; row += RPP) {
-                    const int ly = row % RY, lz = row / RY;
+                const int COLS = RX / 2, RPP = NT / COLS, m = tid % COLS, DLY = RPP % RY, DLZ = RPP / RY;
+                const int row0 = tid / COLS;
+                int ly = row0 % RY, lz = row0 / RY;
+                for (int row = row0; row < RY * RZ && tid < RPP * COLS; row += RPP) {
                     const int gy = y0 + o + ly, gz = z0 + o + lz;
                     const int lx = 2 * m + ((gy + gz + p + M) & 1);
-                    const int e = cell_at(L, x0 + o + lx, gy, gz);
-                    const int s = (lx + o) + SSY * (ly + o) + SSZ * (lz + o);
-                    xs[s] = (BVU(e) + NBS(s)) * IDV(e);
+                    const int gx = x0 + o + lx;
+                    if (INNER || (gx >= 0 && gx < L.n[0] && gy >= 0 && gy < L.n[1] && gz >= 0 && gz < L.n[2])) {
+                        const int e = cell_at(L, gx, gy, gz);
+                        const int s = (lx + o) + SSY * (ly + o) + SSZ * (lz + o);
+                        xs[s] = (BVU(e) + NBS(s)) * IDV(e);
+                    }
+                    ly += DLY;
+                    lz += DLZ;
+                    if (ly >= RY) {
+                        ly -= RY;
+                        lz++;
+                    }
                 }
-            } else {
-            for (int q = tid; q < R / 2; q += nt) {
-                const int row = q / (RX / 2), m = q % (RX / 2);
-                const int ly = row % RY, lz = row / RY;
-                const int gy = y0 + o + ly, gz = DIM == 3 ? z0 + o + lz : 0;
-                const int lx = 2 * m + ((gy + gz + p + M) & 1);
-                const int gx = x0 + o + lx;
-                if (gx < 0 || gx >= L.n[0] || gy < 0 || gy >= L.n[1] || (DIM == 3 && (gz < 0 || gz >= L.n[2]))) continue;
-                const int e = cell_at(L, gx, gy, gz);
-                const int s = (lx + o) + SSY * (ly + o) + SSZ * (DIM == 3 ? lz + o : 0);
-                xs[s] = (BV(e) + NBS(s)) * inv_diag[e];
-            }
             }
             __syncthreads();
         }
@@ -971,6 +955,60 @@ __global__ void k_cg_direction(LevA L, const CGState *cg, float *__restrict__ p,
     if (!inside_) return;
     int e = cell_at(L, i, j, k);
     p[e] = z[e] + beta * p[e];
+}
+
+/* 3D MGPCG's direction inside A p (cuda_notes 131): p in two buffers, the current one p[cg->it & 1] (k_cg_check counts
+ * the iterations); p' = z + beta p (k_cg_direction's operation, FIRST: p' = z, the restart's copy) is computed at the
+ * cell and at each of its six neighbours where A p' reads it, written to the other buffer at the cell, and
+ * q = A p' as k_apply (the same grid: the same partials). No block writes what another reads, so the two
+ * buffers; the neighbours' ghosts are 0 in z and in both p buffers (never written), so p' there is +0 as the copy's. */
+struct PNext {
+    const float *__restrict__ z;
+    const float *__restrict__ p;
+    float beta;
+    __device__ float operator[](int e) const { return z[e] + beta * p[e]; }
+};
+template <bool FIRST>
+__global__ void k_cg_dir_apply(LevA L, const CGState *cg, float *p0, float *p1, const float *__restrict__ z,
+                               float *__restrict__ q, double *partials) {
+    ECU_ACTIVE_OR_RETURN(&cg->active);
+    __shared__ double sh[32];
+    const int odd = cg->it & 1;
+    const float *__restrict__ pc = odd ? p1 : p0;
+    float *__restrict__ pn = odd ? p0 : p1;
+    const PNext nx = {z, pc, FIRST ? 0.0f : cg->beta};
+    double acc = 0.0;
+    ECU_ROWS_BEGIN(L.n[0], L.n[1])
+        const int e = cell_at(L, i, j, k);
+        const float pe = FIRST ? z[e] : nx[e];
+        pn[e] = pe;
+        const float d = in_ubox(L, i, j, k, 0) ? L.ud : L.diag[e];
+        const float a = FIRST ? d * pe - NB3(z, e) : d * pe - NB3(nx, e);
+        const float y = d > 0.0f ? a : 0.0f;
+        q[e] = y;
+        acc += (double)pe * (double)y;
+    ECU_ROWS_END
+    acc = block_reduce<RED_SUM>(acc, sh);
+    if (ECU_THREAD0()) partials[ECU_BLOCK_ID()] = acc;
+}
+/* k_cg_update with p' from k_cg_dir_apply: p[(cg->it & 1) ^ 1] */
+__global__ void k_cg_update_p2(LevA L, const CGState *cg, float *__restrict__ x, float *r, const float *r_in,
+                               const float *p0, const float *p1, const float *__restrict__ q, double *partials,
+                               double *msum) {
+    ECU_ACTIVE_OR_RETURN(&cg->active);
+    __shared__ double sh[32];
+    const float alpha = cg->alpha;
+    const float *__restrict__ p = (cg->it & 1) ? p0 : p1;
+    double acc = 0.0, sum = 0.0;
+    const int i = (int)(blockIdx.x * BX + threadIdx.x), k = (int)blockIdx.z;
+    const int j0 = (int)(blockIdx.y * (BY * ECU_ROWS) + threadIdx.y);
+    cg_update_rows<true>(L, alpha, i, j0, k, x, r, r_in, p, [&](int, int e) { return q[e]; }, acc, sum);
+    acc = block_reduce<RED_SUM>(acc, sh);
+    if (ECU_THREAD0()) partials[ECU_BLOCK_ID()] = acc;
+    if (msum) {
+        sum = block_reduce<RED_SUM>(sum, sh);
+        if (ECU_THREAD0()) msum[ECU_BLOCK_ID()] = sum;
+    }
 }
 
 /* one block: the fixed-order sum of `n` partials, valid in thread 0 */
@@ -1943,6 +1981,16 @@ static bool small_tile(const LevA &L) { return (long long)L.n[0] * L.n[1] * L.n[
 #define TINY_TILE_CELLS 65536
 #endif
 static bool tiny_tile(const LevA &L) { return L.dim == 2 && (long long)L.n[0] * L.n[1] <= TINY_TILE_CELLS; }
+/* 3D levels of at least DEEP_TILE_CELLS cells: tiles of 32 x 8 x DEEP_TZ (cuda_notes 132: a smaller share of halo
+ * per tile cell in the staging and the half sweeps of these issue-bound passes) */
+#ifndef DEEP_TZ
+#define DEEP_TZ 16
+#endif
+static bool deep_tile(const LevA &L) {
+    const char *v = getenv("EDDY_CU_DEEP_CELLS");
+    const long long cells = v ? atoll(v) : (1LL << 62);
+    return L.dim == 3 && (long long)L.n[0] * L.n[1] * L.n[2] >= cells;
+}
 template <int DIM, int TX, int TY, int TZ>
 static dim3 tile_grid(const LevA &L) {
     return dim3((unsigned)((L.n[0] + TX - 1) / TX), (unsigned)((L.n[1] + TY - 1) / TY), (unsigned)((L.n[2] + TZ - 1) / TZ));
@@ -1955,6 +2003,8 @@ static void launch_sweep(cu_sim *c, const LevA &L, const float *x, float *xout, 
                          float *rout) {
     const dim3 gr = tile_grid<DIM, TX, TY, TZ>(L), bl(32, 8);
     cudaStream_t st = c->stream;
+    /* (3D: one sweep per pass and no fused residual, full_sweep: those forms are 2D only) */
+    if constexpr (DIM == 2) {
     if (ns == 2) {
         if (dot) k_sweep_tile<DIM, TX, TY, TZ, true, true, 0, 2><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean, rout);
         else k_sweep_tile<DIM, TX, TY, TZ, true, false, 0, 2><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean, rout);
@@ -1976,6 +2026,7 @@ static void launch_sweep(cu_sim *c, const LevA &L, const float *x, float *xout, 
             k_sweep_tile<DIM, TX, TY, TZ, false, false, 2, 1, 1><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean, rout);
         return;
     }
+    }
     if (zero == 1) k_sweep_tile<DIM, TX, TY, TZ, false, false, 1><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean, rout);
     else if (zero == 2) k_sweep_tile<DIM, TX, TY, TZ, false, false, 2><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean, rout);
     else if (pro && dot) k_sweep_tile<DIM, TX, TY, TZ, true, true, 0><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean, rout);
@@ -1986,6 +2037,7 @@ static void launch_sweep(cu_sim *c, const LevA &L, const float *x, float *xout, 
 static dim3 sweep_grid(const LevA &L) {
     if (tiny_tile(L)) return tile_grid<2, 32, 8, 1>(L);
     if (L.dim == 2) return small_tile(L) ? tile_grid<2, 32, 16, 1>(L) : tile_grid<2, 64, 32, 1>(L);
+    if (deep_tile(L)) return tile_grid<3, 32, 8, DEEP_TZ>(L);
     return small_tile(L) ? tile_grid<3, 32, 8, 4>(L) : tile_grid<3, 32, 8, 8>(L);
 }
 /* LevA::uni of 2D level l for the tiles of sweep_grid (cuda_notes 76), after the operator is sent */
@@ -2008,6 +2060,7 @@ static void full_sweep(cu_sim *c, const LevA &L, const float *x, float *xout, co
     if (tiny_tile(L)) launch_sweep<2, 32, 8, 1>(c, L, x, xout, b, c1, active, pa, p, dot, zero, rs, mean, ns, rout);
     else if (L.dim == 2 && sm) launch_sweep<2, 32, 16, 1>(c, L, x, xout, b, c1, active, pa, p, dot, zero, rs, mean, ns, rout);
     else if (L.dim == 2) launch_sweep<2, 64, 32, 1>(c, L, x, xout, b, c1, active, pa, p, dot, zero, rs, mean, ns, rout);
+    else if (deep_tile(L)) launch_sweep<3, 32, 8, DEEP_TZ>(c, L, x, xout, b, c1, active, pa, false, dot, zero, rs, mean, 1, nullptr);
     else if (sm) launch_sweep<3, 32, 8, 4>(c, L, x, xout, b, c1, active, pa, false, dot, zero, rs, mean, 1, nullptr);
     else launch_sweep<3, 32, 8, 8>(c, L, x, xout, b, c1, active, pa, false, dot, zero, rs, mean, 1, nullptr);
 }
@@ -2197,6 +2250,13 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
     }
 }
 
+/* 3D MGPCG's direction computed by A p's pass (k_cg_dir_apply, cuda_notes 131): 3D level 0 without periodic axes,
+ * where p has its second buffer */
+static bool dir_apply(const cu_sim *c) {
+    const PoissonWS *P = c->pois;
+    return P->p2 != nullptr;
+}
+
 static cudaError_t dot0(cu_sim *c, const float *a, const float *b, double *out) {
     const LevA &L = c->pois->lv[0].a;
     k_dot<<<red_grid(L), tile_block(), 0, c->stream>>>(L, a, b, part(c, 0), nullptr);
@@ -2207,7 +2267,7 @@ static cudaError_t dot0(cu_sim *c, const float *a, const float *b, double *out) 
  * iteration ends with the convergence test: the iteration that converges then queues no V-cycle whose kernels
  * would all return at once (about 40 empty launches at 2048^2).
  * The second half of an iteration: q = A p, alpha, x += alpha p, r -= alpha q, the test */
-static void cg_update_check(cu_sim *c) {
+static void cg_update_check(cu_sim *c, bool first) {
     PoissonWS *P = c->pois;
     LevelD &L0 = P->lv[0];
     const LevA &L = L0.a;
@@ -2216,7 +2276,14 @@ static void cg_update_check(cu_sim *c) {
     const int *active = &P->d_cg->active;
     ghosts(c, L0, P->p, active);
     const CompD &C0c = P->comp0;
-    if (P->coop_blocks && C0c.count && C0c.single_all) {
+    if (dir_apply(c)) {
+        /* 3D: the direction computed by A p, p in two buffers (cuda_notes 131) */
+        if (first) k_cg_dir_apply<true><<<red_grid(L), bl, 0, c->stream>>>(L, P->d_cg, P->p, P->p2, P->z, P->q, part(c, 0));
+        else k_cg_dir_apply<false><<<red_grid(L), bl, 0, c->stream>>>(L, P->d_cg, P->p, P->p2, P->z, P->q, part(c, 0));
+        k_cg_alpha<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), nb, c->d_rb);
+        k_cg_update_p2<<<red_grid(L), bl, 0, c->stream>>>(L, P->d_cg, P->sol, P->res, cg_r(c), P->p, P->p2, P->q,
+                                                          part(c, 1), C0c.count && C0c.single_all ? part(c, 4) : nullptr);
+    } else if (P->coop_blocks && C0c.count && C0c.single_all) {
         const dim3 rg = red_grid(L);
         LevA La = L;
         CGState *cgp = P->d_cg;
@@ -2232,11 +2299,13 @@ static void cg_update_check(cu_sim *c) {
         if (!defer_shift(c)) k_res_shift<<<gr, bl, 0, c->stream>>>(L, P->d_cg, P->res);
         return;
     }
-    k_apply<<<red_grid(L), bl, 0, c->stream>>>(L, P->p, P->q, part(c, 0), active);
-    k_cg_alpha<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), nb, c->d_rb);
     const CompD &C0 = P->comp0;
-    k_cg_update<<<red_grid(L), bl, 0, c->stream>>>(L, P->d_cg, P->sol, P->res, cg_r(c), P->p, P->q, part(c, 1),
-                                                   C0.count && C0.single_all ? part(c, 4) : nullptr);
+    if (!dir_apply(c)) {
+        k_apply<<<red_grid(L), bl, 0, c->stream>>>(L, P->p, P->q, part(c, 0), active);
+        k_cg_alpha<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), nb, c->d_rb);
+        k_cg_update<<<red_grid(L), bl, 0, c->stream>>>(L, P->d_cg, P->sol, P->res, cg_r(c), P->p, P->q, part(c, 1),
+                                                       C0.count && C0.single_all ? part(c, 4) : nullptr);
+    }
     if (C0.count && C0.single_all) {
         k_cg_check<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 1), part(c, 4), nb, P->cells0, c->d_rb);
         /* the mean is removed by the next V-cycle's first sweep when the shift is deferred */
@@ -2258,8 +2327,9 @@ static void cg_first_iteration(cu_sim *c) {
     vcycle(c, P->res, P->z, active);
     rz_partials(c, active);
     k_cg_rz<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), rz_blocks(c));
-    cudaMemcpyAsync(P->p, P->z, P->lv[0].count * sizeof(float), cudaMemcpyDeviceToDevice, c->stream);
-    cg_update_check(c);
+    /* p = z (with dir_apply: written by A p's pass) */
+    if (!dir_apply(c)) cudaMemcpyAsync(P->p, P->z, P->lv[0].count * sizeof(float), cudaMemcpyDeviceToDevice, c->stream);
+    cg_update_check(c, true);
 }
 
 /* the start: |b|, x0 (0, or the warm start from the pressure) and its residual, the first iteration */
@@ -2304,8 +2374,8 @@ static void mgpcg_iteration(cu_sim *c) {
     vcycle(c, P->res, P->z, active);
     rz_partials(c, active);
     k_cg_beta<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), rz_blocks(c));
-    k_cg_direction<<<gr, bl, 0, c->stream>>>(L, P->d_cg, P->p, P->z);
-    cg_update_check(c);
+    if (!dir_apply(c)) k_cg_direction<<<gr, bl, 0, c->stream>>>(L, P->d_cg, P->p, P->z);
+    cg_update_check(c, false);
 }
 
 static void destroy_graphs(PoissonWS *P) {
@@ -2727,6 +2797,15 @@ eddy_status project_init(cu_sim *c) {
         if (st == EDDY_OK && cudaMemsetAsync(*vecs[v], 0, bytes, c->stream) != cudaSuccess)
             st = cuda_fail(c, cudaGetLastError(), "clearing the pressure vectors");
     }
+    /* p's second buffer for k_cg_dir_apply (cuda_notes 131): 3D level 0 without periodic axes (zeroed: its ghosts
+     * stay 0) */
+    P->p2 = nullptr;
+    const LevelD &D0 = P->lv[0];
+    if (st == EDDY_OK && D0.a.dim == 3 && !D0.periodic[0] && !D0.periodic[1] && !D0.periodic[2] && !getenv("EDDY_CU_NO_DIRAPPLY")) {
+        st = dev_alloc(c, (void **)&P->p2, bytes, "pressure vectors");
+        if (st == EDDY_OK && cudaMemsetAsync(P->p2, 0, bytes, c->stream) != cudaSuccess)
+            st = cuda_fail(c, cudaGetLastError(), "clearing the pressure vectors");
+    }
     /* the single-block tail: from the first level small enough whose levels fit in shared memory together;
      * level 0 of the V-cycle reads res, writes z */
     int optin = 0;
@@ -2855,7 +2934,7 @@ void project_free(cu_sim *c) {
         cudaFree(cs[i]->cells);
         cudaFree(cs[i]->sum);
     }
-    void *v[] = {P->sol, P->rhs, P->res, P->z, P->p, P->q, P->rs, P->d_tail, P->d_cg, P->tail_image, P->d_ubad};
+    void *v[] = {P->sol, P->rhs, P->res, P->z, P->p, P->p2, P->q, P->rs, P->d_tail, P->d_cg, P->tail_image, P->d_ubad};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) cudaFree(v[i]);
     if (P->h_active) cudaFreeHost(P->h_active);
     if (P->h_warm_scale) cudaFreeHost(P->h_warm_scale);
