@@ -978,16 +978,31 @@ __global__ void k_cg_dir_apply(LevA L, const CGState *cg, float *p0, float *p1, 
     float *__restrict__ pn = odd ? p0 : p1;
     const PNext nx = {z, pc, FIRST ? 0.0f : cg->beta};
     double acc = 0.0;
-    ECU_ROWS_BEGIN(L.n[0], L.n[1])
+    /* every row's loads and values first, then the stores (pn may alias pc as far as the compiler knows: a row's
+     * loads would wait for the previous row's stores, cuda_notes 46 and 131) */
+    const int i = (int)(blockIdx.x * BX + threadIdx.x), k = (int)blockIdx.z;
+    const int j0 = (int)(blockIdx.y * (BY * ECU_ROWS) + threadIdx.y);
+    float pv[ECU_ROWS], yv[ECU_ROWS];
+#pragma unroll
+    for (int r_ = 0; r_ < ECU_ROWS; r_++) {
+        const int j = j0 + r_ * BY;
+        if (i >= L.n[0] || j >= L.n[1]) continue;
         const int e = cell_at(L, i, j, k);
         const float pe = FIRST ? z[e] : nx[e];
-        pn[e] = pe;
         const float d = in_ubox(L, i, j, k, 0) ? L.ud : L.diag[e];
         const float a = FIRST ? d * pe - NB3(z, e) : d * pe - NB3(nx, e);
-        const float y = d > 0.0f ? a : 0.0f;
-        q[e] = y;
-        acc += (double)pe * (double)y;
-    ECU_ROWS_END
+        pv[r_] = pe;
+        yv[r_] = d > 0.0f ? a : 0.0f;
+    }
+#pragma unroll
+    for (int r_ = 0; r_ < ECU_ROWS; r_++) {
+        const int j = j0 + r_ * BY;
+        if (i >= L.n[0] || j >= L.n[1]) continue;
+        const int e = cell_at(L, i, j, k);
+        pn[e] = pv[r_];
+        q[e] = yv[r_];
+        acc += (double)pv[r_] * (double)yv[r_];
+    }
     acc = block_reduce<RED_SUM>(acc, sh);
     if (ECU_THREAD0()) partials[ECU_BLOCK_ID()] = acc;
 }
@@ -1182,6 +1197,9 @@ __global__ void __launch_bounds__(256, 5) k_prolong8(LevA F, LevA C, AxisT ax0, 
                 }
         return;
     }
+    /* the 8 fine values first, then the fine cells' x and weights loaded together, then the stores (cuda_notes 133:
+     * with each fine cell's load behind the previous cell's store, 8 serial round trips per thread) */
+    float v8[8];
 #pragma unroll
     for (int dz = 0; dz < 2; dz++) {
         /* entry along z: c0 = k (0.75), c1 = k - 1 or k + 1 (0.25) */
@@ -1199,14 +1217,26 @@ __global__ void __launch_bounds__(256, 5) k_prolong8(LevA F, LevA C, AxisT ax0, 
 #pragma unroll
             for (int cx = 0; cx < 3; cx++) t[cx] = 0.75f * a[cx][1] + 0.25f * a[cx][dy ? 2 : 0];
 #pragma unroll
-            for (int dx = 0; dx < 2; dx++) {
-                const float v = 0.75f * t[1] + 0.25f * t[dx ? 2 : 0];
-                const int fi = 2 * i + dx, fj = 2 * j + dy, fk = 2 * k + dz;
-                const int e = cell_at(F, fi, fj, fk);
-                xf[e] = add ? xf[e] + (in_ubox(F, fi, fj, fk, 0) ? F.uiw : F.inv_weight[e]) * v : v;
-            }
+            for (int dx = 0; dx < 2; dx++) v8[4 * dz + 2 * dy + dx] = 0.75f * t[1] + 0.25f * t[dx ? 2 : 0];
         }
     }
+    const int e0 = cell_at(F, 2 * i, 2 * j, 2 * k);
+#define FINE_E(n) (e0 + ((n) & 1) + F.sy * (((n) >> 1) & 1) + F.sz * ((n) >> 2))
+    if (add) {
+        float old[8], w[8];
+#pragma unroll
+        for (int n = 0; n < 8; n++) {
+            const int e = FINE_E(n);
+            old[n] = xf[e];
+            w[n] = in_ubox(F, 2 * i + (n & 1), 2 * j + ((n >> 1) & 1), 2 * k + (n >> 2), 0) ? F.uiw : F.inv_weight[e];
+        }
+#pragma unroll
+        for (int n = 0; n < 8; n++) xf[FINE_E(n)] = old[n] + w[n] * v8[n];
+    } else {
+#pragma unroll
+        for (int n = 0; n < 8; n++) xf[FINE_E(n)] = v8[n];
+    }
+#undef FINE_E
 }
 
 /* ------------------------------------------------------------------ null space */
@@ -1981,16 +2011,6 @@ static bool small_tile(const LevA &L) { return (long long)L.n[0] * L.n[1] * L.n[
 #define TINY_TILE_CELLS 65536
 #endif
 static bool tiny_tile(const LevA &L) { return L.dim == 2 && (long long)L.n[0] * L.n[1] <= TINY_TILE_CELLS; }
-/* 3D levels of at least DEEP_TILE_CELLS cells: tiles of 32 x 8 x DEEP_TZ (cuda_notes 132: a smaller share of halo
- * per tile cell in the staging and the half sweeps of these issue-bound passes) */
-#ifndef DEEP_TZ
-#define DEEP_TZ 16
-#endif
-static bool deep_tile(const LevA &L) {
-    const char *v = getenv("EDDY_CU_DEEP_CELLS");
-    const long long cells = v ? atoll(v) : (1LL << 62);
-    return L.dim == 3 && (long long)L.n[0] * L.n[1] * L.n[2] >= cells;
-}
 template <int DIM, int TX, int TY, int TZ>
 static dim3 tile_grid(const LevA &L) {
     return dim3((unsigned)((L.n[0] + TX - 1) / TX), (unsigned)((L.n[1] + TY - 1) / TY), (unsigned)((L.n[2] + TZ - 1) / TZ));
@@ -2037,7 +2057,6 @@ static void launch_sweep(cu_sim *c, const LevA &L, const float *x, float *xout, 
 static dim3 sweep_grid(const LevA &L) {
     if (tiny_tile(L)) return tile_grid<2, 32, 8, 1>(L);
     if (L.dim == 2) return small_tile(L) ? tile_grid<2, 32, 16, 1>(L) : tile_grid<2, 64, 32, 1>(L);
-    if (deep_tile(L)) return tile_grid<3, 32, 8, DEEP_TZ>(L);
     return small_tile(L) ? tile_grid<3, 32, 8, 4>(L) : tile_grid<3, 32, 8, 8>(L);
 }
 /* LevA::uni of 2D level l for the tiles of sweep_grid (cuda_notes 76), after the operator is sent */
@@ -2060,7 +2079,6 @@ static void full_sweep(cu_sim *c, const LevA &L, const float *x, float *xout, co
     if (tiny_tile(L)) launch_sweep<2, 32, 8, 1>(c, L, x, xout, b, c1, active, pa, p, dot, zero, rs, mean, ns, rout);
     else if (L.dim == 2 && sm) launch_sweep<2, 32, 16, 1>(c, L, x, xout, b, c1, active, pa, p, dot, zero, rs, mean, ns, rout);
     else if (L.dim == 2) launch_sweep<2, 64, 32, 1>(c, L, x, xout, b, c1, active, pa, p, dot, zero, rs, mean, ns, rout);
-    else if (deep_tile(L)) launch_sweep<3, 32, 8, DEEP_TZ>(c, L, x, xout, b, c1, active, pa, false, dot, zero, rs, mean, 1, nullptr);
     else if (sm) launch_sweep<3, 32, 8, 4>(c, L, x, xout, b, c1, active, pa, false, dot, zero, rs, mean, 1, nullptr);
     else launch_sweep<3, 32, 8, 8>(c, L, x, xout, b, c1, active, pa, false, dot, zero, rs, mean, 1, nullptr);
 }
@@ -2124,7 +2142,7 @@ static bool post_one_pass(const LevA &L) { return L.dim == 2 && EDDY_MG_SMOOTH =
  * SM, and 8x fewer threads on latency-bound levels) */
 static bool prolong8(const cu_sim *c, const LevelD &L) {
     return L.a.dim == 3 && L.ax[0].coarsened && L.ax[1].coarsened && L.ax[2].coarsened &&
-           (long long)L.a.n[0] * L.a.n[1] * L.a.n[2] >= c->prolong8_cells;
+           (long long)L.a.n[0] * L.a.n[1] * L.a.n[2] >= (getenv("EDDY_CU_P8_CELLS") ? atoll(getenv("EDDY_CU_P8_CELLS")) : c->prolong8_cells);
 }
 /* the 3D restriction with four threads per coarse cell (k_restrict4, cuda_notes 86) into coarse levels of at most
  * RESTRICT4_CELLS cells (64^3): measured on the H100, 3D 256^3 project 8.34 -> 8.30 ms; on every level 8.48 ms */
