@@ -22,7 +22,6 @@ extern "C" {
 #undef restrict
 
 #include <string.h>
-#include <stdlib.h>
 #include <cooperative_groups.h>
 #ifdef EDDY_CU_TAIL_CLOCKS
 #include <stdio.h>
@@ -118,7 +117,6 @@ struct PoissonWS {
     LevelD *lv;       /* host array of level descriptors (device pointers inside) */
     CompD comp0, compc;
     float *sol, *rhs, *res, *z, *p, *q;
-    float *p2;        /* 3D: p's second buffer (dir_apply, cuda_notes 131); null elsewhere */
     float *rs;        /* the mean-free residual written by level 0's first sweep (defer_shift) */
     int coop_blocks, coop_tiles; /* k_cg_apply_update's grid and tiles per block; 0: not used (cuda_notes 52) */
     double cells0;    /* cells of the single component of level 0 */
@@ -955,75 +953,6 @@ __global__ void k_cg_direction(LevA L, const CGState *cg, float *__restrict__ p,
     if (!inside_) return;
     int e = cell_at(L, i, j, k);
     p[e] = z[e] + beta * p[e];
-}
-
-/* 3D MGPCG's direction inside A p (cuda_notes 131): p in two buffers, the current one p[cg->it & 1] (k_cg_check counts
- * the iterations); p' = z + beta p (k_cg_direction's operation, FIRST: p' = z, the restart's copy) is computed at the
- * cell and at each of its six neighbours where A p' reads it, written to the other buffer at the cell, and
- * q = A p' as k_apply (the same grid: the same partials). No block writes what another reads, so the two
- * buffers; the neighbours' ghosts are 0 in z and in both p buffers (never written), so p' there is +0 as the copy's. */
-struct PNext {
-    const float *__restrict__ z;
-    const float *__restrict__ p;
-    float beta;
-    __device__ float operator[](int e) const { return z[e] + beta * p[e]; }
-};
-template <bool FIRST>
-__global__ void k_cg_dir_apply(LevA L, const CGState *cg, float *p0, float *p1, const float *__restrict__ z,
-                               float *__restrict__ q, double *partials) {
-    ECU_ACTIVE_OR_RETURN(&cg->active);
-    __shared__ double sh[32];
-    const int odd = cg->it & 1;
-    const float *__restrict__ pc = odd ? p1 : p0;
-    float *__restrict__ pn = odd ? p0 : p1;
-    const PNext nx = {z, pc, FIRST ? 0.0f : cg->beta};
-    double acc = 0.0;
-    /* every row's loads and values first, then the stores (pn may alias pc as far as the compiler knows: a row's
-     * loads would wait for the previous row's stores, cuda_notes 46 and 131) */
-    const int i = (int)(blockIdx.x * BX + threadIdx.x), k = (int)blockIdx.z;
-    const int j0 = (int)(blockIdx.y * (BY * ECU_ROWS) + threadIdx.y);
-    float pv[ECU_ROWS], yv[ECU_ROWS];
-#pragma unroll
-    for (int r_ = 0; r_ < ECU_ROWS; r_++) {
-        const int j = j0 + r_ * BY;
-        if (i >= L.n[0] || j >= L.n[1]) continue;
-        const int e = cell_at(L, i, j, k);
-        const float pe = FIRST ? z[e] : nx[e];
-        const float d = in_ubox(L, i, j, k, 0) ? L.ud : L.diag[e];
-        const float a = FIRST ? d * pe - NB3(z, e) : d * pe - NB3(nx, e);
-        pv[r_] = pe;
-        yv[r_] = d > 0.0f ? a : 0.0f;
-    }
-#pragma unroll
-    for (int r_ = 0; r_ < ECU_ROWS; r_++) {
-        const int j = j0 + r_ * BY;
-        if (i >= L.n[0] || j >= L.n[1]) continue;
-        const int e = cell_at(L, i, j, k);
-        pn[e] = pv[r_];
-        q[e] = yv[r_];
-        acc += (double)pv[r_] * (double)yv[r_];
-    }
-    acc = block_reduce<RED_SUM>(acc, sh);
-    if (ECU_THREAD0()) partials[ECU_BLOCK_ID()] = acc;
-}
-/* k_cg_update with p' from k_cg_dir_apply: p[(cg->it & 1) ^ 1] */
-__global__ void k_cg_update_p2(LevA L, const CGState *cg, float *__restrict__ x, float *r, const float *r_in,
-                               const float *p0, const float *p1, const float *__restrict__ q, double *partials,
-                               double *msum) {
-    ECU_ACTIVE_OR_RETURN(&cg->active);
-    __shared__ double sh[32];
-    const float alpha = cg->alpha;
-    const float *__restrict__ p = (cg->it & 1) ? p0 : p1;
-    double acc = 0.0, sum = 0.0;
-    const int i = (int)(blockIdx.x * BX + threadIdx.x), k = (int)blockIdx.z;
-    const int j0 = (int)(blockIdx.y * (BY * ECU_ROWS) + threadIdx.y);
-    cg_update_rows<true>(L, alpha, i, j0, k, x, r, r_in, p, [&](int, int e) { return q[e]; }, acc, sum);
-    acc = block_reduce<RED_SUM>(acc, sh);
-    if (ECU_THREAD0()) partials[ECU_BLOCK_ID()] = acc;
-    if (msum) {
-        sum = block_reduce<RED_SUM>(sum, sh);
-        if (ECU_THREAD0()) msum[ECU_BLOCK_ID()] = sum;
-    }
 }
 
 /* one block: the fixed-order sum of `n` partials, valid in thread 0 */
@@ -2142,7 +2071,7 @@ static bool post_one_pass(const LevA &L) { return L.dim == 2 && EDDY_MG_SMOOTH =
  * SM, and 8x fewer threads on latency-bound levels) */
 static bool prolong8(const cu_sim *c, const LevelD &L) {
     return L.a.dim == 3 && L.ax[0].coarsened && L.ax[1].coarsened && L.ax[2].coarsened &&
-           (long long)L.a.n[0] * L.a.n[1] * L.a.n[2] >= (getenv("EDDY_CU_P8_CELLS") ? atoll(getenv("EDDY_CU_P8_CELLS")) : c->prolong8_cells);
+           (long long)L.a.n[0] * L.a.n[1] * L.a.n[2] >= c->prolong8_cells;
 }
 /* the 3D restriction with four threads per coarse cell (k_restrict4, cuda_notes 86) into coarse levels of at most
  * RESTRICT4_CELLS cells (64^3): measured on the H100, 3D 256^3 project 8.34 -> 8.30 ms; on every level 8.48 ms */
@@ -2268,13 +2197,6 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
     }
 }
 
-/* 3D MGPCG's direction computed by A p's pass (k_cg_dir_apply, cuda_notes 131): 3D level 0 without periodic axes,
- * where p has its second buffer */
-static bool dir_apply(const cu_sim *c) {
-    const PoissonWS *P = c->pois;
-    return P->p2 != nullptr;
-}
-
 static cudaError_t dot0(cu_sim *c, const float *a, const float *b, double *out) {
     const LevA &L = c->pois->lv[0].a;
     k_dot<<<red_grid(L), tile_block(), 0, c->stream>>>(L, a, b, part(c, 0), nullptr);
@@ -2285,7 +2207,7 @@ static cudaError_t dot0(cu_sim *c, const float *a, const float *b, double *out) 
  * iteration ends with the convergence test: the iteration that converges then queues no V-cycle whose kernels
  * would all return at once (about 40 empty launches at 2048^2).
  * The second half of an iteration: q = A p, alpha, x += alpha p, r -= alpha q, the test */
-static void cg_update_check(cu_sim *c, bool first) {
+static void cg_update_check(cu_sim *c) {
     PoissonWS *P = c->pois;
     LevelD &L0 = P->lv[0];
     const LevA &L = L0.a;
@@ -2294,14 +2216,7 @@ static void cg_update_check(cu_sim *c, bool first) {
     const int *active = &P->d_cg->active;
     ghosts(c, L0, P->p, active);
     const CompD &C0c = P->comp0;
-    if (dir_apply(c)) {
-        /* 3D: the direction computed by A p, p in two buffers (cuda_notes 131) */
-        if (first) k_cg_dir_apply<true><<<red_grid(L), bl, 0, c->stream>>>(L, P->d_cg, P->p, P->p2, P->z, P->q, part(c, 0));
-        else k_cg_dir_apply<false><<<red_grid(L), bl, 0, c->stream>>>(L, P->d_cg, P->p, P->p2, P->z, P->q, part(c, 0));
-        k_cg_alpha<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), nb, c->d_rb);
-        k_cg_update_p2<<<red_grid(L), bl, 0, c->stream>>>(L, P->d_cg, P->sol, P->res, cg_r(c), P->p, P->p2, P->q,
-                                                          part(c, 1), C0c.count && C0c.single_all ? part(c, 4) : nullptr);
-    } else if (P->coop_blocks && C0c.count && C0c.single_all) {
+    if (P->coop_blocks && C0c.count && C0c.single_all) {
         const dim3 rg = red_grid(L);
         LevA La = L;
         CGState *cgp = P->d_cg;
@@ -2317,13 +2232,11 @@ static void cg_update_check(cu_sim *c, bool first) {
         if (!defer_shift(c)) k_res_shift<<<gr, bl, 0, c->stream>>>(L, P->d_cg, P->res);
         return;
     }
+    k_apply<<<red_grid(L), bl, 0, c->stream>>>(L, P->p, P->q, part(c, 0), active);
+    k_cg_alpha<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), nb, c->d_rb);
     const CompD &C0 = P->comp0;
-    if (!dir_apply(c)) {
-        k_apply<<<red_grid(L), bl, 0, c->stream>>>(L, P->p, P->q, part(c, 0), active);
-        k_cg_alpha<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), nb, c->d_rb);
-        k_cg_update<<<red_grid(L), bl, 0, c->stream>>>(L, P->d_cg, P->sol, P->res, cg_r(c), P->p, P->q, part(c, 1),
-                                                       C0.count && C0.single_all ? part(c, 4) : nullptr);
-    }
+    k_cg_update<<<red_grid(L), bl, 0, c->stream>>>(L, P->d_cg, P->sol, P->res, cg_r(c), P->p, P->q, part(c, 1),
+                                                   C0.count && C0.single_all ? part(c, 4) : nullptr);
     if (C0.count && C0.single_all) {
         k_cg_check<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 1), part(c, 4), nb, P->cells0, c->d_rb);
         /* the mean is removed by the next V-cycle's first sweep when the shift is deferred */
@@ -2345,9 +2258,8 @@ static void cg_first_iteration(cu_sim *c) {
     vcycle(c, P->res, P->z, active);
     rz_partials(c, active);
     k_cg_rz<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), rz_blocks(c));
-    /* p = z (with dir_apply: written by A p's pass) */
-    if (!dir_apply(c)) cudaMemcpyAsync(P->p, P->z, P->lv[0].count * sizeof(float), cudaMemcpyDeviceToDevice, c->stream);
-    cg_update_check(c, true);
+    cudaMemcpyAsync(P->p, P->z, P->lv[0].count * sizeof(float), cudaMemcpyDeviceToDevice, c->stream);
+    cg_update_check(c);
 }
 
 /* the start: |b|, x0 (0, or the warm start from the pressure) and its residual, the first iteration */
@@ -2392,8 +2304,8 @@ static void mgpcg_iteration(cu_sim *c) {
     vcycle(c, P->res, P->z, active);
     rz_partials(c, active);
     k_cg_beta<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), rz_blocks(c));
-    if (!dir_apply(c)) k_cg_direction<<<gr, bl, 0, c->stream>>>(L, P->d_cg, P->p, P->z);
-    cg_update_check(c, false);
+    k_cg_direction<<<gr, bl, 0, c->stream>>>(L, P->d_cg, P->p, P->z);
+    cg_update_check(c);
 }
 
 static void destroy_graphs(PoissonWS *P) {
@@ -2815,15 +2727,6 @@ eddy_status project_init(cu_sim *c) {
         if (st == EDDY_OK && cudaMemsetAsync(*vecs[v], 0, bytes, c->stream) != cudaSuccess)
             st = cuda_fail(c, cudaGetLastError(), "clearing the pressure vectors");
     }
-    /* p's second buffer for k_cg_dir_apply (cuda_notes 131): 3D level 0 without periodic axes (zeroed: its ghosts
-     * stay 0) */
-    P->p2 = nullptr;
-    const LevelD &D0 = P->lv[0];
-    if (st == EDDY_OK && D0.a.dim == 3 && !D0.periodic[0] && !D0.periodic[1] && !D0.periodic[2] && !getenv("EDDY_CU_NO_DIRAPPLY")) {
-        st = dev_alloc(c, (void **)&P->p2, bytes, "pressure vectors");
-        if (st == EDDY_OK && cudaMemsetAsync(P->p2, 0, bytes, c->stream) != cudaSuccess)
-            st = cuda_fail(c, cudaGetLastError(), "clearing the pressure vectors");
-    }
     /* the single-block tail: from the first level small enough whose levels fit in shared memory together;
      * level 0 of the V-cycle reads res, writes z */
     int optin = 0;
@@ -2952,7 +2855,7 @@ void project_free(cu_sim *c) {
         cudaFree(cs[i]->cells);
         cudaFree(cs[i]->sum);
     }
-    void *v[] = {P->sol, P->rhs, P->res, P->z, P->p, P->p2, P->q, P->rs, P->d_tail, P->d_cg, P->tail_image, P->d_ubad};
+    void *v[] = {P->sol, P->rhs, P->res, P->z, P->p, P->q, P->rs, P->d_tail, P->d_cg, P->tail_image, P->d_ubad};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) cudaFree(v[i]);
     if (P->h_active) cudaFreeHost(P->h_active);
     if (P->h_warm_scale) cudaFreeHost(P->h_warm_scale);
