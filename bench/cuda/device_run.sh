@@ -146,6 +146,15 @@ for what in "$@"; do
     for k in 1 2; do for set in "${sets[@]}"; do
       echo "[$set] $(env $set timeout 120 "$bin/bench_cuda" --only 256 --no-stages 2>&1 | grep -E "^  3D" | tr '\n' ' ')"
     done; done | tee "$OUT/exp3d.log" ;;
+  ab3d)
+    # issue 7, version 21: A/B of the 3D 256^3 step, binaries and settings alternating in one run: $AB3D holds
+    # "label|bin_dir|VAR=v VAR=v;..." entries (bin_dir relative to the root, or absolute)
+    IFS=';' read -ra sets <<< "${AB3D:-}"
+    for k in 1 2 3; do for set in "${sets[@]}"; do
+      IFS='|' read -r lab dir envs <<< "$set"
+      case "$dir" in /*) ;; *) dir="$root/$dir" ;; esac
+      echo "[$lab $k] $(env $envs timeout 120 "$dir/bench_cuda" --only 256 --no-stages 2>&1 | grep -E "^  3D" | tr '\n' ' ')"
+    done; done | tee "$OUT/ab3d.log" ;;
   step512) timeout 200 "$bin/bench_cuda" --only 512 --no-stages --steps 10 2>&1 | tee "$OUT/step512.log" ;;
   ncu3d)
     # every kernel launch of one 3D 256^3 step (warm start 0, graphs off, caches kept): time, DRAM bytes, L2 bytes,
