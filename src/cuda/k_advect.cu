@@ -794,6 +794,8 @@ struct AdvectWS {
      * pass): q^ of u, v, w in keep3[7], keep3[0], keep3[1] (tmp[0] is the scalars' hat[0]), the ranges' lo and hi
      * of v and w in keep3[2..5] (u's in feet[0], feet[1]), the scalars' node in keep3[6] */
     float *keep3[8];
+    bool keep3_failed; /* no keep3 (the device had no room for it, or a test turned the cell kernel off): the
+                          per-component kernels run, which need none of it */
 };
 
 /* blocks of 32 x 8 elements in 3D (a wider block gained nothing, item 24) and 32 x 4 in 2D */
@@ -834,9 +836,31 @@ eddy_status advect_init(cu_sim *c) {
     const int nfeet = want == 1 ? 2 : (c->g.dim == 3 ? 3 : 0);
     for (int a = 0; a < nfeet && st == EDDY_OK && want >= 1 && c->adv_feet; a++)
         if (!w->feet[a]) st = dev_alloc(c, (void **)&w->feet[a], cap * sizeof(float), "advection feet");
-    for (int a = 0; a < 8 && st == EDDY_OK && want == 1 && c->g.dim == 3 && c->adv_feet; a++)
-        if (!w->keep3[a]) st = dev_alloc(c, (void **)&w->keep3[a], cap * sizeof(float), "advection feet");
+    /* keep3 is 8 arrays of the largest face grid (4.3 GB at 512^3) for a faster path, not a need: without room for
+     * it the per-component kernels run, with the same results */
+    if (st == EDDY_OK && want == 1 && c->g.dim == 3 && c->adv_feet && !w->keep3[0] && !w->keep3_failed) {
+        for (int a = 0; a < 8 && !w->keep3_failed; a++)
+            if (cudaMalloc((void **)&w->keep3[a], cap * sizeof(float)) != cudaSuccess) w->keep3_failed = true;
+        if (w->keep3_failed) {
+            (void)cudaGetLastError();
+            for (int a = 0; a < 8; a++) {
+                cudaFree(w->keep3[a]);
+                w->keep3[a] = nullptr;
+            }
+        }
+    }
     return st;
+}
+
+/* on = 0: the per-component kernels instead of k_adv_cell3 (tests); on = 1: k_adv_cell3 again where it has room */
+void advect_use_cells(cu_sim *c, int on) {
+    AdvectWS *w = c->adv;
+    if (!w) return;
+    for (int a = 0; a < 8; a++) {
+        cudaFree(w->keep3[a]);
+        w->keep3[a] = nullptr;
+    }
+    w->keep3_failed = !on;
 }
 
 void advect_free(cu_sim *c) {
