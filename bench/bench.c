@@ -20,37 +20,68 @@ static double median(double *v, int n) {
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-/* copy bandwidth (read + write bytes / time) of a parallel float copy of `bytes`, best of 7 */
-static double copy_bandwidth(size_t bytes, int threads) {
-    size_t n = bytes / sizeof(float);
-    float *a = malloc(bytes), *b = malloc(bytes);
-    if (!a || !b) { free(a); free(b); return 0; }
+/* A parallel float copy of 256 MB (far larger than the caches): the reference every (%) figure divides by. */
+typedef struct {
+    float *a, *b;
+    size_t n;
+    int threads;
+} copy_probe;
+
+static bool copy_probe_init(copy_probe *c, size_t bytes, int threads) {
+    c->n = bytes / sizeof(float);
+    c->threads = threads;
+    c->a = malloc(bytes);
+    c->b = malloc(bytes);
+    if (!c->a || !c->b) { free(c->a); free(c->b); return false; }
+    float *a = c->a, *b = c->b;
 #pragma omp parallel for num_threads(threads) schedule(static)
-    for (size_t i = 0; i < n; i++) { a[i] = (float)i; b[i] = 0; }
-    double t[7];
-    for (int r = 0; r < 7; r++) {
+    for (size_t i = 0; i < c->n; i++) { a[i] = (float)i; b[i] = 0; }
+    return true;
+}
+
+static void copy_probe_free(copy_probe *c) {
+    free(c->a);
+    free(c->b);
+}
+
+/* copy bandwidth (read + write bytes / time), the fastest of `reps` copies, as STREAM reports: the bandwidth the
+ * memory can give, the stricter reference */
+static double copy_probe_gbs(copy_probe *c, int reps) {
+    const float *a = c->a;
+    float *b = c->b;
+    const size_t n = c->n;
+    double best = 0;
+    for (int r = 0; r < reps; r++) {
         double t0 = eddy__now_ms();
-#pragma omp parallel for num_threads(threads) schedule(static)
+#pragma omp parallel for num_threads(c->threads) schedule(static)
         for (size_t i = 0; i < n; i++) b[i] = a[i];
-        t[r] = eddy__now_ms() - t0;
+        double t = eddy__now_ms() - t0;
+        best = r == 0 || t < best ? t : best;
     }
     volatile float sink = b[n / 3];
     (void)sink;
-    free(a);
-    free(b);
-    /* the fastest of the 7, as STREAM reports: the bandwidth the memory can give, the stricter reference */
-    double best = t[0];
-    for (int r = 1; r < 7; r++) best = t[r] < best ? t[r] : best;
-    return 2.0 * (double)bytes / (best * 1e-3) / 1e9;
+    return 2.0 * (double)(n * sizeof(float)) / (best * 1e-3) / 1e9;
+}
+
+static double copy_bandwidth(size_t bytes, int threads) {
+    copy_probe c;
+    if (!copy_probe_init(&c, bytes, threads)) return 0;
+    double gbs = copy_probe_gbs(&c, 7);
+    copy_probe_free(&c);
+    return gbs;
 }
 
 typedef struct { int dim, n[3]; } bench_case;
 
-/* The streaming parts of the step on their own, on the state the steps left (median of 15 calls each, ms), with
- * their compulsory bytes: buoyancy reads the temperature and updates the component along gravity; vorticity
- * confinement reads every component and the solid mask and rewrites every component; the diagnostics read every
- * component, the solid mask and the dye. */
-static void stages_alone(eddy_sim *s, double copy_gbs) {
+/* The streaming parts of the step on their own, on the state the steps left, with their compulsory bytes: buoyancy
+ * reads the temperature and updates the component along gravity; vorticity confinement reads every component and
+ * the solid mask and rewrites every component; the diagnostics read every component, the solid mask and the dye.
+ * On a shared machine the memory bandwidth drifts within seconds, so each part is timed in ALONE_ROUNDS rounds,
+ * each a copy bandwidth (best of 3) measured just before the part's 15 calls (median): the (%) is the median of the
+ * rounds' ratios, and the ms the median of the rounds' medians. */
+enum { ALONE_ROUNDS = 5 };
+
+static void stages_alone(eddy_sim *s, int threads) {
     const float dt = s->def.dt;
     double nv = 0;
     for (int a = 0; a < s->dim; a++) nv += (double)s->nface[a];
@@ -60,20 +91,36 @@ static void stages_alone(eddy_sim *s, double copy_gbs) {
         if (s->def.gravity[a] != 0.0f) gface += (double)s->nface[a];
     const struct { const char *name; double bytes; } part[3] = {
         {"buoyancy", 4.0 * (ns + 2.0 * gface)}, {"vorticity", 8.0 * nv + cells}, {"diagnostics", 4.0 * (nv + 3.0 * ns) + cells}};
+    copy_probe probe;
+    if (!copy_probe_init(&probe, (size_t)256 << 20, threads)) {
+        printf("out of memory for the copy probe\n");
+        return;
+    }
+    double ms[3][ALONE_ROUNDS], pct[3][ALONE_ROUNDS], copy[ALONE_ROUNDS * 3];
+    for (int round = 0; round < ALONE_ROUNDS; round++)
+        for (int p = 0; p < 3; p++) {
+            double gbs = copy_probe_gbs(&probe, 3), t[15];
+            copy[round * 3 + p] = gbs;
+            for (int r = 0; r < 15; r++) {
+                double t0 = eddy__now_ms();
+                if (p == 0) eddy__apply_buoyancy(s, dt);
+                else if (p == 1) eddy__apply_vorticity(s, dt);
+                else eddy__diagnostics(s, dt);
+                t[r] = eddy__now_ms() - t0;
+            }
+            ms[p][round] = median(t, 15);
+            pct[p][round] = 100.0 * part[p].bytes / (ms[p][round] * 1e-3) / 1e9 / gbs;
+        }
+    copy_probe_free(&probe);
+    double lo = copy[0], hi = copy[0];
+    for (int k = 1; k < ALONE_ROUNDS * 3; k++) lo = copy[k] < lo ? copy[k] : lo, hi = copy[k] > hi ? copy[k] : hi;
     printf("%-16s %6s | alone:", "", "");
     for (int p = 0; p < 3; p++) {
-        double t[15];
-        for (int r = 0; r < 15; r++) {
-            double t0 = eddy__now_ms();
-            if (p == 0) eddy__apply_buoyancy(s, dt);
-            else if (p == 1) eddy__apply_vorticity(s, dt);
-            else eddy__diagnostics(s, dt);
-            t[r] = eddy__now_ms() - t0;
-        }
-        double ms = median(t, 15);
-        printf(" %s %.2f ms (%.0f%%)", part[p].name, ms, 100.0 * part[p].bytes / (ms * 1e-3) / 1e9 / copy_gbs);
+        double pmin = pct[p][0], pmax = pct[p][0];
+        for (int r = 1; r < ALONE_ROUNDS; r++) pmin = pct[p][r] < pmin ? pct[p][r] : pmin, pmax = pct[p][r] > pmax ? pct[p][r] : pmax;
+        printf(" %s %.2f ms (%.0f%%, %.0f-%.0f)", part[p].name, median(ms[p], ALONE_ROUNDS), median(pct[p], ALONE_ROUNDS), pmin, pmax);
     }
-    printf("\n");
+    printf(" | copy %.1f-%.1f GB/s\n", lo, hi);
 }
 
 static void case_label(const bench_case *c, char *out, size_t size) {
@@ -201,7 +248,7 @@ static void run_case(const bench_case *c, int threads, int steps, double copy_gb
     }
     printf("\n");
     if (measured > 0) {
-        stages_alone(s, copy_gbs);
+        stages_alone(s, threads);
         if (threads == 1) vorticity_in_cache(s); /* with more threads, a small grid's halo slabs would weigh in */
     }
     for (int k = 0; k < EDDY_STAGE_COUNT; k++) free(stage[k]);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the CUDA tests, the sanitizers and the bench on a machine with an NVIDIA GPU, writing logs into $OUT
 # (default ./cuda_out). Uses prebuilt binaries in $PREBUILT when they run here, else builds with CMake.
-# usage: bench/cuda/device_run.sh [test] [test2] [tiny] [san-tiny] [sanitize] [forces] [bench] [bench-quick] [ncu] [ncu-adv] [ncu-forces] [advexp] [ncu-adv-sum] [advcmp] [ncu-advm] [sass-adv] [step3d] [step512] [ncu3d] [exp3d] (EDDY_BUILD_DIR: build folder)
+# usage: bench/cuda/device_run.sh [test] [test2] [tiny] [san-tiny] [sanitize] [forces] [bench] [bench-quick] [ncu] [ncu-adv] [ncu-forces] [advexp] [ncu-adv-sum] [advcmp] [ncu-advm] [sass-adv] [step3d] [step512] [ncu3d] [exp3d] [abadv] (EDDY_BUILD_DIR: build folder)
 set -uo pipefail
 OUT=${OUT:-$PWD/cuda_out}
 mkdir -p "$OUT"
@@ -174,6 +174,15 @@ for what in "$@"; do
     timeout 60 "${CLK_BIN:-$bin}/bench_cuda" --profile 2 2048 0 > "$OUT/clk2d.log" 2>&1; echo "clk2d rc=$?"
     grep "^tail clocks:" "$OUT/clk2d.log" | awk '{for (i = 3; i <= NF; i++) { if ($i == "total") { tot += $(i + 1); break } s[i] += $i; m = i } c++}
       END {printf "launches %d\n", c; for (i = 3; i <= m; i++) printf "%d:%.0f ", i - 2, s[i] / c; printf "\ntotal %.0f\n", tot / c}' | tee "$OUT/clk2d_sum.txt" ;;
+  ab3d)
+    # issue 7, version 21: A/B of the 3D 256^3 step, binaries and settings alternating in one run: $AB3D holds
+    # "label|bin_dir|VAR=v VAR=v;..." entries (bin_dir relative to the root, or absolute)
+    IFS=';' read -ra sets <<< "${AB3D:-}"
+    for k in 1 2 3; do for set in "${sets[@]}"; do
+      IFS='|' read -r lab dir envs <<< "$set"
+      case "$dir" in /*) ;; *) dir="$root/$dir" ;; esac
+      echo "[$lab $k] $(env $envs timeout 120 "$dir/bench_cuda" --only 256 --no-stages 2>&1 | grep -E "^  3D" | tr '\n' ' ')"
+    done; done | tee "$OUT/ab3d.log" ;;
   step512) timeout 200 "$bin/bench_cuda" --only 512 --no-stages --steps 10 2>&1 | tee "$OUT/step512.log" ;;
   ncu3d)
     # every kernel launch of one 3D 256^3 step (warm start 0, graphs off, caches kept): time, DRAM bytes, L2 bytes,
@@ -181,6 +190,20 @@ for what in "$@"; do
     timeout 300 "$ncu" --clock-control none --cache-control none --profile-from-start off --csv --page raw \
       --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,sm__inst_issued.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,launch__grid_size \
       "$bin/bench_cuda" --profile 3 256 0 > "$OUT/ncu3d.csv" 2>&1; echo "ncu3d rc=$?"; grep -c k_ "$OUT/ncu3d.csv" ;;
+  abadv)
+    # issue 7, version 21: the advection rows (2D 2048^2, 3D 256^3) and the 256^3 / 2048^2 steps of several settings
+    # alternating, twice each: $AB_SETS (default "A B"), setting x running $PRE_x/bench_cuda with the environment
+    # settings $ENV_x ("VAR=v ...", optional)
+    sets=${AB_SETS:-A B}
+    pick() { local p="PRE_$1" e="ENV_$1"; echo "env ${!e:-} ${!p}/bench_cuda"; }
+    {
+    for k in 1 2; do for x in $sets; do
+      echo "$x $k:"; timeout 100 $(pick $x) --advect-only 2>&1 | grep -E "copy kernel|advect|^stages"
+    done; done
+    for n in 256 2048; do for k in 1 2; do for x in $sets; do
+      echo "$x steps $n $k:"; timeout 100 $(pick $x) --only $n --no-stages 2>&1 | grep -E "^  (2D|3D)"
+    done; done; done
+    } 2>&1 | tee "$OUT/abadv.log" ;;
   bench-quick) timeout 200 "$bin/bench_cuda" --quick > "$OUT/bench.log" 2>&1; echo "bench rc=$?"; cat "$OUT/bench.log" ;;
   esac
 done

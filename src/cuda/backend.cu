@@ -609,6 +609,12 @@ extern "C" eddy_status eddy__cuda_set_graphs(eddy_sim *s, int on) {
     return EDDY_OK;
 }
 
+extern "C" eddy_status eddy__cuda_set_advect_cells(eddy_sim *s, int on) {
+    if (!s || s->backend_ops != &cuda_ops) return EDDY_ERR_INVALID_ARGUMENT;
+    advect_use_cells(CS(s), on);
+    return advect_init(CS(s));
+}
+
 extern "C" eddy_status eddy__cuda_set_prolong8_cells(eddy_sim *s, long long cells) {
     if (!s || s->backend_ops != &cuda_ops || cells < 1) return EDDY_ERR_INVALID_ARGUMENT;
     project_set_prolong8_cells(CS(s), cells);

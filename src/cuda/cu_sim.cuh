@@ -112,6 +112,7 @@ eddy_status run_project(cu_sim *c, float dt);
 /* after the results are read back (Readback): pressure iterations and residuals into the step's statistics */
 void finish_project_stats(cu_sim *c);
 /* 0: launch the MGPCG kernels one by one (the host polls convergence); 1: CUDA graphs (default) */
+void advect_use_cells(cu_sim *c, int on);
 void project_use_graphs(cu_sim *c, int on);
 void project_set_prolong8_cells(cu_sim *c, long long cells);
 

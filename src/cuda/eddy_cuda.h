@@ -40,6 +40,10 @@ eddy_status eddy__cuda_set_graphs(struct eddy_sim *s, int on);
  * 8 B per element of the largest grid; BFECC in 3D: the backward feet, 12 B); 0: the later passes trace again
  * (same results; for tests and timing) */
 eddy_status eddy__cuda_set_advect_feet(struct eddy_sim *s, int on);
+/* 1 (default): 3D MacCormack advects a cell's three faces (and the dye_scale-1 scalars) in one kernel where the
+ * device has room for its scratch (8 arrays of the largest face grid); 0: one kernel per component, as on a device
+ * without that room (same results; for tests and timing) */
+eddy_status eddy__cuda_set_advect_cells(struct eddy_sim *s, int on);
 /* 3D levels of at least `cells` cells (default 16M) prolong coarse cell by coarse cell (k_prolong8) instead of fine
  * cell by fine cell: the same results; the tests lower it so that small grids run that kernel */
 eddy_status eddy__cuda_set_prolong8_cells(struct eddy_sim *s, long long cells);

@@ -4,7 +4,8 @@
  * (Kim et al. 2005). Velocity components are traced from their faces, scalars from the (possibly finer) scalar
  * cells. The CPU traces each grid once and stores the feet; here a later pass traces again (two velocity samples
  * in cache) or reads what the first pass kept (MacCormack: the velocity limiter's range; BFECC: the feet): the
- * same float operations, so the same feet. Interpolation is a + w (b - a), as on the CPU. */
+ * same float operations, so the same feet. Interpolation is a + w (b - a), as on the CPU. 3D MacCormack without
+ * wrapping axes runs a thread per cell for all the grids (k_adv_cell3): the elements' operations are unchanged. */
 #include "cu_sim.cuh"
 
 namespace ecu {
@@ -564,6 +565,183 @@ __global__ void k_advm_bfecc_final(Tracer t, Map m, Lat L, Multi M, Flags fl, Fe
     }
 }
 
+/* ------------------------------------------------------------------ the three velocity components in one pass
+ * 3D MacCormack in mode ADV_UNIT with the limiter's range kept: a thread per cell (i, j, k) advects the u, v and w
+ * faces (i, j, k) of that cell (and, on a dye_scale-1 grid, its scalars), so each pass reads the velocity once
+ * instead of once per component and once more for the scalars, and the start velocities share their loads and
+ * their index arithmetic; the faces past the cells (u at i = nx, v at j = ny, w at k = nz) take the blocks of a
+ * few planes past the last. Each element's float operations are those of k_adv_backward and k_adv_maccormack
+ * (k_advm_backward and k_advm_maccormack for the scalars), in their order: the same bits. */
+struct Vel3 {
+    Map m[3];       /* the face grids */
+    float *hat[3];  /* q^ of each component */
+    Range R[3];     /* the limiter's range of each component */
+    float *out[3];  /* the new velocity */
+    float factor;   /* dissipation */
+};
+
+/* MacCormack's first pass at face e of component A from its start velocity u1: q^ and the limiter's range */
+template <int A>
+__device__ inline void vel3_first(const Tracer &t, const Vel3 &V, int i, int j, int k, unsigned e, const float u1[3]) {
+    const Map &m = V.m[A];
+    const float P[3] = {(float)i + m.off[0], (float)j + m.off[1], (float)k + m.off[2]};
+    float b[3];
+    trace_end<-1, 3, A, ADV_UNIT>(t, m, P, u1, b);
+    const Lat &L = t.V[A];
+    const Loc pb = lat_locate<3, ADV_UNIT>(L, b[0], b[1], b[2]);
+    float lo, hi;
+    const float v = sample_range_at<3, ADV_UNIT>(L, t.v[A], pb, &lo, &hi); /* k_adv_backward's 1 * v is v */
+    V.hat[A][e] = v;
+    V.R[A].lo[e] = lo;
+    V.R[A].hi[e] = hi;
+}
+/* MacCormack's second pass at face e of component A */
+template <int A>
+__device__ inline void vel3_second(const Tracer &t, const Vel3 &V, Flags fl, int i, int j, int k, unsigned e,
+                                   const float u1[3]) {
+    const Map &m = V.m[A];
+    const float P[3] = {(float)i + m.off[0], (float)j + m.off[1], (float)k + m.off[2]};
+    float f[3];
+    trace_end<+1, 3, A, ADV_UNIT>(t, m, P, u1, f);
+    const float back = lat_sample<3, ADV_UNIT>(t.V[A], V.hat[A], f[0], f[1], f[2]);
+    const float qh = __ldg(V.hat[A] + e);
+    float v = qh + 0.5f * (__ldg(t.v[A] + e) - back);
+    const float lo = __ldg(V.R[A].lo + e), hi = __ldg(V.R[A].hi + e);
+    if (v < lo || v > hi) v = qh;
+    v = V.factor * v;
+    V.out[A][e] = v;
+    flag_if_bad(fl, v, EDDY_FIELD_U + A);
+}
+
+/* The start velocities of the u, v and w faces (i, j, k) of cell (i, j, k) (face_node_velocity of each, mode
+ * ADV_UNIT): inside the cells the upper neighbours never clamp and the lower ones clamp only on the first layer
+ * (i, j or k = 0, where the lower node is the node itself), so each lattice's nodes are its base node eu, ev, ew
+ * minus 0 or one stride; the 27 loads of the three are 18 distinct ones. */
+struct Start3 {
+    float u[3][3];     /* u[A]: the start velocity of face A */
+    float lo[3], hi[3]; /* component b at the cell's lower and upper b face (the scalars' start velocity) */
+};
+__device__ inline Start3 cell_start3(const Tracer &t, int i, int j, int k, unsigned eu, unsigned ev, unsigned ew) {
+    const float *__restrict__ U = t.v[0];
+    const float *__restrict__ Vv = t.v[1];
+    const float *__restrict__ W = t.v[2];
+    const unsigned yu = (unsigned)t.V[0].n[0], zu = yu * (unsigned)t.V[0].n[1]; /* strides of the u lattice */
+    const unsigned yv = (unsigned)t.V[1].n[0], zv = yv * (unsigned)t.V[1].n[1];
+    const unsigned yw = (unsigned)t.V[2].n[0], zw = yw * (unsigned)t.V[2].n[1];
+    const unsigned dx = i > 0 ? 1u : 0u; /* the lower neighbour's offset along x (0: clamped onto the node) */
+    const unsigned dyu = j > 0 ? yu : 0u, dyw = j > 0 ? yw : 0u;
+    const unsigned dzu = k > 0 ? zu : 0u, dzv = k > 0 ? zv : 0u;
+    const float u000 = __ldg(U + eu), u100 = __ldg(U + eu + 1);
+    const float v000 = __ldg(Vv + ev), v010 = __ldg(Vv + ev + yv);
+    const float w000 = __ldg(W + ew), w001 = __ldg(W + ew + zw);
+    Start3 s;
+    s.lo[0] = u000, s.hi[0] = u100, s.lo[1] = v000, s.hi[1] = v010, s.lo[2] = w000, s.hi[2] = w001;
+    /* u face: v and w, the mean of the 4 faces around, along x first (face_node_velocity's lo, hi, lo_b, hi_b) */
+    s.u[0][0] = u000;
+    s.u[0][1] = lerp_(lerp_(__ldg(Vv + ev - dx), v000, 0.5f), lerp_(__ldg(Vv + ev - dx + yv), v010, 0.5f), 0.5f);
+    s.u[0][2] = lerp_(lerp_(__ldg(W + ew - dx), w000, 0.5f), lerp_(__ldg(W + ew - dx + zw), w001, 0.5f), 0.5f);
+    /* v face: u and w along y first */
+    s.u[1][0] = lerp_(lerp_(__ldg(U + eu - dyu), u000, 0.5f), lerp_(__ldg(U + eu - dyu + 1), u100, 0.5f), 0.5f);
+    s.u[1][1] = v000;
+    s.u[1][2] = lerp_(lerp_(__ldg(W + ew - dyw), w000, 0.5f), lerp_(__ldg(W + ew - dyw + zw), w001, 0.5f), 0.5f);
+    /* w face: u and v along z first */
+    s.u[2][0] = lerp_(lerp_(__ldg(U + eu - dzu), u000, 0.5f), lerp_(__ldg(U + eu - dzu + 1), u100, 0.5f), 0.5f);
+    s.u[2][1] = lerp_(lerp_(__ldg(Vv + ev - dzv), v000, 0.5f), lerp_(__ldg(Vv + ev - dzv + yv), v010, 0.5f), 0.5f);
+    s.u[2][2] = w000;
+    return s;
+}
+
+/* The scalars of a dye_scale-1 grid in the same pass (SC): the scalar element (i, j, k) is cell (i, j, k), its
+ * start velocity (cell_node_velocity) the means of the cell's faces that cell_start3 loaded, its index ew; its
+ * float operations are those of k_advm_backward (pass 1, the node kept) and k_advm_maccormack (pass 2, KEPT). */
+template <int PASS>
+__device__ inline void cell3_scalars(const Tracer &t, const Lat &L, const Multi &M, Flags fl, int i, int j, int k,
+                                     unsigned e, const float u1[3]) {
+    const float P[3] = {(float)i + 0.5f, (float)j + 0.5f, (float)k + 0.5f};
+    const Map m = {{L.n[0], L.n[1], L.n[2]}, {0.5f, 0.5f, 0.5f}, {1.0f, 1.0f, 1.0f}};
+    float x[3];
+    if (PASS == 1) {
+        trace_end<-1, 3, -1, ADV_UNIT>(t, m, P, u1, x);
+        const Loc pb = lat_locate<3, ADV_UNIT>(L, x[0], x[1], x[2]);
+        M.node[e] = node_of<3>((unsigned)L.n[0], (unsigned)L.n[1], pb.x, pb.y, pb.z);
+#pragma unroll
+        for (int f = 0; f < 4; f++) {
+            if (f >= M.n) break;
+            M.dst[f][e] = M.factor[f] * sample_at<3, ADV_UNIT>(L, M.q[f], pb);
+        }
+        return;
+    }
+    trace_end<+1, 3, -1, ADV_UNIT>(t, m, P, u1, x);
+    const Loc pf = lat_locate<3, ADV_UNIT>(L, x[0], x[1], x[2]);
+    const unsigned nb = __ldg(M.node + e);
+#pragma unroll
+    for (int f = 0; f < 4; f++) {
+        if (f >= M.n) break;
+        float back = sample_at<3, ADV_UNIT>(L, M.hat[f], pf);
+        float qh = __ldg(M.hat[f] + e);
+        float v = qh + 0.5f * (__ldg(M.q[f] + e) - back);
+        float lo, hi;
+        minmax_node<3>(L, M.q[f], nb, &lo, &hi);
+        if (v < lo || v > hi) v = qh;
+        v = M.factor[f] * v;
+        M.dst[f][e] = v;
+        flag_if_bad(fl, v, M.field[f]);
+    }
+}
+
+/* one face of component A outside the cells, its start velocity from face_node_velocity */
+template <int A, int PASS>
+__device__ inline void vel3_rim_face(const Tracer &t, const Vel3 &V, Flags fl, int i, int j, int k) {
+    float u1[3];
+    face_node_velocity<3, A, ADV_UNIT>(t, i, j, k, u1);
+    const unsigned e = node3(t.V[A], i, j, k);
+    if (PASS == 1) vel3_first<A>(t, V, i, j, k, e, u1);
+    else vel3_second<A>(t, V, fl, i, j, k, e, u1);
+}
+
+/* PASS 1 or 2 of the three components (and with SC of the scalars) at the faces (i, j, k) of the cells: blocks of
+ * BX x BY cells of plane blockIdx.z < nz. The faces past the cells in the planes after them (as full warps; a
+ * separate launch of these 1.2% of the faces at 256^3 cost ~23 us per pass, a wave of latency): plane nz the w
+ * faces at k = nz, then rim_u planes of the u faces at i = nx (a thread per (j, k)), then the v faces at j = ny
+ * (per (i, k)). */
+template <int PASS, int SC>
+__global__ void __launch_bounds__(BX * BY, PASS == 1 ? 5 : 6)
+    k_adv_cell3(Tracer t, Vel3 V, Lat Ls, Multi M, Flags fl, int rim_u) {
+    const int nx = t.V[1].n[0], ny = t.V[0].n[1], nz = t.V[0].n[2]; /* cells */
+    const int bz = (int)blockIdx.z;
+    if (bz >= nz) {
+        const int r = (int)((((unsigned)(bz - nz - 1) * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x) *
+                            (blockDim.x * blockDim.y) + threadIdx.y * blockDim.x + threadIdx.x);
+        if (bz == nz) {
+            const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x), j = (int)(blockIdx.y * blockDim.y + threadIdx.y);
+            if (i < nx && j < ny) vel3_rim_face<2, PASS>(t, V, fl, i, j, nz);
+        } else if (bz <= nz + rim_u) {
+            if (r < ny * nz) vel3_rim_face<0, PASS>(t, V, fl, nx, r % ny, r / ny);
+        } else {
+            const int rv = r - (int)((unsigned)rim_u * gridDim.y * gridDim.x * blockDim.x * blockDim.y);
+            if (rv < nx * nz) vel3_rim_face<1, PASS>(t, V, fl, rv % nx, ny, rv / nx);
+        }
+        return;
+    }
+    const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x), j = (int)(blockIdx.y * blockDim.y + threadIdx.y);
+    const int k = bz;
+    if (i >= nx || j >= ny) return;
+    const unsigned eu = node3(t.V[0], i, j, k), ev = node3(t.V[1], i, j, k), ew = node3(t.V[2], i, j, k);
+    const Start3 s = cell_start3(t, i, j, k, eu, ev, ew);
+    /* the scalars' start velocity (cell_node_velocity): the mean of the cell's two faces per component */
+    const float uc[3] = {lerp_(s.lo[0], s.hi[0], 0.5f), lerp_(s.lo[1], s.hi[1], 0.5f), lerp_(s.lo[2], s.hi[2], 0.5f)};
+    if (PASS == 1) {
+        vel3_first<0>(t, V, i, j, k, eu, s.u[0]);
+        vel3_first<1>(t, V, i, j, k, ev, s.u[1]);
+        vel3_first<2>(t, V, i, j, k, ew, s.u[2]);
+    } else {
+        vel3_second<0>(t, V, fl, i, j, k, eu, s.u[0]);
+        vel3_second<1>(t, V, fl, i, j, k, ev, s.u[1]);
+        vel3_second<2>(t, V, fl, i, j, k, ew, s.u[2]);
+    }
+    if (SC) cell3_scalars<PASS>(t, Ls, M, fl, i, j, k, ew, uc);
+}
+
 /* launches kern<dim, face, mode> on the stage's stream (mode: a local of the caller, ADV_UNIT or
  * ADV_WRAP): FACE_GO for a face grid (face 0..dim-1), SCALAR_GO for the scalar grid (face -1 with dye_scale 1,
  * else -2) */
@@ -612,6 +790,12 @@ struct AdvectWS {
      * 58; the node also saves the locating, item 90). BFECC: the feet of every grid in 3D (in 2D it traces
      * again). */
     float *feet[3];
+    /* 3D MacCormack with the range kept, in mode ADV_UNIT (k_adv_cell3, the velocity and the scalars in the same
+     * pass): q^ of u, v, w in keep3[7], keep3[0], keep3[1] (tmp[0] is the scalars' hat[0]), the ranges' lo and hi
+     * of v and w in keep3[2..5] (u's in feet[0], feet[1]), the scalars' node in keep3[6] */
+    float *keep3[8];
+    bool keep3_failed; /* no keep3 (the device had no room for it, or a test turned the cell kernel off): the
+                          per-component kernels run, which need none of it */
 };
 
 /* blocks of 32 x 8 elements in 3D (a wider block gained nothing, item 24) and 32 x 4 in 2D */
@@ -652,7 +836,31 @@ eddy_status advect_init(cu_sim *c) {
     const int nfeet = want == 1 ? 2 : (c->g.dim == 3 ? 3 : 0);
     for (int a = 0; a < nfeet && st == EDDY_OK && want >= 1 && c->adv_feet; a++)
         if (!w->feet[a]) st = dev_alloc(c, (void **)&w->feet[a], cap * sizeof(float), "advection feet");
+    /* keep3 is 8 arrays of the largest face grid (4.3 GB at 512^3) for a faster path, not a need: without room for
+     * it the per-component kernels run, with the same results */
+    if (st == EDDY_OK && want == 1 && c->g.dim == 3 && c->adv_feet && !w->keep3[0] && !w->keep3_failed) {
+        for (int a = 0; a < 8 && !w->keep3_failed; a++)
+            if (cudaMalloc((void **)&w->keep3[a], cap * sizeof(float)) != cudaSuccess) w->keep3_failed = true;
+        if (w->keep3_failed) {
+            (void)cudaGetLastError();
+            for (int a = 0; a < 8; a++) {
+                cudaFree(w->keep3[a]);
+                w->keep3[a] = nullptr;
+            }
+        }
+    }
     return st;
+}
+
+/* on = 0: the per-component kernels instead of k_adv_cell3 (tests); on = 1: k_adv_cell3 again where it has room */
+void advect_use_cells(cu_sim *c, int on) {
+    AdvectWS *w = c->adv;
+    if (!w) return;
+    for (int a = 0; a < 8; a++) {
+        cudaFree(w->keep3[a]);
+        w->keep3[a] = nullptr;
+    }
+    w->keep3_failed = !on;
 }
 
 void advect_free(cu_sim *c) {
@@ -668,6 +876,7 @@ void advect_free(cu_sim *c) {
         cudaFree(w->out[f]);
         cudaFree(w->feet[f]);
     }
+    for (int f = 0; f < 8; f++) cudaFree(w->keep3[f]);
     free(w);
     c->adv = nullptr;
 }
@@ -715,6 +924,51 @@ static cudaError_t advect_field(cu_sim *c, const Tracer &t, const Map &m, int fa
 
 static float decay_factor(float k, float dt) { return 1.0f / (1.0f + k * dt); }
 
+/* whether the velocity takes k_adv_cell3 (3D MacCormack, range kept, no lattice wraps) */
+static bool velocity_in_one_pass(cu_sim *c, const Tracer &t) {
+    const AdvectWS *w = c->adv;
+    return c->g.dim == 3 && c->s->def.advection == EDDY_ADVECT_MACCORMACK && c->adv_feet && w->feet[0] &&
+           w->keep3[7] && !wraps(t.V[0]) && !wraps(t.V[1]) && !wraps(t.V[2]);
+}
+/* the velocity's MacCormack passes by k_adv_cell3, with the scalars when A (pass 1's fields: q^ and the node)
+ * and M (pass 2's) are given (a dye_scale-1 grid of the same lattice mode) */
+static cudaError_t advect_cells3(cu_sim *c, const Tracer &t, float factor, const Lat &Ls, const Multi *A,
+                                 const Multi *M) {
+    AdvectWS *w = c->adv;
+    Vel3 V;
+    float *hat[3] = {w->keep3[7], w->keep3[0], w->keep3[1]};
+    float *lo[3] = {w->feet[0], w->keep3[2], w->keep3[4]}, *hi[3] = {w->feet[1], w->keep3[3], w->keep3[5]};
+    for (int a = 0; a < 3; a++) {
+        GDesc vd = velocity_desc(c->g, a);
+        for (int b = 0; b < 3; b++) {
+            V.m[a].n[b] = vd.n[b];
+            V.m[a].off[b] = vd.off[b];
+            V.m[a].scale[b] = 1.0f;
+        }
+        V.hat[a] = hat[a];
+        V.R[a] = Range{lo[a], hi[a]};
+        V.out[a] = c->vel_tmp[a];
+    }
+    V.factor = factor;
+    const Flags fl = flags_for(c);
+    const int *n = c->g.n;
+    const dim3 blk = block_of(3);
+    const unsigned gx = (unsigned)((n[0] + BX - 1) / BX), gy = (unsigned)((n[1] + BY - 1) / BY);
+    /* the planes after the cells: the w faces at k = nz, then the u faces at i = nx, then the v faces at j = ny */
+    const long plane = (long)gx * gy * BX * BY;
+    const int rim_u = (int)(((long)n[1] * n[2] + plane - 1) / plane), rim_v = (int)(((long)n[0] * n[2] + plane - 1) / plane);
+    const dim3 gr(gx, gy, (unsigned)(n[2] + 1 + rim_u + rim_v));
+    if (A) {
+        k_adv_cell3<1, 1><<<gr, blk, 0, c->stream>>>(t, V, Ls, *A, fl, rim_u);
+        k_adv_cell3<2, 1><<<gr, blk, 0, c->stream>>>(t, V, Ls, *M, fl, rim_u);
+    } else {
+        const Multi none = {};
+        k_adv_cell3<1, 0><<<gr, blk, 0, c->stream>>>(t, V, Ls, none, fl, rim_u);
+        k_adv_cell3<2, 0><<<gr, blk, 0, c->stream>>>(t, V, Ls, none, fl, rim_u);
+    }
+    return cudaGetLastError();
+}
+
 cudaError_t launch_advect(cu_sim *c, float dt) {
     const Geo &g = c->g;
     const eddy_sim_def &d = c->s->def;
@@ -728,7 +982,9 @@ cudaError_t launch_advect(cu_sim *c, float dt) {
     }
     cudaError_t e = cudaSuccess;
     const float fv = decay_factor(d.velocity_dissipation, dt);
-    for (int a = 0; a < g.dim && e == cudaSuccess; a++) {
+    /* 3D MacCormack: the velocity (and the scalars of a dye_scale-1 grid) in one pass per cell, further down */
+    const bool cells3 = velocity_in_one_pass(c, t);
+    for (int a = 0; a < g.dim && e == cudaSuccess && !cells3; a++) {
         GDesc vd = velocity_desc(g, a);
         Map m;
         for (int b = 0; b < 3; b++) {
@@ -760,22 +1016,26 @@ cudaError_t launch_advect(cu_sim *c, float dt) {
         M.field[M.n] = EDDY_FIELD_DYE_R + f;
         M.n++;
     }
+    const Lat L = lat_of(sd);
+    const int face = d.dye_scale[0] == 1 && d.dye_scale[1] == 1 && d.dye_scale[2] == 1 ? -1 : -2;
+    M.node = nullptr;
+    Multi A = M; /* pass 1 writes q^ (factor 1) */
+    for (int f = 0; f < M.n; f++) {
+        M.dst[f] = *pool[f];
+        A.dst[f] = w->hat[f];
+        A.factor[f] = 1.0f;
+        M.hat[f] = A.hat[f] = w->hat[f];
+    }
+    /* the scalars in k_adv_cell3 with the velocity: a dye_scale-1 grid, its node kept in keep3[6] */
+    const bool sc3 = cells3 && M.n > 0 && face == -1 && !wraps(L);
+    if (sc3) A.node = M.node = (unsigned *)w->keep3[6];
+    if (cells3 && e == cudaSuccess) e = advect_cells3(c, t, fv, L, sc3 ? &A : nullptr, sc3 ? &M : nullptr);
     if (M.n > 0 && e == cudaSuccess) {
         const dim3 blk = block_of(g.dim), gr = grid_of(g.dim, m);
-        Lat L = lat_of(sd);
         Flags fl = flags_for(c);
         Feet F = feet_of(c), none = {{nullptr, nullptr, nullptr}};
         const int mode = stage_mode(t, L);
-        const int face = d.dye_scale[0] == 1 && d.dye_scale[1] == 1 && d.dye_scale[2] == 1 ? -1 : -2;
-        M.node = nullptr;
-        Multi A = M; /* pass 1 writes q^ (factor 1) */
-        for (int f = 0; f < M.n; f++) {
-            M.dst[f] = *pool[f];
-            A.dst[f] = w->hat[f];
-            A.factor[f] = 1.0f;
-            M.hat[f] = A.hat[f] = w->hat[f];
-        }
-        switch (d.advection) {
+        if (!sc3) switch (d.advection) {
         case EDDY_ADVECT_SEMI_LAGRANGIAN:
             SCALAR_GO(k_advm_backward, face, gr, t, m, L, M, fl, 1, none);
             break;

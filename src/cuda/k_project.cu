@@ -471,22 +471,26 @@ __global__ void __launch_bounds__(256, SWEEP_MINB(RES, NS))
                     ly++;
                 }
             }
-        } else if constexpr (INNER) {
-            /* 3D inside the level (cuda_notes 83): the thread's position in the region advanced by 256 without
-             * divisions, no bounds tests (every staged cell is a cell of the level: k_sweep_tile's generic loop with
-             * in and interior true) */
+        } else {
+            /* 3D (cuda_notes 83, 130): the thread's position in the region advanced by 256 without divisions; blocks
+             * inside the level (INNER) without bounds tests (every staged cell is a cell of the level), the others
+             * with them (the cells and operations of a q-linear loop: each element is computed on its own) */
             constexpr int NT = 256, DX = NT % SX, DY = (NT / SX) % SY, DZ = NT / (SX * SY);
             int lx = tid % SX, ly = (tid / SX) % SY, lz = tid / (SX * SY);
             for (int q = tid; q < S; q += NT) {
                 const int gx = x0 + lx, gy = y0 + ly, gz = z0 + lz;
-                const int e = cell_at(L, gx, gy, gz);
-                float xv;
-                if (Z) {
-                    xv = ((gx + gy + gz) & 1) == 0 ? 1.0f * (BVU(e) * IDV(e)) : 0.0f;
-                } else {
-                    xv = x[e];
+                float xv = 0.0f;
+                if (INNER || (gx >= -1 && gx <= L.n[0] && gy >= -1 && gy <= L.n[1] && gz >= -1 && gz <= L.n[2])) {
+                    const int e = cell_at(L, gx, gy, gz);
+                    const bool interior = INNER || (gx >= 0 && gx < L.n[0] && gy >= 0 && gy < L.n[1] && gz >= 0 && gz < L.n[2]);
+                    if (Z && interior) {
+                        /* red from zero (k_first_sweep's b / diag); black is computed by the first half sweep below */
+                        xv = ((gx + gy + gz) & 1) == 0 ? 1.0f * (BVU(e) * IDV(e)) : 0.0f;
+                    } else {
+                        xv = x[e];
+                    }
+                    if (PRO && interior) xv = xv + IWV(e) * d_prolong_value(L, pa.C, pa.ax0, pa.ax1, pa.ax2, pa.xc, gx, gy, gz);
                 }
-                if (PRO) xv = xv + IWV(e) * d_prolong_value(L, pa.C, pa.ax0, pa.ax1, pa.ax2, pa.xc, gx, gy, gz);
                 xs[q] = xv;
                 lx += DX;
                 ly += DY;
@@ -500,26 +504,6 @@ __global__ void __launch_bounds__(256, SWEEP_MINB(RES, NS))
                     lz++;
                 }
             }
-        } else {
-        for (int q = tid; q < S; q += nt) {
-            const int lx = q % SX, ly = (q / SX) % SY, lz = q / SSZ;
-            const int gx = x0 + lx, gy = y0 + ly, gz = z0 + lz;
-            const bool in = gx >= -1 && gx <= L.n[0] && gy >= -1 && gy <= L.n[1] && (DIM == 2 || (gz >= -1 && gz <= L.n[2]));
-            float xv = 0.0f;
-            if (in) {
-                const int e = cell_at(L, gx, gy, DIM == 3 ? gz : 0);
-                const bool interior = gx >= 0 && gx < L.n[0] && gy >= 0 && gy < L.n[1] && (DIM == 2 || (gz >= 0 && gz < L.n[2]));
-                if (Z && interior) {
-                    /* red from zero (k_first_sweep's b / diag); black is computed by the first half sweep below */
-                    xv = ((gx + gy + gz) & 1) == 0 ? 1.0f * (BV(e) * inv_diag[e]) : 0.0f;
-                } else {
-                    xv = x[e];
-                }
-                if (PRO && gx >= 0 && gx < L.n[0] && gy >= 0 && gy < L.n[1] && (DIM == 2 || (gz >= 0 && gz < L.n[2])))
-                    xv = xv + L.inv_weight[e] * d_prolong_value(L, pa.C, pa.ax0, pa.ax1, pa.ax2, pa.xc, gx, gy, DIM == 3 ? gz : 0);
-            }
-            xs[q] = xv;
-        }
         }
         /* (the braces of this else matter: nvcc 13.0 dropped this barrier after a braceless `else for` of a discarded
          * `if constexpr` branch inside the generic lambda, cuda_notes 62) */
@@ -549,31 +533,29 @@ __global__ void __launch_bounds__(256, SWEEP_MINB(RES, NS))
                     const int s = (lx + o) + SSY * (ly + o);
                     xs[s] = (BVS(e, s) + NBS(s)) * IDV(e);
                 }
-            } else if constexpr (INNER) {
-                /* 3D inside the level (cuda_notes 83): as 2D, a thread keeps its column m of the colour and steps
-                 * the region's rows (y, z), no bounds tests */
+            } else {
+                /* 3D (cuda_notes 83, 130): as 2D, a thread keeps its column m of the colour and steps the region's
+                 * rows (y, z) with carries instead of divisions; bounds tests only outside INNER */
                 constexpr int NT = 256;
-                const int COLS = RX / 2, RPP = NT / COLS, m = tid % COLS;
-                for (int row = tid / COLS; row < RY * RZ && tid < RPP * COLS; row += RPP) {
-                    const int ly = row % RY, lz = row / RY;
+                const int COLS = RX / 2, RPP = NT / COLS, m = tid % COLS, DLY = RPP % RY, DLZ = RPP / RY;
+                const int row0 = tid / COLS;
+                int ly = row0 % RY, lz = row0 / RY;
+                for (int row = row0; row < RY * RZ && tid < RPP * COLS; row += RPP) {
                     const int gy = y0 + o + ly, gz = z0 + o + lz;
                     const int lx = 2 * m + ((gy + gz + p + M) & 1);
-                    const int e = cell_at(L, x0 + o + lx, gy, gz);
-                    const int s = (lx + o) + SSY * (ly + o) + SSZ * (lz + o);
-                    xs[s] = (BVU(e) + NBS(s)) * IDV(e);
+                    const int gx = x0 + o + lx;
+                    if (INNER || (gx >= 0 && gx < L.n[0] && gy >= 0 && gy < L.n[1] && gz >= 0 && gz < L.n[2])) {
+                        const int e = cell_at(L, gx, gy, gz);
+                        const int s = (lx + o) + SSY * (ly + o) + SSZ * (lz + o);
+                        xs[s] = (BVU(e) + NBS(s)) * IDV(e);
+                    }
+                    ly += DLY;
+                    lz += DLZ;
+                    if (ly >= RY) {
+                        ly -= RY;
+                        lz++;
+                    }
                 }
-            } else {
-            for (int q = tid; q < R / 2; q += nt) {
-                const int row = q / (RX / 2), m = q % (RX / 2);
-                const int ly = row % RY, lz = row / RY;
-                const int gy = y0 + o + ly, gz = DIM == 3 ? z0 + o + lz : 0;
-                const int lx = 2 * m + ((gy + gz + p + M) & 1);
-                const int gx = x0 + o + lx;
-                if (gx < 0 || gx >= L.n[0] || gy < 0 || gy >= L.n[1] || (DIM == 3 && (gz < 0 || gz >= L.n[2]))) continue;
-                const int e = cell_at(L, gx, gy, gz);
-                const int s = (lx + o) + SSY * (ly + o) + SSZ * (DIM == 3 ? lz + o : 0);
-                xs[s] = (BV(e) + NBS(s)) * inv_diag[e];
-            }
             }
             __syncthreads();
         }
@@ -1144,6 +1126,9 @@ __global__ void __launch_bounds__(256, 5) k_prolong8(LevA F, LevA C, AxisT ax0, 
                 }
         return;
     }
+    /* the 8 fine values first, then the fine cells' x and weights loaded together, then the stores (cuda_notes 133:
+     * with each fine cell's load behind the previous cell's store, 8 serial round trips per thread) */
+    float v8[8];
 #pragma unroll
     for (int dz = 0; dz < 2; dz++) {
         /* entry along z: c0 = k (0.75), c1 = k - 1 or k + 1 (0.25) */
@@ -1161,14 +1146,26 @@ __global__ void __launch_bounds__(256, 5) k_prolong8(LevA F, LevA C, AxisT ax0, 
 #pragma unroll
             for (int cx = 0; cx < 3; cx++) t[cx] = 0.75f * a[cx][1] + 0.25f * a[cx][dy ? 2 : 0];
 #pragma unroll
-            for (int dx = 0; dx < 2; dx++) {
-                const float v = 0.75f * t[1] + 0.25f * t[dx ? 2 : 0];
-                const int fi = 2 * i + dx, fj = 2 * j + dy, fk = 2 * k + dz;
-                const int e = cell_at(F, fi, fj, fk);
-                xf[e] = add ? xf[e] + (in_ubox(F, fi, fj, fk, 0) ? F.uiw : F.inv_weight[e]) * v : v;
-            }
+            for (int dx = 0; dx < 2; dx++) v8[4 * dz + 2 * dy + dx] = 0.75f * t[1] + 0.25f * t[dx ? 2 : 0];
         }
     }
+    const int e0 = cell_at(F, 2 * i, 2 * j, 2 * k);
+#define FINE_E(n) (e0 + ((n) & 1) + F.sy * (((n) >> 1) & 1) + F.sz * ((n) >> 2))
+    if (add) {
+        float old[8], w[8];
+#pragma unroll
+        for (int n = 0; n < 8; n++) {
+            const int e = FINE_E(n);
+            old[n] = xf[e];
+            w[n] = in_ubox(F, 2 * i + (n & 1), 2 * j + ((n >> 1) & 1), 2 * k + (n >> 2), 0) ? F.uiw : F.inv_weight[e];
+        }
+#pragma unroll
+        for (int n = 0; n < 8; n++) xf[FINE_E(n)] = old[n] + w[n] * v8[n];
+    } else {
+#pragma unroll
+        for (int n = 0; n < 8; n++) xf[FINE_E(n)] = v8[n];
+    }
+#undef FINE_E
 }
 
 /* ------------------------------------------------------------------ null space */
@@ -2054,6 +2051,8 @@ static void launch_sweep(cu_sim *c, const LevA &L, const float *x, float *xout, 
                          float *rout) {
     const dim3 gr = tile_grid<DIM, TX, TY, TZ>(L), bl(32, 8);
     cudaStream_t st = c->stream;
+    /* (3D: one sweep per pass and no fused residual, full_sweep: those forms are 2D only) */
+    if constexpr (DIM == 2) {
     if (ns == 2) {
         if (dot) k_sweep_tile<DIM, TX, TY, TZ, true, true, 0, 2><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean, rout);
         else k_sweep_tile<DIM, TX, TY, TZ, true, false, 0, 2><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean, rout);
@@ -2074,6 +2073,7 @@ static void launch_sweep(cu_sim *c, const LevA &L, const float *x, float *xout, 
         else if (DIM == 2 && zero == 2)
             k_sweep_tile<DIM, TX, TY, TZ, false, false, 2, 1, 1><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean, rout);
         return;
+    }
     }
     if (zero == 1) k_sweep_tile<DIM, TX, TY, TZ, false, false, 1><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean, rout);
     else if (zero == 2) k_sweep_tile<DIM, TX, TY, TZ, false, false, 2><<<gr, bl, 0, st>>>(L, x, xout, b, c1, active, pa, dot, rs, mean, rout);

@@ -193,26 +193,36 @@ static void stage_case(const char *name, eddy_sim_def d, cpu_stage cs, eddy_cuda
     CHECK(eddy_sim_add_obstacle(cpu, &o, NULL) == EDDY_OK && eddy_sim_add_obstacle(gpu, &o, NULL) == EDDY_OK, "obstacle");
     randomize(cpu, gpu);
     const float dt = d.dt;
-    /* a second device simulation taking another path that must give the same bits:
+    /* further device simulations taking other paths that must give the same bits:
      * - MacCormack and BFECC keep the feet of their first pass (eddy__cuda_set_advect_feet); with the feet off the
      *   later passes trace again: the same float operations;
+     * - 3D MacCormack advects a cell's three faces (and dye_scale-1 scalars) in one kernel where the device has room
+     *   for its scratch; with that kernel off (eddy__cuda_set_advect_cells) the per-component kernels run, as on a
+     *   device without the room;
      * - the 3D projection prolongs by coarse cell (k_prolong8) only on levels of 16M cells; with the threshold at one
      *   cell every 3D level outside the one-block tail takes it: the same products and sums as the per-fine-cell
      *   k_prolong */
-    eddy_sim *other = NULL;
-    const char *other_path = NULL;
-    if (gs == EDDY_CUDA_ADVECT && d.advection != EDDY_ADVECT_SEMI_LAGRANGIAN && (other = make(d, EDDY_BACKEND_CUDA))) {
-        other_path = "feet kept vs traced again";
-        CHECK(eddy__cuda_set_advect_feet(other, 0) == EDDY_OK, "feet off");
-    } else if (gs == EDDY_CUDA_PROJECT && d.dim == 3 && d.pressure.solver == EDDY_PRESSURE_MGPCG && (other = make(d, EDDY_BACKEND_CUDA))) {
-        other_path = "k_prolong at 16M cells vs k_prolong8 on every level";
-        CHECK(eddy__cuda_set_prolong8_cells(other, 1) == EDDY_OK, "prolong8 everywhere");
+    enum { MAX_OTHERS = 2 };
+    eddy_sim *other[MAX_OTHERS] = {NULL, NULL};
+    const char *other_path[MAX_OTHERS] = {NULL, NULL};
+    int others = 0;
+    if (gs == EDDY_CUDA_ADVECT && d.advection != EDDY_ADVECT_SEMI_LAGRANGIAN && (other[others] = make(d, EDDY_BACKEND_CUDA))) {
+        other_path[others] = "feet kept vs traced again";
+        CHECK(eddy__cuda_set_advect_feet(other[others++], 0) == EDDY_OK, "feet off");
     }
-    if (other) {
-        if (graphs_off) eddy__cuda_set_graphs(other, 0);
-        CHECK(eddy_sim_add_obstacle(other, &o, NULL) == EDDY_OK, "obstacle");
-        copy_fields(gpu, other);
-        CHECK(eddy__cuda_run_stage(other, gs, dt) == EDDY_OK, "%s gpu, %s: %s", name, other_path, eddy_sim_last_error(other));
+    if (gs == EDDY_CUDA_ADVECT && d.dim == 3 && d.advection == EDDY_ADVECT_MACCORMACK && (other[others] = make(d, EDDY_BACKEND_CUDA))) {
+        other_path[others] = "one kernel per cell vs per component";
+        CHECK(eddy__cuda_set_advect_cells(other[others++], 0) == EDDY_OK, "cell kernel off");
+    }
+    if (gs == EDDY_CUDA_PROJECT && d.dim == 3 && d.pressure.solver == EDDY_PRESSURE_MGPCG && (other[others] = make(d, EDDY_BACKEND_CUDA))) {
+        other_path[others] = "k_prolong at 16M cells vs k_prolong8 on every level";
+        CHECK(eddy__cuda_set_prolong8_cells(other[others++], 1) == EDDY_OK, "prolong8 everywhere");
+    }
+    for (int k = 0; k < others; k++) {
+        if (graphs_off) eddy__cuda_set_graphs(other[k], 0);
+        CHECK(eddy_sim_add_obstacle(other[k], &o, NULL) == EDDY_OK, "obstacle");
+        copy_fields(gpu, other[k]);
+        CHECK(eddy__cuda_run_stage(other[k], gs, dt) == EDDY_OK, "%s gpu, %s: %s", name, other_path[k], eddy_sim_last_error(other[k]));
     }
     double div0 = gs == EDDY_CUDA_PROJECT ? max_abs_divergence(gpu) : 0;
     CHECK(cs(cpu, dt) == EDDY_OK, "%s cpu: %s", name, eddy_sim_last_error(cpu));
@@ -235,12 +245,12 @@ static void stage_case(const char *name, eddy_sim_def d, cpu_stage cs, eddy_cuda
     }
     diff w = compare_all(name, cpu, gpu);
     CHECK(w.max_rel <= tol, "%s: GPU differs from CPU by %.3g relative (max), tolerance %.1g", name, w.max_rel, tol);
-    if (other) {
+    for (int k = 0; k < others; k++) {
         char what[160];
-        snprintf(what, sizeof what, "%s, %s", name, other_path);
-        diff r = compare_all(what, other, gpu);
+        snprintf(what, sizeof what, "%s, %s", name, other_path[k]);
+        diff r = compare_all(what, other[k], gpu);
         CHECK(r.max_rel == 0.0, "%s: differs by %.3g relative (max)", what, r.max_rel);
-        eddy_sim_destroy(other);
+        eddy_sim_destroy(other[k]);
     }
     eddy_sim_destroy(cpu);
     eddy_sim_destroy(gpu);
@@ -695,6 +705,7 @@ int main(int argc, char **argv) {
         stage_case("vorticity 2D", d, eddy__apply_vorticity, EDDY_CUDA_VORTICITY, TOL_STAGE);
         if (!tiny2d) stage_case("vorticity 3D", d3, eddy__apply_vorticity, EDDY_CUDA_VORTICITY, TOL_STAGE);
         stage_case("advect MacCormack 2D", d, eddy__advect, EDDY_CUDA_ADVECT, TOL_ADVECT);
+        stage_case("advect MacCormack 3D", d3, eddy__advect, EDDY_CUDA_ADVECT, TOL_ADVECT); /* k_adv_vel3 */
         stage_case("diffuse 2D", d, eddy__diffuse, EDDY_CUDA_DIFFUSE, TOL_PROJECT);
         d.pressure.tolerance = d3.pressure.tolerance = 1e-7f;
         stage_case("project MGPCG 2D", d, cpu_project_stage, EDDY_CUDA_PROJECT, TOL_PROJECT);
