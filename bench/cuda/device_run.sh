@@ -168,6 +168,13 @@ for what in "$@"; do
       echo "clocks [$set]"; env $set timeout 60 "$CLK_BIN/bench_cuda" --profile 2 2048 0 2>&1 | grep "^tail clocks:" | awk '{for (i = 3; i <= NF; i++) { if ($i == "total") { tot += $(i + 1); break } s[i] += $i; m = i } c++}
         END {printf "launches %d\n", c; for (i = 3; i <= m; i++) printf "%d:%.0f ", i - 2, s[i] / c; printf "\ntotal %.0f\n", tot / c}'
     done | tee "$OUT/exp2d_clk.txt"; fi ;;
+  ncu-tail)
+    # issue 7, after version 21: k_tail of one 2D 2048^2 step (3 launches): warp stall reasons (an instruction-fetch
+    # bound kernel shows "No Instruction" stalls), source counters, instruction statistics (not run yet)
+    timeout 200 "$ncu" --clock-control none --cache-control none --profile-from-start off -k regex:k_tail -c 3 \
+      --section WarpStateStats --section SourceCounters --section InstructionStats --section LaunchStats \
+      "$bin/bench_cuda" --profile 2 2048 0 > "$OUT/ncu_tail.log" 2>&1; echo "ncu-tail rc=$?"
+    grep -iE "stall|no instruction|duration|executed instructions|registers" "$OUT/ncu_tail.log" | head -40 ;;
   clk2d)
     # issue 7, version 21: k_tail's phase clocks (bench_cuda built with -DEDDY_CU_TAIL_CLOCKS in $CLK_BIN), one profiled
     # 2D 2048^2 run (5 steps, graphs off): per phase position, the mean cycles over the launches
