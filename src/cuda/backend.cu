@@ -264,7 +264,6 @@ static eddy_status run_emitters(eddy_sim *s, cu_sim *c, float dt) {
             if (d->dye[q] != 0.0f) c->scalar_live |= 1u << q;
         if (d->temperature != 0.0f) c->scalar_live |= 8u;
     }
-    CU_TRY(cudaMemcpyAsync(c->emit, c->stage_shapes, (size_t)n * sizeof(DShape), cudaMemcpyHostToDevice, c->stream), "sending emitters");
     CU_TRY(launch_emitters(c, n, dt), "emitters");
     return EDDY_OK;
 }
@@ -417,12 +416,29 @@ static eddy_status cu_step(eddy_sim *s, float dt) {
     STEP_STAGE(SLOT_ADVECT, run_stage(s, c, EDDY_CUDA_ADVECT, dt));
     STEP_STAGE(SLOT_BOUNDARY2, boundaries(c));
     STEP_STAGE(SLOT_DIFFUSE, run_stage(s, c, EDDY_CUDA_DIFFUSE, dt));
-    STEP_STAGE(SLOT_BOUNDARY3, boundaries(c));
-    STEP_STAGE(SLOT_PROJECT, run_project(c, dt));
+    /* the boundaries again only where the diffusion may have changed a field: they are idempotent (every value they
+     * set depends on the geometry alone), so after a diffusion that queued nothing they would rewrite the values of
+     * the stage before it (cuda_notes 123) */
+    const eddy_sim_def &dd = s->def;
+    const bool diffused = dd.viscosity > 0 || dd.dye_diffusion > 0 || dd.temperature_diffusion > 0;
+    STEP_STAGE(SLOT_BOUNDARY3, diffused ? boundaries(c) : EDDY_OK);
+    /* the projection queues its end without waiting for the solve's decision (cuda_notes 120): the read-back below
+     * brings it with the step's figures; the boundaries and diagnostics queued meanwhile are queued again after a
+     * restart (they change nothing before the correction: the boundaries were applied to that velocity already) */
+    STEP_STAGE(SLOT_PROJECT, run_project(c, dt, true));
     STEP_STAGE(SLOT_BOUNDARY4, boundaries(c));
     STEP_STAGE(SLOT_DIAGNOSTICS, run_stage(s, c, EDDY_CUDA_DIAGNOSTICS, dt));
     eddy_status st = read_back(c);
     if (st != EDDY_OK) return st;
+    int redo = 0;
+    c->slot = SLOT_PROJECT;
+    if ((st = project_resume(c, &redo)) != EDDY_OK) return st;
+    if (redo) {
+        CU_TRY(cudaEventRecord(c->ev[SLOT_PROJECT + 1], c->stream), "recording a stage event");
+        STEP_STAGE(SLOT_BOUNDARY4, boundaries(c));
+        STEP_STAGE(SLOT_DIAGNOSTICS, run_stage(s, c, EDDY_CUDA_DIAGNOSTICS, dt));
+        if ((st = read_back(c)) != EDDY_OK) return st;
+    }
     for (int sl = 0; sl <= SLOT_DIAGNOSTICS; sl++) {
         float ms = 0;
         if (cudaEventElapsedTime(&ms, c->ev[sl], c->ev[sl + 1]) == cudaSuccess) s->stats.stage_ms[slot_stage[sl]] += ms;

@@ -48,7 +48,8 @@ struct cu_sim {
     int vort_slots[2]; /* vorticity confinement [exact reciprocal]: warps (2D) or blocks (3D) of its kernel resident
                           on the device, 0 until the kernel is set up */
 
-    DShape *obst, *emit;    /* device copies of the obstacle / emitter lists */
+    DShape *obst, *emit;    /* device copies of the obstacle / emitter lists (emit: unused since the emitters go by
+                               value, cuda_notes 124; still sized by ensure_shapes) */
     int obst_cap, emit_cap;
     DShape *stage_shapes;   /* host staging for those lists */
     int stage_cap;
@@ -108,7 +109,11 @@ cudaError_t launch_diffuse(cu_sim *c, float dt);
 /* k_project.cu: the pressure solve waits for its residual; fills iterations and residuals into eddy_step_stats */
 eddy_status project_init(cu_sim *c);
 void project_free(cu_sim *c);
-eddy_status run_project(cu_sim *c, float dt);
+/* defer_end (the step): where the device decides the solve's end itself (2D, cuda_notes 120), return without waiting
+ * for it; after the step's read-back, project_resume runs a restart if one is due (*redo: the stages after the
+ * projection are to be queued again) */
+eddy_status run_project(cu_sim *c, float dt, bool defer_end = false);
+eddy_status project_resume(cu_sim *c, int *redo);
 /* after the results are read back (Readback): pressure iterations and residuals into the step's statistics */
 void finish_project_stats(cu_sim *c);
 /* 0: launch the MGPCG kernels one by one (the host polls convergence); 1: CUDA graphs (default) */

@@ -6,6 +6,8 @@
  * are emptied. */
 #include "cu_sim.cuh"
 
+#include <algorithm>
+
 namespace ecu {
 
 /* the two face layers 0 and n of component a: one thread per face of the layer, blockIdx.z picks the side */
@@ -43,6 +45,36 @@ __global__ void k_vel_periodic(Geo g, int a, float *__restrict__ v) {
     c[b0] = s0[b0] = x;
     c[b1] = s0[b1] = y;
     v[idx3(fn, c[0], c[1], c[2])] = v[idx3(fn, s0[0], s0[1], s0[2])];
+}
+
+/* passes 2 and 3 of every component in one launch (no solid cell anywhere; cuda_notes 121): blockIdx.z = 2 a + side,
+ * the grid covers the largest layer; each thread does what k_vel_domain_faces (or k_vel_periodic, side 0) does */
+__global__ void k_vel_domain_all(Geo g, float *__restrict__ v0, float *__restrict__ v1, float *__restrict__ v2) {
+    const int a = (int)blockIdx.z >> 1, side = (int)blockIdx.z & 1;
+    int fn[3];
+    face_dims(g, a, fn);
+    const int b0 = a == 0 ? 1 : 0, b1 = a == 2 ? 1 : 2;
+    const int x = (int)(blockIdx.x * blockDim.x + threadIdx.x), y = (int)blockIdx.y;
+    if (x >= fn[b0] || y >= fn[b1]) return;
+    float *v = a == 0 ? v0 : a == 1 ? v1 : v2;
+    int c[3];
+    c[b0] = x;
+    c[b1] = y;
+    if (g.periodic[a]) {
+        if (side) return;
+        c[a] = 0;
+        const float w = v[idx3(fn, c[0], c[1], c[2])];
+        c[a] = g.n[a];
+        v[idx3(fn, c[0], c[1], c[2])] = w;
+        return;
+    }
+    c[a] = side ? g.n[a] : 0;
+    const size_t f = idx3(fn, c[0], c[1], c[2]);
+    switch (g.btype[2 * a + side]) {
+    case EDDY_BOUNDARY_INFLOW: v[f] = g.bvel[2 * a + side][a]; break;
+    case EDDY_BOUNDARY_OUTFLOW: break;
+    default: v[f] = 0.0f; break;
+    }
 }
 
 cudaError_t launch_periodic_copy(cu_sim *c, int a) {
@@ -99,6 +131,19 @@ static bool any_solid(cu_sim *c) { return c->s->obstacle_count > 0 || c->s->user
 cudaError_t launch_velocity_boundaries(cu_sim *c) {
     const Geo &g = c->g;
     const bool solids = any_solid(c);
+    if (!solids) {
+        int gx = 1, gy = 1;
+        for (int a = 0; a < g.dim; a++) {
+            int fn[3];
+            face_dims(g, a, fn);
+            const int b0 = a == 0 ? 1 : 0, b1 = a == 2 ? 1 : 2;
+            gx = std::max(gx, (fn[b0] + 127) / 128);
+            gy = std::max(gy, fn[b1]);
+        }
+        k_vel_domain_all<<<dim3((unsigned)gx, (unsigned)gy, (unsigned)(2 * g.dim)), 128, 0, c->stream>>>(
+            g, c->vel[0], c->vel[1], c->vel[2]);
+        return cudaGetLastError();
+    }
     for (int a = 0; a < g.dim; a++) {
         int fn[3];
         face_dims(g, a, fn);

@@ -23,6 +23,7 @@ extern "C" {
 
 #include <string.h>
 #include <cooperative_groups.h>
+#include <algorithm>
 #ifdef EDDY_CU_TAIL_CLOCKS
 #include <stdio.h>
 #endif
@@ -119,6 +120,9 @@ struct PoissonWS {
     float *sol, *rhs, *res, *z, *p, *q;
     float *rs;        /* the mean-free residual written by level 0's first sweep (defer_shift) */
     int coop_blocks, coop_tiles; /* k_cg_apply_update's grid and tiles per block; 0: not used (cuda_notes 52) */
+    int end_pending;  /* solve_end returned before its decision was read back (project_resume) */
+    int end_restarts; /* ... at that restart */
+    float end_dt;     /* ... of that step's dt */
     double cells0;    /* cells of the single component of level 0 */
     bool built;
     /* signature of the solids the operator was built for */
@@ -675,7 +679,8 @@ __global__ void __launch_bounds__(256, SWEEP_MINB(RES, NS))
 __global__ void k_ubox_check(LevA L, int m, int *bad) {
     ECU_IJK(L.n[0] - 2 * m, L.n[1] - 2 * m);
     if (!inside_) return;
-    const int e0 = cell_at(L, m, m, m), e = cell_at(L, i + m, j + m, k + m);
+    const int mz = L.dim == 3 ? m : 0; /* 2D: the one layer k = 0 */
+    const int e0 = cell_at(L, m, m, mz), e = cell_at(L, i + m, j + m, k + mz);
     const float d0 = L.diag[e0], id0 = L.inv_diag[e0], iw0 = L.inv_weight[e0];
     const bool ok = d0 > 0.0f && id0 > 0.0f && __float_as_uint(L.diag[e]) == __float_as_uint(d0) &&
                     __float_as_uint(L.inv_diag[e]) == __float_as_uint(id0) &&
@@ -814,16 +819,22 @@ __global__ void k_first_sweep_shift(LevA L, float *__restrict__ x, const float *
  * values and order of the sums either way): where r may alias r_in the compiler kept each row's loads behind the
  * previous row's stores (cuda_notes 46: 0.11 warps issued per cycle, DRAM at 55%). q_at(row, e) gives q, read
  * ahead with the other loads when Q_AHEAD (from device memory) or as the row is stored (from shared memory). */
-template <bool Q_AHEAD, class QAt>
+/* the first iteration of a solve (cuda_notes 125), level 0 without periodic axes, whose padding nothing writes:
+ * CG_X_ZERO: x0 = 0 was not written (no memset; x is not read), CG_P_FROM_Z: p is z (no copy; read from z and stored
+ * into pout as the update passes) */
+#define CG_X_ZERO 1
+#define CG_P_FROM_Z 2
+template <bool Q_AHEAD, class QAt, int FIRST = 0>
 __device__ inline void cg_update_rows(const LevA &L, float alpha, int i, int j0, int kz, float *__restrict__ x, float *r,
-                                      const float *r_in, const float *__restrict__ p, QAt q_at, double &rr, double &sum) {
+                                      const float *r_in, const float *__restrict__ p, QAt q_at, double &rr, double &sum,
+                                      float *__restrict__ pout = nullptr) {
     float xv[ECU_ROWS], pv[ECU_ROWS], rv[ECU_ROWS], qv[ECU_ROWS];
 #pragma unroll
     for (int r_ = 0; r_ < ECU_ROWS; r_++) {
         const int j = j0 + r_ * BY;
         if (i >= L.n[0] || j >= L.n[1]) continue;
         const int e = cell_at(L, i, j, kz);
-        xv[r_] = x[e];
+        if (!(FIRST & CG_X_ZERO)) xv[r_] = x[e];
         pv[r_] = p[e];
         rv[r_] = r_in[e];
         if (Q_AHEAD) qv[r_] = q_at(r_, e);
@@ -833,7 +844,9 @@ __device__ inline void cg_update_rows(const LevA &L, float alpha, int i, int j0,
         const int j = j0 + r_ * BY;
         if (i >= L.n[0] || j >= L.n[1]) continue;
         const int e = cell_at(L, i, j, kz);
-        x[e] = xv[r_] + alpha * pv[r_];
+        /* x = 0: the same addition to +0 (never contracted or folded: -0 products give +0 as on the CPU) */
+        x[e] = FIRST & CG_X_ZERO ? __fadd_rn(0.0f, alpha * pv[r_]) : xv[r_] + alpha * pv[r_];
+        if (FIRST & CG_P_FROM_Z) pout[e] = pv[r_];
         const float re = rv[r_] - alpha * (Q_AHEAD ? qv[r_] : q_at(r_, e));
         r[e] = re;
         rr += (double)re * (double)re;
@@ -869,14 +882,31 @@ __global__ void k_cg_update(LevA L, const CGState *cg, float *__restrict__ x, fl
  * block 0 records it (and a breakdown as k_cg_alpha does). The per-cell operations are k_apply's and k_cg_update's;
  * the partials are per block of this launch (partials, msum: gridDim.x of them for k_cg_check). */
 /* 4 blocks per SM (at most 64 registers): uncapped it took 3, too few for a grid of 2048 / 4 tiles */
+template <int FIRST>
 __global__ void __launch_bounds__(256, 4) k_cg_apply_update(LevA L, CGState *cg, float *__restrict__ x, float *r,
                                                          const float *r_in, const float *__restrict__ p, double *pq_part,
                                                          double *partials, double *msum, Readback *rb, int ntx, int nty,
-                                                         int ntiles, int T) {
-    if (!cg->active) return; /* the same decision in every block: active changes only after the barrier */
+                                                         int ntiles, int T, float *__restrict__ pout) {
+    const int tid = (int)(threadIdx.x + BX * threadIdx.y);
+    /* CG_X_ZERO: x was not cleared; where the solve stops here, x = 0 is written instead of the update */
+    auto zero_x = [&]() {
+        for (int k = 0; k < T; k++) {
+            const int t = (int)blockIdx.x + k * (int)gridDim.x;
+            if (t >= ntiles) break;
+            const int i = (t % ntx) * BX + (int)threadIdx.x, kz = t / (ntx * nty);
+            const int j0 = ((t / ntx) % nty) * (BY * ECU_ROWS) + (int)threadIdx.y;
+            for (int r_ = 0; r_ < ECU_ROWS; r_++) {
+                const int j = j0 + r_ * BY;
+                if (i < L.n[0] && j < L.n[1]) x[cell_at(L, i, j, kz)] = 0.0f;
+            }
+        }
+    };
+    if (!cg->active) { /* the same decision in every block: active changes only after the barrier */
+        if (FIRST & CG_X_ZERO) zero_x();
+        return;
+    }
     extern __shared__ float qs[];
     __shared__ double sh[32];
-    const int tid = (int)(threadIdx.x + BX * threadIdx.y);
     double acc = 0.0;
     for (int k = 0; k < T; k++) {
         const int t = (int)blockIdx.x + k * (int)gridDim.x;
@@ -888,7 +918,7 @@ __global__ void __launch_bounds__(256, 4) k_cg_apply_update(LevA L, CGState *cg,
             const int j = j0 + r_ * BY;
             if (i >= L.n[0] || j >= L.n[1]) continue;
             const int e = cell_at(L, i, j, kz);
-            const float d = L.diag[e];
+            const float d = in_ubox(L, i, j, kz, 0) ? L.ud : L.diag[e]; /* cuda_notes 122 */
             const float a = d * p[e] - NBD(p, e);
             const float y = d > 0.0f ? a : 0.0f;
             qs[(k * ECU_ROWS + r_) * 256 + tid] = y;
@@ -918,7 +948,10 @@ __global__ void __launch_bounds__(256, 4) k_cg_apply_update(LevA L, CGState *cg,
         }
     }
     __syncthreads();
-    if (stop_s) return;
+    if (stop_s) {
+        if (FIRST & CG_X_ZERO) zero_x();
+        return;
+    }
     const float alpha = alpha_s;
     double rr = 0.0, sum = 0.0;
     for (int k = 0; k < T; k++) {
@@ -926,8 +959,8 @@ __global__ void __launch_bounds__(256, 4) k_cg_apply_update(LevA L, CGState *cg,
         if (t >= ntiles) break;
         const int i = (t % ntx) * BX + (int)threadIdx.x, kz = t / (ntx * nty);
         const int j0 = ((t / ntx) % nty) * (BY * ECU_ROWS) + (int)threadIdx.y;
-        cg_update_rows<false>(L, alpha, i, j0, kz, x, r, r_in, p,
-                              [&](int r_, int) { return qs[(k * ECU_ROWS + r_) * 256 + tid]; }, rr, sum);
+        auto qv = [&](int r_, int) { return qs[(k * ECU_ROWS + r_) * 256 + tid]; };
+        cg_update_rows<false, decltype(qv), FIRST>(L, alpha, i, j0, kz, x, r, r_in, p, qv, rr, sum, pout);
     }
     rr = block_reduce<RED_SUM>(rr, sh);
     if (ECU_THREAD0()) partials[blockIdx.x] = rr;
@@ -1712,11 +1745,12 @@ __global__ void k_residual_m_sum(LevA L, const float *__restrict__ x, const floa
     ECU_ROWS_BEGIN(L.n[0], L.n[1])
         int e = cell_at(L, i, j, k);
         const float xe = x[e];
-        float a = b[e] - (L.diag[e] * xe - NBD(x, e));
-        float v = L.diag[e] > 0.0f ? a : 0.0f;
+        const float de = in_ubox(L, i, j, k, 0) ? L.ud : L.diag[e]; /* cuda_notes 122 */
+        float a = b[e] - (de * xe - NBD(x, e));
+        float v = de > 0.0f ? a : 0.0f;
         r[e] = v;
-        acc += L.diag[e] > 0.0f ? (double)v : 0.0;
-        accx += L.diag[e] > 0.0f ? (double)xe : 0.0;
+        acc += de > 0.0f ? (double)v : 0.0;
+        accx += de > 0.0f ? (double)xe : 0.0;
     ECU_ROWS_END
     acc = block_reduce<RED_SUM>(acc, sh);
     if (ECU_THREAD0()) partials[ECU_BLOCK_ID()] = acc;
@@ -1742,7 +1776,7 @@ __global__ void k_sub_mean_dot(LevA L, float *v, const Readback *rb, int slot, d
     ECU_ROWS_BEGIN(L.n[0], L.n[1])
         const int e = cell_at(L, i, j, k);
         float val = v[e];
-        if (L.diag[e] > 0.0f) {
+        if (in_ubox(L, i, j, k, 0) || L.diag[e] > 0.0f) { /* the box's diag is > 0 (cuda_notes 122) */
             val = val - mean;
             v[e] = val;
         }
@@ -1811,7 +1845,7 @@ __device__ inline float cell_rhs(const Geo &g, const LevA &L, const Vel &v, int 
         face_dims(g, 2, fw);
         flux = flux + (v.c[2][idx3(fw, i, j, k + 1)] - v.c[2][idx3(fw, i, j, k)]);
     }
-    return L.diag[cell_at(L, i, j, k)] > 0.0f ? -flux : 0.0f;
+    return in_ubox(L, i, j, k, 0) || L.diag[cell_at(L, i, j, k)] > 0.0f ? -flux : 0.0f; /* cuda_notes 122 */
 }
 
 __global__ void k_rhs(Geo g, LevA L, Vel v, float *__restrict__ b) {
@@ -1907,28 +1941,34 @@ __global__ void k_pressure_correct2(Geo g, LevA L, const float *__restrict__ x, 
     if (!done || i > n0 || j > n1) return;
     const float mean = (float)(rb->red[slot] / cells);
     const float *d = L.diag;
-    auto xm = [&](int e) { return d[e] > 0.0f ? x[e] - mean : x[e]; };
+    /* cell (ci, cj) at e solved: inside the uniform box without a load (cuda_notes 122) */
+    auto solved = [&](int e, int ci, int cj) { return in_ubox(L, ci, cj, 0, 0) || d[e] > 0.0f; };
+    auto xm = [&](int e, int ci, int cj) { return solved(e, ci, cj) ? x[e] - mean : x[e]; };
     const int e = cell_at(L, i, j, 0);
     if (i < n0 && j < n1) {
-        const float pv = scale * xm(e);
+        const float pv = scale * xm(e, i, j);
         p[i + n0 * j] = pv;
         flag_if_bad(fl, pv, EDDY_FIELD_PRESSURE);
     }
     /* one face of axis a at layer f (k_correct without its periodic branch) */
     auto face = [&](float *w, int q, int a, int f, int na, int stride, int out_lo, int out_hi) {
         const int eh = e, el = e - stride;
+        const int li = a == 0 ? i - 1 : i, lj = a == 0 ? j : j - 1; /* the cell below the face */
+        const bool sh = solved(eh, i, j), sl = solved(el, li, lj);
         float val = w[q];
         bool wrote = false;
         if (f > 0 && f < na) {
-            float gr = xm(eh) - xm(el);
-            val = val - ((d[eh] > 0.0f && d[el] > 0.0f) ? gr : 0.0f);
+            float gr = (sh ? x[eh] - mean : x[eh]) - (sl ? x[el] - mean : x[el]);
+            val = val - ((sh && sl) ? gr : 0.0f);
             wrote = true;
         } else if (f == 0 && out_lo) {
-            if (a == 0) { if (d[eh] > 0.0f) { val = val - xm(eh); wrote = true; } }
-            else { val = val - (d[eh] > 0.0f ? xm(eh) : 0.0f); wrote = true; }
+            const float xh = sh ? x[eh] - mean : x[eh];
+            if (a == 0) { if (sh) { val = val - xh; wrote = true; } }
+            else { val = val - (sh ? xh : 0.0f); wrote = true; }
         } else if (f == na && out_hi) {
-            if (a == 0) { if (d[el] > 0.0f) { val = val + xm(el); wrote = true; } }
-            else { val = val + (d[el] > 0.0f ? xm(el) : 0.0f); wrote = true; }
+            const float xl = sl ? x[el] - mean : x[el];
+            if (a == 0) { if (sl) { val = val + xl; wrote = true; } }
+            else { val = val + (sl ? xl : 0.0f); wrote = true; }
         }
         if (wrote) {
             w[q] = val;
@@ -2306,7 +2346,16 @@ static cudaError_t dot0(cu_sim *c, const float *a, const float *b, double *out) 
  * iteration ends with the convergence test: the iteration that converges then queues no V-cycle whose kernels
  * would all return at once (about 40 empty launches at 2048^2).
  * The second half of an iteration: q = A p, alpha, x += alpha p, r -= alpha q, the test */
-static void cg_update_check(cu_sim *c) {
+/* the first iteration's shortcuts (CG_X_ZERO, CG_P_FROM_Z) apply: the cooperative update on a level 0 without
+ * periodic axes */
+static bool cg_first_fused(cu_sim *c) {
+    PoissonWS *P = c->pois;
+    const LevelD &L0 = P->lv[0];
+    return P->coop_blocks && P->comp0.count && P->comp0.single_all && !L0.periodic[0] && !L0.periodic[1] &&
+           !L0.periodic[2];
+}
+
+static void cg_update_check(cu_sim *c, int first = 0) {
     PoissonWS *P = c->pois;
     LevelD &L0 = P->lv[0];
     const LevA &L = L0.a;
@@ -2319,13 +2368,16 @@ static void cg_update_check(cu_sim *c) {
         const dim3 rg = red_grid(L);
         LevA La = L;
         CGState *cgp = P->d_cg;
-        float *xs_ = P->sol, *rs_ = P->res, *ps_ = P->p;
+        float *xs_ = P->sol, *rs_ = P->res, *ps_ = first & CG_P_FROM_Z ? P->z : P->p, *po_ = P->p;
         const float *rin = cg_r(c);
         double *pq = part(c, 0), *rr = part(c, 1), *ms = part(c, 4);
         Readback *rbp = c->d_rb;
         int ntx = (int)rg.x, nty = (int)rg.y, ntiles = (int)ECU_BLOCKS(rg), T = P->coop_tiles;
-        void *args[] = {&La, &cgp, &xs_, &rs_, &rin, &ps_, &pq, &rr, &ms, &rbp, &ntx, &nty, &ntiles, &T};
-        cudaLaunchCooperativeKernel((const void *)k_cg_apply_update, dim3((unsigned)P->coop_blocks), bl, args,
+        void *args[] = {&La, &cgp, &xs_, &rs_, &rin, &ps_, &pq, &rr, &ms, &rbp, &ntx, &nty, &ntiles, &T, &po_};
+        const void *kern = first == (CG_X_ZERO | CG_P_FROM_Z) ? (const void *)k_cg_apply_update<CG_X_ZERO | CG_P_FROM_Z>
+                           : first == CG_P_FROM_Z         ? (const void *)k_cg_apply_update<CG_P_FROM_Z>
+                                                          : (const void *)k_cg_apply_update<0>;
+        cudaLaunchCooperativeKernel(kern, dim3((unsigned)P->coop_blocks), bl, args,
                                     (size_t)T * ECU_ROWS * 256 * sizeof(float), c->stream);
         k_cg_check<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 1), part(c, 4), (size_t)P->coop_blocks, P->cells0, c->d_rb);
         if (!defer_shift(c)) k_res_shift<<<gr, bl, 0, c->stream>>>(L, P->d_cg, P->res);
@@ -2351,12 +2403,17 @@ static void cg_update_check(cu_sim *c) {
 }
 
 /* the first iteration after a (re)start: the direction is the preconditioned residual */
-static void cg_first_iteration(cu_sim *c) {
+/* x_zero: x0 = 0 is still to be written (mgpcg_start leaves it to the update where cg_first_fused) */
+static void cg_first_iteration(cu_sim *c, bool x_zero = false) {
     PoissonWS *P = c->pois;
     const int *active = &P->d_cg->active;
     vcycle(c, P->res, P->z, active);
     rz_partials(c, active);
     k_cg_rz<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), rz_blocks(c));
+    if (cg_first_fused(c)) {
+        cg_update_check(c, CG_P_FROM_Z | (x_zero ? CG_X_ZERO : 0));
+        return;
+    }
     cudaMemcpyAsync(P->p, P->z, P->lv[0].count * sizeof(float), cudaMemcpyDeviceToDevice, c->stream);
     cg_update_check(c);
 }
@@ -2387,11 +2444,11 @@ static void mgpcg_start(cu_sim *c) {
         }
         k_cg_initial<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), nb, c->d_rb);
     } else {
-        cudaMemsetAsync(P->sol, 0, bytes, c->stream);
+        if (!cg_first_fused(c)) cudaMemsetAsync(P->sol, 0, bytes, c->stream);
         /* r = b: written by b's mean removal in run_project when it was fused (rhs_to_res) */
         if (!mean_sum_fused(c)) cudaMemcpyAsync(P->res, P->rhs, bytes, cudaMemcpyDeviceToDevice, c->stream);
     }
-    cg_first_iteration(c);
+    cg_first_iteration(c, !pd->warm_start);
 }
 
 /* ... and one more iteration: kernels after the loop's end return at once */
@@ -2661,17 +2718,21 @@ static eddy_status build_operator(cu_sim *c) {
         if (st == EDDY_OK) uni_tiles(c, D);
     }
     /* 3D: each level's uniform box, the cells at least m = 1 (else 2) from its sides (cuda_notes 82); set from the
-     * flags after the synchronisation below */
-    const bool ubox = P->d_ubad && HP->levels[0].dim == 3;
+     * flags after the synchronisation below. 2D: level 0's only, where k_tail does not run it (cuda_notes 122: the
+     * CG kernels, the right-hand side, the true residual and the end read diag per cell; the coarser levels' tiles
+     * have item 76's tables) */
+    const bool d3 = HP->levels[0].dim == 3;
+    const bool ubox = P->d_ubad && (d3 || P->tail_first > 0);
+    const int ubox_levels = d3 ? P->nlevels : 1;
     if (st == EDDY_OK && ubox) {
         if (cudaMemsetAsync(P->d_ubad, 0, (size_t)P->nlevels * UBOX_MARGINS * sizeof(int), c->stream) != cudaSuccess)
             st = cuda_fail(c, cudaGetLastError(), "pressure operator");
-        for (int l = 0; l < P->nlevels && st == EDDY_OK; l++) {
+        for (int l = 0; l < ubox_levels && st == EDDY_OK; l++) {
             LevA &A = P->lv[l].a;
             for (int a = 0; a < 3; a++) A.ulo[a] = 1, A.uhi[a] = 0;
             for (int m = 1; m <= UBOX_MARGINS; m++) {
-                if (A.n[0] <= 2 * m || A.n[1] <= 2 * m || A.n[2] <= 2 * m) continue;
-                k_ubox_check<<<tiles(A.n[0] - 2 * m, A.n[1] - 2 * m, A.n[2] - 2 * m), tile_block(), 0, c->stream>>>(
+                if (A.n[0] <= 2 * m || A.n[1] <= 2 * m || (d3 && A.n[2] <= 2 * m)) continue;
+                k_ubox_check<<<tiles(A.n[0] - 2 * m, A.n[1] - 2 * m, d3 ? A.n[2] - 2 * m : 1), tile_block(), 0, c->stream>>>(
                     A, m, P->d_ubad + l * UBOX_MARGINS + (m - 1));
             }
         }
@@ -2682,19 +2743,22 @@ static eddy_status build_operator(cu_sim *c) {
     if (st == EDDY_OK && cudaStreamSynchronize(c->stream) != cudaSuccess) st = cuda_fail(c, cudaGetLastError(), "sending the pressure operator");
     if (st == EDDY_OK && ubox) {
         int bad[TAIL_LEVELS * UBOX_MARGINS];
-        const int nl = P->nlevels < TAIL_LEVELS ? P->nlevels : TAIL_LEVELS;
+        const int nl = ubox_levels < TAIL_LEVELS ? ubox_levels : TAIL_LEVELS;
         if (cudaMemcpy(bad, P->d_ubad, (size_t)nl * UBOX_MARGINS * sizeof(int), cudaMemcpyDeviceToHost) != cudaSuccess)
             st = cuda_fail(c, cudaGetLastError(), "pressure operator");
         for (int l = 0; l < nl && st == EDDY_OK; l++) {
             LevA &A = P->lv[l].a;
             const eddy_plevel *H = &HP->levels[l];
             for (int m = 1; m <= UBOX_MARGINS; m++) {
-                if (A.n[0] <= 2 * m || A.n[1] <= 2 * m || A.n[2] <= 2 * m || bad[l * UBOX_MARGINS + (m - 1)]) continue;
-                const size_t e0 = (size_t)A.origin + (size_t)m * (1 + (size_t)A.sy + (size_t)A.sz);
+                if (A.n[0] <= 2 * m || A.n[1] <= 2 * m || (d3 && A.n[2] <= 2 * m) || bad[l * UBOX_MARGINS + (m - 1)])
+                    continue;
+                const size_t e0 = (size_t)A.origin + (size_t)m * (1 + (size_t)A.sy + (d3 ? (size_t)A.sz : 0));
                 A.ud = H->diag[e0];
                 A.uid = H->inv_diag[e0];
                 A.uiw = H->inv_weight[e0];
                 for (int a = 0; a < 3; a++) A.ulo[a] = m, A.uhi[a] = A.n[a] - 1 - m;
+                /* 2D: k = 0 and its (absent) neighbours k +- m' pass in_ubox's z test for m' <= UBOX_MARGINS */
+                if (!d3) A.ulo[2] = -UBOX_MARGINS, A.uhi[2] = UBOX_MARGINS;
                 break;
             }
         }
@@ -2911,7 +2975,14 @@ eddy_status project_init(cu_sim *c) {
         const size_t ntiles = red_blocks(P->lv[0].a);
         for (int T = 1; coop && T <= COOP_TILES; T++) {
             const size_t smem = (size_t)T * ECU_ROWS * 256 * sizeof(float);
-            if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_cg_apply_update, 256, smem) != cudaSuccess) break;
+            /* the fewest resident blocks of its forms (cuda_notes 125: the first iteration's) */
+            int p1 = 0, p2 = 0;
+            if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_cg_apply_update<0>, 256, smem) != cudaSuccess ||
+                cudaOccupancyMaxActiveBlocksPerMultiprocessor(&p1, k_cg_apply_update<CG_P_FROM_Z>, 256, smem) != cudaSuccess ||
+                cudaOccupancyMaxActiveBlocksPerMultiprocessor(&p2, k_cg_apply_update<CG_X_ZERO | CG_P_FROM_Z>, 256, smem) !=
+                    cudaSuccess)
+                break;
+            per_sm = std::min(per_sm, std::min(p1, p2));
             const size_t G = (ntiles + T - 1) / T;
             if (G <= (size_t)per_sm * sms && G <= c->partial_stride) {
                 P->coop_blocks = (int)G;
@@ -2998,7 +3069,94 @@ void finish_project_stats(cu_sim *c) {
     st->pressure_residual_initial = bnorm > 0.0 ? (solved ? (float)(sqrt(r[R_CG_INIT2]) / bnorm) : 1.0f) : 0.0f;
 }
 
-eddy_status run_project(cu_sim *c, float dt) {
+/* poisson_mg.c: check the true residual; when only the recurrence had converged, restart from it (at most
+ * MGPCG_MAX_RESTARTS times, while it keeps falling by 4x). From restart `restarts` on, `last` the |r|^2 of the one
+ * before (INFINITY at first). With the fused end (2D, cuda_notes 96-97) the residual's pass also sums x, and
+ * k_pressure_correct2 is queued at once: it decides the loop's end from the readback itself and does nothing when a
+ * restart follows. defer (fused end only, cuda_notes 120): return without waiting for that decision; the step
+ * reads it back with its figures and calls project_resume. */
+static eddy_status solve_end(cu_sim *c, float dt, int restarts, double last, bool defer) {
+    eddy_sim *s = c->s;
+    PoissonWS *P = c->pois;
+    LevelD &L0 = P->lv[0];
+    const LevA &L = L0.a;
+    const Geo &g = c->g;
+    const dim3 bl = tile_block();
+    const eddy_pressure_def *pd = &s->def.pressure;
+    const float pressure_scale = s->def.density * s->h / dt;
+    cudaError_t e = cudaSuccess;
+    const int max_it = pd->max_iterations > 0 ? pd->max_iterations : MGPCG_DEFAULT_ITERATIONS;
+    const bool fused_end = pressure_correct_fused(c);
+    P->end_pending = 0;
+    for (;; restarts++) {
+        ghosts(c, L0, P->sol, nullptr);
+        if (mean_sum_fused(c))
+            k_residual_m_sum<<<red_grid(L), bl, 0, c->stream>>>(L, P->sol, P->rhs, P->res, part(c, 2),
+                                                                 fused_end ? part(c, 3) : nullptr);
+        else k_residual_m<<<cells_grid(L), bl, 0, c->stream>>>(L, P->sol, P->rhs, P->res);
+        double *rr_part = c->partials + (size_t)R_CG_RNORM2 * c->partial_stride;
+        if (mean_sum_fused(c)) {
+            remove_mean0(c, P->res, true, rr_part);
+        } else {
+            remove_mean0(c, P->res);
+            k_dot<<<red_grid(L), bl, 0, c->stream>>>(L, P->res, P->res, rr_part, nullptr);
+        }
+        const int slots[2] = {R_CG_RNORM2, R_SCRATCH0 + 3}, ops[2] = {RED_SUM, RED_SUM};
+        if ((e = finalize_reductions(c, slots, ops, fused_end ? 2 : 1, red_blocks(L))) != cudaSuccess)
+            return cuda_fail(c, e, "pressure residual");
+        const SolveEnd se = {(double)pd->tolerance, last, max_it, restarts == MGPCG_MAX_RESTARTS};
+        if (fused_end) {
+            /* x's mean (slot R_SCRATCH0 + 3), then pressure and both corrections in one pass */
+            int ol[2], oh[2];
+            for (int a = 0; a < 2; a++) {
+                ol[a] = g.btype[2 * a] == EDDY_BOUNDARY_OUTFLOW;
+                oh[a] = g.btype[2 * a + 1] == EDDY_BOUNDARY_OUTFLOW;
+            }
+            k_pressure_correct2<<<tiles(g.n[0] + 1, g.n[1] + 1, 1), bl, 0, c->stream>>>(
+                g, L, P->sol, c->d_rb, R_SCRATCH0 + 3, P->cells0, c->pressure, pressure_scale, c->vel[0], c->vel[1],
+                ol[0], oh[0], ol[1], oh[1], flags_for(c), se);
+        }
+        if (fused_end && defer) {
+            /* the step's read-back brings the decision (R_SOLVE_DONE) with its figures: one wait per step */
+            P->end_pending = 1;
+            P->end_restarts = restarts;
+            P->end_dt = dt;
+            return EDDY_OK;
+        }
+        e = cudaMemcpyAsync(c->h_rb->red + R_CG_BNORM2, c->d_rb->red + R_CG_BNORM2,
+                            (R_SOLVE_DONE + 1 - R_CG_BNORM2) * sizeof(double), cudaMemcpyDeviceToHost, c->stream);
+        if (e == cudaSuccess) e = cudaStreamSynchronize(c->stream);
+        if (e != cudaSuccess) return cuda_fail(c, e, "pressure residual");
+        const double *rb = c->h_rb->red;
+        /* the fused end: the device's decision, which it has acted on */
+        if (fused_end ? rb[R_SOLVE_DONE] != 0.0 : solve_done(rb, se)) break;
+        last = rb[R_CG_RNORM2];
+        k_cg_restart<<<1, 1, 0, c->stream>>>(P->d_cg);
+        cg_first_iteration(c);
+        if ((e = mgpcg_loop(c)) != cudaSuccess) return cuda_fail(c, e, "pressure solve (MGPCG restart)");
+    }
+    return EDDY_OK;
+}
+
+/* the step's read-back holds the deferred decision of solve_end: a restart (rare) is run now, and *redo says
+ * that the stages after the projection must be queued again */
+eddy_status project_resume(cu_sim *c, int *redo) {
+    PoissonWS *P = c->pois;
+    *redo = 0;
+    if (!P || !P->end_pending) return EDDY_OK;
+    P->end_pending = 0;
+    if (c->h_rb->red[R_SOLVE_DONE] != 0.0) return EDDY_OK;
+    *redo = 1;
+    k_cg_restart<<<1, 1, 0, c->stream>>>(P->d_cg);
+    cg_first_iteration(c);
+    cudaError_t e = mgpcg_loop(c);
+    if (e != cudaSuccess) return cuda_fail(c, e, "pressure solve (MGPCG restart)");
+    eddy_status st = solve_end(c, P->end_dt, P->end_restarts + 1, c->h_rb->red[R_CG_RNORM2], false);
+    if (st == EDDY_OK && (e = cudaGetLastError()) != cudaSuccess) return cuda_fail(c, e, "projection");
+    return st;
+}
+
+eddy_status run_project(cu_sim *c, float dt, bool defer_end) {
     eddy_sim *s = c->s;
     PoissonWS *P = c->pois;
     if (!(dt > 0.0f) || !isfinite(dt))
@@ -3032,53 +3190,8 @@ eddy_status run_project(cu_sim *c, float dt) {
             if (e != cudaSuccess) return cuda_fail(c, e, "pressure warm start");
         }
         if ((e = mgpcg(c)) != cudaSuccess) return cuda_fail(c, e, "pressure solve (MGPCG)");
-        /* poisson_mg.c: check the true residual; when only the recurrence had converged, restart from it (at
-         * most MGPCG_MAX_RESTARTS times, while it keeps falling by 4x). With the fused end (2D, cuda_notes 96-97)
-         * the residual's pass also sums x, and k_pressure_correct2 is queued at once: it decides the loop's end
-         * from the readback itself and does nothing when a restart follows. */
-        const int max_it = pd->max_iterations > 0 ? pd->max_iterations : MGPCG_DEFAULT_ITERATIONS;
         const bool fused_end = pressure_correct_fused(c);
-        double last = INFINITY;
-        for (int restarts = 0;; restarts++) {
-            ghosts(c, L0, P->sol, nullptr);
-            if (mean_sum_fused(c))
-                k_residual_m_sum<<<red_grid(L), bl, 0, c->stream>>>(L, P->sol, P->rhs, P->res, part(c, 2),
-                                                                     fused_end ? part(c, 3) : nullptr);
-            else k_residual_m<<<cells_grid(L), bl, 0, c->stream>>>(L, P->sol, P->rhs, P->res);
-            double *rr_part = c->partials + (size_t)R_CG_RNORM2 * c->partial_stride;
-            if (mean_sum_fused(c)) {
-                remove_mean0(c, P->res, true, rr_part);
-            } else {
-                remove_mean0(c, P->res);
-                k_dot<<<red_grid(L), bl, 0, c->stream>>>(L, P->res, P->res, rr_part, nullptr);
-            }
-            const int slots[2] = {R_CG_RNORM2, R_SCRATCH0 + 3}, ops[2] = {RED_SUM, RED_SUM};
-            if ((e = finalize_reductions(c, slots, ops, fused_end ? 2 : 1, red_blocks(L))) != cudaSuccess)
-                return cuda_fail(c, e, "pressure residual");
-            const SolveEnd se = {(double)pd->tolerance, last, max_it, restarts == MGPCG_MAX_RESTARTS};
-            if (fused_end) {
-                /* x's mean (slot R_SCRATCH0 + 3), then pressure and both corrections in one pass */
-                int ol[2], oh[2];
-                for (int a = 0; a < 2; a++) {
-                    ol[a] = g.btype[2 * a] == EDDY_BOUNDARY_OUTFLOW;
-                    oh[a] = g.btype[2 * a + 1] == EDDY_BOUNDARY_OUTFLOW;
-                }
-                k_pressure_correct2<<<tiles(g.n[0] + 1, g.n[1] + 1, 1), bl, 0, c->stream>>>(
-                    g, L, P->sol, c->d_rb, R_SCRATCH0 + 3, P->cells0, c->pressure, pressure_scale, c->vel[0], c->vel[1],
-                    ol[0], oh[0], ol[1], oh[1], flags_for(c), se);
-            }
-            e = cudaMemcpyAsync(c->h_rb->red + R_CG_BNORM2, c->d_rb->red + R_CG_BNORM2,
-                                (R_SOLVE_DONE + 1 - R_CG_BNORM2) * sizeof(double), cudaMemcpyDeviceToHost, c->stream);
-            if (e == cudaSuccess) e = cudaStreamSynchronize(c->stream);
-            if (e != cudaSuccess) return cuda_fail(c, e, "pressure residual");
-            const double *rb = c->h_rb->red;
-            /* the fused end: the device's decision, which it has acted on */
-            if (fused_end ? rb[R_SOLVE_DONE] != 0.0 : solve_done(rb, se)) break;
-            last = rb[R_CG_RNORM2];
-            k_cg_restart<<<1, 1, 0, c->stream>>>(P->d_cg);
-            cg_first_iteration(c);
-            if ((e = mgpcg_loop(c)) != cudaSuccess) return cuda_fail(c, e, "pressure solve (MGPCG restart)");
-        }
+        if ((st = solve_end(c, dt, 0, INFINITY, defer_end && fused_end)) != EDDY_OK) return st;
         if (fused_end) {
             if ((e = cudaGetLastError()) != cudaSuccess) return cuda_fail(c, e, "projection");
             return EDDY_OK;

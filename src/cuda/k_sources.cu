@@ -3,6 +3,8 @@
  * shape and may impose a velocity there. Same float operations as the CPU, in the same order. */
 #include "cu_sim.cuh"
 
+#include <algorithm>
+
 namespace ecu {
 
 #define SPLAT_CUTOFF 4.0f
@@ -109,35 +111,42 @@ static Box emitter_box(const GDesc &d, const DShape &e, int dim) {
     return b;
 }
 
-__global__ void k_emit_scalars(Geo g, const DShape *__restrict__ em, int e, Box bx, float dt, float *d0, float *d1,
-                               float *d2, float *t, Flags fl) {
-    ECU_IJK(bx.cnt[0], bx.cnt[1]);
-    if (!inside_) return;
+/* one emitter's scalars and velocity components in one launch with its shape by value (no copy of the emitter list
+ * to the device; cuda_notes 124): part blockIdx.z / nz is the scalars (kind -1: dye and temperature += rate dt inside
+ * the shape) or velocity component `kind` (set inside the shape); the parts write different arrays, and the emitters'
+ * launches follow each other in the list's order */
+struct EmitParts {
+    Box b[4];
+    int kind[4];
+    int nz; /* the largest box's cnt[2] */
+};
+__global__ void k_emit_one(Geo g, DShape d, EmitParts ep, float dt, float *d0, float *d1, float *d2, float *t,
+                           float *v0, float *v1, float *v2, Flags fl) {
+    const int part = (int)blockIdx.z / ep.nz, k = (int)blockIdx.z % ep.nz;
+    const Box bx = ep.b[part];
+    const int i = (int)(blockIdx.x * BX + threadIdx.x), j = (int)(blockIdx.y * BY + threadIdx.y);
+    if (i >= bx.cnt[0] || j >= bx.cnt[1] || k >= bx.cnt[2]) return;
     const int ii = bx.lo[0] + i, jj = bx.lo[1] + j, kk = bx.lo[2] + k;
-    GDesc sg = scalar_desc(g);
+    const int a = ep.kind[part];
     float p[3];
-    grid_pos(sg, ii, jj, kk, p);
-    DShape d = em[e];
-    if (emitter_sdf(d, p, g.dim) >= 0) return;
-    const unsigned q = idx3(g.sn, ii, jj, kk);
-    d0[q] += d.dye[0] * dt;
-    d1[q] += d.dye[1] * dt;
-    d2[q] += d.dye[2] * dt;
-    t[q] += d.temperature * dt;
-    flag_if_bad(fl, d0[q], EDDY_FIELD_DYE_R);
-    flag_if_bad(fl, d1[q], EDDY_FIELD_DYE_G);
-    flag_if_bad(fl, d2[q], EDDY_FIELD_DYE_B);
-    flag_if_bad(fl, t[q], EDDY_FIELD_TEMPERATURE);
-}
-
-__global__ void k_emit_velocity(Geo g, int a, const DShape *__restrict__ em, int e, Box bx, float *v) {
+    if (a < 0) {
+        GDesc sg = scalar_desc(g);
+        grid_pos(sg, ii, jj, kk, p);
+        if (emitter_sdf(d, p, g.dim) >= 0) return;
+        const unsigned q = idx3(g.sn, ii, jj, kk);
+        d0[q] += d.dye[0] * dt;
+        d1[q] += d.dye[1] * dt;
+        d2[q] += d.dye[2] * dt;
+        t[q] += d.temperature * dt;
+        flag_if_bad(fl, d0[q], EDDY_FIELD_DYE_R);
+        flag_if_bad(fl, d1[q], EDDY_FIELD_DYE_G);
+        flag_if_bad(fl, d2[q], EDDY_FIELD_DYE_B);
+        flag_if_bad(fl, t[q], EDDY_FIELD_TEMPERATURE);
+        return;
+    }
     GDesc vg = velocity_desc(g, a);
-    ECU_IJK(bx.cnt[0], bx.cnt[1]);
-    if (!inside_) return;
-    const int ii = bx.lo[0] + i, jj = bx.lo[1] + j, kk = bx.lo[2] + k;
-    float p[3];
     grid_pos(vg, ii, jj, kk, p);
-    DShape d = em[e];
+    float *v = a == 0 ? v0 : a == 1 ? v1 : v2;
     if (emitter_sdf(d, p, g.dim) < 0) v[idx3(vg.n, ii, jj, kk)] = d.velocity[a];
 }
 
@@ -145,16 +154,24 @@ cudaError_t launch_emitters(cu_sim *c, int count, float dt) {
     const Geo &g = c->g;
     for (int e = 0; e < count; e++) {
         const DShape &d = c->stage_shapes[e];
-        Box bs = emitter_box(scalar_desc(g), d, g.dim);
-        if (bs.cnt[0] > 0 && bs.cnt[1] > 0 && bs.cnt[2] > 0)
-            k_emit_scalars<<<tiles(bs.cnt[0], bs.cnt[1], bs.cnt[2]), tile_block(), 0, c->stream>>>(
-                g, c->emit, e, bs, dt, c->dye[0], c->dye[1], c->dye[2], c->temp, flags_for(c));
-        if (!d.set_velocity) continue;
-        for (int a = 0; a < g.dim; a++) {
-            Box bv = emitter_box(velocity_desc(g, a), d, g.dim);
-            if (bv.cnt[0] > 0 && bv.cnt[1] > 0 && bv.cnt[2] > 0)
-                k_emit_velocity<<<tiles(bv.cnt[0], bv.cnt[1], bv.cnt[2]), tile_block(), 0, c->stream>>>(g, a, c->emit, e, bv, c->vel[a]);
-        }
+        EmitParts ep = {};
+        int np = 0, gx = 0, gy = 0, nz = 0;
+        auto add = [&](const Box &b, int kind) {
+            if (!(b.cnt[0] > 0 && b.cnt[1] > 0 && b.cnt[2] > 0)) return;
+            ep.b[np] = b;
+            ep.kind[np++] = kind;
+            const dim3 tg = tiles(b.cnt[0], b.cnt[1], b.cnt[2]);
+            gx = std::max(gx, (int)tg.x);
+            gy = std::max(gy, (int)tg.y);
+            nz = std::max(nz, b.cnt[2]);
+        };
+        add(emitter_box(scalar_desc(g), d, g.dim), -1);
+        if (d.set_velocity)
+            for (int a = 0; a < g.dim; a++) add(emitter_box(velocity_desc(g, a), d, g.dim), a);
+        if (np == 0) continue;
+        ep.nz = nz;
+        k_emit_one<<<dim3((unsigned)gx, (unsigned)gy, (unsigned)(np * nz)), tile_block(), 0, c->stream>>>(
+            g, d, ep, dt, c->dye[0], c->dye[1], c->dye[2], c->temp, c->vel[0], c->vel[1], c->vel[2], flags_for(c));
     }
     return cudaGetLastError();
 }
