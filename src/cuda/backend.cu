@@ -2,9 +2,10 @@
  * field, installs the hooks of eddy_backend_ops (sim_internal.h) and runs the step of sim.c stage by stage as
  * kernels on one stream:
  *   sources (rasterise solids, emitters) -> boundaries -> forces (buoyancy, vorticity) -> advect -> boundaries
- *   -> diffuse -> boundaries -> project -> boundaries -> diagnostics
- * The host waits once per step, at its end (plus once per pressure-solver convergence check), to read the
- * diagnostics, the pressure statistics and the non-finite flags that the kernels raise. Host arrays of the
+ *   -> diffuse -> boundaries (skipped when the diffusion did nothing) -> project -> boundaries -> diagnostics
+ * The host waits once per step, at its end (plus once per pressure-solver convergence check where the device does
+ * not decide the solve's end itself), to read the diagnostics, the pressure statistics and the non-finite flags
+ * that the kernels raise. Host arrays of the
  * simulation are mirrors, refreshed per field only when the host reads them (fields, sampling, save). */
 #include "cu_sim.cuh"
 

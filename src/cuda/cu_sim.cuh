@@ -106,7 +106,8 @@ cudaError_t launch_advect(cu_sim *c, float dt);
 eddy_status diffuse_init(cu_sim *c);
 void diffuse_free(cu_sim *c);
 cudaError_t launch_diffuse(cu_sim *c, float dt);
-/* k_project.cu: the pressure solve waits for its residual; fills iterations and residuals into eddy_step_stats */
+/* k_project.cu: the pressure solve waits for its residual (or, deferred, leaves that to the step: run_project);
+ * fills iterations and residuals into eddy_step_stats */
 eddy_status project_init(cu_sim *c);
 void project_free(cu_sim *c);
 /* defer_end (the step): where the device decides the solve's end itself (2D, cuda_notes 120), return without waiting
