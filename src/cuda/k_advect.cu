@@ -840,7 +840,10 @@ eddy_status advect_init(cu_sim *c) {
      * it the per-component kernels run, with the same results */
     if (st == EDDY_OK && want == 1 && c->g.dim == 3 && c->adv_feet && !w->keep3[0] && !w->keep3_failed) {
         for (int a = 0; a < 8 && !w->keep3_failed; a++)
-            if (cudaMalloc((void **)&w->keep3[a], cap * sizeof(float)) != cudaSuccess) w->keep3_failed = true;
+            if (cudaMalloc((void **)&w->keep3[a], cap * sizeof(float)) != cudaSuccess) {
+                w->keep3[a] = nullptr; /* not promised by cudaMalloc on failure */
+                w->keep3_failed = true;
+            }
         if (w->keep3_failed) {
             (void)cudaGetLastError();
             for (int a = 0; a < 8; a++) {
