@@ -160,6 +160,7 @@ static eddy_status cu_upload(eddy_sim *s, unsigned fields) {
 }
 
 /* ------------------------------------------------------------------ solids, sources */
+/* room for `count` shapes in the host staging list and, when dev is given, in that device list */
 static eddy_status ensure_shapes(cu_sim *c, DShape **dev, int *cap, int count) {
     if (count > c->stage_cap) {
         int ncap = count < 8 ? 8 : 2 * count;
@@ -168,7 +169,7 @@ static eddy_status ensure_shapes(cu_sim *c, DShape **dev, int *cap, int count) {
         c->stage_shapes = p;
         c->stage_cap = ncap;
     }
-    if (count > *cap) {
+    if (dev && count > *cap) {
         int ncap = count < 8 ? 8 : 2 * count;
         CU_TRY(cudaFree(*dev), "freeing the shape list");
         *dev = nullptr;
@@ -245,7 +246,8 @@ static eddy_status cu_rasterize(eddy_sim *s) {
 static eddy_status run_emitters(eddy_sim *s, cu_sim *c, float dt) {
     int n = s->emitter_count;
     if (n == 0) return EDDY_OK;
-    eddy_status st = ensure_shapes(c, &c->emit, &c->emit_cap, n);
+    /* each emitter is one launch with its shape passed by value (k_sources.cu): only the host staging list */
+    eddy_status st = ensure_shapes(c, nullptr, nullptr, n);
     if (st != EDDY_OK) return st;
     for (int e = 0; e < n; e++) {
         const eddy_emitter_def *d = &s->emitters[e].def;
@@ -484,7 +486,7 @@ static void cu_destroy(eddy_sim *s) {
     project_free(c);
     void *bufs[] = {c->vel[0], c->vel[1], c->vel[2], c->vel_tmp[0], c->vel_tmp[1], c->vel_tmp[2], c->pressure,
                     c->dye[0], c->dye[1], c->dye[2], c->temp, c->scalar_tmp, c->solid, c->user_mask,
-                    c->solid_vel[0], c->solid_vel[1], c->solid_vel[2], c->obst, c->emit, c->partials, c->d_rb};
+                    c->solid_vel[0], c->solid_vel[1], c->solid_vel[2], c->obst, c->partials, c->d_rb};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) cudaFree(bufs[i]);
     if (c->h_rb) cudaFreeHost(c->h_rb);
     for (int i = 0; i < 16; i++)

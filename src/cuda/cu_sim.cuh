@@ -48,10 +48,9 @@ struct cu_sim {
     int vort_slots[2]; /* vorticity confinement [exact reciprocal]: warps (2D) or blocks (3D) of its kernel resident
                           on the device, 0 until the kernel is set up */
 
-    DShape *obst, *emit;    /* device copies of the obstacle / emitter lists (emit: unused since the emitters go by
-                               value, cuda_notes 124; still sized by ensure_shapes) */
-    int obst_cap, emit_cap;
-    DShape *stage_shapes;   /* host staging for those lists */
+    DShape *obst;           /* device copy of the obstacle list (the emitters go by value, cuda_notes 124) */
+    int obst_cap;
+    DShape *stage_shapes;   /* host staging for the obstacle and emitter lists */
     int stage_cap;
     DShape *raster_sig;     /* obstacles of the last device rasterisation (it is skipped when they repeat) */
     int raster_n, raster_cap, raster_valid;
