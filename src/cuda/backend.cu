@@ -293,28 +293,6 @@ static eddy_status read_back(cu_sim *c) {
     return EDDY_OK;
 }
 
-static const eddy_stage slot_stage[SLOT_COUNT] = {
-    EDDY_STAGE_SOURCES, EDDY_STAGE_BOUNDARY, EDDY_STAGE_FORCES,  EDDY_STAGE_ADVECT,      EDDY_STAGE_BOUNDARY, EDDY_STAGE_DIFFUSE,
-    EDDY_STAGE_BOUNDARY, EDDY_STAGE_PROJECT, EDDY_STAGE_BOUNDARY, EDDY_STAGE_DIAGNOSTICS, EDDY_STAGE_BOUNDARY};
-
-/* the step's read-back: the copy, then the flags cleared for the next step before the wait (cuda_notes 128: the
- * memset no longer opens the step on the host's side) and, while the device runs the projection, the stage times
- * of the slots before it (their events are complete once the projection's start event is) */
-static eddy_status read_back_step(eddy_sim *s, cu_sim *c, int timed_upto) {
-    CU_TRY(cudaMemcpyAsync(c->h_rb, c->d_rb, sizeof(Readback), cudaMemcpyDeviceToHost, c->stream), "reading results");
-    CU_TRY(cudaMemsetAsync(c->d_rb->flags, 0, sizeof c->d_rb->flags, c->stream), "clearing flags");
-    c->flags_dirty = 0;
-    if (timed_upto > 0) {
-        CU_TRY(cudaEventSynchronize(c->ev[timed_upto]), "running the step");
-        for (int sl = 0; sl < timed_upto; sl++) {
-            float ms = 0;
-            if (cudaEventElapsedTime(&ms, c->ev[sl], c->ev[sl + 1]) == cudaSuccess) s->stats.stage_ms[slot_stage[sl]] += ms;
-        }
-    }
-    CU_TRY(cudaStreamSynchronize(c->stream), "running the step");
-    return EDDY_OK;
-}
-
 static float cu_max_face_speed(eddy_sim *s) {
     cu_sim *c = CS(s);
     if (launch_max_face(c) != cudaSuccess || read_back(c) != EDDY_OK) return 0.0f; /* error kept in s->error */
@@ -335,6 +313,10 @@ static void fill_diagnostics(eddy_sim *s, cu_sim *c, float dt) {
     st->max_speed = (float)sqrt(r[R_MAXSPEED2]);
     st->cfl = (float)(maxface * dt / s->h);
 }
+
+static const eddy_stage slot_stage[SLOT_COUNT] = {
+    EDDY_STAGE_SOURCES, EDDY_STAGE_BOUNDARY, EDDY_STAGE_FORCES,  EDDY_STAGE_ADVECT,      EDDY_STAGE_BOUNDARY, EDDY_STAGE_DIFFUSE,
+    EDDY_STAGE_BOUNDARY, EDDY_STAGE_PROJECT, EDDY_STAGE_BOUNDARY, EDDY_STAGE_DIAGNOSTICS, EDDY_STAGE_BOUNDARY};
 
 /* the first slot (in step order) whose kernels wrote a non-finite value, as the CPU's check_finite names it */
 static eddy_status check_flags(eddy_sim *s, cu_sim *c, int upto) {
@@ -427,8 +409,7 @@ static eddy_status cu_step(eddy_sim *s, float dt) {
     double t0 = eddy__now_ms();
     for (int i = 0; i < EDDY_STAGE_COUNT; i++) s->stats.stage_ms[i] = 0;
     s->stats.dt = dt;
-    /* cleared at the last step's end (read_back_step) unless a launch since may have flagged */
-    if (c->flags_dirty) CU_TRY(cudaMemsetAsync(c->d_rb->flags, 0, sizeof c->d_rb->flags, c->stream), "clearing flags");
+    CU_TRY(cudaMemsetAsync(c->d_rb->flags, 0, sizeof c->d_rb->flags, c->stream), "clearing flags");
     CU_TRY(cudaEventRecord(c->ev[0], c->stream), "recording a stage event");
     c->host_valid = 0;
     refresh_geo(s, c);
@@ -450,22 +431,18 @@ static eddy_status cu_step(eddy_sim *s, float dt) {
     STEP_STAGE(SLOT_PROJECT, run_project(c, dt, true));
     STEP_STAGE(SLOT_BOUNDARY4, boundaries(c));
     STEP_STAGE(SLOT_DIAGNOSTICS, run_stage(s, c, EDDY_CUDA_DIAGNOSTICS, dt));
-    eddy_status st = read_back_step(s, c, SLOT_PROJECT);
+    eddy_status st = read_back(c);
     if (st != EDDY_OK) return st;
     int redo = 0;
     c->slot = SLOT_PROJECT;
-    int flags_before[SLOT_COUNT];
-    memcpy(flags_before, c->h_rb->flags, sizeof flags_before);
     if ((st = project_resume(c, &redo)) != EDDY_OK) return st;
     if (redo) {
         CU_TRY(cudaEventRecord(c->ev[SLOT_PROJECT + 1], c->stream), "recording a stage event");
         STEP_STAGE(SLOT_BOUNDARY4, boundaries(c));
         STEP_STAGE(SLOT_DIAGNOSTICS, run_stage(s, c, EDDY_CUDA_DIAGNOSTICS, dt));
-        if ((st = read_back_step(s, c, 0)) != EDDY_OK) return st;
-        /* the device's flags were cleared after the first read-back: those of the stages before */
-        for (int sl = 0; sl < SLOT_COUNT; sl++) c->h_rb->flags[sl] |= flags_before[sl];
+        if ((st = read_back(c)) != EDDY_OK) return st;
     }
-    for (int sl = SLOT_PROJECT; sl <= SLOT_DIAGNOSTICS; sl++) {
+    for (int sl = 0; sl <= SLOT_DIAGNOSTICS; sl++) {
         float ms = 0;
         if (cudaEventElapsedTime(&ms, c->ev[sl], c->ev[sl + 1]) == cudaSuccess) s->stats.stage_ms[slot_stage[sl]] += ms;
     }

@@ -62,7 +62,6 @@ struct cu_sim {
     unsigned host_valid;    /* EDDY_SYNC_* bits whose host mirror equals the device */
     unsigned mask_version;  /* eddy_sim.mask_version last sent */
     int slot;               /* current non-finite slot (SLOT_*) */
-    int flags_dirty;        /* a launch may have written d_rb->flags since the step's end cleared them */
     unsigned scalar_live;   /* bit f (dye r, g, b, temperature): the field may be nonzero (else advection and
                                diffusion skip it, as the CPU skips fields that are exactly zero) */
 
@@ -76,12 +75,7 @@ struct cu_sim {
     DiffuseWS *dif;
 };
 
-inline Flags flags_for(cu_sim *c) {
-    Flags f;
-    f.word = c->slot >= 0 ? &c->d_rb->flags[c->slot] : nullptr;
-    if (f.word) c->flags_dirty = 1;
-    return f;
-}
+inline Flags flags_for(cu_sim *c) { Flags f; f.word = c->slot >= 0 ? &c->d_rb->flags[c->slot] : nullptr; return f; }
 inline Vel vel_of(cu_sim *c) { Vel v; for (int a = 0; a < 3; a++) v.c[a] = c->vel[a]; return v; }
 
 /* reduces `nblocks` partials of each listed slot (op per slot) into d_rb->red[slot] */
