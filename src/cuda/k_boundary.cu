@@ -10,35 +10,19 @@
 
 namespace ecu {
 
-/* the two face layers 0 and n of component a: one thread per face of the layer, blockIdx.z picks the side */
-__global__ void k_vel_domain_faces(Geo g, int a, float *__restrict__ v) {
-    int fn[3];
-    face_dims(g, a, fn);
-    /* layer coordinates: the two axes other than a */
-    int b0 = a == 0 ? 1 : 0, b1 = a == 2 ? 1 : 2;
-    int x = (int)(blockIdx.x * blockDim.x + threadIdx.x), y = (int)blockIdx.y;
-    if (x >= fn[b0] || y >= fn[b1]) return;
-    int side = (int)blockIdx.z;
-    int n = g.n[a];
-    int c[3];
-    c[a] = side ? n : 0;
-    c[b0] = x;
-    c[b1] = y;
-    const int bt = g.btype[2 * a + side];
-    size_t f = idx3(fn, c[0], c[1], c[2]);
-    switch (bt) {
+/* pass 2 at domain face f of component a on `side`: inflow -> prescribed, outflow -> left free (advected, then
+ * corrected by the projection), else 0 */
+__device__ inline void domain_face(const Geo &g, int a, int side, float *v, size_t f) {
+    switch (g.btype[2 * a + side]) {
     case EDDY_BOUNDARY_INFLOW: v[f] = g.bvel[2 * a + side][a]; break;
-    case EDDY_BOUNDARY_OUTFLOW: break; /* advected, then corrected by the projection */
+    case EDDY_BOUNDARY_OUTFLOW: break;
     default: v[f] = 0.0f; break;
     }
 }
 
-__global__ void k_vel_periodic(Geo g, int a, float *__restrict__ v) {
-    int fn[3];
-    face_dims(g, a, fn);
-    int b0 = a == 0 ? 1 : 0, b1 = a == 2 ? 1 : 2;
-    int x = (int)(blockIdx.x * blockDim.x + threadIdx.x), y = (int)blockIdx.y;
-    if (x >= fn[b0] || y >= fn[b1]) return;
+/* pass 3 at (x, y) of the layers of component a (coordinates along the two axes other than a): face n repeats face 0 */
+__device__ inline void periodic_face(const Geo &g, int a, const int fn[3], int x, int y, float *v) {
+    const int b0 = a == 0 ? 1 : 0, b1 = a == 2 ? 1 : 2;
     int c[3], s0[3];
     c[a] = g.n[a];
     s0[a] = 0;
@@ -47,8 +31,17 @@ __global__ void k_vel_periodic(Geo g, int a, float *__restrict__ v) {
     v[idx3(fn, c[0], c[1], c[2])] = v[idx3(fn, s0[0], s0[1], s0[2])];
 }
 
+__global__ void k_vel_periodic(Geo g, int a, float *__restrict__ v) {
+    int fn[3];
+    face_dims(g, a, fn);
+    int b0 = a == 0 ? 1 : 0, b1 = a == 2 ? 1 : 2;
+    int x = (int)(blockIdx.x * blockDim.x + threadIdx.x), y = (int)blockIdx.y;
+    if (x >= fn[b0] || y >= fn[b1]) return;
+    periodic_face(g, a, fn, x, y, v);
+}
+
 /* passes 2 and 3 of every component in one launch (no solid cell anywhere; cuda_notes 121): blockIdx.z = 2 a + side,
- * the grid covers the largest layer; each thread does what k_vel_domain_faces (or k_vel_periodic, side 0) does */
+ * the grid covers the largest layer; a thread sets one domain face, or on a periodic axis (side 0) copies face 0 to n */
 __global__ void k_vel_domain_all(Geo g, float *__restrict__ v0, float *__restrict__ v1, float *__restrict__ v2) {
     const int a = (int)blockIdx.z >> 1, side = (int)blockIdx.z & 1;
     int fn[3];
@@ -57,24 +50,15 @@ __global__ void k_vel_domain_all(Geo g, float *__restrict__ v0, float *__restric
     const int x = (int)(blockIdx.x * blockDim.x + threadIdx.x), y = (int)blockIdx.y;
     if (x >= fn[b0] || y >= fn[b1]) return;
     float *v = a == 0 ? v0 : a == 1 ? v1 : v2;
+    if (g.periodic[a]) {
+        if (!side) periodic_face(g, a, fn, x, y, v);
+        return;
+    }
     int c[3];
     c[b0] = x;
     c[b1] = y;
-    if (g.periodic[a]) {
-        if (side) return;
-        c[a] = 0;
-        const float w = v[idx3(fn, c[0], c[1], c[2])];
-        c[a] = g.n[a];
-        v[idx3(fn, c[0], c[1], c[2])] = w;
-        return;
-    }
     c[a] = side ? g.n[a] : 0;
-    const size_t f = idx3(fn, c[0], c[1], c[2]);
-    switch (g.btype[2 * a + side]) {
-    case EDDY_BOUNDARY_INFLOW: v[f] = g.bvel[2 * a + side][a]; break;
-    case EDDY_BOUNDARY_OUTFLOW: break;
-    default: v[f] = 0.0f; break;
-    }
+    domain_face(g, a, side, v, idx3(fn, c[0], c[1], c[2]));
 }
 
 cudaError_t launch_periodic_copy(cu_sim *c, int a) {
@@ -98,10 +82,7 @@ __global__ void k_vel_faces(Geo g, int a, float *__restrict__ v, const uint8_t *
     int ia = c[a];
     const unsigned f = idx3(fn, i, j, k);
     if (!g.periodic[a] && (ia == 0 || ia == n)) {
-        const int side = ia == 0 ? 0 : 1;
-        const int bt = g.btype[2 * a + side];
-        if (bt == EDDY_BOUNDARY_INFLOW) v[f] = g.bvel[2 * a + side][a];
-        else if (bt != EDDY_BOUNDARY_OUTFLOW) v[f] = 0.0f;
+        domain_face(g, a, ia == 0 ? 0 : 1, v, f);
         return;
     }
     const bool top = g.periodic[a] && ia == n;
@@ -130,8 +111,8 @@ static bool any_solid(cu_sim *c) { return c->s->obstacle_count > 0 || c->s->user
 
 cudaError_t launch_velocity_boundaries(cu_sim *c) {
     const Geo &g = c->g;
-    const bool solids = any_solid(c);
-    if (!solids) {
+    if (!any_solid(c)) {
+        /* no solid cell anywhere: only the domain faces (or the periodic copies) change */
         int gx = 1, gy = 1;
         for (int a = 0; a < g.dim; a++) {
             int fn[3];
@@ -147,19 +128,7 @@ cudaError_t launch_velocity_boundaries(cu_sim *c) {
     for (int a = 0; a < g.dim; a++) {
         int fn[3];
         face_dims(g, a, fn);
-        if (solids) {
-            k_vel_faces<<<tiles(fn[0], fn[1], fn[2]), tile_block(), 0, c->stream>>>(g, a, c->vel[a], c->solid, c->solid_vel[a]);
-            continue;
-        }
-        /* no solid cell anywhere: only the domain faces (or the periodic copy) change */
-        int b0 = a == 0 ? 1 : 0, b1 = a == 2 ? 1 : 2;
-        dim3 gr((unsigned)((fn[b0] + 127) / 128), (unsigned)fn[b1], 1);
-        if (!g.periodic[a]) {
-            gr.z = 2;
-            k_vel_domain_faces<<<gr, 128, 0, c->stream>>>(g, a, c->vel[a]);
-        } else {
-            k_vel_periodic<<<gr, 128, 0, c->stream>>>(g, a, c->vel[a]);
-        }
+        k_vel_faces<<<tiles(fn[0], fn[1], fn[2]), tile_block(), 0, c->stream>>>(g, a, c->vel[a], c->solid, c->solid_vel[a]);
     }
     return cudaGetLastError();
 }
