@@ -1462,32 +1462,6 @@ __device__ __forceinline__ void two_half(float *x, const float *bv, const float 
         x[c] = (bv[c] + nb) * idg[c];
     }
 }
-template <bool D3>
-__device__ void single_sweeps_2(const TailLevel &T, int sweeps) {
-    constexpr int NC = D3 ? 8 : 4;
-    const LevA &L = T.a;
-    const float w0 = L.w[0], w1 = L.w[1], w2 = L.w[2];
-    float x[NC], bv[NC], idg[NC];
-#pragma unroll
-    for (int c = 0; c < NC; c++) {
-        const int e = cell_at(L, c & 1, (c >> 1) & 1, c >> 2);
-        bv[c] = T.b[e];
-        idg[c] = L.inv_diag[e];
-        x[c] = 0.0f;
-    }
-    /* (red, black) x sweeps from zero, then (black, red) x sweeps */
-    for (int s = 0; s < sweeps; s++) {
-        two_half<D3, 0>(x, bv, idg, w0, w1, w2, s == 0);
-        two_half<D3, 1>(x, bv, idg, w0, w1, w2, false);
-    }
-    for (int s = 0; s < sweeps; s++) {
-        two_half<D3, 1>(x, bv, idg, w0, w1, w2, false);
-        two_half<D3, 0>(x, bv, idg, w0, w1, w2, false);
-    }
-#pragma unroll
-    for (int c = 0; c < NC; c++) T.x[cell_at(L, c & 1, (c >> 1) & 1, c >> 2)] = x[c];
-}
-
 /* remove_mean_serial's single-component mean of a 2 x 2 (x 2) level held in registers (rows of 2 cells, cell c = i + 2 j
  * + 4 k): the same double operations in the same order (the row's acc[8] with acc[2..7] zero), so the same bits */
 template <int NC>
@@ -1503,9 +1477,9 @@ __device__ __forceinline__ float two_mean(const float *v, const float *d, double
     return (float)(total / cells0);
 }
 /* The coarsest 2 x 2 (x 2) level's whole solve by one thread in registers (cuda_notes 117): b's mean removed (when
- * mean_b), single_sweeps_2's sweeps, x's mean removed, x stored; remove_mean_serial's operations on a single
- * component holding every solved cell (mean: with such a component). b is not written back: nothing reads the
- * coarsest b after its solve. */
+ * mean_b), (red, black) x sweeps from zero then (black, red) x sweeps, x's mean removed, x stored;
+ * remove_mean_serial's operations on a single component holding every solved cell (mean: with such a component;
+ * without it, the sweeps alone). b is not written back: nothing reads the coarsest b after its solve. */
 template <bool D3>
 __device__ void single_solve_2(const TailLevel &T, int sweeps, bool mean, bool mean_b, double cells0) {
     constexpr int NC = D3 ? 8 : 4;
@@ -1676,8 +1650,8 @@ __device__ void tail_body(const TailLevel *lv, int first, int nl, const CompD &c
         if (ncoarse <= 32) {
             /* the coarsest level (at most 27 cells) by one warp: 4 * sweeps half sweeps with warp barriers only */
             if (threadIdx.x == 0 && tail_two_cells(C.a)) {
-                if (C.a.dim == 3) single_sweeps_2<true>(C, sweeps);
-                else single_sweeps_2<false>(C, sweeps);
+                if (C.a.dim == 3) single_solve_2<true>(C, sweeps, false, false, 0.0);
+                else single_solve_2<false>(C, sweeps, false, false, 0.0);
             } else if (tail_two_cells(C.a)) {
             } else if (threadIdx.x < 32 && tail_fast_ok(C.a, 32)) {
                 /* (red, black) x sweeps from zero, then (black, red) x sweeps */
