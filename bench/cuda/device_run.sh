@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the CUDA tests, the sanitizers and the bench on a machine with an NVIDIA GPU, writing logs into $OUT
 # (default ./cuda_out). Uses prebuilt binaries in $PREBUILT when they run here, else builds with CMake.
-# usage: bench/cuda/device_run.sh [test] [test2] [tiny] [san-tiny] [sanitize] [forces] [bench] [bench-quick] [ncu] [ncu-adv] [ncu-forces] [advexp] [ncu-adv-sum] [advcmp] [ncu-advm] [sass-adv] [step3d] [step512] [ncu3d] [exp3d] [abadv] (EDDY_BUILD_DIR: build folder)
+# usage: bench/cuda/device_run.sh [test] [test2] [tiny] [san-tiny] [sanitize] [forces] [bench] [bench-quick] [ncu] [ncu-adv] [ncu-forces] [advexp] [ncu-adv-sum] [advcmp] [ncu-advm] [sass-adv] [step3d] [step512] [ncu3d] [ab] [san-race] [san-tiny2d] [ncu-tail] [clk2d] (EDDY_BUILD_DIR: build folder)
 set -uo pipefail
 OUT=${OUT:-$PWD/cuda_out}
 mkdir -p "$OUT"
@@ -16,6 +16,24 @@ if ! ldd "$bin/test_cuda_backend" > /dev/null 2>&1 || ldd "$bin/test_cuda_backen
 fi
 san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -n 1)
+# compute-sanitizer tools ($1, space-separated) on test_cuda_backend with the arguments after $2 (the logs' prefix),
+# kernels one by one (graphs off: compute-sanitizer does not follow conditional graph nodes here)
+san_run() {
+  local tools=$1 prefix=$2 tool limit
+  shift 2
+  for tool in $tools; do
+    # racecheck on the 3D tiles is the slow one (> 150 s since the odd 3D case and the k_prolong8 comparisons)
+    limit=150; [ "$tool" = racecheck ] && limit=400
+    timeout $limit "$san" --tool $tool --print-limit 20 "$bin/test_cuda_backend" "$@" --no-graphs > "$OUT/${prefix}_$tool.log" 2>&1
+    echo "$tool rc=$?"; grep -E "ERROR SUMMARY|HAZARD|checks" "$OUT/${prefix}_$tool.log" | head -5
+  done
+}
+# k_tail's phase clocks ("tail clocks:" lines of a bench_cuda built with -DEDDY_CU_TAIL_CLOCKS) on stdin: per phase
+# position, the mean cycles over the launches
+tail_clocks() {
+  grep "^tail clocks:" | awk '{for (i = 3; i <= NF; i++) { if ($i == "total") { tot += $(i + 1); break } s[i] += $i; m = i } c++}
+    END {printf "launches %d\n", c; for (i = 3; i <= m; i++) printf "%d:%.0f ", i - 2, s[i] / c; printf "\ntotal %.0f\n", tot / c}'
+}
 for what in "$@"; do
   case "$what" in
   test) timeout 300 "$bin/test_cuda_backend" > "$OUT/test.log" 2>&1; echo "test rc=$?"; grep -E "FAIL|checks|SKIP" "$OUT/test.log" | head -40 ;;
@@ -30,20 +48,9 @@ for what in "$@"; do
   tiny)
     for k in 1 2; do timeout 60 "$bin/test_cuda_backend" --tiny > "$OUT/tiny_$k.log" 2>&1; echo "tiny $k rc=$?"; grep -E "FAIL|checks" "$OUT/tiny_$k.log" | head -8; done
     timeout 60 "$bin/test_cuda_backend" --tiny --no-graphs > "$OUT/tiny_ng.log" 2>&1; echo "tiny no-graphs rc=$?"; grep -E "FAIL|checks" "$OUT/tiny_ng.log" | head -8 ;;
-  san-race)
-    timeout 400 "$san" --tool racecheck --print-limit 20 "$bin/test_cuda_backend" --tiny --no-graphs > "$OUT/san_racecheck.log" 2>&1; echo "racecheck rc=$?"; grep -E "ERROR SUMMARY|HAZARD|checks" "$OUT/san_racecheck.log" | head -5 ;;
-  san-tiny)
-    # every compute-sanitizer tool on the tiny cases, kernels one by one
-    for tool in memcheck racecheck initcheck synccheck; do
-      # racecheck on the 3D tiles is the slow one (> 150 s since the odd 3D case and the k_prolong8 comparisons)
-      limit=150; [ $tool = racecheck ] && limit=400
-      timeout $limit "$san" --tool $tool --print-limit 20 "$bin/test_cuda_backend" --tiny --no-graphs > "$OUT/san_$tool.log" 2>&1; echo "$tool rc=$?"; grep -E "ERROR SUMMARY|HAZARD|checks" "$OUT/san_$tool.log" | head -5
-    done ;;
-  san-tiny2d)
-    # every compute-sanitizer tool on --tiny's 2D cases (--tiny2d), kernels one by one
-    for tool in memcheck racecheck initcheck synccheck; do
-      timeout 150 "$san" --tool $tool --print-limit 20 "$bin/test_cuda_backend" --tiny2d --no-graphs > "$OUT/san2d_$tool.log" 2>&1; echo "$tool rc=$?"; grep -E "ERROR SUMMARY|HAZARD|checks" "$OUT/san2d_$tool.log" | head -5
-    done ;;
+  san-race) san_run racecheck san --tiny ;;
+  san-tiny) san_run "memcheck racecheck initcheck synccheck" san --tiny ;;
+  san-tiny2d) san_run "memcheck racecheck initcheck synccheck" san2d --tiny2d ;;
   forces)
     # buoyancy and vorticity confinement only: their test cases (plain, memcheck, racecheck) and stage-table rows
     timeout 120 "$bin/test_cuda_backend" --forces > "$OUT/forces.log" 2>&1; echo "forces rc=$?"; grep -E "FAIL|checks" "$OUT/forces.log" | head -20
@@ -145,29 +152,25 @@ for what in "$@"; do
   step3d)
     # issue 7, version 19: the 3D 256^3 steps (warm start 0 and 1), twice
     for k in 1 2; do timeout 120 "$bin/bench_cuda" --only 256 --no-stages 2>&1 | grep -E "^  3D|copy kernel"; done | tee "$OUT/step3d.log" ;;
-  exp3d)
-    # issue 7, version 19: the 3D 256^3 steps for each experiment setting in $EXP3D ("VAR=v VAR=v;VAR=v ..."), twice
-    IFS=';' read -ra sets <<< "${EXP3D:-}"
-    for k in 1 2; do for set in "${sets[@]}"; do
-      echo "[$set] $(env $set timeout 120 "$bin/bench_cuda" --only 256 --no-stages 2>&1 | grep -E "^  3D" | tr '\n' ' ')"
-    done; done | tee "$OUT/exp3d.log" ;;
-  ab2d)
-    # issue 7, version 21: the 2D 2048^2 steps (warm start 0 and 1) of the binaries in the folders $AB_BINS (each
-    # holding bench_cuda), alternating, $AB_ROUNDS rounds (compare only within one run: the step moves ~75 us between runs)
-    for k in $(seq 1 "${AB_ROUNDS:-3}"); do for d in ${AB_BINS:-$bin}; do
-      echo "[$(basename "$d") $k] $(timeout 60 "$d/bench_cuda" --only 2048 --no-stages 2>&1 | grep -E "^  2D" | tr -s ' ' | tr '\n' ' ')"
-    done; done | tee "$OUT/ab2d.log" ;;
-  exp2d)
-    # issue 7, version 21: the 2D 2048^2 steps for each experiment setting in $EXP2D ("VAR=v VAR=v;VAR=v ..."),
-    # alternating, $AB_ROUNDS rounds; with $CLK_BIN also k_tail's phase clocks per setting (as clk2d)
-    IFS=';' read -ra sets <<< "${EXP2D:-}"
+  ab)
+    # A/B in one run (compare only within a run: the steps move ~75 us between runs): $AB holds "label|bin_dir|VAR=v ..."
+    # entries separated by ';' (bin_dir: a folder holding bench_cuda, relative to the root or absolute; empty: this
+    # run's binary), run alternating for $AB_ROUNDS rounds (default 3) on the steps of $AB_SIZE (2048, 4096, 256 or
+    # 512; default 2048) and, with AB_ADVECT=1, the advection rows first; with $CLK_BIN (a bench_cuda built with
+    # -DEDDY_CU_TAIL_CLOCKS) also k_tail's phase clocks of one 2048^2 step per entry's settings
+    IFS=';' read -ra sets <<< "${AB:-}"
     for k in $(seq 1 "${AB_ROUNDS:-3}"); do for set in "${sets[@]}"; do
-      echo "[$set] $(env $set timeout 60 "$bin/bench_cuda" --only 2048 --no-stages 2>&1 | grep -E "^  2D" | tr -s ' ' | tr '\n' ' ')"
-    done; done | tee "$OUT/exp2d.log"
+      IFS='|' read -r lab dir envs <<< "$set"
+      case "$dir" in "") dir="$bin" ;; /*) ;; *) dir="$root/$dir" ;; esac
+      if [ "${AB_ADVECT:-0}" = 1 ]; then
+        echo "[$lab $k advect] $(env $envs timeout 100 "$dir/bench_cuda" --advect-only 2>&1 | grep -E "advect" | tr -s ' ' | tr '\n' ' ')"
+      fi
+      echo "[$lab $k] $(env $envs timeout 120 "$dir/bench_cuda" --only "${AB_SIZE:-2048}" --no-stages 2>&1 | grep -E "^  (2D|3D)" | tr -s ' ' | tr '\n' ' ')"
+    done; done | tee "$OUT/ab.log"
     if [ -n "${CLK_BIN:-}" ]; then for set in "${sets[@]}"; do
-      echo "clocks [$set]"; env $set timeout 60 "$CLK_BIN/bench_cuda" --profile 2 2048 0 2>&1 | grep "^tail clocks:" | awk '{for (i = 3; i <= NF; i++) { if ($i == "total") { tot += $(i + 1); break } s[i] += $i; m = i } c++}
-        END {printf "launches %d\n", c; for (i = 3; i <= m; i++) printf "%d:%.0f ", i - 2, s[i] / c; printf "\ntotal %.0f\n", tot / c}'
-    done | tee "$OUT/exp2d_clk.txt"; fi ;;
+      IFS='|' read -r lab dir envs <<< "$set"
+      echo "clocks [$lab]"; env $envs timeout 60 "$CLK_BIN/bench_cuda" --profile 2 2048 0 2>&1 | tail_clocks
+    done | tee "$OUT/ab_clk.txt"; fi ;;
   ncu-tail)
     # issue 7, after version 21: k_tail of one 2D 2048^2 step (3 launches): warp stall reasons (an instruction-fetch
     # bound kernel shows "No Instruction" stalls), source counters, instruction statistics (not run yet)
@@ -176,20 +179,10 @@ for what in "$@"; do
       "$bin/bench_cuda" --profile 2 2048 0 > "$OUT/ncu_tail.log" 2>&1; echo "ncu-tail rc=$?"
     grep -iE "stall|no instruction|duration|executed instructions|registers" "$OUT/ncu_tail.log" | head -40 ;;
   clk2d)
-    # issue 7, version 21: k_tail's phase clocks (bench_cuda built with -DEDDY_CU_TAIL_CLOCKS in $CLK_BIN), one profiled
-    # 2D 2048^2 run (5 steps, graphs off): per phase position, the mean cycles over the launches
+    # issue 7, version 21: k_tail's phase clocks, one profiled 2D 2048^2 run (5 steps, graphs off) of the bench_cuda in
+    # $CLK_BIN (built with -DEDDY_CU_TAIL_CLOCKS)
     timeout 60 "${CLK_BIN:-$bin}/bench_cuda" --profile 2 2048 0 > "$OUT/clk2d.log" 2>&1; echo "clk2d rc=$?"
-    grep "^tail clocks:" "$OUT/clk2d.log" | awk '{for (i = 3; i <= NF; i++) { if ($i == "total") { tot += $(i + 1); break } s[i] += $i; m = i } c++}
-      END {printf "launches %d\n", c; for (i = 3; i <= m; i++) printf "%d:%.0f ", i - 2, s[i] / c; printf "\ntotal %.0f\n", tot / c}' | tee "$OUT/clk2d_sum.txt" ;;
-  ab3d)
-    # issue 7, version 21: A/B of the 3D 256^3 step, binaries and settings alternating in one run: $AB3D holds
-    # "label|bin_dir|VAR=v VAR=v;..." entries (bin_dir relative to the root, or absolute)
-    IFS=';' read -ra sets <<< "${AB3D:-}"
-    for k in 1 2 3; do for set in "${sets[@]}"; do
-      IFS='|' read -r lab dir envs <<< "$set"
-      case "$dir" in /*) ;; *) dir="$root/$dir" ;; esac
-      echo "[$lab $k] $(env $envs timeout 120 "$dir/bench_cuda" --only 256 --no-stages 2>&1 | grep -E "^  3D" | tr '\n' ' ')"
-    done; done | tee "$OUT/ab3d.log" ;;
+    tail_clocks < "$OUT/clk2d.log" | tee "$OUT/clk2d_sum.txt" ;;
   step512) timeout 200 "$bin/bench_cuda" --only 512 --no-stages --steps 10 2>&1 | tee "$OUT/step512.log" ;;
   ncu3d)
     # every kernel launch of one 3D 256^3 step (warm start 0, graphs off, caches kept): time, DRAM bytes, L2 bytes,
@@ -197,20 +190,6 @@ for what in "$@"; do
     timeout 300 "$ncu" --clock-control none --cache-control none --profile-from-start off --csv --page raw \
       --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,sm__inst_issued.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,launch__grid_size \
       "$bin/bench_cuda" --profile 3 256 0 > "$OUT/ncu3d.csv" 2>&1; echo "ncu3d rc=$?"; grep -c k_ "$OUT/ncu3d.csv" ;;
-  abadv)
-    # issue 7, version 21: the advection rows (2D 2048^2, 3D 256^3) and the 256^3 / 2048^2 steps of several settings
-    # alternating, twice each: $AB_SETS (default "A B"), setting x running $PRE_x/bench_cuda with the environment
-    # settings $ENV_x ("VAR=v ...", optional)
-    sets=${AB_SETS:-A B}
-    pick() { local p="PRE_$1" e="ENV_$1"; echo "env ${!e:-} ${!p}/bench_cuda"; }
-    {
-    for k in 1 2; do for x in $sets; do
-      echo "$x $k:"; timeout 100 $(pick $x) --advect-only 2>&1 | grep -E "copy kernel|advect|^stages"
-    done; done
-    for n in 256 2048; do for k in 1 2; do for x in $sets; do
-      echo "$x steps $n $k:"; timeout 100 $(pick $x) --only $n --no-stages 2>&1 | grep -E "^  (2D|3D)"
-    done; done; done
-    } 2>&1 | tee "$OUT/abadv.log" ;;
   bench-quick) timeout 200 "$bin/bench_cuda" --quick > "$OUT/bench.log" 2>&1; echo "bench rc=$?"; cat "$OUT/bench.log" ;;
   esac
 done
