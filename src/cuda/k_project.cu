@@ -1722,7 +1722,7 @@ __global__ void k_residual_m_sum(LevA L, const float *__restrict__ x, const floa
         const float de = in_ubox(L, i, j, k, 0) ? L.ud : L.diag[e]; /* cuda_notes 122 */
         float a = b[e] - (de * xe - NBD(x, e));
         float v = de > 0.0f ? a : 0.0f;
-        r[e] = v;
+        if (r) r[e] = v; /* null: the end's residual, recomputed by k_residual_sub_mean_dot (cuda_notes 129) */
         acc += de > 0.0f ? (double)v : 0.0;
         accx += de > 0.0f ? (double)xe : 0.0;
     ECU_ROWS_END
@@ -1755,6 +1755,27 @@ __global__ void k_sub_mean_dot(LevA L, float *v, const Readback *rb, int slot, d
             v[e] = val;
         }
         if (copy) copy[e] = val;
+        acc += (double)val * (double)val;
+    ECU_ROWS_END
+    acc = block_reduce<RED_SUM>(acc, sh);
+    if (ECU_THREAD0()) partials[ECU_BLOCK_ID()] = acc;
+}
+/* k_residual_m_sum's r (not stored) then k_sub_mean_dot on it: the same operations in the same order on the same
+ * launch, so the same partials; r read again as x and b (the second read mostly from L2) instead of r written and
+ * read; r_out (when not null) stores the mean-free residual, as the two kernels would have (a restart's start) */
+__global__ void k_residual_sub_mean_dot(LevA L, const float *__restrict__ x, const float *__restrict__ b, const Readback *rb,
+                                        int slot, double cells, double *partials, float *__restrict__ r_out) {
+    __shared__ double sh[32];
+    const float mean = (float)(rb->red[slot] / cells);
+    double acc = 0.0;
+    ECU_ROWS_BEGIN(L.n[0], L.n[1])
+        const int e = cell_at(L, i, j, k);
+        const float xe = x[e];
+        const float de = in_ubox(L, i, j, k, 0) ? L.ud : L.diag[e]; /* the box's ud is > 0 (cuda_notes 122) */
+        float a = b[e] - (de * xe - NBD(x, e));
+        float val = de > 0.0f ? a : 0.0f;
+        if (de > 0.0f) val = val - mean;
+        if (r_out) r_out[e] = val;
         acc += (double)val * (double)val;
     ECU_ROWS_END
     acc = block_reduce<RED_SUM>(acc, sh);
@@ -3043,6 +3064,16 @@ void finish_project_stats(cu_sim *c) {
     st->pressure_residual_initial = bnorm > 0.0 ? (solved ? (float)(sqrt(r[R_CG_INIT2]) / bnorm) : 1.0f) : 0.0f;
 }
 
+/* the end's mean-free true residual r = b - A x (its mean in R_SCRATCH0 + 2) and |r|^2's partials; r stored into
+ * r_out when given: the restart's start (cuda_notes 129) */
+static void end_residual(cu_sim *c, float *r_out) {
+    PoissonWS *P = c->pois;
+    const LevA &L = P->lv[0].a;
+    double *rr_part = c->partials + (size_t)R_CG_RNORM2 * c->partial_stride;
+    k_residual_sub_mean_dot<<<red_grid(L), tile_block(), 0, c->stream>>>(L, P->sol, P->rhs, c->d_rb, R_SCRATCH0 + 2,
+                                                                       P->cells0, rr_part, r_out);
+}
+
 /* poisson_mg.c: check the true residual; when only the recurrence had converged, restart from it (at most
  * MGPCG_MAX_RESTARTS times, while it keeps falling by 4x). From restart `restarts` on, `last` the |r|^2 of the one
  * before (INFINITY at first). With the fused end (2D, cuda_notes 96-97) the residual's pass also sums x, and
@@ -3064,13 +3095,17 @@ static eddy_status solve_end(cu_sim *c, float dt, int restarts, double last, boo
     P->end_pending = 0;
     for (;; restarts++) {
         ghosts(c, L0, P->sol, nullptr);
+        /* single component: r is not stored (cuda_notes 129): its sums, then |r - mean|^2 from x and b again; r is
+         * written by end_residual only before a restart */
         if (mean_sum_fused(c))
-            k_residual_m_sum<<<red_grid(L), bl, 0, c->stream>>>(L, P->sol, P->rhs, P->res, part(c, 2),
+            k_residual_m_sum<<<red_grid(L), bl, 0, c->stream>>>(L, P->sol, P->rhs, nullptr, part(c, 2),
                                                                  fused_end ? part(c, 3) : nullptr);
         else k_residual_m<<<cells_grid(L), bl, 0, c->stream>>>(L, P->sol, P->rhs, P->res);
         double *rr_part = c->partials + (size_t)R_CG_RNORM2 * c->partial_stride;
         if (mean_sum_fused(c)) {
-            remove_mean0(c, P->res, true, rr_part);
+            const int mslot[1] = {R_SCRATCH0 + 2}, mop[1] = {RED_SUM};
+            finalize_reductions(c, mslot, mop, 1, red_blocks(L));
+            end_residual(c, nullptr);
         } else {
             remove_mean0(c, P->res);
             k_dot<<<red_grid(L), bl, 0, c->stream>>>(L, P->res, P->res, rr_part, nullptr);
@@ -3105,6 +3140,7 @@ static eddy_status solve_end(cu_sim *c, float dt, int restarts, double last, boo
         /* the fused end: the device's decision, which it has acted on */
         if (fused_end ? rb[R_SOLVE_DONE] != 0.0 : solve_done(rb, se)) break;
         last = rb[R_CG_RNORM2];
+        if (mean_sum_fused(c)) end_residual(c, P->res);
         k_cg_restart<<<1, 1, 0, c->stream>>>(P->d_cg);
         cg_first_iteration(c);
         if ((e = mgpcg_loop(c)) != cudaSuccess) return cuda_fail(c, e, "pressure solve (MGPCG restart)");
@@ -3121,6 +3157,7 @@ eddy_status project_resume(cu_sim *c, int *redo) {
     P->end_pending = 0;
     if (c->h_rb->red[R_SOLVE_DONE] != 0.0) return EDDY_OK;
     *redo = 1;
+    if (mean_sum_fused(c)) end_residual(c, P->res);
     k_cg_restart<<<1, 1, 0, c->stream>>>(P->d_cg);
     cg_first_iteration(c);
     cudaError_t e = mgpcg_loop(c);
