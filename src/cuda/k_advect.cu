@@ -4,8 +4,9 @@
  * (Kim et al. 2005). Velocity components are traced from their faces, scalars from the (possibly finer) scalar
  * cells. The CPU traces each grid once and stores the feet; here a later pass traces again (two velocity samples
  * in cache) or reads what the first pass kept (MacCormack: the velocity limiter's range; BFECC: the feet): the
- * same float operations, so the same feet. Interpolation is a + w (b - a), as on the CPU. 3D MacCormack without
- * wrapping axes runs a thread per cell for all the grids (k_adv_cell3): the elements' operations are unchanged. */
+ * same float operations, so the same feet. Interpolation is a + w (b - a), as on the CPU. MacCormack without
+ * wrapping axes runs a thread per cell for all the grids (k_adv_cell3, k_adv_cell2): the elements' operations are
+ * unchanged. */
 #include "cu_sim.cuh"
 
 namespace ecu {
@@ -566,13 +567,13 @@ __global__ void k_advm_bfecc_final(Tracer t, Map m, Lat L, Multi M, Flags fl, Fe
 }
 
 /* ------------------------------------------------------------------ the three velocity components in one pass
- * 3D MacCormack in mode ADV_UNIT with the limiter's range kept: a thread per cell (i, j, k) advects the u, v and w
+ * MacCormack in mode ADV_UNIT with the limiter's range kept: a thread per cell (i, j, k) advects the u, v and w
  * faces (i, j, k) of that cell (and, on a dye_scale-1 grid, its scalars), so each pass reads the velocity once
  * instead of once per component and once more for the scalars, and the start velocities share their loads and
  * their index arithmetic; the faces past the cells (u at i = nx, v at j = ny, w at k = nz) take the blocks of a
  * few planes past the last. Each element's float operations are those of k_adv_backward and k_adv_maccormack
  * (k_advm_backward and k_advm_maccormack for the scalars), in their order: the same bits. */
-struct Vel3 {
+struct CellVel {
     Map m[3];       /* the face grids */
     float *hat[3];  /* q^ of each component */
     Range R[3];     /* the limiter's range of each component */
@@ -581,29 +582,29 @@ struct Vel3 {
 };
 
 /* MacCormack's first pass at face e of component A from its start velocity u1: q^ and the limiter's range */
-template <int A>
-__device__ inline void vel3_first(const Tracer &t, const Vel3 &V, int i, int j, int k, unsigned e, const float u1[3]) {
+template <int DIM, int A>
+__device__ inline void cell_face_first(const Tracer &t, const CellVel &V, int i, int j, int k, unsigned e, const float u1[3]) {
     const Map &m = V.m[A];
     const float P[3] = {(float)i + m.off[0], (float)j + m.off[1], (float)k + m.off[2]};
     float b[3];
-    trace_end<-1, 3, A, ADV_UNIT>(t, m, P, u1, b);
+    trace_end<-1, DIM, A, ADV_UNIT>(t, m, P, u1, b);
     const Lat &L = t.V[A];
-    const Loc pb = lat_locate<3, ADV_UNIT>(L, b[0], b[1], b[2]);
+    const Loc pb = lat_locate<DIM, ADV_UNIT>(L, b[0], b[1], b[2]);
     float lo, hi;
-    const float v = sample_range_at<3, ADV_UNIT>(L, t.v[A], pb, &lo, &hi); /* k_adv_backward's 1 * v is v */
+    const float v = sample_range_at<DIM, ADV_UNIT>(L, t.v[A], pb, &lo, &hi); /* k_adv_backward's 1 * v is v */
     V.hat[A][e] = v;
     V.R[A].lo[e] = lo;
     V.R[A].hi[e] = hi;
 }
 /* MacCormack's second pass at face e of component A */
-template <int A>
-__device__ inline void vel3_second(const Tracer &t, const Vel3 &V, Flags fl, int i, int j, int k, unsigned e,
-                                   const float u1[3]) {
+template <int DIM, int A>
+__device__ inline void cell_face_second(const Tracer &t, const CellVel &V, Flags fl, int i, int j, int k, unsigned e,
+                                 const float u1[3]) {
     const Map &m = V.m[A];
     const float P[3] = {(float)i + m.off[0], (float)j + m.off[1], (float)k + m.off[2]};
     float f[3];
-    trace_end<+1, 3, A, ADV_UNIT>(t, m, P, u1, f);
-    const float back = lat_sample<3, ADV_UNIT>(t.V[A], V.hat[A], f[0], f[1], f[2]);
+    trace_end<+1, DIM, A, ADV_UNIT>(t, m, P, u1, f);
+    const float back = lat_sample<DIM, ADV_UNIT>(t.V[A], V.hat[A], f[0], f[1], f[2]);
     const float qh = __ldg(V.hat[A] + e);
     float v = qh + 0.5f * (__ldg(t.v[A] + e) - back);
     const float lo = __ldg(V.R[A].lo + e), hi = __ldg(V.R[A].hi + e);
@@ -654,34 +655,34 @@ __device__ inline Start3 cell_start3(const Tracer &t, int i, int j, int k, unsig
 /* The scalars of a dye_scale-1 grid in the same pass (SC): the scalar element (i, j, k) is cell (i, j, k), its
  * start velocity (cell_node_velocity) the means of the cell's faces that cell_start3 loaded, its index ew; its
  * float operations are those of k_advm_backward (pass 1, the node kept) and k_advm_maccormack (pass 2, KEPT). */
-template <int PASS>
-__device__ inline void cell3_scalars(const Tracer &t, const Lat &L, const Multi &M, Flags fl, int i, int j, int k,
+template <int DIM, int PASS>
+__device__ inline void cell_scalars(const Tracer &t, const Lat &L, const Multi &M, Flags fl, int i, int j, int k,
                                      unsigned e, const float u1[3]) {
     const float P[3] = {(float)i + 0.5f, (float)j + 0.5f, (float)k + 0.5f};
     const Map m = {{L.n[0], L.n[1], L.n[2]}, {0.5f, 0.5f, 0.5f}, {1.0f, 1.0f, 1.0f}};
     float x[3];
     if (PASS == 1) {
-        trace_end<-1, 3, -1, ADV_UNIT>(t, m, P, u1, x);
-        const Loc pb = lat_locate<3, ADV_UNIT>(L, x[0], x[1], x[2]);
-        M.node[e] = node_of<3>((unsigned)L.n[0], (unsigned)L.n[1], pb.x, pb.y, pb.z);
+        trace_end<-1, DIM, -1, ADV_UNIT>(t, m, P, u1, x);
+        const Loc pb = lat_locate<DIM, ADV_UNIT>(L, x[0], x[1], x[2]);
+        M.node[e] = node_of<DIM>((unsigned)L.n[0], (unsigned)L.n[1], pb.x, pb.y, pb.z);
 #pragma unroll
         for (int f = 0; f < 4; f++) {
             if (f >= M.n) break;
-            M.dst[f][e] = M.factor[f] * sample_at<3, ADV_UNIT>(L, M.q[f], pb);
+            M.dst[f][e] = M.factor[f] * sample_at<DIM, ADV_UNIT>(L, M.q[f], pb);
         }
         return;
     }
-    trace_end<+1, 3, -1, ADV_UNIT>(t, m, P, u1, x);
-    const Loc pf = lat_locate<3, ADV_UNIT>(L, x[0], x[1], x[2]);
+    trace_end<+1, DIM, -1, ADV_UNIT>(t, m, P, u1, x);
+    const Loc pf = lat_locate<DIM, ADV_UNIT>(L, x[0], x[1], x[2]);
     const unsigned nb = __ldg(M.node + e);
 #pragma unroll
     for (int f = 0; f < 4; f++) {
         if (f >= M.n) break;
-        float back = sample_at<3, ADV_UNIT>(L, M.hat[f], pf);
+        float back = sample_at<DIM, ADV_UNIT>(L, M.hat[f], pf);
         float qh = __ldg(M.hat[f] + e);
         float v = qh + 0.5f * (__ldg(M.q[f] + e) - back);
         float lo, hi;
-        minmax_node<3>(L, M.q[f], nb, &lo, &hi);
+        minmax_node<DIM>(L, M.q[f], nb, &lo, &hi);
         if (v < lo || v > hi) v = qh;
         v = M.factor[f] * v;
         M.dst[f][e] = v;
@@ -690,13 +691,13 @@ __device__ inline void cell3_scalars(const Tracer &t, const Lat &L, const Multi 
 }
 
 /* one face of component A outside the cells, its start velocity from face_node_velocity */
-template <int A, int PASS>
-__device__ inline void vel3_rim_face(const Tracer &t, const Vel3 &V, Flags fl, int i, int j, int k) {
+template <int DIM, int A, int PASS>
+__device__ inline void rim_face(const Tracer &t, const CellVel &V, Flags fl, int i, int j, int k) {
     float u1[3];
-    face_node_velocity<3, A, ADV_UNIT>(t, i, j, k, u1);
+    face_node_velocity<DIM, A, ADV_UNIT>(t, i, j, k, u1);
     const unsigned e = node3(t.V[A], i, j, k);
-    if (PASS == 1) vel3_first<A>(t, V, i, j, k, e, u1);
-    else vel3_second<A>(t, V, fl, i, j, k, e, u1);
+    if (PASS == 1) cell_face_first<DIM, A>(t, V, i, j, k, e, u1);
+    else cell_face_second<DIM, A>(t, V, fl, i, j, k, e, u1);
 }
 
 /* PASS 1 or 2 of the three components (and with SC of the scalars) at the faces (i, j, k) of the cells: blocks of
@@ -706,7 +707,7 @@ __device__ inline void vel3_rim_face(const Tracer &t, const Vel3 &V, Flags fl, i
  * (per (i, k)). */
 template <int PASS, int SC>
 __global__ void __launch_bounds__(BX * BY, PASS == 1 ? 5 : 6)
-    k_adv_cell3(Tracer t, Vel3 V, Lat Ls, Multi M, Flags fl, int rim_u) {
+    k_adv_cell3(Tracer t, CellVel V, Lat Ls, Multi M, Flags fl, int rim_u) {
     const int nx = t.V[1].n[0], ny = t.V[0].n[1], nz = t.V[0].n[2]; /* cells */
     const int bz = (int)blockIdx.z;
     if (bz >= nz) {
@@ -714,12 +715,12 @@ __global__ void __launch_bounds__(BX * BY, PASS == 1 ? 5 : 6)
                             (blockDim.x * blockDim.y) + threadIdx.y * blockDim.x + threadIdx.x);
         if (bz == nz) {
             const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x), j = (int)(blockIdx.y * blockDim.y + threadIdx.y);
-            if (i < nx && j < ny) vel3_rim_face<2, PASS>(t, V, fl, i, j, nz);
+            if (i < nx && j < ny) rim_face<3, 2, PASS>(t, V, fl, i, j, nz);
         } else if (bz <= nz + rim_u) {
-            if (r < ny * nz) vel3_rim_face<0, PASS>(t, V, fl, nx, r % ny, r / ny);
+            if (r < ny * nz) rim_face<3, 0, PASS>(t, V, fl, nx, r % ny, r / ny);
         } else {
             const int rv = r - (int)((unsigned)rim_u * gridDim.y * gridDim.x * blockDim.x * blockDim.y);
-            if (rv < nx * nz) vel3_rim_face<1, PASS>(t, V, fl, rv % nx, ny, rv / nx);
+            if (rv < nx * nz) rim_face<3, 1, PASS>(t, V, fl, rv % nx, ny, rv / nx);
         }
         return;
     }
@@ -731,15 +732,63 @@ __global__ void __launch_bounds__(BX * BY, PASS == 1 ? 5 : 6)
     /* the scalars' start velocity (cell_node_velocity): the mean of the cell's two faces per component */
     const float uc[3] = {lerp_(s.lo[0], s.hi[0], 0.5f), lerp_(s.lo[1], s.hi[1], 0.5f), lerp_(s.lo[2], s.hi[2], 0.5f)};
     if (PASS == 1) {
-        vel3_first<0>(t, V, i, j, k, eu, s.u[0]);
-        vel3_first<1>(t, V, i, j, k, ev, s.u[1]);
-        vel3_first<2>(t, V, i, j, k, ew, s.u[2]);
+        cell_face_first<3, 0>(t, V, i, j, k, eu, s.u[0]);
+        cell_face_first<3, 1>(t, V, i, j, k, ev, s.u[1]);
+        cell_face_first<3, 2>(t, V, i, j, k, ew, s.u[2]);
     } else {
-        vel3_second<0>(t, V, fl, i, j, k, eu, s.u[0]);
-        vel3_second<1>(t, V, fl, i, j, k, ev, s.u[1]);
-        vel3_second<2>(t, V, fl, i, j, k, ew, s.u[2]);
+        cell_face_second<3, 0>(t, V, fl, i, j, k, eu, s.u[0]);
+        cell_face_second<3, 1>(t, V, fl, i, j, k, ev, s.u[1]);
+        cell_face_second<3, 2>(t, V, fl, i, j, k, ew, s.u[2]);
     }
-    if (SC) cell3_scalars<PASS>(t, Ls, M, fl, i, j, k, ew, uc);
+    if (SC) cell_scalars<3, PASS>(t, Ls, M, fl, i, j, k, ew, uc);
+}
+
+/* The start velocities of the u and v faces (i, j) of cell (i, j) in 2D: cell_start3 without z (12 loads of
+ * face_node_velocity are 6 distinct ones). */
+__device__ inline Start3 cell_start2(const Tracer &t, int i, int j, unsigned eu, unsigned ev) {
+    const float *__restrict__ U = t.v[0];
+    const float *__restrict__ Vv = t.v[1];
+    const unsigned yu = (unsigned)t.V[0].n[0], yv = (unsigned)t.V[1].n[0];
+    const unsigned dx = i > 0 ? 1u : 0u, dyu = j > 0 ? yu : 0u;
+    const float u000 = __ldg(U + eu), u100 = __ldg(U + eu + 1);
+    const float v000 = __ldg(Vv + ev), v010 = __ldg(Vv + ev + yv);
+    Start3 s;
+    s.lo[0] = u000, s.hi[0] = u100, s.lo[1] = v000, s.hi[1] = v010, s.lo[2] = s.hi[2] = 0.0f;
+    s.u[0][0] = u000;
+    s.u[0][1] = lerp_(lerp_(__ldg(Vv + ev - dx), v000, 0.5f), lerp_(__ldg(Vv + ev - dx + yv), v010, 0.5f), 0.5f);
+    s.u[1][0] = lerp_(lerp_(__ldg(U + eu - dyu), u000, 0.5f), lerp_(__ldg(U + eu - dyu + 1), u100, 0.5f), 0.5f);
+    s.u[1][1] = v000;
+    s.u[0][2] = s.u[1][2] = s.u[2][0] = s.u[2][1] = s.u[2][2] = 0.0f;
+    return s;
+}
+
+/* k_adv_cell3 in 2D: blocks of block_of(2) cells; the faces past the cells (u at i = nx, then v at j = ny) take the
+ * rows of blocks after the last (blockIdx.y >= gy), a thread per face. */
+template <int PASS, int SC>
+__global__ void __launch_bounds__(BX * BY / 2, PASS == 1 ? 10 : 12)
+    k_adv_cell2(Tracer t, CellVel V, Lat Ls, Multi M, Flags fl, int gy) {
+    const int nx = t.V[1].n[0], ny = t.V[0].n[1]; /* cells */
+    const int by = (int)blockIdx.y;
+    if (by >= gy) {
+        const int r = (int)((((unsigned)(by - gy) * gridDim.x + blockIdx.x) * (blockDim.x * blockDim.y)) +
+                            threadIdx.y * blockDim.x + threadIdx.x);
+        if (r < ny) rim_face<2, 0, PASS>(t, V, fl, nx, r, 0);
+        else if (r < ny + nx) rim_face<2, 1, PASS>(t, V, fl, r - ny, ny, 0);
+        return;
+    }
+    const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x), j = (int)(by * (int)blockDim.y + (int)threadIdx.y);
+    if (i >= nx || j >= ny) return;
+    const unsigned eu = node3(t.V[0], i, j, 0), ev = node3(t.V[1], i, j, 0), es = node3(Ls, i, j, 0);
+    const Start3 s = cell_start2(t, i, j, eu, ev);
+    const float uc[3] = {lerp_(s.lo[0], s.hi[0], 0.5f), lerp_(s.lo[1], s.hi[1], 0.5f), 0.0f};
+    if (PASS == 1) {
+        cell_face_first<2, 0>(t, V, i, j, 0, eu, s.u[0]);
+        cell_face_first<2, 1>(t, V, i, j, 0, ev, s.u[1]);
+    } else {
+        cell_face_second<2, 0>(t, V, fl, i, j, 0, eu, s.u[0]);
+        cell_face_second<2, 1>(t, V, fl, i, j, 0, ev, s.u[1]);
+    }
+    if (SC) cell_scalars<2, PASS>(t, Ls, M, fl, i, j, 0, es, uc);
 }
 
 /* launches kern<dim, face, mode> on the stage's stream (mode: a local of the caller, ADV_UNIT or
@@ -790,12 +839,13 @@ struct AdvectWS {
      * 58; the node also saves the locating, item 90). BFECC: the feet of every grid in 3D (in 2D it traces
      * again). */
     float *feet[3];
-    /* 3D MacCormack with the range kept, in mode ADV_UNIT (k_adv_cell3, the velocity and the scalars in the same
-     * pass): q^ of u, v, w in keep3[7], keep3[0], keep3[1] (tmp[0] is the scalars' hat[0]), the ranges' lo and hi
-     * of v and w in keep3[2..5] (u's in feet[0], feet[1]), the scalars' node in keep3[6] */
-    float *keep3[8];
-    bool keep3_failed; /* no keep3 (the device had no room for it, or a test turned the cell kernel off): the
-                          per-component kernels run, which need none of it */
+    /* MacCormack with the range kept, in mode ADV_UNIT (k_adv_cell3 / k_adv_cell2, the velocity and the scalars in
+     * the same pass): q^ of u, v, w in cell_keep[7], cell_keep[0], cell_keep[1] (tmp[0] is the scalars' hat[0]), the
+     * ranges' lo and hi of v and w in cell_keep[2..5] (u's in feet[0], feet[1]), the scalars' node in cell_keep[6];
+     * 2D leaves cell_keep[1], [4] and [5] unused */
+    float *cell_keep[8];
+    bool cell_keep_failed; /* no cell_keep (the device had no room for it, or a test turned the cell kernels off):
+                              the per-component kernels run, which need none of it */
 };
 
 /* blocks of 32 x 8 elements in 3D (a wider block gained nothing, item 24) and 32 x 4 in 2D */
@@ -836,34 +886,35 @@ eddy_status advect_init(cu_sim *c) {
     const int nfeet = want == 1 ? 2 : (c->g.dim == 3 ? 3 : 0);
     for (int a = 0; a < nfeet && st == EDDY_OK && want >= 1 && c->adv_feet; a++)
         if (!w->feet[a]) st = dev_alloc(c, (void **)&w->feet[a], cap * sizeof(float), "advection feet");
-    /* keep3 is 8 arrays of the largest face grid (4.3 GB at 512^3) for a faster path, not a need: without room for
-     * it the per-component kernels run, with the same results */
-    if (st == EDDY_OK && want == 1 && c->g.dim == 3 && c->adv_feet && !w->keep3[0] && !w->keep3_failed) {
-        for (int a = 0; a < 8 && !w->keep3_failed; a++)
-            if (cudaMalloc((void **)&w->keep3[a], cap * sizeof(float)) != cudaSuccess) {
-                w->keep3[a] = nullptr; /* not promised by cudaMalloc on failure */
-                w->keep3_failed = true;
+    /* cell_keep is 8 arrays of the largest face grid (4.3 GB at 512^3, 134 MB at 2048^2) for a faster path, not a
+     * need: without room for it the per-component kernels run, with the same results */
+    if (st == EDDY_OK && want == 1 && c->adv_feet && !w->cell_keep[0] && !w->cell_keep_failed) {
+        for (int a = 0; a < 8 && !w->cell_keep_failed; a++)
+            if (cudaMalloc((void **)&w->cell_keep[a], cap * sizeof(float)) != cudaSuccess) {
+                w->cell_keep[a] = nullptr; /* not promised by cudaMalloc on failure */
+                w->cell_keep_failed = true;
             }
-        if (w->keep3_failed) {
+        if (w->cell_keep_failed) {
             (void)cudaGetLastError();
             for (int a = 0; a < 8; a++) {
-                cudaFree(w->keep3[a]);
-                w->keep3[a] = nullptr;
+                cudaFree(w->cell_keep[a]);
+                w->cell_keep[a] = nullptr;
             }
         }
     }
     return st;
 }
 
-/* on = 0: the per-component kernels instead of k_adv_cell3 (tests); on = 1: k_adv_cell3 again where it has room */
+/* on = 0: the per-component kernels instead of the cell kernels (tests); on = 1: the cell kernels again where there is
+ * room */
 void advect_use_cells(cu_sim *c, int on) {
     AdvectWS *w = c->adv;
     if (!w) return;
     for (int a = 0; a < 8; a++) {
-        cudaFree(w->keep3[a]);
-        w->keep3[a] = nullptr;
+        cudaFree(w->cell_keep[a]);
+        w->cell_keep[a] = nullptr;
     }
-    w->keep3_failed = !on;
+    w->cell_keep_failed = !on;
 }
 
 void advect_free(cu_sim *c) {
@@ -879,7 +930,7 @@ void advect_free(cu_sim *c) {
         cudaFree(w->out[f]);
         cudaFree(w->feet[f]);
     }
-    for (int f = 0; f < 8; f++) cudaFree(w->keep3[f]);
+    for (int f = 0; f < 8; f++) cudaFree(w->cell_keep[f]);
     free(w);
     c->adv = nullptr;
 }
@@ -927,20 +978,20 @@ static cudaError_t advect_field(cu_sim *c, const Tracer &t, const Map &m, int fa
 
 static float decay_factor(float k, float dt) { return 1.0f / (1.0f + k * dt); }
 
-/* whether the velocity takes k_adv_cell3 (3D MacCormack, range kept, no lattice wraps) */
+/* whether the velocity takes k_adv_cell3 / k_adv_cell2 (MacCormack, range kept, no lattice wraps) */
 static bool velocity_in_one_pass(cu_sim *c, const Tracer &t) {
     const AdvectWS *w = c->adv;
-    return c->g.dim == 3 && c->s->def.advection == EDDY_ADVECT_MACCORMACK && c->adv_feet && w->feet[0] &&
-           w->keep3[7] && !wraps(t.V[0]) && !wraps(t.V[1]) && !wraps(t.V[2]);
+    return c->s->def.advection == EDDY_ADVECT_MACCORMACK && c->adv_feet && w->feet[0] &&
+           w->cell_keep[7] && !wraps(t.V[0]) && !wraps(t.V[1]) && !wraps(t.V[2]);
 }
-/* the velocity's MacCormack passes by k_adv_cell3, with the scalars when A (pass 1's fields: q^ and the node)
+/* the velocity's MacCormack passes by k_adv_cell3 (k_adv_cell2 in 2D), with the scalars when A (pass 1's fields: q^ and the node)
  * and M (pass 2's) are given (a dye_scale-1 grid of the same lattice mode) */
-static cudaError_t advect_cells3(cu_sim *c, const Tracer &t, float factor, const Lat &Ls, const Multi *A,
+static cudaError_t advect_cells(cu_sim *c, const Tracer &t, float factor, const Lat &Ls, const Multi *A,
                                  const Multi *M) {
     AdvectWS *w = c->adv;
-    Vel3 V;
-    float *hat[3] = {w->keep3[7], w->keep3[0], w->keep3[1]};
-    float *lo[3] = {w->feet[0], w->keep3[2], w->keep3[4]}, *hi[3] = {w->feet[1], w->keep3[3], w->keep3[5]};
+    CellVel V;
+    float *hat[3] = {w->cell_keep[7], w->cell_keep[0], w->cell_keep[1]};
+    float *lo[3] = {w->feet[0], w->cell_keep[2], w->cell_keep[4]}, *hi[3] = {w->feet[1], w->cell_keep[3], w->cell_keep[5]};
     for (int a = 0; a < 3; a++) {
         GDesc vd = velocity_desc(c->g, a);
         for (int b = 0; b < 3; b++) {
@@ -955,6 +1006,22 @@ static cudaError_t advect_cells3(cu_sim *c, const Tracer &t, float factor, const
     V.factor = factor;
     const Flags fl = flags_for(c);
     const int *n = c->g.n;
+    const Multi none = {};
+    if (c->g.dim == 2) {
+        const dim3 blk = block_of(2);
+        const unsigned gx = (unsigned)((n[0] + (int)blk.x - 1) / (int)blk.x), gy = (unsigned)((n[1] + (int)blk.y - 1) / (int)blk.y);
+        /* rows of blocks after the cells for the faces past them: u at i = nx, v at j = ny */
+        const long row = (long)gx * blk.x * blk.y;
+        const dim3 gr(gx, gy + (unsigned)((n[0] + n[1] + row - 1) / row), 1);
+        if (A) {
+            k_adv_cell2<1, 1><<<gr, blk, 0, c->stream>>>(t, V, Ls, *A, fl, (int)gy);
+            k_adv_cell2<2, 1><<<gr, blk, 0, c->stream>>>(t, V, Ls, *M, fl, (int)gy);
+        } else {
+            k_adv_cell2<1, 0><<<gr, blk, 0, c->stream>>>(t, V, Ls, none, fl, (int)gy);
+            k_adv_cell2<2, 0><<<gr, blk, 0, c->stream>>>(t, V, Ls, none, fl, (int)gy);
+        }
+        return cudaGetLastError();
+    }
     const dim3 blk = block_of(3);
     const unsigned gx = (unsigned)((n[0] + BX - 1) / BX), gy = (unsigned)((n[1] + BY - 1) / BY);
     /* the planes after the cells: the w faces at k = nz, then the u faces at i = nx, then the v faces at j = ny */
@@ -965,7 +1032,6 @@ static cudaError_t advect_cells3(cu_sim *c, const Tracer &t, float factor, const
         k_adv_cell3<1, 1><<<gr, blk, 0, c->stream>>>(t, V, Ls, *A, fl, rim_u);
         k_adv_cell3<2, 1><<<gr, blk, 0, c->stream>>>(t, V, Ls, *M, fl, rim_u);
     } else {
-        const Multi none = {};
         k_adv_cell3<1, 0><<<gr, blk, 0, c->stream>>>(t, V, Ls, none, fl, rim_u);
         k_adv_cell3<2, 0><<<gr, blk, 0, c->stream>>>(t, V, Ls, none, fl, rim_u);
     }
@@ -985,9 +1051,9 @@ cudaError_t launch_advect(cu_sim *c, float dt) {
     }
     cudaError_t e = cudaSuccess;
     const float fv = decay_factor(d.velocity_dissipation, dt);
-    /* 3D MacCormack: the velocity (and the scalars of a dye_scale-1 grid) in one pass per cell, further down */
-    const bool cells3 = velocity_in_one_pass(c, t);
-    for (int a = 0; a < g.dim && e == cudaSuccess && !cells3; a++) {
+    /* MacCormack: the velocity (and the scalars of a dye_scale-1 grid) in one pass per cell, further down */
+    const bool cells = velocity_in_one_pass(c, t);
+    for (int a = 0; a < g.dim && e == cudaSuccess && !cells; a++) {
         GDesc vd = velocity_desc(g, a);
         Map m;
         for (int b = 0; b < 3; b++) {
@@ -1029,16 +1095,16 @@ cudaError_t launch_advect(cu_sim *c, float dt) {
         A.factor[f] = 1.0f;
         M.hat[f] = A.hat[f] = w->hat[f];
     }
-    /* the scalars in k_adv_cell3 with the velocity: a dye_scale-1 grid, its node kept in keep3[6] */
-    const bool sc3 = cells3 && M.n > 0 && face == -1 && !wraps(L);
-    if (sc3) A.node = M.node = (unsigned *)w->keep3[6];
-    if (cells3 && e == cudaSuccess) e = advect_cells3(c, t, fv, L, sc3 ? &A : nullptr, sc3 ? &M : nullptr);
+    /* the scalars in the cell kernel with the velocity: a dye_scale-1 grid, its node kept in cell_keep[6] */
+    const bool sc_cells = cells && M.n > 0 && face == -1 && !wraps(L);
+    if (sc_cells) A.node = M.node = (unsigned *)w->cell_keep[6];
+    if (cells && e == cudaSuccess) e = advect_cells(c, t, fv, L, sc_cells ? &A : nullptr, sc_cells ? &M : nullptr);
     if (M.n > 0 && e == cudaSuccess) {
         const dim3 blk = block_of(g.dim), gr = grid_of(g.dim, m);
         Flags fl = flags_for(c);
         Feet F = feet_of(c), none = {{nullptr, nullptr, nullptr}};
         const int mode = stage_mode(t, L);
-        if (!sc3) switch (d.advection) {
+        if (!sc_cells) switch (d.advection) {
         case EDDY_ADVECT_SEMI_LAGRANGIAN:
             SCALAR_GO(k_advm_backward, face, gr, t, m, L, M, fl, 1, none);
             break;

@@ -196,7 +196,7 @@ static void stage_case(const char *name, eddy_sim_def d, cpu_stage cs, eddy_cuda
     /* further device simulations taking other paths that must give the same bits:
      * - MacCormack and BFECC keep the feet of their first pass (eddy__cuda_set_advect_feet); with the feet off the
      *   later passes trace again: the same float operations;
-     * - 3D MacCormack advects a cell's three faces (and dye_scale-1 scalars) in one kernel where the device has room
+     * - MacCormack advects a cell's faces (and dye_scale-1 scalars) in one kernel where the device has room
      *   for its scratch; with that kernel off (eddy__cuda_set_advect_cells) the per-component kernels run, as on a
      *   device without the room;
      * - the 3D projection prolongs by coarse cell (k_prolong8) only on levels of 16M cells; with the threshold at one
@@ -210,7 +210,7 @@ static void stage_case(const char *name, eddy_sim_def d, cpu_stage cs, eddy_cuda
         other_path[others] = "feet kept vs traced again";
         CHECK(eddy__cuda_set_advect_feet(other[others++], 0) == EDDY_OK, "feet off");
     }
-    if (gs == EDDY_CUDA_ADVECT && d.dim == 3 && d.advection == EDDY_ADVECT_MACCORMACK && (other[others] = make(d, EDDY_BACKEND_CUDA))) {
+    if (gs == EDDY_CUDA_ADVECT && d.advection == EDDY_ADVECT_MACCORMACK && (other[others] = make(d, EDDY_BACKEND_CUDA))) {
         other_path[others] = "one kernel per cell vs per component";
         CHECK(eddy__cuda_set_advect_cells(other[others++], 0) == EDDY_OK, "cell kernel off");
     }
