@@ -70,6 +70,28 @@ VF_INLINE vfloat vf_shift_in(vfloat prev, vfloat cur) {
 VF_INLINE vfloat vf_shift_out(vfloat cur, vfloat next) {
     return _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(next), _mm512_castps_si512(cur), 1));
 }
+/* vf_pairs (see the end of this file): the aligned vectors around the row, two lane permutes each */
+#define VF_HAVE_PAIRS 1
+typedef struct vf_pairs {
+    const float *line; /* the aligned vector (a cache line) that holds the row's first element */
+    __m512i first, second;
+    vfloat lo;
+} vf_pairs;
+VF_INLINE vf_pairs vf_pairs_of(const float *row) {
+    const int lead = (int)((uintptr_t)row % 64 / sizeof(float));
+    vf_pairs r;
+    r.line = row - lead;
+    r.first = _mm512_add_epi32(_mm512_set1_epi32(lead), _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+    r.second = _mm512_add_epi32(r.first, _mm512_set1_epi32(1));
+    r.lo = _mm512_load_ps(r.line);
+    return r;
+}
+VF_INLINE void vf_pairs_next(vf_pairs *r, int i, vfloat *a, vfloat *b) {
+    const vfloat hi = _mm512_load_ps(r->line + i + VF_W);
+    *a = _mm512_permutex2var_ps(r->lo, r->first, hi);
+    *b = _mm512_permutex2var_ps(r->lo, r->second, hi);
+    r->lo = hi;
+}
 
 #elif defined(__AVX2__) && !defined(EDDY_VF_SCALAR)
 #include <immintrin.h>
@@ -187,6 +209,26 @@ VF_INLINE vfloat vf_shift_in(vfloat prev, vfloat cur) {
 VF_INLINE vfloat vf_shift_out(vfloat cur, vfloat next) {
     (void)cur;
     return next;
+}
+#endif
+
+/* A row that starts anywhere in a cache line, read a vector at a time: vf_pairs_next(&r, i, &a, &b) gives elements
+ * [i, i + VF_W) and [i + 1, i + 1 + VF_W) of the row, for i = 0, VF_W, 2 VF_W, ... in turn (whole vectors only:
+ * i + VF_W <= the row's length - 1). With AVX-512 they come from the aligned vectors around them, two lane permutes
+ * instead of two loads that each cross a cache line (the x-faces' rows of n0 + 1 floats); those loads read the
+ * whole lines that hold the row's first and last elements, within an array made of whole 64-byte lines (the
+ * simulation's are). Elsewhere, two unaligned loads. */
+#ifndef VF_HAVE_PAIRS
+typedef struct vf_pairs {
+    const float *row;
+} vf_pairs;
+VF_INLINE vf_pairs vf_pairs_of(const float *row) {
+    vf_pairs r = {row};
+    return r;
+}
+VF_INLINE void vf_pairs_next(vf_pairs *r, int i, vfloat *a, vfloat *b) {
+    *a = vf_loadu(r->row + i);
+    *b = vf_loadu(r->row + i + 1);
 }
 #endif
 

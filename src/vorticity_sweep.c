@@ -350,10 +350,10 @@ static inline const float *w_row3(const eddy_sim *s, const sweep *w, int k, int 
 
 /* (A) cell velocities of row `key` of plane q into rings of rows (uc0, uc2: 3 rows, the y neighbours of B's row;
  * uc1: 2): uc0 = 0.5 (u[i] + u[i + 1]), uc1 = 0.5 (v[j] + v[j + 1]), uc2 = 0.5 (w[k] + w[k + 1]) */
-KERNEL void lanes_a3(const float *u, const float *v0, const float *v1, const float *w0, const float *w1, float *c0,
+KERNEL void lanes_a3(vfloat u, vfloat u1, const float *v0, const float *v1, const float *w0, const float *w1, float *c0,
                      float *c1, float *c2, int n) {
     const vfloat half = vf_set1(0.5f);
-    vf_store(c0, vf_mul(half, vf_add(load_n(u, n), load_n(u + 1, n))));
+    vf_store(c0, vf_mul(half, vf_add(u, u1)));
     vf_store(c1, vf_mul(half, vf_add(load_n(v0, n), load_n(v1, n))));
     vf_store(c2, vf_mul(half, vf_add(load_n(w0, n), load_n(w1, n))));
 }
@@ -366,8 +366,17 @@ KERNEL void row_a3(const step3 *t, const plane3 *q, int key) {
     const float *u = u_row3(s, w, q->k, j), *v0 = v_row3(s, w, q->k, j), *v1 = v0 + n0, *w0 = w_row3(s, w, q->k, j),
                 *w1 = w0 + P;
     float *c0 = ring_row3(r, r->uc0, key, 3), *c1 = ring_row3(r, r->uc1, key, 2), *c2 = ring_row3(r, r->uc2, key, 3);
-    for (int i = 0; i < full; i += VF_W) lanes_a3(u + i, v0 + i, v1 + i, w0 + i, w1 + i, c0 + i, c1 + i, c2 + i, VF_W);
-    if (full < n0) lanes_a3(u + full, v0 + full, v1 + full, w0 + full, w1 + full, c0 + full, c1 + full, c2 + full, n0 - full);
+    vf_pairs ur = vf_pairs_of(u); /* u[i], u[i + 1] without loads across cache lines */
+    for (int i = 0; i < full; i += VF_W) {
+        vfloat a, b;
+        vf_pairs_next(&ur, i, &a, &b);
+        lanes_a3(a, b, v0 + i, v1 + i, w0 + i, w1 + i, c0 + i, c1 + i, c2 + i, VF_W);
+    }
+    if (full < n0) {
+        const int n = n0 - full;
+        lanes_a3(load_n(u + full, n), load_n(u + full + 1, n), v0 + full, v1 + full, w0 + full, w1 + full, c0 + full,
+                 c1 + full, c2 + full, n);
+    }
     set_halo(c1, n0, w->px);
     set_halo(c2, n0, w->px);
 }
@@ -380,6 +389,7 @@ typedef struct row_b3p {
     float *ox, *oy, *oz, *mag;
     size_t n0;
     vfloat dy, dz, c1_prev, c1_cur, c2_prev, c2_cur;
+    vf_pairs um, up; /* uzm, uzp for whole vectors */
 } row_b3p;
 static inline row_b3p b_row(const step3 *t, const plane3 *q, int key, bool mul) {
     const rings3 *r = t->r;
@@ -396,12 +406,21 @@ static inline row_b3p b_row(const step3 *t, const plane3 *q, int key, bool mul) 
     p.n0 = (size_t)t->w->n0;
     p.dy = y.dy, p.dz = q->dz;
     p.c1_prev = vf_load(p.c1 - VF_W), p.c1_cur = vf_load(p.c1), p.c2_prev = vf_load(p.c2 - VF_W), p.c2_cur = vf_load(p.c2);
+    p.um = vf_pairs_of(p.uzm), p.up = vf_pairs_of(p.uzp);
     return p;
 }
 KERNEL void lanes_b3(row_b3p *p, int i, int n, bool mul) {
     const vfloat half = vf_set1(0.5f);
-    const vfloat c0zm = vf_mul(half, vf_add(load_n(p->uzm + i, n), load_n(p->uzm + i + 1, n)));
-    const vfloat c0zp = vf_mul(half, vf_add(load_n(p->uzp + i, n), load_n(p->uzp + i + 1, n)));
+    vfloat um0, um1, up0, up1;
+    if (n == VF_W) {
+        vf_pairs_next(&p->um, i, &um0, &um1);
+        vf_pairs_next(&p->up, i, &up0, &up1);
+    } else {
+        um0 = load_n(p->uzm + i, n), um1 = load_n(p->uzm + i + 1, n);
+        up0 = load_n(p->uzp + i, n), up1 = load_n(p->uzp + i + 1, n);
+    }
+    const vfloat c0zm = vf_mul(half, vf_add(um0, um1));
+    const vfloat c0zp = vf_mul(half, vf_add(up0, up1));
     const vfloat c1zm = vf_mul(half, vf_add(load_n(p->vzm + i, n), load_n(p->vzm + p->n0 + i, n)));
     const vfloat c1zp = vf_mul(half, vf_add(load_n(p->vzp + i, n), load_n(p->vzp + p->n0 + i, n)));
     const vfloat qx = vf_load(p->xq + i), c1_next = vf_load(p->c1 + i + VF_W), c2_next = vf_load(p->c2 + i + VF_W);
