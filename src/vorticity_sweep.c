@@ -33,7 +33,22 @@
  * then C on two, row by row, +25% at 128^3; C two planes behind B, a row ahead of it, so that B writes its curl
  * over what C has just read, +28% at 120^3, 128^3 and 136^3 alike (not cache sets of planes 64 KiB apart), +50%
  * without C's prefetch (in cache +6% and +0%): B's first reads of a plane come from memory, and a pass of its own
- * streams them better than rows interleaved with C's. */
+ * streams them better than rows interleaved with C's.
+ * Measured again (Zen 5, 128^3, each variant against a copy measured just before it, alternating in one run): kept,
+ * u[i] and u[i + 1] of the x-face rows (n0 + 1 floats: their loads crossed cache lines) from the aligned vectors
+ * around them, two lane permutes (vf_pairs) in A and B: in cache -2 to -3%, 128^3 -1 to -3%. Per pass (1 thread,
+ * cycles of the 2.1 GHz TSC per cell): 128^3 AB 1.20, C 1.60; in cache 1.03, 1.26. Probes (wrong values, same input
+ * each call): C's three divisions as multiplies, 0%, so the divider does not bound it; without C's face loop -25%
+ * in cache, -28% at 128^3; the new faces stored to one L1 row instead, -14% at 128^3 (the x-faces alone, their read
+ * for allocation, -5%); the old faces read from L1, -3%; B's z neighbours from the plane's own faces, -6 to -8%; B's
+ * curl to one row, -4 to -5%. Kept out: the x-faces written past the caches as whole lines (from a staging row, or
+ * permuted from the row's vectors with plain stores for the lines shared with the rows around), -2 to -3% on 1
+ * thread, 0% on 2; v- and w-faces in C's force loop, +2 to +4%; B and C row by row, +10% (two rows apart, +23%); the
+ * curl recomputed in C instead of its ring (B writes |curl| only; then one band of rows), +27% in cache; prefetching
+ * A's or B's rows a row ahead, the old faces from C's force loop, the next plane's solid mask or new x-faces, or the
+ * next step's velocity from AB instead of C (into L1 or L2), 0 to +20%; ring budgets of 256 KiB the same, 128-192 and
+ * 512-640 KiB slower; 2 MiB pages (madvise) or the arrays' starts spread over 4 KiB, about 1%; the AVX2 build 2.4x
+ * slower in cache. */
 #include "float_vector.h"
 #include "vorticity_sweep.h"
 
