@@ -36,9 +36,9 @@
  * streams them better than rows interleaved with C's.
  * Measured again (Zen 5, 128^3, each variant against a copy measured just before it, alternating in one run): kept,
  * u[i] and u[i + 1] of the x-face rows (n0 + 1 floats: their loads crossed cache lines) from the aligned vectors
- * around them, two lane permutes (vf_pairs) in A and B: in cache -2 to -3%, 128^3 -1 to -3%. Per pass (1 thread,
+ * around them, two lane permutes (vf_pairs) in A and B: in cache -2 to -3%, 128^3 0 to -3%. Per pass (1 thread,
  * cycles of the 2.1 GHz TSC per cell): 128^3 AB 1.20, C 1.60; in cache 1.03, 1.26. Probes (wrong values, same input
- * each call): C's three divisions as multiplies, 0%, so the divider does not bound it; without C's face loop -25%
+ * each call): C's three divisions as multiplies, 0%, so the divider does not bound it; without C's face loop -20%
  * in cache, -28% at 128^3; the new faces stored to one L1 row instead, -14% at 128^3 (the x-faces alone, their read
  * for allocation, -5%); the old faces read from L1, -3%; B's z neighbours from the plane's own faces, -6 to -8%; B's
  * curl to one row, -4 to -5%. Kept out: the x-faces written past the caches as whole lines (from a staging row, or
