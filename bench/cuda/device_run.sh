@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the CUDA tests, the sanitizers and the bench on a machine with an NVIDIA GPU, writing logs into $OUT
 # (default ./cuda_out). Uses prebuilt binaries in $PREBUILT when they run here, else builds with CMake.
-# usage: bench/cuda/device_run.sh [test] [test2] [tiny] [san-tiny] [sanitize] [forces] [bench] [bench-quick] [ncu] [ncu-adv] [ncu-forces] [advexp] [ncu-adv-sum] [advcmp] [ncu-advm] [sass-adv] [step3d] [step512] [ncu3d] [ab] [san-race] [san-tiny2d] [ncu-tail] [clk2d] (EDDY_BUILD_DIR: build folder)
+# usage: bench/cuda/device_run.sh [test] [test2] [tiny] [san-tiny] [sanitize] [forces] [bench] [bench-quick] [ncu] [ncu-adv] [ncu-forces] [advexp] [ncu-adv-sum] [advcmp] [ncu-advm] [sass-adv] [step3d] [step512] [ncu3d] [ab] [san-race] [san-tiny2d] [ncu-tail] [clk2d] [ncu-vort] (EDDY_BUILD_DIR: build folder)
 set -uo pipefail
 OUT=${OUT:-$PWD/cuda_out}
 mkdir -p "$OUT"
@@ -190,6 +190,26 @@ for what in "$@"; do
     timeout 300 "$ncu" --clock-control none --cache-control none --profile-from-start off --csv --page raw \
       --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,sm__inst_issued.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,launch__grid_size \
       "$bin/bench_cuda" --profile 3 256 0 > "$OUT/ncu3d.csv" 2>&1; echo "ncu3d rc=$?"; grep -c k_ "$OUT/ncu3d.csv" ;;
+  ncu-vort)
+    # issue 7, version 22: the vorticity kernels of one 3D 256^3 and one 2D 2048^2 step (bench_cuda in $VORT_BIN,
+    # default this run's): ncu's full set (stall reasons, instruction statistics, source counters) as text, the
+    # per-instruction SASS table (executed instructions, stall samples) as CSV, and cuobjdump's SASS of the kernels
+    # and of any cubin in $VORT_CUBINS
+    vb=${VORT_BIN:-$bin}; tag=${VORT_TAG:-a}
+    cod=$(command -v cuobjdump || ls /usr/local/cuda/bin/cuobjdump 2>/dev/null | head -n 1)
+    "$cod" -sass "$vb/bench_cuda" > /tmp/vort_sass_all.txt 2>&1; echo "sass rc=$?"
+    awk '/Function :/ {p = index($0, "k_vort") > 0} p' /tmp/vort_sass_all.txt > "$OUT/sass_${tag}.txt"
+    grep "Function :" "$OUT/sass_${tag}.txt"
+    for f in ${VORT_CUBINS:-}; do "$cod" -sass "$f" > "$OUT/sass_$(basename "$f" .cubin).txt" 2>&1; echo "cubin $f rc=$?"; done
+    for cfg in "3 256" "2 2048"; do
+      ct=${tag}_$(echo $cfg | tr ' ' '_')
+      timeout 150 "$ncu" --clock-control none --profile-from-start off -k regex:k_vort -c 1 --set full --import-source no \
+        -f -o /tmp/vort_$ct "$vb/bench_cuda" --profile $cfg 0 > "$OUT/ncu_vort_$ct.log" 2>&1; echo "ncu-vort $cfg rc=$?"
+      "$ncu" --import /tmp/vort_$ct.ncu-rep --page details > "$OUT/ncu_vort_${ct}_details.txt" 2>&1
+      "$ncu" --import /tmp/vort_$ct.ncu-rep --page source --print-source sass --csv > "$OUT/ncu_vort_${ct}_src.csv" 2>&1
+      echo "src rc=$? $(wc -l < "$OUT/ncu_vort_${ct}_src.csv") lines"
+      grep -E "Duration|Executed Ipc A|Issue Slots Busy|Registers Per|Achieved Occupancy|Executed Instructions  |No Eligible|DRAM Through|Memory Through" "$OUT/ncu_vort_${ct}_details.txt" | head -20
+    done ;;
   bench-quick) timeout 200 "$bin/bench_cuda" --quick > "$OUT/bench.log" 2>&1; echo "bench rc=$?"; cat "$OUT/bench.log" ;;
   esac
 done

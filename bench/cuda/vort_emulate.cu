@@ -36,6 +36,8 @@ EW(WI, int, WI, +) EW(WI, int, WI, -) EW(WI, int, WI, *)
 EW(WI, int, WB, >=) EW(WI, int, WB, <) EW(WI, int, WB, <=) EW(WI, int, WB, ==) EW(WI, int, WB, >)
 EW(WB, bool, WB, &&) EW(WB, bool, WB, ||)
 inline WF vsel(const WB &m, const WF &a, const WF &b) { WF r; for (int i = 0; i < 32; i++) r.v[i] = m.v[i] ? a.v[i] : b.v[i]; return r; }
+inline WI vsel(const WB &m, const WI &a, const WI &b) { WI r; for (int i = 0; i < 32; i++) r.v[i] = m.v[i] ? a.v[i] : b.v[i]; return r; }
+inline int vafter(const WF &, const WF &, const WB &) { return 0; }
 inline WI vlane(const WI &) { WI r; for (int i = 0; i < 32; i++) r.v[i] = i; return r; }
 inline WF vnext(const WF &x) { WF r; for (int i = 0; i < 32; i++) r.v[i] = x.v[i < 31 ? i + 1 : i]; return r; }
 inline WF vprev(const WF &x) { WF r; for (int i = 0; i < 32; i++) r.v[i] = x.v[i > 0 ? i - 1 : i]; return r; }

@@ -143,6 +143,18 @@ __host__ __device__ inline float vfrom(float x, int src) {
 #endif
 }
 __host__ __device__ inline float vload(const float *p, int i, bool m) { return m ? p[i] : 0.0f; }
+/* 0, computed from a, b and c in a way that the compiler does not see through (a byte permutation that picks
+ * bytes of the zero operand only) */
+__host__ __device__ inline int vafter(float a, float b, bool c) {
+#ifdef __CUDA_ARCH__
+    int r;
+    asm("prmt.b32 %0, %1, 0, 0x4444;" : "=r"(r) : "r"(__float_as_int(a) ^ __float_as_int(b) ^ (int)c));
+    return r;
+#else
+    (void)a, (void)b, (void)c;
+    return 0;
+#endif
+}
 __host__ __device__ inline int vload8(const uint8_t *p, int i, bool m) { return m ? (int)p[i] : 0; }
 __host__ __device__ inline float vsqrtf(float s) { return vt_sqrt_fast(s); }
 __host__ __device__ inline bool visfinite(float x) { return isfinite(x); }
@@ -180,7 +192,7 @@ __host__ __device__ inline int vwrapv(int g, int n) { return vt_wrap(g, n); }
  * writes the 32 NC - 6 in the middle. */
 template <int NC>
 __host__ __device__ constexpr int vw_out() { return 32 * NC - 6; }
-template <int NC, bool MUL, class F, class I, class B>
+template <int NC, bool MUL, class F, class I, class B, bool SOL = true>
 __host__ __device__ inline void vort2_warp(const VortArgs &A, int strip, int chunk, int ky) {
     const int n0 = A.n[0], n1 = A.n[1];
     const bool px = A.periodic[0] != 0, ps = A.periodic[1] != 0;
@@ -266,25 +278,66 @@ VT_UNROLL
     for (int c = 0; c < NC; c++)
         u0m2[c] = u0m1[c] = u0[c] = u1m1[c] = u1[c] = mgm3[c] = mgm2[c] = mgm1[c] = wzm2[c] = wzm1[c] = f0[c] = f1m3[c] =
             f1m2[c] = F(0.0f);
-    /* step L: cell velocity of row L, curl of row L - 1, force and faces of row L - 2. S (steady): every level
-     * is due and no neighbour row is clamped or wrapped (the chunk's middle), so the step has no tests */
-    auto step = [&](int L, auto steady) {
+    /* the global loads that step L consumes besides the cell velocity's faces: the old faces of row L - 3 (row n1
+     * of y-faces only, at the top) and the solid cells of row L - 2, issued a step ahead (S: step L is steady) */
+    F uold[NC], vold[NC];
+    I sol[NC], pu[NC], pv[NC]; /* pu, pv: the column of the old faces (the clamped one where the lane writes none:
+                                * the steady steps load without a mask, which would be a load and a copy waiting for it) */
+VT_UNROLL
+    for (int c = 0; c < NC; c++) {
+        uold[c] = vold[c] = F(0.0f);
+        sol[c] = I(0);
+        pu[c] = vsel(ou[c], p[c], col[c]);
+        pv[c] = vsel(ov[c], p[c], col[c]);
+    }
+    auto preload = [&](int L, auto steady) {
         constexpr bool S = decltype(steady)::value;
-        const int Lc = L - 1, Lf = L - 2, t = L - 2;
-        const bool do_u = S || L <= umax, do_c = S || (Lc >= cmin && Lc <= cmax), do_f = S || (Lf >= fmin && Lf <= fmax);
-        const bool do_t = S || (t >= r0 && t < r1);
-        /* loads first: the old faces of row t and the solid cells of row Lf */
-        F uold[NC], vold[NC];
-        I sol[NC];
+        const int Lf = L - 2, t = L - 3;
+        const bool do_f = S || (Lf >= fmin && Lf <= fmax);
+        const bool do_t = S || (t >= r0 && t < r1) || (last && t == n1);
+        const bool tin = S || t < n1; /* row t has x-faces (not the top row of y-faces) */
+        /* the byte load first: a sub-word load waits for the loads before it on its scoreboard (cuda_notes 180) */
 VT_UNROLL
         for (int c = 0; c < NC; c++) {
+            if (SOL && do_f) sol[c] = vload8(A.solid, col[c] + (S ? Lf : phys(Lf)) * n0, B(true));
             if (do_t) {
-                uold[c] = vload(vu, p[c] + t * (n0 + 1), ou[c]);
-                vold[c] = vload(vv, p[c] + t * n0, ov[c]);
+                uold[c] = vload(vu, pu[c] + t * (n0 + 1), S ? B(true) : ou[c] && tin);
+                vold[c] = vload(vv, pv[c] + t * n0, S ? B(true) : ov[c]);
             }
-            if (do_f) sol[c] = vload8(A.solid, col[c] + (S ? Lf : phys(Lf)) * n0, B(true));
         }
-        /* cell velocity of row L from the faces fetched a row ahead */
+    };
+    preload(umin, VtBool<false>());
+    /* step L: faces of row L - 3, cell velocity of row L, curl of row L - 1, force of row L - 2. S (steady): every
+     * level is due and no neighbour row is clamped or wrapped (the chunk's middle), in this step and the next, so
+     * the step has no tests. Every global load that the step consumes was issued a step before, and the step
+     * consumes them all before it issues the next step's (cuda_notes 180: a consumer waits for every load on its
+     * scoreboard, the later ones included) */
+    auto step = [&](int L, auto steady) {
+        constexpr bool S = decltype(steady)::value;
+        const int Lc = L - 1, Lf = L - 2, t = L - 3;
+        const bool do_u = S || L <= umax, do_c = S || (Lc >= cmin && Lc <= cmax), do_f = S || (Lf >= fmin && Lf <= fmax);
+        const bool do_t = S || (t >= r0 && t < r1) || (last && t == n1);
+        const bool tin = S || t < n1;
+        /* the faces of row t, from the forces of the steps before (x-force of row t, y-forces of rows t - 1 and t) */
+        if (do_t) {
+            const bool lo_m3 = S || key(t - 1) != t;
+VT_UNROLL
+            for (int c = 0; c < NC; c++) {
+                const F flo = lo_m3 ? f1m3[c] : f1m2[c];
+                const F nv = vold[c] + dt * (0.5f * (flo + f1m2[c]));
+                vput(A.out[1], p[c] + t * n0, nv, ov[c]);
+                fin_v = vfinacc(fin_v, nv, ov[c]);
+                if (tin) {
+                    const F nu = uold[c] + dt * (0.5f * (xprev(f0, c) + f0[c]));
+                    vput(A.out[0], p[c] + t * (n0 + 1), nu, ou[c]);
+                    fin_u = vfinacc(fin_u, nu, ou[c]);
+                }
+            }
+        }
+        B fluid[NC]; /* the solid cells of row Lf, loaded the step before */
+VT_UNROLL
+        for (int c = 0; c < NC; c++) fluid[c] = SOL ? sol[c] == 0 : B(true);
+        /* cell velocity of row L from the faces fetched the step before */
 VT_UNROLL
         for (int c = 0; c < NC; c++) {
             u0m2[c] = u0m1[c];
@@ -295,7 +348,15 @@ VT_UNROLL
                 u1[c] = 0.5f * (rc[c] + rd[c]);
             }
         }
-        if (do_u && (S || L + 1 <= umax)) fetch(L + 1, steady);
+        /* the next step's loads (its solid cells first), then the faces of row L + 1; not above the cell velocity
+         * (ptxas would hoist them and copy each into the register of the value it replaces, a copy that waits for
+         * the load: cuda_notes 180) */
+        /* the next step's loads (its solid cells first), then the faces of row L + 1, at a row offset that is 0
+         * computed from the values that this step consumed, so that ptxas issues them after (it would hoist them
+         * and copy each into the register of the value it replaces, a copy that waits for the load: cuda_notes 180) */
+        const int z = vafter(u0[0], u1[0], fluid[0]);
+        preload(L + 1 + z, steady);
+        if (do_u && (S || L + 1 <= umax)) fetch(L + 1 + z, steady);
         /* curl and |curl| of row Lc */
 VT_UNROLL
         for (int c = 0; c < NC; c++) {
@@ -335,7 +396,7 @@ VT_UNROLL
                 const F lo = lo_m3 ? mgm3[c] : mgm2[c], hi = hi_m1 ? mgm1[c] : mgm2[c];
                 const F gx = qx(xnext(mgm2, c) - xprev(mgm2, c), c), gy = qy(hi - lo, sy);
                 const F len = vsqrtf(gx * gx + gy * gy); /* + gz * gz with gz = +0 */
-                const B keep = len > 1e-20f && sol[c] == 0;
+                const B keep = len > 1e-20f && fluid[c];
                 const F ls = vsel(keep, len, F(1.0f));
                 const F nx = vfdiv(gx, ls), ny = vfdiv(gy, ls);
                 /* N x omega with nz = +0, omega = (+0, +0, wz), in the 3D formula's order of operations */
@@ -352,40 +413,22 @@ VT_UNROLL
                 f1m2[c] = b[c];
             }
         }
-        /* the faces of row t */
-        if (do_t) {
-            const bool lo_m3 = S || key(t - 1) != t;
-VT_UNROLL
-            for (int c = 0; c < NC; c++) {
-                const F flo = lo_m3 ? f1m3[c] : f1m2[c];
-                const F nu = uold[c] + dt * (0.5f * (xprev(f0, c) + f0[c])), nv = vold[c] + dt * (0.5f * (flo + f1m2[c]));
-                vput(A.out[0], p[c] + t * (n0 + 1), nu, ou[c]);
-                vput(A.out[1], p[c] + t * n0, nv, ov[c]);
-                fin_u = vfinacc(fin_u, nu, ou[c]);
-                fin_v = vfinacc(fin_v, nv, ov[c]);
-            }
-        }
     };
-    /* the steady steps: every level due (r0 + 2 <= L <= r1 + 1, L + 1 <= umax), rows L - 3 .. L + 1 inside */
-    const int s0 = vt_max(r0 + 2, 3), s1 = vt_min(vt_min(r1 + 1, umax - 1), n1 - 2);
+    /* the steady steps: every level due (r0 + 3 <= L <= r1 + 2, L - 2 <= fmax, L - 1 <= cmax, L + 1 <= umax), rows
+     * L - 4 .. L + 1 inside, in this step and the next */
+    const int s0 = vt_max(r0 + 3, 4);
+    const int s1 = vt_min(vt_min(vt_min(r1 + 2, fmax + 2), vt_min(cmax + 1, umax - 1)), n1 - 2) - 1;
+    /* the last step: the faces of row r1 - 1, or of the top row of y-faces (row n1) in the last chunk */
+    const int tend = (last ? n1 : r1 - 1) + 3;
     int L = umin;
-    for (; L < s0 && L <= fmax + 2; L++) step(L, VtBool<false>());
-    /* steady steps in pairs (the two-row rings renamed, not moved); a last odd one runs as a general step */
+    for (; L < s0 && L <= tend; L++) step(L, VtBool<false>());
+    /* steady steps in pairs (the two-row rings renamed, not moved; one at a time, ptxas copied two of the loads
+     * into their registers right after issuing them: cuda_notes 180); a last odd one runs as a general step */
     for (; L + 1 <= s1; L += 2) {
         step(L, VtBool<true>());
         step(L + 1, VtBool<true>());
     }
-    for (; L <= fmax + 2; L++) step(L, VtBool<false>());
-    if (last) { /* the top row of y-faces */
-VT_UNROLL
-        for (int c = 0; c < NC; c++) {
-            const F flo = key(n1 - 1) == fmax ? f1m2[c] : f1m3[c];
-            const F vold = vload(vv, p[c] + n1 * n0, ov[c]);
-            const F nv = vold + dt * (0.5f * (flo + f1m2[c]));
-            vput(A.out[1], p[c] + n1 * n0, nv, ov[c]);
-            fin_v = vfinacc(fin_v, nv, ov[c]);
-        }
-    }
+    for (; L <= tend; L++) step(L, VtBool<false>());
     vflags(A, 0, !visfinite(fin_u));
     vflags(A, 1, !visfinite(fin_v));
 }
@@ -404,7 +447,7 @@ VT_UNROLL
  * block step by step with the barrier between the steps. */
 template <int NC, int W>
 __host__ __device__ constexpr int v3w_floats() { return 2 * 4 * W * NC * 32; }
-template <int NC, int W, bool MUL, class F, class I, class B>
+template <int NC, int W, bool MUL, class F, class I, class B, bool SOL = true>
 struct Vort3Warp {
     static constexpr int RS = NC * 32, LS = W * RS; /* floats per row of a level, per plane of a level */
     float *sm;
@@ -417,10 +460,12 @@ struct Vort3Warp {
     int rowm, rowp, rowc;       /* shared offsets of rows y - 1, y + 1 and y, clamped along a clamped axis */
     unsigned plane, plane_u, plane_v;
     float dt, scale, den1, den2, rcp1, rcp2, ryq; /* ryq: the y-difference's divisor (reciprocal) at this row */
-    I p[NC], fu[NC], fv[NC], gu[NC], gv[NC], gw[NC], sb[NC];
+    I fu[NC], fv[NC], gu[NC], gv[NC], sb[NC];
     F rx[NC];
     B ou[NC], ov[NC], ow[NC];
     F ra[NC], rb[NC], rc[NC], rd[NC], re[NC], rf[NC];
+    F uold[NC], vold[NC], wold[NC]; /* the old faces of plane L - 3 and */
+    I sol[NC];                      /* the solid cells of plane L - 2, loaded by step L - 1 */
     F c0m2[NC], c0m1[NC], c0[NC], c1m2[NC], c1m1[NC], c1[NC], c2m1[NC], c2[NC];
     F wxm2[NC], wxm1[NC], wym2[NC], wym1[NC], wzm2[NC], wzm1[NC], mgm3[NC], mgm2[NC], mgm1[NC];
     F f0[NC], f2a[NC], f2b[NC];
@@ -449,7 +494,10 @@ VT_UNROLL
         const int cl = vt_max(kl, 0), cr = vt_min(kr, 32 * NC - 1);
         const F vl = vfrom(pick(v, cl % NC), I(cl / NC)), vr = vfrom(pick(v, cr % NC), I(cr / NC));
 VT_UNROLL
-        for (int c = 0; c < NC; c++) v[c] = vsel(p[c] < 0, vl, vsel(p[c] >= n0, vr, v[c]));
+        for (int c = 0; c < NC; c++) {
+            const I pc = vlane(I()) * NC + (c - kl); /* p[c], worked out again here (one register fewer in the loop) */
+            v[c] = vsel(pc < 0, vl, vsel(pc >= n0, vr, v[c]));
+        }
     }
 
     /* warp w of block (strip, by, bz); kz planes per chunk */
@@ -494,6 +542,7 @@ VT_UNROLL
         const int sy = py ? 2 : vt_min(y + 1, n1 - 1) - vt_max(y - 1, 0);
         ryq = MUL ? (sy == 2 ? rcp2 : rcp1) : (sy == 2 ? den2 : den1);
         const I lane = vlane(I());
+        I p[NC];
 VT_UNROLL
         for (int c = 0; c < NC; c++) {
             p[c] = lane * NC + (X0 + c);
@@ -508,9 +557,11 @@ VT_UNROLL
             ou[c] = out_row && (inx || (p[c] == n0 && k >= 3 && k <= 32 * NC - 3));
             fu[c] = col + yc * (n0 + 1);
             fv[c] = col + yc * n0;
-            gu[c] = p[c] + yc * (n0 + 1);
-            gv[c] = p[c] + (vtop ? n1 : yc) * n0;
-            gw[c] = p[c] + yc * n0;
+            /* the lanes that write no face read the clamped column's (an address inside the arrays), so that the
+             * steady steps load without a mask (a masked load is a load and a predicated copy that waits for it) */
+            gu[c] = vsel(ou[c], p[c], col) + yc * (n0 + 1);
+            gv[c] = vsel(ov[c], p[c], col) + (vtop ? n1 : yc) * n0;
+            /* the z-faces: fv (the lanes that write one hold p == col) */
             sb[c] = I(c * 32) + lane;
         }
         const int kz = A.kz;
@@ -532,8 +583,11 @@ VT_UNROLL
 VT_UNROLL
         for (int c = 0; c < NC; c++)
             c0m2[c] = c0m1[c] = c0[c] = c1m2[c] = c1m1[c] = c1[c] = c2m1[c] = c2[c] = wxm2[c] = wxm1[c] = wym2[c] = wym1[c] =
-                wzm2[c] = wzm1[c] = mgm3[c] = mgm2[c] = mgm1[c] = f0[c] = f2a[c] = f2b[c] = F(0.0f);
+                wzm2[c] = wzm1[c] = mgm3[c] = mgm2[c] = mgm1[c] = f0[c] = f2a[c] = f2b[c] = uold[c] = vold[c] = wold[c] = F(0.0f);
+VT_UNROLL
+        for (int c = 0; c < NC; c++) sol[c] = I(0);
         if (act) fetch<false>(umin);
+        preload<false>(umin);
     }
     /* the faces of plane L that the cell velocities read, a step ahead */
     template <bool S>
@@ -550,11 +604,33 @@ VT_UNROLL
             rf[c] = vload(vw, iw + (int)plane, B(true));
         }
     }
-    /* the steady steps [s0, s1]: every level due, no plane clamped or wrapped (see step) */
+    /* the steady steps [s0, s1]: every level due, no plane clamped or wrapped (see step), in this step and the next
+     * (a step loads the old faces and solid cells of the next one) */
     __host__ __device__ int s0() const { return vt_max(r0 + 3, 4); }
-    __host__ __device__ int s1() const { return vt_min(vt_min(vt_min(r1 + 2, fmax + 2), vt_min(cmax + 1, umax - 1)), ns - 2); }
+    __host__ __device__ int s1() const { return vt_min(vt_min(vt_min(r1 + 2, fmax + 2), vt_min(cmax + 1, umax - 1)), ns - 2) - 1; }
+    /* the global loads that step L consumes besides the cell velocity's faces: the old faces of plane L - 3 and the
+     * solid cells of plane L - 2, issued a step ahead (S: step L is steady) */
+    template <bool S>
+    __host__ __device__ void preload(int L) {
+        const int Lf = L - 2, t = L - 3;
+        const bool do_f = lvl_f && (S || (Lf >= fmin && Lf <= fmax));
+        const bool do_t = (out_row || vtop) && (S || (t >= r0 && t < r1) || (last && t == ns));
+        const bool tin = S || t < ns;
+        /* the byte load first: a sub-word load waits for the loads before it on its scoreboard (cuda_notes 180) */
+VT_UNROLL
+        for (int c = 0; c < NC; c++) {
+            if (SOL && do_f) sol[c] = vload8(solid, fv[c] + (int)(plane * (unsigned)(S ? Lf : phys(Lf))), B(true));
+            if (do_t) {
+                uold[c] = vload(vu, gu[c] + (int)(plane_u * (unsigned)t), S ? B(true) : ou[c] && tin);
+                vold[c] = vload(vv, gv[c] + (int)(plane_v * (unsigned)t), S ? B(true) : ov[c] && tin);
+                wold[c] = vload(vw, fv[c] + (int)(plane * (unsigned)t), S ? B(true) : ow[c]);
+            }
+        }
+    }
     /* step L: cell velocity of plane L, faces of plane L - 3, curl of plane L - 1, force of plane L - 2. S (steady):
-     * every level is due and planes L - 4 .. L + 1 are inside the domain, so the step has no tests on L */
+     * every level is due and planes L - 4 .. L + 2 are inside the domain, so the step has no tests on L. Every global
+     * load that the step consumes was issued a step before, and the step consumes them all before it issues the
+     * next step's (cuda_notes 180: a consumer waits for every load on its scoreboard, the later ones included) */
     template <bool S>
     __host__ __device__ void step(int L) {
         const int Lc = L - 1, Lf = L - 2, t = L - 3;
@@ -562,19 +638,30 @@ VT_UNROLL
         const bool do_f = lvl_f && (S || (Lf >= fmin && Lf <= fmax));
         const bool do_t = (out_row || vtop) && (S || (t >= r0 && t < r1) || (last && t == ns));
         const bool tin = S || t < ns; /* plane t has x- and y-faces (not the top plane of z-faces) */
-        /* loads first: the old faces of plane t, the solid cells of plane Lf */
-        F uold[NC], vold[NC], wold[NC];
-        I sol[NC];
+        /* the faces of plane t, from the forces of the steps before and the old faces loaded the step before */
+        if (do_t) {
+            const bool lo_m = S || key(t - 1) != t;
+            const float *f1 = lvl(3, t);
 VT_UNROLL
-        for (int c = 0; c < NC; c++) {
-            if (do_t) {
-                uold[c] = vload(vu, gu[c] + (int)(plane_u * (unsigned)t), ou[c] && tin);
-                vold[c] = vload(vv, gv[c] + (int)(plane_v * (unsigned)t), ov[c] && tin);
-                wold[c] = vload(vw, gw[c] + (int)(plane * (unsigned)t), ow[c]);
+            for (int c = 0; c < NC; c++) {
+                const F flo = lo_m ? f2b[c] : f2a[c];
+                const F nw = wold[c] + dt * (0.5f * (flo + f2a[c]));
+                vput(out2, fv[c] + (int)(plane * (unsigned)t), nw, ow[c]);
+                fin_w = vfinacc(fin_w, nw, ow[c]);
+                if (tin) {
+                    const F nu = uold[c] + dt * (0.5f * (xprev(f0, c) + f0[c]));
+                    const F nv = vold[c] + dt * (0.5f * (vload(f1 + rowm, sb[c], B(true)) + vload(f1 + rowc, sb[c], B(true))));
+                    vput(out0, gu[c] + (int)(plane_u * (unsigned)t), nu, ou[c]);
+                    vput(out1, gv[c] + (int)(plane_v * (unsigned)t), nv, ov[c]);
+                    fin_u = vfinacc(fin_u, nu, ou[c]);
+                    fin_v = vfinacc(fin_v, nv, ov[c]);
+                }
             }
-            if (do_f) sol[c] = vload8(solid, fv[c] + (int)(plane * (unsigned)(S ? Lf : phys(Lf))), B(true));
         }
-        /* cell velocity of plane L */
+        B fluid[NC]; /* the solid cells of plane Lf, loaded the step before */
+VT_UNROLL
+        for (int c = 0; c < NC; c++) fluid[c] = SOL ? sol[c] == 0 : B(true);
+        /* cell velocity of plane L from the faces fetched the step before */
 VT_UNROLL
         for (int c = 0; c < NC; c++) {
             c0m2[c] = c0m1[c];
@@ -593,28 +680,10 @@ VT_UNROLL
                 vsts(s0, sb[c], c0[c]);
                 vsts(s2, sb[c], c2[c]);
             }
-            if (S || L + 1 <= umax) fetch<S>(L + 1);
         }
-        /* the faces of plane t, from the forces of the steps before */
-        if (do_t) {
-            const bool lo_m = S || key(t - 1) != t;
-            const float *f1 = lvl(3, t);
-VT_UNROLL
-            for (int c = 0; c < NC; c++) {
-                const F flo = lo_m ? f2b[c] : f2a[c];
-                const F nw = wold[c] + dt * (0.5f * (flo + f2a[c]));
-                vput(out2, gw[c] + (int)(plane * (unsigned)t), nw, ow[c]);
-                fin_w = vfinacc(fin_w, nw, ow[c]);
-                if (tin) {
-                    const F nu = uold[c] + dt * (0.5f * (xprev(f0, c) + f0[c]));
-                    const F nv = vold[c] + dt * (0.5f * (vload(f1 + rowm, sb[c], B(true)) + vload(f1 + rowc, sb[c], B(true))));
-                    vput(out0, gu[c] + (int)(plane_u * (unsigned)t), nu, ou[c]);
-                    vput(out1, gv[c] + (int)(plane_v * (unsigned)t), nv, ov[c]);
-                    fin_u = vfinacc(fin_u, nu, ou[c]);
-                    fin_v = vfinacc(fin_v, nv, ov[c]);
-                }
-            }
-        }
+        /* the next step's loads (its solid cells first), then the faces of plane L + 1 */
+        preload<S>(L + 1);
+        if (do_u && (S || L + 1 <= umax)) fetch<S>(L + 1);
         /* curl and |curl| of plane Lc */
 VT_UNROLL
         for (int c = 0; c < NC; c++) {
@@ -671,7 +740,7 @@ VT_UNROLL
                 const F gy = qy(vload(sm_m + rowp, sb[c], B(true)) - vload(sm_m + rowm, sb[c], B(true)));
                 const F gz = qz(hi - lo, sz);
                 const F len = vsqrtf(gx * gx + gy * gy + gz * gz);
-                const B keep = len > 1e-20f && sol[c] == 0;
+                const B keep = len > 1e-20f && fluid[c];
                 const F ls = vsel(keep, len, F(1.0f));
                 const F nx = vfdiv(gx, ls), ny = vfdiv(gy, ls), nz = vfdiv(gz, ls);
                 a[c] = vsel(keep, scale * (ny * wzm2[c] - nz * wym2[c]), F(0.0f));
