@@ -58,6 +58,7 @@ __host__ __device__ inline int vt_max(int a, int b) { return a > b ? a : b; }
 /* x / y for y > 0, the same bits: zeros (the quiescent fluid) skip the division's out-of-line path (its range check
  * rejects a zero numerator). Selects, not a branch (cuda_notes 110): a zero numerator divides 1 instead and the
  * result is x, so the division's only branch is its own rarely taken out-of-line path. */
+template <bool AGAIN = false>
 __host__ __device__ inline float vt_fdiv(float x, float y) {
     const bool z = x == 0.0f;
     float a = z ? 1.0f : x;
@@ -67,6 +68,16 @@ __host__ __device__ inline float vt_fdiv(float x, float y) {
     asm("mov.b32 %0, %0;" : "+f"(a));
 #endif
     const float q = a / y;
+#ifdef __CUDA_ARCH__
+    if (AGAIN) {
+        /* the zero test again after the division (an opaque copy of x), not kept across the division's out-of-line
+         * call, which costs saving the predicate into a register's bit and testing it back (cuda_notes 183; 3D: in
+         * 2D ptxas then copied loads into their registers right after issuing them) */
+        float xz = x;
+        asm("mov.b32 %0, %0;" : "+f"(xz));
+        return xz == 0.0f ? x : q;
+    }
+#endif
     return z ? x : q;
 }
 /* sqrtf(s) for s a sum of squares (never -0), the same bits: zeros skip the square root's out-of-line path (taken
@@ -85,6 +96,7 @@ __device__ inline float vt_mufu_rsq(float s) {
     return r;
 }
 #endif
+template <bool AGAIN = false>
 __host__ __device__ inline float vt_sqrt_fast(float s) {
 #ifdef __CUDA_ARCH__
     /* a zero (the quiescent fluid: most of the domain) takes the sequence on 1 and the result s by a select, so
@@ -94,6 +106,11 @@ __host__ __device__ inline float vt_sqrt_fast(float s) {
     const float r = vt_mufu_rsq(a), y = __fmul_rn(a, r), h = __fmul_rn(r, 0.5f);
     float v = __fmaf_rn(__fmaf_rn(-y, y, a), h, y);
     if (__float_as_uint(a) - 0x0d000000u > 0x727fffffu) v = sqrtf(a);
+    if (AGAIN) {
+        float sz = s; /* the zero test again after the out-of-line path (see vt_fdiv) */
+        asm("mov.b32 %0, %0;" : "+f"(sz));
+        return sz == 0.0f ? s : v;
+    }
     return z ? s : v;
 #else
     return vt_sqrt(s);
@@ -143,6 +160,21 @@ __host__ __device__ inline float vfrom(float x, int src) {
 #endif
 }
 __host__ __device__ inline float vload(const float *p, int i, bool m) { return m ? p[i] : 0.0f; }
+/* x, through a copy the compiler does not see through: a test on it is made again where it is written instead of
+ * kept as a predicate across the divisions' out-of-line calls (saved into a register's bit and tested back: cuda_notes
+ * 183) */
+__host__ __device__ inline float vopq(float x) {
+#ifdef __CUDA_ARCH__
+    asm("mov.b32 %0, %0;" : "+f"(x));
+#endif
+    return x;
+}
+__host__ __device__ inline int vopq(int x) {
+#ifdef __CUDA_ARCH__
+    asm("mov.b32 %0, %0;" : "+r"(x));
+#endif
+    return x;
+}
 /* 0, computed from a, b and c in a way that the compiler does not see through (a byte permutation that picks
  * bytes of the zero operand only) */
 __host__ __device__ inline int vafter(float a, float b, bool c) {
@@ -156,7 +188,8 @@ __host__ __device__ inline int vafter(float a, float b, bool c) {
 #endif
 }
 __host__ __device__ inline int vload8(const uint8_t *p, int i, bool m) { return m ? (int)p[i] : 0; }
-__host__ __device__ inline float vsqrtf(float s) { return vt_sqrt_fast(s); }
+template <bool AGAIN = false>
+__host__ __device__ inline float vsqrtf(float s) { return vt_sqrt_fast<AGAIN>(s); }
 __host__ __device__ inline bool visfinite(float x) { return isfinite(x); }
 /* acc + v * 0 where m: NaN once a v is infinite or NaN (one fused multiply-add, not a test per face) */
 __host__ __device__ inline float vfinacc(float acc, float v, bool m) { return m ? fmaf(v, 0.0f, acc) : acc; }
@@ -182,7 +215,8 @@ __host__ __device__ inline float vabsmag(float z) {
     const float a = fabsf(z);
     return a >= 0x1p-63f && a < 0x1p64f ? a : vt_sqrt(z * z);
 }
-__host__ __device__ inline float vfdiv(float x, float y) { return vt_fdiv(x, y); }
+template <bool AGAIN = false>
+__host__ __device__ inline float vfdiv(float x, float y) { return vt_fdiv<AGAIN>(x, y); }
 __host__ __device__ inline int vminv(int a, int b) { return vt_min(a, b); }
 __host__ __device__ inline int vmaxv(int a, int b) { return vt_max(a, b); }
 __host__ __device__ inline int vwrapv(int g, int n) { return vt_wrap(g, n); }
@@ -334,9 +368,9 @@ VT_UNROLL
                 }
             }
         }
-        B fluid[NC]; /* the solid cells of row Lf, loaded the step before */
+        I solc[NC]; /* the solid cells of row Lf, loaded the step before */
 VT_UNROLL
-        for (int c = 0; c < NC; c++) fluid[c] = SOL ? sol[c] == 0 : B(true);
+        for (int c = 0; c < NC; c++) solc[c] = sol[c];
         /* cell velocity of row L from the faces fetched the step before */
 VT_UNROLL
         for (int c = 0; c < NC; c++) {
@@ -354,7 +388,7 @@ VT_UNROLL
         /* the next step's loads (its solid cells first), then the faces of row L + 1, at a row offset that is 0
          * computed from the values that this step consumed, so that ptxas issues them after (it would hoist them
          * and copy each into the register of the value it replaces, a copy that waits for the load: cuda_notes 180) */
-        const int z = vafter(u0[0], u1[0], fluid[0]);
+        const int z = vafter(u0[0], u1[0], solc[0] == 0);
         preload(L + 1 + z, steady);
         if (do_u && (S || L + 1 <= umax)) fetch(L + 1 + z, steady);
         /* curl and |curl| of row Lc */
@@ -396,7 +430,7 @@ VT_UNROLL
                 const F lo = lo_m3 ? mgm3[c] : mgm2[c], hi = hi_m1 ? mgm1[c] : mgm2[c];
                 const F gx = qx(xnext(mgm2, c) - xprev(mgm2, c), c), gy = qy(hi - lo, sy);
                 const F len = vsqrtf(gx * gx + gy * gy); /* + gz * gz with gz = +0 */
-                const B keep = len > 1e-20f && fluid[c];
+                const B keep = len > 1e-20f && (SOL ? solc[c] == 0 : B(true));
                 const F ls = vsel(keep, len, F(1.0f));
                 const F nx = vfdiv(gx, ls), ny = vfdiv(gy, ls);
                 /* N x omega with nz = +0, omega = (+0, +0, wz), in the 3D formula's order of operations */
@@ -475,11 +509,11 @@ struct Vort3Warp {
     __host__ __device__ int phys(int L) const { return ps ? vt_wrap(L, ns) : L; }
     __host__ __device__ int zspan(int L) const { return ps ? 2 : key(L + 1) - key(L - 1); }
     __host__ __device__ float *lvl(int l, int L) const { return sm + (2 * l + (L & 1)) * LS; }
-    __host__ __device__ F qx(F x, int c) const { return MUL ? x * rx[c] : vfdiv(x, rx[c]); }
-    __host__ __device__ F qy(F x) const { return MUL ? x * ryq : vfdiv(x, F(ryq)); }
+    __host__ __device__ F qx(F x, int c) const { return MUL ? x * rx[c] : vfdiv<true>(x, rx[c]); }
+    __host__ __device__ F qy(F x) const { return MUL ? x * ryq : vfdiv<true>(x, F(ryq)); }
     __host__ __device__ F qz(F x, int span) const {
         const float d = MUL ? (span == 2 ? rcp2 : rcp1) : (span == 2 ? den2 : den1);
-        return MUL ? x * d : vfdiv(x, F(d));
+        return MUL ? x * d : vfdiv<true>(x, F(d));
     }
     __host__ __device__ static F xprev(const F (&v)[NC], int c) { return c > 0 ? v[c > 0 ? c - 1 : 0] : vprev(v[NC - 1]); }
     __host__ __device__ static F xnext(const F (&v)[NC], int c) { return c < NC - 1 ? v[c < NC - 1 ? c + 1 : 0] : vnext(v[0]); }
@@ -658,9 +692,9 @@ VT_UNROLL
                 }
             }
         }
-        B fluid[NC]; /* the solid cells of plane Lf, loaded the step before */
+        I solc[NC]; /* the solid cells of plane Lf, loaded the step before */
 VT_UNROLL
-        for (int c = 0; c < NC; c++) fluid[c] = SOL ? sol[c] == 0 : B(true);
+        for (int c = 0; c < NC; c++) solc[c] = sol[c];
         /* cell velocity of plane L from the faces fetched the step before */
 VT_UNROLL
         for (int c = 0; c < NC; c++) {
@@ -707,7 +741,7 @@ VT_UNROLL
                 x[c] = qy(c2p - c2m) - qz(c1hi - c1lo, sz);
                 y[c] = qz(c0hi - c0lo, sz) - qx(xnext(c2m1, c) - xprev(c2m1, c), c);
                 z[c] = qx(xnext(c1m1, c) - xprev(c1m1, c), c) - qy(c0p - c0n);
-                m[c] = vsqrtf(x[c] * x[c] + y[c] * y[c] + z[c] * z[c]);
+                m[c] = vsqrtf<true>(x[c] * x[c] + y[c] * y[c] + z[c] * z[c]);
             }
             if (xwall) {
                 fixup(x);
@@ -739,13 +773,14 @@ VT_UNROLL
                 const F gx = qx(xnext(mgm2, c) - xprev(mgm2, c), c);
                 const F gy = qy(vload(sm_m + rowp, sb[c], B(true)) - vload(sm_m + rowm, sb[c], B(true)));
                 const F gz = qz(hi - lo, sz);
-                const F len = vsqrtf(gx * gx + gy * gy + gz * gz);
-                const B keep = len > 1e-20f && fluid[c];
+                const F len = vsqrtf<true>(gx * gx + gy * gy + gz * gz);
+                const B keep = len > 1e-20f && (SOL ? solc[c] == 0 : B(true));
                 const F ls = vsel(keep, len, F(1.0f));
-                const F nx = vfdiv(gx, ls), ny = vfdiv(gy, ls), nz = vfdiv(gz, ls);
-                a[c] = vsel(keep, scale * (ny * wzm2[c] - nz * wym2[c]), F(0.0f));
-                b[c] = vsel(keep, scale * (nz * wxm2[c] - nx * wzm2[c]), F(0.0f));
-                d[c] = vsel(keep, scale * (nx * wym2[c] - ny * wxm2[c]), F(0.0f));
+                const F nx = vfdiv<true>(gx, ls), ny = vfdiv<true>(gy, ls), nz = vfdiv<true>(gz, ls);
+                const B kept = vopq(len) > 1e-20f && (SOL ? vopq(solc[c]) == 0 : B(true)); /* keep, tested again */
+                a[c] = vsel(kept, scale * (ny * wzm2[c] - nz * wym2[c]), F(0.0f));
+                b[c] = vsel(kept, scale * (nz * wxm2[c] - nx * wzm2[c]), F(0.0f));
+                d[c] = vsel(kept, scale * (nx * wym2[c] - ny * wxm2[c]), F(0.0f));
             }
             if (xwall) {
                 fixup(a);
