@@ -9,6 +9,10 @@
  *   3D (Vort3Warp): a block of W warps owns a strip of columns (one per lane), W rows and a chunk of z-planes; a
  *     warp marches its row along z with the planes in registers, x-neighbours by shuffles, y-neighbours through
  *     one row per warp and level in shared memory (rings of two planes), one barrier per plane.
+ * Every global load is issued a step before the step that consumes it, and a step consumes all of them before it
+ * issues the next step's: a consumer waits for every load on its scoreboard, the ones issued after it included, so
+ * a load consumed later in the step that issued it exposed the memory latency once per step (cuda_notes 180). Where
+ * the scene has no solid cell (SOL false) the solid array is not read.
  *
  * Walls and periodic axes without index arithmetic per neighbour: a position p of a level outside the domain along
  * a clamped axis holds the value of the level at the clamped cell, so the stencils read their neighbours at fixed
@@ -123,7 +127,8 @@ __host__ __device__ inline float vt_sqrt_fast(float s) {
  * neighbouring lanes' values (shuffles). A warp covers 32 NC columns, 3 of them halo on each side, and writes
  * the faces of the ones in the middle. No shared memory and no barrier; the index arithmetic is the lane's, once.
  * Along a clamped x-axis the lanes outside the domain take the value of the lane at the clamped column after
- * each level (a shuffle, in the warps at a wall only). The next row's faces are loaded a row ahead.
+ * each level (a shuffle, in the warps at a wall only). The faces that the next row's cell velocity reads, the old
+ * faces of the next row written and its solid cells are loaded a step ahead.
  * The code is written over lane values (F, I, B: float, int, bool on the device; 32-lane arrays in the host
  * emulation, where a shuffle is a shift of the array). */
 
