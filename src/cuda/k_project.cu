@@ -747,7 +747,7 @@ __global__ void k_residual_norm2(LevA L, const float *__restrict__ x, const floa
     if (ECU_THREAD0()) partials[ECU_BLOCK_ID()] = acc;
 }
 
-/* out = A in (0 where not solved); partial in.out */
+/* out = A in (0 where not solved; not stored when out is null, cuda_notes 174); partial in.out */
 __global__ void k_apply(LevA L, const float *__restrict__ in, float *__restrict__ out, double *partials, const int *active) {
     ECU_ACTIVE_OR_RETURN(active);
     __shared__ double sh[32];
@@ -757,7 +757,7 @@ __global__ void k_apply(LevA L, const float *__restrict__ in, float *__restrict_
         float d = in_ubox(L, i, j, k, 0) ? L.ud : L.diag[e];
         float a = d * in[e] - NBD(in, e);
         float y = d > 0.0f ? a : 0.0f;
-        out[e] = y;
+        if (out) out[e] = y;
         acc += (double)in[e] * (double)y;
     ECU_ROWS_END
     acc = block_reduce<RED_SUM>(acc, sh);
@@ -868,6 +868,32 @@ __global__ void k_cg_update(LevA L, const CGState *cg, float *__restrict__ x, fl
     const int i = (int)(blockIdx.x * BX + threadIdx.x), k = (int)blockIdx.z;
     const int j0 = (int)(blockIdx.y * (BY * ECU_ROWS) + threadIdx.y);
     cg_update_rows<true>(L, alpha, i, j0, k, x, r, r_in, p, [&](int, int e) { return q[e]; }, acc, sum);
+    acc = block_reduce<RED_SUM>(acc, sh);
+    if (ECU_THREAD0()) partials[ECU_BLOCK_ID()] = acc;
+    if (msum) {
+        sum = block_reduce<RED_SUM>(sum, sh);
+        if (ECU_THREAD0()) msum[ECU_BLOCK_ID()] = sum;
+    }
+}
+
+/* k_cg_update with q = A p computed where read (k_apply's operations on the same p) instead of loaded (cuda_notes
+ * 174): k_apply then only sums p.q, so q is neither written nor read back (8 B per cell); p's stencil is read here */
+/* FIRST = CG_P_FROM_Z: the first iteration after a (re)start reads z as p and stores it into pout (no copy) */
+template <int FIRST>
+__global__ void k_cg_update_ap(LevA L, const CGState *cg, float *__restrict__ x, float *r, const float *r_in,
+                               const float *__restrict__ p, double *partials, double *msum, float *__restrict__ pout) {
+    ECU_ACTIVE_OR_RETURN(&cg->active);
+    __shared__ double sh[32];
+    const float alpha = cg->alpha;
+    double acc = 0.0, sum = 0.0;
+    const int i = (int)(blockIdx.x * BX + threadIdx.x), k = (int)blockIdx.z;
+    const int j0 = (int)(blockIdx.y * (BY * ECU_ROWS) + threadIdx.y);
+    auto q_at = [&](int r_, int e) {
+        const float d = in_ubox(L, i, j0 + r_ * BY, k, 0) ? L.ud : L.diag[e];
+        const float a = d * p[e] - NBD(p, e);
+        return d > 0.0f ? a : 0.0f;
+    };
+    cg_update_rows<true, decltype(q_at), FIRST>(L, alpha, i, j0, k, x, r, r_in, p, q_at, acc, sum, pout);
     acc = block_reduce<RED_SUM>(acc, sh);
     if (ECU_THREAD0()) partials[ECU_BLOCK_ID()] = acc;
     if (msum) {
@@ -1132,301 +1158,59 @@ __global__ void k_restrict4(LevA F, LevA C, AxisT ax0, AxisT ax1, AxisT ax2, con
     cb[ec] = in_ubox(C, cx, cy, cz, 0) || C.diag[ec] > 0.0f ? v : 0.0f;
 }
 
-/* 3D residual and restriction in one pass (cuda_notes 170): coarse b = mask * R (inv_weight (b - A x)) of a level
- * with every axis coarsened and no periodic axis, without writing the fine residual. A block owns RR3_CX x RR3_CY
- * coarse columns and RR3_CZ coarse cells along z, and marches along the fine planes they restrict from (2 cz0 - 1 ..
- * 2 (cz0 + RR3_CZ) , inside the level). Per fine plane: x of the plane is staged over the tile's fine cells and a
- * ring of one (68 x 20), the residual computed on the fine cells the taps reach (66 x 18) with k_residual_w's
- * operations (x of the planes below and above kept in registers by the thread that owns the position), then the x
- * taps into (coarse x, fine y) in shared memory, then the y taps per coarse column: d_restrict's t2 of that plane,
- * kept in a four-plane ring in registers; once a coarse cell's last z tap plane is done, its z sum and mask as
- * d_restrict. Every tap lies in 2c - 1 .. 2c + 2 clamped to the level (the tables of a non-periodic axis), so the
- * staged residual covers them; the same products and sums in the same order: the same bits as k_residual_w and
- * k_restrict. */
-#define RR3_CX 32
-#define RR3_CY 8
-#define RR3_RX (2 * RR3_CX + 2) /* fine residual columns of a block: 2 cx0 - 1 .. 2 cx0 + 2 RR3_CX */
-#define RR3_RY (2 * RR3_CY + 2)
-#define RR3_SX (RR3_RX + 2)     /* staged x: one more cell each side */
-#define RR3_SY (RR3_RY + 2)
-#define RR3_SLOTS ((RR3_SX * RR3_SY + 255) / 256)
-template <int CZ>
-#ifndef RR3_MINB
-#define RR3_MINB 3
-#endif
-__global__ void __launch_bounds__(256, RR3_MINB) k_residual_restrict3(LevA F, LevA C, AxisT ax0, AxisT ax1, AxisT ax2,
-                                                            const float *__restrict__ x, const float *__restrict__ b,
-                                                            float *__restrict__ cb, const int *active) {
+/* 3D restriction by 2 x 2 coarse cells along y and z per thread (cuda_notes 173): coarse cells (cx, cy .. cy + 1,
+ * cz .. cz + 1) restrict from fine rows 2 cy - 1 .. 2 cy + 4 of planes 2 cz - 1 .. 2 cz + 4, so the thread sums the x
+ * taps of those 36 fine rows once (d_restrict sums 16 per coarse cell, 64 for the four) and takes each coarse cell's
+ * y and z sums from them: d_restrict's operations on the same values, in its order. Where the level's padded rows
+ * put fine cell 2 cx - 1 at an even element (even n[0]: sy and sz even, origin odd), the regular x taps are two
+ * 8-byte loads. Threads with a coarse cell at a y or z side of the level (the tables' taps) run d_restrict per
+ * cell. Block 32 x 8: 32 x 16 x 2 coarse cells. */
+__global__ void k_restrict22(LevA F, LevA C, AxisT ax0, AxisT ax1, AxisT ax2, const float *__restrict__ fr,
+                             float *__restrict__ cb, const int *active) {
     ECU_ACTIVE_OR_RETURN(active);
-    __shared__ float xs[RR3_SY * RR3_SX];
-    __shared__ float rsm[RR3_RY * RR3_RX];
-    __shared__ float xps[RR3_RY * RR3_CX];
-    const int tid = (int)(threadIdx.x + BX * threadIdx.y);
-    const int cx0 = (int)blockIdx.x * RR3_CX, cy0 = (int)blockIdx.y * RR3_CY, cz0 = (int)blockIdx.z * CZ;
-    const int fx0 = 2 * cx0 - 2, fy0 = 2 * cy0 - 2; /* fine position of staged element 0 */
-    const int n0 = F.n[0], n1 = F.n[1], n2 = F.n[2];
-    /* the fine planes of the block's taps and the coarse cells it writes */
-    const int fz_first = max(2 * cz0 - 1, 0), fz_last = min(2 * cz0 + 2 * CZ, n2 - 1);
-    const int cz_end = min(cz0 + CZ, C.n[2]);
-    /* the thread's staged positions: offset in the plane (element of x at z = 0), whether x is loaded there (inside
-     * the level or its ghost layer) and whether a residual is computed there (inside the level, in the taps' range) */
-    int off[RR3_SLOTS];
-    unsigned ld = 0, win = 0, rs = 0, ub = 0; /* ub: (i, j) inside the uniform box's x and y range */
-#pragma unroll
-    for (int s = 0; s < RR3_SLOTS; s++) {
-        const int p = tid + 256 * s;
-        const int sx = p % RR3_SX, sy = p / RR3_SX, i = fx0 + sx, j = fy0 + sy;
-        off[s] = F.origin + i + F.sy * j;
-        if (p >= RR3_SX * RR3_SY) continue;
-        if (i >= -1 && i <= n0 && j >= -1 && j <= n1) ld |= 1u << s;
-        if (sx >= 1 && sx <= RR3_RX && sy >= 1 && sy <= RR3_RY) win |= 1u << s;
-        if ((win >> s & 1) && i >= 0 && i < n0 && j >= 0 && j < n1) rs |= 1u << s;
-        if (i >= F.ulo[0] && i <= F.uhi[0] && j >= F.ulo[1] && j <= F.uhi[1]) ub |= 1u << s;
+    const int cx = (int)(blockIdx.x * BX + threadIdx.x), cy = 2 * (int)(blockIdx.y * BY + threadIdx.y);
+    const int cz = 2 * (int)blockIdx.z;
+    if (cx >= C.n[0] || cy >= C.n[1]) return;
+    if (cy < 1 || cy + 1 > C.n[1] - 2 || cz < 1 || cz + 1 > C.n[2] - 2) {
+        for (int dz = 0; dz < 2; dz++)
+            for (int dy = 0; dy < 2; dy++)
+                if (cy + dy < C.n[1] && cz + dz < C.n[2]) d_restrict(F, C, ax0, ax1, ax2, fr, cb, cx, cy + dy, cz + dz);
+        return;
     }
-    /* x at planes fz - 1, fz, fz + 1 of each position */
-    float xm[RR3_SLOTS], xc[RR3_SLOTS], xp[RR3_SLOTS];
+    const bool xin = restrict_x_inside(ax0, cx);
+    const bool pairs = xin && !((F.origin + 2 * cx - 1) & 1) && !(F.sy & 1) && !(F.sz & 1);
+    auto xpass = [&](int fy, int fz) -> float {
+        const float *f = fr + cell_at(F, 0, fy, fz);
+        if (pairs) {
+            const float2 a = *reinterpret_cast<const float2 *>(f + 2 * cx - 1);
+            const float2 c = *reinterpret_cast<const float2 *>(f + 2 * cx + 1);
+            return 0.125f * a.x + 0.375f * a.y + 0.375f * c.x + 0.125f * c.y;
+        }
+        if (xin) return 0.125f * f[2 * cx - 1] + 0.375f * f[2 * cx] + 0.375f * f[2 * cx + 1] + 0.125f * f[2 * cx + 2];
+        const int *rf = ax0.rf + 4 * cx;
+        const float *rw = ax0.rw + 4 * cx;
+        return rw[0] * f[rf[0]] + rw[1] * f[rf[1]] + rw[2] * f[rf[2]] + rw[3] * f[rf[3]];
+    };
+    /* t2[a][q]: restrict_xy of coarse row cy + a on fine plane 2 cz - 1 + q */
+    float t2[2][6];
 #pragma unroll
-    for (int s = 0; s < RR3_SLOTS; s++) {
-        xm[s] = (ld >> s & 1) ? x[off[s] + F.sz * (fz_first - 1)] : 0.0f;
-        xc[s] = (ld >> s & 1) ? x[off[s] + F.sz * fz_first] : 0.0f;
-        xp[s] = (ld >> s & 1) ? x[off[s] + F.sz * (fz_first + 1)] : 0.0f;
+    for (int q = 0; q < 6; q++) {
+        const int fz = 2 * cz - 1 + q;
+        float xr[6];
+#pragma unroll
+        for (int m = 0; m < 6; m++) xr[m] = xpass(2 * cy - 1 + m, fz);
+        t2[0][q] = 0.125f * xr[0] + 0.375f * xr[1] + 0.375f * xr[2] + 0.125f * xr[3];
+        t2[1][q] = 0.125f * xr[2] + 0.375f * xr[3] + 0.375f * xr[4] + 0.125f * xr[5];
     }
-    /* this thread's coarse column (y taps, z sums) */
-    const int ccx = tid & (RR3_CX - 1), ccy = tid / RR3_CX, cx = cx0 + ccx, cy = cy0 + ccy;
-    const bool col = cx < C.n[0] && cy < C.n[1];
-    int rfy[4];
-    float rwy[4];
-    restrict_taps(ax1, col ? cy : 0, rfy, rwy);
-    float t2[4] = {0.0f, 0.0f, 0.0f, 0.0f}; /* d_restrict's t2 of planes fz - 3 .. fz */
-    int cz = cz0;                           /* the next coarse cell to write */
-    for (int fz = fz_first; fz <= fz_last; fz++) {
-        float xn[RR3_SLOTS], bv[RR3_SLOTS];
 #pragma unroll
-        for (int s = 0; s < RR3_SLOTS; s++) {
-            xn[s] = (ld >> s & 1) && fz + 2 <= fz_last + 1 ? x[off[s] + F.sz * (fz + 2)] : 0.0f;
-            bv[s] = (rs >> s & 1) ? b[off[s] + F.sz * fz] : 0.0f;
-            const int p = tid + 256 * s;
-            if (p < RR3_SX * RR3_SY) xs[p] = xc[s];
+    for (int dz = 0; dz < 2; dz++)
+#pragma unroll
+        for (int dy = 0; dy < 2; dy++) {
+            const float *t = t2[dy] + 2 * dz;
+            const float v = 0.125f * t[0] + 0.375f * t[1] + 0.375f * t[2] + 0.125f * t[3];
+            const int ec = cell_at(C, cx, cy + dy, cz + dz);
+            cb[ec] = in_ubox(C, cx, cy + dy, cz + dz, 0) || C.diag[ec] > 0.0f ? v : 0.0f;
         }
-        __syncthreads();
-        /* the residual, k_residual_w's operations (the uniform box's diag and inv_weight inside it) */
-        const bool zub = fz >= F.ulo[2] && fz <= F.uhi[2];
-#pragma unroll
-        for (int s = 0; s < RR3_SLOTS; s++) {
-            if (!(win >> s & 1)) continue;
-            const int p = tid + 256 * s, sy = p / RR3_SX;
-            float r = 0.0f;
-            if (rs >> s & 1) {
-                const float nb = (F.w[0] * (xs[p - 1] + xs[p + 1]) + F.w[1] * (xs[p - RR3_SX] + xs[p + RR3_SX])) +
-                                 F.w[2] * (xm[s] + xp[s]);
-                if (zub && (ub >> s & 1)) {
-                    r = (bv[s] - (F.ud * xc[s] - nb)) * F.uiw;
-                } else {
-                    const int e = off[s] + F.sz * fz;
-                    r = (bv[s] - (F.diag[e] * xc[s] - nb)) * F.inv_weight[e];
-                }
-            }
-            rsm[p - 2 * sy - (RR3_SX - 1)] = r; /* (sy - 1) RR3_RX + sx - 1 */
-        }
-#pragma unroll
-        for (int s = 0; s < RR3_SLOTS; s++) {
-            xm[s] = xc[s];
-            xc[s] = xp[s];
-            xp[s] = xn[s];
-        }
-        __syncthreads();
-        /* x taps: (coarse column, fine row) of the plane, restrict_xy's xpass */
-        for (int q = tid; q < RR3_RY * RR3_CX; q += 256) {
-            const int qx = q & (RR3_CX - 1), qy = q / RR3_CX, c = cx0 + qx;
-            if (c >= C.n[0]) continue;
-            const float *f = rsm + qy * RR3_RX - (2 * cx0 - 1); /* f[fine i] */
-            float v;
-            if (restrict_x_inside(ax0, c)) {
-                v = 0.125f * f[2 * c - 1] + 0.375f * f[2 * c] + 0.375f * f[2 * c + 1] + 0.125f * f[2 * c + 2];
-            } else {
-                const int *rf = ax0.rf + 4 * c;
-                const float *rw = ax0.rw + 4 * c;
-                v = rw[0] * f[rf[0]] + rw[1] * f[rf[1]] + rw[2] * f[rf[2]] + rw[3] * f[rf[3]];
-            }
-            xps[q] = v;
-        }
-        __syncthreads();
-        /* y taps of this column: restrict_xy's sum for plane fz */
-        t2[0] = t2[1];
-        t2[1] = t2[2];
-        t2[2] = t2[3];
-        if (col) {
-            const float *g = xps + ccx - (2 * cy0 - 1) * RR3_CX; /* g[fine j * RR3_CX] */
-            t2[3] = rwy[0] * g[rfy[0] * RR3_CX] + rwy[1] * g[rfy[1] * RR3_CX] + rwy[2] * g[rfy[2] * RR3_CX] +
-                    rwy[3] * g[rfy[3] * RR3_CX];
-        }
-        /* coarse cells whose taps end at this plane (at most two, at the level's last plane) */
-        for (; cz < cz_end && min(2 * cz + 2, n2 - 1) <= fz; cz++) {
-            if (!col) continue;
-            int rfz[4];
-            float rwz[4];
-            restrict_taps(ax2, cz, rfz, rwz);
-            float tz[4];
-#pragma unroll
-            for (int e = 0; e < 4; e++) {
-                const int d = rfz[e] - (fz - 3); /* 0 .. 3 */
-                tz[e] = d == 0 ? t2[0] : d == 1 ? t2[1] : d == 2 ? t2[2] : t2[3];
-            }
-            const float v = rwz[0] * tz[0] + rwz[1] * tz[1] + rwz[2] * tz[2] + rwz[3] * tz[3];
-            const int ec = cell_at(C, cx, cy, cz);
-            cb[ec] = in_ubox(C, cx, cy, cz, 0) || C.diag[ec] > 0.0f ? v : 0.0f;
-        }
-    }
-}
-
-/* The same pass by warps, without shared memory or barriers (cuda_notes 171): a warp owns RRW_CX coarse columns
- * (its 32 lanes hold fine columns 2 cx0 - 1 .. 2 cx0 + 30: every x tap of them) and CY coarse rows, and marches
- * along z over the fine planes of CZ coarse cells. Per fine plane the lane computes the residual of its column on
- * the 2 CY + 2 fine rows the y taps reach (x of the plane's rows, and of the planes below and above, in registers;
- * the in-row neighbours by shuffles, the warp's two outer ones loaded by lanes 0 and 31), the x taps by shuffles
- * into the even lanes (coarse column cx0 + lane / 2), the y taps per coarse row into a four-plane ring, and the z
- * taps once a coarse cell's last tap plane is done: k_residual_w's and d_restrict's operations in their order. */
-#define RRW_CX 15
-#ifndef RRW_MINB
-#define RRW_MINB 3
-#endif
-template <int CY, int CZ>
-__global__ void __launch_bounds__(256, CY <= 2 ? RRW_MINB : 2) k_residual_restrict3w(LevA F, LevA C, AxisT ax0, AxisT ax1, AxisT ax2,
-                                                                    const float *__restrict__ x, const float *__restrict__ b,
-                                                                    float *__restrict__ cb, const int *active) {
-    ECU_ACTIVE_OR_RETURN(active);
-    constexpr int RY = 2 * CY + 2; /* residual rows: fine 2 cy0 - 1 .. 2 cy0 + 2 CY */
-    constexpr int XR = RY + 2;     /* x rows: one more each side */
-    const int tid = (int)(threadIdx.x + BX * threadIdx.y), lane = tid & 31;
-    const int cx0 = (int)blockIdx.x * RRW_CX, cy0 = ((int)blockIdx.y * 8 + (tid >> 5)) * CY, cz0 = (int)blockIdx.z * CZ;
-    if (cy0 >= C.n[1]) return;
-    const int n0 = F.n[0], n1 = F.n[1], n2 = F.n[2];
-    const int fi = 2 * cx0 - 1 + lane, fyx = 2 * cy0 - 2; /* the lane's fine column; fine row of x row 0 */
-    const int fz_first = max(2 * cz0 - 1, 0), fz_last = min(2 * cz0 + 2 * CZ, n2 - 1);
-    const int cz_end = min(cz0 + CZ, C.n[2]);
-    const bool xl = fi >= -1 && fi <= n0;          /* x loaded in this column (level and ghost layer) */
-    const bool xres = fi >= 0 && fi < n0;           /* a residual in this column */
-    const bool ubx = fi >= F.ulo[0] && fi <= F.uhi[0];
-    /* the outer neighbour that lanes 0 and 31 load themselves */
-    const int fe = lane == 0 ? fi - 1 : fi + 1;
-    const bool el = (lane == 0 || lane == 31) && xres && fe >= -1 && fe <= n0;
-    unsigned rowx = 0, rowr = 0, rowu = 0; /* per x row j: x loaded / a residual / inside the uniform box in y */
-#pragma unroll
-    for (int j = 0; j < XR; j++) {
-        const int fy = fyx + j;
-        if (fy >= -1 && fy <= n1) rowx |= 1u << j;
-        if (j >= 1 && j <= RY && fy >= 0 && fy < n1) rowr |= 1u << j;
-        if (fy >= F.ulo[1] && fy <= F.uhi[1]) rowu |= 1u << j;
-    }
-    const int base = F.origin + fi + F.sy * fyx; /* x row 0 at z = 0 */
-    /* the x taps of the even lanes' coarse column: source lanes lane + off[e], weights wt[e] (restrict_xy's xpass) */
-    const int cxl = cx0 + (lane >> 1);
-    int off[4] = {0, 1, 2, 3};
-    float wt[4] = {0.125f, 0.375f, 0.375f, 0.125f};
-    const bool xo = !(lane & 1) && (lane >> 1) < RRW_CX && cxl < C.n[0];
-    if (xo && !restrict_x_inside(ax0, cxl)) {
-        for (int e = 0; e < 4; e++) {
-            off[e] = ax0.rf[4 * cxl + e] - (2 * cxl - 1);
-            wt[e] = ax0.rw[4 * cxl + e];
-        }
-    }
-    float prv[XR], cur[XR], nxt[XR];
-#pragma unroll
-    for (int j = 0; j < XR; j++) {
-        const bool ld = xl && (rowx >> j & 1);
-        const int e = base + F.sy * j;
-        prv[j] = ld && j >= 1 && j <= RY ? x[e + F.sz * (fz_first - 1)] : 0.0f;
-        cur[j] = ld ? x[e + F.sz * fz_first] : 0.0f;
-    }
-    float ring[CY][4];
-#pragma unroll
-    for (int k = 0; k < CY; k++) ring[k][0] = ring[k][1] = ring[k][2] = ring[k][3] = 0.0f;
-    int cz = cz0;
-    for (int fz = fz_first; fz <= fz_last; fz++) {
-        float bv[RY], ev[RY];
-#pragma unroll
-        for (int j = 0; j < XR; j++) {
-            const int e = base + F.sy * j + F.sz * fz;
-            nxt[j] = xl && (rowx >> j & 1) ? x[e + F.sz] : 0.0f;
-            if (j >= 1 && j <= RY) {
-                bv[j - 1] = xres && (rowr >> j & 1) ? b[e] : 0.0f;
-                ev[j - 1] = el && (rowx >> j & 1) ? x[e + (fe - fi)] : 0.0f;
-            }
-        }
-        const bool ubz = fz >= F.ulo[2] && fz <= F.uhi[2];
-        float X[RY]; /* the x taps of each residual row (even lanes) */
-#pragma unroll
-        for (int j = 1; j <= RY; j++) {
-            const float xc = cur[j];
-            float xw = __shfl_up_sync(0xffffffffu, xc, 1), xe = __shfl_down_sync(0xffffffffu, xc, 1);
-            if (lane == 0) xw = ev[j - 1];
-            if (lane == 31) xe = ev[j - 1];
-            float r = 0.0f;
-            if (xres && (rowr >> j & 1)) {
-                const float nb = (F.w[0] * (xw + xe) + F.w[1] * (cur[j - 1] + cur[j + 1])) + F.w[2] * (prv[j] + nxt[j]);
-                if (ubx && ubz && (rowu >> j & 1)) {
-                    r = (bv[j - 1] - (F.ud * xc - nb)) * F.uiw;
-                } else {
-                    const int e = base + F.sy * j + F.sz * fz;
-                    r = (bv[j - 1] - (F.diag[e] * xc - nb)) * F.inv_weight[e];
-                }
-            }
-            const float f0 = __shfl_sync(0xffffffffu, r, lane + off[0]), f1 = __shfl_sync(0xffffffffu, r, lane + off[1]);
-            const float f2 = __shfl_sync(0xffffffffu, r, lane + off[2]), f3 = __shfl_sync(0xffffffffu, r, lane + off[3]);
-            X[j - 1] = wt[0] * f0 + wt[1] * f1 + wt[2] * f2 + wt[3] * f3;
-        }
-        /* y taps per coarse row (restrict_xy's sum), into the ring */
-#pragma unroll
-        for (int k = 0; k < CY; k++) {
-            ring[k][0] = ring[k][1];
-            ring[k][1] = ring[k][2];
-            ring[k][2] = ring[k][3];
-            const int cy = cy0 + k;
-            if (cy >= C.n[1]) continue;
-            float t;
-            if (ax1.coarsened && cy >= 1 && cy <= ax1.nc - 2) {
-                t = 0.125f * X[2 * k] + 0.375f * X[2 * k + 1] + 0.375f * X[2 * k + 2] + 0.125f * X[2 * k + 3];
-            } else {
-                int rfy[4];
-                float rwy[4];
-                restrict_taps(ax1, cy, rfy, rwy);
-                float g[4];
-#pragma unroll
-                for (int e = 0; e < 4; e++) {
-                    const int d = rfy[e] - (2 * cy - 1); /* 0 .. 3 */
-                    g[e] = d == 0 ? X[2 * k] : d == 1 ? X[2 * k + 1] : d == 2 ? X[2 * k + 2] : X[2 * k + 3];
-                }
-                t = rwy[0] * g[0] + rwy[1] * g[1] + rwy[2] * g[2] + rwy[3] * g[3];
-            }
-            ring[k][3] = t;
-        }
-        /* coarse cells whose taps end at this plane (at most two, at the level's last plane) */
-        for (; cz < cz_end && min(2 * cz + 2, n2 - 1) <= fz; cz++) {
-            int rfz[4];
-            float rwz[4];
-            restrict_taps(ax2, cz, rfz, rwz);
-            int d[4];
-#pragma unroll
-            for (int e = 0; e < 4; e++) d[e] = rfz[e] - (fz - 3); /* 0 .. 3 */
-#pragma unroll
-            for (int k = 0; k < CY; k++) {
-                const int cy = cy0 + k;
-                if (!xo || cy >= C.n[1]) continue;
-                float tz[4];
-#pragma unroll
-                for (int e = 0; e < 4; e++)
-                    tz[e] = d[e] == 0 ? ring[k][0] : d[e] == 1 ? ring[k][1] : d[e] == 2 ? ring[k][2] : ring[k][3];
-                const float v = rwz[0] * tz[0] + rwz[1] * tz[1] + rwz[2] * tz[2] + rwz[3] * tz[3];
-                const int ec = cell_at(C, cxl, cy, cz);
-                cb[ec] = in_ubox(C, cxl, cy, cz, 0) || C.diag[ec] > 0.0f ? v : 0.0f;
-            }
-        }
-#pragma unroll
-        for (int j = 0; j < XR; j++) {
-            prv[j] = cur[j];
-            cur[j] = nxt[j];
-        }
-    }
 }
 
 __global__ void k_prolong(LevA F, LevA C, AxisT ax0, AxisT ax1, AxisT ax2, const float *__restrict__ xc,
@@ -2510,46 +2294,15 @@ static bool prolong8(const cu_sim *c, const LevelD &L) {
 #define RESTRICT4_CELLS 262144
 static bool restrict4(const LevelD &C) { return C.a.dim == 3 && (long long)C.a.n[0] * C.a.n[1] * C.a.n[2] <= RESTRICT4_CELLS; }
 
-/* the 3D residual and restriction in one pass (k_residual_restrict3, cuda_notes 170) instead of k_residual_w and
- * k_restrict: levels with every axis coarsened and no periodic axis, of at least c->prolong8_cells cells (the
- * threshold of the other 3D transfer by coarse cells, k_prolong8; lowered by the tests) */
-static bool residual_restrict3(const cu_sim *c, const LevelD &L) {
-    static const bool off = getenv("EDDY_RR3") && atoi(getenv("EDDY_RR3")) == 0; /* TEMPORARY experiment switch */
-    return !off && prolong8(c, L) && !L.periodic[0] && !L.periodic[1] && !L.periodic[2];
-}
-#ifndef RR3_CZ
-#define RR3_CZ 16
-#endif
-static void residual_restrict3_launch(cu_sim *c, const LevelD &L, const LevelD &C, const float *x, const int *active) {
-    const dim3 g((unsigned)((C.a.n[0] + RR3_CX - 1) / RR3_CX), (unsigned)((C.a.n[1] + RR3_CY - 1) / RR3_CY),
-                 (unsigned)((C.a.n[2] + RR3_CZ - 1) / RR3_CZ));
-    /* TEMPORARY experiment switches */
-    static const int w_env = getenv("EDDY_RRW") ? atoi(getenv("EDDY_RRW")) : 416;
-    if (w_env) {
-        const int cy = w_env / 100, cz = w_env % 100;
-        const dim3 gw((unsigned)((C.a.n[0] + RRW_CX - 1) / RRW_CX), (unsigned)((C.a.n[1] + 8 * cy - 1) / (8 * cy)),
-                      (unsigned)((C.a.n[2] + cz - 1) / cz));
-#define RRW_CASE(Y, Z) \
-        if (cy == Y && cz == Z) { \
-            k_residual_restrict3w<Y, Z><<<gw, tile_block(), 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], x, L.b, C.b, active); \
-            return; \
-        }
-        RRW_CASE(4, 16) RRW_CASE(4, 8) RRW_CASE(2, 16) RRW_CASE(2, 8) RRW_CASE(4, 32)
-#undef RRW_CASE
-    }
-    static const int cz_env = getenv("EDDY_RR3") ? atoi(getenv("EDDY_RR3")) : RR3_CZ;
-    if (cz_env == 8) {
-        const dim3 g8(g.x, g.y, (unsigned)((C.a.n[2] + 7) / 8));
-        k_residual_restrict3<8><<<g8, tile_block(), 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], x, L.b, C.b, active);
-        return;
-    }
-    if (cz_env == 32) {
-        const dim3 g32(g.x, g.y, (unsigned)((C.a.n[2] + 31) / 32));
-        k_residual_restrict3<32><<<g32, tile_block(), 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], x, L.b, C.b, active);
-        return;
-    }
-    k_residual_restrict3<RR3_CZ><<<g, tile_block(), 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], x, L.b, C.b,
-                                                                    active);
+/* the 3D restriction by 2 x 2 coarse cells (k_restrict22, cuda_notes 173) into coarse levels of more than
+ * RESTRICT4_CELLS cells, and on every 3D level when the tests lower c->prolong8_cells (the threshold of the 3D
+ * transfers by coarse cells) below the fine level's cells: levels with every axis coarsened and no periodic axis */
+static bool restrict22(const cu_sim *c, const LevelD &L, const LevelD &C) {
+    static const bool off = getenv("EDDY_R22") && atoi(getenv("EDDY_R22")) == 0; /* TEMPORARY experiment switch */
+    const LevA &F = L.a;
+    return !off && F.dim == 3 && L.ax[0].coarsened && L.ax[1].coarsened && L.ax[2].coarsened && !L.periodic[0] &&
+           !L.periodic[1] && !L.periodic[2] &&
+           (!restrict4(C) || (long long)F.n[0] * F.n[1] * F.n[2] >= c->prolong8_cells);
 }
 
 /* out = M^-1 in: one V-cycle (poisson_mg.c eddy__poisson_vcycle); levels from tail_first on run in one block */
@@ -2605,16 +2358,16 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
             k_half_sweep<<<half_grid(L.a), bl, 0, c->stream>>>(L.a, L.x, L.b, 1, 1.0f, 0, active);
         }
         float *xnow = any_periodic ? L.x : (L.cur ? L.xa : L.x);
-        LevelD &C = P->lv[l + 1];
-        if (residual_restrict3(c, L)) {
-            residual_restrict3_launch(c, L, C, xnow, active);
-            continue;
-        }
         if (any_periodic || !res_fused(L.a)) {
             ghosts(c, L, xnow, active);
             k_residual_w<<<gr, bl, 0, c->stream>>>(L.a, xnow, L.b, L.r, active);
         }
-        if (restrict4(C)) {
+        LevelD &C = P->lv[l + 1];
+        if (restrict22(c, L, C)) {
+            const dim3 rg((unsigned)((C.a.n[0] + BX - 1) / BX), (unsigned)((C.a.n[1] + 2 * BY - 1) / (2 * BY)),
+                          (unsigned)((C.a.n[2] + 1) / 2));
+            k_restrict22<<<rg, bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], L.r, C.b, active);
+        } else if (restrict4(C)) {
             const dim3 rg((unsigned)((C.a.n[0] + BX - 1) / BX), (unsigned)((C.a.n[1] + BY / 4 - 1) / (BY / 4)), (unsigned)C.a.n[2]);
             k_restrict4<<<rg, bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], L.r, C.b, active);
         } else if (any_periodic || !rst_fused(L)) {
@@ -2694,6 +2447,21 @@ static bool cg_first_fused(cu_sim *c) {
            !L0.periodic[2];
 }
 
+/* the CG update computes q = A p where it reads it (k_cg_update_ap, cuda_notes 174): 3D levels (2D runs the
+ * cooperative k_cg_apply_update, which keeps q in shared memory) */
+static bool q_where_read(const LevA &L) {
+    static const bool off = getenv("EDDY_QREC") && atoi(getenv("EDDY_QREC")) == 0; /* TEMPORARY experiment switch */
+    return !off && L.dim == 3;
+}
+
+/* ... and its first iteration after a (re)start reads z as p and stores p as it passes (CG_P_FROM_Z) instead of
+ * copying z into p (cuda_notes 175): level 0 without periodic axes (p's ghosts are not filled then) */
+static bool p_from_z(cu_sim *c) {
+    static const bool off = getenv("EDDY_PFZ") && atoi(getenv("EDDY_PFZ")) == 0; /* TEMPORARY experiment switch */
+    const LevelD &L0 = c->pois->lv[0];
+    return !off && q_where_read(L0.a) && !L0.periodic[0] && !L0.periodic[1] && !L0.periodic[2];
+}
+
 static void cg_update_check(cu_sim *c, int first = 0) {
     PoissonWS *P = c->pois;
     LevelD &L0 = P->lv[0];
@@ -2722,11 +2490,20 @@ static void cg_update_check(cu_sim *c, int first = 0) {
         if (!defer_shift(c)) k_res_shift<<<gr, bl, 0, c->stream>>>(L, P->d_cg, P->res);
         return;
     }
-    k_apply<<<red_grid(L), bl, 0, c->stream>>>(L, P->p, P->q, part(c, 0), active);
+    const bool qa = q_where_read(L);
+    const float *pin = first & CG_P_FROM_Z ? P->z : P->p; /* the first iteration's p is z (p_from_z) */
+    k_apply<<<red_grid(L), bl, 0, c->stream>>>(L, pin, qa ? nullptr : P->q, part(c, 0), active);
     k_cg_alpha<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), nb, c->d_rb);
     const CompD &C0 = P->comp0;
-    k_cg_update<<<red_grid(L), bl, 0, c->stream>>>(L, P->d_cg, P->sol, P->res, cg_r(c), P->p, P->q, part(c, 1),
-                                                   C0.count && C0.single_all ? part(c, 4) : nullptr);
+    if (qa && (first & CG_P_FROM_Z))
+        k_cg_update_ap<CG_P_FROM_Z><<<red_grid(L), bl, 0, c->stream>>>(L, P->d_cg, P->sol, P->res, cg_r(c), pin, part(c, 1),
+                                                                       C0.count && C0.single_all ? part(c, 4) : nullptr, P->p);
+    else if (qa)
+        k_cg_update_ap<0><<<red_grid(L), bl, 0, c->stream>>>(L, P->d_cg, P->sol, P->res, cg_r(c), P->p, part(c, 1),
+                                                             C0.count && C0.single_all ? part(c, 4) : nullptr, nullptr);
+    else
+        k_cg_update<<<red_grid(L), bl, 0, c->stream>>>(L, P->d_cg, P->sol, P->res, cg_r(c), P->p, P->q, part(c, 1),
+                                                       C0.count && C0.single_all ? part(c, 4) : nullptr);
     if (C0.count && C0.single_all) {
         k_cg_check<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 1), part(c, 4), nb, P->cells0, c->d_rb);
         /* the mean is removed by the next V-cycle's first sweep when the shift is deferred */
@@ -2751,6 +2528,10 @@ static void cg_first_iteration(cu_sim *c, bool x_zero = false) {
     k_cg_rz<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), rz_blocks(c));
     if (cg_first_fused(c)) {
         cg_update_check(c, CG_P_FROM_Z | (x_zero ? CG_X_ZERO : 0));
+        return;
+    }
+    if (p_from_z(c)) {
+        cg_update_check(c, CG_P_FROM_Z);
         return;
     }
     cudaMemcpyAsync(P->p, P->z, P->lv[0].count * sizeof(float), cudaMemcpyDeviceToDevice, c->stream);
