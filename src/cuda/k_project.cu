@@ -734,6 +734,29 @@ __global__ void k_residual_w(LevA L, const float *__restrict__ x, const float *_
     d_residual_w(L, x, b, r, i, j, k);
 }
 
+/* k_residual_w for KZ cells along z per thread (cuda_notes 176): x below, at and above the cell kept in registers
+ * as the thread steps up (one new x of the column per cell instead of three); the same operations per cell */
+template <int KZ>
+__global__ void k_residual_wz(LevA L, const float *__restrict__ x, const float *__restrict__ b, float *__restrict__ r,
+                              const int *active) {
+    ECU_ACTIVE_OR_RETURN(active);
+    const int i = (int)(blockIdx.x * BX + threadIdx.x), j = (int)(blockIdx.y * BY + threadIdx.y);
+    const int k0 = (int)blockIdx.z * KZ;
+    if (i >= L.n[0] || j >= L.n[1]) return;
+    int e = cell_at(L, i, j, k0);
+    float xm = x[e - L.sz], xc = x[e];
+#pragma unroll
+    for (int kk = 0; kk < KZ; kk++, e += L.sz) {
+        if (k0 + kk >= L.n[2]) break;
+        const float xp = x[e + L.sz];
+        const float nb = NB2(x, e) + L.w[2] * (xm + xp);
+        if (in_ubox(L, i, j, k0 + kk, 0)) r[e] = (b[e] - (L.ud * xc - nb)) * L.uiw;
+        else r[e] = (b[e] - (L.diag[e] * xc - nb)) * L.inv_weight[e];
+        xm = xc;
+        xc = xp;
+    }
+}
+
 /* masked |b - A x|^2 partials */
 __global__ void k_residual_norm2(LevA L, const float *__restrict__ x, const float *__restrict__ b, double *partials) {
     __shared__ double sh[32];
@@ -1013,6 +1036,30 @@ __global__ void k_cg_direction(LevA L, const CGState *cg, float *__restrict__ p,
     if (!inside_) return;
     int e = cell_at(L, i, j, k);
     p[e] = z[e] + beta * p[e];
+}
+
+/* k_cg_direction on ECU_ROWS rows per thread, their loads ahead of the stores (cuda_notes 177; red_grid) */
+__global__ void k_cg_direction_rows(LevA L, const CGState *cg, float *__restrict__ p, const float *__restrict__ z) {
+    ECU_ACTIVE_OR_RETURN(&cg->active);
+    const float beta = cg->beta;
+    const int i = (int)(blockIdx.x * BX + threadIdx.x), k = (int)blockIdx.z;
+    const int j0 = (int)(blockIdx.y * (BY * ECU_ROWS) + threadIdx.y);
+    if (i >= L.n[0]) return;
+    float zv[ECU_ROWS], pv[ECU_ROWS];
+#pragma unroll
+    for (int r_ = 0; r_ < ECU_ROWS; r_++) {
+        const int j = j0 + r_ * BY;
+        if (j >= L.n[1]) continue;
+        const int e = cell_at(L, i, j, k);
+        zv[r_] = z[e];
+        pv[r_] = p[e];
+    }
+#pragma unroll
+    for (int r_ = 0; r_ < ECU_ROWS; r_++) {
+        const int j = j0 + r_ * BY;
+        if (j >= L.n[1]) continue;
+        p[cell_at(L, i, j, k)] = zv[r_] + beta * pv[r_];
+    }
 }
 
 /* one block: the fixed-order sum of `n` partials, valid in thread 0 */
@@ -2294,6 +2341,14 @@ static bool prolong8(const cu_sim *c, const LevelD &L) {
 #define RESTRICT4_CELLS 262144
 static bool restrict4(const LevelD &C) { return C.a.dim == 3 && (long long)C.a.n[0] * C.a.n[1] * C.a.n[2] <= RESTRICT4_CELLS; }
 
+/* the 3D residual by columns of RESIDUAL_KZ cells (k_residual_wz, cuda_notes 176) on levels of at least
+ * c->prolong8_cells cells */
+#define RESIDUAL_KZ 4
+static bool residual_z(const cu_sim *c, const LevelD &L) {
+    static const bool off = getenv("EDDY_RWZ") && atoi(getenv("EDDY_RWZ")) == 0; /* TEMPORARY experiment switch */
+    return !off && L.a.dim == 3 && (long long)L.a.n[0] * L.a.n[1] * L.a.n[2] >= c->prolong8_cells;
+}
+
 /* the 3D restriction by 2 x 2 coarse cells (k_restrict22, cuda_notes 173) into coarse levels of more than
  * RESTRICT4_CELLS cells, and on every 3D level when the tests lower c->prolong8_cells (the threshold of the 3D
  * transfers by coarse cells) below the fine level's cells: levels with every axis coarsened and no periodic axis */
@@ -2360,7 +2415,12 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
         float *xnow = any_periodic ? L.x : (L.cur ? L.xa : L.x);
         if (any_periodic || !res_fused(L.a)) {
             ghosts(c, L, xnow, active);
-            k_residual_w<<<gr, bl, 0, c->stream>>>(L.a, xnow, L.b, L.r, active);
+            if (residual_z(c, L)) {
+                const dim3 zg(gr.x, gr.y, (unsigned)((L.a.n[2] + RESIDUAL_KZ - 1) / RESIDUAL_KZ));
+                k_residual_wz<RESIDUAL_KZ><<<zg, bl, 0, c->stream>>>(L.a, xnow, L.b, L.r, active);
+            } else {
+                k_residual_w<<<gr, bl, 0, c->stream>>>(L.a, xnow, L.b, L.r, active);
+            }
         }
         LevelD &C = P->lv[l + 1];
         if (restrict22(c, L, C)) {
@@ -2581,7 +2641,9 @@ static void mgpcg_iteration(cu_sim *c) {
     vcycle(c, P->res, P->z, active);
     rz_partials(c, active);
     k_cg_beta<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), rz_blocks(c));
-    k_cg_direction<<<gr, bl, 0, c->stream>>>(L, P->d_cg, P->p, P->z);
+    static const bool dir_rows_off = getenv("EDDY_DIR8") && atoi(getenv("EDDY_DIR8")) == 0; /* TEMPORARY */
+    if (L.dim == 3 && !dir_rows_off) k_cg_direction_rows<<<red_grid(L), bl, 0, c->stream>>>(L, P->d_cg, P->p, P->z);
+    else k_cg_direction<<<gr, bl, 0, c->stream>>>(L, P->d_cg, P->p, P->z);
     cg_update_check(c);
 }
 
