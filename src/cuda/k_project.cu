@@ -21,7 +21,6 @@ extern "C" {
 }
 #undef restrict
 
-#include <stdlib.h>
 #include <string.h>
 #include <cooperative_groups.h>
 #include <algorithm>
@@ -735,7 +734,8 @@ __global__ void k_residual_w(LevA L, const float *__restrict__ x, const float *_
 }
 
 /* k_residual_w for KZ cells along z per thread (cuda_notes 176): x below, at and above the cell kept in registers
- * as the thread steps up (one new x of the column per cell instead of three); the same operations per cell */
+ * as the thread steps up (one new x of the column per cell instead of three); the same operations per cell.
+ * Measured on the H100 (ncu, 3D 256^3 level 0): 102 -> 92 us with KZ = 4 */
 template <int KZ>
 __global__ void k_residual_wz(LevA L, const float *__restrict__ x, const float *__restrict__ b, float *__restrict__ r,
                               const int *active) {
@@ -899,9 +899,10 @@ __global__ void k_cg_update(LevA L, const CGState *cg, float *__restrict__ x, fl
     }
 }
 
-/* k_cg_update with q = A p computed where read (k_apply's operations on the same p) instead of loaded (cuda_notes
- * 174): k_apply then only sums p.q, so q is neither written nor read back (8 B per cell); p's stencil is read here */
-/* FIRST = CG_P_FROM_Z: the first iteration after a (re)start reads z as p and stores it into pout (no copy) */
+/* k_cg_update with q = A p computed where read (k_apply's operations on the same p: the same bits) instead of
+ * loaded (cuda_notes 174): k_apply then only sums p.q, so q is neither written nor read back (8 B per cell), and p's
+ * stencil is read here. FIRST = CG_P_FROM_Z: the first iteration after a (re)start reads z as p and stores it into
+ * pout (cuda_notes 175: no copy of z into p) */
 template <int FIRST>
 __global__ void k_cg_update_ap(LevA L, const CGState *cg, float *__restrict__ x, float *r, const float *r_in,
                                const float *__restrict__ p, double *partials, double *msum, float *__restrict__ pout) {
@@ -1036,30 +1037,6 @@ __global__ void k_cg_direction(LevA L, const CGState *cg, float *__restrict__ p,
     if (!inside_) return;
     int e = cell_at(L, i, j, k);
     p[e] = z[e] + beta * p[e];
-}
-
-/* k_cg_direction on ECU_ROWS rows per thread, their loads ahead of the stores (cuda_notes 177; red_grid) */
-__global__ void k_cg_direction_rows(LevA L, const CGState *cg, float *__restrict__ p, const float *__restrict__ z) {
-    ECU_ACTIVE_OR_RETURN(&cg->active);
-    const float beta = cg->beta;
-    const int i = (int)(blockIdx.x * BX + threadIdx.x), k = (int)blockIdx.z;
-    const int j0 = (int)(blockIdx.y * (BY * ECU_ROWS) + threadIdx.y);
-    if (i >= L.n[0]) return;
-    float zv[ECU_ROWS], pv[ECU_ROWS];
-#pragma unroll
-    for (int r_ = 0; r_ < ECU_ROWS; r_++) {
-        const int j = j0 + r_ * BY;
-        if (j >= L.n[1]) continue;
-        const int e = cell_at(L, i, j, k);
-        zv[r_] = z[e];
-        pv[r_] = p[e];
-    }
-#pragma unroll
-    for (int r_ = 0; r_ < ECU_ROWS; r_++) {
-        const int j = j0 + r_ * BY;
-        if (j >= L.n[1]) continue;
-        p[cell_at(L, i, j, k)] = zv[r_] + beta * pv[r_];
-    }
 }
 
 /* one block: the fixed-order sum of `n` partials, valid in thread 0 */
@@ -1203,61 +1180,6 @@ __global__ void k_restrict4(LevA F, LevA C, AxisT ax0, AxisT ax1, AxisT ax2, con
     const float v = rwz[0] * t2s[ty][tx] + rwz[1] * t2s[ty + 1][tx] + rwz[2] * t2s[ty + 2][tx] + rwz[3] * t2s[ty + 3][tx];
     const int ec = cell_at(C, cx, cy, cz);
     cb[ec] = in_ubox(C, cx, cy, cz, 0) || C.diag[ec] > 0.0f ? v : 0.0f;
-}
-
-/* 3D restriction by 2 x 2 coarse cells along y and z per thread (cuda_notes 173): coarse cells (cx, cy .. cy + 1,
- * cz .. cz + 1) restrict from fine rows 2 cy - 1 .. 2 cy + 4 of planes 2 cz - 1 .. 2 cz + 4, so the thread sums the x
- * taps of those 36 fine rows once (d_restrict sums 16 per coarse cell, 64 for the four) and takes each coarse cell's
- * y and z sums from them: d_restrict's operations on the same values, in its order. Where the level's padded rows
- * put fine cell 2 cx - 1 at an even element (even n[0]: sy and sz even, origin odd), the regular x taps are two
- * 8-byte loads. Threads with a coarse cell at a y or z side of the level (the tables' taps) run d_restrict per
- * cell. Block 32 x 8: 32 x 16 x 2 coarse cells. */
-__global__ void k_restrict22(LevA F, LevA C, AxisT ax0, AxisT ax1, AxisT ax2, const float *__restrict__ fr,
-                             float *__restrict__ cb, const int *active) {
-    ECU_ACTIVE_OR_RETURN(active);
-    const int cx = (int)(blockIdx.x * BX + threadIdx.x), cy = 2 * (int)(blockIdx.y * BY + threadIdx.y);
-    const int cz = 2 * (int)blockIdx.z;
-    if (cx >= C.n[0] || cy >= C.n[1]) return;
-    if (cy < 1 || cy + 1 > C.n[1] - 2 || cz < 1 || cz + 1 > C.n[2] - 2) {
-        for (int dz = 0; dz < 2; dz++)
-            for (int dy = 0; dy < 2; dy++)
-                if (cy + dy < C.n[1] && cz + dz < C.n[2]) d_restrict(F, C, ax0, ax1, ax2, fr, cb, cx, cy + dy, cz + dz);
-        return;
-    }
-    const bool xin = restrict_x_inside(ax0, cx);
-    const bool pairs = xin && !((F.origin + 2 * cx - 1) & 1) && !(F.sy & 1) && !(F.sz & 1);
-    auto xpass = [&](int fy, int fz) -> float {
-        const float *f = fr + cell_at(F, 0, fy, fz);
-        if (pairs) {
-            const float2 a = *reinterpret_cast<const float2 *>(f + 2 * cx - 1);
-            const float2 c = *reinterpret_cast<const float2 *>(f + 2 * cx + 1);
-            return 0.125f * a.x + 0.375f * a.y + 0.375f * c.x + 0.125f * c.y;
-        }
-        if (xin) return 0.125f * f[2 * cx - 1] + 0.375f * f[2 * cx] + 0.375f * f[2 * cx + 1] + 0.125f * f[2 * cx + 2];
-        const int *rf = ax0.rf + 4 * cx;
-        const float *rw = ax0.rw + 4 * cx;
-        return rw[0] * f[rf[0]] + rw[1] * f[rf[1]] + rw[2] * f[rf[2]] + rw[3] * f[rf[3]];
-    };
-    /* t2[a][q]: restrict_xy of coarse row cy + a on fine plane 2 cz - 1 + q */
-    float t2[2][6];
-#pragma unroll
-    for (int q = 0; q < 6; q++) {
-        const int fz = 2 * cz - 1 + q;
-        float xr[6];
-#pragma unroll
-        for (int m = 0; m < 6; m++) xr[m] = xpass(2 * cy - 1 + m, fz);
-        t2[0][q] = 0.125f * xr[0] + 0.375f * xr[1] + 0.375f * xr[2] + 0.125f * xr[3];
-        t2[1][q] = 0.125f * xr[2] + 0.375f * xr[3] + 0.375f * xr[4] + 0.125f * xr[5];
-    }
-#pragma unroll
-    for (int dz = 0; dz < 2; dz++)
-#pragma unroll
-        for (int dy = 0; dy < 2; dy++) {
-            const float *t = t2[dy] + 2 * dz;
-            const float v = 0.125f * t[0] + 0.375f * t[1] + 0.375f * t[2] + 0.125f * t[3];
-            const int ec = cell_at(C, cx, cy + dy, cz + dz);
-            cb[ec] = in_ubox(C, cx, cy + dy, cz + dz, 0) || C.diag[ec] > 0.0f ? v : 0.0f;
-        }
 }
 
 __global__ void k_prolong(LevA F, LevA C, AxisT ax0, AxisT ax1, AxisT ax2, const float *__restrict__ xc,
@@ -2345,19 +2267,7 @@ static bool restrict4(const LevelD &C) { return C.a.dim == 3 && (long long)C.a.n
  * c->prolong8_cells cells */
 #define RESIDUAL_KZ 4
 static bool residual_z(const cu_sim *c, const LevelD &L) {
-    static const bool off = getenv("EDDY_RWZ") && atoi(getenv("EDDY_RWZ")) == 0; /* TEMPORARY experiment switch */
-    return !off && L.a.dim == 3 && (long long)L.a.n[0] * L.a.n[1] * L.a.n[2] >= c->prolong8_cells;
-}
-
-/* the 3D restriction by 2 x 2 coarse cells (k_restrict22, cuda_notes 173) into coarse levels of more than
- * RESTRICT4_CELLS cells, and on every 3D level when the tests lower c->prolong8_cells (the threshold of the 3D
- * transfers by coarse cells) below the fine level's cells: levels with every axis coarsened and no periodic axis */
-static bool restrict22(const cu_sim *c, const LevelD &L, const LevelD &C) {
-    static const bool off = getenv("EDDY_R22") && atoi(getenv("EDDY_R22")) == 0; /* TEMPORARY experiment switch */
-    const LevA &F = L.a;
-    return !off && F.dim == 3 && L.ax[0].coarsened && L.ax[1].coarsened && L.ax[2].coarsened && !L.periodic[0] &&
-           !L.periodic[1] && !L.periodic[2] &&
-           (!restrict4(C) || (long long)F.n[0] * F.n[1] * F.n[2] >= c->prolong8_cells);
+    return L.a.dim == 3 && (long long)L.a.n[0] * L.a.n[1] * L.a.n[2] >= c->prolong8_cells;
 }
 
 /* out = M^-1 in: one V-cycle (poisson_mg.c eddy__poisson_vcycle); levels from tail_first on run in one block */
@@ -2423,11 +2333,7 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
             }
         }
         LevelD &C = P->lv[l + 1];
-        if (restrict22(c, L, C)) {
-            const dim3 rg((unsigned)((C.a.n[0] + BX - 1) / BX), (unsigned)((C.a.n[1] + 2 * BY - 1) / (2 * BY)),
-                          (unsigned)((C.a.n[2] + 1) / 2));
-            k_restrict22<<<rg, bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], L.r, C.b, active);
-        } else if (restrict4(C)) {
+        if (restrict4(C)) {
             const dim3 rg((unsigned)((C.a.n[0] + BX - 1) / BX), (unsigned)((C.a.n[1] + BY / 4 - 1) / (BY / 4)), (unsigned)C.a.n[2]);
             k_restrict4<<<rg, bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], L.r, C.b, active);
         } else if (any_periodic || !rst_fused(L)) {
@@ -2508,18 +2414,17 @@ static bool cg_first_fused(cu_sim *c) {
 }
 
 /* the CG update computes q = A p where it reads it (k_cg_update_ap, cuda_notes 174): 3D levels (2D runs the
- * cooperative k_cg_apply_update, which keeps q in shared memory) */
+ * cooperative k_cg_apply_update, which keeps q in shared memory). Measured on the H100 (3D 256^3, ncu per
+ * iteration): k_apply 80 -> 58 us, the update 161 -> 161 us; project 7.99 -> 7.82 ms with 175 */
 static bool q_where_read(const LevA &L) {
-    static const bool off = getenv("EDDY_QREC") && atoi(getenv("EDDY_QREC")) == 0; /* TEMPORARY experiment switch */
-    return !off && L.dim == 3;
+    return L.dim == 3;
 }
 
 /* ... and its first iteration after a (re)start reads z as p and stores p as it passes (CG_P_FROM_Z) instead of
  * copying z into p (cuda_notes 175): level 0 without periodic axes (p's ghosts are not filled then) */
 static bool p_from_z(cu_sim *c) {
-    static const bool off = getenv("EDDY_PFZ") && atoi(getenv("EDDY_PFZ")) == 0; /* TEMPORARY experiment switch */
     const LevelD &L0 = c->pois->lv[0];
-    return !off && q_where_read(L0.a) && !L0.periodic[0] && !L0.periodic[1] && !L0.periodic[2];
+    return q_where_read(L0.a) && !L0.periodic[0] && !L0.periodic[1] && !L0.periodic[2];
 }
 
 static void cg_update_check(cu_sim *c, int first = 0) {
@@ -2641,9 +2546,7 @@ static void mgpcg_iteration(cu_sim *c) {
     vcycle(c, P->res, P->z, active);
     rz_partials(c, active);
     k_cg_beta<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), rz_blocks(c));
-    static const bool dir_rows_off = getenv("EDDY_DIR8") && atoi(getenv("EDDY_DIR8")) == 0; /* TEMPORARY */
-    if (L.dim == 3 && !dir_rows_off) k_cg_direction_rows<<<red_grid(L), bl, 0, c->stream>>>(L, P->d_cg, P->p, P->z);
-    else k_cg_direction<<<gr, bl, 0, c->stream>>>(L, P->d_cg, P->p, P->z);
+    k_cg_direction<<<gr, bl, 0, c->stream>>>(L, P->d_cg, P->p, P->z);
     cg_update_check(c);
 }
 
