@@ -135,13 +135,24 @@ static int run(int dim, int nx, int ny, int nz, int px, int py, int pz, float si
                     for (int st = 0; st < strips; st++) {
                         std::fill(sm.begin(), sm.end(), NAN);
                         for (int w = 0; w < W; w++) ws[w].init(A, st, by, bz, w, sm.data());
-                        for (int L = ws[0].umin; L <= ws[0].tend; L++) {
-                            const bool S = L >= ws[0].s0() && L <= ws[0].s1();
-                            for (int w = 0; w < W; w++) {
-                                if (S) ws[w].template step<true>(L);
-                                else ws[w].template step<false>(L);
+                        /* k_vort3w's loops: general steps, steady steps in pairs, general steps */
+                        const int s0 = ws[0].s0(), s1 = ws[0].s1(), tend = ws[0].tend;
+                        int L = ws[0].umin;
+                        /* pairs where the kernel has them (MUL without solid cells) and, to check the pairs' slots
+                         * against the CPU, here also with solid cells */
+                        for (; L <= tend && (L < s0 || (MUL && (L & 1))); L++)
+                            for (int w = 0; w < W; w++) ws[w].template step<false>(L);
+                        if (MUL) {
+                            for (; L + 1 <= s1; L += 2) {
+                                for (int w = 0; w < W; w++) ws[w].template step<true, 0>(L);
+                                for (int w = 0; w < W; w++) ws[w].template step<true, 1>(L + 1);
                             }
+                        } else {
+                            for (; L <= s1; L++)
+                                for (int w = 0; w < W; w++) ws[w].template step<true>(L);
                         }
+                        for (; L <= tend; L++)
+                            for (int w = 0; w < W; w++) ws[w].template step<false>(L);
                         for (int w = 0; w < W; w++) ws[w].finish(A);
                     }
         };

@@ -288,13 +288,28 @@ __global__ void __launch_bounds__(32 * V3_WARPS, 1) k_vort3w(VortArgs A) {
     st.init(A, (int)blockIdx.x, (int)blockIdx.y, (int)blockIdx.z, (int)(threadIdx.x / 32), v3_sm);
     const int s0 = st.s0(), s1 = st.s1();
     int L = st.umin;
-    for (; L <= st.tend && L < s0; L++) {
+    constexpr bool PAIRS = MUL && !SOL;
+    for (; L <= st.tend && (L < s0 || (PAIRS && (L & 1))); L++) {
         st.template step<false>(L);
         __syncthreads();
     }
-    for (; L <= s1; L++) {
-        st.template step<true>(L);
-        __syncthreads();
+    /* steady steps in pairs: the shared-memory ring slots are constants and the two-plane rings renamed, not moved
+     * (cuda_notes 184: 30% slower in item 112, when loads were still consumed in the step that issued them); a last
+     * odd one runs as a general step, and so does an odd first one (the pairs start on even planes). The others one
+     * at a time: in pairs the kernels reading solid cells spill (with divisions, h not a power of two, inside the
+     * loop) */
+    if constexpr (PAIRS) {
+        for (; L + 1 <= s1; L += 2) {
+            st.template step<true, 0>(L);
+            __syncthreads();
+            st.template step<true, 1>(L + 1);
+            __syncthreads();
+        }
+    } else {
+        for (; L <= s1; L++) {
+            st.template step<true>(L);
+            __syncthreads();
+        }
     }
     for (; L <= st.tend; L++) {
         st.template step<false>(L);

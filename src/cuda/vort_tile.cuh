@@ -513,7 +513,12 @@ struct Vort3Warp {
     __host__ __device__ int key(int L) const { return ps ? L : vt_min(vt_max(L, 0), ns - 1); }
     __host__ __device__ int phys(int L) const { return ps ? vt_wrap(L, ns) : L; }
     __host__ __device__ int zspan(int L) const { return ps ? 2 : key(L + 1) - key(L - 1); }
-    __host__ __device__ float *lvl(int l, int L) const { return sm + (2 * l + (L & 1)) * LS; }
+    /* level l's ring slot of plane X in step L: X & 1; P: L & 1 where the caller knows it at compile time (the steady
+     * steps in pairs from an even plane: the slots are constants; cuda_notes 112, 184), -1 elsewhere */
+    template <int P>
+    __host__ __device__ float *lvl(int l, int X, int L) const {
+        return sm + (2 * l + (P < 0 ? (X & 1) : ((X - L + P) & 1))) * LS;
+    }
     __host__ __device__ F qx(F x, int c) const { return MUL ? x * rx[c] : vfdiv<true>(x, rx[c]); }
     __host__ __device__ F qy(F x) const { return MUL ? x * ryq : vfdiv<true>(x, F(ryq)); }
     __host__ __device__ F qz(F x, int span) const {
@@ -670,7 +675,7 @@ VT_UNROLL
      * every level is due and planes L - 4 .. L + 2 are inside the domain, so the step has no tests on L. Every global
      * load that the step consumes was issued a step before, and the step consumes them all before it issues the
      * next step's (cuda_notes 180: a consumer waits for every load on its scoreboard, the later ones included) */
-    template <bool S>
+    template <bool S, int P = -1>
     __host__ __device__ void step(int L) {
         const int Lc = L - 1, Lf = L - 2, t = L - 3;
         const bool do_u = act && (S || L <= umax), do_c = lvl_c && (S || (Lc >= cmin && Lc <= cmax));
@@ -680,7 +685,7 @@ VT_UNROLL
         /* the faces of plane t, from the forces of the steps before and the old faces loaded the step before */
         if (do_t) {
             const bool lo_m = S || key(t - 1) != t;
-            const float *f1 = lvl(3, t);
+            const float *f1 = lvl<P>(3, t, L);
 VT_UNROLL
             for (int c = 0; c < NC; c++) {
                 const F flo = lo_m ? f2b[c] : f2a[c];
@@ -710,7 +715,7 @@ VT_UNROLL
             c2m1[c] = c2[c];
         }
         if (do_u) {
-            float *s0 = lvl(0, L) + w * RS, *s2 = lvl(1, L) + w * RS;
+            float *s0 = lvl<P>(0, L, L) + w * RS, *s2 = lvl<P>(1, L, L) + w * RS;
 VT_UNROLL
             for (int c = 0; c < NC; c++) {
                 c0[c] = 0.5f * (ra[c] + rb[c]);
@@ -736,7 +741,7 @@ VT_UNROLL
             F x[NC], y[NC], z[NC], m[NC];
             const bool lo_m2 = S || key(Lc - 1) != Lc, hi_0 = S || key(Lc + 1) != Lc;
             const int sz = S ? 2 : zspan(Lc);
-            const float *s0 = lvl(0, Lc), *s2 = lvl(1, Lc);
+            const float *s0 = lvl<P>(0, Lc, L), *s2 = lvl<P>(1, Lc, L);
 VT_UNROLL
             for (int c = 0; c < NC; c++) {
                 const F c0lo = lo_m2 ? c0m2[c] : c0m1[c], c0hi = hi_0 ? c0[c] : c0m1[c];
@@ -754,7 +759,7 @@ VT_UNROLL
                 fixup(z);
                 fixup(m);
             }
-            float *sm_m = lvl(2, Lc) + w * RS;
+            float *sm_m = lvl<P>(2, Lc, L) + w * RS;
 VT_UNROLL
             for (int c = 0; c < NC; c++) {
                 wxm1[c] = x[c];
@@ -771,7 +776,7 @@ VT_UNROLL
             F a[NC], b[NC], d[NC];
             const bool lo_m3 = S || key(Lf - 1) != Lf, hi_m1 = S || key(Lf + 1) != Lf;
             const int sz = S ? 2 : zspan(Lf);
-            const float *sm_m = lvl(2, Lf);
+            const float *sm_m = lvl<P>(2, Lf, L);
 VT_UNROLL
             for (int c = 0; c < NC; c++) {
                 const F lo = lo_m3 ? mgm3[c] : mgm2[c], hi = hi_m1 ? mgm1[c] : mgm2[c];
@@ -792,7 +797,7 @@ VT_UNROLL
                 fixup(b);
                 fixup(d);
             }
-            float *sm_f = lvl(3, Lf) + w * RS;
+            float *sm_f = lvl<P>(3, Lf, L) + w * RS;
 VT_UNROLL
             for (int c = 0; c < NC; c++) {
                 f0[c] = a[c];

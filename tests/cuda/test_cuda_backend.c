@@ -285,6 +285,7 @@ static void test_forces(eddy_sim_def d2, eddy_sim_def d3) {
     stage_case("vorticity 2D 128x96, no solid cell", q2, eddy__apply_vorticity, EDDY_CUDA_VORTICITY, TOL_STAGE);
     stage_case("vorticity 3D 64x40x37, no solid cell", q3, eddy__apply_vorticity, EDDY_CUDA_VORTICITY, TOL_STAGE);
     stage_no_obstacle = 0;
+    stage_case("vorticity 3D 64x40x37", q3, eddy__apply_vorticity, EDDY_CUDA_VORTICITY, TOL_STAGE);
     if (!quick) {
         eddy_sim_def p = d2;
         p.boundary[0].type = p.boundary[1].type = EDDY_BOUNDARY_PERIODIC;
