@@ -673,6 +673,180 @@ __global__ void __launch_bounds__(256, SWEEP_MINB(RES, NS))
     }
 }
 
+/* ------------------------------------------------------------------ 3D level-0 smoothing marching along z
+ * (cuda_notes 160-169). A block owns a ZM_TX x ZM_TY tile of columns and ZM_NZ planes of it, with a halo of H = K
+ * cells in x and y, and walks z: step t stages plane t (x, and with BST the b values, shifted where Z == 2) into a
+ * ring of RS planes in shared memory, then runs half sweep j = 1 .. K - 1 on plane t - 2 j (halo H - j) and the last
+ * half sweep on the tile of plane t - 2 K. A half sweep of plane k reads the previous one's values on planes
+ * k - 1 .. k + 1, which the lag of two planes per half sweep finished in earlier steps: one barrier per step. The
+ * next plane's loads are issued before the step's half sweeps (registers), so they overlap them. Forms:
+ * - the pre-smoothing pass (K = 3, Z = 1 or 2): the first sweep's red half from zero while staging (k_sweep_tile's
+ *   Z body), its black half, then the second sweep (red on halo 1, black on the tile); with Z == 2 b is r shifted
+ *   by -*mean and the tile writes the shifted residual to rs;
+ * - both post-sweeps (K = 4, Z = 0; black, red, black, red), b read where used; DOT: b.x per 32 x 8 x tzp cells in
+ *   k_sweep_tile's order (a thread's column of a tile, then the block tree), so the partials are the tiles' bits.
+ * Each cell's float operations are k_sweep_tile's (the same bits). Levels without periodic axes. */
+#define ZM_TX 32
+#define ZM_TY 8
+#ifndef ZM_NZ
+#define ZM_NZ 64
+#endif
+template <int K, int Z, bool DOT>
+__global__ void __launch_bounds__(256) k_zmarch(LevA L, const float *__restrict__ x, float *__restrict__ xout,
+                                                const float *__restrict__ b, int c1, const int *active, double *partials,
+                                                float *__restrict__ rs, const float *mean, int tzp) {
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+    ECU_ACTIVE_OR_RETURN(active);
+    constexpr int TX = ZM_TX, TY = ZM_TY, H = K, PX = TX + 2 * H, PY = TY + 2 * H, PP = PX * PY, RS = 2 * K + 2;
+    constexpr int NE = (PP + 255) / 256, ZE = Z ? 1 : 0;
+    constexpr bool BST = Z != 0;
+    static_assert(TX * TY == 256 && K <= 10, "a thread per tile column; 3 bits per staged element in fl");
+    __shared__ float xs[RS * PP];
+    __shared__ float bsm[BST ? RS * PP : 1];
+    const float shift = Z == 2 ? -*mean : 0.0f;
+    const int tid = (int)(threadIdx.x + 32 * threadIdx.y);
+    const int bx0 = (int)blockIdx.x * TX, by0 = (int)blockIdx.y * TY, x0 = bx0 - H, y0 = by0 - H;
+    const int n0 = L.n[0], n1 = L.n[1], n2 = L.n[2];
+    const int zc0 = (int)blockIdx.z * ZM_NZ, zc1 = min(zc0 + ZM_NZ, n2);
+    const bool inxy = x0 >= 0 && y0 >= 0 && x0 + PX <= n0 && y0 + PY <= n1;
+    const bool uxy = x0 >= L.ulo[0] && y0 >= L.ulo[1] && x0 + PX - 1 <= L.uhi[0] && y0 + PY - 1 <= L.uhi[1];
+    const float u_id = L.uid;
+    const float *__restrict__ inv_diag = L.inv_diag;
+    /* the staged elements q = tid + 256 i: padded offset in their plane, and per element 3 bits: in [-1, n] (x, y),
+     * a cell of the level (x, y), parity of gx + gy */
+    int go[NE];
+    unsigned fl = 0;
+#pragma unroll
+    for (int i = 0; i < NE; i++) {
+        const int q = tid + 256 * i, gx = x0 + q % PX, gy = y0 + q / PX;
+        const bool v = q < PP && gx >= -1 && gx <= n0 && gy >= -1 && gy <= n1;
+        const bool in = q < PP && gx >= 0 && gx < n0 && gy >= 0 && gy < n1;
+        go[i] = v ? L.origin + gx + L.sy * gy : 0;
+        fl |= ((unsigned)v << (3 * i)) | ((unsigned)in << (3 * i + 1)) | ((unsigned)((gx + gy) & 1) << (3 * i + 2));
+    }
+    float raw[NE], idr[NE];
+    auto fetch = [&](int t) {
+        const bool zv = t >= -1 && t <= n2, zi = t >= 0 && t < n2, un = uxy && t >= L.ulo[2] && t <= L.uhi[2];
+        const int pz = L.sz * t;
+#pragma unroll
+        for (int i = 0; i < NE; i++) {
+            raw[i] = 0.0f;
+            idr[i] = u_id;
+            if (zv && ((fl >> (3 * i)) & 1u)) {
+                const int e = go[i] + pz;
+                if (BST && zi && ((fl >> (3 * i + 1)) & 1u)) {
+                    raw[i] = b[e];
+                    if (!un) idr[i] = inv_diag[e];
+                } else {
+                    raw[i] = x[e];
+                }
+            }
+        }
+    };
+    auto put = [&](int t, int sl) {
+        const bool zi = t >= 0 && t < n2;
+        float *xw = xs + sl * PP, *bw = bsm + (BST ? sl * PP : 0);
+#pragma unroll
+        for (int i = 0; i < NE; i++) {
+            const int q = tid + 256 * i;
+            if ((i + 1) * 256 > PP && q >= PP) continue;
+            if constexpr (BST) {
+                float xv = raw[i], bv = 0.0f;
+                if (zi && ((fl >> (3 * i + 1)) & 1u)) {
+                    /* k_sweep_tile's Z staging: red from zero (BV, b / diag), black 0 */
+                    bv = Z == 2 && idr[i] > 0.0f ? raw[i] + shift : raw[i];
+                    xv = (((fl >> (3 * i + 2)) ^ (unsigned)t) & 1u) == 0 ? 1.0f * (bv * idr[i]) : 0.0f;
+                }
+                xw[q] = xv;
+                bw[q] = bv;
+            } else {
+                xw[q] = raw[i];
+            }
+        }
+    };
+    int st = 0; /* ring slot of plane t */
+    auto slot = [&](int d) { const int v = st - d; return v < 0 ? v + RS : v; };
+    /* half sweep j (1 .. K - 1) on plane gz, the region of halo H - j, colour c1 ^ (j - 1 + ZE) */
+    auto half = [&](auto jc, int gz) {
+        constexpr int j = decltype(jc)::value, M = H - j, o = j, RX = TX + 2 * M, RY = TY + 2 * M, COLS = RX / 2,
+                      CELLS = COLS * RY;
+        const int p = c1 ^ ((j - 1 + ZE) & 1), d = 2 * j;
+        const bool un = uxy && gz >= L.ulo[2] && gz <= L.uhi[2];
+        float *xc = xs + slot(d) * PP;
+        const float *xm = xs + slot(d + 1) * PP, *xp = xs + slot(d - 1) * PP, *bc = bsm + (BST ? slot(d) * PP : 0);
+        (void)bc;
+#pragma unroll
+        for (int c = tid; c < CELLS; c += 256) {
+            const int m = c % COLS, ly = c / COLS, gy = y0 + o + ly;
+            const int lx = 2 * m + ((gy + gz + p + M) & 1), gx = x0 + o + lx;
+            if (!inxy && (gx < 0 || gx >= n0 || gy < 0 || gy >= n1)) continue;
+            const int s = (lx + o) + PX * (ly + o), e = L.origin + gx + L.sy * gy + L.sz * gz;
+            const float id = un ? u_id : inv_diag[e];
+            float be;
+            if constexpr (BST) {
+                be = bc[s];
+            } else {
+                be = b[e];
+            }
+            xc[s] = (be + (L.w[0] * (xc[s - 1] + xc[s + 1]) + L.w[1] * (xc[s - PX] + xc[s + PX]) +
+                           L.w[2] * (xm[s] + xp[s]))) * id;
+        }
+    };
+    double acc = 0.0;
+    const int pl = c1 ^ ((K - 1 + ZE) & 1); /* the last half sweep's colour */
+    const int t0 = zc0 - K, t1 = zc1 - 1 + 2 * K;
+    fetch(t0);
+    for (int t = t0; t <= t1; t++) {
+        if (t <= zc1 - 1 + K) put(t, st);
+        if (t + 1 <= zc1 - 1 + K) fetch(t + 1);
+        /* half sweep j on plane t - 2 j where that plane is in the level and in j's window
+         * [zc0 - (K - j), zc1 - 1 + (K - j)] */
+        auto run = [&](auto jc) {
+            constexpr int j = decltype(jc)::value;
+            const int gz = t - 2 * j;
+            if (gz >= 0 && gz < n2 && gz >= zc0 - (K - j) && gz <= zc1 - 1 + (K - j)) half(jc, gz);
+        };
+        run(IntC<1>{});
+        run(IntC<2>{});
+        if constexpr (K > 3) run(IntC<3>{});
+        static_assert(K == 3 || K == 4, "the pre-smoothing (3) and post-smoothing (4) passes");
+        const int gz = t - 2 * K;
+        if (gz >= zc0) {
+            /* the last half sweep on the tile, and the tile back to device memory (k_sweep_tile's last loop) */
+            const float *xc = xs + slot(2 * K) * PP, *xm = xs + slot(2 * K + 1) * PP, *xp = xs + slot(2 * K - 1) * PP;
+            const int lx = tid & 31, ly = tid >> 5, gx = bx0 + lx, gy = by0 + ly;
+            if (gx < n0 && gy < n1) {
+                const int s = (lx + H) + PX * (ly + H), e = L.origin + gx + L.sy * gy + L.sz * gz;
+                const bool un = uxy && gz >= L.ulo[2] && gz <= L.uhi[2];
+                float v = xc[s];
+                const bool second = ((gx + gy + gz) & 1) == pl;
+                float be = 0.0f;
+                if constexpr (BST) {
+                    be = bsm[slot(2 * K) * PP + s];
+                } else {
+                    if (DOT || second) be = b[e];
+                }
+                if (second) {
+                    const float id = un ? u_id : inv_diag[e];
+                    v = (be + (L.w[0] * (xc[s - 1] + xc[s + 1]) + L.w[1] * (xc[s - PX] + xc[s + PX]) +
+                               L.w[2] * (xm[s] + xp[s]))) * id;
+                }
+                xout[e] = v;
+                if (Z == 2) rs[e] = be;
+                if (DOT) acc += (double)be * (double)v;
+            }
+            if (DOT && ((gz + 1) % tzp == 0 || gz + 1 == n2)) {
+                __shared__ double sh[32];
+                acc = block_reduce<RED_SUM>(acc, sh);
+                if (tid == 0) partials[blockIdx.x + gridDim.x * (blockIdx.y + (size_t)gridDim.y * (gz / tzp))] = acc;
+                acc = 0.0;
+            }
+        }
+        __syncthreads();
+        st = st + 1 == RS ? 0 : st + 1;
+    }
+}
+
 /* LevA's uniform box (cuda_notes 82): *bad = 1 where a cell of [m, n - 1 - m] (each axis) differs bitwise from the
  * box's first cell in diag, inv_diag or inv_weight, or where that cell is not solved (diag or inv_diag <= 0) */
 #define UBOX_MARGINS 2
@@ -2212,6 +2386,25 @@ static bool prolong8(const cu_sim *c, const LevelD &L) {
 #define RESTRICT4_CELLS 262144
 static bool restrict4(const LevelD &C) { return C.a.dim == 3 && (long long)C.a.n[0] * C.a.n[1] * C.a.n[2] <= RESTRICT4_CELLS; }
 
+/* 3D level 0's smoothing by z-marching blocks (k_zmarch, cuda_notes 160-169) instead of k_sweep_tile: levels of at
+ * least c->zmarch_cells cells (ZMARCH_CELLS unless a test lowers it) without periodic axes; part 1 the
+ * pre-smoothing pass, 2 both post-sweeps in one pass (c->zmarch_parts) */
+static bool zmarch(const cu_sim *c, int l, int part) {
+    const LevelD &L = c->pois->lv[l];
+    return l == 0 && L.a.dim == 3 && EDDY_MG_SMOOTH == 2 && (c->zmarch_parts & part) && !L.periodic[0] &&
+           !L.periodic[1] && !L.periodic[2] && (long long)L.a.n[0] * L.a.n[1] * L.a.n[2] >= c->zmarch_cells;
+}
+template <int K, int Z, bool DOT>
+static void launch_zmarch(cu_sim *c, const LevA &L, const float *x, float *xout, const float *b, int c1, const int *active,
+                          double *dot, float *rs, const float *mean) {
+    const dim3 gr((unsigned)((L.n[0] + ZM_TX - 1) / ZM_TX), (unsigned)((L.n[1] + ZM_TY - 1) / ZM_TY),
+                  (unsigned)((L.n[2] + ZM_NZ - 1) / ZM_NZ)),
+        bl(32, 8);
+    /* the partials of sweep_grid's tiles (r.z, rz_blocks) */
+    const int tzp = small_tile(L) ? 4 : 8;
+    k_zmarch<K, Z, DOT><<<gr, bl, 0, c->stream>>>(L, x, xout, b, c1, active, dot, rs, mean, tzp);
+}
+
 /* out = M^-1 in: one V-cycle (poisson_mg.c eddy__poisson_vcycle); levels from tail_first on run in one block */
 static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
     PoissonWS *P = c->pois;
@@ -2228,7 +2421,7 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
             float *buf[2] = {L.x, L.xa};
             /* the first sweep writes where 2S - 1 flips end in x; where the post-sweeps are one pass (one flip), where
              * 2S - 2 flips do */
-            const bool one_post = post_one_pass(L.a);
+            const bool one_post = post_one_pass(L.a) || zmarch(c, l, 2);
             int cur = ((2 * EDDY_MG_SMOOTH - 1) % 2) ^ (one_post ? 1 : 0);
             int s = 1;
             const int zero = pre_fused(c, l);
@@ -2238,7 +2431,17 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
             const bool rr = rst_fused(L);
             ProlongArgs ra = {};
             if (rr) ra = ProlongArgs{P->lv[l + 1].a, L.ax[0], L.ax[1], L.ax[2], nullptr, P->lv[l + 1].b};
-            if (zero && l == 0 && defer_shift(c)) {
+            if (zero && zmarch(c, l, 1)) {
+                /* the same pass marching along z */
+                if (defer_shift(c)) {
+                    launch_zmarch<3, 2, false>(c, L.a, buf[cur], buf[cur ^ 1], L.b, 0, &P->d_cg->active, nullptr, P->rs,
+                                               &P->d_cg->mean);
+                    L.b = P->rs;
+                } else {
+                    launch_zmarch<3, 1, false>(c, L.a, buf[cur], buf[cur ^ 1], L.b, 0, active, nullptr, nullptr, nullptr);
+                }
+                s++, cur ^= 1;
+            } else if (zero && l == 0 && defer_shift(c)) {
                 /* the first and second sweeps in one pass, reading r and writing the shifted residual rs */
                 full_sweep(c, L.a, buf[cur], buf[cur ^ 1], L.b, 0, &P->d_cg->active, nullptr, nullptr, 2, P->rs,
                            &P->d_cg->mean, 1, rout, rr ? &ra : nullptr);
@@ -2309,6 +2512,13 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
                 k_prolong8<<<cells_grid(C.a), bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], C.x, buf[cur], 1, active);
             else if (!fuse)
                 k_prolong<<<gr, bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], C.x, buf[cur], 1, active);
+            if (zmarch(c, l, 2)) {
+                /* both post-sweeps in one z-marching pass: x is in xa (cur == 1), the result goes to x */
+                double *rz = l == 0 && fused_rz(c) ? part(c, 0) : nullptr;
+                if (rz) launch_zmarch<4, 0, true>(c, L.a, buf[cur], buf[cur ^ 1], L.b, 1, active, rz, nullptr, nullptr);
+                else launch_zmarch<4, 0, false>(c, L.a, buf[cur], buf[cur ^ 1], L.b, 1, active, nullptr, nullptr, nullptr);
+                continue;
+            }
             if (post_one_pass(L.a)) {
                 /* both post-sweeps in one pass (the prolongation added while staging): x is in xa (cur == 1, see the
                  * pre-smoothing), the result goes to x */
@@ -3038,6 +3248,13 @@ void project_use_graphs(cu_sim *c, int on) {
 }
 
 /* the tests lower the k_prolong8 threshold so that small grids run it; the captured graphs hold the old choice */
+void project_set_zmarch_cells(cu_sim *c, long long cells) {
+    c->zmarch_cells = cells;
+    if (c->pois && c->pois->graphs != 0) {
+        destroy_graphs(c->pois);
+        c->pois->graphs = 0;
+    }
+}
 void project_set_prolong8_cells(cu_sim *c, long long cells) {
     c->prolong8_cells = cells;
     if (c->pois && c->pois->graphs != 0) {
