@@ -515,7 +515,9 @@ extern "C" eddy_status eddy__cuda_attach(eddy_sim *s) {
     c->prolong8_cells = PROLONG8_CELLS;
     c->zmarch_cells = ZMARCH_CELLS;
     c->zmarch_parts = 3;
+    c->zmarch_nz = ZMARCH_NZ;
     if (const char *zp = getenv("EDDY_CU_ZMARCH")) c->zmarch_parts = atoi(zp); /* TEMPORARY A/B switch */
+    if (const char *zp = getenv("EDDY_CU_ZM_NZ")) c->zmarch_nz = atoi(zp) > 0 ? atoi(zp) / 8 * 8 : ZMARCH_NZ; /* TEMPORARY */
     s->backend = c;
     s->backend_ops = &cuda_ops;
     Geo &g = c->g;

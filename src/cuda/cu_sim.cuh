@@ -30,6 +30,7 @@ struct AdvectWS;
 /* 16M cells: where k_prolong8 starts to win on the H100 (k_project.cu, cuda_notes 84) */
 #define PROLONG8_CELLS (16LL << 20)
 #define ZMARCH_CELLS (8LL << 20)
+#define ZMARCH_NZ 128
 
 struct PoissonWS;
 struct DiffuseWS;
@@ -75,6 +76,8 @@ struct cu_sim {
     long long zmarch_cells; /* 3D level 0 of at least this many cells smooths by z-marching blocks (k_zmarch); default
                                ZMARCH_CELLS, lowered by the tests */
     int zmarch_parts;       /* ... 1: the pre-smoothing, 2: the post-smoothing (default 3) */
+    int zmarch_nz;          /* ... planes per block (default ZMARCH_NZ) */
+    int zmarch_any;         /* ... also without a uniform box (the tests' switch) */
     PoissonWS *pois;
     DiffuseWS *dif;
 };

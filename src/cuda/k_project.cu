@@ -674,163 +674,272 @@ __global__ void __launch_bounds__(256, SWEEP_MINB(RES, NS))
 }
 
 /* ------------------------------------------------------------------ 3D level-0 smoothing marching along z
- * (cuda_notes 160-169). A block owns a ZM_TX x ZM_TY tile of columns and ZM_NZ planes of it, with a halo of H = K
- * cells in x and y, and walks z: step t stages plane t (x, and with BST the b values, shifted where Z == 2) into a
- * ring of RS planes in shared memory, then runs half sweep j = 1 .. K - 1 on plane t - 2 j (halo H - j) and the last
- * half sweep on the tile of plane t - 2 K. A half sweep of plane k reads the previous one's values on planes
- * k - 1 .. k + 1, which the lag of two planes per half sweep finished in earlier steps: one barrier per step. The
- * next plane's loads are issued before the step's half sweeps (registers), so they overlap them. Forms:
- * - the pre-smoothing pass (K = 3, Z = 1 or 2): the first sweep's red half from zero while staging (k_sweep_tile's
- *   Z body), its black half, then the second sweep (red on halo 1, black on the tile); with Z == 2 b is r shifted
- *   by -*mean and the tile writes the shifted residual to rs;
- * - both post-sweeps (K = 4, Z = 0; black, red, black, red), b read where used; DOT: b.x per 32 x 8 x tzp cells in
- *   k_sweep_tile's order (a thread's column of a tile, then the block tree), so the partials are the tiles' bits.
- * Each cell's float operations are k_sweep_tile's (the same bits). Levels without periodic axes. */
+ * (cuda_notes 160-169). A block owns a ZM_TX x ZM_TY tile of columns and nzc planes of it, with a halo of H = K
+ * cells in x and y, and walks z: step t runs half sweep j = 1 .. K - 1 on plane t - 2 j (the region of halo H - j)
+ * and the last half sweep on the tile of plane t - 2 K. A half sweep of plane k reads the previous one's values on
+ * planes k - 1 .. k + 1, which the lag of two planes per half sweep finished in earlier steps: one barrier per step.
+ * The planes live in rings in shared memory: x (RX planes of the halo-H region) and the raw b (RB planes of the
+ * halo-HB region), filled by cp.async ZM_D planes ahead of their use, so the loads overlap the half sweeps. Forms:
+ * - the pre-smoothing pass (K = 3, Z = 1 or 2): step t also computes the first sweep's red half from zero on plane t
+ *   (k_sweep_tile's Z staging) from the b ring into the x ring; then its black half (j = 1), the second sweep's red
+ *   (j = 2, halo 1) and black (the tile); with Z == 2 b is r shifted by -*mean where read (k_sweep_tile's BV) and the
+ *   tile writes the shifted residual to rs;
+ * - both post-sweeps (K = 4, Z = 0; black, red, black, red) from x staged by cp.async; DOT: b.x per 32 x 8 x tzp
+ *   cells in k_sweep_tile's order (a thread's column of its tile, then the block tree), so the partials of r.z are
+ *   the tiles' own bits.
+ * Each cell's float operations are k_sweep_tile's (the same bits). 1/diag is LevA's uniform value inside its box and
+ * loaded per cell outside it (the walls), those loads issued at the start of a step. Levels without periodic axes. */
 #define ZM_TX 32
 #define ZM_TY 8
+#ifndef ZM_D
+#define ZM_D 2
+#endif
 #ifndef ZM_NZ
-#define ZM_NZ 64
+#define ZM_NZ 128
+#endif
+__device__ __forceinline__ void zm_cp4(float *dst, const float *src, bool ok) {
+    const unsigned sa = (unsigned)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(sa), "l"(src), "r"(ok ? 4 : 0) : "memory");
+}
+__device__ __forceinline__ void zm_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void zm_wait() { asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory"); }
+template <int K, int Z>
+struct ZmShape {
+    static constexpr int H = K, HB = Z ? K : K - 1, D = ZM_D;
+    static constexpr int PX = ZM_TX + 2 * H, PY = ZM_TY + 2 * H, PP = PX * PY;
+    static constexpr int QX = ZM_TX + 2 * HB, QY = ZM_TY + 2 * HB, PQ = QX * QY;
+    static constexpr int RX = Z ? 2 * K + 2 : 2 * K + 2 + D, RB = 2 * K + 1 + D;
+    static constexpr size_t smem = (size_t)(RX * PP + RB * PQ) * sizeof(float);
+};
+#ifndef ZM_MINB_PRE
+#define ZM_MINB_PRE 6
+#endif
+#ifndef ZM_MINB_POST
+#define ZM_MINB_POST 4
 #endif
 template <int K, int Z, bool DOT>
-__global__ void __launch_bounds__(256) k_zmarch(LevA L, const float *__restrict__ x, float *__restrict__ xout,
+__global__ void __launch_bounds__(256, Z ? ZM_MINB_PRE : ZM_MINB_POST) k_zmarch(LevA L, const float *__restrict__ x, float *__restrict__ xout,
                                                 const float *__restrict__ b, int c1, const int *active, double *partials,
-                                                float *__restrict__ rs, const float *mean, int tzp) {
+                                                float *__restrict__ rs, const float *mean, int tzp, int nzc) {
     asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
     ECU_ACTIVE_OR_RETURN(active);
-    constexpr int TX = ZM_TX, TY = ZM_TY, H = K, PX = TX + 2 * H, PY = TY + 2 * H, PP = PX * PY, RS = 2 * K + 2;
-    constexpr int NE = (PP + 255) / 256, ZE = Z ? 1 : 0;
-    constexpr bool BST = Z != 0;
-    static_assert(TX * TY == 256 && K <= 10, "a thread per tile column; 3 bits per staged element in fl");
-    __shared__ float xs[RS * PP];
-    __shared__ float bsm[BST ? RS * PP : 1];
+    using S = ZmShape<K, Z>;
+    constexpr int TX = ZM_TX, TY = ZM_TY, H = S::H, HB = S::HB, D = S::D, PX = S::PX, PP = S::PP, QX = S::QX,
+                  PQ = S::PQ, RX = S::RX, RB = S::RB, ZE = Z ? 1 : 0, OB = H - HB;
+    constexpr int NEB = (PQ + 255) / 256, NEX = Z ? 0 : (PP + 255) / 256;
+    static_assert(TX * TY == 256 && K >= 3 && K <= 4 && NEB <= 8 && NEX <= 8, "a thread per tile column");
+    extern __shared__ float zsm[];
+    float *xr = zsm, *br = zsm + RX * PP;
     const float shift = Z == 2 ? -*mean : 0.0f;
     const int tid = (int)(threadIdx.x + 32 * threadIdx.y);
     const int bx0 = (int)blockIdx.x * TX, by0 = (int)blockIdx.y * TY, x0 = bx0 - H, y0 = by0 - H;
     const int n0 = L.n[0], n1 = L.n[1], n2 = L.n[2];
-    const int zc0 = (int)blockIdx.z * ZM_NZ, zc1 = min(zc0 + ZM_NZ, n2);
-    const bool inxy = x0 >= 0 && y0 >= 0 && x0 + PX <= n0 && y0 + PY <= n1;
-    const bool uxy = x0 >= L.ulo[0] && y0 >= L.ulo[1] && x0 + PX - 1 <= L.uhi[0] && y0 + PY - 1 <= L.uhi[1];
+    const int zc0 = (int)blockIdx.z * nzc, zc1 = min(zc0 + nzc, n2);
+    const bool inxy = x0 >= 0 && y0 >= 0 && x0 + PX <= n0 && y0 + S::PY <= n1;
+    const bool uxy = x0 >= L.ulo[0] && y0 >= L.ulo[1] && x0 + PX - 1 <= L.uhi[0] && y0 + S::PY - 1 <= L.uhi[1];
     const float u_id = L.uid;
     const float *__restrict__ inv_diag = L.inv_diag;
-    /* the staged elements q = tid + 256 i: padded offset in their plane, and per element 3 bits: in [-1, n] (x, y),
-     * a cell of the level (x, y), parity of gx + gy */
-    int go[NE];
-    unsigned fl = 0;
+    auto zbox = [&](int gz) { return gz >= L.ulo[2] && gz <= L.uhi[2]; };
+    auto xybox = [&](int gx, int gy) { return gx >= L.ulo[0] && gx <= L.uhi[0] && gy >= L.ulo[1] && gy <= L.uhi[1]; };
+    /* the b ring's elements q = tid + 256 i (halo HB): padded offset in their plane; 4 bits each: in [-1, n] (x, y),
+     * a cell of the level (x, y), parity of gx + gy, inside the uniform box (x, y) */
+    int gob[NEB];
+    unsigned flb = 0;
 #pragma unroll
-    for (int i = 0; i < NE; i++) {
+    for (int i = 0; i < NEB; i++) {
+        const int q = tid + 256 * i, gx = bx0 - HB + q % QX, gy = by0 - HB + q / QX;
+        const bool v = q < PQ && gx >= -1 && gx <= n0 && gy >= -1 && gy <= n1;
+        const bool in = q < PQ && gx >= 0 && gx < n0 && gy >= 0 && gy < n1;
+        gob[i] = v ? L.origin + gx + L.sy * gy : 0;
+        flb |= ((unsigned)v | (unsigned)in << 1 | (unsigned)((gx + gy) & 1) << 2 | (unsigned)xybox(gx, gy) << 3) << (4 * i);
+    }
+    /* the x ring's elements (post-smoothing: x staged as it is, halo H) */
+    int gox[NEX > 0 ? NEX : 1];
+    unsigned flx = 0;
+#pragma unroll
+    for (int i = 0; i < NEX; i++) {
         const int q = tid + 256 * i, gx = x0 + q % PX, gy = y0 + q / PX;
         const bool v = q < PP && gx >= -1 && gx <= n0 && gy >= -1 && gy <= n1;
-        const bool in = q < PP && gx >= 0 && gx < n0 && gy >= 0 && gy < n1;
-        go[i] = v ? L.origin + gx + L.sy * gy : 0;
-        fl |= ((unsigned)v << (3 * i)) | ((unsigned)in << (3 * i + 1)) | ((unsigned)((gx + gy) & 1) << (3 * i + 2));
+        gox[i] = v ? L.origin + gx + L.sy * gy : 0;
+        flx |= (unsigned)v << i;
     }
-    float raw[NE], idr[NE];
-    auto fetch = [&](int t) {
-        const bool zv = t >= -1 && t <= n2, zi = t >= 0 && t < n2, un = uxy && t >= L.ulo[2] && t <= L.uhi[2];
-        const int pz = L.sz * t;
+    /* half sweep j's cells c = tid + 256 r (j = 1 .. K - 1, r = 0, 1), packed: x-ring offset at even parity of
+     * gy + gz + colour + M (bits 0-9), that parity's gy part (bit 10), a cell of the level (bit 11), b-ring offset
+     * (bits 12-21), region column at even parity (bits 22-27), region row (bits 28-31); the plane adds its parity
+     * to the offsets and the column */
+    int pk[K - 1][2];
 #pragma unroll
-        for (int i = 0; i < NE; i++) {
-            raw[i] = 0.0f;
-            idr[i] = u_id;
-            if (zv && ((fl >> (3 * i)) & 1u)) {
-                const int e = go[i] + pz;
-                if (BST && zi && ((fl >> (3 * i + 1)) & 1u)) {
-                    raw[i] = b[e];
-                    if (!un) idr[i] = inv_diag[e];
-                } else {
-                    raw[i] = x[e];
-                }
+    for (int jj = 0; jj < K - 1; jj++) {
+        const int j = jj + 1, M = H - j, o = j, COLS = (TX + 2 * M) / 2, CELLS = COLS * (TY + 2 * M);
+        const int p = c1 ^ ((j - 1 + ZE) & 1);
+#pragma unroll
+        for (int r = 0; r < 2; r++) {
+            const int c = tid + 256 * r, m = c % COLS, ly = c / COLS, gy = y0 + o + ly, c0 = (gy + p + M) & 1;
+            const int gx0 = x0 + o + 2 * m; /* the cell's x at even parity; + 1 at odd */
+            const bool ok = c < CELLS && gy >= 0 && gy < n1 && gx0 + 1 >= 0 && gx0 < n0;
+            const int s0 = (2 * m + o) + PX * (ly + o), q0 = (2 * m + o - OB) + QX * (ly + o - OB);
+            pk[jj][r] = ok ? (int)((unsigned)s0 | (unsigned)c0 << 10 | 1u << 11 | (unsigned)q0 << 12 |
+                                   (unsigned)(2 * m + o) << 22 | (unsigned)(ly + o) << 28)
+                           : 0;
+        }
+    }
+    static_assert(S::PP <= 1024 && S::PQ <= 1024 && S::PX <= 64 && S::PY <= 16, "the packed bit fields");
+    const int t0 = zc0 - K, tl = zc1 - 1 + K, t1 = zc1 - 1 + 2 * K;
+    /* plane t into ring slots (x: ix, b: ib) by cp.async, one commit group (empty outside the load window) */
+    auto issue = [&](int t, int ix, int ib) {
+        if (t <= tl) {
+            const bool zv = t >= -1 && t <= n2, zi = t >= 0 && t < n2;
+            const int pz = L.sz * t;
+#pragma unroll
+            for (int i = 0; i < NEB; i++) {
+                const int q = tid + 256 * i;
+                if ((i + 1) * 256 > PQ && q >= PQ) continue;
+                const unsigned f = flb >> (4 * i);
+                const int e = gob[i] + pz;
+                const bool in = zi && (f & 2u);
+                /* pre-smoothing: ghost cells (and cells outside [-1, n] as zeros) carry x, as k_sweep_tile stages them */
+                const bool ok = Z ? zv && (f & 1u) : in;
+                zm_cp4(br + ib * PQ + q, ok ? (Z && !in ? x + e : b + e) : b, ok);
+            }
+#pragma unroll
+            for (int i = 0; i < NEX; i++) {
+                const int q = tid + 256 * i;
+                if ((i + 1) * 256 > PP && q >= PP) continue;
+                const bool ok = zv && ((flx >> i) & 1u);
+                zm_cp4(xr + ix * PP + q, ok ? x + gox[i] + pz : x, ok);
             }
         }
+        zm_commit();
     };
-    auto put = [&](int t, int sl) {
-        const bool zi = t >= 0 && t < n2;
-        float *xw = xs + sl * PP, *bw = bsm + (BST ? sl * PP : 0);
+    int sx = 0, sb = 0; /* ring slots of plane t */
+    auto slx = [&](int d) { const int v = sx - d; return v < 0 ? v + RX : v; };
+    auto slb = [&](int d) { const int v = sb - d; return v < 0 ? v + RB : v; };
+    auto in_window = [&](int j, int gz) { return gz >= 0 && gz < n2 && gz >= zc0 - (K - j) && gz <= zc1 - 1 + (K - j); };
+    /* 1/diag of the cells of this step outside the uniform box, loaded first (one latency per step) */
+    float idb[Z ? NEB : 1], idc[K - 1][2], idf = u_id;
+    auto ids = [&](int t) {
+        if constexpr (Z != 0) {
+            const bool zi = t >= 0 && t < n2 && t <= tl, zb = zbox(t);
 #pragma unroll
-        for (int i = 0; i < NE; i++) {
-            const int q = tid + 256 * i;
-            if ((i + 1) * 256 > PP && q >= PP) continue;
-            if constexpr (BST) {
-                float xv = raw[i], bv = 0.0f;
-                if (zi && ((fl >> (3 * i + 1)) & 1u)) {
-                    /* k_sweep_tile's Z staging: red from zero (BV, b / diag), black 0 */
-                    bv = Z == 2 && idr[i] > 0.0f ? raw[i] + shift : raw[i];
-                    xv = (((fl >> (3 * i + 2)) ^ (unsigned)t) & 1u) == 0 ? 1.0f * (bv * idr[i]) : 0.0f;
-                }
-                xw[q] = xv;
-                bw[q] = bv;
-            } else {
-                xw[q] = raw[i];
+            for (int i = 0; i < NEB; i++) {
+                const unsigned f = flb >> (4 * i);
+                idb[i] = u_id;
+                if (zi && (f & 2u) && !(zb && (f & 8u))) idb[i] = inv_diag[gob[i] + L.sz * t];
             }
         }
-    };
-    int st = 0; /* ring slot of plane t */
-    auto slot = [&](int d) { const int v = st - d; return v < 0 ? v + RS : v; };
-    /* half sweep j (1 .. K - 1) on plane gz, the region of halo H - j, colour c1 ^ (j - 1 + ZE) */
-    auto half = [&](auto jc, int gz) {
-        constexpr int j = decltype(jc)::value, M = H - j, o = j, RX = TX + 2 * M, RY = TY + 2 * M, COLS = RX / 2,
-                      CELLS = COLS * RY;
-        const int p = c1 ^ ((j - 1 + ZE) & 1), d = 2 * j;
-        const bool un = uxy && gz >= L.ulo[2] && gz <= L.uhi[2];
-        float *xc = xs + slot(d) * PP;
-        const float *xm = xs + slot(d + 1) * PP, *xp = xs + slot(d - 1) * PP, *bc = bsm + (BST ? slot(d) * PP : 0);
-        (void)bc;
+        auto one = [&](auto jc) {
+            constexpr int j = decltype(jc)::value;
+            const int gz = t - 2 * j;
+            const bool w = in_window(j, gz), zb = zbox(gz);
 #pragma unroll
-        for (int c = tid; c < CELLS; c += 256) {
-            const int m = c % COLS, ly = c / COLS, gy = y0 + o + ly;
-            const int lx = 2 * m + ((gy + gz + p + M) & 1), gx = x0 + o + lx;
-            if (!inxy && (gx < 0 || gx >= n0 || gy < 0 || gy >= n1)) continue;
-            const int s = (lx + o) + PX * (ly + o), e = L.origin + gx + L.sy * gy + L.sz * gz;
-            const float id = un ? u_id : inv_diag[e];
-            float be;
-            if constexpr (BST) {
-                be = bc[s];
-            } else {
-                be = b[e];
+            for (int r = 0; r < 2; r++) {
+                idc[j - 1][r] = u_id;
+                const unsigned k = (unsigned)pk[j - 1][r];
+                if (!(k & (1u << 11)) || !w || (uxy && zb)) continue;
+                const int gx = x0 + (int)((k >> 22) & 63u) + (int)(((k >> 10) ^ (unsigned)gz) & 1u), gy = y0 + (int)(k >> 28);
+                if (gx < 0 || gx >= n0 || (zb && xybox(gx, gy))) continue;
+                idc[j - 1][r] = inv_diag[L.origin + gx + L.sy * gy + L.sz * gz];
             }
-            xc[s] = (be + (L.w[0] * (xc[s - 1] + xc[s + 1]) + L.w[1] * (xc[s - PX] + xc[s + PX]) +
-                           L.w[2] * (xm[s] + xp[s]))) * id;
+        };
+        one(IntC<1>{});
+        one(IntC<2>{});
+        if constexpr (K > 3) one(IntC<3>{});
+        const int gz = t - 2 * K, gx = bx0 + (tid & 31), gy = by0 + (tid >> 5);
+        idf = u_id;
+        if (gz >= zc0 && gz < n2 && gx < n0 && gy < n1 && !(zbox(gz) && xybox(gx, gy)))
+            idf = inv_diag[L.origin + gx + L.sy * gy + L.sz * gz];
+    };
+    /* FAST: a step in the middle of the march of a block inside the level and the uniform box (every half sweep
+     * and the load run, every cell is a cell of the level with 1/diag u_id > 0): no tests; the same operations */
+    auto half = [&](auto jc, int gz, bool gen, auto fast_c) {
+        constexpr int j = decltype(jc)::value;
+        constexpr bool FAST = decltype(fast_c)::value;
+        const int d = 2 * j;
+        float *xc = xr + slx(d) * PP;
+        const float *xm = xr + slx(d + 1) * PP, *xp = xr + slx(d - 1) * PP, *bc = br + slb(d) * PQ;
+#pragma unroll
+        for (int r = 0; r < 2; r++) {
+            const unsigned k = (unsigned)pk[j - 1][r];
+            if (!(k & (1u << 11))) continue;
+            const int par = (int)(((k >> 10) ^ (unsigned)gz) & 1u), s = (int)(k & 1023u) + par, sq = (int)((k >> 12) & 1023u) + par;
+            if (!FAST && !inxy) {
+                /* the cell at this parity inside the level (x) */
+                const int gx = x0 + (int)((k >> 22) & 63u) + par;
+                if (gx < 0 || gx >= n0) continue;
+            }
+            const float id = !FAST && gen ? idc[j - 1][r] : u_id, raw = bc[sq];
+            const float be = Z == 2 && (FAST || id > 0.0f) ? raw + shift : raw;
+            xc[s] = (be + (L.w[0] * (xc[s - 1] + xc[s + 1]) + L.w[1] * (xc[s - PX] + xc[s + PX]) + L.w[2] * (xm[s] + xp[s]))) * id;
         }
     };
     double acc = 0.0;
     const int pl = c1 ^ ((K - 1 + ZE) & 1); /* the last half sweep's colour */
-    const int t0 = zc0 - K, t1 = zc1 - 1 + 2 * K;
-    fetch(t0);
-    for (int t = t0; t <= t1; t++) {
-        if (t <= zc1 - 1 + K) put(t, st);
-        if (t + 1 <= zc1 - 1 + K) fetch(t + 1);
-        /* half sweep j on plane t - 2 j where that plane is in the level and in j's window
-         * [zc0 - (K - j), zc1 - 1 + (K - j)] */
-        auto run = [&](auto jc) {
-            constexpr int j = decltype(jc)::value;
-            const int gz = t - 2 * j;
-            if (gz >= 0 && gz < n2 && gz >= zc0 - (K - j) && gz <= zc1 - 1 + (K - j)) half(jc, gz);
-        };
-        run(IntC<1>{});
-        run(IntC<2>{});
-        if constexpr (K > 3) run(IntC<3>{});
-        static_assert(K == 3 || K == 4, "the pre-smoothing (3) and post-smoothing (4) passes");
+    auto step = [&](int t, auto fast_c) {
+        constexpr bool FAST = decltype(fast_c)::value;
+        /* every cell of this step's planes inside the uniform box: 1/diag is u_id (no loads) */
+        const bool gen = !FAST && !(uxy && zbox(t) && zbox(t - 2 * K));
+        if (!FAST && gen) ids(t);
+        if constexpr (Z != 0) {
+            if (FAST || t <= tl) {
+                /* the first sweep's red half from zero on plane t (k_sweep_tile's Z staging; black 0, ghosts x) */
+                const bool zi = t >= 0 && t < n2;
+                const float *bc = br + sb * PQ;
+                float *xw = xr + sx * PP;
+#pragma unroll
+                for (int i = 0; i < NEB; i++) {
+                    const int q = tid + 256 * i;
+                    if ((i + 1) * 256 > PQ && q >= PQ) continue;
+                    const unsigned f = flb >> (4 * i);
+                    const float raw = bc[q];
+                    float xv = raw;
+                    if (FAST || (zi && (f & 2u))) {
+                        const float id = !FAST && gen ? idb[i] : u_id;
+                        const float bv = Z == 2 && (FAST || id > 0.0f) ? raw + shift : raw;
+                        xv = (((f >> 2) ^ (unsigned)t) & 1u) == 0 ? 1.0f * (bv * id) : 0.0f;
+                    }
+                    xw[q] = xv;
+                }
+            }
+        }
+        const int ix = sx + D >= RX ? sx + D - RX : sx + D, ib = sb + D >= RB ? sb + D - RB : sb + D;
+        if constexpr (FAST) {
+            /* plane t + D: every element a cell of the level */
+            const int pz = L.sz * (t + D);
+#pragma unroll
+            for (int i = 0; i < NEB; i++) {
+                const int q = tid + 256 * i;
+                if ((i + 1) * 256 > PQ && q >= PQ) continue;
+                zm_cp4(br + ib * PQ + q, b + gob[i] + pz, true);
+            }
+#pragma unroll
+            for (int i = 0; i < NEX; i++) {
+                const int q = tid + 256 * i;
+                if ((i + 1) * 256 > PP && q >= PP) continue;
+                zm_cp4(xr + ix * PP + q, x + gox[i] + pz, true);
+            }
+            zm_commit();
+        } else {
+            issue(t + D, ix, ib);
+        }
+        if (FAST || in_window(1, t - 2)) half(IntC<1>{}, t - 2, gen, fast_c);
+        if (FAST || in_window(2, t - 4)) half(IntC<2>{}, t - 4, gen, fast_c);
+        if constexpr (K > 3) {
+            if (FAST || in_window(3, t - 6)) half(IntC<3>{}, t - 6, gen, fast_c);
+        }
         const int gz = t - 2 * K;
-        if (gz >= zc0) {
+        if (FAST || gz >= zc0) {
             /* the last half sweep on the tile, and the tile back to device memory (k_sweep_tile's last loop) */
-            const float *xc = xs + slot(2 * K) * PP, *xm = xs + slot(2 * K + 1) * PP, *xp = xs + slot(2 * K - 1) * PP;
+            const float *xc = xr + slx(2 * K) * PP, *xm = xr + slx(2 * K + 1) * PP, *xp = xr + slx(2 * K - 1) * PP;
             const int lx = tid & 31, ly = tid >> 5, gx = bx0 + lx, gy = by0 + ly;
-            if (gx < n0 && gy < n1) {
+            if (FAST || (gz < n2 && gx < n0 && gy < n1)) {
                 const int s = (lx + H) + PX * (ly + H), e = L.origin + gx + L.sy * gy + L.sz * gz;
-                const bool un = uxy && gz >= L.ulo[2] && gz <= L.uhi[2];
+                const float raw = br[slb(2 * K) * PQ + (lx + HB) + QX * (ly + HB)];
+                const float id = !FAST && gen ? idf : u_id;
+                const float be = Z == 2 && (FAST || id > 0.0f) ? raw + shift : raw;
                 float v = xc[s];
-                const bool second = ((gx + gy + gz) & 1) == pl;
-                float be = 0.0f;
-                if constexpr (BST) {
-                    be = bsm[slot(2 * K) * PP + s];
-                } else {
-                    if (DOT || second) be = b[e];
-                }
-                if (second) {
-                    const float id = un ? u_id : inv_diag[e];
-                    v = (be + (L.w[0] * (xc[s - 1] + xc[s + 1]) + L.w[1] * (xc[s - PX] + xc[s + PX]) +
-                               L.w[2] * (xm[s] + xp[s]))) * id;
-                }
+                if (((gx + gy + gz) & 1) == pl)
+                    v = (be + (L.w[0] * (xc[s - 1] + xc[s + 1]) + L.w[1] * (xc[s - PX] + xc[s + PX]) + L.w[2] * (xm[s] + xp[s]))) * id;
                 xout[e] = v;
                 if (Z == 2) rs[e] = be;
                 if (DOT) acc += (double)be * (double)v;
@@ -842,8 +951,28 @@ __global__ void __launch_bounds__(256) k_zmarch(LevA L, const float *__restrict_
                 acc = 0.0;
             }
         }
+    };
+    for (int d = 0; d < D; d++) issue(t0 + d, d, d);
+    zm_wait<D - 1>();
+    __syncthreads();
+    /* the steps of FAST: t in [zc0 + 2 K, tl - D] inside the box (zbox of t and t - 2 K) for a block inside both */
+    const bool fast_block = inxy && uxy;
+#pragma unroll 1
+    for (int t = t0; t <= t1; t++) {
+        /* (the packed fields opaque to the compiler in each step: it had hoisted their decoded forms out of the loop,
+         * 80-108 registers) */
+#pragma unroll
+        for (int jj = 0; jj < K - 1; jj++) {
+            asm volatile("" : "+r"(pk[jj][0]), "+r"(pk[jj][1]));
+        }
+        if (fast_block && t >= zc0 + 2 * K && t + D <= tl && zbox(t) && zbox(t - 2 * K))
+            step(t, BoolC<true>{});
+        else
+            step(t, BoolC<false>{});
+        zm_wait<D - 1>();
         __syncthreads();
-        st = st + 1 == RS ? 0 : st + 1;
+        sx = sx + 1 == RX ? 0 : sx + 1;
+        sb = sb + 1 == RB ? 0 : sb + 1;
     }
 }
 
@@ -2389,20 +2518,32 @@ static bool restrict4(const LevelD &C) { return C.a.dim == 3 && (long long)C.a.n
 /* 3D level 0's smoothing by z-marching blocks (k_zmarch, cuda_notes 160-169) instead of k_sweep_tile: levels of at
  * least c->zmarch_cells cells (ZMARCH_CELLS unless a test lowers it) without periodic axes; part 1 the
  * pre-smoothing pass, 2 both post-sweeps in one pass (c->zmarch_parts) */
+static cudaError_t zmarch_attributes() {
+    cudaError_t e = cudaFuncSetAttribute(k_zmarch<3, 1, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)ZmShape<3, 1>::smem);
+    if (e == cudaSuccess) e = cudaFuncSetAttribute(k_zmarch<3, 2, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)ZmShape<3, 2>::smem);
+    if (e == cudaSuccess) e = cudaFuncSetAttribute(k_zmarch<4, 0, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)ZmShape<4, 0>::smem);
+    if (e == cudaSuccess) e = cudaFuncSetAttribute(k_zmarch<4, 0, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)ZmShape<4, 0>::smem);
+    return e;
+}
 static bool zmarch(const cu_sim *c, int l, int part) {
     const LevelD &L = c->pois->lv[l];
+    /* (without the test's switch, where the level has a uniform box: outside it 1/diag is loaded per cell, which
+     * the march does not hide) */
+    const bool box = L.a.ulo[0] <= L.a.uhi[0] && L.a.ulo[1] <= L.a.uhi[1] && L.a.ulo[2] <= L.a.uhi[2];
     return l == 0 && L.a.dim == 3 && EDDY_MG_SMOOTH == 2 && (c->zmarch_parts & part) && !L.periodic[0] &&
-           !L.periodic[1] && !L.periodic[2] && (long long)L.a.n[0] * L.a.n[1] * L.a.n[2] >= c->zmarch_cells;
+           !L.periodic[1] && !L.periodic[2] && (long long)L.a.n[0] * L.a.n[1] * L.a.n[2] >= c->zmarch_cells &&
+           (box || c->zmarch_any);
 }
 template <int K, int Z, bool DOT>
 static void launch_zmarch(cu_sim *c, const LevA &L, const float *x, float *xout, const float *b, int c1, const int *active,
                           double *dot, float *rs, const float *mean) {
+    const int nzc = c->zmarch_nz;
     const dim3 gr((unsigned)((L.n[0] + ZM_TX - 1) / ZM_TX), (unsigned)((L.n[1] + ZM_TY - 1) / ZM_TY),
-                  (unsigned)((L.n[2] + ZM_NZ - 1) / ZM_NZ)),
+                  (unsigned)((L.n[2] + nzc - 1) / nzc)),
         bl(32, 8);
     /* the partials of sweep_grid's tiles (r.z, rz_blocks) */
     const int tzp = small_tile(L) ? 4 : 8;
-    k_zmarch<K, Z, DOT><<<gr, bl, 0, c->stream>>>(L, x, xout, b, c1, active, dot, rs, mean, tzp);
+    k_zmarch<K, Z, DOT><<<gr, bl, ZmShape<K, Z>::smem, c->stream>>>(L, x, xout, b, c1, active, dot, rs, mean, tzp, nzc);
 }
 
 /* out = M^-1 in: one V-cycle (poisson_mg.c eddy__poisson_vcycle); levels from tail_first on run in one block */
@@ -3205,6 +3346,7 @@ eddy_status project_init(cu_sim *c) {
         st = cuda_fail(c, cudaGetLastError(), "solver scalars");
     if (st == EDDY_OK && cudaMallocHost((void **)&P->h_warm_scale, sizeof(float)) != cudaSuccess)
         st = cuda_fail(c, cudaGetLastError(), "solver scalars");
+    if (st == EDDY_OK && zmarch_attributes() != cudaSuccess) st = cuda_fail(c, cudaGetLastError(), "z-marching smoothing set-up");
     if (st == EDDY_OK && cudaStreamSynchronize(c->stream) != cudaSuccess) st = cuda_fail(c, cudaGetLastError(), "pressure solver set-up");
     return st;
 }
@@ -3250,6 +3392,7 @@ void project_use_graphs(cu_sim *c, int on) {
 /* the tests lower the k_prolong8 threshold so that small grids run it; the captured graphs hold the old choice */
 void project_set_zmarch_cells(cu_sim *c, long long cells) {
     c->zmarch_cells = cells;
+    c->zmarch_any = 1;
     if (c->pois && c->pois->graphs != 0) {
         destroy_graphs(c->pois);
         c->pois->graphs = 0;
