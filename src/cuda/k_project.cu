@@ -710,7 +710,8 @@ struct ZmShape {
     static constexpr int PX = ZM_TX + 2 * H, PY = ZM_TY + 2 * H, PP = PX * PY;
     static constexpr int QX = ZM_TX + 2 * HB, QY = ZM_TY + 2 * HB, PQ = QX * QY;
     static constexpr int RX = Z ? 2 * K + 2 : 2 * K + 2 + D, RB = 2 * K + 1 + D;
-    static constexpr size_t smem = (size_t)(RX * PP + RB * PQ) * sizeof(float);
+    /* x ring, b ring, and 1/diag beside b (planes outside the uniform box) */
+    static constexpr size_t smem = (size_t)(RX * PP + 2 * RB * PQ) * sizeof(float);
 };
 #ifndef ZM_MINB_PRE
 #define ZM_MINB_PRE 6
@@ -730,7 +731,7 @@ __global__ void __launch_bounds__(256, Z ? ZM_MINB_PRE : ZM_MINB_POST) k_zmarch(
     constexpr int NEB = (PQ + 255) / 256, NEX = Z ? 0 : (PP + 255) / 256;
     static_assert(TX * TY == 256 && K >= 3 && K <= 4 && NEB <= 8 && NEX <= 8, "a thread per tile column");
     extern __shared__ float zsm[];
-    float *xr = zsm, *br = zsm + RX * PP;
+    float *xr = zsm, *br = zsm + RX * PP, *ir = br + RB * PQ;
     const float shift = Z == 2 ? -*mean : 0.0f;
     const int tid = (int)(threadIdx.x + 32 * threadIdx.y);
     const int bx0 = (int)blockIdx.x * TX, by0 = (int)blockIdx.y * TY, x0 = bx0 - H, y0 = by0 - H;
@@ -765,9 +766,8 @@ __global__ void __launch_bounds__(256, Z ? ZM_MINB_PRE : ZM_MINB_POST) k_zmarch(
         flx |= (unsigned)v << i;
     }
     /* half sweep j's cells c = tid + 256 r (j = 1 .. K - 1, r = 0, 1), packed: x-ring offset at even parity of
-     * gy + gz + colour + M (bits 0-9), that parity's gy part (bit 10), a cell of the level (bit 11), b-ring offset
-     * (bits 12-21), region column at even parity (bits 22-27), region row (bits 28-31); the plane adds its parity
-     * to the offsets and the column */
+     * gy + gz + colour + M (bits 0-9), that parity's gy part (bit 10), b-ring offset (bits 12-21), a cell of the
+     * level at even parity (bit 11) and at odd parity (bit 22); the plane adds its parity to the offsets */
     int pk[K - 1][2];
 #pragma unroll
     for (int jj = 0; jj < K - 1; jj++) {
@@ -777,14 +777,16 @@ __global__ void __launch_bounds__(256, Z ? ZM_MINB_PRE : ZM_MINB_POST) k_zmarch(
         for (int r = 0; r < 2; r++) {
             const int c = tid + 256 * r, m = c % COLS, ly = c / COLS, gy = y0 + o + ly, c0 = (gy + p + M) & 1;
             const int gx0 = x0 + o + 2 * m; /* the cell's x at even parity; + 1 at odd */
-            const bool ok = c < CELLS && gy >= 0 && gy < n1 && gx0 + 1 >= 0 && gx0 < n0;
+            const bool row = c < CELLS && gy >= 0 && gy < n1;
+            const bool ok0 = row && gx0 >= 0 && gx0 < n0, ok1 = row && gx0 + 1 >= 0 && gx0 + 1 < n0;
             const int s0 = (2 * m + o) + PX * (ly + o), q0 = (2 * m + o - OB) + QX * (ly + o - OB);
-            pk[jj][r] = ok ? (int)((unsigned)s0 | (unsigned)c0 << 10 | 1u << 11 | (unsigned)q0 << 12 |
-                                   (unsigned)(2 * m + o) << 22 | (unsigned)(ly + o) << 28)
-                           : 0;
+            /* (0 where the thread has no cell: its offsets would not fit their fields) */
+            pk[jj][r] = row ? (int)((unsigned)s0 | (unsigned)c0 << 10 | (unsigned)ok0 << 11 | (unsigned)q0 << 12 |
+                                    (unsigned)ok1 << 22)
+                            : 0;
         }
     }
-    static_assert(S::PP <= 1024 && S::PQ <= 1024 && S::PX <= 64 && S::PY <= 16, "the packed bit fields");
+    static_assert(S::PP <= 1024 && S::PQ <= 1024, "the packed bit fields");
     const int t0 = zc0 - K, tl = zc1 - 1 + K, t1 = zc1 - 1 + 2 * K;
     /* plane t into ring slots (x: ix, b: ib) by cp.async, one commit group (empty outside the load window) */
     auto issue = [&](int t, int ix, int ib) {
@@ -801,6 +803,8 @@ __global__ void __launch_bounds__(256, Z ? ZM_MINB_PRE : ZM_MINB_POST) k_zmarch(
                 /* pre-smoothing: ghost cells (and cells outside [-1, n] as zeros) carry x, as k_sweep_tile stages them */
                 const bool ok = Z ? zv && (f & 1u) : in;
                 zm_cp4(br + ib * PQ + q, ok ? (Z && !in ? x + e : b + e) : b, ok);
+                /* 1/diag where the plane is not inside the box (zero elsewhere: not read) */
+                if (!(uxy && zbox(t))) zm_cp4(ir + ib * PQ + q, in ? inv_diag + e : inv_diag, in);
             }
 #pragma unroll
             for (int i = 0; i < NEX; i++) {
@@ -816,59 +820,21 @@ __global__ void __launch_bounds__(256, Z ? ZM_MINB_PRE : ZM_MINB_POST) k_zmarch(
     auto slx = [&](int d) { const int v = sx - d; return v < 0 ? v + RX : v; };
     auto slb = [&](int d) { const int v = sb - d; return v < 0 ? v + RB : v; };
     auto in_window = [&](int j, int gz) { return gz >= 0 && gz < n2 && gz >= zc0 - (K - j) && gz <= zc1 - 1 + (K - j); };
-    /* 1/diag of the cells of this step outside the uniform box, loaded first (one latency per step) */
-    float idb[Z ? NEB : 1], idc[K - 1][2], idf = u_id;
-    auto ids = [&](int t) {
-        if constexpr (Z != 0) {
-            const bool zi = t >= 0 && t < n2 && t <= tl, zb = zbox(t);
-#pragma unroll
-            for (int i = 0; i < NEB; i++) {
-                const unsigned f = flb >> (4 * i);
-                idb[i] = u_id;
-                if (zi && (f & 2u) && !(zb && (f & 8u))) idb[i] = inv_diag[gob[i] + L.sz * t];
-            }
-        }
-        auto one = [&](auto jc) {
-            constexpr int j = decltype(jc)::value;
-            const int gz = t - 2 * j;
-            const bool w = in_window(j, gz), zb = zbox(gz);
-#pragma unroll
-            for (int r = 0; r < 2; r++) {
-                idc[j - 1][r] = u_id;
-                const unsigned k = (unsigned)pk[j - 1][r];
-                if (!(k & (1u << 11)) || !w || (uxy && zb)) continue;
-                const int gx = x0 + (int)((k >> 22) & 63u) + (int)(((k >> 10) ^ (unsigned)gz) & 1u), gy = y0 + (int)(k >> 28);
-                if (gx < 0 || gx >= n0 || (zb && xybox(gx, gy))) continue;
-                idc[j - 1][r] = inv_diag[L.origin + gx + L.sy * gy + L.sz * gz];
-            }
-        };
-        one(IntC<1>{});
-        one(IntC<2>{});
-        if constexpr (K > 3) one(IntC<3>{});
-        const int gz = t - 2 * K, gx = bx0 + (tid & 31), gy = by0 + (tid >> 5);
-        idf = u_id;
-        if (gz >= zc0 && gz < n2 && gx < n0 && gy < n1 && !(zbox(gz) && xybox(gx, gy)))
-            idf = inv_diag[L.origin + gx + L.sy * gy + L.sz * gz];
-    };
     /* FAST: a step in the middle of the march of a block inside the level and the uniform box (every half sweep
      * and the load run, every cell is a cell of the level with 1/diag u_id > 0): no tests; the same operations */
-    auto half = [&](auto jc, int gz, bool gen, auto fast_c) {
+    auto half = [&](auto jc, int gz, auto fast_c) {
         constexpr int j = decltype(jc)::value;
         constexpr bool FAST = decltype(fast_c)::value;
         const int d = 2 * j;
+        const bool gp = !FAST && !(uxy && zbox(gz)); /* 1/diag from the ring */
         float *xc = xr + slx(d) * PP;
-        const float *xm = xr + slx(d + 1) * PP, *xp = xr + slx(d - 1) * PP, *bc = br + slb(d) * PQ;
+        const float *xm = xr + slx(d + 1) * PP, *xp = xr + slx(d - 1) * PP, *bc = br + slb(d) * PQ, *ic = ir + slb(d) * PQ;
 #pragma unroll
         for (int r = 0; r < 2; r++) {
             const unsigned k = (unsigned)pk[j - 1][r];
-            if (!(k & (1u << 11))) continue;
             const int par = (int)(((k >> 10) ^ (unsigned)gz) & 1u), s = (int)(k & 1023u) + par, sq = (int)((k >> 12) & 1023u) + par;
-            if (!FAST && !inxy) {
-                /* the cell at this parity inside the level (x) */
-                const int gx = x0 + (int)((k >> 22) & 63u) + par;
-                if (gx < 0 || gx >= n0) continue;
-            }
-            const float id = !FAST && gen ? idc[j - 1][r] : u_id, raw = bc[sq];
+            if (!((k >> (11 + 11 * par)) & 1u)) continue;
+            const float id = gp ? ic[sq] : u_id, raw = bc[sq];
             const float be = Z == 2 && (FAST || id > 0.0f) ? raw + shift : raw;
             xc[s] = (be + (L.w[0] * (xc[s - 1] + xc[s + 1]) + L.w[1] * (xc[s - PX] + xc[s + PX]) + L.w[2] * (xm[s] + xp[s]))) * id;
         }
@@ -877,14 +843,12 @@ __global__ void __launch_bounds__(256, Z ? ZM_MINB_PRE : ZM_MINB_POST) k_zmarch(
     const int pl = c1 ^ ((K - 1 + ZE) & 1); /* the last half sweep's colour */
     auto step = [&](int t, auto fast_c) {
         constexpr bool FAST = decltype(fast_c)::value;
-        /* every cell of this step's planes inside the uniform box: 1/diag is u_id (no loads) */
-        const bool gen = !FAST && !(uxy && zbox(t) && zbox(t - 2 * K));
-        if (!FAST && gen) ids(t);
         if constexpr (Z != 0) {
             if (FAST || t <= tl) {
                 /* the first sweep's red half from zero on plane t (k_sweep_tile's Z staging; black 0, ghosts x) */
                 const bool zi = t >= 0 && t < n2;
-                const float *bc = br + sb * PQ;
+                const float *bc = br + sb * PQ, *ic = ir + sb * PQ;
+                const bool gp = !FAST && !(uxy && zbox(t));
                 float *xw = xr + sx * PP;
 #pragma unroll
                 for (int i = 0; i < NEB; i++) {
@@ -894,7 +858,7 @@ __global__ void __launch_bounds__(256, Z ? ZM_MINB_PRE : ZM_MINB_POST) k_zmarch(
                     const float raw = bc[q];
                     float xv = raw;
                     if (FAST || (zi && (f & 2u))) {
-                        const float id = !FAST && gen ? idb[i] : u_id;
+                        const float id = gp ? ic[q] : u_id;
                         const float bv = Z == 2 && (FAST || id > 0.0f) ? raw + shift : raw;
                         xv = (((f >> 2) ^ (unsigned)t) & 1u) == 0 ? 1.0f * (bv * id) : 0.0f;
                     }
@@ -922,10 +886,10 @@ __global__ void __launch_bounds__(256, Z ? ZM_MINB_PRE : ZM_MINB_POST) k_zmarch(
         } else {
             issue(t + D, ix, ib);
         }
-        if (FAST || in_window(1, t - 2)) half(IntC<1>{}, t - 2, gen, fast_c);
-        if (FAST || in_window(2, t - 4)) half(IntC<2>{}, t - 4, gen, fast_c);
+        if (FAST || in_window(1, t - 2)) half(IntC<1>{}, t - 2, fast_c);
+        if (FAST || in_window(2, t - 4)) half(IntC<2>{}, t - 4, fast_c);
         if constexpr (K > 3) {
-            if (FAST || in_window(3, t - 6)) half(IntC<3>{}, t - 6, gen, fast_c);
+            if (FAST || in_window(3, t - 6)) half(IntC<3>{}, t - 6, fast_c);
         }
         const int gz = t - 2 * K;
         if (FAST || gz >= zc0) {
@@ -934,8 +898,8 @@ __global__ void __launch_bounds__(256, Z ? ZM_MINB_PRE : ZM_MINB_POST) k_zmarch(
             const int lx = tid & 31, ly = tid >> 5, gx = bx0 + lx, gy = by0 + ly;
             if (FAST || (gz < n2 && gx < n0 && gy < n1)) {
                 const int s = (lx + H) + PX * (ly + H), e = L.origin + gx + L.sy * gy + L.sz * gz;
-                const float raw = br[slb(2 * K) * PQ + (lx + HB) + QX * (ly + HB)];
-                const float id = !FAST && gen ? idf : u_id;
+                const int sq = slb(2 * K) * PQ + (lx + HB) + QX * (ly + HB);
+                const float raw = br[sq], id = !FAST && !(uxy && zbox(gz)) ? ir[sq] : u_id;
                 const float be = Z == 2 && (FAST || id > 0.0f) ? raw + shift : raw;
                 float v = xc[s];
                 if (((gx + gy + gz) & 1) == pl)
@@ -955,7 +919,8 @@ __global__ void __launch_bounds__(256, Z ? ZM_MINB_PRE : ZM_MINB_POST) k_zmarch(
     for (int d = 0; d < D; d++) issue(t0 + d, d, d);
     zm_wait<D - 1>();
     __syncthreads();
-    /* the steps of FAST: t in [zc0 + 2 K, tl - D] inside the box (zbox of t and t - 2 K) for a block inside both */
+    /* the steps of FAST: t in [zc0 + 2 K, tl - D] with planes t - 2 K .. t + D inside the box, for a block inside
+     * the level and the box (x, y) */
     const bool fast_block = inxy && uxy;
 #pragma unroll 1
     for (int t = t0; t <= t1; t++) {
@@ -965,7 +930,7 @@ __global__ void __launch_bounds__(256, Z ? ZM_MINB_PRE : ZM_MINB_POST) k_zmarch(
         for (int jj = 0; jj < K - 1; jj++) {
             asm volatile("" : "+r"(pk[jj][0]), "+r"(pk[jj][1]));
         }
-        if (fast_block && t >= zc0 + 2 * K && t + D <= tl && zbox(t) && zbox(t - 2 * K))
+        if (fast_block && t >= zc0 + 2 * K && t + D <= tl && zbox(t - 2 * K) && zbox(t + D))
             step(t, BoolC<true>{});
         else
             step(t, BoolC<false>{});
