@@ -190,25 +190,6 @@ for what in "$@"; do
     timeout 300 "$ncu" --clock-control none --cache-control none --profile-from-start off --csv --page raw \
       --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,sm__inst_issued.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,launch__grid_size \
       "$bin/bench_cuda" --profile 3 256 0 > "$OUT/ncu3d.csv" 2>&1; echo "ncu3d rc=$?"; grep -c k_ "$OUT/ncu3d.csv" ;;
-  ncu-zm)
-    # issue 7, version 22 (cuda_notes 160-169): the first launches of k_zmarch (3D level 0's z-marching smoothing) in
-    # one 3D 256^3 step: time, instructions, issue, warps, DRAM bytes, registers (ZM_NCU_ENV: settings for the bench)
-    env ${ZM_NCU_ENV:-} timeout 200 "$ncu" --clock-control none --cache-control none --profile-from-start off -k regex:"${ZM_NCU_K:-k_zmarch}" -c ${ZM_NCU_C:-4} --csv --page raw \
-      --metrics gpu__time_duration.sum,smsp__inst_executed.sum,sm__inst_issued.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active,dram__bytes_read.sum,dram__bytes_write.sum,launch__registers_per_thread,launch__grid_size,smsp__average_warp_latency_issue_stalled_barrier,smsp__average_warp_latency_issue_stalled_long_scoreboard,smsp__average_warp_latency_issue_stalled_short_scoreboard,smsp__average_warp_latency_issue_stalled_mio_throttle \
-      "$bin/bench_cuda" --profile 3 256 0 > "$OUT/ncu_zm.csv" 2>&1; echo "ncu-zm rc=$?"
-    python3 - "$OUT/ncu_zm.csv" <<'PY'
-import csv, sys
-rows = [r for r in csv.reader(open(sys.argv[1])) if len(r) > 10]
-if rows:
-    h = rows[0]
-    for r in rows[2:]:
-        d = dict(zip(h, r))
-        keys = ["gpu__time_duration.sum", "smsp__inst_executed.sum", "sm__inst_issued.avg.pct_of_peak_sustained_active",
-                "sm__warps_active.avg.pct_of_peak_sustained_active", "dram__bytes_read.sum", "dram__bytes_write.sum",
-                "launch__registers_per_thread", "launch__grid_size"]
-        print(d.get("Kernel Name", "")[:24], *["%s=%s" % (k.split("__")[1][:16], d.get(k, "?")) for k in keys])
-PY
-    ;;
   bench-quick) timeout 200 "$bin/bench_cuda" --quick > "$OUT/bench.log" 2>&1; echo "bench rc=$?"; cat "$OUT/bench.log" ;;
   esac
 done

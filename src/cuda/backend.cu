@@ -513,11 +513,6 @@ extern "C" eddy_status eddy__cuda_attach(eddy_sim *s) {
     c->s = s;
     c->adv_feet = 1;
     c->prolong8_cells = PROLONG8_CELLS;
-    c->zmarch_cells = ZMARCH_CELLS;
-    c->zmarch_parts = 3;
-    c->zmarch_nz = ZMARCH_NZ;
-    if (const char *zp = getenv("EDDY_CU_ZMARCH")) c->zmarch_parts = atoi(zp); /* TEMPORARY A/B switch */
-    if (const char *zp = getenv("EDDY_CU_ZM_NZ")) c->zmarch_nz = atoi(zp) > 0 ? atoi(zp) / 8 * 8 : ZMARCH_NZ; /* TEMPORARY */
     s->backend = c;
     s->backend_ops = &cuda_ops;
     Geo &g = c->g;
@@ -642,12 +637,6 @@ extern "C" eddy_status eddy__cuda_set_advect_cells(eddy_sim *s, int on) {
 extern "C" eddy_status eddy__cuda_set_prolong8_cells(eddy_sim *s, long long cells) {
     if (!s || s->backend_ops != &cuda_ops || cells < 1) return EDDY_ERR_INVALID_ARGUMENT;
     project_set_prolong8_cells(CS(s), cells);
-    return EDDY_OK;
-}
-
-extern "C" eddy_status eddy__cuda_set_zmarch_cells(eddy_sim *s, long long cells) {
-    if (!s || s->backend_ops != &cuda_ops || cells < 1) return EDDY_ERR_INVALID_ARGUMENT;
-    project_set_zmarch_cells(CS(s), cells);
     return EDDY_OK;
 }
 

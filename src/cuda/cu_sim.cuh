@@ -29,8 +29,6 @@ struct Readback {
 struct AdvectWS;
 /* 16M cells: where k_prolong8 starts to win on the H100 (k_project.cu, cuda_notes 84) */
 #define PROLONG8_CELLS (16LL << 20)
-#define ZMARCH_CELLS (8LL << 20)
-#define ZMARCH_NZ 128
 
 struct PoissonWS;
 struct DiffuseWS;
@@ -73,11 +71,6 @@ struct cu_sim {
     int adv_feet;           /* advection's first pass keeps range / feet for the later ones (default 1, k_advect.cu) */
     long long prolong8_cells; /* 3D levels of at least this many cells prolong by coarse cell (k_prolong8); default
                                  PROLONG8_CELLS, lowered by the tests */
-    long long zmarch_cells; /* 3D level 0 of at least this many cells smooths by z-marching blocks (k_zmarch); default
-                               ZMARCH_CELLS, lowered by the tests */
-    int zmarch_parts;       /* ... 1: the pre-smoothing, 2: the post-smoothing (default 3) */
-    int zmarch_nz;          /* ... planes per block (default ZMARCH_NZ) */
-    int zmarch_any;         /* ... also without a uniform box (the tests' switch) */
     PoissonWS *pois;
     DiffuseWS *dif;
 };
@@ -127,7 +120,6 @@ void finish_project_stats(cu_sim *c);
 void advect_use_cells(cu_sim *c, int on);
 void project_use_graphs(cu_sim *c, int on);
 void project_set_prolong8_cells(cu_sim *c, long long cells);
-void project_set_zmarch_cells(cu_sim *c, long long cells);
 
 /* device allocation that fails through eddy__fail with the size and what it was for */
 eddy_status dev_alloc(cu_sim *c, void **p, size_t bytes, const char *what);

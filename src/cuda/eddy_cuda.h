@@ -47,9 +47,6 @@ eddy_status eddy__cuda_set_advect_cells(struct eddy_sim *s, int on);
 /* 3D levels of at least `cells` cells (default 16M) prolong coarse cell by coarse cell (k_prolong8) instead of fine
  * cell by fine cell: the same results; the tests lower it so that small grids run that kernel */
 eddy_status eddy__cuda_set_prolong8_cells(struct eddy_sim *s, long long cells);
-/* a 3D level 0 of at least `cells` cells (default 8M) smooths by blocks marching along z (k_zmarch) instead of
- * staged 3D tiles: the same results; the tests lower it so that small grids run that kernel */
-eddy_status eddy__cuda_set_zmarch_cells(struct eddy_sim *s, long long cells);
 /* waits for the device and returns the milliseconds since the previous call (events on the sim's stream) */
 double eddy__cuda_sync_ms(struct eddy_sim *s);
 

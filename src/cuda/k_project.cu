@@ -673,274 +673,6 @@ __global__ void __launch_bounds__(256, SWEEP_MINB(RES, NS))
     }
 }
 
-/* ------------------------------------------------------------------ 3D level-0 smoothing marching along z
- * (cuda_notes 160-169). A block owns a ZM_TX x ZM_TY tile of columns and nzc planes of it, with a halo of H = K
- * cells in x and y, and walks z: step t runs half sweep j = 1 .. K - 1 on plane t - 2 j (the region of halo H - j)
- * and the last half sweep on the tile of plane t - 2 K. A half sweep of plane k reads the previous one's values on
- * planes k - 1 .. k + 1, which the lag of two planes per half sweep finished in earlier steps: one barrier per step.
- * The planes live in rings in shared memory: x (RX planes of the halo-H region) and the raw b (RB planes of the
- * halo-HB region), filled by cp.async ZM_D planes ahead of their use, so the loads overlap the half sweeps. Forms:
- * - the pre-smoothing pass (K = 3, Z = 1 or 2): step t also computes the first sweep's red half from zero on plane t
- *   (k_sweep_tile's Z staging) from the b ring into the x ring; then its black half (j = 1), the second sweep's red
- *   (j = 2, halo 1) and black (the tile); with Z == 2 b is r shifted by -*mean where read (k_sweep_tile's BV) and the
- *   tile writes the shifted residual to rs;
- * - both post-sweeps (K = 4, Z = 0; black, red, black, red) from x staged by cp.async; DOT: b.x per 32 x 8 x tzp
- *   cells in k_sweep_tile's order (a thread's column of its tile, then the block tree), so the partials of r.z are
- *   the tiles' own bits.
- * Each cell's float operations are k_sweep_tile's (the same bits). 1/diag is LevA's uniform value inside its box and
- * loaded per cell outside it (the walls), those loads issued at the start of a step. Levels without periodic axes. */
-#define ZM_TX 32
-#define ZM_TY 8
-#ifndef ZM_D
-#define ZM_D 2
-#endif
-#ifndef ZM_NZ
-#define ZM_NZ 128
-#endif
-__device__ __forceinline__ void zm_cp4(float *dst, const float *src, bool ok) {
-    const unsigned sa = (unsigned)__cvta_generic_to_shared(dst);
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(sa), "l"(src), "r"(ok ? 4 : 0) : "memory");
-}
-__device__ __forceinline__ void zm_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
-template <int N>
-__device__ __forceinline__ void zm_wait() { asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory"); }
-template <int K, int Z>
-struct ZmShape {
-    static constexpr int H = K, HB = Z ? K : K - 1, D = ZM_D;
-    static constexpr int PX = ZM_TX + 2 * H, PY = ZM_TY + 2 * H, PP = PX * PY;
-    static constexpr int QX = ZM_TX + 2 * HB, QY = ZM_TY + 2 * HB, PQ = QX * QY;
-    static constexpr int RX = Z ? 2 * K + 2 : 2 * K + 2 + D, RB = 2 * K + 1 + D;
-    /* x ring, b ring, and 1/diag beside b (planes outside the uniform box) */
-    static constexpr size_t smem = (size_t)(RX * PP + 2 * RB * PQ) * sizeof(float);
-};
-#ifndef ZM_MINB_PRE
-#define ZM_MINB_PRE 6
-#endif
-#ifndef ZM_MINB_POST
-#define ZM_MINB_POST 4
-#endif
-template <int K, int Z, bool DOT>
-__global__ void __launch_bounds__(256, Z ? ZM_MINB_PRE : ZM_MINB_POST) k_zmarch(LevA L, const float *__restrict__ x, float *__restrict__ xout,
-                                                const float *__restrict__ b, int c1, const int *active, double *partials,
-                                                float *__restrict__ rs, const float *mean, int tzp, int nzc) {
-    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-    ECU_ACTIVE_OR_RETURN(active);
-    using S = ZmShape<K, Z>;
-    constexpr int TX = ZM_TX, TY = ZM_TY, H = S::H, HB = S::HB, D = S::D, PX = S::PX, PP = S::PP, QX = S::QX,
-                  PQ = S::PQ, RX = S::RX, RB = S::RB, ZE = Z ? 1 : 0, OB = H - HB;
-    constexpr int NEB = (PQ + 255) / 256, NEX = Z ? 0 : (PP + 255) / 256;
-    static_assert(TX * TY == 256 && K >= 3 && K <= 4 && NEB <= 8 && NEX <= 8, "a thread per tile column");
-    extern __shared__ float zsm[];
-    float *xr = zsm, *br = zsm + RX * PP, *ir = br + RB * PQ;
-    const float shift = Z == 2 ? -*mean : 0.0f;
-    const int tid = (int)(threadIdx.x + 32 * threadIdx.y);
-    const int bx0 = (int)blockIdx.x * TX, by0 = (int)blockIdx.y * TY, x0 = bx0 - H, y0 = by0 - H;
-    const int n0 = L.n[0], n1 = L.n[1], n2 = L.n[2];
-    const int zc0 = (int)blockIdx.z * nzc, zc1 = min(zc0 + nzc, n2);
-    const bool inxy = x0 >= 0 && y0 >= 0 && x0 + PX <= n0 && y0 + S::PY <= n1;
-    const bool uxy = x0 >= L.ulo[0] && y0 >= L.ulo[1] && x0 + PX - 1 <= L.uhi[0] && y0 + S::PY - 1 <= L.uhi[1];
-    const float u_id = L.uid;
-    const float *__restrict__ inv_diag = L.inv_diag;
-    auto zbox = [&](int gz) { return gz >= L.ulo[2] && gz <= L.uhi[2]; };
-    auto xybox = [&](int gx, int gy) { return gx >= L.ulo[0] && gx <= L.uhi[0] && gy >= L.ulo[1] && gy <= L.uhi[1]; };
-    /* the b ring's elements q = tid + 256 i (halo HB): padded offset in their plane; 4 bits each: in [-1, n] (x, y),
-     * a cell of the level (x, y), parity of gx + gy, inside the uniform box (x, y) */
-    int gob[NEB];
-    unsigned flb = 0;
-#pragma unroll
-    for (int i = 0; i < NEB; i++) {
-        const int q = tid + 256 * i, gx = bx0 - HB + q % QX, gy = by0 - HB + q / QX;
-        const bool v = q < PQ && gx >= -1 && gx <= n0 && gy >= -1 && gy <= n1;
-        const bool in = q < PQ && gx >= 0 && gx < n0 && gy >= 0 && gy < n1;
-        gob[i] = v ? L.origin + gx + L.sy * gy : 0;
-        flb |= ((unsigned)v | (unsigned)in << 1 | (unsigned)((gx + gy) & 1) << 2 | (unsigned)xybox(gx, gy) << 3) << (4 * i);
-    }
-    /* the x ring's elements (post-smoothing: x staged as it is, halo H) */
-    int gox[NEX > 0 ? NEX : 1];
-    unsigned flx = 0;
-#pragma unroll
-    for (int i = 0; i < NEX; i++) {
-        const int q = tid + 256 * i, gx = x0 + q % PX, gy = y0 + q / PX;
-        const bool v = q < PP && gx >= -1 && gx <= n0 && gy >= -1 && gy <= n1;
-        gox[i] = v ? L.origin + gx + L.sy * gy : 0;
-        flx |= (unsigned)v << i;
-    }
-    /* half sweep j's cells c = tid + 256 r (j = 1 .. K - 1, r = 0, 1), packed: x-ring offset at even parity of
-     * gy + gz + colour + M (bits 0-9), that parity's gy part (bit 10), b-ring offset (bits 12-21), a cell of the
-     * level at even parity (bit 11) and at odd parity (bit 22); the plane adds its parity to the offsets */
-    int pk[K - 1][2];
-#pragma unroll
-    for (int jj = 0; jj < K - 1; jj++) {
-        const int j = jj + 1, M = H - j, o = j, COLS = (TX + 2 * M) / 2, CELLS = COLS * (TY + 2 * M);
-        const int p = c1 ^ ((j - 1 + ZE) & 1);
-#pragma unroll
-        for (int r = 0; r < 2; r++) {
-            const int c = tid + 256 * r, m = c % COLS, ly = c / COLS, gy = y0 + o + ly, c0 = (gy + p + M) & 1;
-            const int gx0 = x0 + o + 2 * m; /* the cell's x at even parity; + 1 at odd */
-            const bool row = c < CELLS && gy >= 0 && gy < n1;
-            const bool ok0 = row && gx0 >= 0 && gx0 < n0, ok1 = row && gx0 + 1 >= 0 && gx0 + 1 < n0;
-            const int s0 = (2 * m + o) + PX * (ly + o), q0 = (2 * m + o - OB) + QX * (ly + o - OB);
-            /* (0 where the thread has no cell: its offsets would not fit their fields) */
-            pk[jj][r] = row ? (int)((unsigned)s0 | (unsigned)c0 << 10 | (unsigned)ok0 << 11 | (unsigned)q0 << 12 |
-                                    (unsigned)ok1 << 22)
-                            : 0;
-        }
-    }
-    static_assert(S::PP <= 1024 && S::PQ <= 1024, "the packed bit fields");
-    const int t0 = zc0 - K, tl = zc1 - 1 + K, t1 = zc1 - 1 + 2 * K;
-    /* plane t into ring slots (x: ix, b: ib) by cp.async, one commit group (empty outside the load window) */
-    auto issue = [&](int t, int ix, int ib) {
-        if (t <= tl) {
-            const bool zv = t >= -1 && t <= n2, zi = t >= 0 && t < n2;
-            const int pz = L.sz * t;
-#pragma unroll
-            for (int i = 0; i < NEB; i++) {
-                const int q = tid + 256 * i;
-                if ((i + 1) * 256 > PQ && q >= PQ) continue;
-                const unsigned f = flb >> (4 * i);
-                const int e = gob[i] + pz;
-                const bool in = zi && (f & 2u);
-                /* pre-smoothing: ghost cells (and cells outside [-1, n] as zeros) carry x, as k_sweep_tile stages them */
-                const bool ok = Z ? zv && (f & 1u) : in;
-                zm_cp4(br + ib * PQ + q, ok ? (Z && !in ? x + e : b + e) : b, ok);
-                /* 1/diag where the plane is not inside the box (zero elsewhere: not read) */
-                if (!(uxy && zbox(t))) zm_cp4(ir + ib * PQ + q, in ? inv_diag + e : inv_diag, in);
-            }
-#pragma unroll
-            for (int i = 0; i < NEX; i++) {
-                const int q = tid + 256 * i;
-                if ((i + 1) * 256 > PP && q >= PP) continue;
-                const bool ok = zv && ((flx >> i) & 1u);
-                zm_cp4(xr + ix * PP + q, ok ? x + gox[i] + pz : x, ok);
-            }
-        }
-        zm_commit();
-    };
-    int sx = 0, sb = 0; /* ring slots of plane t */
-    auto slx = [&](int d) { const int v = sx - d; return v < 0 ? v + RX : v; };
-    auto slb = [&](int d) { const int v = sb - d; return v < 0 ? v + RB : v; };
-    auto in_window = [&](int j, int gz) { return gz >= 0 && gz < n2 && gz >= zc0 - (K - j) && gz <= zc1 - 1 + (K - j); };
-    /* FAST: a step in the middle of the march of a block inside the level and the uniform box (every half sweep
-     * and the load run, every cell is a cell of the level with 1/diag u_id > 0): no tests; the same operations */
-    auto half = [&](auto jc, int gz, auto fast_c) {
-        constexpr int j = decltype(jc)::value;
-        constexpr bool FAST = decltype(fast_c)::value;
-        const int d = 2 * j;
-        const bool gp = !FAST && !(uxy && zbox(gz)); /* 1/diag from the ring */
-        float *xc = xr + slx(d) * PP;
-        const float *xm = xr + slx(d + 1) * PP, *xp = xr + slx(d - 1) * PP, *bc = br + slb(d) * PQ, *ic = ir + slb(d) * PQ;
-#pragma unroll
-        for (int r = 0; r < 2; r++) {
-            const unsigned k = (unsigned)pk[j - 1][r];
-            const int par = (int)(((k >> 10) ^ (unsigned)gz) & 1u), s = (int)(k & 1023u) + par, sq = (int)((k >> 12) & 1023u) + par;
-            if (!((k >> (11 + 11 * par)) & 1u)) continue;
-            const float id = gp ? ic[sq] : u_id, raw = bc[sq];
-            const float be = Z == 2 && (FAST || id > 0.0f) ? raw + shift : raw;
-            xc[s] = (be + (L.w[0] * (xc[s - 1] + xc[s + 1]) + L.w[1] * (xc[s - PX] + xc[s + PX]) + L.w[2] * (xm[s] + xp[s]))) * id;
-        }
-    };
-    double acc = 0.0;
-    const int pl = c1 ^ ((K - 1 + ZE) & 1); /* the last half sweep's colour */
-    auto step = [&](int t, auto fast_c) {
-        constexpr bool FAST = decltype(fast_c)::value;
-        if constexpr (Z != 0) {
-            if (FAST || t <= tl) {
-                /* the first sweep's red half from zero on plane t (k_sweep_tile's Z staging; black 0, ghosts x) */
-                const bool zi = t >= 0 && t < n2;
-                const float *bc = br + sb * PQ, *ic = ir + sb * PQ;
-                const bool gp = !FAST && !(uxy && zbox(t));
-                float *xw = xr + sx * PP;
-#pragma unroll
-                for (int i = 0; i < NEB; i++) {
-                    const int q = tid + 256 * i;
-                    if ((i + 1) * 256 > PQ && q >= PQ) continue;
-                    const unsigned f = flb >> (4 * i);
-                    const float raw = bc[q];
-                    float xv = raw;
-                    if (FAST || (zi && (f & 2u))) {
-                        const float id = gp ? ic[q] : u_id;
-                        const float bv = Z == 2 && (FAST || id > 0.0f) ? raw + shift : raw;
-                        xv = (((f >> 2) ^ (unsigned)t) & 1u) == 0 ? 1.0f * (bv * id) : 0.0f;
-                    }
-                    xw[q] = xv;
-                }
-            }
-        }
-        const int ix = sx + D >= RX ? sx + D - RX : sx + D, ib = sb + D >= RB ? sb + D - RB : sb + D;
-        if constexpr (FAST) {
-            /* plane t + D: every element a cell of the level */
-            const int pz = L.sz * (t + D);
-#pragma unroll
-            for (int i = 0; i < NEB; i++) {
-                const int q = tid + 256 * i;
-                if ((i + 1) * 256 > PQ && q >= PQ) continue;
-                zm_cp4(br + ib * PQ + q, b + gob[i] + pz, true);
-            }
-#pragma unroll
-            for (int i = 0; i < NEX; i++) {
-                const int q = tid + 256 * i;
-                if ((i + 1) * 256 > PP && q >= PP) continue;
-                zm_cp4(xr + ix * PP + q, x + gox[i] + pz, true);
-            }
-            zm_commit();
-        } else {
-            issue(t + D, ix, ib);
-        }
-        if (FAST || in_window(1, t - 2)) half(IntC<1>{}, t - 2, fast_c);
-        if (FAST || in_window(2, t - 4)) half(IntC<2>{}, t - 4, fast_c);
-        if constexpr (K > 3) {
-            if (FAST || in_window(3, t - 6)) half(IntC<3>{}, t - 6, fast_c);
-        }
-        const int gz = t - 2 * K;
-        if (FAST || gz >= zc0) {
-            /* the last half sweep on the tile, and the tile back to device memory (k_sweep_tile's last loop) */
-            const float *xc = xr + slx(2 * K) * PP, *xm = xr + slx(2 * K + 1) * PP, *xp = xr + slx(2 * K - 1) * PP;
-            const int lx = tid & 31, ly = tid >> 5, gx = bx0 + lx, gy = by0 + ly;
-            if (FAST || (gz < n2 && gx < n0 && gy < n1)) {
-                const int s = (lx + H) + PX * (ly + H), e = L.origin + gx + L.sy * gy + L.sz * gz;
-                const int sq = slb(2 * K) * PQ + (lx + HB) + QX * (ly + HB);
-                const float raw = br[sq], id = !FAST && !(uxy && zbox(gz)) ? ir[sq] : u_id;
-                const float be = Z == 2 && (FAST || id > 0.0f) ? raw + shift : raw;
-                float v = xc[s];
-                if (((gx + gy + gz) & 1) == pl)
-                    v = (be + (L.w[0] * (xc[s - 1] + xc[s + 1]) + L.w[1] * (xc[s - PX] + xc[s + PX]) + L.w[2] * (xm[s] + xp[s]))) * id;
-                xout[e] = v;
-                if (Z == 2) rs[e] = be;
-                if (DOT) acc += (double)be * (double)v;
-            }
-            if (DOT && ((gz + 1) % tzp == 0 || gz + 1 == n2)) {
-                __shared__ double sh[32];
-                acc = block_reduce<RED_SUM>(acc, sh);
-                if (tid == 0) partials[blockIdx.x + gridDim.x * (blockIdx.y + (size_t)gridDim.y * (gz / tzp))] = acc;
-                acc = 0.0;
-            }
-        }
-    };
-    for (int d = 0; d < D; d++) issue(t0 + d, d, d);
-    zm_wait<D - 1>();
-    __syncthreads();
-    /* the steps of FAST: t in [zc0 + 2 K, tl - D] with planes t - 2 K .. t + D inside the box, for a block inside
-     * the level and the box (x, y) */
-    const bool fast_block = inxy && uxy;
-#pragma unroll 1
-    for (int t = t0; t <= t1; t++) {
-        /* (the packed fields opaque to the compiler in each step: it had hoisted their decoded forms out of the loop,
-         * 80-108 registers) */
-#pragma unroll
-        for (int jj = 0; jj < K - 1; jj++) {
-            asm volatile("" : "+r"(pk[jj][0]), "+r"(pk[jj][1]));
-        }
-        if (fast_block && t >= zc0 + 2 * K && t + D <= tl && zbox(t - 2 * K) && zbox(t + D))
-            step(t, BoolC<true>{});
-        else
-            step(t, BoolC<false>{});
-        zm_wait<D - 1>();
-        __syncthreads();
-        sx = sx + 1 == RX ? 0 : sx + 1;
-        sb = sb + 1 == RB ? 0 : sb + 1;
-    }
-}
-
 /* LevA's uniform box (cuda_notes 82): *bad = 1 where a cell of [m, n - 1 - m] (each axis) differs bitwise from the
  * box's first cell in diag, inv_diag or inv_weight, or where that cell is not solved (diag or inv_diag <= 0) */
 #define UBOX_MARGINS 2
@@ -2480,37 +2212,6 @@ static bool prolong8(const cu_sim *c, const LevelD &L) {
 #define RESTRICT4_CELLS 262144
 static bool restrict4(const LevelD &C) { return C.a.dim == 3 && (long long)C.a.n[0] * C.a.n[1] * C.a.n[2] <= RESTRICT4_CELLS; }
 
-/* 3D level 0's smoothing by z-marching blocks (k_zmarch, cuda_notes 160-169) instead of k_sweep_tile: levels of at
- * least c->zmarch_cells cells (ZMARCH_CELLS unless a test lowers it) without periodic axes; part 1 the
- * pre-smoothing pass, 2 both post-sweeps in one pass (c->zmarch_parts) */
-static cudaError_t zmarch_attributes() {
-    cudaError_t e = cudaFuncSetAttribute(k_zmarch<3, 1, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)ZmShape<3, 1>::smem);
-    if (e == cudaSuccess) e = cudaFuncSetAttribute(k_zmarch<3, 2, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)ZmShape<3, 2>::smem);
-    if (e == cudaSuccess) e = cudaFuncSetAttribute(k_zmarch<4, 0, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)ZmShape<4, 0>::smem);
-    if (e == cudaSuccess) e = cudaFuncSetAttribute(k_zmarch<4, 0, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)ZmShape<4, 0>::smem);
-    return e;
-}
-static bool zmarch(const cu_sim *c, int l, int part) {
-    const LevelD &L = c->pois->lv[l];
-    /* (without the test's switch, where the level has a uniform box: outside it 1/diag is loaded per cell, which
-     * the march does not hide) */
-    const bool box = L.a.ulo[0] <= L.a.uhi[0] && L.a.ulo[1] <= L.a.uhi[1] && L.a.ulo[2] <= L.a.uhi[2];
-    return l == 0 && L.a.dim == 3 && EDDY_MG_SMOOTH == 2 && (c->zmarch_parts & part) && !L.periodic[0] &&
-           !L.periodic[1] && !L.periodic[2] && (long long)L.a.n[0] * L.a.n[1] * L.a.n[2] >= c->zmarch_cells &&
-           (box || c->zmarch_any);
-}
-template <int K, int Z, bool DOT>
-static void launch_zmarch(cu_sim *c, const LevA &L, const float *x, float *xout, const float *b, int c1, const int *active,
-                          double *dot, float *rs, const float *mean) {
-    const int nzc = c->zmarch_nz;
-    const dim3 gr((unsigned)((L.n[0] + ZM_TX - 1) / ZM_TX), (unsigned)((L.n[1] + ZM_TY - 1) / ZM_TY),
-                  (unsigned)((L.n[2] + nzc - 1) / nzc)),
-        bl(32, 8);
-    /* the partials of sweep_grid's tiles (r.z, rz_blocks) */
-    const int tzp = small_tile(L) ? 4 : 8;
-    k_zmarch<K, Z, DOT><<<gr, bl, ZmShape<K, Z>::smem, c->stream>>>(L, x, xout, b, c1, active, dot, rs, mean, tzp, nzc);
-}
-
 /* out = M^-1 in: one V-cycle (poisson_mg.c eddy__poisson_vcycle); levels from tail_first on run in one block */
 static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
     PoissonWS *P = c->pois;
@@ -2527,7 +2228,7 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
             float *buf[2] = {L.x, L.xa};
             /* the first sweep writes where 2S - 1 flips end in x; where the post-sweeps are one pass (one flip), where
              * 2S - 2 flips do */
-            const bool one_post = post_one_pass(L.a) || zmarch(c, l, 2);
+            const bool one_post = post_one_pass(L.a);
             int cur = ((2 * EDDY_MG_SMOOTH - 1) % 2) ^ (one_post ? 1 : 0);
             int s = 1;
             const int zero = pre_fused(c, l);
@@ -2537,17 +2238,7 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
             const bool rr = rst_fused(L);
             ProlongArgs ra = {};
             if (rr) ra = ProlongArgs{P->lv[l + 1].a, L.ax[0], L.ax[1], L.ax[2], nullptr, P->lv[l + 1].b};
-            if (zero && zmarch(c, l, 1)) {
-                /* the same pass marching along z */
-                if (defer_shift(c)) {
-                    launch_zmarch<3, 2, false>(c, L.a, buf[cur], buf[cur ^ 1], L.b, 0, &P->d_cg->active, nullptr, P->rs,
-                                               &P->d_cg->mean);
-                    L.b = P->rs;
-                } else {
-                    launch_zmarch<3, 1, false>(c, L.a, buf[cur], buf[cur ^ 1], L.b, 0, active, nullptr, nullptr, nullptr);
-                }
-                s++, cur ^= 1;
-            } else if (zero && l == 0 && defer_shift(c)) {
+            if (zero && l == 0 && defer_shift(c)) {
                 /* the first and second sweeps in one pass, reading r and writing the shifted residual rs */
                 full_sweep(c, L.a, buf[cur], buf[cur ^ 1], L.b, 0, &P->d_cg->active, nullptr, nullptr, 2, P->rs,
                            &P->d_cg->mean, 1, rout, rr ? &ra : nullptr);
@@ -2618,13 +2309,6 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
                 k_prolong8<<<cells_grid(C.a), bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], C.x, buf[cur], 1, active);
             else if (!fuse)
                 k_prolong<<<gr, bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], C.x, buf[cur], 1, active);
-            if (zmarch(c, l, 2)) {
-                /* both post-sweeps in one z-marching pass: x is in xa (cur == 1), the result goes to x */
-                double *rz = l == 0 && fused_rz(c) ? part(c, 0) : nullptr;
-                if (rz) launch_zmarch<4, 0, true>(c, L.a, buf[cur], buf[cur ^ 1], L.b, 1, active, rz, nullptr, nullptr);
-                else launch_zmarch<4, 0, false>(c, L.a, buf[cur], buf[cur ^ 1], L.b, 1, active, nullptr, nullptr, nullptr);
-                continue;
-            }
             if (post_one_pass(L.a)) {
                 /* both post-sweeps in one pass (the prolongation added while staging): x is in xa (cur == 1, see the
                  * pre-smoothing), the result goes to x */
@@ -3311,7 +2995,6 @@ eddy_status project_init(cu_sim *c) {
         st = cuda_fail(c, cudaGetLastError(), "solver scalars");
     if (st == EDDY_OK && cudaMallocHost((void **)&P->h_warm_scale, sizeof(float)) != cudaSuccess)
         st = cuda_fail(c, cudaGetLastError(), "solver scalars");
-    if (st == EDDY_OK && zmarch_attributes() != cudaSuccess) st = cuda_fail(c, cudaGetLastError(), "z-marching smoothing set-up");
     if (st == EDDY_OK && cudaStreamSynchronize(c->stream) != cudaSuccess) st = cuda_fail(c, cudaGetLastError(), "pressure solver set-up");
     return st;
 }
@@ -3355,14 +3038,6 @@ void project_use_graphs(cu_sim *c, int on) {
 }
 
 /* the tests lower the k_prolong8 threshold so that small grids run it; the captured graphs hold the old choice */
-void project_set_zmarch_cells(cu_sim *c, long long cells) {
-    c->zmarch_cells = cells;
-    c->zmarch_any = 1;
-    if (c->pois && c->pois->graphs != 0) {
-        destroy_graphs(c->pois);
-        c->pois->graphs = 0;
-    }
-}
 void project_set_prolong8_cells(cu_sim *c, long long cells) {
     c->prolong8_cells = cells;
     if (c->pois && c->pois->graphs != 0) {

@@ -201,12 +201,10 @@ static void stage_case(const char *name, eddy_sim_def d, cpu_stage cs, eddy_cuda
      *   device without the room;
      * - the 3D projection prolongs by coarse cell (k_prolong8) only on levels of 16M cells; with the threshold at one
      *   cell every 3D level outside the one-block tail takes it: the same products and sums as the per-fine-cell
-     *   k_prolong;
-     * - a 3D level 0 smooths by blocks marching along z (k_zmarch) from 8M cells; with the threshold at one cell
-     *   every 3D level 0 takes it: the same operations as the staged tiles, and r.z from the same partials */
-    enum { MAX_OTHERS = 3 };
-    eddy_sim *other[MAX_OTHERS] = {NULL, NULL, NULL};
-    const char *other_path[MAX_OTHERS] = {NULL, NULL, NULL};
+     *   k_prolong */
+    enum { MAX_OTHERS = 2 };
+    eddy_sim *other[MAX_OTHERS] = {NULL, NULL};
+    const char *other_path[MAX_OTHERS] = {NULL, NULL};
     int others = 0;
     if (gs == EDDY_CUDA_ADVECT && d.advection != EDDY_ADVECT_SEMI_LAGRANGIAN && (other[others] = make(d, EDDY_BACKEND_CUDA))) {
         other_path[others] = "feet kept vs traced again";
@@ -219,10 +217,6 @@ static void stage_case(const char *name, eddy_sim_def d, cpu_stage cs, eddy_cuda
     if (gs == EDDY_CUDA_PROJECT && d.dim == 3 && d.pressure.solver == EDDY_PRESSURE_MGPCG && (other[others] = make(d, EDDY_BACKEND_CUDA))) {
         other_path[others] = "k_prolong at 16M cells vs k_prolong8 on every level";
         CHECK(eddy__cuda_set_prolong8_cells(other[others++], 1) == EDDY_OK, "prolong8 everywhere");
-    }
-    if (gs == EDDY_CUDA_PROJECT && d.dim == 3 && d.pressure.solver == EDDY_PRESSURE_MGPCG && (other[others] = make(d, EDDY_BACKEND_CUDA))) {
-        other_path[others] = "3D level-0 tiles vs z-marching smoothing";
-        CHECK(eddy__cuda_set_zmarch_cells(other[others++], 1) == EDDY_OK, "z-marching on level 0");
     }
     for (int k = 0; k < others; k++) {
         if (graphs_off) eddy__cuda_set_graphs(other[k], 0);
