@@ -69,8 +69,8 @@ struct cu_sim {
     int sync_started;
     AdvectWS *adv;
     int adv_feet;           /* advection's first pass keeps range / feet for the later ones (default 1, k_advect.cu) */
-    long long prolong8_cells; /* 3D levels of at least this many cells prolong by coarse cell (k_prolong8); default
-                                 PROLONG8_CELLS, lowered by the tests */
+    long long prolong8_cells; /* 3D levels of at least this many cells prolong by coarse cell (k_prolong8) and compute
+                                 the residual by columns (k_residual_wz); default PROLONG8_CELLS, lowered by the tests */
     PoissonWS *pois;
     DiffuseWS *dif;
 };

@@ -199,9 +199,9 @@ static void stage_case(const char *name, eddy_sim_def d, cpu_stage cs, eddy_cuda
      * - MacCormack advects a cell's faces (and dye_scale-1 scalars) in one kernel where the device has room
      *   for its scratch; with that kernel off (eddy__cuda_set_advect_cells) the per-component kernels run, as on a
      *   device without the room;
-     * - the 3D projection prolongs by coarse cell (k_prolong8) only on levels of 16M cells; with the threshold at one
-     *   cell every 3D level outside the one-block tail takes it: the same products and sums as the per-fine-cell
-     *   k_prolong */
+     * - the 3D projection prolongs by coarse cell (k_prolong8) and computes the residual by columns of cells
+     *   (k_residual_wz) only on levels of 16M cells; with the threshold at one cell every 3D level outside the
+     *   one-block tail takes them: the same products and sums as the per-fine-cell k_prolong and k_residual_w */
     enum { MAX_OTHERS = 2 };
     eddy_sim *other[MAX_OTHERS] = {NULL, NULL};
     const char *other_path[MAX_OTHERS] = {NULL, NULL};
@@ -215,7 +215,7 @@ static void stage_case(const char *name, eddy_sim_def d, cpu_stage cs, eddy_cuda
         CHECK(eddy__cuda_set_advect_cells(other[others++], 0) == EDDY_OK, "cell kernel off");
     }
     if (gs == EDDY_CUDA_PROJECT && d.dim == 3 && d.pressure.solver == EDDY_PRESSURE_MGPCG && (other[others] = make(d, EDDY_BACKEND_CUDA))) {
-        other_path[others] = "k_prolong at 16M cells vs k_prolong8 on every level";
+        other_path[others] = "k_prolong8 / k_residual_wz at 16M cells vs on every level";
         CHECK(eddy__cuda_set_prolong8_cells(other[others++], 1) == EDDY_OK, "prolong8 everywhere");
     }
     for (int k = 0; k < others; k++) {
