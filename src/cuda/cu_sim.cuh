@@ -77,6 +77,8 @@ struct cu_sim {
 
 inline Flags flags_for(cu_sim *c) { Flags f; f.word = c->slot >= 0 ? &c->d_rb->flags[c->slot] : nullptr; return f; }
 inline Vel vel_of(cu_sim *c) { Vel v; for (int a = 0; a < 3; a++) v.c[a] = c->vel[a]; return v; }
+/* whether any cell can be solid: without obstacles or a user mask none is */
+inline bool any_solid(const cu_sim *c) { return c->s->obstacle_count > 0 || c->s->user_mask != nullptr; }
 
 /* reduces `nblocks` partials of each listed slot (op per slot) into d_rb->red[slot] */
 cudaError_t finalize_reductions(cu_sim *c, const int *slots, const int *ops, int count, size_t nblocks);

@@ -395,8 +395,7 @@ cudaError_t launch_vorticity(cu_sim *c, float dt) {
     A.solid = c->solid;
     A.flag = flags_for(c).word;
     A.kz = 0;
-    /* without obstacles or a mask no cell is solid (as k_boundary.cu's any_solid) */
-    const bool sol = c->s->obstacle_count > 0 || c->s->user_mask != nullptr;
+    const bool sol = any_solid(c);
     int *slots = &c->vort_slots[(mul ? 1 : 0) + (sol ? 2 : 0)];
     cudaError_t e;
     if (g.dim == 2) {

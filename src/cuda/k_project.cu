@@ -880,6 +880,16 @@ __device__ inline void cg_update_rows(const LevA &L, float alpha, int i, int j0,
     }
 }
 
+/* the block's partial of r.r and, when `msum` is set, of the sum of r (the CG updates' reductions) */
+__device__ inline void cg_update_partials(double acc, double sum, double *partials, double *msum, double *sh) {
+    acc = block_reduce<RED_SUM>(acc, sh);
+    if (ECU_THREAD0()) partials[ECU_BLOCK_ID()] = acc;
+    if (msum) {
+        sum = block_reduce<RED_SUM>(sum, sh);
+        if (ECU_THREAD0()) msum[ECU_BLOCK_ID()] = sum;
+    }
+}
+
 /* x += alpha p, r -= alpha q; partials r.r and, when `msum` is set, the sum of r over solved cells (alpha from
  * the state) */
 __global__ void k_cg_update(LevA L, const CGState *cg, float *__restrict__ x, float *r, const float *r_in,
@@ -891,12 +901,7 @@ __global__ void k_cg_update(LevA L, const CGState *cg, float *__restrict__ x, fl
     const int i = (int)(blockIdx.x * BX + threadIdx.x), k = (int)blockIdx.z;
     const int j0 = (int)(blockIdx.y * (BY * ECU_ROWS) + threadIdx.y);
     cg_update_rows<true>(L, alpha, i, j0, k, x, r, r_in, p, [&](int, int e) { return q[e]; }, acc, sum);
-    acc = block_reduce<RED_SUM>(acc, sh);
-    if (ECU_THREAD0()) partials[ECU_BLOCK_ID()] = acc;
-    if (msum) {
-        sum = block_reduce<RED_SUM>(sum, sh);
-        if (ECU_THREAD0()) msum[ECU_BLOCK_ID()] = sum;
-    }
+    cg_update_partials(acc, sum, partials, msum, sh);
 }
 
 /* k_cg_update with q = A p computed where read (k_apply's operations on the same p: the same bits) instead of
@@ -918,12 +923,7 @@ __global__ void k_cg_update_ap(LevA L, const CGState *cg, float *__restrict__ x,
         return d > 0.0f ? a : 0.0f;
     };
     cg_update_rows<true, decltype(q_at), FIRST>(L, alpha, i, j0, k, x, r, r_in, p, q_at, acc, sum, pout);
-    acc = block_reduce<RED_SUM>(acc, sh);
-    if (ECU_THREAD0()) partials[ECU_BLOCK_ID()] = acc;
-    if (msum) {
-        sum = block_reduce<RED_SUM>(sum, sh);
-        if (ECU_THREAD0()) msum[ECU_BLOCK_ID()] = sum;
-    }
+    cg_update_partials(acc, sum, partials, msum, sh);
 }
 
 /* q = A p, alpha = r.z / p.q, x += alpha p, r = r_in - alpha q in one cooperative launch (cuda_notes 52): a block
