@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the CUDA tests, the sanitizers and the bench on a machine with an NVIDIA GPU, writing logs into $OUT
 # (default ./cuda_out). Uses prebuilt binaries in $PREBUILT when they run here, else builds with CMake.
-# usage: bench/cuda/device_run.sh [test] [test2] [tiny] [san-tiny] [sanitize] [forces] [bench] [bench-quick] [ncu] [ncu-adv] [ncu-forces] [advexp] [ncu-adv-sum] [advcmp] [ncu-advm] [sass-adv] [step3d] [step512] [ncu3d] [ab] [san-race] [san-tiny2d] [ncu-tail] [clk2d] (EDDY_BUILD_DIR: build folder)
+# usage: bench/cuda/device_run.sh [test] [test2] [tiny] [san-tiny] [sanitize] [forces] [bench] [bench-quick] [ncu] [ncu-adv] [ncu-forces] [advexp] [ncu-adv-sum] [advcmp] [ncu-advm] [sass-adv] [step3d] [step512] [ncu3d] [ab] [san-race] [san-tiny2d] [ncu-tail] [clk2d] [ncuk] [ncu-vort] (EDDY_BUILD_DIR: build folder)
 set -uo pipefail
 OUT=${OUT:-$PWD/cuda_out}
 mkdir -p "$OUT"
@@ -190,6 +190,38 @@ for what in "$@"; do
     timeout 300 "$ncu" --clock-control none --cache-control none --profile-from-start off --csv --page raw \
       --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,sm__inst_issued.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,launch__grid_size \
       "$bin/bench_cuda" --profile 3 256 0 > "$OUT/ncu3d.csv" 2>&1; echo "ncu3d rc=$?"; grep -c k_ "$OUT/ncu3d.csv" ;;
+  ncu-vort)
+    # issue 7, version 22: the vorticity kernels of one 3D 256^3 and one 2D 2048^2 step (bench_cuda in $VORT_BIN,
+    # default this run's): ncu's full set (stall reasons, instruction statistics, source counters) as text, the
+    # per-instruction SASS table (executed instructions, stall samples) as CSV, and cuobjdump's SASS of the kernels
+    # and of any cubin in $VORT_CUBINS
+    vb=${VORT_BIN:-$bin}; tag=${VORT_TAG:-a}
+    cod=$(command -v cuobjdump || ls /usr/local/cuda/bin/cuobjdump 2>/dev/null | head -n 1)
+    "$cod" -sass "$vb/bench_cuda" > /tmp/vort_sass_all.txt 2>&1; echo "sass rc=$?"
+    awk '/Function :/ {p = index($0, "k_vort") > 0} p' /tmp/vort_sass_all.txt > "$OUT/sass_${tag}.txt"
+    grep "Function :" "$OUT/sass_${tag}.txt"
+    for f in ${VORT_CUBINS:-}; do "$cod" -sass "$f" > "$OUT/sass_$(basename "$f" .cubin).txt" 2>&1; echo "cubin $f rc=$?"; done
+    for cfg in "3 256" "2 2048"; do
+      ct=${tag}_$(echo $cfg | tr ' ' '_')
+      timeout 150 "$ncu" --clock-control none --profile-from-start off -k regex:k_vort -c 1 --set full --import-source no \
+        -f -o /tmp/vort_$ct "$vb/bench_cuda" --profile $cfg 0 > "$OUT/ncu_vort_$ct.log" 2>&1; echo "ncu-vort $cfg rc=$?"
+      "$ncu" --import /tmp/vort_$ct.ncu-rep --page details > "$OUT/ncu_vort_${ct}_details.txt" 2>&1
+      "$ncu" --import /tmp/vort_$ct.ncu-rep --page source --print-source sass --csv > "$OUT/ncu_vort_${ct}_src.csv" 2>&1
+      echo "src rc=$? $(wc -l < "$OUT/ncu_vort_${ct}_src.csv") lines"
+      grep -E "Duration|Executed Ipc A|Issue Slots Busy|Registers Per|Achieved Occupancy|Executed Instructions  |No Eligible|DRAM Through|Memory Through" "$OUT/ncu_vort_${ct}_details.txt" | head -20
+    done ;;
+  ncuk)
+    # issue 7, version 22: the launches of kernels matching $NCU_K (regex; default the level-0 transfers and CG
+    # kernels) in one 3D 256^3 step of the bench_cuda in $NCU_BIN (default this run's), settings $NCU_ENV (VAR=v ...);
+    # time, DRAM bytes, issue, warps active, registers per launch (CSV)
+    timeout 200 env ${NCU_ENV:-} "$ncu" --clock-control none --cache-control none --profile-from-start off --csv --page raw \
+      -k "regex:${NCU_K:-k_residual|k_restrict|k_prolong8|k_apply|k_cg_direction|k_cg_update|k_cg_apply}" \
+      --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,sm__inst_issued.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,launch__grid_size \
+      "${NCU_BIN:-$bin}/bench_cuda" --profile 3 ${NCU_SIZE:-256} 0 > "$OUT/ncuk${NCU_TAG:-}.csv" 2>&1; echo "ncuk rc=$?"
+    awk -F'","' '/^"ID"/{for(i=1;i<=NF;i++){if($i=="Kernel Name")kn=i;if($i=="gpu__time_duration.sum")t=i;if($i=="dram__bytes_read.sum")dr=i;if($i=="dram__bytes_write.sum")dw=i;if($i=="sm__inst_issued.avg.pct_of_peak_sustained_active")is=i;if($i=="sm__warps_active.avg.pct_of_peak_sustained_active")wa=i;if($i=="launch__registers_per_thread")rg=i;if($i=="launch__grid_size")gs=i}next}
+      kn&&/^"[0-9]/{for(i=1;i<=NF;i++)gsub(/,/,"",$i);n=$kn;sub(/\(.*/,"",n);T[n]+=$t;R[n]+=$dr;W[n]+=$dw;I[n]+=$is;A[n]+=$wa;C[n]++;G[n]=$rg" "$gs}
+      END{for(n in T)printf "%-44s n=%3d t=%8.0f rd=%6.1fMB wr=%6.1fMB issue=%5.1f warps=%5.1f regs/grid=%s\n",n,C[n],T[n]/C[n],R[n]/C[n]/1e6,W[n]/C[n]/1e6,I[n]/C[n],A[n]/C[n],G[n]}' \
+      "$OUT/ncuk${NCU_TAG:-}.csv" | sort | tee "$OUT/ncuk${NCU_TAG:-}.txt" ;;
   bench-quick) timeout 200 "$bin/bench_cuda" --quick > "$OUT/bench.log" 2>&1; echo "bench rc=$?"; cat "$OUT/bench.log" ;;
   esac
 done

@@ -36,13 +36,19 @@ EW(WI, int, WI, +) EW(WI, int, WI, -) EW(WI, int, WI, *)
 EW(WI, int, WB, >=) EW(WI, int, WB, <) EW(WI, int, WB, <=) EW(WI, int, WB, ==) EW(WI, int, WB, >)
 EW(WB, bool, WB, &&) EW(WB, bool, WB, ||)
 inline WF vsel(const WB &m, const WF &a, const WF &b) { WF r; for (int i = 0; i < 32; i++) r.v[i] = m.v[i] ? a.v[i] : b.v[i]; return r; }
+inline WI vsel(const WB &m, const WI &a, const WI &b) { WI r; for (int i = 0; i < 32; i++) r.v[i] = m.v[i] ? a.v[i] : b.v[i]; return r; }
+inline int vafter(const WF &, const WF &, const WB &) { return 0; }
+inline WF vopq(const WF &x) { return x; }
+inline WI vopq(const WI &x) { return x; }
 inline WI vlane(const WI &) { WI r; for (int i = 0; i < 32; i++) r.v[i] = i; return r; }
 inline WF vnext(const WF &x) { WF r; for (int i = 0; i < 32; i++) r.v[i] = x.v[i < 31 ? i + 1 : i]; return r; }
 inline WF vprev(const WF &x) { WF r; for (int i = 0; i < 32; i++) r.v[i] = x.v[i > 0 ? i - 1 : i]; return r; }
 inline WF vfrom(const WF &x, const WI &s) { WF r; for (int i = 0; i < 32; i++) { if (s.v[i] < 0 || s.v[i] > 31) abort(); r.v[i] = x.v[s.v[i]]; } return r; }
 inline WF vload(const float *p, const WI &i, const WB &m) { WF r; for (int k = 0; k < 32; k++) r.v[k] = m.v[k] ? p[i.v[k]] : 0.0f; return r; }
 inline WI vload8(const uint8_t *p, const WI &i, const WB &m) { WI r; for (int k = 0; k < 32; k++) r.v[k] = m.v[k] ? (int)p[i.v[k]] : 0; return r; }
+template <bool AGAIN = false>
 inline WF vsqrtf(const WF &x) { WF r; for (int i = 0; i < 32; i++) r.v[i] = vt_sqrt(x.v[i]); return r; }
+template <bool AGAIN = false>
 inline WF vfdiv(const WF &x, const WF &y) { WF r; for (int i = 0; i < 32; i++) r.v[i] = vt_fdiv(x.v[i], y.v[i]); return r; }
 inline WI vminv(const WI &a, const WI &b) { WI r; for (int i = 0; i < 32; i++) r.v[i] = a.v[i] < b.v[i] ? a.v[i] : b.v[i]; return r; }
 inline WI vmaxv(const WI &a, const WI &b) { WI r; for (int i = 0; i < 32; i++) r.v[i] = a.v[i] > b.v[i] ? a.v[i] : b.v[i]; return r; }
@@ -129,13 +135,24 @@ static int run(int dim, int nx, int ny, int nz, int px, int py, int pz, float si
                     for (int st = 0; st < strips; st++) {
                         std::fill(sm.begin(), sm.end(), NAN);
                         for (int w = 0; w < W; w++) ws[w].init(A, st, by, bz, w, sm.data());
-                        for (int L = ws[0].umin; L <= ws[0].tend; L++) {
-                            const bool S = L >= ws[0].s0() && L <= ws[0].s1();
-                            for (int w = 0; w < W; w++) {
-                                if (S) ws[w].template step<true>(L);
-                                else ws[w].template step<false>(L);
+                        /* k_vort3w's loops: general steps, steady steps in pairs, general steps */
+                        const int s0 = ws[0].s0(), s1 = ws[0].s1(), tend = ws[0].tend;
+                        int L = ws[0].umin;
+                        /* pairs where the kernel has them (MUL without solid cells) and, to check the pairs' slots
+                         * against the CPU, here also with solid cells */
+                        for (; L <= tend && (L < s0 || (MUL && (L & 1))); L++)
+                            for (int w = 0; w < W; w++) ws[w].template step<false>(L);
+                        if (MUL) {
+                            for (; L + 1 <= s1; L += 2) {
+                                for (int w = 0; w < W; w++) ws[w].template step<true, 0>(L);
+                                for (int w = 0; w < W; w++) ws[w].template step<true, 1>(L + 1);
                             }
+                        } else {
+                            for (; L <= s1; L++)
+                                for (int w = 0; w < W; w++) ws[w].template step<true>(L);
                         }
+                        for (; L <= tend; L++)
+                            for (int w = 0; w < W; w++) ws[w].template step<false>(L);
                         for (int w = 0; w < W; w++) ws[w].finish(A);
                     }
         };

@@ -45,7 +45,7 @@ struct cu_sim {
     float *solid_vel[3];
     int buoy_unit[3];      /* buoyancy of component a: 1 every face on its scalar column (k_buoyancy_unit), -1 not,
                               0 not checked yet (the geometry is fixed at creation) */
-    int vort_slots[2]; /* vorticity confinement [exact reciprocal]: warps (2D) or blocks (3D) of its kernel resident
+    int vort_slots[4]; /* vorticity confinement [exact reciprocal + 2 solid cells]: warps (2D) or blocks (3D) of its kernel resident
                           on the device, 0 until the kernel is set up */
 
     DShape *obst;           /* device copy of the obstacle list (the emitters go by value, cuda_notes 124) */
@@ -69,14 +69,16 @@ struct cu_sim {
     int sync_started;
     AdvectWS *adv;
     int adv_feet;           /* advection's first pass keeps range / feet for the later ones (default 1, k_advect.cu) */
-    long long prolong8_cells; /* 3D levels of at least this many cells prolong by coarse cell (k_prolong8); default
-                                 PROLONG8_CELLS, lowered by the tests */
+    long long prolong8_cells; /* 3D levels of at least this many cells prolong by coarse cell (k_prolong8) and compute
+                                 the residual by columns (k_residual_wz); default PROLONG8_CELLS, lowered by the tests */
     PoissonWS *pois;
     DiffuseWS *dif;
 };
 
 inline Flags flags_for(cu_sim *c) { Flags f; f.word = c->slot >= 0 ? &c->d_rb->flags[c->slot] : nullptr; return f; }
 inline Vel vel_of(cu_sim *c) { Vel v; for (int a = 0; a < 3; a++) v.c[a] = c->vel[a]; return v; }
+/* whether any cell can be solid: without obstacles or a user mask none is */
+inline bool any_solid(const cu_sim *c) { return c->s->obstacle_count > 0 || c->s->user_mask != nullptr; }
 
 /* reduces `nblocks` partials of each listed slot (op per slot) into d_rb->red[slot] */
 cudaError_t finalize_reductions(cu_sim *c, const int *slots, const int *ops, int count, size_t nblocks);

@@ -45,7 +45,8 @@ eddy_status eddy__cuda_set_advect_feet(struct eddy_sim *s, int on);
  * without that room (same results; for tests and timing) */
 eddy_status eddy__cuda_set_advect_cells(struct eddy_sim *s, int on);
 /* 3D levels of at least `cells` cells (default 16M) prolong coarse cell by coarse cell (k_prolong8) instead of fine
- * cell by fine cell: the same results; the tests lower it so that small grids run that kernel */
+ * cell by fine cell, and compute the V-cycle's residual by columns of cells (k_residual_wz): the same results; the
+ * tests lower it so that small grids run those kernels */
 eddy_status eddy__cuda_set_prolong8_cells(struct eddy_sim *s, long long cells);
 /* waits for the device and returns the milliseconds since the previous call (events on the sim's stream) */
 double eddy__cuda_sync_ms(struct eddy_sim *s);

@@ -653,8 +653,9 @@ __device__ inline Start3 cell_start3(const Tracer &t, int i, int j, int k, unsig
 }
 
 /* The scalars of a dye_scale-1 grid in the same pass (SC): the scalar element (i, j, k) is cell (i, j, k), its
- * start velocity (cell_node_velocity) the means of the cell's faces that cell_start3 loaded, its index ew; its
- * float operations are those of k_advm_backward (pass 1, the node kept) and k_advm_maccormack (pass 2, KEPT). */
+ * start velocity (cell_node_velocity) the means of the cell's faces that the cell's start loaded, its index e; its
+ * float operations are those of k_advm_backward (pass 1) and k_advm_maccormack (pass 2): the limiter's node kept by
+ * pass 1 in M.node (KEPT), or with M.node null traced again by pass 2 (2D). */
 template <int DIM, int PASS>
 __device__ inline void cell_scalars(const Tracer &t, const Lat &L, const Multi &M, Flags fl, int i, int j, int k,
                                      unsigned e, const float u1[3]) {
@@ -664,7 +665,7 @@ __device__ inline void cell_scalars(const Tracer &t, const Lat &L, const Multi &
     if (PASS == 1) {
         trace_end<-1, DIM, -1, ADV_UNIT>(t, m, P, u1, x);
         const Loc pb = lat_locate<DIM, ADV_UNIT>(L, x[0], x[1], x[2]);
-        M.node[e] = node_of<DIM>((unsigned)L.n[0], (unsigned)L.n[1], pb.x, pb.y, pb.z);
+        if (M.node) M.node[e] = node_of<DIM>((unsigned)L.n[0], (unsigned)L.n[1], pb.x, pb.y, pb.z);
 #pragma unroll
         for (int f = 0; f < 4; f++) {
             if (f >= M.n) break;
@@ -674,7 +675,14 @@ __device__ inline void cell_scalars(const Tracer &t, const Lat &L, const Multi &
     }
     trace_end<+1, DIM, -1, ADV_UNIT>(t, m, P, u1, x);
     const Loc pf = lat_locate<DIM, ADV_UNIT>(L, x[0], x[1], x[2]);
-    const unsigned nb = __ldg(M.node + e);
+    unsigned nb;
+    if (M.node) {
+        nb = __ldg(M.node + e);
+    } else {
+        trace_end<-1, DIM, -1, ADV_UNIT>(t, m, P, u1, x);
+        const Loc pb = lat_locate<DIM, ADV_UNIT>(L, x[0], x[1], x[2]);
+        nb = node_of<DIM>((unsigned)L.n[0], (unsigned)L.n[1], pb.x, pb.y, pb.z);
+    }
 #pragma unroll
     for (int f = 0; f < 4; f++) {
         if (f >= M.n) break;
@@ -842,7 +850,7 @@ struct AdvectWS {
     /* MacCormack with the range kept, in mode ADV_UNIT (k_adv_cell3 / k_adv_cell2, the velocity and the scalars in
      * the same pass): q^ of u, v, w in cell_keep[7], cell_keep[0], cell_keep[1] (tmp[0] is the scalars' hat[0]), the
      * ranges' lo and hi of v and w in cell_keep[2..5] (u's in feet[0], feet[1]), the scalars' node in cell_keep[6];
-     * 2D leaves cell_keep[1], [4] and [5] unused */
+     * 2D uses four of them (hat u and v, v's range) */
     float *cell_keep[8];
     bool cell_keep_failed; /* no cell_keep (the device had no room for it, or a test turned the cell kernels off):
                               the per-component kernels run, which need none of it */
@@ -886,14 +894,16 @@ eddy_status advect_init(cu_sim *c) {
     const int nfeet = want == 1 ? 2 : (c->g.dim == 3 ? 3 : 0);
     for (int a = 0; a < nfeet && st == EDDY_OK && want >= 1 && c->adv_feet; a++)
         if (!w->feet[a]) st = dev_alloc(c, (void **)&w->feet[a], cap * sizeof(float), "advection feet");
-    /* cell_keep is 8 arrays of the largest face grid (4.3 GB at 512^3, 134 MB at 2048^2) for a faster path, not a
-     * need: without room for it the per-component kernels run, with the same results */
+    /* cell_keep is 8 arrays of the largest face grid in 3D (4.3 GB at 512^3), 4 in 2D (67 MB at 2048^2), for a
+     * faster path, not a need: without room for it the per-component kernels run, with the same results */
     if (st == EDDY_OK && want == 1 && c->adv_feet && !w->cell_keep[0] && !w->cell_keep_failed) {
-        for (int a = 0; a < 8 && !w->cell_keep_failed; a++)
-            if (cudaMalloc((void **)&w->cell_keep[a], cap * sizeof(float)) != cudaSuccess) {
+        for (int a = 0; a < 8 && !w->cell_keep_failed; a++) {
+            const bool used = c->g.dim == 3 || a == 0 || a == 2 || a == 3 || a == 7; /* 2D: hat u, v and v's range */
+            if (used && cudaMalloc((void **)&w->cell_keep[a], cap * sizeof(float)) != cudaSuccess) {
                 w->cell_keep[a] = nullptr; /* not promised by cudaMalloc on failure */
                 w->cell_keep_failed = true;
             }
+        }
         if (w->cell_keep_failed) {
             (void)cudaGetLastError();
             for (int a = 0; a < 8; a++) {
@@ -1097,7 +1107,8 @@ cudaError_t launch_advect(cu_sim *c, float dt) {
     }
     /* the scalars in the cell kernel with the velocity: a dye_scale-1 grid, its node kept in cell_keep[6] */
     const bool sc_cells = cells && M.n > 0 && face == -1 && !wraps(L);
-    if (sc_cells) A.node = M.node = (unsigned *)w->cell_keep[6];
+    /* in 2D the second pass traces the foot again: cheaper than the node's write and read (items 90, 157) */
+    if (sc_cells && g.dim == 3) A.node = M.node = (unsigned *)w->cell_keep[6];
     if (cells && e == cudaSuccess) e = advect_cells(c, t, fv, L, sc_cells ? &A : nullptr, sc_cells ? &M : nullptr);
     if (M.n > 0 && e == cudaSuccess) {
         const dim3 blk = block_of(g.dim), gr = grid_of(g.dim, m);

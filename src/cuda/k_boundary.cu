@@ -107,8 +107,6 @@ __global__ void k_vel_faces(Geo g, int a, float *__restrict__ v, const uint8_t *
     v[f] = cnt ? sum / (float)cnt : 0.0f;
 }
 
-static bool any_solid(cu_sim *c) { return c->s->obstacle_count > 0 || c->s->user_mask != nullptr; }
-
 cudaError_t launch_velocity_boundaries(cu_sim *c) {
     const Geo &g = c->g;
     if (!any_solid(c)) {

@@ -272,28 +272,44 @@ constexpr int VW_WARPS = 8;
 /* 3D: one column per lane, 26 warps (rows) per block, 20 of them written: 72 registers, one block of 832 threads
  * per SM; 256^3 is 10 x 13 blocks (cuda_notes 71-72) */
 constexpr int V3_COLS = 1, V3_WARPS = 26;
-template <bool MUL>
+/* SOL: the scene has solid cells (without any, the solid array is not read) */
+template <bool MUL, bool SOL>
 __global__ void __launch_bounds__(32 * VW_WARPS) k_vort2w(VortArgs A, int strips, int ky, int warps) {
     const int w = (int)(blockIdx.x * VW_WARPS + threadIdx.x / 32);
     if (w >= warps) return;
-    vort2_warp<VW_COLS, MUL, float, int, bool>(A, w % strips, w / strips, ky);
+    vort2_warp<VW_COLS, MUL, float, int, bool, SOL>(A, w % strips, w / strips, ky);
 }
 /* 3D: a block of V3_WARPS warps per strip, rows and chunk of planes (Vort3Warp); the steps in the chunk's middle
  * (every level due, no plane clamped or wrapped) run a body without tests on the plane */
-template <bool MUL>
+template <bool MUL, bool SOL>
 __global__ void __launch_bounds__(32 * V3_WARPS, 1) k_vort3w(VortArgs A) {
     __shared__ float v3_sm[v3w_floats<V3_COLS, V3_WARPS>()];
-    Vort3Warp<V3_COLS, V3_WARPS, MUL, float, int, bool> st;
+    Vort3Warp<V3_COLS, V3_WARPS, MUL, float, int, bool, SOL> st;
     st.init(A, (int)blockIdx.x, (int)blockIdx.y, (int)blockIdx.z, (int)(threadIdx.x / 32), v3_sm);
     const int s0 = st.s0(), s1 = st.s1();
     int L = st.umin;
-    for (; L <= st.tend && L < s0; L++) {
+    constexpr bool PAIRS = MUL && !SOL;
+    for (; L <= st.tend && (L < s0 || (PAIRS && (L & 1))); L++) {
         st.template step<false>(L);
         __syncthreads();
     }
-    for (; L <= s1; L++) {
-        st.template step<true>(L);
-        __syncthreads();
+    /* steady steps in pairs: the shared-memory ring slots are constants and the two-plane rings renamed, not moved
+     * (cuda_notes 184: 30% slower in item 112, when loads were still consumed in the step that issued them); a last
+     * odd one runs as a general step, and so does an odd first one (the pairs start on even planes). The others one
+     * at a time: in pairs the kernels reading solid cells spill (with divisions, h not a power of two, inside the
+     * loop) */
+    if constexpr (PAIRS) {
+        for (; L + 1 <= s1; L += 2) {
+            st.template step<true, 0>(L);
+            __syncthreads();
+            st.template step<true, 1>(L + 1);
+            __syncthreads();
+        }
+    } else {
+        for (; L <= s1; L++) {
+            st.template step<true>(L);
+            __syncthreads();
+        }
     }
     for (; L <= st.tend; L++) {
         st.template step<false>(L);
@@ -334,24 +350,24 @@ static cudaError_t vort_setup(cu_sim *c, K kernel, int threads, int per_block, i
 
 /* 2D: rows per chunk such that the strips times the chunks fill the resident warps once, chunks of 16 rows or
  * more (a chunk recomputes ~3 rows of the lower levels at its ends) */
-template <bool MUL>
+template <bool MUL, bool SOL>
 static cudaError_t launch_vort2(cu_sim *c, const VortArgs &A, int *slots) {
-    cudaError_t e = *slots ? cudaSuccess : vort_setup(c, k_vort2w<MUL>, 32 * VW_WARPS, VW_WARPS, slots);
+    cudaError_t e = *slots ? cudaSuccess : vort_setup(c, k_vort2w<MUL, SOL>, 32 * VW_WARPS, VW_WARPS, slots);
     if (e != cudaSuccess) return e;
     const int strips = (A.n[0] + vw_out<VW_COLS>() - 1) / vw_out<VW_COLS>();
     const int chunks = vt_max(1, vt_min(A.n[1] / 16, *slots / strips));
     const int ky = (A.n[1] + chunks - 1) / chunks, warps = strips * ((A.n[1] + ky - 1) / ky);
-    k_vort2w<MUL><<<(unsigned)((warps + VW_WARPS - 1) / VW_WARPS), 32 * VW_WARPS, 0, c->stream>>>(A, strips, ky, warps);
+    k_vort2w<MUL, SOL><<<(unsigned)((warps + VW_WARPS - 1) / VW_WARPS), 32 * VW_WARPS, 0, c->stream>>>(A, strips, ky, warps);
     return cudaSuccess;
 }
-template <bool MUL>
+template <bool MUL, bool SOL>
 static cudaError_t launch_vort3(cu_sim *c, VortArgs A, int *slots) {
-    cudaError_t e = *slots ? cudaSuccess : vort_setup(c, k_vort3w<MUL>, 32 * V3_WARPS, 1, slots);
+    cudaError_t e = *slots ? cudaSuccess : vort_setup(c, k_vort3w<MUL, SOL>, 32 * V3_WARPS, 1, slots);
     if (e != cudaSuccess) return e;
     const int tx = (A.n[0] + vw_out<V3_COLS>() - 1) / vw_out<V3_COLS>(), ty = (A.n[1] + V3_WARPS - 7) / (V3_WARPS - 6);
     A.kz = vort_chunk(tx * ty, A.n[2], *slots);
     const dim3 grid((unsigned)tx, (unsigned)ty, (unsigned)((A.n[2] + A.kz - 1) / A.kz));
-    k_vort3w<MUL><<<grid, 32 * V3_WARPS, 0, c->stream>>>(A);
+    k_vort3w<MUL, SOL><<<grid, 32 * V3_WARPS, 0, c->stream>>>(A);
     return cudaSuccess;
 }
 
@@ -379,10 +395,16 @@ cudaError_t launch_vorticity(cu_sim *c, float dt) {
     A.solid = c->solid;
     A.flag = flags_for(c).word;
     A.kz = 0;
-    int *slots = &c->vort_slots[mul ? 1 : 0];
+    const bool sol = any_solid(c);
+    int *slots = &c->vort_slots[(mul ? 1 : 0) + (sol ? 2 : 0)];
     cudaError_t e;
-    if (g.dim == 2) e = mul ? launch_vort2<true>(c, A, slots) : launch_vort2<false>(c, A, slots);
-    else e = mul ? launch_vort3<true>(c, A, slots) : launch_vort3<false>(c, A, slots);
+    if (g.dim == 2) {
+        if (sol) e = mul ? launch_vort2<true, true>(c, A, slots) : launch_vort2<false, true>(c, A, slots);
+        else e = mul ? launch_vort2<true, false>(c, A, slots) : launch_vort2<false, false>(c, A, slots);
+    } else {
+        if (sol) e = mul ? launch_vort3<true, true>(c, A, slots) : launch_vort3<false, true>(c, A, slots);
+        else e = mul ? launch_vort3<true, false>(c, A, slots) : launch_vort3<false, false>(c, A, slots);
+    }
     if (e != cudaSuccess) return e;
     for (int a = 0; a < g.dim; a++) {
         float *t = c->vel[a];

@@ -733,6 +733,30 @@ __global__ void k_residual_w(LevA L, const float *__restrict__ x, const float *_
     d_residual_w(L, x, b, r, i, j, k);
 }
 
+/* k_residual_w for KZ cells along z per thread (cuda_notes 176): x below, at and above the cell kept in registers
+ * as the thread steps up (one new x of the column per cell instead of three); the same operations per cell.
+ * Measured on the H100 (ncu, 3D 256^3 level 0): 102 -> 92 us with KZ = 4 */
+template <int KZ>
+__global__ void k_residual_wz(LevA L, const float *__restrict__ x, const float *__restrict__ b, float *__restrict__ r,
+                              const int *active) {
+    ECU_ACTIVE_OR_RETURN(active);
+    const int i = (int)(blockIdx.x * BX + threadIdx.x), j = (int)(blockIdx.y * BY + threadIdx.y);
+    const int k0 = (int)blockIdx.z * KZ;
+    if (i >= L.n[0] || j >= L.n[1]) return;
+    int e = cell_at(L, i, j, k0);
+    float xm = x[e - L.sz], xc = x[e];
+#pragma unroll
+    for (int kk = 0; kk < KZ; kk++, e += L.sz) {
+        if (k0 + kk >= L.n[2]) break;
+        const float xp = x[e + L.sz];
+        const float nb = NB2(x, e) + L.w[2] * (xm + xp);
+        if (in_ubox(L, i, j, k0 + kk, 0)) r[e] = (b[e] - (L.ud * xc - nb)) * L.uiw;
+        else r[e] = (b[e] - (L.diag[e] * xc - nb)) * L.inv_weight[e];
+        xm = xc;
+        xc = xp;
+    }
+}
+
 /* masked |b - A x|^2 partials */
 __global__ void k_residual_norm2(LevA L, const float *__restrict__ x, const float *__restrict__ b, double *partials) {
     __shared__ double sh[32];
@@ -746,7 +770,7 @@ __global__ void k_residual_norm2(LevA L, const float *__restrict__ x, const floa
     if (ECU_THREAD0()) partials[ECU_BLOCK_ID()] = acc;
 }
 
-/* out = A in (0 where not solved); partial in.out */
+/* out = A in (0 where not solved; not stored when out is null, cuda_notes 174); partial in.out */
 __global__ void k_apply(LevA L, const float *__restrict__ in, float *__restrict__ out, double *partials, const int *active) {
     ECU_ACTIVE_OR_RETURN(active);
     __shared__ double sh[32];
@@ -756,7 +780,7 @@ __global__ void k_apply(LevA L, const float *__restrict__ in, float *__restrict_
         float d = in_ubox(L, i, j, k, 0) ? L.ud : L.diag[e];
         float a = d * in[e] - NBD(in, e);
         float y = d > 0.0f ? a : 0.0f;
-        out[e] = y;
+        if (out) out[e] = y;
         acc += (double)in[e] * (double)y;
     ECU_ROWS_END
     acc = block_reduce<RED_SUM>(acc, sh);
@@ -856,6 +880,16 @@ __device__ inline void cg_update_rows(const LevA &L, float alpha, int i, int j0,
     }
 }
 
+/* the block's partial of r.r and, when `msum` is set, of the sum of r (the CG updates' reductions) */
+__device__ inline void cg_update_partials(double acc, double sum, double *partials, double *msum, double *sh) {
+    acc = block_reduce<RED_SUM>(acc, sh);
+    if (ECU_THREAD0()) partials[ECU_BLOCK_ID()] = acc;
+    if (msum) {
+        sum = block_reduce<RED_SUM>(sum, sh);
+        if (ECU_THREAD0()) msum[ECU_BLOCK_ID()] = sum;
+    }
+}
+
 /* x += alpha p, r -= alpha q; partials r.r and, when `msum` is set, the sum of r over solved cells (alpha from
  * the state) */
 __global__ void k_cg_update(LevA L, const CGState *cg, float *__restrict__ x, float *r, const float *r_in,
@@ -867,12 +901,29 @@ __global__ void k_cg_update(LevA L, const CGState *cg, float *__restrict__ x, fl
     const int i = (int)(blockIdx.x * BX + threadIdx.x), k = (int)blockIdx.z;
     const int j0 = (int)(blockIdx.y * (BY * ECU_ROWS) + threadIdx.y);
     cg_update_rows<true>(L, alpha, i, j0, k, x, r, r_in, p, [&](int, int e) { return q[e]; }, acc, sum);
-    acc = block_reduce<RED_SUM>(acc, sh);
-    if (ECU_THREAD0()) partials[ECU_BLOCK_ID()] = acc;
-    if (msum) {
-        sum = block_reduce<RED_SUM>(sum, sh);
-        if (ECU_THREAD0()) msum[ECU_BLOCK_ID()] = sum;
-    }
+    cg_update_partials(acc, sum, partials, msum, sh);
+}
+
+/* k_cg_update with q = A p computed where read (k_apply's operations on the same p: the same bits) instead of
+ * loaded (cuda_notes 174): k_apply then only sums p.q, so q is neither written nor read back (8 B per cell), and p's
+ * stencil is read here. FIRST = CG_P_FROM_Z: the first iteration after a (re)start reads z as p and stores it into
+ * pout (cuda_notes 175: no copy of z into p) */
+template <int FIRST>
+__global__ void k_cg_update_ap(LevA L, const CGState *cg, float *__restrict__ x, float *r, const float *r_in,
+                               const float *__restrict__ p, double *partials, double *msum, float *__restrict__ pout) {
+    ECU_ACTIVE_OR_RETURN(&cg->active);
+    __shared__ double sh[32];
+    const float alpha = cg->alpha;
+    double acc = 0.0, sum = 0.0;
+    const int i = (int)(blockIdx.x * BX + threadIdx.x), k = (int)blockIdx.z;
+    const int j0 = (int)(blockIdx.y * (BY * ECU_ROWS) + threadIdx.y);
+    auto q_at = [&](int r_, int e) {
+        const float d = in_ubox(L, i, j0 + r_ * BY, k, 0) ? L.ud : L.diag[e];
+        const float a = d * p[e] - NBD(p, e);
+        return d > 0.0f ? a : 0.0f;
+    };
+    cg_update_rows<true, decltype(q_at), FIRST>(L, alpha, i, j0, k, x, r, r_in, p, q_at, acc, sum, pout);
+    cg_update_partials(acc, sum, partials, msum, sh);
 }
 
 /* q = A p, alpha = r.z / p.q, x += alpha p, r = r_in - alpha q in one cooperative launch (cuda_notes 52): a block
@@ -2212,6 +2263,13 @@ static bool prolong8(const cu_sim *c, const LevelD &L) {
 #define RESTRICT4_CELLS 262144
 static bool restrict4(const LevelD &C) { return C.a.dim == 3 && (long long)C.a.n[0] * C.a.n[1] * C.a.n[2] <= RESTRICT4_CELLS; }
 
+/* the 3D residual by columns of RESIDUAL_KZ cells (k_residual_wz, cuda_notes 176) on levels of at least
+ * c->prolong8_cells cells */
+#define RESIDUAL_KZ 4
+static bool residual_z(const cu_sim *c, const LevelD &L) {
+    return L.a.dim == 3 && (long long)L.a.n[0] * L.a.n[1] * L.a.n[2] >= c->prolong8_cells;
+}
+
 /* out = M^-1 in: one V-cycle (poisson_mg.c eddy__poisson_vcycle); levels from tail_first on run in one block */
 static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
     PoissonWS *P = c->pois;
@@ -2267,7 +2325,12 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
         float *xnow = any_periodic ? L.x : (L.cur ? L.xa : L.x);
         if (any_periodic || !res_fused(L.a)) {
             ghosts(c, L, xnow, active);
-            k_residual_w<<<gr, bl, 0, c->stream>>>(L.a, xnow, L.b, L.r, active);
+            if (residual_z(c, L)) {
+                const dim3 zg(gr.x, gr.y, (unsigned)((L.a.n[2] + RESIDUAL_KZ - 1) / RESIDUAL_KZ));
+                k_residual_wz<RESIDUAL_KZ><<<zg, bl, 0, c->stream>>>(L.a, xnow, L.b, L.r, active);
+            } else {
+                k_residual_w<<<gr, bl, 0, c->stream>>>(L.a, xnow, L.b, L.r, active);
+            }
         }
         LevelD &C = P->lv[l + 1];
         if (restrict4(C)) {
@@ -2350,6 +2413,20 @@ static bool cg_first_fused(cu_sim *c) {
            !L0.periodic[2];
 }
 
+/* the CG update computes q = A p where it reads it (k_cg_update_ap, cuda_notes 174): 3D levels (2D runs the
+ * cooperative k_cg_apply_update, which keeps q in shared memory). Measured on the H100 (3D 256^3, ncu per
+ * iteration): k_apply 80 -> 58 us, the update 161 -> 161 us; project 7.99 -> 7.82 ms with 175 */
+static bool q_where_read(const LevA &L) {
+    return L.dim == 3;
+}
+
+/* ... and its first iteration after a (re)start reads z as p and stores p as it passes (CG_P_FROM_Z) instead of
+ * copying z into p (cuda_notes 175): level 0 without periodic axes (p's ghosts are not filled then) */
+static bool p_from_z(cu_sim *c) {
+    const LevelD &L0 = c->pois->lv[0];
+    return q_where_read(L0.a) && !L0.periodic[0] && !L0.periodic[1] && !L0.periodic[2];
+}
+
 static void cg_update_check(cu_sim *c, int first = 0) {
     PoissonWS *P = c->pois;
     LevelD &L0 = P->lv[0];
@@ -2378,11 +2455,20 @@ static void cg_update_check(cu_sim *c, int first = 0) {
         if (!defer_shift(c)) k_res_shift<<<gr, bl, 0, c->stream>>>(L, P->d_cg, P->res);
         return;
     }
-    k_apply<<<red_grid(L), bl, 0, c->stream>>>(L, P->p, P->q, part(c, 0), active);
+    const bool qa = q_where_read(L);
+    const float *pin = first & CG_P_FROM_Z ? P->z : P->p; /* the first iteration's p is z (p_from_z) */
+    k_apply<<<red_grid(L), bl, 0, c->stream>>>(L, pin, qa ? nullptr : P->q, part(c, 0), active);
     k_cg_alpha<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), nb, c->d_rb);
     const CompD &C0 = P->comp0;
-    k_cg_update<<<red_grid(L), bl, 0, c->stream>>>(L, P->d_cg, P->sol, P->res, cg_r(c), P->p, P->q, part(c, 1),
-                                                   C0.count && C0.single_all ? part(c, 4) : nullptr);
+    if (qa && (first & CG_P_FROM_Z))
+        k_cg_update_ap<CG_P_FROM_Z><<<red_grid(L), bl, 0, c->stream>>>(L, P->d_cg, P->sol, P->res, cg_r(c), pin, part(c, 1),
+                                                                       C0.count && C0.single_all ? part(c, 4) : nullptr, P->p);
+    else if (qa)
+        k_cg_update_ap<0><<<red_grid(L), bl, 0, c->stream>>>(L, P->d_cg, P->sol, P->res, cg_r(c), P->p, part(c, 1),
+                                                             C0.count && C0.single_all ? part(c, 4) : nullptr, nullptr);
+    else
+        k_cg_update<<<red_grid(L), bl, 0, c->stream>>>(L, P->d_cg, P->sol, P->res, cg_r(c), P->p, P->q, part(c, 1),
+                                                       C0.count && C0.single_all ? part(c, 4) : nullptr);
     if (C0.count && C0.single_all) {
         k_cg_check<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 1), part(c, 4), nb, P->cells0, c->d_rb);
         /* the mean is removed by the next V-cycle's first sweep when the shift is deferred */
@@ -2407,6 +2493,10 @@ static void cg_first_iteration(cu_sim *c, bool x_zero = false) {
     k_cg_rz<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), rz_blocks(c));
     if (cg_first_fused(c)) {
         cg_update_check(c, CG_P_FROM_Z | (x_zero ? CG_X_ZERO : 0));
+        return;
+    }
+    if (p_from_z(c)) {
+        cg_update_check(c, CG_P_FROM_Z);
         return;
     }
     cudaMemcpyAsync(P->p, P->z, P->lv[0].count * sizeof(float), cudaMemcpyDeviceToDevice, c->stream);

@@ -9,6 +9,10 @@
  *   3D (Vort3Warp): a block of W warps owns a strip of columns (one per lane), W rows and a chunk of z-planes; a
  *     warp marches its row along z with the planes in registers, x-neighbours by shuffles, y-neighbours through
  *     one row per warp and level in shared memory (rings of two planes), one barrier per plane.
+ * Every global load is issued a step before the step that consumes it, and a step consumes all of them before it
+ * issues the next step's: a consumer waits for every load on its scoreboard, the ones issued after it included, so
+ * a load consumed later in the step that issued it exposed the memory latency once per step (cuda_notes 180). Where
+ * the scene has no solid cell (SOL false) the solid array is not read.
  *
  * Walls and periodic axes without index arithmetic per neighbour: a position p of a level outside the domain along
  * a clamped axis holds the value of the level at the clamped cell, so the stencils read their neighbours at fixed
@@ -58,6 +62,7 @@ __host__ __device__ inline int vt_max(int a, int b) { return a > b ? a : b; }
 /* x / y for y > 0, the same bits: zeros (the quiescent fluid) skip the division's out-of-line path (its range check
  * rejects a zero numerator). Selects, not a branch (cuda_notes 110): a zero numerator divides 1 instead and the
  * result is x, so the division's only branch is its own rarely taken out-of-line path. */
+template <bool AGAIN = false>
 __host__ __device__ inline float vt_fdiv(float x, float y) {
     const bool z = x == 0.0f;
     float a = z ? 1.0f : x;
@@ -67,6 +72,16 @@ __host__ __device__ inline float vt_fdiv(float x, float y) {
     asm("mov.b32 %0, %0;" : "+f"(a));
 #endif
     const float q = a / y;
+#ifdef __CUDA_ARCH__
+    if (AGAIN) {
+        /* the zero test again after the division (an opaque copy of x), not kept across the division's out-of-line
+         * call, which costs saving the predicate into a register's bit and testing it back (cuda_notes 183; 3D: in
+         * 2D ptxas then copied loads into their registers right after issuing them) */
+        float xz = x;
+        asm("mov.b32 %0, %0;" : "+f"(xz));
+        return xz == 0.0f ? x : q;
+    }
+#endif
     return z ? x : q;
 }
 /* sqrtf(s) for s a sum of squares (never -0), the same bits: zeros skip the square root's out-of-line path (taken
@@ -85,6 +100,7 @@ __device__ inline float vt_mufu_rsq(float s) {
     return r;
 }
 #endif
+template <bool AGAIN = false>
 __host__ __device__ inline float vt_sqrt_fast(float s) {
 #ifdef __CUDA_ARCH__
     /* a zero (the quiescent fluid: most of the domain) takes the sequence on 1 and the result s by a select, so
@@ -94,6 +110,11 @@ __host__ __device__ inline float vt_sqrt_fast(float s) {
     const float r = vt_mufu_rsq(a), y = __fmul_rn(a, r), h = __fmul_rn(r, 0.5f);
     float v = __fmaf_rn(__fmaf_rn(-y, y, a), h, y);
     if (__float_as_uint(a) - 0x0d000000u > 0x727fffffu) v = sqrtf(a);
+    if (AGAIN) {
+        float sz = s; /* the zero test again after the out-of-line path (see vt_fdiv) */
+        asm("mov.b32 %0, %0;" : "+f"(sz));
+        return sz == 0.0f ? s : v;
+    }
     return z ? s : v;
 #else
     return vt_sqrt(s);
@@ -106,7 +127,8 @@ __host__ __device__ inline float vt_sqrt_fast(float s) {
  * neighbouring lanes' values (shuffles). A warp covers 32 NC columns, 3 of them halo on each side, and writes
  * the faces of the ones in the middle. No shared memory and no barrier; the index arithmetic is the lane's, once.
  * Along a clamped x-axis the lanes outside the domain take the value of the lane at the clamped column after
- * each level (a shuffle, in the warps at a wall only). The next row's faces are loaded a row ahead.
+ * each level (a shuffle, in the warps at a wall only). The faces that the next row's cell velocity reads, the old
+ * faces of the next row written and its solid cells are loaded a step ahead.
  * The code is written over lane values (F, I, B: float, int, bool on the device; 32-lane arrays in the host
  * emulation, where a shuffle is a shift of the array). */
 
@@ -143,8 +165,36 @@ __host__ __device__ inline float vfrom(float x, int src) {
 #endif
 }
 __host__ __device__ inline float vload(const float *p, int i, bool m) { return m ? p[i] : 0.0f; }
+/* x, through a copy the compiler does not see through: a test on it is made again where it is written instead of
+ * kept as a predicate across the divisions' out-of-line calls (saved into a register's bit and tested back: cuda_notes
+ * 183) */
+__host__ __device__ inline float vopq(float x) {
+#ifdef __CUDA_ARCH__
+    asm("mov.b32 %0, %0;" : "+f"(x));
+#endif
+    return x;
+}
+__host__ __device__ inline int vopq(int x) {
+#ifdef __CUDA_ARCH__
+    asm("mov.b32 %0, %0;" : "+r"(x));
+#endif
+    return x;
+}
+/* 0, computed from a, b and c in a way that the compiler does not see through (a byte permutation that picks
+ * bytes of the zero operand only) */
+__host__ __device__ inline int vafter(float a, float b, bool c) {
+#ifdef __CUDA_ARCH__
+    int r;
+    asm("prmt.b32 %0, %1, 0, 0x4444;" : "=r"(r) : "r"(__float_as_int(a) ^ __float_as_int(b) ^ (int)c));
+    return r;
+#else
+    (void)a, (void)b, (void)c;
+    return 0;
+#endif
+}
 __host__ __device__ inline int vload8(const uint8_t *p, int i, bool m) { return m ? (int)p[i] : 0; }
-__host__ __device__ inline float vsqrtf(float s) { return vt_sqrt_fast(s); }
+template <bool AGAIN = false>
+__host__ __device__ inline float vsqrtf(float s) { return vt_sqrt_fast<AGAIN>(s); }
 __host__ __device__ inline bool visfinite(float x) { return isfinite(x); }
 /* acc + v * 0 where m: NaN once a v is infinite or NaN (one fused multiply-add, not a test per face) */
 __host__ __device__ inline float vfinacc(float acc, float v, bool m) { return m ? fmaf(v, 0.0f, acc) : acc; }
@@ -170,7 +220,8 @@ __host__ __device__ inline float vabsmag(float z) {
     const float a = fabsf(z);
     return a >= 0x1p-63f && a < 0x1p64f ? a : vt_sqrt(z * z);
 }
-__host__ __device__ inline float vfdiv(float x, float y) { return vt_fdiv(x, y); }
+template <bool AGAIN = false>
+__host__ __device__ inline float vfdiv(float x, float y) { return vt_fdiv<AGAIN>(x, y); }
 __host__ __device__ inline int vminv(int a, int b) { return vt_min(a, b); }
 __host__ __device__ inline int vmaxv(int a, int b) { return vt_max(a, b); }
 __host__ __device__ inline int vwrapv(int g, int n) { return vt_wrap(g, n); }
@@ -180,7 +231,7 @@ __host__ __device__ inline int vwrapv(int g, int n) { return vt_wrap(g, n); }
  * writes the 32 NC - 6 in the middle. */
 template <int NC>
 __host__ __device__ constexpr int vw_out() { return 32 * NC - 6; }
-template <int NC, bool MUL, class F, class I, class B>
+template <int NC, bool MUL, class F, class I, class B, bool SOL = true>
 __host__ __device__ inline void vort2_warp(const VortArgs &A, int strip, int chunk, int ky) {
     const int n0 = A.n[0], n1 = A.n[1];
     const bool px = A.periodic[0] != 0, ps = A.periodic[1] != 0;
@@ -266,25 +317,66 @@ VT_UNROLL
     for (int c = 0; c < NC; c++)
         u0m2[c] = u0m1[c] = u0[c] = u1m1[c] = u1[c] = mgm3[c] = mgm2[c] = mgm1[c] = wzm2[c] = wzm1[c] = f0[c] = f1m3[c] =
             f1m2[c] = F(0.0f);
-    /* step L: cell velocity of row L, curl of row L - 1, force and faces of row L - 2. S (steady): every level
-     * is due and no neighbour row is clamped or wrapped (the chunk's middle), so the step has no tests */
-    auto step = [&](int L, auto steady) {
+    /* the global loads that step L consumes besides the cell velocity's faces: the old faces of row L - 3 (row n1
+     * of y-faces only, at the top) and the solid cells of row L - 2, issued a step ahead (S: step L is steady) */
+    F uold[NC], vold[NC];
+    I sol[NC], pu[NC], pv[NC]; /* pu, pv: the column of the old faces (the clamped one where the lane writes none:
+                                * the steady steps load without a mask, which would be a load and a copy waiting for it) */
+VT_UNROLL
+    for (int c = 0; c < NC; c++) {
+        uold[c] = vold[c] = F(0.0f);
+        sol[c] = I(0);
+        pu[c] = vsel(ou[c], p[c], col[c]);
+        pv[c] = vsel(ov[c], p[c], col[c]);
+    }
+    auto preload = [&](int L, auto steady) {
         constexpr bool S = decltype(steady)::value;
-        const int Lc = L - 1, Lf = L - 2, t = L - 2;
-        const bool do_u = S || L <= umax, do_c = S || (Lc >= cmin && Lc <= cmax), do_f = S || (Lf >= fmin && Lf <= fmax);
-        const bool do_t = S || (t >= r0 && t < r1);
-        /* loads first: the old faces of row t and the solid cells of row Lf */
-        F uold[NC], vold[NC];
-        I sol[NC];
+        const int Lf = L - 2, t = L - 3;
+        const bool do_f = S || (Lf >= fmin && Lf <= fmax);
+        const bool do_t = S || (t >= r0 && t < r1) || (last && t == n1);
+        const bool tin = S || t < n1; /* row t has x-faces (not the top row of y-faces) */
+        /* the byte load first: a sub-word load waits for the loads before it on its scoreboard (cuda_notes 180) */
 VT_UNROLL
         for (int c = 0; c < NC; c++) {
+            if (SOL && do_f) sol[c] = vload8(A.solid, col[c] + (S ? Lf : phys(Lf)) * n0, B(true));
             if (do_t) {
-                uold[c] = vload(vu, p[c] + t * (n0 + 1), ou[c]);
-                vold[c] = vload(vv, p[c] + t * n0, ov[c]);
+                uold[c] = vload(vu, pu[c] + t * (n0 + 1), S ? B(true) : ou[c] && tin);
+                vold[c] = vload(vv, pv[c] + t * n0, S ? B(true) : ov[c]);
             }
-            if (do_f) sol[c] = vload8(A.solid, col[c] + (S ? Lf : phys(Lf)) * n0, B(true));
         }
-        /* cell velocity of row L from the faces fetched a row ahead */
+    };
+    preload(umin, VtBool<false>());
+    /* step L: faces of row L - 3, cell velocity of row L, curl of row L - 1, force of row L - 2. S (steady): every
+     * level is due and no neighbour row is clamped or wrapped (the chunk's middle), in this step and the next, so
+     * the step has no tests. Every global load that the step consumes was issued a step before, and the step
+     * consumes them all before it issues the next step's (cuda_notes 180: a consumer waits for every load on its
+     * scoreboard, the later ones included) */
+    auto step = [&](int L, auto steady) {
+        constexpr bool S = decltype(steady)::value;
+        const int Lc = L - 1, Lf = L - 2, t = L - 3;
+        const bool do_u = S || L <= umax, do_c = S || (Lc >= cmin && Lc <= cmax), do_f = S || (Lf >= fmin && Lf <= fmax);
+        const bool do_t = S || (t >= r0 && t < r1) || (last && t == n1);
+        const bool tin = S || t < n1;
+        /* the faces of row t, from the forces of the steps before (x-force of row t, y-forces of rows t - 1 and t) */
+        if (do_t) {
+            const bool lo_m3 = S || key(t - 1) != t;
+VT_UNROLL
+            for (int c = 0; c < NC; c++) {
+                const F flo = lo_m3 ? f1m3[c] : f1m2[c];
+                const F nv = vold[c] + dt * (0.5f * (flo + f1m2[c]));
+                vput(A.out[1], p[c] + t * n0, nv, ov[c]);
+                fin_v = vfinacc(fin_v, nv, ov[c]);
+                if (tin) {
+                    const F nu = uold[c] + dt * (0.5f * (xprev(f0, c) + f0[c]));
+                    vput(A.out[0], p[c] + t * (n0 + 1), nu, ou[c]);
+                    fin_u = vfinacc(fin_u, nu, ou[c]);
+                }
+            }
+        }
+        I solc[NC]; /* the solid cells of row Lf, loaded the step before */
+VT_UNROLL
+        for (int c = 0; c < NC; c++) solc[c] = sol[c];
+        /* cell velocity of row L from the faces fetched the step before */
 VT_UNROLL
         for (int c = 0; c < NC; c++) {
             u0m2[c] = u0m1[c];
@@ -295,7 +387,15 @@ VT_UNROLL
                 u1[c] = 0.5f * (rc[c] + rd[c]);
             }
         }
-        if (do_u && (S || L + 1 <= umax)) fetch(L + 1, steady);
+        /* the next step's loads (its solid cells first), then the faces of row L + 1; not above the cell velocity
+         * (ptxas would hoist them and copy each into the register of the value it replaces, a copy that waits for
+         * the load: cuda_notes 180) */
+        /* the next step's loads (its solid cells first), then the faces of row L + 1, at a row offset that is 0
+         * computed from the values that this step consumed, so that ptxas issues them after (it would hoist them
+         * and copy each into the register of the value it replaces, a copy that waits for the load: cuda_notes 180) */
+        const int z = vafter(u0[0], u1[0], solc[0] == 0);
+        preload(L + 1 + z, steady);
+        if (do_u && (S || L + 1 <= umax)) fetch(L + 1 + z, steady);
         /* curl and |curl| of row Lc */
 VT_UNROLL
         for (int c = 0; c < NC; c++) {
@@ -335,7 +435,7 @@ VT_UNROLL
                 const F lo = lo_m3 ? mgm3[c] : mgm2[c], hi = hi_m1 ? mgm1[c] : mgm2[c];
                 const F gx = qx(xnext(mgm2, c) - xprev(mgm2, c), c), gy = qy(hi - lo, sy);
                 const F len = vsqrtf(gx * gx + gy * gy); /* + gz * gz with gz = +0 */
-                const B keep = len > 1e-20f && sol[c] == 0;
+                const B keep = len > 1e-20f && (SOL ? solc[c] == 0 : B(true));
                 const F ls = vsel(keep, len, F(1.0f));
                 const F nx = vfdiv(gx, ls), ny = vfdiv(gy, ls);
                 /* N x omega with nz = +0, omega = (+0, +0, wz), in the 3D formula's order of operations */
@@ -352,40 +452,22 @@ VT_UNROLL
                 f1m2[c] = b[c];
             }
         }
-        /* the faces of row t */
-        if (do_t) {
-            const bool lo_m3 = S || key(t - 1) != t;
-VT_UNROLL
-            for (int c = 0; c < NC; c++) {
-                const F flo = lo_m3 ? f1m3[c] : f1m2[c];
-                const F nu = uold[c] + dt * (0.5f * (xprev(f0, c) + f0[c])), nv = vold[c] + dt * (0.5f * (flo + f1m2[c]));
-                vput(A.out[0], p[c] + t * (n0 + 1), nu, ou[c]);
-                vput(A.out[1], p[c] + t * n0, nv, ov[c]);
-                fin_u = vfinacc(fin_u, nu, ou[c]);
-                fin_v = vfinacc(fin_v, nv, ov[c]);
-            }
-        }
     };
-    /* the steady steps: every level due (r0 + 2 <= L <= r1 + 1, L + 1 <= umax), rows L - 3 .. L + 1 inside */
-    const int s0 = vt_max(r0 + 2, 3), s1 = vt_min(vt_min(r1 + 1, umax - 1), n1 - 2);
+    /* the steady steps: every level due (r0 + 3 <= L <= r1 + 2, L - 2 <= fmax, L - 1 <= cmax, L + 1 <= umax), rows
+     * L - 4 .. L + 1 inside, in this step and the next */
+    const int s0 = vt_max(r0 + 3, 4);
+    const int s1 = vt_min(vt_min(vt_min(r1 + 2, fmax + 2), vt_min(cmax + 1, umax - 1)), n1 - 2) - 1;
+    /* the last step: the faces of row r1 - 1, or of the top row of y-faces (row n1) in the last chunk */
+    const int tend = (last ? n1 : r1 - 1) + 3;
     int L = umin;
-    for (; L < s0 && L <= fmax + 2; L++) step(L, VtBool<false>());
-    /* steady steps in pairs (the two-row rings renamed, not moved); a last odd one runs as a general step */
+    for (; L < s0 && L <= tend; L++) step(L, VtBool<false>());
+    /* steady steps in pairs (the two-row rings renamed, not moved; one at a time, ptxas copied two of the loads
+     * into their registers right after issuing them: cuda_notes 180); a last odd one runs as a general step */
     for (; L + 1 <= s1; L += 2) {
         step(L, VtBool<true>());
         step(L + 1, VtBool<true>());
     }
-    for (; L <= fmax + 2; L++) step(L, VtBool<false>());
-    if (last) { /* the top row of y-faces */
-VT_UNROLL
-        for (int c = 0; c < NC; c++) {
-            const F flo = key(n1 - 1) == fmax ? f1m2[c] : f1m3[c];
-            const F vold = vload(vv, p[c] + n1 * n0, ov[c]);
-            const F nv = vold + dt * (0.5f * (flo + f1m2[c]));
-            vput(A.out[1], p[c] + n1 * n0, nv, ov[c]);
-            fin_v = vfinacc(fin_v, nv, ov[c]);
-        }
-    }
+    for (; L <= tend; L++) step(L, VtBool<false>());
     vflags(A, 0, !visfinite(fin_u));
     vflags(A, 1, !visfinite(fin_v));
 }
@@ -404,7 +486,7 @@ VT_UNROLL
  * block step by step with the barrier between the steps. */
 template <int NC, int W>
 __host__ __device__ constexpr int v3w_floats() { return 2 * 4 * W * NC * 32; }
-template <int NC, int W, bool MUL, class F, class I, class B>
+template <int NC, int W, bool MUL, class F, class I, class B, bool SOL = true>
 struct Vort3Warp {
     static constexpr int RS = NC * 32, LS = W * RS; /* floats per row of a level, per plane of a level */
     float *sm;
@@ -417,10 +499,12 @@ struct Vort3Warp {
     int rowm, rowp, rowc;       /* shared offsets of rows y - 1, y + 1 and y, clamped along a clamped axis */
     unsigned plane, plane_u, plane_v;
     float dt, scale, den1, den2, rcp1, rcp2, ryq; /* ryq: the y-difference's divisor (reciprocal) at this row */
-    I p[NC], fu[NC], fv[NC], gu[NC], gv[NC], gw[NC], sb[NC];
+    I fu[NC], fv[NC], gu[NC], gv[NC], sb[NC];
     F rx[NC];
     B ou[NC], ov[NC], ow[NC];
     F ra[NC], rb[NC], rc[NC], rd[NC], re[NC], rf[NC];
+    F uold[NC], vold[NC], wold[NC]; /* the old faces of plane L - 3 and */
+    I sol[NC];                      /* the solid cells of plane L - 2, loaded by step L - 1 */
     F c0m2[NC], c0m1[NC], c0[NC], c1m2[NC], c1m1[NC], c1[NC], c2m1[NC], c2[NC];
     F wxm2[NC], wxm1[NC], wym2[NC], wym1[NC], wzm2[NC], wzm1[NC], mgm3[NC], mgm2[NC], mgm1[NC];
     F f0[NC], f2a[NC], f2b[NC];
@@ -429,12 +513,17 @@ struct Vort3Warp {
     __host__ __device__ int key(int L) const { return ps ? L : vt_min(vt_max(L, 0), ns - 1); }
     __host__ __device__ int phys(int L) const { return ps ? vt_wrap(L, ns) : L; }
     __host__ __device__ int zspan(int L) const { return ps ? 2 : key(L + 1) - key(L - 1); }
-    __host__ __device__ float *lvl(int l, int L) const { return sm + (2 * l + (L & 1)) * LS; }
-    __host__ __device__ F qx(F x, int c) const { return MUL ? x * rx[c] : vfdiv(x, rx[c]); }
-    __host__ __device__ F qy(F x) const { return MUL ? x * ryq : vfdiv(x, F(ryq)); }
+    /* level l's ring slot of plane X in step L: X & 1; P: L & 1 where the caller knows it at compile time (the steady
+     * steps in pairs from an even plane: the slots are constants; cuda_notes 112, 184), -1 elsewhere */
+    template <int P>
+    __host__ __device__ float *lvl(int l, int X, int L) const {
+        return sm + (2 * l + (P < 0 ? (X & 1) : ((X - L + P) & 1))) * LS;
+    }
+    __host__ __device__ F qx(F x, int c) const { return MUL ? x * rx[c] : vfdiv<true>(x, rx[c]); }
+    __host__ __device__ F qy(F x) const { return MUL ? x * ryq : vfdiv<true>(x, F(ryq)); }
     __host__ __device__ F qz(F x, int span) const {
         const float d = MUL ? (span == 2 ? rcp2 : rcp1) : (span == 2 ? den2 : den1);
-        return MUL ? x * d : vfdiv(x, F(d));
+        return MUL ? x * d : vfdiv<true>(x, F(d));
     }
     __host__ __device__ static F xprev(const F (&v)[NC], int c) { return c > 0 ? v[c > 0 ? c - 1 : 0] : vprev(v[NC - 1]); }
     __host__ __device__ static F xnext(const F (&v)[NC], int c) { return c < NC - 1 ? v[c < NC - 1 ? c + 1 : 0] : vnext(v[0]); }
@@ -449,7 +538,10 @@ VT_UNROLL
         const int cl = vt_max(kl, 0), cr = vt_min(kr, 32 * NC - 1);
         const F vl = vfrom(pick(v, cl % NC), I(cl / NC)), vr = vfrom(pick(v, cr % NC), I(cr / NC));
 VT_UNROLL
-        for (int c = 0; c < NC; c++) v[c] = vsel(p[c] < 0, vl, vsel(p[c] >= n0, vr, v[c]));
+        for (int c = 0; c < NC; c++) {
+            const I pc = vlane(I()) * NC + (c - kl); /* p[c], worked out again here (one register fewer in the loop) */
+            v[c] = vsel(pc < 0, vl, vsel(pc >= n0, vr, v[c]));
+        }
     }
 
     /* warp w of block (strip, by, bz); kz planes per chunk */
@@ -494,6 +586,7 @@ VT_UNROLL
         const int sy = py ? 2 : vt_min(y + 1, n1 - 1) - vt_max(y - 1, 0);
         ryq = MUL ? (sy == 2 ? rcp2 : rcp1) : (sy == 2 ? den2 : den1);
         const I lane = vlane(I());
+        I p[NC];
 VT_UNROLL
         for (int c = 0; c < NC; c++) {
             p[c] = lane * NC + (X0 + c);
@@ -508,9 +601,11 @@ VT_UNROLL
             ou[c] = out_row && (inx || (p[c] == n0 && k >= 3 && k <= 32 * NC - 3));
             fu[c] = col + yc * (n0 + 1);
             fv[c] = col + yc * n0;
-            gu[c] = p[c] + yc * (n0 + 1);
-            gv[c] = p[c] + (vtop ? n1 : yc) * n0;
-            gw[c] = p[c] + yc * n0;
+            /* the lanes that write no face read the clamped column's (an address inside the arrays), so that the
+             * steady steps load without a mask (a masked load is a load and a predicated copy that waits for it) */
+            gu[c] = vsel(ou[c], p[c], col) + yc * (n0 + 1);
+            gv[c] = vsel(ov[c], p[c], col) + (vtop ? n1 : yc) * n0;
+            /* the z-faces: fv (the lanes that write one hold p == col) */
             sb[c] = I(c * 32) + lane;
         }
         const int kz = A.kz;
@@ -532,8 +627,11 @@ VT_UNROLL
 VT_UNROLL
         for (int c = 0; c < NC; c++)
             c0m2[c] = c0m1[c] = c0[c] = c1m2[c] = c1m1[c] = c1[c] = c2m1[c] = c2[c] = wxm2[c] = wxm1[c] = wym2[c] = wym1[c] =
-                wzm2[c] = wzm1[c] = mgm3[c] = mgm2[c] = mgm1[c] = f0[c] = f2a[c] = f2b[c] = F(0.0f);
+                wzm2[c] = wzm1[c] = mgm3[c] = mgm2[c] = mgm1[c] = f0[c] = f2a[c] = f2b[c] = uold[c] = vold[c] = wold[c] = F(0.0f);
+VT_UNROLL
+        for (int c = 0; c < NC; c++) sol[c] = I(0);
         if (act) fetch<false>(umin);
+        preload<false>(umin);
     }
     /* the faces of plane L that the cell velocities read, a step ahead */
     template <bool S>
@@ -550,60 +648,49 @@ VT_UNROLL
             rf[c] = vload(vw, iw + (int)plane, B(true));
         }
     }
-    /* the steady steps [s0, s1]: every level due, no plane clamped or wrapped (see step) */
+    /* the steady steps [s0, s1]: every level due, no plane clamped or wrapped (see step), in this step and the next
+     * (a step loads the old faces and solid cells of the next one) */
     __host__ __device__ int s0() const { return vt_max(r0 + 3, 4); }
-    __host__ __device__ int s1() const { return vt_min(vt_min(vt_min(r1 + 2, fmax + 2), vt_min(cmax + 1, umax - 1)), ns - 2); }
-    /* step L: cell velocity of plane L, faces of plane L - 3, curl of plane L - 1, force of plane L - 2. S (steady):
-     * every level is due and planes L - 4 .. L + 1 are inside the domain, so the step has no tests on L */
+    __host__ __device__ int s1() const { return vt_min(vt_min(vt_min(r1 + 2, fmax + 2), vt_min(cmax + 1, umax - 1)), ns - 2) - 1; }
+    /* the global loads that step L consumes besides the cell velocity's faces: the old faces of plane L - 3 and the
+     * solid cells of plane L - 2, issued a step ahead (S: step L is steady) */
     template <bool S>
+    __host__ __device__ void preload(int L) {
+        const int Lf = L - 2, t = L - 3;
+        const bool do_f = lvl_f && (S || (Lf >= fmin && Lf <= fmax));
+        const bool do_t = (out_row || vtop) && (S || (t >= r0 && t < r1) || (last && t == ns));
+        const bool tin = S || t < ns;
+        /* the byte load first: a sub-word load waits for the loads before it on its scoreboard (cuda_notes 180) */
+VT_UNROLL
+        for (int c = 0; c < NC; c++) {
+            if (SOL && do_f) sol[c] = vload8(solid, fv[c] + (int)(plane * (unsigned)(S ? Lf : phys(Lf))), B(true));
+            if (do_t) {
+                uold[c] = vload(vu, gu[c] + (int)(plane_u * (unsigned)t), S ? B(true) : ou[c] && tin);
+                vold[c] = vload(vv, gv[c] + (int)(plane_v * (unsigned)t), S ? B(true) : ov[c] && tin);
+                wold[c] = vload(vw, fv[c] + (int)(plane * (unsigned)t), S ? B(true) : ow[c]);
+            }
+        }
+    }
+    /* step L: cell velocity of plane L, faces of plane L - 3, curl of plane L - 1, force of plane L - 2. S (steady):
+     * every level is due and planes L - 4 .. L + 2 are inside the domain, so the step has no tests on L. Every global
+     * load that the step consumes was issued a step before, and the step consumes them all before it issues the
+     * next step's (cuda_notes 180: a consumer waits for every load on its scoreboard, the later ones included) */
+    template <bool S, int P = -1>
     __host__ __device__ void step(int L) {
         const int Lc = L - 1, Lf = L - 2, t = L - 3;
         const bool do_u = act && (S || L <= umax), do_c = lvl_c && (S || (Lc >= cmin && Lc <= cmax));
         const bool do_f = lvl_f && (S || (Lf >= fmin && Lf <= fmax));
         const bool do_t = (out_row || vtop) && (S || (t >= r0 && t < r1) || (last && t == ns));
         const bool tin = S || t < ns; /* plane t has x- and y-faces (not the top plane of z-faces) */
-        /* loads first: the old faces of plane t, the solid cells of plane Lf */
-        F uold[NC], vold[NC], wold[NC];
-        I sol[NC];
-VT_UNROLL
-        for (int c = 0; c < NC; c++) {
-            if (do_t) {
-                uold[c] = vload(vu, gu[c] + (int)(plane_u * (unsigned)t), ou[c] && tin);
-                vold[c] = vload(vv, gv[c] + (int)(plane_v * (unsigned)t), ov[c] && tin);
-                wold[c] = vload(vw, gw[c] + (int)(plane * (unsigned)t), ow[c]);
-            }
-            if (do_f) sol[c] = vload8(solid, fv[c] + (int)(plane * (unsigned)(S ? Lf : phys(Lf))), B(true));
-        }
-        /* cell velocity of plane L */
-VT_UNROLL
-        for (int c = 0; c < NC; c++) {
-            c0m2[c] = c0m1[c];
-            c0m1[c] = c0[c];
-            c1m2[c] = c1m1[c];
-            c1m1[c] = c1[c];
-            c2m1[c] = c2[c];
-        }
-        if (do_u) {
-            float *s0 = lvl(0, L) + w * RS, *s2 = lvl(1, L) + w * RS;
-VT_UNROLL
-            for (int c = 0; c < NC; c++) {
-                c0[c] = 0.5f * (ra[c] + rb[c]);
-                c1[c] = 0.5f * (rc[c] + rd[c]);
-                c2[c] = 0.5f * (re[c] + rf[c]);
-                vsts(s0, sb[c], c0[c]);
-                vsts(s2, sb[c], c2[c]);
-            }
-            if (S || L + 1 <= umax) fetch<S>(L + 1);
-        }
-        /* the faces of plane t, from the forces of the steps before */
+        /* the faces of plane t, from the forces of the steps before and the old faces loaded the step before */
         if (do_t) {
             const bool lo_m = S || key(t - 1) != t;
-            const float *f1 = lvl(3, t);
+            const float *f1 = lvl<P>(3, t, L);
 VT_UNROLL
             for (int c = 0; c < NC; c++) {
                 const F flo = lo_m ? f2b[c] : f2a[c];
                 const F nw = wold[c] + dt * (0.5f * (flo + f2a[c]));
-                vput(out2, gw[c] + (int)(plane * (unsigned)t), nw, ow[c]);
+                vput(out2, fv[c] + (int)(plane * (unsigned)t), nw, ow[c]);
                 fin_w = vfinacc(fin_w, nw, ow[c]);
                 if (tin) {
                     const F nu = uold[c] + dt * (0.5f * (xprev(f0, c) + f0[c]));
@@ -615,6 +702,32 @@ VT_UNROLL
                 }
             }
         }
+        I solc[NC]; /* the solid cells of plane Lf, loaded the step before */
+VT_UNROLL
+        for (int c = 0; c < NC; c++) solc[c] = sol[c];
+        /* cell velocity of plane L from the faces fetched the step before */
+VT_UNROLL
+        for (int c = 0; c < NC; c++) {
+            c0m2[c] = c0m1[c];
+            c0m1[c] = c0[c];
+            c1m2[c] = c1m1[c];
+            c1m1[c] = c1[c];
+            c2m1[c] = c2[c];
+        }
+        if (do_u) {
+            float *s0 = lvl<P>(0, L, L) + w * RS, *s2 = lvl<P>(1, L, L) + w * RS;
+VT_UNROLL
+            for (int c = 0; c < NC; c++) {
+                c0[c] = 0.5f * (ra[c] + rb[c]);
+                c1[c] = 0.5f * (rc[c] + rd[c]);
+                c2[c] = 0.5f * (re[c] + rf[c]);
+                vsts(s0, sb[c], c0[c]);
+                vsts(s2, sb[c], c2[c]);
+            }
+        }
+        /* the next step's loads (its solid cells first), then the faces of plane L + 1 */
+        preload<S>(L + 1);
+        if (do_u && (S || L + 1 <= umax)) fetch<S>(L + 1);
         /* curl and |curl| of plane Lc */
 VT_UNROLL
         for (int c = 0; c < NC; c++) {
@@ -628,7 +741,7 @@ VT_UNROLL
             F x[NC], y[NC], z[NC], m[NC];
             const bool lo_m2 = S || key(Lc - 1) != Lc, hi_0 = S || key(Lc + 1) != Lc;
             const int sz = S ? 2 : zspan(Lc);
-            const float *s0 = lvl(0, Lc), *s2 = lvl(1, Lc);
+            const float *s0 = lvl<P>(0, Lc, L), *s2 = lvl<P>(1, Lc, L);
 VT_UNROLL
             for (int c = 0; c < NC; c++) {
                 const F c0lo = lo_m2 ? c0m2[c] : c0m1[c], c0hi = hi_0 ? c0[c] : c0m1[c];
@@ -638,7 +751,7 @@ VT_UNROLL
                 x[c] = qy(c2p - c2m) - qz(c1hi - c1lo, sz);
                 y[c] = qz(c0hi - c0lo, sz) - qx(xnext(c2m1, c) - xprev(c2m1, c), c);
                 z[c] = qx(xnext(c1m1, c) - xprev(c1m1, c), c) - qy(c0p - c0n);
-                m[c] = vsqrtf(x[c] * x[c] + y[c] * y[c] + z[c] * z[c]);
+                m[c] = vsqrtf<true>(x[c] * x[c] + y[c] * y[c] + z[c] * z[c]);
             }
             if (xwall) {
                 fixup(x);
@@ -646,7 +759,7 @@ VT_UNROLL
                 fixup(z);
                 fixup(m);
             }
-            float *sm_m = lvl(2, Lc) + w * RS;
+            float *sm_m = lvl<P>(2, Lc, L) + w * RS;
 VT_UNROLL
             for (int c = 0; c < NC; c++) {
                 wxm1[c] = x[c];
@@ -663,27 +776,28 @@ VT_UNROLL
             F a[NC], b[NC], d[NC];
             const bool lo_m3 = S || key(Lf - 1) != Lf, hi_m1 = S || key(Lf + 1) != Lf;
             const int sz = S ? 2 : zspan(Lf);
-            const float *sm_m = lvl(2, Lf);
+            const float *sm_m = lvl<P>(2, Lf, L);
 VT_UNROLL
             for (int c = 0; c < NC; c++) {
                 const F lo = lo_m3 ? mgm3[c] : mgm2[c], hi = hi_m1 ? mgm1[c] : mgm2[c];
                 const F gx = qx(xnext(mgm2, c) - xprev(mgm2, c), c);
                 const F gy = qy(vload(sm_m + rowp, sb[c], B(true)) - vload(sm_m + rowm, sb[c], B(true)));
                 const F gz = qz(hi - lo, sz);
-                const F len = vsqrtf(gx * gx + gy * gy + gz * gz);
-                const B keep = len > 1e-20f && sol[c] == 0;
+                const F len = vsqrtf<true>(gx * gx + gy * gy + gz * gz);
+                const B keep = len > 1e-20f && (SOL ? solc[c] == 0 : B(true));
                 const F ls = vsel(keep, len, F(1.0f));
-                const F nx = vfdiv(gx, ls), ny = vfdiv(gy, ls), nz = vfdiv(gz, ls);
-                a[c] = vsel(keep, scale * (ny * wzm2[c] - nz * wym2[c]), F(0.0f));
-                b[c] = vsel(keep, scale * (nz * wxm2[c] - nx * wzm2[c]), F(0.0f));
-                d[c] = vsel(keep, scale * (nx * wym2[c] - ny * wxm2[c]), F(0.0f));
+                const F nx = vfdiv<true>(gx, ls), ny = vfdiv<true>(gy, ls), nz = vfdiv<true>(gz, ls);
+                const B kept = vopq(len) > 1e-20f && (SOL ? vopq(solc[c]) == 0 : B(true)); /* keep, tested again */
+                a[c] = vsel(kept, scale * (ny * wzm2[c] - nz * wym2[c]), F(0.0f));
+                b[c] = vsel(kept, scale * (nz * wxm2[c] - nx * wzm2[c]), F(0.0f));
+                d[c] = vsel(kept, scale * (nx * wym2[c] - ny * wxm2[c]), F(0.0f));
             }
             if (xwall) {
                 fixup(a);
                 fixup(b);
                 fixup(d);
             }
-            float *sm_f = lvl(3, Lf) + w * RS;
+            float *sm_f = lvl<P>(3, Lf, L) + w * RS;
 VT_UNROLL
             for (int c = 0; c < NC; c++) {
                 f0[c] = a[c];

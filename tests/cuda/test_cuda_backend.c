@@ -180,6 +180,7 @@ static eddy_status cpu_boundaries(eddy_sim *s, float dt) {
     return EDDY_OK;
 }
 
+static int stage_no_obstacle; /* stage_case without its obstacle (kernels specialised on "no solid cell") */
 static void stage_case(const char *name, eddy_sim_def d, cpu_stage cs, eddy_cuda_stage gs, double tol) {
     eddy_sim *cpu = make(d, EDDY_BACKEND_CPU), *gpu = make(d, EDDY_BACKEND_CUDA);
     if (!cpu || !gpu) { eddy_sim_destroy(cpu); eddy_sim_destroy(gpu); return; }
@@ -190,7 +191,8 @@ static void stage_case(const char *name, eddy_sim_def d, cpu_stage cs, eddy_cuda
     o.center[0] = 0.37f; o.center[1] = 0.45f; o.center[2] = 0.5f;
     o.radius = 0.12f;
     o.velocity[0] = 0.3f; o.velocity[1] = -0.2f;
-    CHECK(eddy_sim_add_obstacle(cpu, &o, NULL) == EDDY_OK && eddy_sim_add_obstacle(gpu, &o, NULL) == EDDY_OK, "obstacle");
+    if (!stage_no_obstacle)
+        CHECK(eddy_sim_add_obstacle(cpu, &o, NULL) == EDDY_OK && eddy_sim_add_obstacle(gpu, &o, NULL) == EDDY_OK, "obstacle");
     randomize(cpu, gpu);
     const float dt = d.dt;
     /* further device simulations taking other paths that must give the same bits:
@@ -199,9 +201,9 @@ static void stage_case(const char *name, eddy_sim_def d, cpu_stage cs, eddy_cuda
      * - MacCormack advects a cell's faces (and dye_scale-1 scalars) in one kernel where the device has room
      *   for its scratch; with that kernel off (eddy__cuda_set_advect_cells) the per-component kernels run, as on a
      *   device without the room;
-     * - the 3D projection prolongs by coarse cell (k_prolong8) only on levels of 16M cells; with the threshold at one
-     *   cell every 3D level outside the one-block tail takes it: the same products and sums as the per-fine-cell
-     *   k_prolong */
+     * - the 3D projection prolongs by coarse cell (k_prolong8) and computes the residual by columns of cells
+     *   (k_residual_wz) only on levels of 16M cells; with the threshold at one cell every 3D level outside the
+     *   one-block tail takes them: the same products and sums as the per-fine-cell k_prolong and k_residual_w */
     enum { MAX_OTHERS = 2 };
     eddy_sim *other[MAX_OTHERS] = {NULL, NULL};
     const char *other_path[MAX_OTHERS] = {NULL, NULL};
@@ -215,12 +217,12 @@ static void stage_case(const char *name, eddy_sim_def d, cpu_stage cs, eddy_cuda
         CHECK(eddy__cuda_set_advect_cells(other[others++], 0) == EDDY_OK, "cell kernel off");
     }
     if (gs == EDDY_CUDA_PROJECT && d.dim == 3 && d.pressure.solver == EDDY_PRESSURE_MGPCG && (other[others] = make(d, EDDY_BACKEND_CUDA))) {
-        other_path[others] = "k_prolong at 16M cells vs k_prolong8 on every level";
+        other_path[others] = "k_prolong8 / k_residual_wz at 16M cells vs on every level";
         CHECK(eddy__cuda_set_prolong8_cells(other[others++], 1) == EDDY_OK, "prolong8 everywhere");
     }
     for (int k = 0; k < others; k++) {
         if (graphs_off) eddy__cuda_set_graphs(other[k], 0);
-        CHECK(eddy_sim_add_obstacle(other[k], &o, NULL) == EDDY_OK, "obstacle");
+        if (!stage_no_obstacle) CHECK(eddy_sim_add_obstacle(other[k], &o, NULL) == EDDY_OK, "obstacle");
         copy_fields(gpu, other[k]);
         CHECK(eddy__cuda_run_stage(other[k], gs, dt) == EDDY_OK, "%s gpu, %s: %s", name, other_path[k], eddy_sim_last_error(other[k]));
     }
@@ -275,6 +277,15 @@ static void test_forces(eddy_sim_def d2, eddy_sim_def d3) {
     d3.vorticity = 0.8f;
     stage_case("vorticity 2D", d2, eddy__apply_vorticity, EDDY_CUDA_VORTICITY, TOL_STAGE);
     stage_case("vorticity 3D", d3, eddy__apply_vorticity, EDDY_CUDA_VORTICITY, TOL_STAGE);
+    stage_no_obstacle = 1; /* the kernels that do not read the solid cells */
+    stage_case("vorticity 2D, no solid cell", d2, eddy__apply_vorticity, EDDY_CUDA_VORTICITY, TOL_STAGE);
+    stage_case("vorticity 3D, no solid cell", d3, eddy__apply_vorticity, EDDY_CUDA_VORTICITY, TOL_STAGE);
+    eddy_sim_def q2 = def2(128, 96), q3 = def3(64, 40, 37); /* h a power of two: the exact reciprocal */
+    q2.vorticity = q3.vorticity = 0.8f;
+    stage_case("vorticity 2D 128x96, no solid cell", q2, eddy__apply_vorticity, EDDY_CUDA_VORTICITY, TOL_STAGE);
+    stage_case("vorticity 3D 64x40x37, no solid cell", q3, eddy__apply_vorticity, EDDY_CUDA_VORTICITY, TOL_STAGE);
+    stage_no_obstacle = 0;
+    stage_case("vorticity 3D 64x40x37", q3, eddy__apply_vorticity, EDDY_CUDA_VORTICITY, TOL_STAGE);
     if (!quick) {
         eddy_sim_def p = d2;
         p.boundary[0].type = p.boundary[1].type = EDDY_BOUNDARY_PERIODIC;
