@@ -48,9 +48,8 @@
  * A's or B's rows a row ahead, the old faces from C's force loop, the next plane's solid mask or new x-faces, the
  * band's halo rows of the next step (which C's rows do not ask for), or the next step's velocity from AB instead of
  * C (into L1 or L2), 0 to +20% (C's three prefetches are each needed: without w's +22%, without u's and v's +25%,
- * without any +30%); ring budgets of 256 KiB the same, 128-192 and
- * 512-640 KiB slower; 2 MiB pages (madvise) or the arrays' starts spread over 4 KiB, about 1%; the AVX2 build 2.4x
- * slower in cache. */
+ * without any +30%); ring budgets of 256 KiB the same, 128-192 and 512-640 KiB slower; 2 MiB pages (madvise) or
+ * the arrays' starts spread over 4 KiB, about 1%; the AVX2 build 2.4x slower in cache. */
 #include "float_vector.h"
 #include "vorticity_sweep.h"
 
