@@ -81,7 +81,8 @@ VF_INLINE vf_pairs vf_pairs_of(const float *row) {
     const int lead = (int)((uintptr_t)row % 64 / sizeof(float));
     vf_pairs r;
     r.line = row - lead;
-    r.first = _mm512_add_epi32(_mm512_set1_epi32(lead), _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+    const __m512i lanes = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    r.first = _mm512_add_epi32(_mm512_set1_epi32(lead), lanes);
     r.second = _mm512_add_epi32(r.first, _mm512_set1_epi32(1));
     r.lo = _mm512_load_ps(r.line);
     return r;
