@@ -911,12 +911,18 @@ __global__ void k_cg_update(LevA L, const CGState *cg, float *__restrict__ x, fl
 template <int FIRST>
 __global__ void k_cg_update_ap(LevA L, const CGState *cg, float *__restrict__ x, float *r, const float *r_in,
                                const float *__restrict__ p, double *partials, double *msum, float *__restrict__ pout) {
-    ECU_ACTIVE_OR_RETURN(&cg->active);
+    const int i = (int)(blockIdx.x * BX + threadIdx.x), k = (int)blockIdx.z;
+    const int j0 = (int)(blockIdx.y * (BY * ECU_ROWS) + threadIdx.y);
+    if (!cg->active) {
+        /* CG_X_ZERO: x was not cleared; where the solve stops before this update, x0 = 0 is written instead */
+        if (FIRST & CG_X_ZERO)
+            for (int r_ = 0; r_ < ECU_ROWS; r_++)
+                if (i < L.n[0] && j0 + r_ * BY < L.n[1]) x[cell_at(L, i, j0 + r_ * BY, k)] = 0.0f;
+        return;
+    }
     __shared__ double sh[32];
     const float alpha = cg->alpha;
     double acc = 0.0, sum = 0.0;
-    const int i = (int)(blockIdx.x * BX + threadIdx.x), k = (int)blockIdx.z;
-    const int j0 = (int)(blockIdx.y * (BY * ECU_ROWS) + threadIdx.y);
     auto q_at = [&](int r_, int e) {
         const float d = in_ubox(L, i, j0 + r_ * BY, k, 0) ? L.ud : L.diag[e];
         const float a = d * p[e] - NBD(p, e);
@@ -2460,7 +2466,10 @@ static void cg_update_check(cu_sim *c, int first = 0) {
     k_apply<<<red_grid(L), bl, 0, c->stream>>>(L, pin, qa ? nullptr : P->q, part(c, 0), active);
     k_cg_alpha<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), nb, c->d_rb);
     const CompD &C0 = P->comp0;
-    if (qa && (first & CG_P_FROM_Z))
+    if (qa && (first & CG_X_ZERO))
+        k_cg_update_ap<CG_X_ZERO | CG_P_FROM_Z><<<red_grid(L), bl, 0, c->stream>>>(
+            L, P->d_cg, P->sol, P->res, cg_r(c), pin, part(c, 1), C0.count && C0.single_all ? part(c, 4) : nullptr, P->p);
+    else if (qa && (first & CG_P_FROM_Z))
         k_cg_update_ap<CG_P_FROM_Z><<<red_grid(L), bl, 0, c->stream>>>(L, P->d_cg, P->sol, P->res, cg_r(c), pin, part(c, 1),
                                                                        C0.count && C0.single_all ? part(c, 4) : nullptr, P->p);
     else if (qa)
@@ -2484,7 +2493,7 @@ static void cg_update_check(cu_sim *c, int first = 0) {
 }
 
 /* the first iteration after a (re)start: the direction is the preconditioned residual */
-/* x_zero: x0 = 0 is still to be written (mgpcg_start leaves it to the update where cg_first_fused) */
+/* x_zero: x0 = 0 is still to be written (mgpcg_start leaves it to the update where cg_first_fused or p_from_z) */
 static void cg_first_iteration(cu_sim *c, bool x_zero = false) {
     PoissonWS *P = c->pois;
     const int *active = &P->d_cg->active;
@@ -2496,7 +2505,7 @@ static void cg_first_iteration(cu_sim *c, bool x_zero = false) {
         return;
     }
     if (p_from_z(c)) {
-        cg_update_check(c, CG_P_FROM_Z);
+        cg_update_check(c, CG_P_FROM_Z | (x_zero ? CG_X_ZERO : 0));
         return;
     }
     cudaMemcpyAsync(P->p, P->z, P->lv[0].count * sizeof(float), cudaMemcpyDeviceToDevice, c->stream);
@@ -2529,7 +2538,8 @@ static void mgpcg_start(cu_sim *c) {
         }
         k_cg_initial<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), nb, c->d_rb);
     } else {
-        if (!cg_first_fused(c)) cudaMemsetAsync(P->sol, 0, bytes, c->stream);
+        /* x0 = 0 is written by the first update where it can (CG_X_ZERO: the cooperative update, 3D's p_from_z) */
+        if (!cg_first_fused(c) && !p_from_z(c)) cudaMemsetAsync(P->sol, 0, bytes, c->stream);
         /* r = b: written by b's mean removal in run_project when it was fused (rhs_to_res) */
         if (!mean_sum_fused(c)) cudaMemcpyAsync(P->res, P->rhs, bytes, cudaMemcpyDeviceToDevice, c->stream);
     }
