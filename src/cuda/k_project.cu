@@ -2985,6 +2985,7 @@ eddy_status project_init(cu_sim *c) {
     size_t bytes = HP->levels[0].count * sizeof(float);
     float **vecs[7] = {&P->sol, &P->rhs, &P->res, &P->z, &P->p, &P->q, &P->rs};
     for (int v = 0; v < 7 && st == EDDY_OK; v++) {
+        if (vecs[v] == &P->q && q_where_read(P->lv[0].a)) continue; /* q = A p is never stored (3D: 67 MB at 256^3) */
         st = dev_alloc(c, (void **)vecs[v], bytes, "pressure vectors");
         if (st == EDDY_OK && cudaMemsetAsync(*vecs[v], 0, bytes, c->stream) != cudaSuccess)
             st = cuda_fail(c, cudaGetLastError(), "clearing the pressure vectors");
