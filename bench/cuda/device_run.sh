@@ -30,6 +30,19 @@ san_run() {
 }
 # k_tail's phase clocks ("tail clocks:" lines of a bench_cuda built with -DEDDY_CU_TAIL_CLOCKS) on stdin: per phase
 # position, the mean cycles over the launches
+# ncu_kernels REGEX NAME: the launches of kernels matching REGEX in one 3D step (bench_cuda in $NCU_BIN, default this
+# run's; size $NCU_SIZE, default 256; settings $NCU_ENV as VAR=v ...): time, DRAM and L2 bytes, issue, warps active,
+# registers and grid per launch into $OUT/NAME.csv, their means per kernel into $OUT/NAME.txt
+ncu_kernels() {
+  timeout 300 env ${NCU_ENV:-} "$ncu" --clock-control none --cache-control none --profile-from-start off --csv --page raw \
+    -k "regex:$1" \
+    --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,sm__inst_issued.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,launch__grid_size \
+    "${NCU_BIN:-$bin}/bench_cuda" --profile 3 "${NCU_SIZE:-256}" 0 > "$OUT/$2.csv" 2>&1; echo "$2 rc=$?"
+  awk -F'","' '/^"ID"/{for(i=1;i<=NF;i++){gsub(/"/,"",$i);if($i=="Kernel Name")kn=i;if($i=="gpu__time_duration.sum")t=i;if($i=="dram__bytes_read.sum")dr=i;if($i=="dram__bytes_write.sum")dw=i;if($i=="sm__inst_issued.avg.pct_of_peak_sustained_active")is=i;if($i=="sm__warps_active.avg.pct_of_peak_sustained_active")wa=i;if($i=="launch__registers_per_thread")rg=i;if($i=="launch__grid_size")gs=i}next}
+    kn&&/^"[0-9]/{for(i=1;i<=NF;i++)gsub(/[,"]/,"",$i);n=$kn;sub(/\(.*/,"",n);T[n]+=$t;R[n]+=$dr;W[n]+=$dw;I[n]+=$is;A[n]+=$wa;C[n]++;G[n]=$rg" "$gs}
+    END{for(n in T)printf "%-44s n=%3d t=%8.0f rd=%6.1fMB wr=%6.1fMB issue=%5.1f warps=%5.1f regs/grid=%s\n",n,C[n],T[n]/C[n],R[n]/C[n]/1e6,W[n]/C[n]/1e6,I[n]/C[n],A[n]/C[n],G[n]}' \
+    "$OUT/$2.csv" | sort | tee "$OUT/$2.txt"
+}
 tail_clocks() {
   grep "^tail clocks:" | awk '{for (i = 3; i <= NF; i++) { if ($i == "total") { tot += $(i + 1); break } s[i] += $i; m = i } c++}
     END {printf "launches %d\n", c; for (i = 3; i <= m; i++) printf "%d:%.0f ", i - 2, s[i] / c; printf "\ntotal %.0f\n", tot / c}'
@@ -185,11 +198,8 @@ for what in "$@"; do
     tail_clocks < "$OUT/clk2d.log" | tee "$OUT/clk2d_sum.txt" ;;
   step512) timeout 200 "$bin/bench_cuda" --only 512 --no-stages --steps 10 2>&1 | tee "$OUT/step512.log" ;;
   ncu3d)
-    # every kernel launch of one 3D 256^3 step (warm start 0, graphs off, caches kept): time, DRAM bytes, L2 bytes,
-    # issue, occupancy, registers; one CSV row per launch
-    timeout 300 "$ncu" --clock-control none --cache-control none --profile-from-start off --csv --page raw \
-      --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,sm__inst_issued.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,launch__grid_size \
-      "$bin/bench_cuda" --profile 3 256 0 > "$OUT/ncu3d.csv" 2>&1; echo "ncu3d rc=$?"; grep -c k_ "$OUT/ncu3d.csv" ;;
+    # every kernel launch of one 3D 256^3 step (warm start 0, graphs off, caches kept), summed per kernel
+    ncu_kernels 'k_' ncu3d ;;
   ncu-vort)
     # issue 7, version 22: the vorticity kernels of one 3D 256^3 and one 2D 2048^2 step (bench_cuda in $VORT_BIN,
     # default this run's): ncu's full set (stall reasons, instruction statistics, source counters) as text, the
@@ -212,16 +222,8 @@ for what in "$@"; do
     done ;;
   ncuk)
     # issue 7, version 22: the launches of kernels matching $NCU_K (regex; default the level-0 transfers and CG
-    # kernels) in one 3D 256^3 step of the bench_cuda in $NCU_BIN (default this run's), settings $NCU_ENV (VAR=v ...);
-    # time, DRAM bytes, issue, warps active, registers per launch (CSV)
-    timeout 200 env ${NCU_ENV:-} "$ncu" --clock-control none --cache-control none --profile-from-start off --csv --page raw \
-      -k "regex:${NCU_K:-k_residual|k_restrict|k_prolong8|k_apply|k_cg_direction|k_cg_update|k_cg_apply}" \
-      --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,sm__inst_issued.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,launch__grid_size \
-      "${NCU_BIN:-$bin}/bench_cuda" --profile 3 ${NCU_SIZE:-256} 0 > "$OUT/ncuk${NCU_TAG:-}.csv" 2>&1; echo "ncuk rc=$?"
-    awk -F'","' '/^"ID"/{for(i=1;i<=NF;i++){if($i=="Kernel Name")kn=i;if($i=="gpu__time_duration.sum")t=i;if($i=="dram__bytes_read.sum")dr=i;if($i=="dram__bytes_write.sum")dw=i;if($i=="sm__inst_issued.avg.pct_of_peak_sustained_active")is=i;if($i=="sm__warps_active.avg.pct_of_peak_sustained_active")wa=i;if($i=="launch__registers_per_thread")rg=i;if($i=="launch__grid_size")gs=i}next}
-      kn&&/^"[0-9]/{for(i=1;i<=NF;i++)gsub(/,/,"",$i);n=$kn;sub(/\(.*/,"",n);T[n]+=$t;R[n]+=$dr;W[n]+=$dw;I[n]+=$is;A[n]+=$wa;C[n]++;G[n]=$rg" "$gs}
-      END{for(n in T)printf "%-44s n=%3d t=%8.0f rd=%6.1fMB wr=%6.1fMB issue=%5.1f warps=%5.1f regs/grid=%s\n",n,C[n],T[n]/C[n],R[n]/C[n]/1e6,W[n]/C[n]/1e6,I[n]/C[n],A[n]/C[n],G[n]}' \
-      "$OUT/ncuk${NCU_TAG:-}.csv" | sort | tee "$OUT/ncuk${NCU_TAG:-}.txt" ;;
+    # kernels), as ncu3d
+    ncu_kernels "${NCU_K:-k_residual|k_restrict|k_prolong8|k_apply|k_cg_direction|k_cg_update|k_cg_apply}" "ncuk${NCU_TAG:-}" ;;
   bench-quick) timeout 200 "$bin/bench_cuda" --quick > "$OUT/bench.log" 2>&1; echo "bench rc=$?"; cat "$OUT/bench.log" ;;
   esac
 done
