@@ -770,6 +770,22 @@ __global__ void k_residual_norm2(LevA L, const float *__restrict__ x, const floa
     if (ECU_THREAD0()) partials[ECU_BLOCK_ID()] = acc;
 }
 
+/* the operator's diagonal at cell e: the level's uniform value inside its box (cuda_notes 122) */
+__device__ inline float diag_at(const LevA &L, int i, int j, int k, int e) {
+    return in_ubox(L, i, j, k, 0) ? L.ud : L.diag[e];
+}
+/* (A x)_e on solved cells, 0 elsewhere */
+__device__ inline float apply_at(const LevA &L, const float *__restrict__ x, int i, int j, int k, int e) {
+    const float d = diag_at(L, i, j, k, e);
+    const float a = d * x[e] - NBD(x, e);
+    return d > 0.0f ? a : 0.0f;
+}
+/* (b - A x)_e on solved cells (diagonal d > 0), 0 elsewhere */
+__device__ inline float residual_at(const LevA &L, const float *__restrict__ x, const float *__restrict__ b, int e, float d) {
+    const float a = b[e] - (d * x[e] - NBD(x, e));
+    return d > 0.0f ? a : 0.0f;
+}
+
 /* out = A in (0 where not solved; not stored when out is null, cuda_notes 174); partial in.out */
 __global__ void k_apply(LevA L, const float *__restrict__ in, float *__restrict__ out, double *partials, const int *active) {
     ECU_ACTIVE_OR_RETURN(active);
@@ -777,9 +793,7 @@ __global__ void k_apply(LevA L, const float *__restrict__ in, float *__restrict_
     double acc = 0.0;
     ECU_ROWS_BEGIN(L.n[0], L.n[1])
         int e = cell_at(L, i, j, k);
-        float d = in_ubox(L, i, j, k, 0) ? L.ud : L.diag[e];
-        float a = d * in[e] - NBD(in, e);
-        float y = d > 0.0f ? a : 0.0f;
+        const float y = apply_at(L, in, i, j, k, e);
         if (out) out[e] = y;
         acc += (double)in[e] * (double)y;
     ECU_ROWS_END
@@ -923,11 +937,7 @@ __global__ void k_cg_update_ap(LevA L, const CGState *cg, float *__restrict__ x,
     __shared__ double sh[32];
     const float alpha = cg->alpha;
     double acc = 0.0, sum = 0.0;
-    auto q_at = [&](int r_, int e) {
-        const float d = in_ubox(L, i, j0 + r_ * BY, k, 0) ? L.ud : L.diag[e];
-        const float a = d * p[e] - NBD(p, e);
-        return d > 0.0f ? a : 0.0f;
-    };
+    auto q_at = [&](int r_, int e) { return apply_at(L, p, i, j0 + r_ * BY, k, e); };
     cg_update_rows<true, decltype(q_at), FIRST>(L, alpha, i, j0, k, x, r, r_in, p, q_at, acc, sum, pout);
     cg_update_partials(acc, sum, partials, msum, sh);
 }
@@ -975,9 +985,7 @@ __global__ void __launch_bounds__(256, 4) k_cg_apply_update(LevA L, CGState *cg,
             const int j = j0 + r_ * BY;
             if (i >= L.n[0] || j >= L.n[1]) continue;
             const int e = cell_at(L, i, j, kz);
-            const float d = in_ubox(L, i, j, kz, 0) ? L.ud : L.diag[e]; /* cuda_notes 122 */
-            const float a = d * p[e] - NBD(p, e);
-            const float y = d > 0.0f ? a : 0.0f;
+            const float y = apply_at(L, p, i, j, kz, e);
             qs[(k * ECU_ROWS + r_) * 256 + tid] = y;
             acc += (double)p[e] * (double)y;
         }
@@ -1776,9 +1784,8 @@ __global__ void k_residual_m_sum(LevA L, const float *__restrict__ x, const floa
     ECU_ROWS_BEGIN(L.n[0], L.n[1])
         int e = cell_at(L, i, j, k);
         const float xe = x[e];
-        const float de = in_ubox(L, i, j, k, 0) ? L.ud : L.diag[e]; /* cuda_notes 122 */
-        float a = b[e] - (de * xe - NBD(x, e));
-        float v = de > 0.0f ? a : 0.0f;
+        const float de = diag_at(L, i, j, k, e);
+        const float v = residual_at(L, x, b, e, de);
         if (r) r[e] = v; /* null: the end's residual, recomputed by k_residual_sub_mean_dot (cuda_notes 129) */
         acc += de > 0.0f ? (double)v : 0.0;
         accx += de > 0.0f ? (double)xe : 0.0;
@@ -1827,10 +1834,8 @@ __global__ void k_residual_sub_mean_dot(LevA L, const float *__restrict__ x, con
     double acc = 0.0;
     ECU_ROWS_BEGIN(L.n[0], L.n[1])
         const int e = cell_at(L, i, j, k);
-        const float xe = x[e];
-        const float de = in_ubox(L, i, j, k, 0) ? L.ud : L.diag[e]; /* the box's ud is > 0 (cuda_notes 122) */
-        float a = b[e] - (de * xe - NBD(x, e));
-        float val = de > 0.0f ? a : 0.0f;
+        const float de = diag_at(L, i, j, k, e); /* the box's ud is > 0 (cuda_notes 122) */
+        float val = residual_at(L, x, b, e, de);
         if (de > 0.0f) val = val - mean;
         if (r_out) r_out[e] = val;
         acc += (double)val * (double)val;
@@ -2466,18 +2471,16 @@ static void cg_update_check(cu_sim *c, int first = 0) {
     k_apply<<<red_grid(L), bl, 0, c->stream>>>(L, pin, qa ? nullptr : P->q, part(c, 0), active);
     k_cg_alpha<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), nb, c->d_rb);
     const CompD &C0 = P->comp0;
-    if (qa && (first & CG_X_ZERO))
-        k_cg_update_ap<CG_X_ZERO | CG_P_FROM_Z><<<red_grid(L), bl, 0, c->stream>>>(
-            L, P->d_cg, P->sol, P->res, cg_r(c), pin, part(c, 1), C0.count && C0.single_all ? part(c, 4) : nullptr, P->p);
-    else if (qa && (first & CG_P_FROM_Z))
-        k_cg_update_ap<CG_P_FROM_Z><<<red_grid(L), bl, 0, c->stream>>>(L, P->d_cg, P->sol, P->res, cg_r(c), pin, part(c, 1),
-                                                                       C0.count && C0.single_all ? part(c, 4) : nullptr, P->p);
-    else if (qa)
-        k_cg_update_ap<0><<<red_grid(L), bl, 0, c->stream>>>(L, P->d_cg, P->sol, P->res, cg_r(c), P->p, part(c, 1),
-                                                             C0.count && C0.single_all ? part(c, 4) : nullptr, nullptr);
-    else
-        k_cg_update<<<red_grid(L), bl, 0, c->stream>>>(L, P->d_cg, P->sol, P->res, cg_r(c), P->p, P->q, part(c, 1),
-                                                       C0.count && C0.single_all ? part(c, 4) : nullptr);
+    double *msum = C0.count && C0.single_all ? part(c, 4) : nullptr;
+    if (qa) {
+        auto *kern = first & CG_X_ZERO     ? k_cg_update_ap<CG_X_ZERO | CG_P_FROM_Z>
+                     : first & CG_P_FROM_Z ? k_cg_update_ap<CG_P_FROM_Z>
+                                           : k_cg_update_ap<0>;
+        kern<<<red_grid(L), bl, 0, c->stream>>>(L, P->d_cg, P->sol, P->res, cg_r(c), pin, part(c, 1), msum,
+                                                first & CG_P_FROM_Z ? P->p : nullptr);
+    } else {
+        k_cg_update<<<red_grid(L), bl, 0, c->stream>>>(L, P->d_cg, P->sol, P->res, cg_r(c), P->p, P->q, part(c, 1), msum);
+    }
     if (C0.count && C0.single_all) {
         k_cg_check<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 1), part(c, 4), nb, P->cells0, c->d_rb);
         /* the mean is removed by the next V-cycle's first sweep when the shift is deferred */
