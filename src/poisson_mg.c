@@ -11,8 +11,8 @@
  * Neumann boundaries from being treated as Dirichlet ones); restriction is R = P^T / 2^(coarsened axes) (an
  * average). Both are applied separably, one axis after the other.
  *
- * Symmetry. Pre-smoothing is red-black Gauss-Seidel (red, black) x EDDY_MG_SMOOTH, post-smoothing the exact
- * adjoint (black, red) x EDDY_MG_SMOOTH, restriction is a multiple of the transpose of prolongation and the
+ * Symmetry. Pre-smoothing is red-black Gauss-Seidel (red, black) x EDDY_MG_SWEEPS, post-smoothing the exact
+ * adjoint (black, red) x the same count, restriction is a multiple of the transpose of prolongation and the
  * coarsest level (at most 3 cells per axis) is solved by symmetric sweeps between two null-space projections.
  * The V-cycle is therefore a fixed symmetric positive definite operator, as conjugate gradient requires, even
  * with the rediscretised (non-Galerkin) coarse operators. All-Neumann systems (no outflow) are singular: their
@@ -412,7 +412,8 @@ double eddy__poisson_vcycle(eddy_poisson *P, float *in, float *out) {
     P->levels[0].x = out;
     for (int l = 0; l + 1 < nl; l++) {
         eddy_plevel *L = &P->levels[l];
-        for (int s = 0; s < EDDY_MG_SMOOTH; s++) eddy__plevel_sweep_pair(L, L->x, L->b, 0, 1.0f, s == 0, NULL, nt);
+        const int sweeps = EDDY_MG_SWEEPS(L->dim, l);
+        for (int s = 0; s < sweeps; s++) eddy__plevel_sweep_pair(L, L->x, L->b, 0, 1.0f, s == 0, NULL, nt);
         restrict_residual(P, l);
     }
     coarsest_solve(P);
@@ -421,9 +422,10 @@ double eddy__poisson_vcycle(eddy_poisson *P, float *in, float *out) {
     for (int l = nl - 2; l >= 0; l--) {
         eddy_plevel *L = &P->levels[l];
         prolong_level(P, l, P->levels[l + 1].x, L->x, true, false);
-        for (int s = 0; s < EDDY_MG_SMOOTH; s++) {
+        const int sweeps = EDDY_MG_SWEEPS(L->dim, l);
+        for (int s = 0; s < sweeps; s++) {
             /* the last sweep of level 0 also sums in*out, row by row as each row becomes final */
-            bool last = l == 0 && s == EDDY_MG_SMOOTH - 1;
+            bool last = l == 0 && s == sweeps - 1;
             dot = eddy__plevel_sweep_pair(L, L->x, L->b, 1, 1.0f, false, last ? P->partial : NULL, nt);
         }
     }

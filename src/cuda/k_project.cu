@@ -1585,15 +1585,15 @@ __device__ void single_solve_2(const TailLevel &T, int sweeps, bool mean, bool m
 
 /* a level's pre- or post-smoothing through tail_sweeps when it qualifies (one cell per thread: K = 4 for the 64^2
  * level spilled registers under the 1024-thread bound of k_tail) */
-__device__ bool tail_smooth_fast(const TailLevel &T, bool pre) {
-    if (EDDY_MG_SMOOTH != 2) return false;
-    const int first = pre ? 0 : 1, zero = pre ? 1 : 0; /* (red, black) x 2 from zero; (black, red) x 2 */
+__device__ bool tail_smooth_fast(const TailLevel &T, int level, bool pre) {
+    /* (red, black) x sweeps from zero; (black, red) x sweeps */
+    const int first = pre ? 0 : 1, zero = pre ? 1 : 0, nhalf = 2 * EDDY_MG_SWEEPS(T.a.dim, level);
     if (tail_fast_ok(T.a, (int)blockDim.x)) {
-        tail_sweeps<false, 1>(T, first, 4, zero);
+        tail_sweeps<false, 1>(T, first, nhalf, zero);
         return true;
     }
     if (tail_fast_ok(T.a, 4 * (int)blockDim.x)) {
-        tail_sweeps<false, 4>(T, first, 4, zero);
+        tail_sweeps<false, 4>(T, first, nhalf, zero);
         return true;
     }
     return false;
@@ -1683,8 +1683,8 @@ __global__ void __launch_bounds__(1024) k_tail(const TailLevel *glv, int first, 
 __device__ void tail_body(const TailLevel *lv, int first, int nl, const CompD &coarse, int sweeps, double coarse_cells) {
     for (int l = first; l + 1 < nl; l++) {
         const TailLevel &T = lv[l - first];
-        if (!tail_smooth_fast(T, true)) {
-            for (int s = 0; s < EDDY_MG_SMOOTH; s++) {
+        if (!tail_smooth_fast(T, l, true)) {
+            for (int s = 0; s < EDDY_MG_SWEEPS(T.a.dim, l); s++) {
                 tail_half(T, 0, s == 0);
                 tail_half(T, 1, 0);
             }
@@ -1752,8 +1752,8 @@ __device__ void tail_body(const TailLevel *lv, int first, int nl, const CompD &c
         const TailLevel &Cl = lv[l + 1 - first];
         TAIL_CELLS(T.a, d_prolong(T.a, Cl.a, T.ax[0], T.ax[1], T.ax[2], Cl.x, T.x, i, j, k, 1));
         TAIL_STAMP();
-        if (!tail_smooth_fast(T, false)) {
-            for (int s = 0; s < EDDY_MG_SMOOTH; s++) {
+        if (!tail_smooth_fast(T, l, false)) {
+            for (int s = 0; s < EDDY_MG_SWEEPS(T.a.dim, l); s++) {
                 tail_half(T, 1, 0);
                 tail_half(T, 0, 0);
             }
@@ -2242,12 +2242,15 @@ static void rz_partials(cu_sim *c, const int *active) {
  * and 3D level 0. */
 static int pre_fused(const cu_sim *c, int l) {
     const LevA &L = c->pois->lv[l].a;
-    return EDDY_MG_SMOOTH >= 2 && (L.dim == 2 || l == 0);
+    return EDDY_MG_SWEEPS(L.dim, l) >= 2 && (L.dim == 2 || l == 0);
 }
+
+/* the 2D passes below are built for exactly two sweeps on every level */
+static constexpr bool two_sweeps_2d = EDDY_MG_SWEEPS(2, 0) == 2 && EDDY_MG_SWEEPS(2, 1) == 2;
 
 /* the residual of a 2D level computed by its pre-smoothing pass (k_sweep_tile with RES, halo 3) instead of a
  * k_residual_w pass (cuda_notes 47); levels without periodic axes */
-static bool res_fused(const LevA &L) { return EDDY_MG_SMOOTH == 2 && L.dim == 2; }
+static bool res_fused(const LevA &L) { return L.dim == 2 && two_sweeps_2d; }
 
 /* ... and restricted by it into the coarse b (k_sweep_tile with RES == 2, halo 5) instead of a k_restrict pass
  * (cuda_notes 49): 2D levels without periodic axes whose two axes are both coarsened */
@@ -2259,7 +2262,7 @@ static bool rst_fused(const LevelD &L) {
  * instead of two (cuda_notes 38). Measured on the H100 (project, 20-step medians): 2D 2048^2 2.235 -> 2.078 ms
  * (levels below 0 only: 2.168), 4096^2 8.09 -> 7.51 ms. 3D keeps its separate k_prolong and two passes (the 3D
  * halo of one pass already costs more than its saved bytes, notes 10, 36). */
-static bool post_one_pass(const LevA &L) { return L.dim == 2 && EDDY_MG_SMOOTH == 2; }
+static bool post_one_pass(const LevA &L) { return L.dim == 2 && two_sweeps_2d; }
 
 /* the 3D prolongation by coarse cells (k_prolong8, cuda_notes 84): levels of at least c->prolong8_cells cells
  * (PROLONG8_CELLS unless a test lowers it) with every axis coarsened. Measured on the H100 (3D 256^3 project, 20-step medians): level 0 only 8.45 -> 8.37 ms (ncu: 137 ->
@@ -2292,13 +2295,14 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
         LevelD &L = P->lv[l];
         dim3 gr = cells_grid(L.a);
         const bool any_periodic = L.periodic[0] || L.periodic[1] || L.periodic[2];
+        const int sweeps = EDDY_MG_SWEEPS(L.a.dim, l);
         if (!any_periodic) {
-            /* ping-pong between x and xa: 1 + (SMOOTH - 1) pre and SMOOTH post sweeps end in x */
+            /* ping-pong between x and xa: 1 + (S - 1) pre and S post sweeps end in x */
             float *buf[2] = {L.x, L.xa};
             /* the first sweep writes where 2S - 1 flips end in x; where the post-sweeps are one pass (one flip), where
              * 2S - 2 flips do */
             const bool one_post = post_one_pass(L.a);
-            int cur = ((2 * EDDY_MG_SMOOTH - 1) % 2) ^ (one_post ? 1 : 0);
+            int cur = ((2 * sweeps - 1) % 2) ^ (one_post ? 1 : 0);
             int s = 1;
             const int zero = pre_fused(c, l);
             /* the residual computed by the pre-smoothing pass when that is the last pre-sweep, and restricted by it
@@ -2323,11 +2327,11 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
             } else {
                 k_first_sweep<<<gr, bl, 0, c->stream>>>(L.a, buf[cur], L.b, active);
             }
-            for (; s < EDDY_MG_SMOOTH; s++, cur ^= 1) full_sweep(c, L.a, buf[cur], buf[cur ^ 1], L.b, 0, active);
+            for (; s < sweeps; s++, cur ^= 1) full_sweep(c, L.a, buf[cur], buf[cur ^ 1], L.b, 0, active);
             /* cur now names the buffer holding x: the residual, and the post sweeps, start there */
             L.cur = cur;
         }
-        for (int s = 0; s < EDDY_MG_SMOOTH && any_periodic; s++) {
+        for (int s = 0; s < sweeps && any_periodic; s++) {
             if (s > 0) ghosts(c, L, L.x, active);
             k_half_sweep<<<s == 0 ? gr : half_grid(L.a), bl, 0, c->stream>>>(L.a, L.x, L.b, 0, 1.0f, s == 0, active);
             ghosts(c, L, L.x, active);
@@ -2373,6 +2377,7 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
         LevelD &C = P->lv[l + 1];
         dim3 gr = cells_grid(L.a);
         const bool any_periodic = L.periodic[0] || L.periodic[1] || L.periodic[2];
+        const int sweeps = EDDY_MG_SWEEPS(L.a.dim, l);
         if (!any_periodic) {
             float *buf[2] = {L.x, L.xa};
             int cur = L.cur;
@@ -2390,13 +2395,13 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
                            l == 0 && fused_rz(c) ? part(c, 0) : nullptr, 0, nullptr, nullptr, 2);
                 continue;
             }
-            for (int s = 0; s < EDDY_MG_SMOOTH; s++, cur ^= 1)
+            for (int s = 0; s < sweeps; s++, cur ^= 1)
                 full_sweep(c, L.a, buf[cur], buf[cur ^ 1], L.b, 1, active, s == 0 && fuse ? &pa : nullptr,
-                           l == 0 && s == EDDY_MG_SMOOTH - 1 && fused_rz(c) ? part(c, 0) : nullptr);
+                           l == 0 && s == sweeps - 1 && fused_rz(c) ? part(c, 0) : nullptr);
             continue; /* cur == 0: the result is in x */
         }
         k_prolong<<<gr, bl, 0, c->stream>>>(L.a, C.a, L.ax[0], L.ax[1], L.ax[2], C.x, L.x, 1, active);
-        for (int s = 0; s < EDDY_MG_SMOOTH; s++) {
+        for (int s = 0; s < sweeps; s++) {
             ghosts(c, L, L.x, active);
             k_half_sweep<<<half_grid(L.a), bl, 0, c->stream>>>(L.a, L.x, L.b, 1, 1.0f, 0, active);
             ghosts(c, L, L.x, active);
