@@ -381,6 +381,11 @@ static void test_stages(void) {
                 eddy_sim_def cube = def3(128, 120, 112);
                 cube.pressure.tolerance = 1e-7f;
                 stage_case("project MGPCG 3D 128x120x112 (walls)", cube, cpu_project_stage, EDDY_CUDA_PROJECT, TOL_PROJECT);
+                /* a periodic 3D level below the finest outside the tail: its k_half_sweep loop, three sweeps */
+                eddy_sim_def ring = def3(72, 64, 56);
+                ring.pressure.tolerance = 1e-7f;
+                ring.boundary[4].type = ring.boundary[5].type = EDDY_BOUNDARY_PERIODIC;
+                stage_case("project MGPCG 3D 72x64x56 (periodic z)", ring, cpu_project_stage, EDDY_CUDA_PROJECT, TOL_PROJECT);
             }
         }
         if (quick) continue;
