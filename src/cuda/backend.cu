@@ -513,6 +513,7 @@ extern "C" eddy_status eddy__cuda_attach(eddy_sim *s) {
     c->s = s;
     c->adv_feet = 1;
     c->prolong8_cells = PROLONG8_CELLS;
+    c->fused_end = 1;
     s->backend = c;
     s->backend_ops = &cuda_ops;
     Geo &g = c->g;
@@ -637,6 +638,12 @@ extern "C" eddy_status eddy__cuda_set_advect_cells(eddy_sim *s, int on) {
 extern "C" eddy_status eddy__cuda_set_prolong8_cells(eddy_sim *s, long long cells) {
     if (!s || s->backend_ops != &cuda_ops || cells < 1) return EDDY_ERR_INVALID_ARGUMENT;
     project_set_prolong8_cells(CS(s), cells);
+    return EDDY_OK;
+}
+
+extern "C" eddy_status eddy__cuda_set_fused_end(eddy_sim *s, int on) {
+    if (!s || s->backend_ops != &cuda_ops) return EDDY_ERR_INVALID_ARGUMENT;
+    project_set_fused_end(CS(s), on);
     return EDDY_OK;
 }
 

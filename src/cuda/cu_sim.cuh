@@ -71,6 +71,7 @@ struct cu_sim {
     int adv_feet;           /* advection's first pass keeps range / feet for the later ones (default 1, k_advect.cu) */
     long long prolong8_cells; /* 3D levels of at least this many cells prolong by coarse cell (k_prolong8) and compute
                                  the residual by columns (k_residual_wz); default PROLONG8_CELLS, lowered by the tests */
+    int fused_end;          /* MGPCG's end in one pass (k_pressure_correct2 / 3) where it applies (default 1) */
     PoissonWS *pois;
     DiffuseWS *dif;
 };
@@ -122,6 +123,7 @@ void finish_project_stats(cu_sim *c);
 void advect_use_cells(cu_sim *c, int on);
 void project_use_graphs(cu_sim *c, int on);
 void project_set_prolong8_cells(cu_sim *c, long long cells);
+void project_set_fused_end(cu_sim *c, int on);
 
 /* device allocation that fails through eddy__fail with the size and what it was for */
 eddy_status dev_alloc(cu_sim *c, void **p, size_t bytes, const char *what);

@@ -48,6 +48,9 @@ eddy_status eddy__cuda_set_advect_cells(struct eddy_sim *s, int on);
  * cell by fine cell, and compute the V-cycle's residual by columns of cells (k_residual_wz): the same results; the
  * tests lower it so that small grids run those kernels */
 eddy_status eddy__cuda_set_prolong8_cells(struct eddy_sim *s, long long cells);
+/* 1 (default): MGPCG's end (pressure, mean removal, velocity correction) in one pass where there is no periodic axis
+ * and one component holds every solved cell; 0: the separate passes (the same results; for tests and timing) */
+eddy_status eddy__cuda_set_fused_end(struct eddy_sim *s, int on);
 /* waits for the device and returns the milliseconds since the previous call (events on the sim's stream) */
 double eddy__cuda_sync_ms(struct eddy_sim *s);
 

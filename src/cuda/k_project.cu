@@ -2036,6 +2036,56 @@ __global__ void k_pressure_correct2(Geo g, LevA L, const float *__restrict__ x, 
     if (i < n0) face(v, i + n0 * j, 1, j, n1, L.sy, out_lo1, out_hi1);
 }
 
+/* k_pressure_correct2 in 3D (cuda_notes 190): over (n0 + 1) x (n1 + 1) x (n2 + 1) positions, cell (i, j, k) writes
+ * the pressure, and the u, v and w faces (i, j, k) are corrected with k_correct's operations on x - mean, computed
+ * by each reader; replaces k_masked_sum, k_sub_mean_pressure and three k_correct passes */
+__global__ void k_pressure_correct3(Geo g, LevA L, const float *__restrict__ x, Readback *rb, int slot, double cells,
+                                    float *__restrict__ p, float scale, float *__restrict__ u, float *__restrict__ v,
+                                    float *__restrict__ w, int3 out_lo, int3 out_hi, Flags fl, SolveEnd se) {
+    const int i = (int)(blockIdx.x * BX + threadIdx.x), j = (int)(blockIdx.y * BY + threadIdx.y), k = (int)blockIdx.z;
+    const int n0 = g.n[0], n1 = g.n[1], n2 = g.n[2];
+    const bool done = solve_done(rb->red, se);
+    if (i == 0 && j == 0 && k == 0) rb->red[R_SOLVE_DONE] = done ? 1.0 : 0.0;
+    if (!done || i > n0 || j > n1) return;
+    const float mean = (float)(rb->red[slot] / cells);
+    const float *d = L.diag;
+    auto solved = [&](int e, int ci, int cj, int ck) { return in_ubox(L, ci, cj, ck, 0) || d[e] > 0.0f; };
+    const int e = cell_at(L, i, j, k);
+    if (i < n0 && j < n1 && k < n2) {
+        const float pv = scale * (solved(e, i, j, k) ? x[e] - mean : x[e]);
+        p[idx3(g.n, i, j, k)] = pv;
+        flag_if_bad(fl, pv, EDDY_FIELD_PRESSURE);
+    }
+    /* one face of axis a at layer f (k_correct without its periodic branch) */
+    auto face = [&](float *wf, size_t q, int a, int f, int na, int stride, int olo, int ohi) {
+        const int eh = e, el = e - stride;
+        const int li = a == 0 ? i - 1 : i, lj = a == 1 ? j - 1 : j, lk = a == 2 ? k - 1 : k; /* the cell below */
+        const bool sh = solved(eh, i, j, k), sl = solved(el, li, lj, lk);
+        float val = wf[q];
+        bool wrote = false;
+        if (f > 0 && f < na) {
+            float gr = (sh ? x[eh] - mean : x[eh]) - (sl ? x[el] - mean : x[el]);
+            val = val - ((sh && sl) ? gr : 0.0f);
+            wrote = true;
+        } else if (f == 0 && olo) {
+            const float xh = sh ? x[eh] - mean : x[eh];
+            if (a == 0) { if (sh) { val = val - xh; wrote = true; } }
+            else { val = val - (sh ? xh : 0.0f); wrote = true; }
+        } else if (f == na && ohi) {
+            const float xl = sl ? x[el] - mean : x[el];
+            if (a == 0) { if (sl) { val = val + xl; wrote = true; } }
+            else { val = val + (sl ? xl : 0.0f); wrote = true; }
+        }
+        if (wrote) {
+            wf[q] = val;
+            flag_if_bad(fl, val, EDDY_FIELD_U + a);
+        }
+    };
+    if (j < n1 && k < n2) face(u, (size_t)i + (size_t)(n0 + 1) * (j + (size_t)n1 * k), 0, i, n0, 1, out_lo.x, out_hi.x);
+    if (i < n0 && k < n2) face(v, (size_t)i + (size_t)n0 * (j + (size_t)(n1 + 1) * k), 1, j, n1, L.sy, out_lo.y, out_hi.y);
+    if (i < n0 && j < n1) face(w, (size_t)i + (size_t)n0 * (j + (size_t)n1 * k), 2, k, n2, L.sz, out_lo.z, out_hi.z);
+}
+
 __global__ void k_write_pressure(Geo g, LevA L, const float *__restrict__ x, float *__restrict__ p, float scale, Flags fl) {
     ECU_IJK(g.n[0], g.n[1]);
     if (!inside_) return;
@@ -2676,11 +2726,11 @@ static cudaError_t mgpcg_loop(cu_sim *c) {
     return cudaGetLastError();
 }
 
-/* the end of an MGPCG projection in one pass (k_pressure_correct2, cuda_notes 81): 2D without periodic axes, one
- * component holding every solved cell */
+/* the end of an MGPCG projection in one pass (k_pressure_correct2 / 3, cuda_notes 81, 190): no periodic axes, one
+ * component holding every solved cell; c->fused_end off (tests) takes the separate passes */
 static bool pressure_correct_fused(cu_sim *c) {
     const Geo &g = c->g;
-    return mean_sum_fused(c) && g.dim == 2 && !g.periodic[0] && !g.periodic[1];
+    return mean_sum_fused(c) && c->fused_end && !g.periodic[0] && !g.periodic[1] && (g.dim == 2 || !g.periodic[2]);
 }
 
 static cudaError_t residual_norm2(cu_sim *c, float *x, const float *b, double *out) {
@@ -3155,6 +3205,9 @@ void project_set_prolong8_cells(cu_sim *c, long long cells) {
     }
 }
 
+/* the tests turn the fused end (k_pressure_correct2 / 3) off to compare it with the separate passes */
+void project_set_fused_end(cu_sim *c, int on) { c->fused_end = on != 0; }
+
 /* after the step's read-back: the pressure statistics into eddy_step_stats */
 void finish_project_stats(cu_sim *c) {
     PoissonWS *P = c->pois;
@@ -3230,9 +3283,17 @@ static eddy_status solve_end(cu_sim *c, float dt, int restarts, double last, boo
                 ol[a] = g.btype[2 * a] == EDDY_BOUNDARY_OUTFLOW;
                 oh[a] = g.btype[2 * a + 1] == EDDY_BOUNDARY_OUTFLOW;
             }
-            k_pressure_correct2<<<tiles(g.n[0] + 1, g.n[1] + 1, 1), bl, 0, c->stream>>>(
-                g, L, P->sol, c->d_rb, R_SCRATCH0 + 3, P->cells0, c->pressure, pressure_scale, c->vel[0], c->vel[1],
-                ol[0], oh[0], ol[1], oh[1], flags_for(c), se);
+            if (g.dim == 2) {
+                k_pressure_correct2<<<tiles(g.n[0] + 1, g.n[1] + 1, 1), bl, 0, c->stream>>>(
+                    g, L, P->sol, c->d_rb, R_SCRATCH0 + 3, P->cells0, c->pressure, pressure_scale, c->vel[0], c->vel[1],
+                    ol[0], oh[0], ol[1], oh[1], flags_for(c), se);
+            } else {
+                const int3 lo3 = make_int3(ol[0], ol[1], g.btype[4] == EDDY_BOUNDARY_OUTFLOW);
+                const int3 hi3 = make_int3(oh[0], oh[1], g.btype[5] == EDDY_BOUNDARY_OUTFLOW);
+                k_pressure_correct3<<<tiles(g.n[0] + 1, g.n[1] + 1, g.n[2] + 1), bl, 0, c->stream>>>(
+                    g, L, P->sol, c->d_rb, R_SCRATCH0 + 3, P->cells0, c->pressure, pressure_scale, c->vel[0], c->vel[1],
+                    c->vel[2], lo3, hi3, flags_for(c), se);
+            }
         }
         if (fused_end && defer) {
             /* the step's read-back brings the decision (R_SOLVE_DONE) with its figures: one wait per step */

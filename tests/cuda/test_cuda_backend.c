@@ -203,10 +203,12 @@ static void stage_case(const char *name, eddy_sim_def d, cpu_stage cs, eddy_cuda
      *   device without the room;
      * - the 3D projection prolongs by coarse cell (k_prolong8) and computes the residual by columns of cells
      *   (k_residual_wz) only on levels of 16M cells; with the threshold at one cell every 3D level outside the
-     *   one-block tail takes them: the same products and sums as the per-fine-cell k_prolong and k_residual_w */
-    enum { MAX_OTHERS = 2 };
-    eddy_sim *other[MAX_OTHERS] = {NULL, NULL};
-    const char *other_path[MAX_OTHERS] = {NULL, NULL};
+     *   one-block tail takes them: the same products and sums as the per-fine-cell k_prolong and k_residual_w;
+     * - MGPCG's end (pressure, mean removal, correction of every component) is one pass where no axis is periodic;
+     *   with it off (eddy__cuda_set_fused_end) the separate passes run */
+    enum { MAX_OTHERS = 3 };
+    eddy_sim *other[MAX_OTHERS] = {NULL, NULL, NULL};
+    const char *other_path[MAX_OTHERS] = {NULL, NULL, NULL};
     int others = 0;
     if (gs == EDDY_CUDA_ADVECT && d.advection != EDDY_ADVECT_SEMI_LAGRANGIAN && (other[others] = make(d, EDDY_BACKEND_CUDA))) {
         other_path[others] = "feet kept vs traced again";
@@ -219,6 +221,10 @@ static void stage_case(const char *name, eddy_sim_def d, cpu_stage cs, eddy_cuda
     if (gs == EDDY_CUDA_PROJECT && d.dim == 3 && d.pressure.solver == EDDY_PRESSURE_MGPCG && (other[others] = make(d, EDDY_BACKEND_CUDA))) {
         other_path[others] = "k_prolong8 / k_residual_wz at 16M cells vs on every level";
         CHECK(eddy__cuda_set_prolong8_cells(other[others++], 1) == EDDY_OK, "prolong8 everywhere");
+    }
+    if (gs == EDDY_CUDA_PROJECT && d.pressure.solver == EDDY_PRESSURE_MGPCG && (other[others] = make(d, EDDY_BACKEND_CUDA))) {
+        other_path[others] = "end in one pass vs separate passes";
+        CHECK(eddy__cuda_set_fused_end(other[others++], 0) == EDDY_OK, "fused end off");
     }
     for (int k = 0; k < others; k++) {
         if (graphs_off) eddy__cuda_set_graphs(other[k], 0);
