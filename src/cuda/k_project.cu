@@ -1777,18 +1777,20 @@ __global__ void k_masked_sum(LevA L, const float *__restrict__ v, double *partia
  * one pass fewer); xpartials (when not null): k_masked_sum's partials of x as well, x's mean for the end of the
  * projection (cuda_notes 96) */
 __global__ void k_residual_m_sum(LevA L, const float *__restrict__ x, const float *__restrict__ b, float *__restrict__ r,
-                                 double *partials, double *xpartials) {
+                                 double *partials, double *xpartials, double *sqpartials) {
     __shared__ double sh[32];
     __shared__ double shx[32];
-    double acc = 0.0, accx = 0.0;
+    __shared__ double shq[32];
+    double acc = 0.0, accx = 0.0, accq = 0.0;
     ECU_ROWS_BEGIN(L.n[0], L.n[1])
         int e = cell_at(L, i, j, k);
         const float xe = x[e];
         const float de = diag_at(L, i, j, k, e);
         const float v = residual_at(L, x, b, e, de);
-        if (r) r[e] = v; /* null: the end's residual, recomputed by k_residual_sub_mean_dot (cuda_notes 129) */
+        if (r) r[e] = v; /* null: the end's residual, not stored (cuda_notes 129) */
         acc += de > 0.0f ? (double)v : 0.0;
         accx += de > 0.0f ? (double)xe : 0.0;
+        accq += (double)v * (double)v; /* v = 0 where not solved */
     ECU_ROWS_END
     acc = block_reduce<RED_SUM>(acc, sh);
     if (ECU_THREAD0()) partials[ECU_BLOCK_ID()] = acc;
@@ -1796,6 +1798,16 @@ __global__ void k_residual_m_sum(LevA L, const float *__restrict__ x, const floa
         accx = block_reduce<RED_SUM>(accx, shx);
         if (ECU_THREAD0()) xpartials[ECU_BLOCK_ID()] = accx;
     }
+    if (sqpartials) {
+        accq = block_reduce<RED_SUM>(accq, shq);
+        if (ECU_THREAD0()) sqpartials[ECU_BLOCK_ID()] = accq;
+    }
+}
+/* |r - m|^2 = |r|^2 - cells m^2 over the component's cells, m = sum r / cells (cuda_notes 191): the end's
+ * mean-free residual norm from k_residual_m_sum's sums, without a second pass over x and b */
+__global__ void k_rr_mean_free(Readback *rb, int sum_slot, int sq_slot, double cells) {
+    const double m = rb->red[sum_slot] / cells, rr = rb->red[sq_slot] - cells * m * m;
+    rb->red[sq_slot] = rr > 0.0 ? rr : 0.0;
 }
 __global__ void k_sub_mean(LevA L, float *v, const Readback *rb, int slot, double cells) {
     ECU_IJK(L.n[0], L.n[1]);
@@ -2586,7 +2598,8 @@ static void mgpcg_start(cu_sim *c) {
         /* r = b - A x0, mean-free (poisson_mg.c true_residual) */
         k_warm<<<tiles(c->g.n[0], c->g.n[1], c->g.n[2]), bl, 0, c->stream>>>(c->g, L, P->d_cg, c->pressure, P->sol);
         ghosts(c, L0, P->sol, nullptr);
-        if (mean_sum_fused(c)) k_residual_m_sum<<<red_grid(L), bl, 0, c->stream>>>(L, P->sol, P->rhs, P->res, part(c, 2), nullptr);
+        if (mean_sum_fused(c))
+            k_residual_m_sum<<<red_grid(L), bl, 0, c->stream>>>(L, P->sol, P->rhs, P->res, part(c, 2), nullptr, nullptr);
         else k_residual_m<<<cells_grid(L), bl, 0, c->stream>>>(L, P->sol, P->rhs, P->res);
         if (mean_sum_fused(c)) {
             remove_mean0(c, P->res, true, part(c, 0));
@@ -3257,24 +3270,24 @@ static eddy_status solve_end(cu_sim *c, float dt, int restarts, double last, boo
     P->end_pending = 0;
     for (;; restarts++) {
         ghosts(c, L0, P->sol, nullptr);
-        /* single component: r is not stored (cuda_notes 129): its sums, then |r - mean|^2 from x and b again; r is
-         * written by end_residual only before a restart */
-        if (mean_sum_fused(c))
-            k_residual_m_sum<<<red_grid(L), bl, 0, c->stream>>>(L, P->sol, P->rhs, nullptr, part(c, 2),
-                                                                 fused_end ? part(c, 3) : nullptr);
-        else k_residual_m<<<cells_grid(L), bl, 0, c->stream>>>(L, P->sol, P->rhs, P->res);
+        /* single component: r is not stored (cuda_notes 129): its sum, |r|^2 and (fused end) x's sum in one pass,
+         * |r - mean|^2 = |r|^2 - cells mean^2 (cuda_notes 191); r is written by end_residual only before a restart */
         double *rr_part = c->partials + (size_t)R_CG_RNORM2 * c->partial_stride;
         if (mean_sum_fused(c)) {
-            const int mslot[1] = {R_SCRATCH0 + 2}, mop[1] = {RED_SUM};
-            finalize_reductions(c, mslot, mop, 1, red_blocks(L));
-            end_residual(c, nullptr);
+            k_residual_m_sum<<<red_grid(L), bl, 0, c->stream>>>(L, P->sol, P->rhs, nullptr, part(c, 2),
+                                                                 fused_end ? part(c, 3) : nullptr, rr_part);
+            const int slots[3] = {R_SCRATCH0 + 2, R_CG_RNORM2, R_SCRATCH0 + 3}, ops[3] = {RED_SUM, RED_SUM, RED_SUM};
+            if ((e = finalize_reductions(c, slots, ops, fused_end ? 3 : 2, red_blocks(L))) != cudaSuccess)
+                return cuda_fail(c, e, "pressure residual");
+            k_rr_mean_free<<<1, 1, 0, c->stream>>>(c->d_rb, R_SCRATCH0 + 2, R_CG_RNORM2, P->cells0);
         } else {
+            k_residual_m<<<cells_grid(L), bl, 0, c->stream>>>(L, P->sol, P->rhs, P->res);
             remove_mean0(c, P->res);
             k_dot<<<red_grid(L), bl, 0, c->stream>>>(L, P->res, P->res, rr_part, nullptr);
+            const int slots[1] = {R_CG_RNORM2}, ops[1] = {RED_SUM};
+            if ((e = finalize_reductions(c, slots, ops, 1, red_blocks(L))) != cudaSuccess)
+                return cuda_fail(c, e, "pressure residual");
         }
-        const int slots[2] = {R_CG_RNORM2, R_SCRATCH0 + 3}, ops[2] = {RED_SUM, RED_SUM};
-        if ((e = finalize_reductions(c, slots, ops, fused_end ? 2 : 1, red_blocks(L))) != cudaSuccess)
-            return cuda_fail(c, e, "pressure residual");
         const SolveEnd se = {(double)pd->tolerance, last, max_it, restarts == MGPCG_MAX_RESTARTS};
         if (fused_end) {
             /* x's mean (slot R_SCRATCH0 + 3), then pressure and both corrections in one pass */
