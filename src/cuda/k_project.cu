@@ -1996,6 +1996,31 @@ __host__ __device__ inline bool solve_done(const double *rb, const SolveEnd &se)
     return !converged || sqrt(rr) <= se.tol * bnorm || se.last_restart || it >= se.max_it || rr > 0.25 * se.last;
 }
 
+/* one face of axis a at layer f between cells el (below) and eh (above), solved as sl and sh: k_correct's operations
+ * (without its periodic branch) on x - mean, the mean subtracted where a cell is solved, as each reader computes it */
+__device__ inline void correct_face_mean(float *w, size_t q, int a, int f, int na, const float *__restrict__ x, int eh,
+                                         int el, bool sh, bool sl, float mean, int out_lo, int out_hi, Flags fl) {
+    float val = w[q];
+    bool wrote = false;
+    if (f > 0 && f < na) {
+        float gr = (sh ? x[eh] - mean : x[eh]) - (sl ? x[el] - mean : x[el]);
+        val = val - ((sh && sl) ? gr : 0.0f);
+        wrote = true;
+    } else if (f == 0 && out_lo) {
+        const float xh = sh ? x[eh] - mean : x[eh];
+        if (a == 0) { if (sh) { val = val - xh; wrote = true; } }
+        else { val = val - (sh ? xh : 0.0f); wrote = true; }
+    } else if (f == na && out_hi) {
+        const float xl = sl ? x[el] - mean : x[el];
+        if (a == 0) { if (sl) { val = val + xl; wrote = true; } }
+        else { val = val + (sl ? xl : 0.0f); wrote = true; }
+    }
+    if (wrote) {
+        w[q] = val;
+        flag_if_bad(fl, val, EDDY_FIELD_U + a);
+    }
+}
+
 /* 2D without periodic axes, one component holding every solved cell (cuda_notes 81): k_sub_mean_pressure's x - mean
  * (not written back: nothing reads x after the step) and pressure, and both k_correct passes in one launch over
  * (n0 + 1) x (n1 + 1) positions: cell (i, j), u face (i, j), v face (i, j); the x - mean of a face's two cells is
@@ -2019,30 +2044,10 @@ __global__ void k_pressure_correct2(Geo g, LevA L, const float *__restrict__ x, 
         p[i + n0 * j] = pv;
         flag_if_bad(fl, pv, EDDY_FIELD_PRESSURE);
     }
-    /* one face of axis a at layer f (k_correct without its periodic branch) */
     auto face = [&](float *w, int q, int a, int f, int na, int stride, int out_lo, int out_hi) {
-        const int eh = e, el = e - stride;
         const int li = a == 0 ? i - 1 : i, lj = a == 0 ? j : j - 1; /* the cell below the face */
-        const bool sh = solved(eh, i, j), sl = solved(el, li, lj);
-        float val = w[q];
-        bool wrote = false;
-        if (f > 0 && f < na) {
-            float gr = (sh ? x[eh] - mean : x[eh]) - (sl ? x[el] - mean : x[el]);
-            val = val - ((sh && sl) ? gr : 0.0f);
-            wrote = true;
-        } else if (f == 0 && out_lo) {
-            const float xh = sh ? x[eh] - mean : x[eh];
-            if (a == 0) { if (sh) { val = val - xh; wrote = true; } }
-            else { val = val - (sh ? xh : 0.0f); wrote = true; }
-        } else if (f == na && out_hi) {
-            const float xl = sl ? x[el] - mean : x[el];
-            if (a == 0) { if (sl) { val = val + xl; wrote = true; } }
-            else { val = val + (sl ? xl : 0.0f); wrote = true; }
-        }
-        if (wrote) {
-            w[q] = val;
-            flag_if_bad(fl, val, EDDY_FIELD_U + a);
-        }
+        correct_face_mean(w, q, a, f, na, x, e, e - stride, solved(e, i, j), solved(e - stride, li, lj), mean, out_lo,
+                          out_hi, fl);
     };
     if (j < n1) face(u, i + (n0 + 1) * j, 0, i, n0, 1, out_lo0, out_hi0);
     if (i < n0) face(v, i + n0 * j, 1, j, n1, L.sy, out_lo1, out_hi1);
@@ -2068,30 +2073,10 @@ __global__ void k_pressure_correct3(Geo g, LevA L, const float *__restrict__ x, 
         p[idx3(g.n, i, j, k)] = pv;
         flag_if_bad(fl, pv, EDDY_FIELD_PRESSURE);
     }
-    /* one face of axis a at layer f (k_correct without its periodic branch) */
     auto face = [&](float *wf, size_t q, int a, int f, int na, int stride, int olo, int ohi) {
-        const int eh = e, el = e - stride;
         const int li = a == 0 ? i - 1 : i, lj = a == 1 ? j - 1 : j, lk = a == 2 ? k - 1 : k; /* the cell below */
-        const bool sh = solved(eh, i, j, k), sl = solved(el, li, lj, lk);
-        float val = wf[q];
-        bool wrote = false;
-        if (f > 0 && f < na) {
-            float gr = (sh ? x[eh] - mean : x[eh]) - (sl ? x[el] - mean : x[el]);
-            val = val - ((sh && sl) ? gr : 0.0f);
-            wrote = true;
-        } else if (f == 0 && olo) {
-            const float xh = sh ? x[eh] - mean : x[eh];
-            if (a == 0) { if (sh) { val = val - xh; wrote = true; } }
-            else { val = val - (sh ? xh : 0.0f); wrote = true; }
-        } else if (f == na && ohi) {
-            const float xl = sl ? x[el] - mean : x[el];
-            if (a == 0) { if (sl) { val = val + xl; wrote = true; } }
-            else { val = val + (sl ? xl : 0.0f); wrote = true; }
-        }
-        if (wrote) {
-            wf[q] = val;
-            flag_if_bad(fl, val, EDDY_FIELD_U + a);
-        }
+        correct_face_mean(wf, q, a, f, na, x, e, e - stride, solved(e, i, j, k), solved(e - stride, li, lj, lk), mean,
+                          olo, ohi, fl);
     };
     if (j < n1 && k < n2) face(u, (size_t)i + (size_t)(n0 + 1) * (j + (size_t)n1 * k), 0, i, n0, 1, out_lo.x, out_hi.x);
     if (i < n0 && k < n2) face(v, (size_t)i + (size_t)n0 * (j + (size_t)(n1 + 1) * k), 1, j, n1, L.sy, out_lo.y, out_hi.y);
