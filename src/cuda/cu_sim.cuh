@@ -71,7 +71,7 @@ struct cu_sim {
     int adv_feet;           /* advection's first pass keeps range / feet for the later ones (default 1, k_advect.cu) */
     long long prolong8_cells; /* 3D levels of at least this many cells prolong by coarse cell (k_prolong8) and compute
                                  the residual by columns (k_residual_wz); default PROLONG8_CELLS, lowered by the tests */
-    int fused_end;          /* MGPCG's end in one pass (k_pressure_correct2 / 3) where it applies (default 1) */
+    int fused_end;          /* MGPCG's end in one pass (k_pressure_correct) where it applies (default 1) */
     PoissonWS *pois;
     DiffuseWS *dif;
 };

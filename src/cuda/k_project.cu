@@ -1982,7 +1982,7 @@ __global__ void k_correct(Geo g, LevA L, int a, int out_lo, int out_hi, float *_
 
 /* the end of run_project's restart loop (poisson_mg.c): the solve stands when only the recurrence had not converged,
  * the true residual meets the tolerance, the restarts or iterations are spent, or the last restart did not reduce
- * |r|^2 by 4x. Evaluated by k_pressure_correct2 from the readback (the host's double operations, the same bits), so
+ * |r|^2 by 4x. Evaluated by k_pressure_correct from the readback (the host's double operations, the same bits), so
  * the projection's end is queued before the host has read the residual (cuda_notes 97). */
 #define R_SOLVE_DONE (R_SCRATCH0 + 5)
 struct SolveEnd {
@@ -2021,42 +2021,13 @@ __device__ inline void correct_face_mean(float *w, size_t q, int a, int f, int n
     }
 }
 
-/* 2D without periodic axes, one component holding every solved cell (cuda_notes 81): k_sub_mean_pressure's x - mean
- * (not written back: nothing reads x after the step) and pressure, and both k_correct passes in one launch over
- * (n0 + 1) x (n1 + 1) positions: cell (i, j), u face (i, j), v face (i, j); the x - mean of a face's two cells is
- * computed by each reader (the same float operation), the faces' operations are k_correct's */
-__global__ void k_pressure_correct2(Geo g, LevA L, const float *__restrict__ x, Readback *rb, int slot, double cells,
-                                    float *__restrict__ p, float scale, float *__restrict__ u, float *__restrict__ v,
-                                    int out_lo0, int out_hi0, int out_lo1, int out_hi1, Flags fl, SolveEnd se) {
-    const int i = (int)(blockIdx.x * BX + threadIdx.x), j = (int)(blockIdx.y * BY + threadIdx.y);
-    const int n0 = g.n[0], n1 = g.n[1];
-    const bool done = solve_done(rb->red, se);
-    if (i == 0 && j == 0) rb->red[R_SOLVE_DONE] = done ? 1.0 : 0.0;
-    if (!done || i > n0 || j > n1) return;
-    const float mean = (float)(rb->red[slot] / cells);
-    const float *d = L.diag;
-    /* cell (ci, cj) at e solved: inside the uniform box without a load (cuda_notes 122) */
-    auto solved = [&](int e, int ci, int cj) { return in_ubox(L, ci, cj, 0, 0) || d[e] > 0.0f; };
-    auto xm = [&](int e, int ci, int cj) { return solved(e, ci, cj) ? x[e] - mean : x[e]; };
-    const int e = cell_at(L, i, j, 0);
-    if (i < n0 && j < n1) {
-        const float pv = scale * xm(e, i, j);
-        p[i + n0 * j] = pv;
-        flag_if_bad(fl, pv, EDDY_FIELD_PRESSURE);
-    }
-    auto face = [&](float *w, int q, int a, int f, int na, int stride, int out_lo, int out_hi) {
-        const int li = a == 0 ? i - 1 : i, lj = a == 0 ? j : j - 1; /* the cell below the face */
-        correct_face_mean(w, q, a, f, na, x, e, e - stride, solved(e, i, j), solved(e - stride, li, lj), mean, out_lo,
-                          out_hi, fl);
-    };
-    if (j < n1) face(u, i + (n0 + 1) * j, 0, i, n0, 1, out_lo0, out_hi0);
-    if (i < n0) face(v, i + n0 * j, 1, j, n1, L.sy, out_lo1, out_hi1);
-}
-
-/* k_pressure_correct2 in 3D (cuda_notes 190): over (n0 + 1) x (n1 + 1) x (n2 + 1) positions, cell (i, j, k) writes
- * the pressure, and the u, v and w faces (i, j, k) are corrected with k_correct's operations on x - mean, computed
- * by each reader; replaces k_masked_sum, k_sub_mean_pressure and three k_correct passes */
-__global__ void k_pressure_correct3(Geo g, LevA L, const float *__restrict__ x, Readback *rb, int slot, double cells,
+/* The end of an MGPCG projection without periodic axes, one component holding every solved cell (cuda_notes 81 in
+ * 2D, 190 in 3D): k_sub_mean_pressure's x - mean (not written back: nothing reads x after the step; the warm start
+ * reads the pressure) and the pressure, and every k_correct pass, in one launch over (n0 + 1) x (n1 + 1) (x (n2 + 1))
+ * positions: cell (i, j, k) and the u, v (and w) faces (i, j, k); the x - mean of a face's two cells is computed by
+ * each reader (the same float operation). It replaces k_masked_sum, k_sub_mean_pressure and one k_correct per
+ * component, and decides the solve's end from the readback itself (nothing is written when a restart follows). */
+__global__ void k_pressure_correct(Geo g, LevA L, const float *__restrict__ x, Readback *rb, int slot, double cells,
                                     float *__restrict__ p, float scale, float *__restrict__ u, float *__restrict__ v,
                                     float *__restrict__ w, int3 out_lo, int3 out_hi, Flags fl, SolveEnd se) {
     const int i = (int)(blockIdx.x * BX + threadIdx.x), j = (int)(blockIdx.y * BY + threadIdx.y), k = (int)blockIdx.z;
@@ -2068,7 +2039,7 @@ __global__ void k_pressure_correct3(Geo g, LevA L, const float *__restrict__ x, 
     const float *d = L.diag;
     auto solved = [&](int e, int ci, int cj, int ck) { return in_ubox(L, ci, cj, ck, 0) || d[e] > 0.0f; };
     const int e = cell_at(L, i, j, k);
-    if (i < n0 && j < n1 && k < n2) {
+    if (i < n0 && j < n1 && k < n2) { /* n2 = 1 in 2D */
         const float pv = scale * (solved(e, i, j, k) ? x[e] - mean : x[e]);
         p[idx3(g.n, i, j, k)] = pv;
         flag_if_bad(fl, pv, EDDY_FIELD_PRESSURE);
@@ -2080,7 +2051,7 @@ __global__ void k_pressure_correct3(Geo g, LevA L, const float *__restrict__ x, 
     };
     if (j < n1 && k < n2) face(u, (size_t)i + (size_t)(n0 + 1) * (j + (size_t)n1 * k), 0, i, n0, 1, out_lo.x, out_hi.x);
     if (i < n0 && k < n2) face(v, (size_t)i + (size_t)n0 * (j + (size_t)(n1 + 1) * k), 1, j, n1, L.sy, out_lo.y, out_hi.y);
-    if (i < n0 && j < n1) face(w, (size_t)i + (size_t)n0 * (j + (size_t)n1 * k), 2, k, n2, L.sz, out_lo.z, out_hi.z);
+    if (g.dim == 3 && i < n0 && j < n1) face(w, (size_t)i + (size_t)n0 * (j + (size_t)n1 * k), 2, k, n2, L.sz, out_lo.z, out_hi.z);
 }
 
 __global__ void k_write_pressure(Geo g, LevA L, const float *__restrict__ x, float *__restrict__ p, float scale, Flags fl) {
@@ -2349,7 +2320,7 @@ static void vcycle(cu_sim *c, float *in, float *out, const int *active) {
             /* the first sweep writes where 2S - 1 flips end in x; where the post-sweeps are one pass (one flip), where
              * 2S - 2 flips do */
             const bool one_post = post_one_pass(L.a);
-            int cur = ((2 * sweeps - 1) % 2) ^ (one_post ? 1 : 0);
+            int cur = one_post ? 0 : 1; /* 2S - 1 is odd */
             int s = 1;
             const int zero = pre_fused(c, l);
             /* the residual computed by the pre-smoothing pass when that is the last pre-sweep, and restricted by it
@@ -2724,7 +2695,7 @@ static cudaError_t mgpcg_loop(cu_sim *c) {
     return cudaGetLastError();
 }
 
-/* the end of an MGPCG projection in one pass (k_pressure_correct2 / 3, cuda_notes 81, 190): no periodic axes, one
+/* the end of an MGPCG projection in one pass (k_pressure_correct, cuda_notes 81, 190): no periodic axes, one
  * component holding every solved cell; c->fused_end off (tests) takes the separate passes */
 static bool pressure_correct_fused(cu_sim *c) {
     const Geo &g = c->g;
@@ -3203,7 +3174,7 @@ void project_set_prolong8_cells(cu_sim *c, long long cells) {
     }
 }
 
-/* the tests turn the fused end (k_pressure_correct2 / 3) off to compare it with the separate passes */
+/* the tests turn the fused end (k_pressure_correct) off to compare it with the separate passes */
 void project_set_fused_end(cu_sim *c, int on) { c->fused_end = on != 0; }
 
 /* after the step's read-back: the pressure statistics into eddy_step_stats */
@@ -3237,7 +3208,7 @@ static void end_residual(cu_sim *c, float *r_out) {
 /* poisson_mg.c: check the true residual; when only the recurrence had converged, restart from it (at most
  * MGPCG_MAX_RESTARTS times, while it keeps falling by 4x). From restart `restarts` on, `last` the |r|^2 of the one
  * before (INFINITY at first). With the fused end (2D, cuda_notes 96-97) the residual's pass also sums x, and
- * k_pressure_correct2 is queued at once: it decides the loop's end from the readback itself and does nothing when a
+ * k_pressure_correct is queued at once: it decides the loop's end from the readback itself and does nothing when a
  * restart follows. defer (fused end only, cuda_notes 120): return without waiting for that decision; the step
  * reads it back with its figures and calls project_resume. */
 static eddy_status solve_end(cu_sim *c, float dt, int restarts, double last, bool defer) {
@@ -3275,23 +3246,12 @@ static eddy_status solve_end(cu_sim *c, float dt, int restarts, double last, boo
         }
         const SolveEnd se = {(double)pd->tolerance, last, max_it, restarts == MGPCG_MAX_RESTARTS};
         if (fused_end) {
-            /* x's mean (slot R_SCRATCH0 + 3), then pressure and both corrections in one pass */
-            int ol[2], oh[2];
-            for (int a = 0; a < 2; a++) {
-                ol[a] = g.btype[2 * a] == EDDY_BOUNDARY_OUTFLOW;
-                oh[a] = g.btype[2 * a + 1] == EDDY_BOUNDARY_OUTFLOW;
-            }
-            if (g.dim == 2) {
-                k_pressure_correct2<<<tiles(g.n[0] + 1, g.n[1] + 1, 1), bl, 0, c->stream>>>(
-                    g, L, P->sol, c->d_rb, R_SCRATCH0 + 3, P->cells0, c->pressure, pressure_scale, c->vel[0], c->vel[1],
-                    ol[0], oh[0], ol[1], oh[1], flags_for(c), se);
-            } else {
-                const int3 lo3 = make_int3(ol[0], ol[1], g.btype[4] == EDDY_BOUNDARY_OUTFLOW);
-                const int3 hi3 = make_int3(oh[0], oh[1], g.btype[5] == EDDY_BOUNDARY_OUTFLOW);
-                k_pressure_correct3<<<tiles(g.n[0] + 1, g.n[1] + 1, g.n[2] + 1), bl, 0, c->stream>>>(
-                    g, L, P->sol, c->d_rb, R_SCRATCH0 + 3, P->cells0, c->pressure, pressure_scale, c->vel[0], c->vel[1],
-                    c->vel[2], lo3, hi3, flags_for(c), se);
-            }
+            /* x's mean (slot R_SCRATCH0 + 3), then pressure and every correction in one pass */
+            auto outflow = [&](int side) { return side < 2 * g.dim && g.btype[side] == EDDY_BOUNDARY_OUTFLOW ? 1 : 0; };
+            const int3 lo = make_int3(outflow(0), outflow(2), outflow(4)), hi = make_int3(outflow(1), outflow(3), outflow(5));
+            k_pressure_correct<<<tiles(g.n[0] + 1, g.n[1] + 1, g.dim == 3 ? g.n[2] + 1 : 1), bl, 0, c->stream>>>(
+                g, L, P->sol, c->d_rb, R_SCRATCH0 + 3, P->cells0, c->pressure, pressure_scale, c->vel[0], c->vel[1],
+                c->vel[2], lo, hi, flags_for(c), se);
         }
         if (fused_end && defer) {
             /* the step's read-back brings the decision (R_SOLVE_DONE) with its figures: one wait per step */
