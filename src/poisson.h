@@ -203,10 +203,11 @@ eddy_status eddy__poisson_mg_alloc(eddy_poisson *P, int dim, const int n[3], con
 eddy_status eddy__poisson_mg_build(eddy_poisson *P);
 /* out = M^-1 in: one symmetric V-cycle from a zero guess (a fixed SPD linear operator); returns sum in*out */
 double eddy__poisson_vcycle(eddy_poisson *P, float *in, float *out);
-/* conjugate gradient preconditioned by the V-cycle from x = 0 (or P->sol), to |b - Ax| <= tol |b| (recomputed,
- * restarting when only the recurrence had got there); returns the iterations done and |b - Ax|^2 of the result in
- * residual2. warm: start from the x already in P->sol (else from 0); *initial2 receives |b - A x0|^2 (mean-free) */
+/* conjugate gradient preconditioned by the V-cycle from x = 0 (or P->sol) until the recurrence's residual is at most
+ * tol |b| (*converged), a breakdown or max_iterations; returns the iterations done and the recomputed |b - Ax|^2 of
+ * the result in residual2 (the projection refines through the velocity when that misses the tolerance: project.c).
+ * warm: start from the x already in P->sol (else from 0); *initial2 receives |b - A x0|^2 (mean-free) */
 int eddy__poisson_mgpcg(eddy_poisson *P, double tol, double bnorm, int max_iterations, bool warm, double *initial2,
-                        double *residual2);
+                        double *residual2, bool *converged);
 
 #endif

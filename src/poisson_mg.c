@@ -486,20 +486,17 @@ static double true_residual(eddy_poisson *P) {
     return eddy__plevel_dot(L, P->res, P->res, P->partial, P->threads);
 }
 
-/* Restarts after the recurrence says "converged" but the recomputed residual does not (float rounding makes the two
- * drift apart on large grids): at most this many, and only while each restart at least halves the residual, so a
- * tolerance below what float32 can represent (the floor grows with the grid and the pressure's range) ends fast. */
-#define MGPCG_MAX_RESTARTS 2
-
 int eddy__poisson_mgpcg(eddy_poisson *P, double tol, double bnorm, int max_iterations, bool warm, double *initial2,
-                        double *residual2) {
+                        double *residual2, bool *converged) {
     eddy_plevel *L = &P->levels[0];
     const int nt = P->threads;
+    *converged = false;
     if (warm) {
         /* the tolerance is relative to |b|, not to this residual: a good guess leaves less to reduce */
         *initial2 = true_residual(P);
         if (sqrt(*initial2) <= tol * bnorm) {
             *residual2 = *initial2;
+            *converged = true;
             return 0;
         }
     } else {
@@ -507,34 +504,25 @@ int eddy__poisson_mgpcg(eddy_poisson *P, double tol, double bnorm, int max_itera
         memcpy(P->res, P->rhs, L->count * sizeof(float));
         *initial2 = bnorm * bnorm;
     }
-    int restarts = 0;
-    double last_check = INFINITY;
-    for (int it = 1;; it++) {
-        /* (re)start: the direction is the preconditioned residual */
-        double rz = eddy__poisson_vcycle(P, P->res, P->z);
-        memcpy(P->p, P->z, L->count * sizeof(float));
-        double pq = eddy__plevel_apply(L, P->p, P->q, true, P->partial, nt);
-        bool converged = false;
-        for (; it <= max_iterations; it++) {
-            if (!(pq > 0.0) || !(rz > 0.0)) break; /* breakdown: nothing left that CG can reduce */
-            double rr = cg_update(P, (float)(rz / pq));
-            if (sqrt(rr) <= tol * bnorm) {
-                converged = true;
-                break;
-            }
-            double rz_next = eddy__poisson_vcycle(P, P->res, P->z);
-            float beta = (float)(rz_next / rz);
-            rz = rz_next;
-            /* p = z + beta p and q = A p in one pass */
-            pq = eddy__plevel_direction_apply(L, P->p, P->z, beta, P->q, P->partial, nt);
+    /* the direction starts as the preconditioned residual */
+    double rz = eddy__poisson_vcycle(P, P->res, P->z);
+    memcpy(P->p, P->z, L->count * sizeof(float));
+    double pq = eddy__plevel_apply(L, P->p, P->q, true, P->partial, nt);
+    int it = 1;
+    for (; it <= max_iterations; it++) {
+        if (!(pq > 0.0) || !(rz > 0.0)) break; /* breakdown: nothing left that CG can reduce */
+        double rr = cg_update(P, (float)(rz / pq));
+        if (sqrt(rr) <= tol * bnorm) {
+            *converged = true;
+            break;
         }
-        /* check the residual itself, and restart from it when only the recurrence had converged */
-        *residual2 = true_residual(P);
-        int done = it > max_iterations ? max_iterations : (converged ? it : it - 1);
-        if (!converged || sqrt(*residual2) <= tol * bnorm || restarts == MGPCG_MAX_RESTARTS || it >= max_iterations ||
-            *residual2 > 0.25 * last_check)
-            return done;
-        last_check = *residual2;
-        restarts++;
+        double rz_next = eddy__poisson_vcycle(P, P->res, P->z);
+        float beta = (float)(rz_next / rz);
+        rz = rz_next;
+        /* p = z + beta p and q = A p in one pass */
+        pq = eddy__plevel_direction_apply(L, P->p, P->z, beta, P->q, P->partial, nt);
     }
+    /* the recurrence's residual drifts from the true one in float: report the true one */
+    *residual2 = true_residual(P);
+    return it > max_iterations ? max_iterations : (*converged ? it : it - 1);
 }

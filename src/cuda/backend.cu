@@ -427,7 +427,7 @@ static eddy_status cu_step(eddy_sim *s, float dt) {
     STEP_STAGE(SLOT_BOUNDARY3, diffused ? boundaries(c) : EDDY_OK);
     /* the projection queues its end without waiting for the solve's decision (cuda_notes 120): the read-back below
      * brings it with the step's figures; the boundaries and diagnostics queued meanwhile are queued again after a
-     * restart (they change nothing before the correction: the boundaries were applied to that velocity already) */
+     * refinement (the boundaries change nothing the correction changed: it leaves every fixed face alone) */
     STEP_STAGE(SLOT_PROJECT, run_project(c, dt, true));
     STEP_STAGE(SLOT_BOUNDARY4, boundaries(c));
     STEP_STAGE(SLOT_DIAGNOSTICS, run_stage(s, c, EDDY_CUDA_DIAGNOSTICS, dt));

@@ -34,7 +34,7 @@ namespace ecu {
 #define RBGS_DEFAULT_ITERATIONS 20000
 #define JACOBI_DEFAULT_ITERATIONS 60
 #define RBGS_CHECK_EVERY 8
-#define MGPCG_MAX_RESTARTS 2
+#define MGPCG_MAX_REFINEMENTS 2 /* project.c */
 
 /* one level, by value in kernels */
 struct LevA {
@@ -121,7 +121,7 @@ struct PoissonWS {
     float *rs;        /* the mean-free residual written by level 0's first sweep (defer_shift) */
     int coop_blocks, coop_tiles; /* k_cg_apply_update's grid and tiles per block; 0: not used (cuda_notes 52) */
     int end_pending;  /* solve_end returned before its decision was read back (project_resume) */
-    int end_restarts; /* ... at that restart */
+    int end_refinements; /* ... at that refinement */
     float end_dt;     /* ... of that step's dt */
     double cells0;    /* cells of the single component of level 0 */
     bool built;
@@ -1133,8 +1133,9 @@ __global__ void __launch_bounds__(1024) k_cg_check(CGState *cg, const double *pa
     if (cg->converged || cg->it >= cg->max_it) cg->active = 0;
     rb->red[R_CG_RES0] = cg->converged;
 }
-/* a restart from the true residual (in r): the loop runs again, its iteration count goes on */
-__global__ void k_cg_restart(CGState *cg) {
+/* a refinement's solve (project.c): from x = 0 on the divergence the corrections left; the tolerance (the first b's),
+ * the iteration count and its cap go on */
+__global__ void k_cg_refine(CGState *cg) {
     cg->active = 1;
     cg->converged = 0;
     cg->mean = 0.0f;
@@ -1836,25 +1837,6 @@ __global__ void k_sub_mean_dot(LevA L, float *v, const Readback *rb, int slot, d
     acc = block_reduce<RED_SUM>(acc, sh);
     if (ECU_THREAD0()) partials[ECU_BLOCK_ID()] = acc;
 }
-/* k_residual_m_sum's r (not stored) then k_sub_mean_dot on it: the same operations in the same order on the same
- * launch, so the same partials; r read again as x and b (the second read mostly from L2) instead of r written and
- * read; r_out (when not null) stores the mean-free residual, as the two kernels would have (a restart's start) */
-__global__ void k_residual_sub_mean_dot(LevA L, const float *__restrict__ x, const float *__restrict__ b, const Readback *rb,
-                                        int slot, double cells, double *partials, float *__restrict__ r_out) {
-    __shared__ double sh[32];
-    const float mean = (float)(rb->red[slot] / cells);
-    double acc = 0.0;
-    ECU_ROWS_BEGIN(L.n[0], L.n[1])
-        const int e = cell_at(L, i, j, k);
-        const float de = diag_at(L, i, j, k, e); /* the box's ud is > 0 (cuda_notes 122) */
-        float val = residual_at(L, x, b, e, de);
-        if (de > 0.0f) val = val - mean;
-        if (r_out) r_out[e] = val;
-        acc += (double)val * (double)val;
-    ECU_ROWS_END
-    acc = block_reduce<RED_SUM>(acc, sh);
-    if (ECU_THREAD0()) partials[ECU_BLOCK_ID()] = acc;
-}
 /* k_sub_mean on the solution with k_write_pressure's output (p = scale x, the same bits; one pass fewer) */
 __global__ void k_sub_mean_pressure(Geo g, LevA L, float *v, const Readback *rb, int slot, double cells,
                                     float *__restrict__ p, float scale, Flags fl) {
@@ -1980,20 +1962,20 @@ __global__ void k_correct(Geo g, LevA L, int a, int out_lo, int out_hi, float *_
     }
 }
 
-/* the end of run_project's restart loop (poisson_mg.c): the solve stands when only the recurrence had not converged,
- * the true residual meets the tolerance, the restarts or iterations are spent, or the last restart did not reduce
- * |r|^2 by 4x. Evaluated by k_pressure_correct from the readback (the host's double operations, the same bits), so
+/* the end of run_project's refinement loop (project.c): the solve stands when only the recurrence had not converged,
+ * the true residual meets the tolerance, the refinements or iterations are spent, or the last refinement did not
+ * reduce |r|^2 by 4x. Evaluated by k_pressure_correct from the readback (the host's double operations, the same bits), so
  * the projection's end is queued before the host has read the residual (cuda_notes 97). */
 #define R_SOLVE_DONE (R_SCRATCH0 + 5)
 struct SolveEnd {
     double tol, last;
-    int max_it, last_restart;
+    int max_it, last_refinement;
 };
 __host__ __device__ inline bool solve_done(const double *rb, const SolveEnd &se) {
     const double rr = rb[R_CG_RNORM2], bnorm = sqrt(rb[R_CG_BNORM2]);
     const bool converged = rb[R_CG_RES0] != 0.0;
     const int it = (int)rb[R_CG_ITER];
-    return !converged || sqrt(rr) <= se.tol * bnorm || se.last_restart || it >= se.max_it || rr > 0.25 * se.last;
+    return !converged || sqrt(rr) <= se.tol * bnorm || se.last_refinement || it >= se.max_it || rr > 0.25 * se.last;
 }
 
 /* one face of axis a at layer f between cells el (below) and eh (above), solved as sl and sh: k_correct's operations
@@ -2026,22 +2008,25 @@ __device__ inline void correct_face_mean(float *w, size_t q, int a, int f, int n
  * reads the pressure) and the pressure, and every k_correct pass, in one launch over (n0 + 1) x (n1 + 1) (x (n2 + 1))
  * positions: cell (i, j, k) and the u, v (and w) faces (i, j, k); the x - mean of a face's two cells is computed by
  * each reader (the same float operation). It replaces k_masked_sum, k_sub_mean_pressure and one k_correct per
- * component, and decides the solve's end from the readback itself (nothing is written when a restart follows). */
+ * component, and decides the solve's end from the readback itself (a refinement follows when it is not: the host
+ * reads that decision). add: a refinement's x, whose pressure adds to the one written before. */
 __global__ void k_pressure_correct(Geo g, LevA L, const float *__restrict__ x, Readback *rb, int slot, double cells,
-                                    float *__restrict__ p, float scale, float *__restrict__ u, float *__restrict__ v,
-                                    float *__restrict__ w, int3 out_lo, int3 out_hi, Flags fl, SolveEnd se) {
+                                    float *__restrict__ p, float scale, int add, float *__restrict__ u,
+                                    float *__restrict__ v, float *__restrict__ w, int3 out_lo, int3 out_hi, Flags fl,
+                                    SolveEnd se) {
     const int i = (int)(blockIdx.x * BX + threadIdx.x), j = (int)(blockIdx.y * BY + threadIdx.y), k = (int)blockIdx.z;
     const int n0 = g.n[0], n1 = g.n[1], n2 = g.n[2];
-    const bool done = solve_done(rb->red, se);
-    if (i == 0 && j == 0 && k == 0) rb->red[R_SOLVE_DONE] = done ? 1.0 : 0.0;
-    if (!done || i > n0 || j > n1) return;
+    if (i == 0 && j == 0 && k == 0) rb->red[R_SOLVE_DONE] = solve_done(rb->red, se) ? 1.0 : 0.0;
+    if (i > n0 || j > n1) return;
     const float mean = (float)(rb->red[slot] / cells);
     const float *d = L.diag;
     auto solved = [&](int e, int ci, int cj, int ck) { return in_ubox(L, ci, cj, ck, 0) || d[e] > 0.0f; };
     const int e = cell_at(L, i, j, k);
     if (i < n0 && j < n1 && k < n2) { /* n2 = 1 in 2D */
-        const float pv = scale * (solved(e, i, j, k) ? x[e] - mean : x[e]);
-        p[idx3(g.n, i, j, k)] = pv;
+        const size_t c = idx3(g.n, i, j, k);
+        const float pv = add ? p[c] + scale * (solved(e, i, j, k) ? x[e] - mean : x[e])
+                             : scale * (solved(e, i, j, k) ? x[e] - mean : x[e]);
+        p[c] = pv;
         flag_if_bad(fl, pv, EDDY_FIELD_PRESSURE);
     }
     auto face = [&](float *wf, size_t q, int a, int f, int na, int stride, int olo, int ohi) {
@@ -2054,11 +2039,14 @@ __global__ void k_pressure_correct(Geo g, LevA L, const float *__restrict__ x, R
     if (g.dim == 3 && i < n0 && j < n1) face(w, (size_t)i + (size_t)n0 * (j + (size_t)n1 * k), 2, k, n2, L.sz, out_lo.z, out_hi.z);
 }
 
-__global__ void k_write_pressure(Geo g, LevA L, const float *__restrict__ x, float *__restrict__ p, float scale, Flags fl) {
+/* add: a refinement's x (project.c) */
+__global__ void k_write_pressure(Geo g, LevA L, const float *__restrict__ x, float *__restrict__ p, float scale, int add,
+                                 Flags fl) {
     ECU_IJK(g.n[0], g.n[1]);
     if (!inside_) return;
-    float v = scale * x[cell_at(L, i, j, k)];
-    p[idx3(g.n, i, j, k)] = v;
+    const size_t c = idx3(g.n, i, j, k);
+    float v = add ? p[c] + scale * x[cell_at(L, i, j, k)] : scale * x[cell_at(L, i, j, k)];
+    p[c] = v;
     flag_if_bad(fl, v, EDDY_FIELD_PRESSURE);
 }
 
@@ -3195,23 +3183,63 @@ void finish_project_stats(cu_sim *c) {
     st->pressure_residual_initial = bnorm > 0.0 ? (solved ? (float)(sqrt(r[R_CG_INIT2]) / bnorm) : 1.0f) : 0.0f;
 }
 
-/* the end's mean-free true residual r = b - A x (its mean in R_SCRATCH0 + 2) and |r|^2's partials; r stored into
- * r_out when given: the restart's start (cuda_notes 129) */
-static void end_residual(cu_sim *c, float *r_out) {
+/* x's correction of the faces on their own (the separate end): ghosts, then one k_correct per component; with x = 0
+ * (nothing solved) it changes nothing, as the CPU's skipped one */
+static void correct_faces(cu_sim *c) {
     PoissonWS *P = c->pois;
-    const LevA &L = P->lv[0].a;
-    double *rr_part = c->partials + (size_t)R_CG_RNORM2 * c->partial_stride;
-    k_residual_sub_mean_dot<<<red_grid(L), tile_block(), 0, c->stream>>>(L, P->sol, P->rhs, c->d_rb, R_SCRATCH0 + 2,
-                                                                       P->cells0, rr_part, r_out);
+    const Geo &g = c->g;
+    ghosts(c, P->lv[0], P->sol, nullptr);
+    for (int a = 0; a < g.dim; a++) {
+        int fn[3];
+        face_dims(g, a, fn);
+        int out_lo = !g.periodic[a] && g.btype[2 * a] == EDDY_BOUNDARY_OUTFLOW;
+        int out_hi = !g.periodic[a] && g.btype[2 * a + 1] == EDDY_BOUNDARY_OUTFLOW;
+        k_correct<<<tiles(fn[0], fn[1], fn[2]), tile_block(), 0, c->stream>>>(g, P->lv[0].a, a, out_lo, out_hi, c->vel[a],
+                                                                          P->sol, flags_for(c));
+    }
 }
 
-/* poisson_mg.c: check the true residual; when only the recurrence had converged, restart from it (at most
- * MGPCG_MAX_RESTARTS times, while it keeps falling by 4x). From restart `restarts` on, `last` the |r|^2 of the one
- * before (INFINITY at first). With the fused end (2D, cuda_notes 96-97) the residual's pass also sums x, and
- * k_pressure_correct is queued at once: it decides the loop's end from the readback itself and does nothing when a
- * restart follows. defer (fused end only, cuda_notes 120): return without waiting for that decision; the step
- * reads it back with its figures and calls project_resume. */
-static eddy_status solve_end(cu_sim *c, float dt, int restarts, double last, bool defer) {
+/* an MGPCG solve's end in separate passes: x mean-free, the faces, the pressure written (add: added, a refinement) */
+static void correct_separate(cu_sim *c, float pressure_scale, bool add) {
+    PoissonWS *P = c->pois;
+    const Geo &g = c->g;
+    /* one component holding every solved cell: the first pressure is written by the mean removal */
+    const bool by_mean = mean_sum_fused(c) && !add;
+    const PressureOut po = {pressure_scale};
+    remove_mean0(c, P->sol, false, nullptr, by_mean ? &po : nullptr);
+    correct_faces(c);
+    if (!by_mean)
+        k_write_pressure<<<tiles(g.n[0], g.n[1], g.n[2]), tile_block(), 0, c->stream>>>(g, P->lv[0].a, P->sol, c->pressure,
+                                                                                     pressure_scale, add ? 1 : 0, flags_for(c));
+}
+
+/* a refinement (project.c): b = the divergence the corrections left (mean-free), r = b, x = 0, then the solve; as
+ * run_project's start and mgpcg_start's cold start */
+static cudaError_t refine(cu_sim *c) {
+    PoissonWS *P = c->pois;
+    LevelD &L0 = P->lv[0];
+    const LevA &L = L0.a;
+    const Geo &g = c->g;
+    const dim3 bl = tile_block();
+    const size_t bytes = L0.count * sizeof(float);
+    if (mean_sum_fused(c)) k_rhs_sum<<<red_grid(L), bl, 0, c->stream>>>(g, L, vel_of(c), P->rhs, part(c, 2));
+    else k_rhs<<<tiles(g.n[0], g.n[1], g.n[2]), bl, 0, c->stream>>>(g, L, vel_of(c), P->rhs);
+    remove_mean0(c, P->rhs, mean_sum_fused(c), mean_sum_fused(c) ? part(c, 0) : nullptr, nullptr,
+                 mean_sum_fused(c) ? P->res : nullptr);
+    if (!mean_sum_fused(c)) cudaMemcpyAsync(P->res, P->rhs, bytes, cudaMemcpyDeviceToDevice, c->stream);
+    if (!cg_first_fused(c) && !p_from_z(c)) cudaMemsetAsync(P->sol, 0, bytes, c->stream);
+    k_cg_refine<<<1, 1, 0, c->stream>>>(P->d_cg);
+    cg_first_iteration(c, true);
+    return mgpcg_loop(c);
+}
+
+/* project.c: check the true residual; the velocity is corrected and the pressure written (added after the first
+ * solve); when only the recurrence had met the tolerance, refine (at most MGPCG_MAX_REFINEMENTS times, while |r|^2
+ * keeps falling by 4x). `refinements` done so far; `last` the |r|^2 of the solve before (INFINITY at first). With the
+ * fused end (cuda_notes 96-97, 190) the residual's pass also sums x, and k_pressure_correct is queued at once: it
+ * writes the decision to the readback. defer (fused end only, cuda_notes 120): return without waiting for that
+ * decision; the step reads it back with its figures and calls project_resume. */
+static eddy_status solve_end(cu_sim *c, float dt, int refinements, double last, bool defer) {
     eddy_sim *s = c->s;
     PoissonWS *P = c->pois;
     LevelD &L0 = P->lv[0];
@@ -3224,10 +3252,10 @@ static eddy_status solve_end(cu_sim *c, float dt, int restarts, double last, boo
     const int max_it = pd->max_iterations > 0 ? pd->max_iterations : MGPCG_DEFAULT_ITERATIONS;
     const bool fused_end = pressure_correct_fused(c);
     P->end_pending = 0;
-    for (;; restarts++) {
+    for (;; refinements++) {
         ghosts(c, L0, P->sol, nullptr);
         /* single component: r is not stored (cuda_notes 129): its sum, |r|^2 and (fused end) x's sum in one pass,
-         * |r - mean|^2 = |r|^2 - cells mean^2 (cuda_notes 191); r is written by end_residual only before a restart */
+         * |r - mean|^2 = |r|^2 - cells mean^2 (cuda_notes 191) */
         double *rr_part = c->partials + (size_t)R_CG_RNORM2 * c->partial_stride;
         if (mean_sum_fused(c)) {
             k_residual_m_sum<<<red_grid(L), bl, 0, c->stream>>>(L, P->sol, P->rhs, nullptr, part(c, 2),
@@ -3244,19 +3272,21 @@ static eddy_status solve_end(cu_sim *c, float dt, int restarts, double last, boo
             if ((e = finalize_reductions(c, slots, ops, 1, red_blocks(L))) != cudaSuccess)
                 return cuda_fail(c, e, "pressure residual");
         }
-        const SolveEnd se = {(double)pd->tolerance, last, max_it, restarts == MGPCG_MAX_RESTARTS};
+        const SolveEnd se = {(double)pd->tolerance, last, max_it, refinements == MGPCG_MAX_REFINEMENTS};
         if (fused_end) {
             /* x's mean (slot R_SCRATCH0 + 3), then pressure and every correction in one pass */
             auto outflow = [&](int side) { return side < 2 * g.dim && g.btype[side] == EDDY_BOUNDARY_OUTFLOW ? 1 : 0; };
             const int3 lo = make_int3(outflow(0), outflow(2), outflow(4)), hi = make_int3(outflow(1), outflow(3), outflow(5));
             k_pressure_correct<<<tiles(g.n[0] + 1, g.n[1] + 1, g.dim == 3 ? g.n[2] + 1 : 1), bl, 0, c->stream>>>(
-                g, L, P->sol, c->d_rb, R_SCRATCH0 + 3, P->cells0, c->pressure, pressure_scale, c->vel[0], c->vel[1],
-                c->vel[2], lo, hi, flags_for(c), se);
+                g, L, P->sol, c->d_rb, R_SCRATCH0 + 3, P->cells0, c->pressure, pressure_scale, refinements > 0 ? 1 : 0,
+                c->vel[0], c->vel[1], c->vel[2], lo, hi, flags_for(c), se);
+        } else {
+            correct_separate(c, pressure_scale, refinements > 0);
         }
         if (fused_end && defer) {
             /* the step's read-back brings the decision (R_SOLVE_DONE) with its figures: one wait per step */
             P->end_pending = 1;
-            P->end_restarts = restarts;
+            P->end_refinements = refinements;
             P->end_dt = dt;
             return EDDY_OK;
         }
@@ -3265,18 +3295,14 @@ static eddy_status solve_end(cu_sim *c, float dt, int restarts, double last, boo
         if (e == cudaSuccess) e = cudaStreamSynchronize(c->stream);
         if (e != cudaSuccess) return cuda_fail(c, e, "pressure residual");
         const double *rb = c->h_rb->red;
-        /* the fused end: the device's decision, which it has acted on */
         if (fused_end ? rb[R_SOLVE_DONE] != 0.0 : solve_done(rb, se)) break;
         last = rb[R_CG_RNORM2];
-        if (mean_sum_fused(c)) end_residual(c, P->res);
-        k_cg_restart<<<1, 1, 0, c->stream>>>(P->d_cg);
-        cg_first_iteration(c);
-        if ((e = mgpcg_loop(c)) != cudaSuccess) return cuda_fail(c, e, "pressure solve (MGPCG restart)");
+        if ((e = refine(c)) != cudaSuccess) return cuda_fail(c, e, "pressure solve (MGPCG refinement)");
     }
     return EDDY_OK;
 }
 
-/* the step's read-back holds the deferred decision of solve_end: a restart (rare) is run now, and *redo says
+/* the step's read-back holds the deferred decision of solve_end: a refinement (rare) is run now, and *redo says
  * that the stages after the projection must be queued again */
 eddy_status project_resume(cu_sim *c, int *redo) {
     PoissonWS *P = c->pois;
@@ -3285,12 +3311,9 @@ eddy_status project_resume(cu_sim *c, int *redo) {
     P->end_pending = 0;
     if (c->h_rb->red[R_SOLVE_DONE] != 0.0) return EDDY_OK;
     *redo = 1;
-    if (mean_sum_fused(c)) end_residual(c, P->res);
-    k_cg_restart<<<1, 1, 0, c->stream>>>(P->d_cg);
-    cg_first_iteration(c);
-    cudaError_t e = mgpcg_loop(c);
-    if (e != cudaSuccess) return cuda_fail(c, e, "pressure solve (MGPCG restart)");
-    eddy_status st = solve_end(c, P->end_dt, P->end_restarts + 1, c->h_rb->red[R_CG_RNORM2], false);
+    cudaError_t e = refine(c);
+    if (e != cudaSuccess) return cuda_fail(c, e, "pressure solve (MGPCG refinement)");
+    eddy_status st = solve_end(c, P->end_dt, P->end_refinements + 1, c->h_rb->red[R_CG_RNORM2], false);
     if (st == EDDY_OK && (e = cudaGetLastError()) != cudaSuccess) return cuda_fail(c, e, "projection");
     return st;
 }
@@ -3318,7 +3341,6 @@ eddy_status run_project(cu_sim *c, float dt, bool defer_end) {
                  rhs_to_res ? P->res : nullptr);
     cudaError_t e = cudaSuccess;
     const float pressure_scale = s->def.density * s->h / dt;
-    bool pressure_written = false;
     if (pd->solver == EDDY_PRESSURE_MGPCG) {
         /* no host round trip: the device decides everything, the step reads the figures at its end */
         P->host_stats = 0;
@@ -3329,16 +3351,9 @@ eddy_status run_project(cu_sim *c, float dt, bool defer_end) {
             if (e != cudaSuccess) return cuda_fail(c, e, "pressure warm start");
         }
         if ((e = mgpcg(c)) != cudaSuccess) return cuda_fail(c, e, "pressure solve (MGPCG)");
-        const bool fused_end = pressure_correct_fused(c);
-        if ((st = solve_end(c, dt, 0, INFINITY, defer_end && fused_end)) != EDDY_OK) return st;
-        if (fused_end) {
-            if ((e = cudaGetLastError()) != cudaSuccess) return cuda_fail(c, e, "projection");
-            return EDDY_OK;
-        }
-        /* one component holding every solved cell: the pressure is written by the mean removal */
-        pressure_written = mean_sum_fused(c);
-        const PressureOut po = {pressure_scale};
-        remove_mean0(c, P->sol, false, nullptr, pressure_written ? &po : nullptr);
+        if ((st = solve_end(c, dt, 0, INFINITY, defer_end && pressure_correct_fused(c))) != EDDY_OK) return st;
+        if ((e = cudaGetLastError()) != cudaSuccess) return cuda_fail(c, e, "projection");
+        return EDDY_OK;
     } else {
         double bb;
         if ((e = dot0(c, P->rhs, P->rhs, &bb)) != cudaSuccess) return cuda_fail(c, e, "pressure right-hand side");
@@ -3366,18 +3381,9 @@ eddy_status run_project(cu_sim *c, float dt, bool defer_end) {
         P->host_bnorm = bnorm;
         P->host_residual = residual;
     }
-    /* with x = 0 (nothing solved) the correction changes nothing, as the CPU's skipped one */
-    ghosts(c, L0, P->sol, nullptr);
-    for (int a = 0; a < g.dim; a++) {
-        int fn[3];
-        face_dims(g, a, fn);
-        int out_lo = !g.periodic[a] && g.btype[2 * a] == EDDY_BOUNDARY_OUTFLOW;
-        int out_hi = !g.periodic[a] && g.btype[2 * a + 1] == EDDY_BOUNDARY_OUTFLOW;
-        k_correct<<<tiles(fn[0], fn[1], fn[2]), bl, 0, c->stream>>>(g, L, a, out_lo, out_hi, c->vel[a], P->sol, flags_for(c));
-    }
-    if (!pressure_written)
-        k_write_pressure<<<tiles(g.n[0], g.n[1], g.n[2]), bl, 0, c->stream>>>(g, L, P->sol, c->pressure, pressure_scale,
-                                                                              flags_for(c));
+    correct_faces(c);
+    k_write_pressure<<<tiles(g.n[0], g.n[1], g.n[2]), bl, 0, c->stream>>>(g, L, P->sol, c->pressure, pressure_scale, 0,
+                                                                          flags_for(c));
     if ((e = cudaGetLastError()) != cudaSuccess) return cuda_fail(c, e, "projection");
     return EDDY_OK;
 }

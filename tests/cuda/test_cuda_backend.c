@@ -629,6 +629,47 @@ static void run_case(const char *name, eddy_sim_def d, scene_fn scene, int steps
     eddy_sim_destroy(gpu);
 }
 
+/* The float32 floor (project.c's refinement): a broad velocity splat every step into a closed box makes the pressure
+ * large and smooth next to its divergence, and no float32 x meets the tolerance (tests/test_project.c shows it in
+ * double); both backends refine through the velocity and must get there, agree with each other, and the device's
+ * fused end must give the separate passes' bits (the refinement adds to the pressure in both). n^2 cells, tol. */
+static void test_float_floor(int n, float tol, int steps) {
+    eddy_sim_def d = def2(n, n);
+    d.dt = 0.5f / (float)n;
+    d.pressure.tolerance = tol;
+    eddy_sim *sim[3] = {make(d, EDDY_BACKEND_CPU), make(d, EDDY_BACKEND_CUDA), make(d, EDDY_BACKEND_CUDA)};
+    if (!sim[0] || !sim[1] || !sim[2]) {
+        for (int b = 0; b < 3; b++) eddy_sim_destroy(sim[b]);
+        return;
+    }
+    CHECK(eddy__cuda_set_fused_end(sim[2], 0) == EDDY_OK, "fused end off");
+    float worst[3] = {0, 0, 0};
+    int its[3] = {0, 0, 0};
+    for (int k = 0; k < steps; k++) {
+        eddy_splat sp = {{0.3f + 0.02f * (float)k, 0.5f, 0.5f}, 0.05f, {1.0f, 0.5f, 0.2f}, {1, 0.2f, 0.1f}, 1.0f};
+        for (int b = 0; b < 3; b++) {
+            CHECK(eddy_sim_splat(sim[b], &sp) == EDDY_OK && eddy_sim_step(sim[b]) == EDDY_OK, "float floor step %d (%d): %s",
+                  k, b, eddy_sim_last_error(sim[b]));
+            const eddy_step_stats *st = eddy_sim_stats(sim[b]);
+            worst[b] = st->pressure_residual > worst[b] ? st->pressure_residual : worst[b];
+            its[b] += st->pressure_iterations;
+        }
+    }
+    char label[96];
+    snprintf(label, sizeof label, "float32 floor 2D %d^2, tolerance %.0e, %d steps", n, (double)tol, steps);
+    diff w = compare_all(label, sim[0], sim[1]);
+    printf("    worst residual cpu %.2e gpu %.2e (separate end %.2e); iterations cpu %d gpu %d\n", (double)worst[0],
+           (double)worst[1], (double)worst[2], its[0], its[1]);
+    for (int b = 0; b < 3; b++)
+        CHECK(worst[b] <= tol, "%s (%d): worst residual %g above the tolerance", label, b, (double)worst[b]);
+    CHECK(w.l2_rel <= TOL_RUN, "%s: fields differ by %.3g relative L2", label, w.l2_rel);
+    CHECK(its[1] <= its[0] + its[0] / 10 + 2 && its[0] <= its[1] + its[1] / 10 + 2, "%s: iterations cpu %d gpu %d", label,
+          its[0], its[1]);
+    diff f = compare_all("  fused end vs separate passes", sim[1], sim[2]);
+    CHECK(f.max_rel == 0.0, "%s: fused and separate ends differ by %.3g", label, f.max_rel);
+    for (int b = 0; b < 3; b++) eddy_sim_destroy(sim[b]);
+}
+
 static void test_runs(void) {
     printf("100-step runs (relative L2 difference per field, GPU vs CPU):\n");
     const int steps = quick ? 5 : 100;
@@ -645,6 +686,7 @@ static void test_runs(void) {
     warm.pressure.warm_start = 1;
     run_case("2D smoke, MacCormack, MGPCG warm start", warm, scene_smoke, steps, TOL_RUN);
     if (quick) return;
+    test_float_floor(256, 1e-5f, 8);
     eddy_sim_def s2 = smoke;
     s2.advection = EDDY_ADVECT_SEMI_LAGRANGIAN;
     run_case("2D smoke, semi-Lagrangian, MGPCG", s2, scene_smoke, steps, TOL_RUN);
@@ -762,6 +804,7 @@ int main(int argc, char **argv) {
         run_case("2D smoke, 3 steps", smoke, scene_smoke, 3, TOL_RUN);
         smoke.pressure.warm_start = 1;
         run_case("2D smoke, 3 steps, warm start", smoke, scene_smoke, 3, TOL_RUN);
+        test_float_floor(128, 1e-6f, 2); /* refinements, fused and separate ends */
         return check_finish("test_cuda_backend --tiny");
     }
     if (forces_only) {
