@@ -485,7 +485,8 @@ KERNEL grad3 grad_c3(const row_c3 *p, int i, vfloat dy, vfloat dz, int n, vfloat
     return g;
 }
 KERNEL void force_c3(const row_c3 *p, int i, const grad3 *g, vfloat scale, bool faces) {
-    vfloat nx = vf_div(g->gx, g->len), ny = vf_div(g->gy, g->len), nz = vf_div(g->gz, g->len);
+    const vfloat inv = vf_div(vf_set1(1.0f), g->len);
+    vfloat nx = vf_mul(g->gx, inv), ny = vf_mul(g->gy, inv), nz = vf_mul(g->gz, inv);
     vfloat ox = vf_load(p->ox + 3 * i), oy = vf_load(p->oy + 3 * i), oz = vf_load(p->oz + 3 * i);
     if (faces) vf_store(p->fx + i, vf_keep(vf_mul(scale, vf_sub(vf_mul(ny, oz), vf_mul(nz, oy))), g->keep));
     vf_store(p->fy + i, vf_keep(vf_mul(scale, vf_sub(vf_mul(nz, ox), vf_mul(nx, oz))), g->keep));

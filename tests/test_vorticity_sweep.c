@@ -98,7 +98,10 @@ static void reference(ref *r, float dt, float *out[3]) {
                 float len = v == 1 ? sqrtf(gx * gx + (gy * gy + gz * gz)) : sqrtf(gx * gx + gy * gy + gz * gz);
                 float f[3] = {0, 0, 0};
                 if (len > 1e-20f && s->solid[c] == 0) {
-                    float nx = gx / len, ny = gy / len, nz = gz / len, *w0 = r->w[0], *w1 = r->w[1], *w2 = r->w[2];
+                    /* 3D: one reciprocal; 2D: two divisions (vorticity.c) */
+                    float inv = 1.0f / len;
+                    float nx = s->dim == 3 ? gx * inv : gx / len, ny = s->dim == 3 ? gy * inv : gy / len,
+                          nz = s->dim == 3 ? gz * inv : gz / len, *w0 = r->w[0], *w1 = r->w[1], *w2 = r->w[2];
                     f[0] = scale * (ny * w2[c] - nz * w1[c]);
                     f[1] = scale * (nz * w0[c] - nx * w2[c]);
                     f[2] = scale * (nx * w1[c] - ny * w0[c]);

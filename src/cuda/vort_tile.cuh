@@ -437,7 +437,7 @@ VT_UNROLL
                 const F len = vsqrtf(gx * gx + gy * gy); /* + gz * gz with gz = +0 */
                 const B keep = len > 1e-20f && (SOL ? solc[c] == 0 : B(true));
                 const F ls = vsel(keep, len, F(1.0f));
-                const F nx = vfdiv(gx, ls), ny = vfdiv(gy, ls);
+                const F nx = vfdiv(gx, ls), ny = vfdiv(gy, ls); /* 2D divides (vorticity.c) */
                 /* N x omega with nz = +0, omega = (+0, +0, wz), in the 3D formula's order of operations */
                 a[c] = vsel(keep, scale * (ny * wzm2[c]), F(0.0f));
                 b[c] = vsel(keep, scale * (0.0f - nx * wzm2[c]), F(0.0f));
@@ -786,7 +786,8 @@ VT_UNROLL
                 const F len = vsqrtf<true>(gx * gx + gy * gy + gz * gz);
                 const B keep = len > 1e-20f && (SOL ? solc[c] == 0 : B(true));
                 const F ls = vsel(keep, len, F(1.0f));
-                const F nx = vfdiv<true>(gx, ls), ny = vfdiv<true>(gy, ls), nz = vfdiv<true>(gz, ls);
+                const F inv = 1.0f / ls; /* 3D: one reciprocal, as the CPU (vorticity.c) */
+                const F nx = gx * inv, ny = gy * inv, nz = gz * inv;
                 const B kept = vopq(len) > 1e-20f && (SOL ? vopq(solc[c]) == 0 : B(true)); /* keep, tested again */
                 a[c] = vsel(kept, scale * (ny * wzm2[c] - nz * wym2[c]), F(0.0f));
                 b[c] = vsel(kept, scale * (nz * wxm2[c] - nx * wzm2[c]), F(0.0f));
