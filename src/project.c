@@ -38,8 +38,8 @@
 #define MGPCG_DEFAULT_ITERATIONS 200
 #define RBGS_DEFAULT_ITERATIONS 20000
 #define JACOBI_DEFAULT_ITERATIONS 60
-/* at most this many refinements, and only while each at least halves |r|^2 by 4 (a tolerance below what the
- * velocity's own rounding allows then ends fast) */
+/* at most this many refinements, and only while each at least halves |r| (|r|^2 falls 4x): a tolerance below what
+ * the velocity's own rounding allows then ends fast */
 #define MGPCG_MAX_REFINEMENTS 2
 
 static void poisson_free(eddy_poisson *P) {
