@@ -134,9 +134,11 @@ static void rhs_row(const eddy_sim *s, eddy_poisson *P, int row) {
     }
 }
 
+/* b, mean-free over each pure-Neumann component (the part of it no pressure can remove) */
 static void compute_rhs(const eddy_sim *s, eddy_poisson *P) {
-    const eddy_plevel *L = &P->levels[0];
+    eddy_plevel *L = &P->levels[0];
     EDDY_FOR_ROWS(L->parallel, P->threads, L->rows, rhs_row(s, P, row));
+    eddy__plevel_remove_mean(L, P->rhs, P->partial, P->threads);
 }
 
 /* u -= x_hi - x_lo on open faces. Faces between two solved cells are open; non-periodic domain faces are
@@ -263,7 +265,6 @@ static int project_mgpcg(eddy_sim *s, eddy_poisson *P, float dt, double bnorm, d
             return iterations;
         last = *residual2;
         compute_rhs(s, P);
-        eddy__plevel_remove_mean(L, P->rhs, P->partial, P->threads);
     }
 }
 
@@ -280,7 +281,6 @@ eddy_status eddy__project(eddy_sim *s, float dt) {
     }
     eddy_plevel *L = &P->levels[0];
     compute_rhs(s, P);
-    eddy__plevel_remove_mean(L, P->rhs, P->partial, P->threads);
     double bnorm = sqrt(eddy__plevel_dot(L, P->rhs, P->rhs, P->partial, P->threads));
     const eddy_pressure_def *pd = &s->def.pressure;
     int iterations = 0;

@@ -113,7 +113,7 @@ cudaError_t launch_diffuse(cu_sim *c, float dt);
 eddy_status project_init(cu_sim *c);
 void project_free(cu_sim *c);
 /* defer_end (the step): where the device decides the solve's end itself (2D, cuda_notes 120), return without waiting
- * for it; after the step's read-back, project_resume runs a restart if one is due (*redo: the stages after the
+ * for it; after the step's read-back, project_resume runs a refinement if one is due (*redo: the stages after the
  * projection are to be queued again) */
 eddy_status run_project(cu_sim *c, float dt, bool defer_end = false);
 eddy_status project_resume(cu_sim *c, int *redo);

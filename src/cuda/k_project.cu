@@ -2024,8 +2024,8 @@ __global__ void k_pressure_correct(Geo g, LevA L, const float *__restrict__ x, R
     const int e = cell_at(L, i, j, k);
     if (i < n0 && j < n1 && k < n2) { /* n2 = 1 in 2D */
         const size_t c = idx3(g.n, i, j, k);
-        const float pv = add ? p[c] + scale * (solved(e, i, j, k) ? x[e] - mean : x[e])
-                             : scale * (solved(e, i, j, k) ? x[e] - mean : x[e]);
+        float pv = scale * (solved(e, i, j, k) ? x[e] - mean : x[e]);
+        if (add) pv = p[c] + pv;
         p[c] = pv;
         flag_if_bad(fl, pv, EDDY_FIELD_PRESSURE);
     }
@@ -2045,7 +2045,8 @@ __global__ void k_write_pressure(Geo g, LevA L, const float *__restrict__ x, flo
     ECU_IJK(g.n[0], g.n[1]);
     if (!inside_) return;
     const size_t c = idx3(g.n, i, j, k);
-    float v = add ? p[c] + scale * x[cell_at(L, i, j, k)] : scale * x[cell_at(L, i, j, k)];
+    float v = scale * x[cell_at(L, i, j, k)];
+    if (add) v = p[c] + v;
     p[c] = v;
     flag_if_bad(fl, v, EDDY_FIELD_PRESSURE);
 }
@@ -2526,6 +2527,27 @@ static void cg_first_iteration(cu_sim *c, bool x_zero = false) {
     cg_update_check(c);
 }
 
+/* b = -(net outward flux) of the velocity (project.c compute_rhs), mean-free; when the mean removal is fused
+ * (mean_sum_fused) it also leaves |b|^2's partials in part(c, 0) for k_cg_start and, with to_res, writes r = b */
+static void queue_rhs(cu_sim *c, bool to_res) {
+    PoissonWS *P = c->pois;
+    const LevA &L = P->lv[0].a;
+    const Geo &g = c->g;
+    const bool fused = mean_sum_fused(c);
+    if (fused) k_rhs_sum<<<red_grid(L), tile_block(), 0, c->stream>>>(g, L, vel_of(c), P->rhs, part(c, 2));
+    else k_rhs<<<tiles(g.n[0], g.n[1], g.n[2]), tile_block(), 0, c->stream>>>(g, L, vel_of(c), P->rhs);
+    remove_mean0(c, P->rhs, fused, fused ? part(c, 0) : nullptr, nullptr, fused && to_res ? P->res : nullptr);
+}
+
+/* a cold start's x0 = 0 and r = b, where nothing fused writes them: x0 the first update where it can (CG_X_ZERO:
+ * the cooperative update, 3D's p_from_z), r queue_rhs's mean removal when fused */
+static void cold_start(cu_sim *c) {
+    PoissonWS *P = c->pois;
+    const size_t bytes = P->lv[0].count * sizeof(float);
+    if (!cg_first_fused(c) && !p_from_z(c)) cudaMemsetAsync(P->sol, 0, bytes, c->stream);
+    if (!mean_sum_fused(c)) cudaMemcpyAsync(P->res, P->rhs, bytes, cudaMemcpyDeviceToDevice, c->stream);
+}
+
 /* the start: |b|, x0 (0, or the warm start from the pressure) and its residual, the first iteration */
 static void mgpcg_start(cu_sim *c) {
     PoissonWS *P = c->pois;
@@ -2533,7 +2555,7 @@ static void mgpcg_start(cu_sim *c) {
     const LevA &L = L0.a;
     const eddy_pressure_def *pd = &c->s->def.pressure;
     dim3 bl = tile_block();
-    size_t nb = red_blocks(L), bytes = L0.count * sizeof(float);
+    const size_t nb = red_blocks(L);
     /* |b|^2: the partials were written by the mean removal of b in run_project when it was fused */
     if (!mean_sum_fused(c)) k_dot<<<red_grid(L), bl, 0, c->stream>>>(L, P->rhs, P->rhs, part(c, 0), nullptr);
     k_cg_start<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), nb, (double)pd->tolerance,
@@ -2553,10 +2575,7 @@ static void mgpcg_start(cu_sim *c) {
         }
         k_cg_initial<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), nb, c->d_rb);
     } else {
-        /* x0 = 0 is written by the first update where it can (CG_X_ZERO: the cooperative update, 3D's p_from_z) */
-        if (!cg_first_fused(c) && !p_from_z(c)) cudaMemsetAsync(P->sol, 0, bytes, c->stream);
-        /* r = b: written by b's mean removal in run_project when it was fused (rhs_to_res) */
-        if (!mean_sum_fused(c)) cudaMemcpyAsync(P->res, P->rhs, bytes, cudaMemcpyDeviceToDevice, c->stream);
+        cold_start(c);
     }
     cg_first_iteration(c, !pd->warm_start);
 }
@@ -3217,17 +3236,8 @@ static void correct_separate(cu_sim *c, float pressure_scale, bool add) {
  * run_project's start and mgpcg_start's cold start */
 static cudaError_t refine(cu_sim *c) {
     PoissonWS *P = c->pois;
-    LevelD &L0 = P->lv[0];
-    const LevA &L = L0.a;
-    const Geo &g = c->g;
-    const dim3 bl = tile_block();
-    const size_t bytes = L0.count * sizeof(float);
-    if (mean_sum_fused(c)) k_rhs_sum<<<red_grid(L), bl, 0, c->stream>>>(g, L, vel_of(c), P->rhs, part(c, 2));
-    else k_rhs<<<tiles(g.n[0], g.n[1], g.n[2]), bl, 0, c->stream>>>(g, L, vel_of(c), P->rhs);
-    remove_mean0(c, P->rhs, mean_sum_fused(c), mean_sum_fused(c) ? part(c, 0) : nullptr, nullptr,
-                 mean_sum_fused(c) ? P->res : nullptr);
-    if (!mean_sum_fused(c)) cudaMemcpyAsync(P->res, P->rhs, bytes, cudaMemcpyDeviceToDevice, c->stream);
-    if (!cg_first_fused(c) && !p_from_z(c)) cudaMemsetAsync(P->sol, 0, bytes, c->stream);
+    queue_rhs(c, true);
+    cold_start(c);
     k_cg_refine<<<1, 1, 0, c->stream>>>(P->d_cg);
     cg_first_iteration(c, true);
     return mgpcg_loop(c);
@@ -3332,13 +3342,9 @@ eddy_status run_project(cu_sim *c, float dt, bool defer_end) {
     const LevA &L = L0.a;
     const Geo &g = c->g;
     const dim3 bl = tile_block();
-    if (mean_sum_fused(c)) k_rhs_sum<<<red_grid(L), bl, 0, c->stream>>>(g, L, vel_of(c), P->rhs, part(c, 2));
-    else k_rhs<<<tiles(g.n[0], g.n[1], g.n[2]), bl, 0, c->stream>>>(g, L, vel_of(c), P->rhs);
     const eddy_pressure_def *pd = &s->def.pressure;
-    /* with |b|^2's partials for mgpcg_start when fused, and MGPCG's r = b without a warm start (one read of b fewer) */
-    const bool rhs_to_res = mean_sum_fused(c) && pd->solver == EDDY_PRESSURE_MGPCG && !pd->warm_start;
-    remove_mean0(c, P->rhs, mean_sum_fused(c), mean_sum_fused(c) ? part(c, 0) : nullptr, nullptr,
-                 rhs_to_res ? P->res : nullptr);
+    /* MGPCG's r = b without a warm start (one read of b fewer) */
+    queue_rhs(c, pd->solver == EDDY_PRESSURE_MGPCG && !pd->warm_start);
     cudaError_t e = cudaSuccess;
     const float pressure_scale = s->def.density * s->h / dt;
     if (pd->solver == EDDY_PRESSURE_MGPCG) {
