@@ -2,7 +2,7 @@
  * eddy__apply_vorticity, bit for bit, without a GPU (cuda_notes 65, 71): the warp kernels on 32-lane arrays (a
  * shuffle is an array shift); in 3D the warps of a block step by step (the barrier between the steps) with the
  * block's shared memory filled with NaN first. 2D for 1, 2 and 4 columns per lane, 3D for 1 and 2 columns and 8,
- * 16 and 26 warps per block, on grids with walls, periodic axes, partial strips and blocks, 3 x 3, and chunks of
+ * 16, 25 and 26 warps per block, on grids with walls, periodic axes, partial strips and blocks, 3 x 3, and chunks of
  * 1 to 53 rows / planes; every face must be written exactly once. Not built by CMake; with a CPU build of the library in build/:
  *   nvcc -std=c++17 -ccbin clang++ -O2 --fmad=false -Xcompiler -ffp-contract=off -Isrc/cuda -Isrc -Iinclude \
  *     bench/cuda/vort_emulate.cu build/src/libeddy.a -lgomp -o /tmp/vort_emulate && /tmp/vort_emulate
@@ -112,7 +112,7 @@ static int run(int dim, int nx, int ny, int nz, int px, int py, int pz, float si
         /* warp kernel: kz rows per chunk */
         auto go = [&](auto ncv) {
             constexpr int NC = decltype(ncv)::value;
-            const int strips = (nx + vw_out<NC>() - 1) / vw_out<NC>(), chunks = (ny + kz - 1) / kz;
+            const int strips = vw_strips(nx, vw_out<NC>()), chunks = (ny + kz - 1) / kz;
             for (int c = 0; c < chunks; c++)
                 for (int st = 0; st < strips; st++) {
                     if (mul) vort2_warp<NC, true, WF, WI, WB>(A, st, c, kz);
@@ -127,7 +127,7 @@ static int run(int dim, int nx, int ny, int nz, int px, int py, int pz, float si
             constexpr int NC = decltype(ncv)::value, W = decltype(wv)::value;
             constexpr bool MUL = decltype(mulv)::value;
             typedef Vort3Warp<NC, W, MUL, WF, WI, WB> WS;
-            const int strips = (nx + vw_out<NC>() - 1) / vw_out<NC>(), yb = (ny + W - 7) / (W - 6), chunks = (nz + kz - 1) / kz;
+            const int strips = vw_strips(nx, vw_out<NC>()), yb = vw_strips(ny, W - 5), chunks = (nz + kz - 1) / kz;
             std::vector<float> sm(v3w_floats<NC, W>());
             std::vector<WS> ws(W);
             for (int bz = 0; bz < chunks; bz++)
@@ -159,6 +159,7 @@ static int run(int dim, int nx, int ny, int nz, int px, int py, int pz, float si
         auto gw = [&](auto ncv, auto mulv) {
             if (g_w3 == 16) go(ncv, std::integral_constant<int, 16>(), mulv);
             else if (g_w3 == 26) go(ncv, std::integral_constant<int, 26>(), mulv);
+            else if (g_w3 == 25) go(ncv, std::integral_constant<int, 25>(), mulv);
             else go(ncv, std::integral_constant<int, 8>(), mulv);
         };
         auto gm = [&](auto ncv) {
@@ -199,10 +200,15 @@ int main() {
     fails += run(2, 116, 40, 1, 0, 0, 0, 1.0f, 9, "W 2D 116x40 walls");
     fails += run(2, 122, 40, 1, 0, 0, 0, 1.0f, 9, "W 2D 122x40 walls");
     fails += run(2, 200, 33, 1, 1, 0, 0, 1.0f, 11, "W 2D 200x33 periodic x");
+    /* whole strips (27 and 59 written columns per strip): the last face in the first halo position or a strip more */
+    fails += run(2, 54, 20, 1, 0, 0, 0, 1.0f, 9, "W 2D 54x20 walls");
+    fails += run(2, 54, 20, 1, 1, 0, 0, 1.0f, 9, "W 2D 54x20 periodic x");
+    fails += run(2, 118, 20, 1, 0, 0, 0, 1.0f, 9, "W 2D 118x20 walls");
+    fails += run(2, 118, 20, 1, 1, 0, 0, 1.0f, 9, "W 2D 118x20 periodic x");
     }
     for (g_nc = 1; g_nc <= 2; g_nc++)
-        for (int wi = 0; wi < 3; wi++) {
-            g_w3 = wi == 0 ? 8 : wi == 1 ? 16 : 26;
+        for (int wi = 0; wi < 4; wi++) {
+            g_w3 = wi == 0 ? 8 : wi == 1 ? 16 : wi == 2 ? 25 : 26;
             printf("-- 3D warps: NC %d, W %d\n", g_nc, g_w3);
             fails += run(3, 29, 24, 21, 0, 0, 0, 1.0f, 7, "W3 29x24x21 kz 7");
             fails += run(3, 29, 24, 21, 0, 0, 0, 1.0f, 1, "W3 29x24x21 kz 1");
@@ -217,6 +223,11 @@ int main() {
             fails += run(3, 3, 3, 3, 1, 0, 1, 1.0f, 1, "W3 3^3 per xz kz 1");
             fails += run(3, 3, 4, 5, 0, 0, 0, 1.0f, 2, "W3 3x4x5 kz 2");
             fails += run(3, 5, 20, 4, 0, 0, 0, 1.0f, 4, "W3 5x20x4 walls");
+            /* whole strips and blocks of rows (27 columns; 3, 11, 20 and 21 rows): the last faces in the first halo
+             * position, or a strip and a block more along a periodic axis */
+            fails += run(3, 54, 3 * (g_w3 - 5), 6, 0, 0, 0, 1.0f, 6, "W3 whole strips and blocks, walls");
+            fails += run(3, 54, 3 * (g_w3 - 5), 6, 1, 1, 0, 1.0f, 6, "W3 whole strips and blocks, per xy");
+            fails += run(3, 54, 2 * (g_w3 - 5) - 1, 5, 1, 1, 1, 1.0f, 5, "W3 one row short, per xyz");
         }
     printf("%s\n", fails ? "FAILED" : "all bitwise equal");
     return fails;

@@ -265,13 +265,14 @@ cudaError_t launch_buoyancy(cu_sim *c, float dt) {
  * One pass (vort_tile.cuh): in 2D a warp per strip of columns and chunk of rows, in 3D a block of warps per strip
  * of columns, rows and chunk of z-planes; the new faces go into vel_tmp, then the arrays swap (the advection swaps them too: nothing holds
  * the velocity pointers across stages, and the solver's CUDA graphs do not read the velocity). */
-/* 2D: one column per lane (26 written per warp; 56-60 registers), 8 warps per block (cuda_notes 74: two columns
+/* 2D: one column per lane (27 written per warp; 56-62 registers), 8 warps per block (cuda_notes 74: two columns
  * per lane at 92 registers and 4 warps per block were 47% of copy back to back, this 52%) */
 constexpr int VW_COLS = 1;
 constexpr int VW_WARPS = 8;
-/* 3D: one column per lane, 26 warps (rows) per block, 20 of them written: 72 registers, one block of 832 threads
- * per SM; 256^3 is 10 x 13 blocks (cuda_notes 71-72) */
-constexpr int V3_COLS = 1, V3_WARPS = 26;
+/* 3D: one column per lane, 25 warps (rows) per block, 20 of them written: 72 registers (7 warps on a scheduler: 24
+ * warps would allow 80, but 256^3 would then need 140 blocks), one block of 800 threads per SM; 256^3 is 10 x 13
+ * blocks (cuda_notes 71-72, 194) */
+constexpr int V3_COLS = 1, V3_WARPS = 25;
 /* SOL: the scene has solid cells (without any, the solid array is not read) */
 template <bool MUL, bool SOL>
 __global__ void __launch_bounds__(32 * VW_WARPS) k_vort2w(VortArgs A, int strips, int ky, int warps) {
@@ -354,7 +355,7 @@ template <bool MUL, bool SOL>
 static cudaError_t launch_vort2(cu_sim *c, const VortArgs &A, int *slots) {
     cudaError_t e = *slots ? cudaSuccess : vort_setup(c, k_vort2w<MUL, SOL>, 32 * VW_WARPS, VW_WARPS, slots);
     if (e != cudaSuccess) return e;
-    const int strips = (A.n[0] + vw_out<VW_COLS>() - 1) / vw_out<VW_COLS>();
+    const int strips = vw_strips(A.n[0], vw_out<VW_COLS>());
     const int chunks = vt_max(1, vt_min(A.n[1] / 16, *slots / strips));
     const int ky = (A.n[1] + chunks - 1) / chunks, warps = strips * ((A.n[1] + ky - 1) / ky);
     k_vort2w<MUL, SOL><<<(unsigned)((warps + VW_WARPS - 1) / VW_WARPS), 32 * VW_WARPS, 0, c->stream>>>(A, strips, ky, warps);
@@ -364,7 +365,7 @@ template <bool MUL, bool SOL>
 static cudaError_t launch_vort3(cu_sim *c, VortArgs A, int *slots) {
     cudaError_t e = *slots ? cudaSuccess : vort_setup(c, k_vort3w<MUL, SOL>, 32 * V3_WARPS, 1, slots);
     if (e != cudaSuccess) return e;
-    const int tx = (A.n[0] + vw_out<V3_COLS>() - 1) / vw_out<V3_COLS>(), ty = (A.n[1] + V3_WARPS - 7) / (V3_WARPS - 6);
+    const int tx = vw_strips(A.n[0], vw_out<V3_COLS>()), ty = vw_strips(A.n[1], V3_WARPS - 5);
     A.kz = vort_chunk(tx * ty, A.n[2], *slots);
     const dim3 grid((unsigned)tx, (unsigned)ty, (unsigned)((A.n[2] + A.kz - 1) / A.kz));
     k_vort3w<MUL, SOL><<<grid, 32 * V3_WARPS, 0, c->stream>>>(A);

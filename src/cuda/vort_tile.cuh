@@ -124,8 +124,8 @@ __host__ __device__ inline float vt_sqrt_fast(float s) {
 /* ------------------------------------------------------------------ 2D, a warp per strip of columns
  * Each lane owns a column and marches along y through a chunk of rows, keeping the rows of every level that its
  * stencils need in registers (cell velocity 3 rows, |curl| 3, curl 2, force 1 and 2); the x-neighbours are the
- * neighbouring lanes' values (shuffles). A warp covers 32 NC columns, 3 of them halo on each side, and writes
- * the faces of the ones in the middle. No shared memory and no barrier; the index arithmetic is the lane's, once.
+ * neighbouring lanes' values (shuffles). A warp covers 32 NC columns, 3 of them halo before and 2 after, and
+ * writes the faces of the ones in the middle. No shared memory and no barrier; the index arithmetic is the lane's, once.
  * Along a clamped x-axis the lanes outside the domain take the value of the lane at the clamped column after
  * each level (a shuffle, in the warps at a wall only). The faces that the next row's cell velocity reads, the old
  * faces of the next row written and its solid cells are loaded a step ahead.
@@ -228,9 +228,14 @@ __host__ __device__ inline int vwrapv(int g, int n) { return vt_wrap(g, n); }
 
 /* warp w of the launch: strip w % strips, chunk w / strips; ky rows per chunk. Each lane owns NC adjacent
  * columns (the x-neighbours of its outer ones are the neighbouring lanes'): a warp covers 32 NC columns and
- * writes the 32 NC - 6 in the middle. */
+ * writes the 32 NC - 5 in the middle (vw_strips). */
 template <int NC>
-__host__ __device__ constexpr int vw_out() { return 32 * NC - 6; }
+__host__ __device__ constexpr int vw_out() { return 32 * NC - 5; }
+/* The halo is 3 columns before the written ones and 2 after: a face at column p takes the forces of cells p - 1 and
+ * p, a force the |curl| of its two neighbours, a |curl| the cell velocities of its neighbours. The last face along
+ * an axis (index n, one past the last cell) takes a written position of its own, so the strips (3D: blocks of rows)
+ * cover n + 1 positions. */
+__host__ __device__ inline int vw_strips(int n, int out) { return (n + out) / out; }
 template <int NC, bool MUL, class F, class I, class B, bool SOL = true>
 __host__ __device__ inline void vort2_warp(const VortArgs &A, int strip, int chunk, int ky) {
     const int n0 = A.n[0], n1 = A.n[1];
@@ -248,7 +253,7 @@ VT_UNROLL
         const B xs2 = px ? B(true) : (vminv(q + 1, I(n0 - 1)) - vmaxv(q - 1, I(0))) == 2;
         rx[c] = vsel(xs2, F(MUL ? A.rcp[2] : A.den[2]), F(MUL ? A.rcp[1] : A.den[1]));
         const I k = lane * NC + c; /* column index in the warp */
-        ov[c] = k >= 3 && k < 32 * NC - 3 && p[c] < n0;
+        ov[c] = k >= 3 && k <= 32 * NC - 3 && p[c] < n0;
         ou[c] = ov[c] || (p[c] == n0 && k >= 3 && k <= 32 * NC - 3);
     }
     auto qx = [&](F x, int c) { return MUL ? x * rx[c] : vfdiv(x, rx[c]); };
@@ -479,8 +484,8 @@ VT_UNROLL
  * only the y-neighbours go through shared memory: one row per warp and level (cell velocity x and z, |curl|,
  * y-force) in rings of two planes. Step L computes the cell velocity of plane L, the faces of plane L - 3, the curl
  * of plane L - 1 and the force of plane L - 2, each reading only what earlier steps wrote into shared memory: one
- * barrier per step. Rows 3 .. W - 4 of a block are written (W - 6 per block; the row at W - 3 writes the domain's
- * last y-faces when it is row n1). Along a clamped y-axis the rows outside the domain compute nothing and the
+ * barrier per step. Rows 3 .. W - 3 of a block are written (W - 5 per block; the row that is row n1 writes the
+ * domain's last y-faces). Along a clamped y-axis the rows outside the domain compute nothing and the
  * readers clamp the rows they read (the CPU's clamped neighbours); along a periodic one every row is the periodic
  * continuation. A warp's state is an object and the step a method, so the host emulation can run the warps of a
  * block step by step with the barrier between the steps. */
@@ -569,7 +574,7 @@ VT_UNROLL
         plane_u = (unsigned)(n0 + 1) * (unsigned)n1;
         plane_v = (unsigned)n0 * (unsigned)(n1 + 1);
         const bool px = A.periodic[0] != 0, py = A.periodic[1] != 0;
-        const int X0 = strip * vw_out<NC>() - 3, Y0 = by * (W - 6) - 3, y = Y0 + w;
+        const int X0 = strip * vw_out<NC>() - 3, Y0 = by * (W - 5) - 3, y = Y0 + w;
         xwall = !px && (X0 < 0 || X0 + 32 * NC - 1 >= n0);
         kl = -X0;
         kr = n0 - 1 - X0;
@@ -577,7 +582,7 @@ VT_UNROLL
         act = py || (y >= 0 && y < n1);
         lvl_c = act && w >= 1 && w <= W - 2;
         lvl_f = act && w >= 2 && w <= W - 3;
-        out_row = act && w >= 3 && w < W - 3 && y >= 0 && y < n1;
+        out_row = act && w >= 3 && w <= W - 3 && y >= 0 && y < n1;
         vtop = y == n1 && w >= 3 && w <= W - 3;
         auto cy = [&](int q) { return py ? q : vt_min(vt_max(q, 0), n1 - 1); };
         rowm = (cy(y - 1) - Y0) * RS;
@@ -595,7 +600,7 @@ VT_UNROLL
             const B xs2 = px ? B(true) : (vminv(q + 1, I(n0 - 1)) - vmaxv(q - 1, I(0))) == 2;
             rx[c] = vsel(xs2, F(MUL ? A.rcp[2] : A.den[2]), F(MUL ? A.rcp[1] : A.den[1]));
             const I k = lane * NC + c;
-            const B inx = k >= 3 && k < 32 * NC - 3 && p[c] < n0;
+            const B inx = k >= 3 && k <= 32 * NC - 3 && p[c] < n0;
             ov[c] = (out_row || vtop) && inx;
             ow[c] = out_row && inx;
             ou[c] = out_row && (inx || (p[c] == n0 && k >= 3 && k <= 32 * NC - 3));
