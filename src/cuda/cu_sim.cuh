@@ -24,6 +24,7 @@ enum Red {
 struct Readback {
     double red[R_COUNT];
     int flags[SLOT_COUNT];
+    unsigned diag_done; /* k_diag blocks done in the launch under way (0 between launches: the last one resets it) */
 };
 
 struct AdvectWS;
@@ -45,6 +46,7 @@ struct cu_sim {
     float *solid_vel[3];
     int buoy_unit[3];      /* buoyancy of component a: 1 every face on its scalar column (k_buoyancy_unit), -1 not,
                               0 not checked yet (the geometry is fixed at creation) */
+    int diag_blocks;   /* k_diag's blocks: those resident on the device, 0 until set up */
     int vort_slots[4]; /* vorticity confinement [exact reciprocal + 2 solid cells]: warps (2D) or blocks (3D) of its kernel resident
                           on the device, 0 until the kernel is set up */
 

@@ -1,6 +1,7 @@
 /* Diagnostics on the device (diagnostics.c): max and RMS divergence over fluid cells, max cell-centred speed,
  * kinetic energy and max |u| over faces (periodic duplicates skipped), total dye. Deterministic: each block
- * reduces in a fixed tree and writes one partial; one block per figure reduces the partials in a fixed order.
+ * reduces in a fixed tree and writes one partial; the partials are reduced in a fixed order (k_diag: by its last
+ * block; the other reductions: k_finalize_many, one block per figure).
  * Per-cell values are computed with the CPU's float operations; sums are in double, as on the CPU, in a
  * different (fixed) order, so they agree with the CPU to double rounding. */
 #include "cu_sim.cuh"
@@ -39,83 +40,104 @@ cudaError_t finalize_reductions(cu_sim *c, const int *slots, const int *ops, int
     return finalize_counts(c, slots, ops, counts, count);
 }
 
+/* the slot of k_diag's figure q */
+__device__ inline int diag_slot(int q) {
+    return q == 0 ? R_MAXDIV : q == 1 ? R_SUMDIV2 : q == 2 ? R_MAXSPEED2 : q == 3 ? R_FLUID : q == 4 ? R_ENERGY0
+         : q == 5 ? R_MAXFACE0 : R_DYE;
+}
+
 /* One pass over the cells, as diagnostics_rows.c: a thread walks ECU_ROWS consecutive cell rows of its column
  * (the y-faces between two rows are read once), a warp covers 32 cells of a row (coalesced). Per cell the terms
  * are the CPU's float operations: the divergence d (d * (1/h) where that is exact, as the CPU), d^2 and |d| over
  * fluid cells, the squared cell-centred speed, u^2 + v^2 + w^2 of the cell's lower faces and their largest |u|
  * (the faces past the last cell of a non-periodic axis are added by the cells below them), R + G + B when the
  * scalar grid is the velocity grid. Sums of those float terms are in double (the CPU's terms, summed in another
- * fixed order), maxima in float (exact in any order). */
+ * fixed order), maxima in float (exact in any order).
+ * The blocks are the ones resident on the device (one wave), each taking the tiles blockIdx.x, + gridDim.x, ... in
+ * turn; the last block to finish reduces every block's partials in a fixed order (no finalize launch: cuda_notes
+ * 195). Deterministic for a given device (the block count is its resident count). */
+/* rows per thread and blocks per SM (64 registers): 2 rows at 5 blocks 80%, 1 row at 6 blocks 75% of copy back to
+ * back against 82% here (2D 2048^2; cuda_notes 195) */
+constexpr int DIAG_ROWS = 8, DIAG_MINB = 4;
 template <int DIM, bool MUL, bool DYE>
-__global__ void __launch_bounds__(BLOCK, 4) k_diag(Geo g, Vel v, const uint8_t *__restrict__ solid,
+__global__ void __launch_bounds__(BLOCK, DIAG_MINB) k_diag(Geo g, Vel v, const uint8_t *__restrict__ solid,
                                                 const float *__restrict__ dr, const float *__restrict__ dg,
-                                                const float *__restrict__ db, float rh, double *partials, size_t stride) {
+                                                const float *__restrict__ db, float rh, double *partials, size_t stride,
+                                                Readback *rb, int dye_blocks) {
     const int n0 = g.n[0], n1 = g.n[1], n2 = g.n[2];
-    const int i = (int)(blockIdx.x * BX + threadIdx.x), k = (int)blockIdx.z;
-    const int jb = (int)(blockIdx.y * BY + threadIdx.y) * ECU_ROWS;
+    const int tx = (n0 + BX - 1) / BX, ty = (n1 + BY * DIAG_ROWS - 1) / (BY * DIAG_ROWS), tiles = tx * ty * n2;
     double sd = 0, e = 0, dye = 0;
     float mdf = 0, ms = 0, mf = 0;
     int fluid = 0;
-    if (i < n0 && jb < n1) {
-        const float *__restrict__ u = v.c[0], *__restrict__ vv = v.c[1], *__restrict__ w = v.c[2];
-        const float h = g.h;
-        const bool xlast = i == n0 - 1 && !g.periodic[0];
-        const bool ztop = DIM == 3 && k == n2 - 1 && !g.periodic[2];
-        unsigned qu = (unsigned)i + (unsigned)(n0 + 1) * ((unsigned)jb + (unsigned)n1 * k);
-        unsigned qv = (unsigned)i + (unsigned)n0 * ((unsigned)jb + (unsigned)(n1 + 1) * k);
-        unsigned c = (unsigned)i + (unsigned)n0 * ((unsigned)jb + (unsigned)n1 * k);
-        const unsigned plane = (unsigned)n0 * n1;
-        float v0 = vv[qv];
-#pragma unroll
-        for (int r = 0; r < ECU_ROWS; r++) {
-            const int j = jb + r;
-            if (j >= n1) break;
-            const float u0 = u[qu], u1 = u[qu + 1], v1 = vv[qv + n0];
-            float w0 = 0, w1 = 0;
-            float d = u1 - u0 + v1 - v0;
-            if (DIM == 3) {
-                w0 = w[c];
-                w1 = w[c + plane];
-                d += w1 - w0;
+    for (int tile = (int)blockIdx.x; tile < tiles; tile += (int)gridDim.x) {
+        const int i = (tile % tx) * BX + (int)threadIdx.x, k = tile / (tx * ty);
+        const int jb = ((tile / tx) % ty * BY + (int)threadIdx.y) * DIAG_ROWS;
+        if (i < n0 && jb < n1) {
+            const float *__restrict__ u = v.c[0], *__restrict__ vv = v.c[1], *__restrict__ w = v.c[2];
+            const float h = g.h;
+            const bool xlast = i == n0 - 1 && !g.periodic[0];
+            const bool ztop = DIM == 3 && k == n2 - 1 && !g.periodic[2];
+            unsigned qu = (unsigned)i + (unsigned)(n0 + 1) * ((unsigned)jb + (unsigned)n1 * k);
+            unsigned qv = (unsigned)i + (unsigned)n0 * ((unsigned)jb + (unsigned)(n1 + 1) * k);
+            unsigned c = (unsigned)i + (unsigned)n0 * ((unsigned)jb + (unsigned)n1 * k);
+            const unsigned plane = (unsigned)n0 * n1;
+            float v0 = vv[qv];
+            /* no branch in the rows' loop (rows past the grid read the last row again and count nothing; the faces past
+             * the last cell added by selects, + 0 elsewhere: the same sums), so ptxas can issue the loads of several
+             * rows together (cuda_notes 195) */
+            const int rows = n1 - jb < DIAG_ROWS ? n1 - jb : DIAG_ROWS;
+            const bool ytop = !g.periodic[1];
+    #pragma unroll
+            for (int r = 0; r < DIAG_ROWS; r++) {
+                const bool in = r < rows;
+                const float u0 = u[qu], u1 = u[qu + 1], v1 = vv[qv + n0];
+                float w0 = 0, w1 = 0;
+                float d = u1 - u0 + v1 - v0;
+                if (DIM == 3) {
+                    w0 = w[c];
+                    w1 = w[c + plane];
+                    d += w1 - w0;
+                }
+                d = MUL ? d * rh : d / h;
+                const bool f = in && solid[c] == 0;
+                fluid += f;
+                const float ad = f ? fabsf(d) : 0.0f;
+                mdf = ad > mdf ? ad : mdf;
+                sd += (double)(f ? d * d : 0.0f);
+                const float cu = 0.5f * (u0 + u1), cv = 0.5f * (v0 + v1);
+                float sp2 = cu * cu + cv * cv;
+                if (DIM == 3) {
+                    const float cw = 0.5f * (w0 + w1);
+                    sp2 += cw * cw;
+                }
+                sp2 = f ? sp2 : 0.0f;
+                ms = sp2 > ms ? sp2 : ms;
+                float af = fabsf(u0) > fabsf(v0) ? fabsf(u0) : fabsf(v0), ef = u0 * u0 + v0 * v0;
+                if (DIM == 3) {
+                    af = fabsf(w0) > af ? fabsf(w0) : af;
+                    ef += w0 * w0;
+                }
+                af = in ? af : 0.0f;
+                mf = af > mf ? af : mf;
+                e += in ? (double)ef : 0.0;
+                const bool xl = in && xlast, yl = in && ytop && jb + r == n1 - 1;
+                e += xl ? (double)(u1 * u1) : 0.0;
+                mf = xl && fabsf(u1) > mf ? fabsf(u1) : mf;
+                e += yl ? (double)(v1 * v1) : 0.0;
+                mf = yl && fabsf(v1) > mf ? fabsf(v1) : mf;
+                if (DIM == 3) {
+                    const bool zl = in && ztop;
+                    e += zl ? (double)(w1 * w1) : 0.0;
+                    mf = zl && fabsf(w1) > mf ? fabsf(w1) : mf;
+                }
+                if (DYE) dye += in ? (double)(dr[c] + dg[c] + db[c]) : 0.0;
+                v0 = v1;
+                if (r + 1 < rows) {
+                    qu += n0 + 1;
+                    qv += n0;
+                    c += n0;
+                }
             }
-            d = MUL ? d * rh : d / h;
-            const bool f = solid[c] == 0;
-            fluid += f;
-            const float ad = f ? fabsf(d) : 0.0f;
-            mdf = ad > mdf ? ad : mdf;
-            sd += (double)(f ? d * d : 0.0f);
-            const float cu = 0.5f * (u0 + u1), cv = 0.5f * (v0 + v1);
-            float sp2 = cu * cu + cv * cv;
-            if (DIM == 3) {
-                const float cw = 0.5f * (w0 + w1);
-                sp2 += cw * cw;
-            }
-            sp2 = f ? sp2 : 0.0f;
-            ms = sp2 > ms ? sp2 : ms;
-            float af = fabsf(u0) > fabsf(v0) ? fabsf(u0) : fabsf(v0), ef = u0 * u0 + v0 * v0;
-            if (DIM == 3) {
-                af = fabsf(w0) > af ? fabsf(w0) : af;
-                ef += w0 * w0;
-            }
-            mf = af > mf ? af : mf;
-            e += (double)ef;
-            if (xlast) {
-                e += (double)(u1 * u1);
-                mf = fabsf(u1) > mf ? fabsf(u1) : mf;
-            }
-            if (j == n1 - 1 && !g.periodic[1]) {
-                e += (double)(v1 * v1);
-                mf = fabsf(v1) > mf ? fabsf(v1) : mf;
-            }
-            if (ztop) {
-                e += (double)(w1 * w1);
-                mf = fabsf(w1) > mf ? fabsf(w1) : mf;
-            }
-            if (DYE) dye += (double)(dr[c] + dg[c] + db[c]);
-            v0 = v1;
-            qu += n0 + 1;
-            qv += n0;
-            c += n0;
         }
     }
     /* block: each warp's values by shuffles, then warp 0 over the warps in a fixed order */
@@ -143,10 +165,38 @@ __global__ void __launch_bounds__(BLOCK, 4) k_diag(Geo g, Vel v, const uint8_t *
         const bool mx = q == 0 || q == 2 || q == 5;
         double t = sh[q][0];
         for (int w2 = 1; w2 < BLOCK / 32; w2++) t = mx ? fmax(t, sh[q][w2]) : t + sh[q][w2];
-        const int slot = q == 0 ? R_MAXDIV : q == 1 ? R_SUMDIV2 : q == 2 ? R_MAXSPEED2 : q == 3 ? R_FLUID
-                       : q == 4 ? R_ENERGY0 : q == 5 ? R_MAXFACE0 : R_DYE;
-        partials[(size_t)slot * stride + ECU_BLOCK_ID()] = t;
+        partials[(size_t)diag_slot(q) * stride + blockIdx.x] = t;
     }
+    /* the last block reduces: warp q the partials of figure q, lane l those l, l + 32, ... in order, then a fixed
+     * shuffle tree (the dye's from k_diag_dye where the scalar grid is finer) */
+    __shared__ bool last;
+    __threadfence();
+    __syncthreads();
+    if (warp == 0 && lane == 0) last = atomicAdd(&rb->diag_done, 1u) == gridDim.x - 1;
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    if (warp < 7) {
+        const int q = warp, slot = diag_slot(q);
+        const bool mx = q == 0 || q == 2 || q == 5;
+        const int n = q == 6 && !DYE ? dye_blocks : (int)gridDim.x;
+        const double *p = partials + (size_t)slot * stride;
+        double t = mx ? -INFINITY : 0.0;
+        for (int b = lane; b < n; b += 32) {
+            const double x = __ldcg(p + b);
+            t = mx ? fmax(t, x) : t + x;
+        }
+        for (int o = 16; o > 0; o >>= 1) {
+            const double y = __shfl_down_sync(0xffffffffu, t, o);
+            t = mx ? fmax(t, y) : t + y;
+        }
+        if (lane == 0) rb->red[slot] = n > 0 ? t : 0.0;
+    } else if (lane < 4) {
+        /* the other components' energy and face maximum are in slots ENERGY0 / MAXFACE0 */
+        const int zero[4] = {R_ENERGY1, R_ENERGY2, R_MAXFACE1, R_MAXFACE2};
+        rb->red[zero[lane]] = 0.0;
+    }
+    if (warp == 0 && lane == 0) rb->diag_done = 0;
 }
 
 /* total dye when the scalar grid is finer than the velocity grid: R + G + B in float, summed in double */
@@ -162,45 +212,45 @@ __global__ void k_diag_dye(Geo g, const float *__restrict__ d0, const float *__r
     if (ECU_THREAD0()) partials[R_DYE * stride + ECU_BLOCK_ID()] = sum;
 }
 
+template <int DIM, bool MUL, bool DYE>
+static cudaError_t launch_diag_cells(cu_sim *c, float rh, int dye_blocks) {
+    if (c->diag_blocks == 0) {
+        int per_sm = 0, sms = 0;
+        cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_diag<DIM, MUL, DYE>, BLOCK, 0);
+        if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, c->device);
+        if (e != cudaSuccess) return e;
+        /* one wave, but no more blocks than tiles, nor than the partials' stride holds */
+        const size_t tiles = (size_t)((c->g.n[0] + BX - 1) / BX) * (size_t)((c->g.n[1] + BY * DIAG_ROWS - 1) / (BY * DIAG_ROWS)) * (size_t)c->g.n[2];
+        size_t nb = (size_t)(per_sm > 0 ? per_sm : 1) * (size_t)(sms > 0 ? sms : 1);
+        nb = nb < tiles ? nb : tiles;
+        c->diag_blocks = (int)nb;
+    }
+    k_diag<DIM, MUL, DYE><<<(unsigned)c->diag_blocks, tile_block(), 0, c->stream>>>(
+        c->g, vel_of(c), c->solid, c->dye[0], c->dye[1], c->dye[2], rh, c->partials, c->partial_stride, c->d_rb, dye_blocks);
+    return cudaGetLastError();
+}
+
 template <int DIM, bool MUL>
-static void launch_diag_cells(cu_sim *c, dim3 gc, bool dye, float rh) {
-    const Geo &g = c->g;
-    if (dye)
-        k_diag<DIM, MUL, true><<<gc, tile_block(), 0, c->stream>>>(g, vel_of(c), c->solid, c->dye[0], c->dye[1], c->dye[2],
-                                                                   rh, c->partials, c->partial_stride);
-    else
-        k_diag<DIM, MUL, false><<<gc, tile_block(), 0, c->stream>>>(g, vel_of(c), c->solid, c->dye[0], c->dye[1], c->dye[2],
-                                                                    rh, c->partials, c->partial_stride);
+static cudaError_t launch_diag_dim(cu_sim *c, bool dye, float rh, int dye_blocks) {
+    return dye ? launch_diag_cells<DIM, MUL, true>(c, rh, dye_blocks) : launch_diag_cells<DIM, MUL, false>(c, rh, dye_blocks);
 }
 
 cudaError_t launch_diagnostics(cu_sim *c) {
     const Geo &g = c->g;
-    dim3 gc = tiles_rows(g.n[0], g.n[1], g.n[2]);
     const bool same = g.sn[0] == g.n[0] && g.sn[1] == g.n[1] && g.sn[2] == g.n[2];
     /* d * (1/h) is d / h, bit for bit, when h is a power of two (and neither is denormal): as the CPU */
     int ex;
     const float rh = 1.0f / g.h;
     const bool mul = frexpf(g.h, &ex) == 0.5f && isnormal(g.h) && isnormal(rh);
-    if (g.dim == 3) {
-        if (mul) launch_diag_cells<3, true>(c, gc, same, rh);
-        else launch_diag_cells<3, false>(c, gc, same, rh);
-    } else {
-        if (mul) launch_diag_cells<2, true>(c, gc, same, rh);
-        else launch_diag_cells<2, false>(c, gc, same, rh);
-    }
-    const size_t nb = ECU_BLOCKS(gc);
-    size_t nd = nb;
+    /* the dye of a finer scalar grid first: k_diag's last block reduces its partials too */
+    int nd = 0;
     if (!same) {
         dim3 gs = tiles_rows(g.sn[0], g.sn[1], g.sn[2]);
         k_diag_dye<<<gs, tile_block(), 0, c->stream>>>(g, c->dye[0], c->dye[1], c->dye[2], c->partials, c->partial_stride);
-        nd = ECU_BLOCKS(gs);
+        nd = (int)ECU_BLOCKS(gs);
     }
-    /* energy and the face maximum of every component are in slots ENERGY0 / MAXFACE0; the others are 0 */
-    const int slots[] = {R_MAXDIV, R_SUMDIV2, R_MAXSPEED2, R_FLUID, R_ENERGY0, R_ENERGY1, R_ENERGY2,
-                         R_MAXFACE0, R_MAXFACE1, R_MAXFACE2, R_DYE};
-    const int ops[] = {RED_MAX, RED_SUM, RED_MAX, RED_SUM, RED_SUM, RED_SUM, RED_SUM, RED_MAX, RED_MAX, RED_MAX, RED_SUM};
-    const size_t counts[] = {nb, nb, nb, nb, nb, 0, 0, nb, 0, 0, nd};
-    return finalize_counts(c, slots, ops, counts, 11);
+    if (g.dim == 3) return mul ? launch_diag_dim<3, true>(c, same, rh, nd) : launch_diag_dim<3, false>(c, same, rh, nd);
+    return mul ? launch_diag_dim<2, true>(c, same, rh, nd) : launch_diag_dim<2, false>(c, same, rh, nd);
 }
 
 /* Blocks of k_max_abs fill their partials; unused entries of a two-dimensional run are set to 0 first. */
