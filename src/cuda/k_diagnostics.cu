@@ -56,9 +56,10 @@ __device__ inline int diag_slot(int q) {
  * The blocks are the ones resident on the device (one wave), each taking the tiles blockIdx.x, + gridDim.x, ... in
  * turn; the last block to finish reduces every block's partials in a fixed order (no finalize launch: cuda_notes
  * 195). Deterministic for a given device (the block count is its resident count). */
-/* rows per thread and blocks per SM (64 registers): 2 rows at 5 blocks 80%, 1 row at 6 blocks 75% of copy back to
- * back against 82% here (2D 2048^2; cuda_notes 195) */
-constexpr int DIAG_ROWS = 8, DIAG_MINB = 4;
+/* rows per thread and blocks per SM (64 registers): back to back, 2D 2048^2 / 3D 256^3, 4 rows at 4 blocks 84 / 98.5%
+ * of copy, 8 rows 82 / 98%, 2 rows 84 / 95%, 8 rows at 3 blocks (80 registers) 74 / 93%, 2 rows at 5 blocks 80% and 1
+ * row at 6 blocks 75% (2D; cuda_notes 195) */
+constexpr int DIAG_ROWS = 4, DIAG_MINB = 4;
 template <int DIM, bool MUL, bool DYE>
 __global__ void __launch_bounds__(BLOCK, DIAG_MINB) k_diag(Geo g, Vel v, const uint8_t *__restrict__ solid,
                                                 const float *__restrict__ dr, const float *__restrict__ dg,
