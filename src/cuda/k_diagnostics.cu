@@ -46,7 +46,7 @@ __device__ inline int diag_slot(int q) {
          : q == 5 ? R_MAXFACE0 : R_DYE;
 }
 
-/* One pass over the cells, as diagnostics_rows.c: a thread walks ECU_ROWS consecutive cell rows of its column
+/* One pass over the cells, as diagnostics_rows.c: a thread walks DIAG_ROWS consecutive cell rows of its column
  * (the y-faces between two rows are read once), a warp covers 32 cells of a row (coalesced). Per cell the terms
  * are the CPU's float operations: the divergence d (d * (1/h) where that is exact, as the CPU), d^2 and |d| over
  * fluid cells, the squared cell-centred speed, u^2 + v^2 + w^2 of the cell's lower faces and their largest |u|
@@ -88,7 +88,7 @@ __global__ void __launch_bounds__(BLOCK, DIAG_MINB) k_diag(Geo g, Vel v, const u
              * rows together (cuda_notes 195) */
             const int rows = n1 - jb < DIAG_ROWS ? n1 - jb : DIAG_ROWS;
             const bool ytop = !g.periodic[1];
-    #pragma unroll
+#pragma unroll
             for (int r = 0; r < DIAG_ROWS; r++) {
                 const bool in = r < rows;
                 const float u0 = u[qu], u1 = u[qu + 1], v1 = vv[qv + n0];
