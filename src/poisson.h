@@ -20,6 +20,14 @@
 
 #include "sim_internal.h"
 
+/* The projection's solver defaults and MGPCG's refinement cap, shared by both backends (project.c, k_project.cu):
+ * iterations where pressure.max_iterations is 0; at most MGPCG_MAX_REFINEMENTS refinements, and only while each at
+ * least halves |r| (|r|^2 falls 4x), so a tolerance below what the velocity's own rounding allows ends fast. */
+#define MGPCG_DEFAULT_ITERATIONS 200
+#define RBGS_DEFAULT_ITERATIONS 20000
+#define JACOBI_DEFAULT_ITERATIONS 60
+#define MGPCG_MAX_REFINEMENTS 2
+
 #include <stddef.h>
 #include <string.h>
 

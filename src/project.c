@@ -35,12 +35,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MGPCG_DEFAULT_ITERATIONS 200
-#define RBGS_DEFAULT_ITERATIONS 20000
-#define JACOBI_DEFAULT_ITERATIONS 60
-/* at most this many refinements, and only while each at least halves |r| (|r|^2 falls 4x): a tolerance below what
- * the velocity's own rounding allows then ends fast */
-#define MGPCG_MAX_REFINEMENTS 2
 
 static void poisson_free(eddy_poisson *P) {
     if (!P) return;
@@ -209,10 +203,14 @@ static void correct_velocity(eddy_sim *s, eddy_poisson *P) {
     }
 }
 
-static void pressure_row(eddy_sim *s, const eddy_poisson *P, float scale, int row) {
+/* p = scale x, or p += scale x (add: a refinement's x) */
+static void pressure_row(eddy_sim *s, const eddy_poisson *P, float scale, bool add, int row) {
     const float *x = P->sol + eddy__plevel_row(&P->levels[0], row);
     float *p = s->pressure + (size_t)row * s->n[0];
-    for (int i = 0; i < s->n[0]; i++) p[i] = scale * x[i];
+    if (add)
+        for (int i = 0; i < s->n[0]; i++) p[i] += scale * x[i];
+    else
+        for (int i = 0; i < s->n[0]; i++) p[i] = scale * x[i];
 }
 
 /* x0 = p / scale on solved cells, 0 elsewhere (the warm start) */
@@ -223,15 +221,17 @@ static void warm_row(eddy_sim *s, eddy_poisson *P, float inv_scale, int row) {
     for (int i = 0; i < s->n[0]; i++) x[i] = d[i] > 0.0f ? inv_scale * p[i] : 0.0f;
 }
 
-static void add_pressure_row(eddy_sim *s, const eddy_poisson *P, float scale, int row) {
-    const float *x = P->sol + eddy__plevel_row(&P->levels[0], row);
-    float *p = s->pressure + (size_t)row * s->n[0];
-    for (int i = 0; i < s->n[0]; i++) p[i] += scale * x[i];
+static void write_pressure(eddy_sim *s, const eddy_poisson *P, float scale, bool add) {
+    const eddy_plevel *L = &P->levels[0];
+    EDDY_FOR_ROWS(L->parallel, P->threads, L->rows, pressure_row(s, P, scale, add, row));
 }
 
-static void write_pressure(eddy_sim *s, const eddy_poisson *P, float scale) {
-    const eddy_plevel *L = &P->levels[0];
-    EDDY_FOR_ROWS(L->parallel, P->threads, L->rows, pressure_row(s, P, scale, row));
+/* a solve's x applied: made mean-free over each region without outflow (a null-space shift: A x is unchanged), the
+ * velocity corrected, the pressure written (add: added to the one written before, a refinement) */
+static void apply_solution(eddy_sim *s, eddy_poisson *P, float scale, bool add) {
+    eddy__plevel_remove_mean(&P->levels[0], P->sol, P->partial, P->threads);
+    correct_velocity(s, P);
+    write_pressure(s, P, scale, add);
 }
 
 /* MGPCG with the refinements of the header: returns the iterations of all the solves, the last one's |b - A x|^2
@@ -255,11 +255,7 @@ static int project_mgpcg(eddy_sim *s, eddy_poisson *P, float dt, double bnorm, d
         iterations += eddy__poisson_mgpcg(P, pd->tolerance, bnorm, max_it - iterations, warm && refinement == 0,
                                           &initial2, residual2, &converged);
         if (refinement == 0) *initial_rel = sqrt(initial2) / bnorm;
-        /* the pressure is mean-free over each region without outflow (a null-space shift: A x is unchanged) */
-        eddy__plevel_remove_mean(L, P->sol, P->partial, P->threads);
-        correct_velocity(s, P);
-        if (refinement == 0) write_pressure(s, P, scale);
-        else EDDY_FOR_ROWS(L->parallel, P->threads, L->rows, add_pressure_row(s, P, scale, row));
+        apply_solution(s, P, scale, refinement > 0);
         if (!converged || sqrt(*residual2) <= pd->tolerance * bnorm || refinement == MGPCG_MAX_REFINEMENTS ||
             iterations >= max_it || *residual2 > 0.25 * last)
             return iterations;
@@ -283,36 +279,27 @@ eddy_status eddy__project(eddy_sim *s, float dt) {
     compute_rhs(s, P);
     double bnorm = sqrt(eddy__plevel_dot(L, P->rhs, P->rhs, P->partial, P->threads));
     const eddy_pressure_def *pd = &s->def.pressure;
+    const float scale = s->def.density * s->h / dt;
     int iterations = 0;
     double residual = 0.0, residual2 = 0.0, residual_initial = 1.0;
-    bool corrected = false; /* velocity corrected and pressure written (MGPCG) */
     if (bnorm > 0.0 && isfinite(bnorm)) {
-        switch (pd->solver) {
-        case EDDY_PRESSURE_JACOBI:
+        if (pd->solver == EDDY_PRESSURE_JACOBI) {
             iterations = pd->max_iterations > 0 ? pd->max_iterations : JACOBI_DEFAULT_ITERATIONS;
             eddy__poisson_jacobi(P, iterations, &residual2);
-            break;
-        case EDDY_PRESSURE_RBGS:
+            apply_solution(s, P, scale, false);
+        } else if (pd->solver == EDDY_PRESSURE_RBGS) {
             iterations = eddy__poisson_rbgs(P, pd->omega > 0.0f ? pd->omega : 1.0f, pd->tolerance, bnorm,
                                             pd->max_iterations > 0 ? pd->max_iterations : RBGS_DEFAULT_ITERATIONS,
                                             &residual2);
-            break;
-        case EDDY_PRESSURE_MGPCG:
-        default:
-            iterations = project_mgpcg(s, P, dt, bnorm, &residual2, &residual_initial);
-            corrected = true;
-            break;
+            apply_solution(s, P, scale, false);
+        } else {
+            iterations = project_mgpcg(s, P, dt, bnorm, &residual2, &residual_initial); /* applies its x itself */
         }
         residual = sqrt(residual2) / bnorm;
-        if (!corrected) {
-            /* the pressure is mean-free over each region without outflow (a null-space shift: A x is unchanged) */
-            eddy__plevel_remove_mean(L, P->sol, P->partial, P->threads);
-            correct_velocity(s, P);
-        }
     } else {
         memset(P->sol, 0, L->count * sizeof(float));
+        write_pressure(s, P, scale, false);
     }
-    if (!corrected) write_pressure(s, P, s->def.density * s->h / dt);
     s->stats.pressure_iterations = iterations;
     s->stats.pressure_residual = (float)residual;
     s->stats.pressure_residual_initial = bnorm > 0.0 ? (float)residual_initial : 0.0f;

@@ -40,11 +40,12 @@ cudaError_t finalize_reductions(cu_sim *c, const int *slots, const int *ops, int
     return finalize_counts(c, slots, ops, counts, count);
 }
 
-/* the slot of k_diag's figure q */
+/* the slot of k_diag's figure q, and how its values combine */
 __device__ inline int diag_slot(int q) {
     return q == 0 ? R_MAXDIV : q == 1 ? R_SUMDIV2 : q == 2 ? R_MAXSPEED2 : q == 3 ? R_FLUID : q == 4 ? R_ENERGY0
          : q == 5 ? R_MAXFACE0 : R_DYE;
 }
+__device__ inline int diag_op(int q) { return q == 0 || q == 2 || q == 5 ? RED_MAX : RED_SUM; }
 
 /* One pass over the cells, as diagnostics_rows.c: a thread walks DIAG_ROWS consecutive cell rows of its column
  * (the y-faces between two rows are read once), a warp covers 32 cells of a row (coalesced). Per cell the terms
@@ -162,10 +163,9 @@ __global__ void __launch_bounds__(BLOCK, DIAG_MINB) k_diag(Geo g, Vel v, const u
     if (DYE) warp_sum(dye, 6);
     __syncthreads();
     if (warp == 0 && lane < (DYE ? 7 : 6)) {
-        const int q = lane;
-        const bool mx = q == 0 || q == 2 || q == 5;
+        const int q = lane, op = diag_op(q);
         double t = sh[q][0];
-        for (int w2 = 1; w2 < BLOCK / 32; w2++) t = mx ? fmax(t, sh[q][w2]) : t + sh[q][w2];
+        for (int w2 = 1; w2 < BLOCK / 32; w2++) t = red2(t, sh[q][w2], op);
         partials[(size_t)diag_slot(q) * stride + blockIdx.x] = t;
     }
     /* the last block reduces: warp q the partials of figure q, lane l those l, l + 32, ... in order, then a fixed
@@ -178,19 +178,12 @@ __global__ void __launch_bounds__(BLOCK, DIAG_MINB) k_diag(Geo g, Vel v, const u
     if (!last) return;
     __threadfence();
     if (warp < 7) {
-        const int q = warp, slot = diag_slot(q);
-        const bool mx = q == 0 || q == 2 || q == 5;
+        const int q = warp, slot = diag_slot(q), op = diag_op(q);
         const int n = q == 6 && !DYE ? dye_blocks : (int)gridDim.x;
         const double *p = partials + (size_t)slot * stride;
-        double t = mx ? -INFINITY : 0.0;
-        for (int b = lane; b < n; b += 32) {
-            const double x = __ldcg(p + b);
-            t = mx ? fmax(t, x) : t + x;
-        }
-        for (int o = 16; o > 0; o >>= 1) {
-            const double y = __shfl_down_sync(0xffffffffu, t, o);
-            t = mx ? fmax(t, y) : t + y;
-        }
+        double t = op == RED_MAX ? -INFINITY : 0.0;
+        for (int b = lane; b < n; b += 32) t = red2(t, __ldcg(p + b), op);
+        for (int o = 16; o > 0; o >>= 1) t = red2(t, __shfl_down_sync(0xffffffffu, t, o), op);
         if (lane == 0) rb->red[slot] = n > 0 ? t : 0.0;
     } else if (lane < 4) {
         /* the other components' energy and face maximum are in slots ENERGY0 / MAXFACE0 */

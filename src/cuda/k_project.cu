@@ -30,11 +30,7 @@ extern "C" {
 
 namespace ecu {
 
-#define MGPCG_DEFAULT_ITERATIONS 200
-#define RBGS_DEFAULT_ITERATIONS 20000
-#define JACOBI_DEFAULT_ITERATIONS 60
 #define RBGS_CHECK_EVERY 8
-#define MGPCG_MAX_REFINEMENTS 2 /* project.c */
 
 /* one level, by value in kernels */
 struct LevA {
