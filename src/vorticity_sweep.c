@@ -69,6 +69,9 @@ enum { PAD = EDDY_VORT_PAD };
  * `mul` is a constant in each instance of the kernels below. */
 KERNEL vfloat quot(vfloat x, vfloat q, bool mul) { return mul ? vf_mul(x, q) : vf_div(x, q); }
 KERNEL float spacing(const sweep *w, int span, bool mul) { return mul ? w->rcp[span] : w->den[span]; }
+/* the same for a difference of two sums of faces (twice the cell velocities): the 0.5 moved into the spacing, the
+ * same bits (scaling by 2 is exact) */
+KERNEL float spacing_sum(const sweep *w, int span, bool mul) { return mul ? 0.5f * w->rcp[span] : 2.0f * w->den[span]; }
 
 /* ---------------------------------------------------------------- keys along an axis
  * A key is a slab or row index as the neighbour rule sees it: clamped to [0, n) on a bounded axis, free on a
@@ -106,9 +109,12 @@ static window window_of(axis a, int r0, int r1) {
 }
 
 /* the x spacing of each column: one-sided (span 1) at a wall, central (span 2) elsewhere and past the end */
-static void fill_x_spacing(const sweep *w, float *q, bool mul) {
+static void fill_x_spacing(const sweep *w, float *q, bool mul, bool sum) {
     const int n0 = w->n0, len = (int)w->stride - PAD;
-    for (int i = 0; i < len; i++) q[i] = spacing(w, i < n0 ? key_span((axis){n0, w->px}, i) : 2, mul);
+    for (int i = 0; i < len; i++) {
+        const int span = i < n0 ? key_span((axis){n0, w->px}, i) : 2;
+        q[i] = sum ? spacing_sum(w, span, mul) : spacing(w, span, mul);
+    }
 }
 
 /* the halo cells of a row: the neighbours of cells 0 and n0 - 1 as a wall clamps them or a periodic axis wraps */
@@ -117,9 +123,9 @@ static inline void set_halo(float *row, int n0, bool periodic) {
     row[n0] = periodic ? row[0] : row[n0 - 1];
 }
 
-/* one face: old + dt * 0.5 (fl + fh), on n lanes */
-KERNEL void face(const float *old, float *out, vfloat fl, vfloat fh, vfloat dt, int n) {
-    vfloat inc = vf_mul(dt, vf_mul(vf_set1(0.5f), vf_add(fl, fh)));
+/* one face: old + dt * 0.5 (fl + fh), on n lanes, as old + (0.5 dt) (fl + fh) (hdt): the same bits */
+KERNEL void face(const float *old, float *out, vfloat fl, vfloat fh, vfloat hdt, int n) {
+    vfloat inc = vf_mul(hdt, vf_add(fl, fh));
     if (n == VF_W) vf_storeu(out, vf_add(vf_loadu(old), inc));
     else vf_storen(out, vf_add(vf_loadn(old, n), inc), n);
 }
@@ -138,7 +144,7 @@ KERNEL void face_to(const float *old, float *out, vfloat fl, vfloat fh, vfloat d
         face(old, out, fl, fh, dt, n);
         return;
     }
-    vfloat inc = vf_mul(dt, vf_mul(vf_set1(0.5f), vf_add(fl, fh)));
+    vfloat inc = vf_mul(dt, vf_add(fl, fh));
     vf_stream(out, vf_add(vf_loadu(old), inc));
 }
 
@@ -148,18 +154,18 @@ KERNEL vfloat load_n(const float *p, int n) { return n == VF_W ? vf_loadu(p) : v
 /* ---------------------------------------------------------------- 2D: slabs are rows of n0 cells */
 
 typedef struct rings2 {
-    float *uc0, *uc1, *wz, *mag, *fy, *fx, *xq;
+    float *uc0, *uc1, *wz, *mag, *fy, *fx, *xq, *xs; /* xs: x spacing of face sums */
     size_t slot;
 } rings2;
 static inline float *row2(const rings2 *r, float *ring, int key, int ring_len) {
     return ring + (size_t)slot_of(key, ring_len) * r->slot;
 }
 
-/* (A) cell velocities of row j: uc0 = 0.5 (u[i] + u[i + 1]), uc1 = 0.5 (v[j] + v[j + 1]) */
+/* (A) twice the cell velocities of row j (the sums of their faces, see spacing_sum): uc0 = u[i] + u[i + 1], uc1 =
+ * v[j] + v[j + 1] */
 KERNEL void uc_lanes2(const float *u, const float *v0, const float *v1, float *c0, float *c1, int n) {
-    const vfloat half = vf_set1(0.5f);
-    vf_store(c0, vf_mul(half, vf_add(load_n(u, n), load_n(u + 1, n))));
-    vf_store(c1, vf_mul(half, vf_add(load_n(v0, n), load_n(v1, n))));
+    vf_store(c0, vf_add(load_n(u, n), load_n(u + 1, n)));
+    vf_store(c1, vf_add(load_n(v0, n), load_n(v1, n)));
 }
 static void uc_row2(const eddy_sim *s, const sweep *w, const rings2 *r, axis ya, int key) {
     const int n0 = w->n0, j = key_phys(ya, key), full = n0 - n0 % VF_W;
@@ -175,9 +181,9 @@ static void uc_row2(const eddy_sim *s, const sweep *w, const rings2 *r, axis ya,
 KERNEL void curl_row2(const sweep *w, const rings2 *r, axis ya, int key, bool mul) {
     const int n0 = w->n0;
     const float *c1 = row2(r, r->uc1, key, 2), *c0m = row2(r, r->uc0, key_nb(ya, key, -1), 3),
-                *c0p = row2(r, r->uc0, key_nb(ya, key, 1), 3), *xq = r->xq;
+                *c0p = row2(r, r->uc0, key_nb(ya, key, 1), 3), *xq = r->xs;
     float *wz = row2(r, r->wz, key, 2), *mag = row2(r, r->mag, key, 3);
-    const vfloat dy = vf_set1(spacing(w, key_span(ya, key), mul));
+    const vfloat dy = vf_set1(spacing_sum(w, key_span(ya, key), mul));
     vfloat prev = vf_load(c1 - VF_W), cur = vf_load(c1);
     for (int i = 0; i < n0; i += VF_W) {
         const vfloat next = vf_load(c1 + i + VF_W);
@@ -228,7 +234,7 @@ KERNEL void force_row2(eddy_sim *s, const sweep *w, const rings2 *r, axis ya, in
     const float *fy_below = row2(r, r->fy, key_nb(ya, key, -1), 2), *u_old = s->vel[0] + (size_t)j * (n0 + 1),
                 *v_old = s->vel[1] + (size_t)j * n0;
     float *u_new = s->vel_tmp[0] + (size_t)j * (n0 + 1), *v_new = s->vel_tmp[1] + (size_t)j * n0;
-    const vfloat dt = vf_set1(w->dt);
+    const vfloat dt = vf_set1(0.5f * w->dt);
     set_halo(fx, n0, w->px);
     vfloat fx_prev = vf_load(fx - VF_W);
     if (w->stream && full == n0 && (uintptr_t)v_new % sizeof(vfloat) == 0)
@@ -237,7 +243,7 @@ KERNEL void force_row2(eddy_sim *s, const sweep *w, const rings2 *r, axis ya, in
         for (int i = 0; i < full; i += VF_W) faces_lanes2(u_old, u_new, v_old, v_new, fx, fy_below, fy, i, &fx_prev, dt, VF_W, false);
         if (full < n0) faces_lanes2(u_old, u_new, v_old, v_new, fx, fy_below, fy, full, &fx_prev, dt, n0 - full, false);
     }
-    u_new[n0] = u_old[n0] + w->dt * (0.5f * (fx[n0 - 1] + fx[n0])); /* the last x-face */
+    u_new[n0] = u_old[n0] + 0.5f * w->dt * (fx[n0 - 1] + fx[n0]); /* the last x-face */
 }
 
 /* the top row of y-faces, between rows ns - 1 and ns (a wall: ns - 1 again; periodic: row 0) */
@@ -246,7 +252,7 @@ static void top_row2(eddy_sim *s, const sweep *w, const rings2 *r, axis ya) {
     const float *fl = row2(r, r->fy, key_nb(ya, ns - 1, 0), 2), *fh = row2(r, r->fy, key_nb(ya, ns - 1, 1), 2);
     const float *old = s->vel[1] + (size_t)ns * n0;
     float *out = s->vel_tmp[1] + (size_t)ns * n0;
-    const vfloat dt = vf_set1(w->dt);
+    const vfloat dt = vf_set1(0.5f * w->dt);
     face_row(old, out, fl, fh, dt, n0);
 }
 
@@ -254,9 +260,9 @@ static rings2 rings2_of(const sweep *w, float *scratch) {
     rings2 r;
     float *p = scratch;
     r.slot = w->slot;
-    float **ring[7] = {&r.uc0, &r.uc1, &r.wz, &r.mag, &r.fy, &r.fx, &r.xq};
-    const int len[7] = {3, 2, 2, 3, 2, 1, 1};
-    for (int k = 0; k < 7; k++) {
+    float **ring[8] = {&r.uc0, &r.uc1, &r.wz, &r.mag, &r.fy, &r.fx, &r.xq, &r.xs};
+    const int len[8] = {3, 2, 2, 3, 2, 1, 1, 1};
+    for (int k = 0; k < 8; k++) {
         *ring[k] = p + PAD;
         p += (size_t)len[k] * r.slot;
     }
@@ -267,7 +273,8 @@ KERNEL void sweep2(eddy_sim *s, const sweep *w, float *scratch, int r0, int r1, 
     const rings2 r = rings2_of(w, scratch);
     const axis ya = {w->ns, w->ps};
     const window v = window_of(ya, r0, r1);
-    fill_x_spacing(w, r.xq, mul);
+    fill_x_spacing(w, r.xq, mul, false);
+    fill_x_spacing(w, r.xs, mul, true);
     for (int L = v.umin; L <= v.fmax + 2; L++) {
         if (L <= v.umax) uc_row2(s, w, &r, ya, L);
         if (L - 1 >= v.cmin && L - 1 <= v.cmax) curl_row2(w, &r, ya, L - 1, mul);
@@ -281,7 +288,7 @@ KERNEL void sweep2(eddy_sim *s, const sweep *w, float *scratch, int r0, int r1, 
 typedef struct rings3 {
     float *om, *mag; /* slots: the band's rows of a plane (om: the three components, a vector of each in turn) */
     float *fz;       /* one slot: row key of plane key k at (key - row0 - k) mod fz_rows (see fz_row3) */
-    float *uc0, *uc1, *uc2, *fy, *fx, *xq; /* rows */
+    float *uc0, *uc1, *uc2, *fy, *fx, *xq, *xs; /* rows (xs: x spacing of face sums) */
     size_t slot, stride;
     int row0;    /* key of the first row a slot holds */
     int fz_rows; /* rows of a slot */
@@ -308,7 +315,7 @@ static inline float *fz_row3(const rings3 *r, int first, int key) {
  * slots of the rings at the plane and its neighbours below ([0]) and above ([2]) */
 typedef struct plane3 {
     int k, kzm, kzp;
-    vfloat dz;
+    vfloat dz, dzs; /* dzs: for differences of face sums (spacing_sum) */
     float *om, *mag[3];
     int fz[2]; /* where the rows of fz of the plane below ([0]) and of this one begin in their slot */
 } plane3;
@@ -329,6 +336,7 @@ static plane3 plane_of3(const step3 *t, int plane, bool mul) {
     q.kzm = key_phys(t->za, zk[0]);
     q.kzp = key_phys(t->za, zk[2]);
     q.dz = vf_set1(spacing(t->w, key_span(t->za, plane), mul));
+    q.dzs = vf_set1(spacing_sum(t->w, key_span(t->za, plane), mul));
     for (int d = 0; d < 3; d++) q.mag[d] = slot3(r, r->mag, zk[d], 3);
     q.om = r->om + (size_t)slot_of(plane, 2) * 3 * r->slot;
     q.fz[0] = slot_of(-zk[0], r->fz_rows);
@@ -340,7 +348,7 @@ static plane3 plane_of3(const step3 *t, int plane, bool mul) {
 typedef struct row3 {
     int j;
     size_t at, below, above; /* offsets of the row and of its neighbours in a slot */
-    vfloat dy;
+    vfloat dy, dys;
 } row3;
 static inline row3 row_of3(const step3 *t, int key, bool mul) {
     row3 y;
@@ -351,6 +359,7 @@ static inline row3 row_of3(const step3 *t, int key, bool mul) {
     y.below = (size_t)(key_nb(t->ya, key, -1) - row0) * S;
     y.above = (size_t)(key_nb(t->ya, key, 1) - row0) * S;
     y.dy = vf_set1(spacing(t->w, key_span(t->ya, key), mul));
+    y.dys = vf_set1(spacing_sum(t->w, key_span(t->ya, key), mul));
     return y;
 }
 
@@ -365,14 +374,14 @@ static inline const float *w_row3(const eddy_sim *s, const sweep *w, int k, int 
     return s->vel[2] + ((size_t)k * w->n1 + j) * w->n0;
 }
 
-/* (A) cell velocities of row `key` of plane q into rings of rows (uc0, uc2: 3 rows, the y neighbours of B's row;
- * uc1: 2): uc0 = 0.5 (u[i] + u[i + 1]), uc1 = 0.5 (v[j] + v[j + 1]), uc2 = 0.5 (w[k] + w[k + 1]) */
+/* (A) twice the cell velocities of row `key` of plane q (the sums of their faces, see spacing_sum) into rings of rows
+ * (uc0, uc2: 3 rows, the y neighbours of B's row; uc1: 2): uc0 = u[i] + u[i + 1], uc1 = v[j] + v[j + 1], uc2 = w[k] +
+ * w[k + 1] */
 KERNEL void lanes_a3(vfloat u, vfloat u1, const float *v0, const float *v1, const float *w0, const float *w1, float *c0,
                      float *c1, float *c2, int n) {
-    const vfloat half = vf_set1(0.5f);
-    vf_store(c0, vf_mul(half, vf_add(u, u1)));
-    vf_store(c1, vf_mul(half, vf_add(load_n(v0, n), load_n(v1, n))));
-    vf_store(c2, vf_mul(half, vf_add(load_n(w0, n), load_n(w1, n))));
+    vf_store(c0, vf_add(u, u1));
+    vf_store(c1, vf_add(load_n(v0, n), load_n(v1, n)));
+    vf_store(c2, vf_add(load_n(w0, n), load_n(w1, n)));
 }
 KERNEL void row_a3(const step3 *t, const plane3 *q, int key) {
     const eddy_sim *s = t->s;
@@ -418,16 +427,15 @@ static inline row_b3p b_row(const step3 *t, const plane3 *q, int key, bool mul) 
     p.c0ym = ring_row3(r, r->uc0, below, 3), p.c0yp = ring_row3(r, r->uc0, above, 3);
     p.uzm = u_row3(t->s, t->w, q->kzm, y.j), p.uzp = u_row3(t->s, t->w, q->kzp, y.j);
     p.vzm = v_row3(t->s, t->w, q->kzm, y.j), p.vzp = v_row3(t->s, t->w, q->kzp, y.j);
-    p.xq = r->xq;
+    p.xq = r->xs;
     p.ox = q->om + 3 * y.at, p.oy = p.ox + VF_W, p.oz = p.ox + 2 * VF_W, p.mag = q->mag[1] + y.at;
     p.n0 = (size_t)t->w->n0;
-    p.dy = y.dy, p.dz = q->dz;
+    p.dy = y.dys, p.dz = q->dzs;
     p.c1_prev = vf_load(p.c1 - VF_W), p.c1_cur = vf_load(p.c1), p.c2_prev = vf_load(p.c2 - VF_W), p.c2_cur = vf_load(p.c2);
     p.um = vf_pairs_of(p.uzm), p.up = vf_pairs_of(p.uzp);
     return p;
 }
 KERNEL void lanes_b3(row_b3p *p, int i, int n, bool mul) {
-    const vfloat half = vf_set1(0.5f);
     vfloat um0, um1, up0, up1;
     if (n == VF_W) {
         vf_pairs_next(&p->um, i, &um0, &um1);
@@ -436,10 +444,10 @@ KERNEL void lanes_b3(row_b3p *p, int i, int n, bool mul) {
         um0 = load_n(p->uzm + i, n), um1 = load_n(p->uzm + i + 1, n);
         up0 = load_n(p->uzp + i, n), up1 = load_n(p->uzp + i + 1, n);
     }
-    const vfloat c0zm = vf_mul(half, vf_add(um0, um1));
-    const vfloat c0zp = vf_mul(half, vf_add(up0, up1));
-    const vfloat c1zm = vf_mul(half, vf_add(load_n(p->vzm + i, n), load_n(p->vzm + p->n0 + i, n)));
-    const vfloat c1zp = vf_mul(half, vf_add(load_n(p->vzp + i, n), load_n(p->vzp + p->n0 + i, n)));
+    const vfloat c0zm = vf_add(um0, um1);
+    const vfloat c0zp = vf_add(up0, up1);
+    const vfloat c1zm = vf_add(load_n(p->vzm + i, n), load_n(p->vzm + p->n0 + i, n));
+    const vfloat c1zp = vf_add(load_n(p->vzp + i, n), load_n(p->vzp + p->n0 + i, n));
     const vfloat qx = vf_load(p->xq + i), c1_next = vf_load(p->c1 + i + VF_W), c2_next = vf_load(p->c2 + i + VF_W);
     vfloat ax = quot(vf_sub(vf_shift_out(p->c2_cur, c2_next), vf_shift_in(p->c2_prev, p->c2_cur)), qx, mul); /* d uc2/dx */
     vfloat bx = quot(vf_sub(vf_shift_out(p->c1_cur, c1_next), vf_shift_in(p->c1_prev, p->c1_cur)), qx, mul); /* d uc1/dx */
@@ -531,7 +539,7 @@ KERNEL void lanes_row_c3(const step3 *t, const row_c3 *p, vfloat dy, vfloat dz, 
         force_c3(p, full, &g, scale, faces);
     }
     if (!faces) return;
-    const vfloat dt = vf_set1(t->w->dt);
+    const vfloat dt = vf_set1(0.5f * t->w->dt);
     set_halo(p->fx, n0, t->w->px);
     vfloat fx_prev = vf_load(p->fx - VF_W);
     if (t->w->stream && full == n0 && ((uintptr_t)p->v_new | (uintptr_t)p->w_new) % sizeof(vfloat) == 0)
@@ -541,7 +549,7 @@ KERNEL void lanes_row_c3(const step3 *t, const row_c3 *p, vfloat dy, vfloat dz, 
         if (full < n0) faces_lanes3(p, full, dt, n0 - full, &fx_prev, false);
     }
     const float *f = p->fx; /* the last x-face, n0 */
-    p->u_new[n0] = p->u_old[n0] + t->w->dt * (0.5f * (f[n0 - 1] + f[n0]));
+    p->u_new[n0] = p->u_old[n0] + 0.5f * t->w->dt * (f[n0 - 1] + f[n0]);
 }
 KERNEL void row_c3_of(const step3 *t, const plane3 *q, int key, bool faces, int next_uv, int next_w, bool mul) {
     const eddy_sim *s = t->s;
@@ -593,7 +601,7 @@ static void top_row3(const step3 *t, const plane3 *q) {
     const size_t at = ((size_t)q->k * (n1 + 1) + n1) * n0;
     const float *old = t->s->vel[1] + at;
     float *out = t->s->vel_tmp[1] + at;
-    const vfloat dt = vf_set1(t->w->dt);
+    const vfloat dt = vf_set1(0.5f * t->w->dt);
     face_row(old, out, fl, fh, dt, n0);
 }
 
@@ -605,7 +613,7 @@ static void top_face_z(const step3 *t, int j) {
     const float *fl = fz_row3(r, slot_of(-key_nb(t->za, ns - 1, 0), r->fz_rows), j),
                 *fh = fz_row3(r, slot_of(-key_nb(t->za, ns - 1, 1), r->fz_rows), j);
     const size_t at = ((size_t)ns * n1 + j) * n0;
-    face_row(t->s->vel[2] + at, t->s->vel_tmp[2] + at, fl, fh, vf_set1(t->w->dt), n0);
+    face_row(t->s->vel[2] + at, t->s->vel_tmp[2] + at, fl, fh, vf_set1(0.5f * t->w->dt), n0);
 }
 
 static rings3 rings3_of(const sweep *w, float *scratch) {
@@ -619,9 +627,9 @@ static rings3 rings3_of(const sweep *w, float *scratch) {
         *ring[k] = p + PAD;
         p += (size_t)len[k] * r.slot;
     }
-    float **row[6] = {&r.uc0, &r.uc1, &r.uc2, &r.fy, &r.fx, &r.xq};
-    const int rows[6] = {3, 2, 3, 2, 1, 1};
-    for (int k = 0; k < 6; k++) {
+    float **row[7] = {&r.uc0, &r.uc1, &r.uc2, &r.fy, &r.fx, &r.xq, &r.xs};
+    const int rows[7] = {3, 2, 3, 2, 1, 1, 1};
+    for (int k = 0; k < 7; k++) {
         *row[k] = p + PAD;
         p += (size_t)rows[k] * r.stride;
     }
@@ -637,7 +645,8 @@ KERNEL void sweep3(eddy_sim *s, const sweep *w, float *scratch, int r0, int r1, 
     step3 t = {s, w, &r, {w->n1, w->py}, {w->ns, w->ps}, 0, 0};
     const window v = window_of(t.za, r0, r1);
     const int top = key_nb(t.za, w->ns - 1, 1); /* the plane after whose C rows the top z-faces are written */
-    fill_x_spacing(w, r.xq, mul);
+    fill_x_spacing(w, r.xq, mul, false);
+    fill_x_spacing(w, r.xs, mul, true);
     for (int b = 0; b < w->bands; b++) {
         t.j0 = (int)((long long)w->n1 * b / w->bands);
         t.j1 = (int)((long long)w->n1 * (b + 1) / w->bands);
