@@ -15,7 +15,7 @@
  * written once over a vector of floats and built for SSE2, AVX2 and AVX-512 (float_vector.h, vector_isa.h). Every
  * value is computed with the same float operations in the same order as the per-cell formulas above (a division
  * by the spacing becomes a multiply only where that is exact: h a power of two; never a fused multiply-add; the
- * sweep moves the 0.5 of each average into a power-of-two factor, of the curl's spacing or of dt, which gives the
+ * sweep drops the 0.5 of each average where a power-of-two factor takes it back, vorticity_sweep.c's SCALED: the
  * same bits for any velocity that is not subnormal), so the result does not depend on the thread count, the vector
  * width or the bands, and the CUDA backend's kernels, which follow the same formulas, stay comparable bit for bit
  * (tests/test_vorticity_sweep.c checks the sweep against the formulas cell by cell, byte for byte). */
@@ -100,7 +100,7 @@ void eddy__vort_layout(eddy_vort_sweep *w, int dim, size_t budget, int min_rows)
         w->bands = 1;
         w->band_rows = 1;
         w->slot = w->stride + skew;
-        w->per_thread = (EDDY_VORT_SLOTS2 + 3) * w->slot;
+        w->per_thread = (EDDY_VORT_SLOTS2 + 2) * w->slot;
     } else {
         const size_t extra = EDDY_VORT_ROWS3 * w->stride; /* rings of rows */
         size_t fit = budget / sizeof(float) > extra ? (budget / sizeof(float) - extra) / EDDY_VORT_SLOTS3 / w->stride : 0;

@@ -65,13 +65,16 @@ enum { PAD = EDDY_VORT_PAD };
 #define KERNEL static inline
 #endif
 
+/* SCALED: the sweep carries twice the cell velocities (the sums of their faces, without the average's 0.5), so its
+ * curl, |curl| and grad|curl| are twice vorticity.c's, exactly (scaling by 2 commutes with rounding); the normal
+ * N = grad / |grad| is the formula's own bits, N x curl is twice its value and the force takes 0.5 eps h, the
+ * gradient's cut-off 2e-20 (2 * 1e-20f, exact); the faces take old + (0.5 dt) (fl + fh), the formula's
+ * old + dt (0.5 (fl + fh)). The same bits for every velocity that is not subnormal, 6 multiplies fewer per cell. */
+
 /* x / q with q the spacing (den), or x * q with q its exact reciprocal (rcp): the same bits (see vorticity.c).
  * `mul` is a constant in each instance of the kernels below. */
 KERNEL vfloat quot(vfloat x, vfloat q, bool mul) { return mul ? vf_mul(x, q) : vf_div(x, q); }
 KERNEL float spacing(const sweep *w, int span, bool mul) { return mul ? w->rcp[span] : w->den[span]; }
-/* the same for a difference of two sums of faces (twice the cell velocities): the 0.5 moved into the spacing, the
- * same bits (scaling by 2 is exact) */
-KERNEL float spacing_sum(const sweep *w, int span, bool mul) { return mul ? 0.5f * w->rcp[span] : 2.0f * w->den[span]; }
 
 /* ---------------------------------------------------------------- keys along an axis
  * A key is a slab or row index as the neighbour rule sees it: clamped to [0, n) on a bounded axis, free on a
@@ -109,12 +112,9 @@ static window window_of(axis a, int r0, int r1) {
 }
 
 /* the x spacing of each column: one-sided (span 1) at a wall, central (span 2) elsewhere and past the end */
-static void fill_x_spacing(const sweep *w, float *q, bool mul, bool sum) {
+static void fill_x_spacing(const sweep *w, float *q, bool mul) {
     const int n0 = w->n0, len = (int)w->stride - PAD;
-    for (int i = 0; i < len; i++) {
-        const int span = i < n0 ? key_span((axis){n0, w->px}, i) : 2;
-        q[i] = sum ? spacing_sum(w, span, mul) : spacing(w, span, mul);
-    }
+    for (int i = 0; i < len; i++) q[i] = spacing(w, i < n0 ? key_span((axis){n0, w->px}, i) : 2, mul);
 }
 
 /* the halo cells of a row: the neighbours of cells 0 and n0 - 1 as a wall clamps them or a periodic axis wraps */
@@ -123,7 +123,7 @@ static inline void set_halo(float *row, int n0, bool periodic) {
     row[n0] = periodic ? row[0] : row[n0 - 1];
 }
 
-/* one face: old + dt * 0.5 (fl + fh), on n lanes, as old + (0.5 dt) (fl + fh) (hdt): the same bits */
+/* one face: old + dt * 0.5 (fl + fh), on n lanes, as old + hdt (fl + hf) with hdt = 0.5 dt (the same bits) */
 KERNEL void face(const float *old, float *out, vfloat fl, vfloat fh, vfloat hdt, int n) {
     vfloat inc = vf_mul(hdt, vf_add(fl, fh));
     if (n == VF_W) vf_storeu(out, vf_add(vf_loadu(old), inc));
@@ -154,15 +154,14 @@ KERNEL vfloat load_n(const float *p, int n) { return n == VF_W ? vf_loadu(p) : v
 /* ---------------------------------------------------------------- 2D: slabs are rows of n0 cells */
 
 typedef struct rings2 {
-    float *uc0, *uc1, *wz, *mag, *fy, *fx, *xq, *xs; /* xs: x spacing of face sums */
+    float *uc0, *uc1, *wz, *mag, *fy, *fx, *xq;
     size_t slot;
 } rings2;
 static inline float *row2(const rings2 *r, float *ring, int key, int ring_len) {
     return ring + (size_t)slot_of(key, ring_len) * r->slot;
 }
 
-/* (A) twice the cell velocities of row j (the sums of their faces, see spacing_sum): uc0 = u[i] + u[i + 1], uc1 =
- * v[j] + v[j + 1] */
+/* (A) twice the cell velocities of row j (see SCALED): uc0 = u[i] + u[i + 1], uc1 = v[j] + v[j + 1] */
 KERNEL void uc_lanes2(const float *u, const float *v0, const float *v1, float *c0, float *c1, int n) {
     vf_store(c0, vf_add(load_n(u, n), load_n(u + 1, n)));
     vf_store(c1, vf_add(load_n(v0, n), load_n(v1, n)));
@@ -181,9 +180,9 @@ static void uc_row2(const eddy_sim *s, const sweep *w, const rings2 *r, axis ya,
 KERNEL void curl_row2(const sweep *w, const rings2 *r, axis ya, int key, bool mul) {
     const int n0 = w->n0;
     const float *c1 = row2(r, r->uc1, key, 2), *c0m = row2(r, r->uc0, key_nb(ya, key, -1), 3),
-                *c0p = row2(r, r->uc0, key_nb(ya, key, 1), 3), *xq = r->xs;
+                *c0p = row2(r, r->uc0, key_nb(ya, key, 1), 3), *xq = r->xq;
     float *wz = row2(r, r->wz, key, 2), *mag = row2(r, r->mag, key, 3);
-    const vfloat dy = vf_set1(spacing_sum(w, key_span(ya, key), mul));
+    const vfloat dy = vf_set1(spacing(w, key_span(ya, key), mul));
     vfloat prev = vf_load(c1 - VF_W), cur = vf_load(c1);
     for (int i = 0; i < n0; i += VF_W) {
         const vfloat next = vf_load(c1 + i + VF_W);
@@ -206,7 +205,7 @@ KERNEL void force_lanes2(const float *mag, const float *mm, const float *mp, con
     *prev = *cur, *cur = next;
     vfloat gy = quot(vf_sub(vf_load(mp + i), vf_load(mm + i)), dy, mul);
     vfloat len = vf_sqrt(vf_add(vf_mul(gx, gx), vf_mul(gy, gy)));
-    vmask keep = vf_keep_mask(len, vf_set1(1e-20f), solid + i, n);
+    vmask keep = vf_keep_mask(len, vf_set1(2.0f * 1e-20f), solid + i, n);
     vfloat nx = vf_div(gx, len), ny = vf_div(gy, len), z = vf_load(wz + i);
     vf_store(fx + i, vf_keep(vf_mul(scale, vf_mul(ny, z)), keep));
     vf_store(fy + i, vf_keep(vf_mul(scale, vf_sub(vf_set1(0.0f), vf_mul(nx, z))), keep));
@@ -226,7 +225,7 @@ KERNEL void force_row2(eddy_sim *s, const sweep *w, const rings2 *r, axis ya, in
                 *mp = row2(r, r->mag, key_nb(ya, key, 1), 3), *wz = row2(r, r->wz, key, 2), *xq = r->xq;
     const uint8_t *solid = s->solid + (size_t)j * n0;
     float *fx = r->fx, *fy = row2(r, r->fy, key, 2);
-    const vfloat dy = vf_set1(spacing(w, key_span(ya, key), mul)), scale = vf_set1(w->scale);
+    const vfloat dy = vf_set1(spacing(w, key_span(ya, key), mul)), scale = vf_set1(0.5f * w->scale);
     vfloat prev = vf_load(mag - VF_W), cur = vf_load(mag);
     for (int i = 0; i < full; i += VF_W) force_lanes2(mag, mm, mp, wz, xq, solid, fx, fy, i, &prev, &cur, dy, scale, VF_W, mul);
     if (full < n0) force_lanes2(mag, mm, mp, wz, xq, solid, fx, fy, full, &prev, &cur, dy, scale, n0 - full, mul);
@@ -260,9 +259,9 @@ static rings2 rings2_of(const sweep *w, float *scratch) {
     rings2 r;
     float *p = scratch;
     r.slot = w->slot;
-    float **ring[8] = {&r.uc0, &r.uc1, &r.wz, &r.mag, &r.fy, &r.fx, &r.xq, &r.xs};
-    const int len[8] = {3, 2, 2, 3, 2, 1, 1, 1};
-    for (int k = 0; k < 8; k++) {
+    float **ring[7] = {&r.uc0, &r.uc1, &r.wz, &r.mag, &r.fy, &r.fx, &r.xq};
+    const int len[7] = {3, 2, 2, 3, 2, 1, 1};
+    for (int k = 0; k < 7; k++) {
         *ring[k] = p + PAD;
         p += (size_t)len[k] * r.slot;
     }
@@ -273,8 +272,7 @@ KERNEL void sweep2(eddy_sim *s, const sweep *w, float *scratch, int r0, int r1, 
     const rings2 r = rings2_of(w, scratch);
     const axis ya = {w->ns, w->ps};
     const window v = window_of(ya, r0, r1);
-    fill_x_spacing(w, r.xq, mul, false);
-    fill_x_spacing(w, r.xs, mul, true);
+    fill_x_spacing(w, r.xq, mul);
     for (int L = v.umin; L <= v.fmax + 2; L++) {
         if (L <= v.umax) uc_row2(s, w, &r, ya, L);
         if (L - 1 >= v.cmin && L - 1 <= v.cmax) curl_row2(w, &r, ya, L - 1, mul);
@@ -288,7 +286,7 @@ KERNEL void sweep2(eddy_sim *s, const sweep *w, float *scratch, int r0, int r1, 
 typedef struct rings3 {
     float *om, *mag; /* slots: the band's rows of a plane (om: the three components, a vector of each in turn) */
     float *fz;       /* one slot: row key of plane key k at (key - row0 - k) mod fz_rows (see fz_row3) */
-    float *uc0, *uc1, *uc2, *fy, *fx, *xq, *xs; /* rows (xs: x spacing of face sums) */
+    float *uc0, *uc1, *uc2, *fy, *fx, *xq; /* rows */
     size_t slot, stride;
     int row0;    /* key of the first row a slot holds */
     int fz_rows; /* rows of a slot */
@@ -315,7 +313,7 @@ static inline float *fz_row3(const rings3 *r, int first, int key) {
  * slots of the rings at the plane and its neighbours below ([0]) and above ([2]) */
 typedef struct plane3 {
     int k, kzm, kzp;
-    vfloat dz, dzs; /* dzs: for differences of face sums (spacing_sum) */
+    vfloat dz;
     float *om, *mag[3];
     int fz[2]; /* where the rows of fz of the plane below ([0]) and of this one begin in their slot */
 } plane3;
@@ -336,7 +334,6 @@ static plane3 plane_of3(const step3 *t, int plane, bool mul) {
     q.kzm = key_phys(t->za, zk[0]);
     q.kzp = key_phys(t->za, zk[2]);
     q.dz = vf_set1(spacing(t->w, key_span(t->za, plane), mul));
-    q.dzs = vf_set1(spacing_sum(t->w, key_span(t->za, plane), mul));
     for (int d = 0; d < 3; d++) q.mag[d] = slot3(r, r->mag, zk[d], 3);
     q.om = r->om + (size_t)slot_of(plane, 2) * 3 * r->slot;
     q.fz[0] = slot_of(-zk[0], r->fz_rows);
@@ -348,7 +345,7 @@ static plane3 plane_of3(const step3 *t, int plane, bool mul) {
 typedef struct row3 {
     int j;
     size_t at, below, above; /* offsets of the row and of its neighbours in a slot */
-    vfloat dy, dys;
+    vfloat dy;
 } row3;
 static inline row3 row_of3(const step3 *t, int key, bool mul) {
     row3 y;
@@ -359,7 +356,6 @@ static inline row3 row_of3(const step3 *t, int key, bool mul) {
     y.below = (size_t)(key_nb(t->ya, key, -1) - row0) * S;
     y.above = (size_t)(key_nb(t->ya, key, 1) - row0) * S;
     y.dy = vf_set1(spacing(t->w, key_span(t->ya, key), mul));
-    y.dys = vf_set1(spacing_sum(t->w, key_span(t->ya, key), mul));
     return y;
 }
 
@@ -374,9 +370,8 @@ static inline const float *w_row3(const eddy_sim *s, const sweep *w, int k, int 
     return s->vel[2] + ((size_t)k * w->n1 + j) * w->n0;
 }
 
-/* (A) twice the cell velocities of row `key` of plane q (the sums of their faces, see spacing_sum) into rings of rows
- * (uc0, uc2: 3 rows, the y neighbours of B's row; uc1: 2): uc0 = u[i] + u[i + 1], uc1 = v[j] + v[j + 1], uc2 = w[k] +
- * w[k + 1] */
+/* (A) twice the cell velocities of row `key` of plane q (see SCALED) into rings of rows (uc0, uc2: 3 rows, the y
+ * neighbours of B's row; uc1: 2): uc0 = u[i] + u[i + 1], uc1 = v[j] + v[j + 1], uc2 = w[k] + w[k + 1] */
 KERNEL void lanes_a3(vfloat u, vfloat u1, const float *v0, const float *v1, const float *w0, const float *w1, float *c0,
                      float *c1, float *c2, int n) {
     vf_store(c0, vf_add(u, u1));
@@ -427,10 +422,10 @@ static inline row_b3p b_row(const step3 *t, const plane3 *q, int key, bool mul) 
     p.c0ym = ring_row3(r, r->uc0, below, 3), p.c0yp = ring_row3(r, r->uc0, above, 3);
     p.uzm = u_row3(t->s, t->w, q->kzm, y.j), p.uzp = u_row3(t->s, t->w, q->kzp, y.j);
     p.vzm = v_row3(t->s, t->w, q->kzm, y.j), p.vzp = v_row3(t->s, t->w, q->kzp, y.j);
-    p.xq = r->xs;
+    p.xq = r->xq;
     p.ox = q->om + 3 * y.at, p.oy = p.ox + VF_W, p.oz = p.ox + 2 * VF_W, p.mag = q->mag[1] + y.at;
     p.n0 = (size_t)t->w->n0;
-    p.dy = y.dys, p.dz = q->dzs;
+    p.dy = y.dy, p.dz = q->dz;
     p.c1_prev = vf_load(p.c1 - VF_W), p.c1_cur = vf_load(p.c1), p.c2_prev = vf_load(p.c2 - VF_W), p.c2_cur = vf_load(p.c2);
     p.um = vf_pairs_of(p.uzm), p.up = vf_pairs_of(p.uzp);
     return p;
@@ -490,7 +485,7 @@ KERNEL grad3 grad_c3(const row_c3 *p, int i, vfloat dy, vfloat dz, int n, vfloat
     g.gy = quot(vf_sub(vf_load(p->myp + i), vf_load(p->mym + i)), dy, mul);
     g.gz = quot(vf_sub(vf_load(p->mzp + i), vf_load(p->mzm + i)), dz, mul);
     g.len = vf_sqrt(vf_add(vf_add(vf_mul(g.gx, g.gx), vf_mul(g.gy, g.gy)), vf_mul(g.gz, g.gz)));
-    g.keep = vf_keep_mask(g.len, vf_set1(1e-20f), p->solid + i, n);
+    g.keep = vf_keep_mask(g.len, vf_set1(2.0f * 1e-20f), p->solid + i, n);
     return g;
 }
 KERNEL void force_c3(const row_c3 *p, int i, const grad3 *g, vfloat scale, bool faces) {
@@ -513,7 +508,7 @@ KERNEL void faces_lanes3(const row_c3 *p, int i, vfloat dt, int n, vfloat *fx_pr
 }
 KERNEL void lanes_row_c3(const step3 *t, const row_c3 *p, vfloat dy, vfloat dz, bool faces, bool mul) {
     const int n0 = t->w->n0, full = n0 - n0 % VF_W;
-    const vfloat scale = vf_set1(t->w->scale);
+    const vfloat scale = vf_set1(0.5f * t->w->scale);
     vfloat prev = vf_load(p->mag - VF_W), cur = vf_load(p->mag);
     if (full > 0) {
         grad3 g = grad_c3(p, 0, dy, dz, VF_W, &prev, &cur, mul);
@@ -627,9 +622,9 @@ static rings3 rings3_of(const sweep *w, float *scratch) {
         *ring[k] = p + PAD;
         p += (size_t)len[k] * r.slot;
     }
-    float **row[7] = {&r.uc0, &r.uc1, &r.uc2, &r.fy, &r.fx, &r.xq, &r.xs};
-    const int rows[7] = {3, 2, 3, 2, 1, 1, 1};
-    for (int k = 0; k < 7; k++) {
+    float **row[6] = {&r.uc0, &r.uc1, &r.uc2, &r.fy, &r.fx, &r.xq};
+    const int rows[6] = {3, 2, 3, 2, 1, 1};
+    for (int k = 0; k < 6; k++) {
         *row[k] = p + PAD;
         p += (size_t)rows[k] * r.stride;
     }
@@ -645,8 +640,7 @@ KERNEL void sweep3(eddy_sim *s, const sweep *w, float *scratch, int r0, int r1, 
     step3 t = {s, w, &r, {w->n1, w->py}, {w->ns, w->ps}, 0, 0};
     const window v = window_of(t.za, r0, r1);
     const int top = key_nb(t.za, w->ns - 1, 1); /* the plane after whose C rows the top z-faces are written */
-    fill_x_spacing(w, r.xq, mul, false);
-    fill_x_spacing(w, r.xs, mul, true);
+    fill_x_spacing(w, r.xq, mul);
     for (int b = 0; b < w->bands; b++) {
         t.j0 = (int)((long long)w->n1 * b / w->bands);
         t.j1 = (int)((long long)w->n1 * (b + 1) / w->bands);

@@ -10,10 +10,9 @@
 enum { EDDY_VORT_PAD = 16 };
 
 /* Rings of slots, each slot a slab (2D: one row; 3D: the rows of one band of a plane), per thread:
- *   2D: uc0 3, uc1 2, wz 2, |w| 3, fy 2, then one row for fx and two for the x spacing (of cells, of face sums);
- *   3D: w (three components) 2 x 3, |w| 3, fz 1, then rows: uc0 3, uc1 2, uc2 3, fy 2, fx 1, x spacing 1, x spacing
- *       of face sums 1. */
-enum { EDDY_VORT_SLOTS2 = 3 + 2 + 2 + 3 + 2, EDDY_VORT_SLOTS3 = 2 * 3 + 3 + 1, EDDY_VORT_ROWS3 = 3 + 2 + 3 + 2 + 1 + 1 + 1 };
+ *   2D: uc0 3, uc1 2, wz 2, |w| 3, fy 2, then one row for fx and one for the x spacing;
+ *   3D: w (three components) 2 x 3, |w| 3, fz 1, then rows: uc0 3, uc1 2, uc2 3, fy 2, fx 1, x spacing 1. */
+enum { EDDY_VORT_SLOTS2 = 3 + 2 + 2 + 3 + 2, EDDY_VORT_SLOTS3 = 2 * 3 + 3 + 1, EDDY_VORT_ROWS3 = 3 + 2 + 3 + 2 + 1 + 1 };
 
 typedef struct eddy_vort_sweep {
     int n0, n1, n2, ns; /* ns: slabs along the sweep axis (n1 in 2D, n2 in 3D) */
