@@ -135,7 +135,9 @@ static double stage_bytes(eddy_sim *s, eddy_cuda_stage st) {
     double nc = (double)s->ncells, ns = (double)s->nscalar;
     switch (st) {
     case EDDY_CUDA_BUOYANCY: return 8.0 * (double)s->nface[1] + 16.0 * ns; /* v read+write; dye x3 + T read */
-    case EDDY_CUDA_VORTICITY: return 8.0 * nf + nc;                        /* velocity read+write; solid */
+    case EDDY_CUDA_VORTICITY: /* velocity read+write; the solid mask only where the scene has solid cells (the
+                                 kernels read it only then: k_forces.cu's SOL) */
+        return 8.0 * nf + (s->obstacle_count > 0 || s->user_mask != NULL ? nc : 0.0);
     case EDDY_CUDA_ADVECT: return 8.0 * nf + 4.0 * 8.0 * ns;               /* velocity and 4 scalars read+write */
     case EDDY_CUDA_DIAGNOSTICS: return 4.0 * nf + nc + 12.0 * ns;          /* velocity, solid, dye read */
     case EDDY_CUDA_BOUNDARIES: return nc + 8.0 * (double)s->nface[0] / (double)s->n[0] * 2.0;

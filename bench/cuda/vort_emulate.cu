@@ -101,8 +101,8 @@ static int run(int dim, int nx, int ny, int nz, int px, int py, int pz, float si
         A.rcp[span] = 1.0f / A.den[span];
         mul = mul && frexpf(A.den[span], &e) == 0.5f && isnormal(A.den[span]) && isnormal(A.rcp[span]);
     }
-    A.scale = d.vorticity * s->h;
-    A.dt = 0.01f;
+    A.hscale = 0.5f * (d.vorticity * s->h);
+    A.hdt = 0.5f * 0.01f;
     std::vector<float> out[3];
     for (int a = 0; a < dim; a++) { out[a].assign(s->nface[a], NAN); A.v[a] = v0[a].data(); A.out[a] = out[a].data(); }
     A.solid = s->solid;

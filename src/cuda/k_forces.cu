@@ -391,8 +391,8 @@ cudaError_t launch_vorticity(cu_sim *c, float dt) {
         A.v[a] = c->vel[a];
         A.out[a] = c->vel_tmp[a];
     }
-    A.scale = eps * g.h;
-    A.dt = dt;
+    A.hscale = 0.5f * (eps * g.h);
+    A.hdt = 0.5f * dt;
     A.solid = c->solid;
     A.flag = flags_for(c).word;
     A.kz = 0;

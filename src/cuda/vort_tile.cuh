@@ -41,7 +41,7 @@ struct VortArgs {
     int n[3];
     int periodic[3];
     float den[3], rcp[3]; /* [span] for spans 1 and 2: (float)span * h and its reciprocal */
-    float scale, dt;      /* eps h; the step */
+    float hscale, hdt;    /* 0.5 eps h and 0.5 dt: the cell velocities are carried doubled (SCALED in vorticity_sweep.c) */
     const float *v[3];    /* velocity at the start of the stage */
     float *out[3];        /* new velocity */
     const uint8_t *solid;
@@ -58,6 +58,8 @@ __host__ __device__ inline int vt_wrap(int g, int n) {
     return g;
 }
 __host__ __device__ inline int vt_max(int a, int b) { return a > b ? a : b; }
+/* the gradient's cut-off for doubled cell velocities: 2 * 1e-20f (exact), the CPU's (vorticity_sweep.c SCALED) */
+#define VT_CUT (2.0f * 1e-20f)
 
 /* x / y for y > 0, the same bits: zeros (the quiescent fluid) skip the division's out-of-line path (its range check
  * rejects a zero numerator). Selects, not a branch (cuda_notes 110): a zero numerator divides 1 instead and the
@@ -293,7 +295,7 @@ VT_UNROLL
     }
     const int cmin = ps ? fmin - 1 : key(fmin - 1), cmax = ps ? fmax + 1 : key(fmax + 1);
     const int umin = ps ? fmin - 2 : key(fmin - 2), umax = ps ? fmax + 2 : key(fmax + 2);
-    const float dt = A.dt, scale = A.scale;
+    const float hdt = A.hdt, hscale = A.hscale;
     const float *__restrict__ vu = A.v[0];
     const float *__restrict__ vv = A.v[1];
     /* the faces of row L that the cell velocities of the lane's columns read, fetched a row ahead */
@@ -368,11 +370,11 @@ VT_UNROLL
 VT_UNROLL
             for (int c = 0; c < NC; c++) {
                 const F flo = lo_m3 ? f1m3[c] : f1m2[c];
-                const F nv = vold[c] + dt * (0.5f * (flo + f1m2[c]));
+                const F nv = vold[c] + hdt * (flo + f1m2[c]);
                 vput(A.out[1], p[c] + t * n0, nv, ov[c]);
                 fin_v = vfinacc(fin_v, nv, ov[c]);
                 if (tin) {
-                    const F nu = uold[c] + dt * (0.5f * (xprev(f0, c) + f0[c]));
+                    const F nu = uold[c] + hdt * (xprev(f0, c) + f0[c]);
                     vput(A.out[0], p[c] + t * (n0 + 1), nu, ou[c]);
                     fin_u = vfinacc(fin_u, nu, ou[c]);
                 }
@@ -388,8 +390,8 @@ VT_UNROLL
             u0m1[c] = u0[c];
             u1m1[c] = u1[c];
             if (do_u) {
-                u0[c] = 0.5f * (ra[c] + rb[c]);
-                u1[c] = 0.5f * (rc[c] + rd[c]);
+                u0[c] = ra[c] + rb[c];
+                u1[c] = rc[c] + rd[c];
             }
         }
         /* the next step's loads (its solid cells first), then the faces of row L + 1; not above the cell velocity
@@ -440,12 +442,12 @@ VT_UNROLL
                 const F lo = lo_m3 ? mgm3[c] : mgm2[c], hi = hi_m1 ? mgm1[c] : mgm2[c];
                 const F gx = qx(xnext(mgm2, c) - xprev(mgm2, c), c), gy = qy(hi - lo, sy);
                 const F len = vsqrtf(gx * gx + gy * gy); /* + gz * gz with gz = +0 */
-                const B keep = len > 1e-20f && (SOL ? solc[c] == 0 : B(true));
+                const B keep = len > VT_CUT && (SOL ? solc[c] == 0 : B(true));
                 const F ls = vsel(keep, len, F(1.0f));
                 const F nx = vfdiv(gx, ls), ny = vfdiv(gy, ls); /* 2D divides (vorticity.c) */
                 /* N x omega with nz = +0, omega = (+0, +0, wz), in the 3D formula's order of operations */
-                a[c] = vsel(keep, scale * (ny * wzm2[c]), F(0.0f));
-                b[c] = vsel(keep, scale * (0.0f - nx * wzm2[c]), F(0.0f));
+                a[c] = vsel(keep, hscale * (ny * wzm2[c]), F(0.0f));
+                b[c] = vsel(keep, hscale * (0.0f - nx * wzm2[c]), F(0.0f));
             }
             if (xwall) {
                 fixup(a);
@@ -503,7 +505,7 @@ struct Vort3Warp {
     int kl, kr;
     int rowm, rowp, rowc;       /* shared offsets of rows y - 1, y + 1 and y, clamped along a clamped axis */
     unsigned plane, plane_u, plane_v;
-    float dt, scale, den1, den2, rcp1, rcp2, ryq; /* ryq: the y-difference's divisor (reciprocal) at this row */
+    float hdt, hscale, den1, den2, rcp1, rcp2, ryq; /* ryq: the y-difference's divisor (reciprocal) at this row */
     I fu[NC], fv[NC], gu[NC], gv[NC], sb[NC];
     F rx[NC];
     B ou[NC], ov[NC], ow[NC];
@@ -564,8 +566,8 @@ VT_UNROLL
         out2 = A.out[2];
         solid = A.solid;
         ps = A.periodic[2] != 0;
-        dt = A.dt;
-        scale = A.scale;
+        hdt = A.hdt;
+        hscale = A.hscale;
         den1 = A.den[1];
         den2 = A.den[2];
         rcp1 = A.rcp[1];
@@ -694,12 +696,12 @@ VT_UNROLL
 VT_UNROLL
             for (int c = 0; c < NC; c++) {
                 const F flo = lo_m ? f2b[c] : f2a[c];
-                const F nw = wold[c] + dt * (0.5f * (flo + f2a[c]));
+                const F nw = wold[c] + hdt * (flo + f2a[c]);
                 vput(out2, fv[c] + (int)(plane * (unsigned)t), nw, ow[c]);
                 fin_w = vfinacc(fin_w, nw, ow[c]);
                 if (tin) {
-                    const F nu = uold[c] + dt * (0.5f * (xprev(f0, c) + f0[c]));
-                    const F nv = vold[c] + dt * (0.5f * (vload(f1 + rowm, sb[c], B(true)) + vload(f1 + rowc, sb[c], B(true))));
+                    const F nu = uold[c] + hdt * (xprev(f0, c) + f0[c]);
+                    const F nv = vold[c] + hdt * (vload(f1 + rowm, sb[c], B(true)) + vload(f1 + rowc, sb[c], B(true)));
                     vput(out0, gu[c] + (int)(plane_u * (unsigned)t), nu, ou[c]);
                     vput(out1, gv[c] + (int)(plane_v * (unsigned)t), nv, ov[c]);
                     fin_u = vfinacc(fin_u, nu, ou[c]);
@@ -723,9 +725,9 @@ VT_UNROLL
             float *s0 = lvl<P>(0, L, L) + w * RS, *s2 = lvl<P>(1, L, L) + w * RS;
 VT_UNROLL
             for (int c = 0; c < NC; c++) {
-                c0[c] = 0.5f * (ra[c] + rb[c]);
-                c1[c] = 0.5f * (rc[c] + rd[c]);
-                c2[c] = 0.5f * (re[c] + rf[c]);
+                c0[c] = ra[c] + rb[c];
+                c1[c] = rc[c] + rd[c];
+                c2[c] = re[c] + rf[c];
                 vsts(s0, sb[c], c0[c]);
                 vsts(s2, sb[c], c2[c]);
             }
@@ -789,14 +791,14 @@ VT_UNROLL
                 const F gy = qy(vload(sm_m + rowp, sb[c], B(true)) - vload(sm_m + rowm, sb[c], B(true)));
                 const F gz = qz(hi - lo, sz);
                 const F len = vsqrtf<true>(gx * gx + gy * gy + gz * gz);
-                const B keep = len > 1e-20f && (SOL ? solc[c] == 0 : B(true));
+                const B keep = len > VT_CUT && (SOL ? solc[c] == 0 : B(true));
                 const F ls = vsel(keep, len, F(1.0f));
                 const F inv = 1.0f / ls; /* 3D: one reciprocal, as the CPU (vorticity.c) */
                 const F nx = gx * inv, ny = gy * inv, nz = gz * inv;
-                const B kept = vopq(len) > 1e-20f && (SOL ? vopq(solc[c]) == 0 : B(true)); /* keep, tested again */
-                a[c] = vsel(kept, scale * (ny * wzm2[c] - nz * wym2[c]), F(0.0f));
-                b[c] = vsel(kept, scale * (nz * wxm2[c] - nx * wzm2[c]), F(0.0f));
-                d[c] = vsel(kept, scale * (nx * wym2[c] - ny * wxm2[c]), F(0.0f));
+                const B kept = vopq(len) > VT_CUT && (SOL ? vopq(solc[c]) == 0 : B(true)); /* keep, tested again */
+                a[c] = vsel(kept, hscale * (ny * wzm2[c] - nz * wym2[c]), F(0.0f));
+                b[c] = vsel(kept, hscale * (nz * wxm2[c] - nx * wzm2[c]), F(0.0f));
+                d[c] = vsel(kept, hscale * (nx * wym2[c] - ny * wxm2[c]), F(0.0f));
             }
             if (xwall) {
                 fixup(a);
