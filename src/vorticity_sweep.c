@@ -69,7 +69,8 @@ enum { PAD = EDDY_VORT_PAD };
  * curl, |curl| and grad|curl| are twice vorticity.c's, exactly (scaling by 2 commutes with rounding); the normal
  * N = grad / |grad| is the formula's own bits, N x curl is twice its value and the force takes 0.5 eps h, the
  * gradient's cut-off 2e-20 (2 * 1e-20f, exact); the faces take old + (0.5 dt) (fl + fh), the formula's
- * old + dt (0.5 (fl + fh)). The same bits for every velocity that is not subnormal, 6 multiplies fewer per cell. */
+ * old + dt (0.5 (fl + fh)). The same bits for every velocity that is not subnormal, 10 multiplies fewer per 3D cell
+ * (B averages the faces of the planes above and below again), 4 per 2D cell. */
 
 /* x / q with q the spacing (den), or x * q with q its exact reciprocal (rcp): the same bits (see vorticity.c).
  * `mul` is a constant in each instance of the kernels below. */
@@ -123,7 +124,7 @@ static inline void set_halo(float *row, int n0, bool periodic) {
     row[n0] = periodic ? row[0] : row[n0 - 1];
 }
 
-/* one face: old + dt * 0.5 (fl + fh), on n lanes, as old + hdt (fl + hf) with hdt = 0.5 dt (the same bits) */
+/* one face: old + dt * 0.5 (fl + fh), on n lanes, as old + hdt (fl + fh) with hdt = 0.5 dt (the same bits) */
 KERNEL void face(const float *old, float *out, vfloat fl, vfloat fh, vfloat hdt, int n) {
     vfloat inc = vf_mul(hdt, vf_add(fl, fh));
     if (n == VF_W) vf_storeu(out, vf_add(vf_loadu(old), inc));
@@ -131,20 +132,20 @@ KERNEL void face(const float *old, float *out, vfloat fl, vfloat fh, vfloat hdt,
 }
 
 /* face() over a row of n0 faces: whole vectors, then the partial one */
-KERNEL void face_row(const float *old, float *out, const float *fl, const float *fh, vfloat dt, int n0) {
+KERNEL void face_row(const float *old, float *out, const float *fl, const float *fh, vfloat hdt, int n0) {
     const int full = n0 - n0 % VF_W;
-    for (int i = 0; i < full; i += VF_W) face(old + i, out + i, vf_load(fl + i), vf_load(fh + i), dt, VF_W);
-    if (full < n0) face(old + full, out + full, vf_load(fl + full), vf_load(fh + full), dt, n0 - full);
+    for (int i = 0; i < full; i += VF_W) face(old + i, out + i, vf_load(fl + i), vf_load(fh + i), hdt, VF_W);
+    if (full < n0) face(old + full, out + full, vf_load(fl + full), vf_load(fh + full), hdt, n0 - full);
 }
 
 /* the same, stored with a non-temporal store (out aligned, n == VF_W) if `stream`: past the caches, without reading
  * the line first, for output that will not be read again before it would have left them */
-KERNEL void face_to(const float *old, float *out, vfloat fl, vfloat fh, vfloat dt, int n, bool stream) {
+KERNEL void face_to(const float *old, float *out, vfloat fl, vfloat fh, vfloat hdt, int n, bool stream) {
     if (!stream) {
-        face(old, out, fl, fh, dt, n);
+        face(old, out, fl, fh, hdt, n);
         return;
     }
-    vfloat inc = vf_mul(dt, vf_add(fl, fh));
+    vfloat inc = vf_mul(hdt, vf_add(fl, fh));
     vf_stream(out, vf_add(vf_loadu(old), inc));
 }
 
@@ -213,11 +214,11 @@ KERNEL void force_lanes2(const float *mag, const float *mm, const float *mp, con
 /* the new faces of one vector of cells of row j: x-faces but the row's last (fx with its halo set), y-faces between
  * the row below and this one (the row below may be this very row, at a wall) */
 KERNEL void faces_lanes2(const float *u_old, float *u_new, const float *v_old, float *v_new, const float *fx,
-                         const float *fy_below, const float *fy, int i, vfloat *fx_prev, vfloat dt, int n, bool stream) {
+                         const float *fy_below, const float *fy, int i, vfloat *fx_prev, vfloat hdt, int n, bool stream) {
     const vfloat f = vf_load(fx + i);
-    face(u_old + i, u_new + i, vf_shift_in(*fx_prev, f), f, dt, n);
+    face(u_old + i, u_new + i, vf_shift_in(*fx_prev, f), f, hdt, n);
     *fx_prev = f;
-    face_to(v_old + i, v_new + i, vf_load(fy_below + i), vf_load(fy + i), dt, n, stream);
+    face_to(v_old + i, v_new + i, vf_load(fy_below + i), vf_load(fy + i), hdt, n, stream);
 }
 KERNEL void force_row2(eddy_sim *s, const sweep *w, const rings2 *r, axis ya, int key, bool faces, bool mul) {
     const int n0 = w->n0, j = key_phys(ya, key), full = n0 - n0 % VF_W;
@@ -233,14 +234,14 @@ KERNEL void force_row2(eddy_sim *s, const sweep *w, const rings2 *r, axis ya, in
     const float *fy_below = row2(r, r->fy, key_nb(ya, key, -1), 2), *u_old = s->vel[0] + (size_t)j * (n0 + 1),
                 *v_old = s->vel[1] + (size_t)j * n0;
     float *u_new = s->vel_tmp[0] + (size_t)j * (n0 + 1), *v_new = s->vel_tmp[1] + (size_t)j * n0;
-    const vfloat dt = vf_set1(0.5f * w->dt);
+    const vfloat hdt = vf_set1(0.5f * w->dt);
     set_halo(fx, n0, w->px);
     vfloat fx_prev = vf_load(fx - VF_W);
     if (w->stream && full == n0 && (uintptr_t)v_new % sizeof(vfloat) == 0)
-        for (int i = 0; i < full; i += VF_W) faces_lanes2(u_old, u_new, v_old, v_new, fx, fy_below, fy, i, &fx_prev, dt, VF_W, true);
+        for (int i = 0; i < full; i += VF_W) faces_lanes2(u_old, u_new, v_old, v_new, fx, fy_below, fy, i, &fx_prev, hdt, VF_W, true);
     else {
-        for (int i = 0; i < full; i += VF_W) faces_lanes2(u_old, u_new, v_old, v_new, fx, fy_below, fy, i, &fx_prev, dt, VF_W, false);
-        if (full < n0) faces_lanes2(u_old, u_new, v_old, v_new, fx, fy_below, fy, full, &fx_prev, dt, n0 - full, false);
+        for (int i = 0; i < full; i += VF_W) faces_lanes2(u_old, u_new, v_old, v_new, fx, fy_below, fy, i, &fx_prev, hdt, VF_W, false);
+        if (full < n0) faces_lanes2(u_old, u_new, v_old, v_new, fx, fy_below, fy, full, &fx_prev, hdt, n0 - full, false);
     }
     u_new[n0] = u_old[n0] + 0.5f * w->dt * (fx[n0 - 1] + fx[n0]); /* the last x-face */
 }
@@ -251,8 +252,8 @@ static void top_row2(eddy_sim *s, const sweep *w, const rings2 *r, axis ya) {
     const float *fl = row2(r, r->fy, key_nb(ya, ns - 1, 0), 2), *fh = row2(r, r->fy, key_nb(ya, ns - 1, 1), 2);
     const float *old = s->vel[1] + (size_t)ns * n0;
     float *out = s->vel_tmp[1] + (size_t)ns * n0;
-    const vfloat dt = vf_set1(0.5f * w->dt);
-    face_row(old, out, fl, fh, dt, n0);
+    const vfloat hdt = vf_set1(0.5f * w->dt);
+    face_row(old, out, fl, fh, hdt, n0);
 }
 
 static rings2 rings2_of(const sweep *w, float *scratch) {
@@ -499,12 +500,12 @@ KERNEL void force_c3(const row_c3 *p, int i, const grad3 *g, vfloat scale, bool 
 /* the faces of a row of cells from their forces (fx with its halo set): x-faces (n0 + 1 of them), y-faces between
  * the row below and this one, z-faces between the plane below and this one (those below may be these very rows,
  * at a wall) */
-KERNEL void faces_lanes3(const row_c3 *p, int i, vfloat dt, int n, vfloat *fx_prev, bool stream) {
+KERNEL void faces_lanes3(const row_c3 *p, int i, vfloat hdt, int n, vfloat *fx_prev, bool stream) {
     const vfloat fx = vf_load(p->fx + i);
-    face(p->u_old + i, p->u_new + i, vf_shift_in(*fx_prev, fx), fx, dt, n);
+    face(p->u_old + i, p->u_new + i, vf_shift_in(*fx_prev, fx), fx, hdt, n);
     *fx_prev = fx;
-    face_to(p->v_old + i, p->v_new + i, vf_load(p->fy_below + i), vf_load(p->fy + i), dt, n, stream);
-    face_to(p->w_old + i, p->w_new + i, vf_load(p->fz_below + i), vf_load(p->fz + i), dt, n, stream);
+    face_to(p->v_old + i, p->v_new + i, vf_load(p->fy_below + i), vf_load(p->fy + i), hdt, n, stream);
+    face_to(p->w_old + i, p->w_new + i, vf_load(p->fz_below + i), vf_load(p->fz + i), hdt, n, stream);
 }
 KERNEL void lanes_row_c3(const step3 *t, const row_c3 *p, vfloat dy, vfloat dz, bool faces, bool mul) {
     const int n0 = t->w->n0, full = n0 - n0 % VF_W;
@@ -534,14 +535,14 @@ KERNEL void lanes_row_c3(const step3 *t, const row_c3 *p, vfloat dy, vfloat dz, 
         force_c3(p, full, &g, scale, faces);
     }
     if (!faces) return;
-    const vfloat dt = vf_set1(0.5f * t->w->dt);
+    const vfloat hdt = vf_set1(0.5f * t->w->dt);
     set_halo(p->fx, n0, t->w->px);
     vfloat fx_prev = vf_load(p->fx - VF_W);
     if (t->w->stream && full == n0 && ((uintptr_t)p->v_new | (uintptr_t)p->w_new) % sizeof(vfloat) == 0)
-        for (int i = 0; i < full; i += VF_W) faces_lanes3(p, i, dt, VF_W, &fx_prev, true);
+        for (int i = 0; i < full; i += VF_W) faces_lanes3(p, i, hdt, VF_W, &fx_prev, true);
     else {
-        for (int i = 0; i < full; i += VF_W) faces_lanes3(p, i, dt, VF_W, &fx_prev, false);
-        if (full < n0) faces_lanes3(p, full, dt, n0 - full, &fx_prev, false);
+        for (int i = 0; i < full; i += VF_W) faces_lanes3(p, i, hdt, VF_W, &fx_prev, false);
+        if (full < n0) faces_lanes3(p, full, hdt, n0 - full, &fx_prev, false);
     }
     const float *f = p->fx; /* the last x-face, n0 */
     p->u_new[n0] = p->u_old[n0] + 0.5f * t->w->dt * (f[n0 - 1] + f[n0]);
@@ -596,8 +597,8 @@ static void top_row3(const step3 *t, const plane3 *q) {
     const size_t at = ((size_t)q->k * (n1 + 1) + n1) * n0;
     const float *old = t->s->vel[1] + at;
     float *out = t->s->vel_tmp[1] + at;
-    const vfloat dt = vf_set1(0.5f * t->w->dt);
-    face_row(old, out, fl, fh, dt, n0);
+    const vfloat hdt = vf_set1(0.5f * t->w->dt);
+    face_row(old, out, fl, fh, hdt, n0);
 }
 
 /* row j of the top plane of z-faces, between planes ns - 1 and ns (a wall: ns - 1 again; periodic: 0), right after
