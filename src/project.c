@@ -35,7 +35,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 static void poisson_free(eddy_poisson *P) {
     if (!P) return;
     if (P->levels) {
@@ -236,12 +235,12 @@ static void apply_solution(eddy_sim *s, eddy_poisson *P, float scale, bool add) 
 
 /* MGPCG with the refinements of the header: returns the iterations of all the solves, the last one's |b - A x|^2
  * (its b the divergence the earlier corrections left, so this is the divergence left now) in residual2, and the
- * first one's |b - A x0| / |b| in initial_rel. The velocity is corrected and the pressure written. */
-static int project_mgpcg(eddy_sim *s, eddy_poisson *P, float dt, double bnorm, double *residual2, double *initial_rel) {
+ * first one's |b - A x0| / |b| in initial_rel. The velocity is corrected and the pressure written (p = scale x). */
+static int project_mgpcg(eddy_sim *s, eddy_poisson *P, float dt, float scale, double bnorm, double *residual2,
+                         double *initial_rel) {
     const eddy_pressure_def *pd = &s->def.pressure;
     eddy_plevel *L = &P->levels[0];
     const int max_it = pd->max_iterations > 0 ? pd->max_iterations : MGPCG_DEFAULT_ITERATIONS;
-    const float scale = s->def.density * s->h / dt;
     const bool warm = pd->warm_start != 0;
     if (warm) {
         const float inv_scale = dt / (s->def.density * s->h);
@@ -293,7 +292,7 @@ eddy_status eddy__project(eddy_sim *s, float dt) {
                                             &residual2);
             apply_solution(s, P, scale, false);
         } else {
-            iterations = project_mgpcg(s, P, dt, bnorm, &residual2, &residual_initial); /* applies its x itself */
+            iterations = project_mgpcg(s, P, dt, scale, bnorm, &residual2, &residual_initial); /* applies its x itself */
         }
         residual = sqrt(residual2) / bnorm;
     } else {

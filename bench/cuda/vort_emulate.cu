@@ -94,15 +94,7 @@ static int run(int dim, int nx, int ny, int nz, int px, int py, int pz, float si
     VortArgs A;
     memset(&A, 0, sizeof A);
     for (int b = 0; b < 3; b++) { A.n[b] = s->n[b]; A.periodic[b] = s->periodic[b]; }
-    bool mul = true;
-    for (int span = 1; span <= 2; span++) {
-        int e;
-        A.den[span] = (float)span * s->h;
-        A.rcp[span] = 1.0f / A.den[span];
-        mul = mul && frexpf(A.den[span], &e) == 0.5f && isnormal(A.den[span]) && isnormal(A.rcp[span]);
-    }
-    A.hscale = 0.5f * (d.vorticity * s->h);
-    A.hdt = 0.5f * 0.01f;
+    const bool mul = vort_args_step(A, s->h, d.vorticity, 0.01f);
     std::vector<float> out[3];
     for (int a = 0; a < dim; a++) { out[a].assign(s->nface[a], NAN); A.v[a] = v0[a].data(); A.out[a] = out[a].data(); }
     A.solid = s->solid;

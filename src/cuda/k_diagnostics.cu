@@ -61,13 +61,16 @@ __device__ inline int diag_op(int q) { return q == 0 || q == 2 || q == 5 ? RED_M
  * of copy, 8 rows 82 / 98%, 2 rows 84 / 95%, 8 rows at 3 blocks (80 registers) 74 / 93%, 2 rows at 5 blocks 80% and 1
  * row at 6 blocks 75% (2D; cuda_notes 195) */
 constexpr int DIAG_ROWS = 4, DIAG_MINB = 4;
+/* k_diag's tiles of BX columns and BY * DIAG_ROWS rows: along x, along y */
+__host__ __device__ inline int diag_tiles_x(int n0) { return (n0 + BX - 1) / BX; }
+__host__ __device__ inline int diag_tiles_y(int n1) { return (n1 + BY * DIAG_ROWS - 1) / (BY * DIAG_ROWS); }
 template <int DIM, bool MUL, bool DYE>
 __global__ void __launch_bounds__(BLOCK, DIAG_MINB) k_diag(Geo g, Vel v, const uint8_t *__restrict__ solid,
                                                 const float *__restrict__ dr, const float *__restrict__ dg,
                                                 const float *__restrict__ db, float rh, double *partials, size_t stride,
                                                 Readback *rb, int dye_blocks) {
     const int n0 = g.n[0], n1 = g.n[1], n2 = g.n[2];
-    const int tx = (n0 + BX - 1) / BX, ty = (n1 + BY * DIAG_ROWS - 1) / (BY * DIAG_ROWS), tiles = tx * ty * n2;
+    const int tx = diag_tiles_x(n0), ty = diag_tiles_y(n1), tiles = tx * ty * n2;
     double sd = 0, e = 0, dye = 0;
     float mdf = 0, ms = 0, mf = 0;
     int fluid = 0;
@@ -214,7 +217,7 @@ static cudaError_t launch_diag_cells(cu_sim *c, float rh, int dye_blocks) {
         if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, c->device);
         if (e != cudaSuccess) return e;
         /* one wave, but no more blocks than tiles, nor than the partials' stride holds */
-        const size_t tiles = (size_t)((c->g.n[0] + BX - 1) / BX) * (size_t)((c->g.n[1] + BY * DIAG_ROWS - 1) / (BY * DIAG_ROWS)) * (size_t)c->g.n[2];
+        const size_t tiles = (size_t)diag_tiles_x(c->g.n[0]) * (size_t)diag_tiles_y(c->g.n[1]) * (size_t)c->g.n[2];
         size_t nb = (size_t)(per_sm > 0 ? per_sm : 1) * (size_t)(sms > 0 ? sms : 1);
         nb = nb < tiles ? nb : tiles;
         c->diag_blocks = (int)nb;

@@ -377,22 +377,13 @@ cudaError_t launch_vorticity(cu_sim *c, float dt) {
     if (eps == 0.0f) return cudaSuccess;
     const Geo &g = c->g;
     VortArgs A;
-    bool mul = true;
-    A.den[0] = A.rcp[0] = 0.0f; /* spans are 1 or 2 (n >= 3) */
-    for (int span = 1; span <= 2; span++) {
-        int ex;
-        A.den[span] = (float)span * g.h;
-        A.rcp[span] = 1.0f / A.den[span];
-        mul = mul && frexpf(A.den[span], &ex) == 0.5f && isnormal(A.den[span]) && isnormal(A.rcp[span]);
-    }
+    const bool mul = vort_args_step(A, g.h, eps, dt);
     for (int a = 0; a < 3; a++) {
         A.n[a] = g.n[a];
         A.periodic[a] = g.periodic[a];
         A.v[a] = c->vel[a];
         A.out[a] = c->vel_tmp[a];
     }
-    A.hscale = 0.5f * (eps * g.h);
-    A.hdt = 0.5f * dt;
     A.solid = c->solid;
     A.flag = flags_for(c).word;
     A.kz = 0;

@@ -49,6 +49,23 @@ struct VortArgs {
     int kz;               /* 3D: planes per block */
 };
 
+/* The arguments that depend on h, eps and dt: the spacings and their reciprocals, and the step's constants for the
+ * doubled cell velocities. Returns whether the reciprocals are exact (h a power of two), as the CPU decides
+ * (vorticity.c). */
+inline bool vort_args_step(VortArgs &A, float h, float eps, float dt) {
+    bool mul = true;
+    A.den[0] = A.rcp[0] = 0.0f; /* spans are 1 or 2 (n >= 3) */
+    for (int span = 1; span <= 2; span++) {
+        int ex;
+        A.den[span] = (float)span * h;
+        A.rcp[span] = 1.0f / A.den[span];
+        mul = mul && frexpf(A.den[span], &ex) == 0.5f && isnormal(A.den[span]) && isnormal(A.rcp[span]);
+    }
+    A.hscale = 0.5f * (eps * h);
+    A.hdt = 0.5f * dt;
+    return mul;
+}
+
 __host__ __device__ inline int vt_min(int a, int b) { return a < b ? a : b; }
 /* g mod n for g a few periods off at most (no integer division: its out-of-line path made the 3D kernel spill
  * registers) */
