@@ -1,5 +1,5 @@
-/* Checks vt_sqrt_fast (src/cuda/vort_tile.cuh, cuda_notes 73 and 203) against vt_sqrt on the device, bit for bit, for every
- * float (2^32 arguments; NaN against NaN of any payload). Not built by CMake; on a machine with a GPU:
+/* Checks vt_sqrt_fast (src/cuda/vort_tile.cuh, cuda_notes 73 and 203) against vt_sqrt on the device, bit for bit,
+ * for every float (2^32 arguments; NaN against NaN of any payload). Not built by CMake; on a machine with a GPU:
  *   nvcc -std=c++17 -O3 -arch=sm_90 --fmad=false -Isrc/cuda -Isrc -Iinclude bench/cuda/vt_fastpath_check.cu \
  *     -o /tmp/vt_check && /tmp/vt_check
  * prints the number of arguments that differ (0 expected). */
