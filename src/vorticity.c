@@ -148,8 +148,8 @@ eddy_status eddy__vort_apply(eddy_sim *s, float dt, const eddy_vort_options *opt
         w.rcp[span] = 1.0f / w.den[span];
         mul = mul && frexpf(w.den[span], &e) == 0.5f && isnormal(w.den[span]) && isnormal(w.rcp[span]);
     }
-    w.scale = eps * s->h;
-    w.dt = dt;
+    w.hscale = 0.5f * (eps * s->h);
+    w.hdt = 0.5f * dt;
     size_t vel_bytes = 0;
     for (int a = 0; a < s->dim; a++) vel_bytes += s->nface[a] * sizeof(float);
     w.stream = vel_bytes >= opt->stream_bytes;

@@ -72,6 +72,10 @@ enum { PAD = EDDY_VORT_PAD };
  * old + dt (0.5 (fl + fh)). The same bits for every velocity that is not subnormal, 10 multiplies fewer per 3D cell
  * (B averages the faces of the planes above and below again), 4 per 2D cell. */
 
+/* the gradient's cut-off for doubled cell velocities (the formula's 1e-20f, doubled exactly; the CUDA kernels'
+ * VT_CUT) */
+#define VORT_CUT (2.0f * 1e-20f)
+
 /* x / q with q the spacing (den), or x * q with q its exact reciprocal (rcp): the same bits (see vorticity.c).
  * `mul` is a constant in each instance of the kernels below. */
 KERNEL vfloat quot(vfloat x, vfloat q, bool mul) { return mul ? vf_mul(x, q) : vf_div(x, q); }
@@ -206,7 +210,7 @@ KERNEL void force_lanes2(const float *mag, const float *mm, const float *mp, con
     *prev = *cur, *cur = next;
     vfloat gy = quot(vf_sub(vf_load(mp + i), vf_load(mm + i)), dy, mul);
     vfloat len = vf_sqrt(vf_add(vf_mul(gx, gx), vf_mul(gy, gy)));
-    vmask keep = vf_keep_mask(len, vf_set1(2.0f * 1e-20f), solid + i, n);
+    vmask keep = vf_keep_mask(len, vf_set1(VORT_CUT), solid + i, n);
     vfloat nx = vf_div(gx, len), ny = vf_div(gy, len), z = vf_load(wz + i);
     vf_store(fx + i, vf_keep(vf_mul(scale, vf_mul(ny, z)), keep));
     vf_store(fy + i, vf_keep(vf_mul(scale, vf_sub(vf_set1(0.0f), vf_mul(nx, z))), keep));
@@ -226,7 +230,7 @@ KERNEL void force_row2(eddy_sim *s, const sweep *w, const rings2 *r, axis ya, in
                 *mp = row2(r, r->mag, key_nb(ya, key, 1), 3), *wz = row2(r, r->wz, key, 2), *xq = r->xq;
     const uint8_t *solid = s->solid + (size_t)j * n0;
     float *fx = r->fx, *fy = row2(r, r->fy, key, 2);
-    const vfloat dy = vf_set1(spacing(w, key_span(ya, key), mul)), scale = vf_set1(0.5f * w->scale);
+    const vfloat dy = vf_set1(spacing(w, key_span(ya, key), mul)), scale = vf_set1(w->hscale);
     vfloat prev = vf_load(mag - VF_W), cur = vf_load(mag);
     for (int i = 0; i < full; i += VF_W) force_lanes2(mag, mm, mp, wz, xq, solid, fx, fy, i, &prev, &cur, dy, scale, VF_W, mul);
     if (full < n0) force_lanes2(mag, mm, mp, wz, xq, solid, fx, fy, full, &prev, &cur, dy, scale, n0 - full, mul);
@@ -234,7 +238,7 @@ KERNEL void force_row2(eddy_sim *s, const sweep *w, const rings2 *r, axis ya, in
     const float *fy_below = row2(r, r->fy, key_nb(ya, key, -1), 2), *u_old = s->vel[0] + (size_t)j * (n0 + 1),
                 *v_old = s->vel[1] + (size_t)j * n0;
     float *u_new = s->vel_tmp[0] + (size_t)j * (n0 + 1), *v_new = s->vel_tmp[1] + (size_t)j * n0;
-    const vfloat hdt = vf_set1(0.5f * w->dt);
+    const vfloat hdt = vf_set1(w->hdt);
     set_halo(fx, n0, w->px);
     vfloat fx_prev = vf_load(fx - VF_W);
     if (w->stream && full == n0 && (uintptr_t)v_new % sizeof(vfloat) == 0)
@@ -243,7 +247,7 @@ KERNEL void force_row2(eddy_sim *s, const sweep *w, const rings2 *r, axis ya, in
         for (int i = 0; i < full; i += VF_W) faces_lanes2(u_old, u_new, v_old, v_new, fx, fy_below, fy, i, &fx_prev, hdt, VF_W, false);
         if (full < n0) faces_lanes2(u_old, u_new, v_old, v_new, fx, fy_below, fy, full, &fx_prev, hdt, n0 - full, false);
     }
-    u_new[n0] = u_old[n0] + 0.5f * w->dt * (fx[n0 - 1] + fx[n0]); /* the last x-face */
+    u_new[n0] = u_old[n0] + w->hdt * (fx[n0 - 1] + fx[n0]); /* the last x-face */
 }
 
 /* the top row of y-faces, between rows ns - 1 and ns (a wall: ns - 1 again; periodic: row 0) */
@@ -252,7 +256,7 @@ static void top_row2(eddy_sim *s, const sweep *w, const rings2 *r, axis ya) {
     const float *fl = row2(r, r->fy, key_nb(ya, ns - 1, 0), 2), *fh = row2(r, r->fy, key_nb(ya, ns - 1, 1), 2);
     const float *old = s->vel[1] + (size_t)ns * n0;
     float *out = s->vel_tmp[1] + (size_t)ns * n0;
-    const vfloat hdt = vf_set1(0.5f * w->dt);
+    const vfloat hdt = vf_set1(w->hdt);
     face_row(old, out, fl, fh, hdt, n0);
 }
 
@@ -486,7 +490,7 @@ KERNEL grad3 grad_c3(const row_c3 *p, int i, vfloat dy, vfloat dz, int n, vfloat
     g.gy = quot(vf_sub(vf_load(p->myp + i), vf_load(p->mym + i)), dy, mul);
     g.gz = quot(vf_sub(vf_load(p->mzp + i), vf_load(p->mzm + i)), dz, mul);
     g.len = vf_sqrt(vf_add(vf_add(vf_mul(g.gx, g.gx), vf_mul(g.gy, g.gy)), vf_mul(g.gz, g.gz)));
-    g.keep = vf_keep_mask(g.len, vf_set1(2.0f * 1e-20f), p->solid + i, n);
+    g.keep = vf_keep_mask(g.len, vf_set1(VORT_CUT), p->solid + i, n);
     return g;
 }
 KERNEL void force_c3(const row_c3 *p, int i, const grad3 *g, vfloat scale, bool faces) {
@@ -509,7 +513,7 @@ KERNEL void faces_lanes3(const row_c3 *p, int i, vfloat hdt, int n, vfloat *fx_p
 }
 KERNEL void lanes_row_c3(const step3 *t, const row_c3 *p, vfloat dy, vfloat dz, bool faces, bool mul) {
     const int n0 = t->w->n0, full = n0 - n0 % VF_W;
-    const vfloat scale = vf_set1(0.5f * t->w->scale);
+    const vfloat scale = vf_set1(t->w->hscale);
     vfloat prev = vf_load(p->mag - VF_W), cur = vf_load(p->mag);
     if (full > 0) {
         grad3 g = grad_c3(p, 0, dy, dz, VF_W, &prev, &cur, mul);
@@ -535,7 +539,7 @@ KERNEL void lanes_row_c3(const step3 *t, const row_c3 *p, vfloat dy, vfloat dz, 
         force_c3(p, full, &g, scale, faces);
     }
     if (!faces) return;
-    const vfloat hdt = vf_set1(0.5f * t->w->dt);
+    const vfloat hdt = vf_set1(t->w->hdt);
     set_halo(p->fx, n0, t->w->px);
     vfloat fx_prev = vf_load(p->fx - VF_W);
     if (t->w->stream && full == n0 && ((uintptr_t)p->v_new | (uintptr_t)p->w_new) % sizeof(vfloat) == 0)
@@ -545,7 +549,7 @@ KERNEL void lanes_row_c3(const step3 *t, const row_c3 *p, vfloat dy, vfloat dz, 
         if (full < n0) faces_lanes3(p, full, hdt, n0 - full, &fx_prev, false);
     }
     const float *f = p->fx; /* the last x-face, n0 */
-    p->u_new[n0] = p->u_old[n0] + 0.5f * t->w->dt * (f[n0 - 1] + f[n0]);
+    p->u_new[n0] = p->u_old[n0] + t->w->hdt * (f[n0 - 1] + f[n0]);
 }
 KERNEL void row_c3_of(const step3 *t, const plane3 *q, int key, bool faces, int next_uv, int next_w, bool mul) {
     const eddy_sim *s = t->s;
@@ -597,7 +601,7 @@ static void top_row3(const step3 *t, const plane3 *q) {
     const size_t at = ((size_t)q->k * (n1 + 1) + n1) * n0;
     const float *old = t->s->vel[1] + at;
     float *out = t->s->vel_tmp[1] + at;
-    const vfloat hdt = vf_set1(0.5f * t->w->dt);
+    const vfloat hdt = vf_set1(t->w->hdt);
     face_row(old, out, fl, fh, hdt, n0);
 }
 
@@ -609,7 +613,7 @@ static void top_face_z(const step3 *t, int j) {
     const float *fl = fz_row3(r, slot_of(-key_nb(t->za, ns - 1, 0), r->fz_rows), j),
                 *fh = fz_row3(r, slot_of(-key_nb(t->za, ns - 1, 1), r->fz_rows), j);
     const size_t at = ((size_t)ns * n1 + j) * n0;
-    face_row(t->s->vel[2] + at, t->s->vel_tmp[2] + at, fl, fh, vf_set1(0.5f * t->w->dt), n0);
+    face_row(t->s->vel[2] + at, t->s->vel_tmp[2] + at, fl, fh, vf_set1(t->w->hdt), n0);
 }
 
 static rings3 rings3_of(const sweep *w, float *scratch) {

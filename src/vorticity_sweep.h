@@ -19,7 +19,7 @@ typedef struct eddy_vort_sweep {
     bool px, py, ps;    /* periodic x, y, sweep axis */
     float den[3];       /* [span]: (float)span * h for spans 1 and 2, as ddx divides */
     float rcp[3];       /* [span]: 1 / den[span], exact when h is a power of two (then used instead) */
-    float scale, dt;
+    float hscale, hdt;  /* 0.5 eps h and 0.5 dt: the step's constants for doubled cell velocities (SCALED) */
     bool stream;        /* write the new faces past the caches where rows allow (the grid is larger than they are) */
     /* scratch layout, in floats */
     size_t stride;      /* of a row: a multiple of EDDY_VORT_PAD */
