@@ -72,10 +72,6 @@ enum { PAD = EDDY_VORT_PAD };
  * old + dt (0.5 (fl + fh)). The same bits for every velocity that is not subnormal, 10 multiplies fewer per 3D cell
  * (B averages the faces of the planes above and below again), 4 per 2D cell. */
 
-/* the gradient's cut-off for doubled cell velocities (the formula's 1e-20f, doubled exactly; the CUDA kernels'
- * VT_CUT) */
-#define VORT_CUT (2.0f * 1e-20f)
-
 /* x / q with q the spacing (den), or x * q with q its exact reciprocal (rcp): the same bits (see vorticity.c).
  * `mul` is a constant in each instance of the kernels below. */
 KERNEL vfloat quot(vfloat x, vfloat q, bool mul) { return mul ? vf_mul(x, q) : vf_div(x, q); }
@@ -210,7 +206,7 @@ KERNEL void force_lanes2(const float *mag, const float *mm, const float *mp, con
     *prev = *cur, *cur = next;
     vfloat gy = quot(vf_sub(vf_load(mp + i), vf_load(mm + i)), dy, mul);
     vfloat len = vf_sqrt(vf_add(vf_mul(gx, gx), vf_mul(gy, gy)));
-    vmask keep = vf_keep_mask(len, vf_set1(VORT_CUT), solid + i, n);
+    vmask keep = vf_keep_mask(len, vf_set1(EDDY_VORT_CUT), solid + i, n);
     vfloat nx = vf_div(gx, len), ny = vf_div(gy, len), z = vf_load(wz + i);
     vf_store(fx + i, vf_keep(vf_mul(scale, vf_mul(ny, z)), keep));
     vf_store(fy + i, vf_keep(vf_mul(scale, vf_sub(vf_set1(0.0f), vf_mul(nx, z))), keep));
@@ -490,7 +486,7 @@ KERNEL grad3 grad_c3(const row_c3 *p, int i, vfloat dy, vfloat dz, int n, vfloat
     g.gy = quot(vf_sub(vf_load(p->myp + i), vf_load(p->mym + i)), dy, mul);
     g.gz = quot(vf_sub(vf_load(p->mzp + i), vf_load(p->mzm + i)), dz, mul);
     g.len = vf_sqrt(vf_add(vf_add(vf_mul(g.gx, g.gx), vf_mul(g.gy, g.gy)), vf_mul(g.gz, g.gz)));
-    g.keep = vf_keep_mask(g.len, vf_set1(VORT_CUT), p->solid + i, n);
+    g.keep = vf_keep_mask(g.len, vf_set1(EDDY_VORT_CUT), p->solid + i, n);
     return g;
 }
 KERNEL void force_c3(const row_c3 *p, int i, const grad3 *g, vfloat scale, bool faces) {

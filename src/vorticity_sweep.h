@@ -9,6 +9,10 @@
  * one halo cell on each side, and whole vectors of the widest build past its end. */
 enum { EDDY_VORT_PAD = 16 };
 
+/* The gradient's cut-off when the cell velocities are carried doubled (vorticity_sweep.c SCALED): the formula's
+ * 1e-20f doubled exactly. Both backends' kernels use it. */
+#define EDDY_VORT_CUT (2.0f * 1e-20f)
+
 /* Rings of slots, each slot a slab (2D: one row; 3D: the rows of one band of a plane), per thread:
  *   2D: uc0 3, uc1 2, wz 2, |w| 3, fy 2, then one row for fx and one for the x spacing;
  *   3D: w (three components) 2 x 3, |w| 3, fz 1, then rows: uc0 3, uc1 2, uc2 3, fy 2, fx 1, x spacing 1. */

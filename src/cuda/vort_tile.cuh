@@ -28,6 +28,7 @@
 #define EDDY_VORT_TILE_CUH
 
 #include "cu_common.cuh"
+#include "../vorticity_sweep.h"
 
 namespace ecu {
 
@@ -75,8 +76,6 @@ __host__ __device__ inline int vt_wrap(int g, int n) {
     return g;
 }
 __host__ __device__ inline int vt_max(int a, int b) { return a > b ? a : b; }
-/* the gradient's cut-off for doubled cell velocities: 2 * 1e-20f (exact), the CPU's (vorticity_sweep.c SCALED) */
-#define VT_CUT (2.0f * 1e-20f)
 
 /* x / y for y > 0, the same bits: zeros (the quiescent fluid) skip the division's out-of-line path (its range check
  * rejects a zero numerator). Selects, not a branch (cuda_notes 110): a zero numerator divides 1 instead and the
@@ -453,7 +452,7 @@ VT_UNROLL
                 const F lo = lo_m3 ? mgm3[c] : mgm2[c], hi = hi_m1 ? mgm1[c] : mgm2[c];
                 const F gx = qx(xnext(mgm2, c) - xprev(mgm2, c), c), gy = qy(hi - lo, sy);
                 const F len = vsqrtf(gx * gx + gy * gy); /* + gz * gz with gz = +0 */
-                const B keep = len > VT_CUT && (SOL ? solc[c] == 0 : B(true));
+                const B keep = len > EDDY_VORT_CUT && (SOL ? solc[c] == 0 : B(true));
                 const F ls = vsel(keep, len, F(1.0f));
                 const F nx = vfdiv(gx, ls), ny = vfdiv(gy, ls); /* 2D divides (vorticity.c) */
                 /* N x omega with nz = +0, omega = (+0, +0, wz), in the 3D formula's order of operations */
@@ -802,11 +801,11 @@ VT_UNROLL
                 const F gy = qy(vload(sm_m + rowp, sb[c], B(true)) - vload(sm_m + rowm, sb[c], B(true)));
                 const F gz = qz(hi - lo, sz);
                 const F len = vsqrtf(gx * gx + gy * gy + gz * gz);
-                const B keep = len > VT_CUT && (SOL ? solc[c] == 0 : B(true));
+                const B keep = len > EDDY_VORT_CUT && (SOL ? solc[c] == 0 : B(true));
                 const F ls = vsel(keep, len, F(1.0f));
                 const F inv = 1.0f / ls; /* 3D: one reciprocal, as the CPU (vorticity.c) */
                 const F nx = gx * inv, ny = gy * inv, nz = gz * inv;
-                const B kept = vopq(len) > VT_CUT && (SOL ? vopq(solc[c]) == 0 : B(true)); /* keep, tested again */
+                const B kept = vopq(len) > EDDY_VORT_CUT && (SOL ? vopq(solc[c]) == 0 : B(true)); /* keep, tested again */
                 a[c] = vsel(kept, hscale * (ny * wzm2[c] - nz * wym2[c]), F(0.0f));
                 b[c] = vsel(kept, hscale * (nz * wxm2[c] - nx * wzm2[c]), F(0.0f));
                 d[c] = vsel(kept, hscale * (nx * wym2[c] - ny * wxm2[c]), F(0.0f));
