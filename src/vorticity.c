@@ -139,17 +139,7 @@ eddy_status eddy__vort_apply(eddy_sim *s, float dt, const eddy_vort_options *opt
     w.px = s->periodic[0];
     w.py = s->periodic[1];
     w.ps = s->periodic[s->dim - 1];
-    w.den[0] = w.rcp[0] = 0.0f; /* unused: spans are 1 or 2 (n >= 3) */
-    w.den[1] = (float)1 * s->h;
-    w.den[2] = (float)2 * s->h;
-    bool mul = true;
-    for (int span = 1; span <= 2; span++) {
-        int e;
-        w.rcp[span] = 1.0f / w.den[span];
-        mul = mul && frexpf(w.den[span], &e) == 0.5f && isnormal(w.den[span]) && isnormal(w.rcp[span]);
-    }
-    w.hscale = 0.5f * (eps * s->h);
-    w.hdt = 0.5f * dt;
+    const bool mul = eddy__vort_step_constants(s->h, eps, dt, w.den, w.rcp, &w.hscale, &w.hdt);
     size_t vel_bytes = 0;
     for (int a = 0; a < s->dim; a++) vel_bytes += s->nface[a] * sizeof(float);
     w.stream = vel_bytes >= opt->stream_bytes;

@@ -5,6 +5,8 @@
 
 #include "sim_internal.h"
 
+#include <math.h>
+
 /* Scratch rows: every row of a ring holds a row of n0 cells at offset EDDY_VORT_PAD (64-byte aligned) with room for
  * one halo cell on each side, and whole vectors of the widest build past its end. */
 enum { EDDY_VORT_PAD = 16 };
@@ -12,6 +14,25 @@ enum { EDDY_VORT_PAD = 16 };
 /* The gradient's cut-off when the cell velocities are carried doubled (vorticity_sweep.c SCALED): the formula's
  * 1e-20f doubled exactly. Both backends' kernels use it. */
 #define EDDY_VORT_CUT (2.0f * 1e-20f)
+
+/* The constants of a step that depend on h, eps and dt, for both backends: the spacings (float)span * h for spans
+ * 1 and 2 and their reciprocals ([0] unused: n >= 3), 0.5 eps h and 0.5 dt (the cell velocities are carried
+ * doubled, SCALED). Returns whether the reciprocals are exact (h a power of two), where a multiply by the reciprocal
+ * gives the division's bits. */
+static inline bool eddy__vort_step_constants(float h, float eps, float dt, float den[3], float rcp[3], float *hscale,
+                                             float *hdt) {
+    bool mul = true;
+    den[0] = rcp[0] = 0.0f;
+    for (int span = 1; span <= 2; span++) {
+        int e;
+        den[span] = (float)span * h;
+        rcp[span] = 1.0f / den[span];
+        mul = mul && frexpf(den[span], &e) == 0.5f && isnormal(den[span]) && isnormal(rcp[span]);
+    }
+    *hscale = 0.5f * (eps * h);
+    *hdt = 0.5f * dt;
+    return mul;
+}
 
 /* Rings of slots, each slot a slab (2D: one row; 3D: the rows of one band of a plane), per thread:
  *   2D: uc0 3, uc1 2, wz 2, |w| 3, fy 2, then one row for fx and one for the x spacing;

@@ -50,21 +50,10 @@ struct VortArgs {
     int kz;               /* 3D: planes per block */
 };
 
-/* The arguments that depend on h, eps and dt: the spacings and their reciprocals, and the step's constants for the
- * doubled cell velocities. Returns whether the reciprocals are exact (h a power of two), as the CPU decides
- * (vorticity.c). */
+/* The arguments that depend on h, eps and dt, as the CPU's (vorticity_sweep.h); returns whether the reciprocals are
+ * exact (h a power of two) */
 inline bool vort_args_step(VortArgs &A, float h, float eps, float dt) {
-    bool mul = true;
-    A.den[0] = A.rcp[0] = 0.0f; /* spans are 1 or 2 (n >= 3) */
-    for (int span = 1; span <= 2; span++) {
-        int ex;
-        A.den[span] = (float)span * h;
-        A.rcp[span] = 1.0f / A.den[span];
-        mul = mul && frexpf(A.den[span], &ex) == 0.5f && isnormal(A.den[span]) && isnormal(A.rcp[span]);
-    }
-    A.hscale = 0.5f * (eps * h);
-    A.hdt = 0.5f * dt;
-    return mul;
+    return eddy__vort_step_constants(h, eps, dt, A.den, A.rcp, &A.hscale, &A.hdt);
 }
 
 __host__ __device__ inline int vt_min(int a, int b) { return a < b ? a : b; }
