@@ -1,12 +1,14 @@
 /* Host emulation of the vorticity confinement kernels (src/cuda/vort_tile.cuh) against the CPU's
- * eddy__apply_vorticity, bit for bit, without a GPU (cuda_notes 65, 71): the warp kernels on 32-lane arrays (a
+ * eddy__apply_vorticity without a GPU (cuda_notes 65, 71, 205): 2D bit for bit; 3D, whose kernel uses fused
+ * multiply-adds and approximate roots (emulated by fmaf and libm's roots), to 1e-6 of the largest face (a wrong
+ * neighbour or an unwritten face is O(1)). The warp kernels on 32-lane arrays (a
  * shuffle is an array shift); in 3D the warps of a block step by step (the barrier between the steps) with the
  * block's shared memory filled with NaN first. 2D for 1, 2 and 4 columns per lane, 3D for 1 and 2 columns and 8,
  * 16, 25 and 26 warps per block, on grids with walls, periodic axes, partial strips and blocks, 3 x 3, and chunks of
  * 1 to 53 rows / planes; every face must be written exactly once. Not built by CMake; with a CPU build of the library in build/:
  *   nvcc -std=c++17 -ccbin clang++ -O2 --fmad=false -Xcompiler -ffp-contract=off -Isrc/cuda -Isrc -Iinclude \
  *     bench/cuda/vort_emulate.cu build/src/libeddy.a -lgomp -o /tmp/vort_emulate && /tmp/vort_emulate
- * prints one line per grid and "all bitwise equal". (Built with g++ 12 at -O2 the 4-column runs differ from the
+ * prints one line per grid and "all equal (2D bit for bit, 3D to 1e-6)". (Built with g++ 12 at -O2 the 4-column runs differ from the
  * CPU, at -O0 / -O1, with -fno-inline or with clang they do not: not understood; the device code is not built by
  * g++.) */
 #include "vort_tile.cuh"
@@ -59,8 +61,14 @@ inline void vput(float *out, const WI &q, const WF &v, const WB &m) {
     for (int i = 0; i < 32; i++) if (m.v[i]) { if (!isnan(out[q.v[i]])) { fprintf(stderr, "face %d written twice\n", q.v[i]); abort(); } out[q.v[i]] = v.v[i]; }
 }
 inline void vsts(float *p, const WI &i, const WF &v) { for (int k = 0; k < 32; k++) p[i.v[k]] = v.v[k]; }
+inline WF vfma(const WF &a, const WF &b, const WF &c) { WF r; for (int i = 0; i < 32; i++) r.v[i] = fmaf(a.v[i], b.v[i], c.v[i]); return r; }
+inline WF vfma(float a, const WF &b, const WF &c) { return vfma(WF(a), b, c); }
+inline WF vsqrt_approx(const WF &x) { WF r; for (int i = 0; i < 32; i++) r.v[i] = vt_sqrt_approx(x.v[i]); return r; }
+inline WF vrsqrt_approx(const WF &x) { WF r; for (int i = 0; i < 32; i++) r.v[i] = vt_rsqrt_approx(x.v[i]); return r; }
+inline WF operator-(const WF &a) { WF r; for (int i = 0; i < 32; i++) r.v[i] = -a.v[i]; return r; }
 inline WF vfinacc(const WF &acc, const WF &v, const WB &m) { WF r; for (int i = 0; i < 32; i++) r.v[i] = m.v[i] ? fmaf(v.v[i], 0.0f, acc.v[i]) : acc.v[i]; return r; }
-inline void vflags(const VortArgs &A, int a, const WB &bad) { for (int i = 0; i < 32; i++) if (A.flag && bad.v[i]) *A.flag |= 1 << (EDDY_FIELD_U + a); }
+inline void vflags_bit(const VortArgs &A, int bit, const WB &bad) { for (int i = 0; i < 32; i++) if (A.flag && bad.v[i]) *A.flag |= 1 << bit; }
+inline void vflags(const VortArgs &A, int a, const WB &bad) { vflags_bit(A, EDDY_FIELD_U + a, bad); }
 }
 namespace ecu {
 inline WF vabsmag(const WF &x) { WF r; for (int i = 0; i < 32; i++) r.v[i] = vabsmag(x.v[i]); return r; }
@@ -117,8 +125,8 @@ static int run(int dim, int nx, int ny, int nz, int px, int py, int pz, float si
     } else if (dim == 3) {
         auto go = [&](auto ncv, auto wv, auto mulv) {
             constexpr int NC = decltype(ncv)::value, W = decltype(wv)::value;
-            constexpr bool MUL = decltype(mulv)::value;
-            typedef Vort3Warp<NC, W, MUL, WF, WI, WB> WS;
+            constexpr bool MUL = decltype(mulv)::value; /* here: steady steps in pairs (the kernel's without solids) */
+            typedef Vort3Warp<NC, W, WF, WI, WB> WS;
             const int strips = vw_strips(nx, vw_out<NC>()), yb = vw_strips(ny, W - 5), chunks = (nz + kz - 1) / kz;
             std::vector<float> sm(v3w_floats<NC, W>());
             std::vector<WS> ws(W);
@@ -163,12 +171,21 @@ static int run(int dim, int nx, int ny, int nz, int px, int py, int pz, float si
     }
     if (eddy__apply_vorticity(s, 0.01f) != EDDY_OK) { printf("cpu failed\n"); return 1; }
     long bad = 0, nz0 = 0;
+    double big = 0, worst = 0;
+    for (int a = 0; a < dim; a++)
+        for (size_t i = 0; i < s->nface[a]; i++) big = fmax(big, fabs(s->vel[a][i]));
     for (int a = 0; a < dim; a++)
         for (size_t i = 0; i < s->nface[a]; i++) {
-            if (memcmp(&s->vel[a][i], &out[a][i], 4)) { if (bad < 5) printf("  %s: comp %d face %zu cpu %.9g emu %.9g\n", name, a, i, s->vel[a][i], out[a][i]); bad++; }
+            const double e = fabs((double)s->vel[a][i] - out[a][i]) / big;
+            worst = isnan(e) ? INFINITY : fmax(worst, e);
+            if (dim == 2 ? memcmp(&s->vel[a][i], &out[a][i], 4) != 0 : !(e <= 1e-6)) {
+                if (bad < 5) printf("  %s: comp %d face %zu cpu %.9g emu %.9g\n", name, a, i, s->vel[a][i], out[a][i]);
+                bad++;
+            }
             if (s->vel[a][i] != v0[a][i]) nz0++;
         }
-    printf("%-34s mul %d: %ld faces differ (%ld changed by the force), flag %d\n", name, (int)mul, bad, nz0, flag);
+    printf("%-34s mul %d: %ld faces differ (%ld changed by the force; largest difference %.2g of the largest face), flag %d\n",
+           name, (int)mul, bad, nz0, worst, flag);
     eddy_sim_destroy(s);
     return bad != 0;
 }
@@ -221,6 +238,6 @@ int main() {
             fails += run(3, 54, 3 * (g_w3 - 5), 6, 1, 1, 0, 1.0f, 6, "W3 whole strips and blocks, per xy");
             fails += run(3, 54, 2 * (g_w3 - 5) - 1, 5, 1, 1, 1, 1.0f, 5, "W3 one row short, per xyz");
         }
-    printf("%s\n", fails ? "FAILED" : "all bitwise equal");
+    printf("%s\n", fails ? "FAILED" : "all equal (2D bit for bit, 3D to 1e-6)");
     return fails;
 }

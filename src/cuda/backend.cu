@@ -326,7 +326,8 @@ static eddy_status check_flags(eddy_sim *s, cu_sim *c, int upto) {
         int f = 0;
         while (!(w & (1 << f))) f++;
         return eddy__fail(s, EDDY_ERR_NON_FINITE, "non-finite %s after stage '%s' in step %ld (t = %g s)",
-                          eddy_field_name((eddy_field)f), eddy_stage_name(slot_stage[sl]), s->step + 1, s->time);
+                          f == ecu::FLAG_ANY_VELOCITY ? "velocity" : eddy_field_name((eddy_field)f),
+                          eddy_stage_name(slot_stage[sl]), s->step + 1, s->time);
     }
     return EDDY_OK;
 }

@@ -218,6 +218,10 @@ inline dim3 tiles_rows(int nx, int ny, int nz) {
 struct Flags {
     int *word; /* NULL: no check */
 };
+/* the bit of "a velocity component": the 3D vorticity kernel checks its three components in one accumulator (the
+ * register a component costs made it spill); the step's error then names the velocity, not the component */
+constexpr int FLAG_ANY_VELOCITY = 30;
+static_assert(EDDY_FIELD_COUNT < FLAG_ANY_VELOCITY, "flag bits");
 __device__ inline void flag_if_bad(Flags fl, float v, int field) {
     if (fl.word && !isfinite(v)) atomicOr(fl.word, 1 << field);
 }

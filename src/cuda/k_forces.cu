@@ -282,14 +282,14 @@ __global__ void __launch_bounds__(32 * VW_WARPS) k_vort2w(VortArgs A, int strips
 }
 /* 3D: a block of V3_WARPS warps per strip, rows and chunk of planes (Vort3Warp); the steps in the chunk's middle
  * (every level due, no plane clamped or wrapped) run a body without tests on the plane */
-template <bool MUL, bool SOL>
+template <bool SOL>
 __global__ void __launch_bounds__(32 * V3_WARPS, 1) k_vort3w(VortArgs A) {
     __shared__ float v3_sm[v3w_floats<V3_COLS, V3_WARPS>()];
-    Vort3Warp<V3_COLS, V3_WARPS, MUL, float, int, bool, SOL> st;
+    Vort3Warp<V3_COLS, V3_WARPS, float, int, bool, SOL> st;
     st.init(A, (int)blockIdx.x, (int)blockIdx.y, (int)blockIdx.z, (int)(threadIdx.x / 32), v3_sm);
     const int s0 = st.s0(), s1 = st.s1();
     int L = st.umin;
-    constexpr bool PAIRS = MUL && !SOL;
+    constexpr bool PAIRS = !SOL;
     for (; L <= st.tend && (L < s0 || (PAIRS && (L & 1))); L++) {
         st.template step<false>(L);
         __syncthreads();
@@ -361,14 +361,14 @@ static cudaError_t launch_vort2(cu_sim *c, const VortArgs &A, int *slots) {
     k_vort2w<MUL, SOL><<<(unsigned)((warps + VW_WARPS - 1) / VW_WARPS), 32 * VW_WARPS, 0, c->stream>>>(A, strips, ky, warps);
     return cudaSuccess;
 }
-template <bool MUL, bool SOL>
+template <bool SOL>
 static cudaError_t launch_vort3(cu_sim *c, VortArgs A, int *slots) {
-    cudaError_t e = *slots ? cudaSuccess : vort_setup(c, k_vort3w<MUL, SOL>, 32 * V3_WARPS, 1, slots);
+    cudaError_t e = *slots ? cudaSuccess : vort_setup(c, k_vort3w<SOL>, 32 * V3_WARPS, 1, slots);
     if (e != cudaSuccess) return e;
     const int tx = vw_strips(A.n[0], vw_out<V3_COLS>()), ty = vw_strips(A.n[1], V3_WARPS - 5);
     A.kz = vort_chunk(tx * ty, A.n[2], *slots);
     const dim3 grid((unsigned)tx, (unsigned)ty, (unsigned)((A.n[2] + A.kz - 1) / A.kz));
-    k_vort3w<MUL, SOL><<<grid, 32 * V3_WARPS, 0, c->stream>>>(A);
+    k_vort3w<SOL><<<grid, 32 * V3_WARPS, 0, c->stream>>>(A);
     return cudaSuccess;
 }
 
@@ -394,8 +394,7 @@ cudaError_t launch_vorticity(cu_sim *c, float dt) {
         if (sol) e = mul ? launch_vort2<true, true>(c, A, slots) : launch_vort2<false, true>(c, A, slots);
         else e = mul ? launch_vort2<true, false>(c, A, slots) : launch_vort2<false, false>(c, A, slots);
     } else {
-        if (sol) e = mul ? launch_vort3<true, true>(c, A, slots) : launch_vort3<false, true>(c, A, slots);
-        else e = mul ? launch_vort3<true, false>(c, A, slots) : launch_vort3<false, false>(c, A, slots);
+        e = sol ? launch_vort3<true>(c, A, slots) : launch_vort3<false>(c, A, slots);
     }
     if (e != cudaSuccess) return e;
     for (int a = 0; a < g.dim; a++) {

@@ -123,6 +123,36 @@ __host__ __device__ inline float vt_sqrt_fast(float s) {
 #endif
 }
 
+/* The 3D kernel's arithmetic (issue 7, cuda_notes 205): fused multiply-adds and the hardware's approximate square
+ * root and reciprocal square root (MUFU, relative error ~2^-22) instead of the CPU's separate roundings, correctly
+ * rounded root and reciprocal. Within ~1e-7 of the CPU's faces (relative to the largest), 21% fewer instructions.
+ * The host versions (emulation) round as the CPU's libm does, so the emulation compares by tolerance too. */
+__host__ __device__ inline float vt_fma(float a, float b, float c) {
+#ifdef __CUDA_ARCH__
+    return __fmaf_rn(a, b, c);
+#else
+    return fmaf(a, b, c);
+#endif
+}
+__host__ __device__ inline float vt_sqrt_approx(float s) {
+#ifdef __CUDA_ARCH__
+    float r;
+    asm("sqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(s));
+    return r;
+#else
+    return sqrtf(s);
+#endif
+}
+__host__ __device__ inline float vt_rsqrt_approx(float s) {
+#ifdef __CUDA_ARCH__
+    float r;
+    asm("rsqrt.approx.f32 %0, %1;" : "=f"(r) : "f"(s));
+    return r;
+#else
+    return 1.0f / sqrtf(s);
+#endif
+}
+
 /* ------------------------------------------------------------------ 2D, a warp per strip of columns
  * Each lane owns a column and marches along y through a chunk of rows, keeping the rows of every level that its
  * stencils need in registers (cell velocity 3 rows, |curl| 3, curl 2, force 1 and 2); the x-neighbours are the
@@ -196,6 +226,9 @@ __host__ __device__ inline int vafter(float a, float b, bool c) {
 }
 __host__ __device__ inline int vload8(const uint8_t *p, int i, bool m) { return m ? (int)p[i] : 0; }
 __host__ __device__ inline float vsqrtf(float s) { return vt_sqrt_fast(s); }
+__host__ __device__ inline float vfma(float a, float b, float c) { return vt_fma(a, b, c); }
+__host__ __device__ inline float vsqrt_approx(float s) { return vt_sqrt_approx(s); }
+__host__ __device__ inline float vrsqrt_approx(float s) { return vt_rsqrt_approx(s); }
 __host__ __device__ inline bool visfinite(float x) { return isfinite(x); }
 /* acc + v * 0 where m: NaN once a v is infinite or NaN (one fused multiply-add, not a test per face) */
 __host__ __device__ inline float vfinacc(float acc, float v, bool m) { return m ? fmaf(v, 0.0f, acc) : acc; }
@@ -203,14 +236,16 @@ __host__ __device__ inline void vput(float *out, int q, float v, bool m) {
     if (m) out[q] = v;
 }
 __host__ __device__ inline void vsts(float *p, int i, float v) { p[i] = v; }
-/* the warp's non-finite writes of component a into the step's flag word */
-__host__ __device__ inline void vflags(const VortArgs &A, int a, bool bad) {
+/* the warp's non-finite writes into bit `bit` of the step's flag word (a field, or FLAG_ANY_VELOCITY) */
+__host__ __device__ inline void vflags_bit(const VortArgs &A, int bit, bool bad) {
 #ifdef __CUDA_ARCH__
-    if (A.flag && __any_sync(0xffffffffu, bad) && (threadIdx.x & 31) == 0) atomicOr(A.flag, 1 << (EDDY_FIELD_U + a));
+    if (A.flag && __any_sync(0xffffffffu, bad) && (threadIdx.x & 31) == 0) atomicOr(A.flag, 1 << bit);
 #else
-    if (A.flag && bad) *A.flag |= 1 << (EDDY_FIELD_U + a);
+    if (A.flag && bad) *A.flag |= 1 << bit;
 #endif
 }
+/* of velocity component a */
+__host__ __device__ inline void vflags(const VortArgs &A, int a, bool bad) { vflags_bit(A, EDDY_FIELD_U + a, bad); }
 template <bool V>
 struct VtBool {
     static constexpr bool value = V;
@@ -492,7 +527,7 @@ VT_UNROLL
  * block step by step with the barrier between the steps. */
 template <int NC, int W>
 __host__ __device__ constexpr int v3w_floats() { return 2 * 4 * W * NC * 32; }
-template <int NC, int W, bool MUL, class F, class I, class B, bool SOL = true>
+template <int NC, int W, class F, class I, class B, bool SOL = true>
 struct Vort3Warp {
     static constexpr int RS = NC * 32, LS = W * RS; /* floats per row of a level, per plane of a level */
     float *sm;
@@ -502,10 +537,12 @@ struct Vort3Warp {
     int n0, n1, ns, w, r0, r1, fmin, fmax, cmin, cmax, umin, umax, tend;
     bool ps, last, xwall, act, lvl_c, lvl_f, out_row, vtop;
     int kl, kr;
-    int rowm, rowp, rowc;       /* shared offsets of rows y - 1, y + 1 and y, clamped along a clamped axis */
     unsigned plane, plane_u, plane_v;
-    float hdt, hscale, den1, den2, rcp1, rcp2, ryq; /* ryq: the y-difference's divisor (reciprocal) at this row */
-    I fu[NC], fv[NC], gu[NC], gv[NC], sb[NC];
+    float hdt, hscale, rcp1, rcp2, ryq; /* 1 / spacing of spans 1 and 2; ryq: the y-difference's at this row */
+    I fu[NC], fv[NC], gu[NC], gv[NC];
+    /* the lane's shared-memory offsets in a plane of a level (a slot adds a constant): its own row's, and those of
+     * rows y + 1, y - 1 and y (clamped along a clamped axis); one register each, the slots immediates */
+    I sbw[NC], sbp[NC], sbm[NC], sbc[NC];
     F rx[NC];
     B ou[NC], ov[NC], ow[NC];
     F ra[NC], rb[NC], rc[NC], rd[NC], re[NC], rf[NC];
@@ -514,7 +551,7 @@ struct Vort3Warp {
     F c0m2[NC], c0m1[NC], c0[NC], c1m2[NC], c1m1[NC], c1[NC], c2m1[NC], c2[NC];
     F wxm2[NC], wxm1[NC], wym2[NC], wym1[NC], wzm2[NC], wzm1[NC], mgm3[NC], mgm2[NC], mgm1[NC];
     F f0[NC], f2a[NC], f2b[NC];
-    F fin_u, fin_v, fin_w;
+    F fin; /* the faces written, times 0: NaN once one is not finite (one accumulator: FLAG_ANY_VELOCITY) */
 
     __host__ __device__ int key(int L) const { return ps ? L : vt_min(vt_max(L, 0), ns - 1); }
     __host__ __device__ int phys(int L) const { return ps ? vt_wrap(L, ns) : L; }
@@ -524,12 +561,6 @@ struct Vort3Warp {
     template <int P>
     __host__ __device__ float *lvl(int l, int X, int L) const {
         return sm + (2 * l + (P < 0 ? (X & 1) : ((X - L + P) & 1))) * LS;
-    }
-    __host__ __device__ F qx(F x, int c) const { return MUL ? x * rx[c] : vfdiv<true>(x, rx[c]); }
-    __host__ __device__ F qy(F x) const { return MUL ? x * ryq : vfdiv<true>(x, F(ryq)); }
-    __host__ __device__ F qz(F x, int span) const {
-        const float d = MUL ? (span == 2 ? rcp2 : rcp1) : (span == 2 ? den2 : den1);
-        return MUL ? x * d : vfdiv<true>(x, F(d));
     }
     __host__ __device__ static F xprev(const F (&v)[NC], int c) { return c > 0 ? v[c > 0 ? c - 1 : 0] : vprev(v[NC - 1]); }
     __host__ __device__ static F xnext(const F (&v)[NC], int c) { return c < NC - 1 ? v[c < NC - 1 ? c + 1 : 0] : vnext(v[0]); }
@@ -567,8 +598,6 @@ VT_UNROLL
         ps = A.periodic[2] != 0;
         hdt = A.hdt;
         hscale = A.hscale;
-        den1 = A.den[1];
-        den2 = A.den[2];
         rcp1 = A.rcp[1];
         rcp2 = A.rcp[2];
         plane = (unsigned)n0 * (unsigned)n1;
@@ -586,11 +615,9 @@ VT_UNROLL
         out_row = act && w >= 3 && w <= W - 3 && y >= 0 && y < n1;
         vtop = y == n1 && w >= 3 && w <= W - 3;
         auto cy = [&](int q) { return py ? q : vt_min(vt_max(q, 0), n1 - 1); };
-        rowm = (cy(y - 1) - Y0) * RS;
-        rowp = (cy(y + 1) - Y0) * RS;
-        rowc = (cy(y) - Y0) * RS;
+        const int rowm = (cy(y - 1) - Y0) * RS, rowp = (cy(y + 1) - Y0) * RS, rowc = (cy(y) - Y0) * RS;
         const int sy = py ? 2 : vt_min(y + 1, n1 - 1) - vt_max(y - 1, 0);
-        ryq = MUL ? (sy == 2 ? rcp2 : rcp1) : (sy == 2 ? den2 : den1);
+        ryq = sy == 2 ? rcp2 : rcp1;
         const I lane = vlane(I());
         I p[NC];
 VT_UNROLL
@@ -599,7 +626,7 @@ VT_UNROLL
             const I q = px ? p[c] : vminv(vmaxv(p[c], I(0)), I(n0 - 1));
             const I col = px ? vwrapv(p[c], n0) : q;
             const B xs2 = px ? B(true) : (vminv(q + 1, I(n0 - 1)) - vmaxv(q - 1, I(0))) == 2;
-            rx[c] = vsel(xs2, F(MUL ? A.rcp[2] : A.den[2]), F(MUL ? A.rcp[1] : A.den[1]));
+            rx[c] = vsel(xs2, F(A.rcp[2]), F(A.rcp[1]));
             const I k = lane * NC + c;
             const B inx = k >= 3 && k <= 32 * NC - 3 && p[c] < n0;
             ov[c] = (out_row || vtop) && inx;
@@ -612,7 +639,11 @@ VT_UNROLL
             gu[c] = vsel(ou[c], p[c], col) + yc * (n0 + 1);
             gv[c] = vsel(ov[c], p[c], col) + (vtop ? n1 : yc) * n0;
             /* the z-faces: fv (the lanes that write one hold p == col) */
-            sb[c] = I(c * 32) + lane;
+            const I sb = I(c * 32) + lane;
+            sbw[c] = sb + w * RS;
+            sbp[c] = sb + rowp;
+            sbm[c] = sb + rowm;
+            sbc[c] = sb + rowc;
         }
         const int kz = A.kz;
         r0 = bz * kz;
@@ -629,7 +660,7 @@ VT_UNROLL
         umin = ps ? fmin - 2 : key(fmin - 2);
         umax = ps ? fmax + 2 : key(fmax + 2);
         tend = (last ? ns : r1 - 1) + 3;
-        fin_u = fin_v = fin_w = F(0.0f);
+        fin = F(0.0f);
 VT_UNROLL
         for (int c = 0; c < NC; c++)
             c0m2[c] = c0m1[c] = c0[c] = c1m2[c] = c1m1[c] = c1[c] = c2m1[c] = c2[c] = wxm2[c] = wxm1[c] = wym2[c] = wym1[c] =
@@ -695,16 +726,16 @@ VT_UNROLL
 VT_UNROLL
             for (int c = 0; c < NC; c++) {
                 const F flo = lo_m ? f2b[c] : f2a[c];
-                const F nw = wold[c] + hdt * (flo + f2a[c]);
+                const F nw = vfma(F(hdt), flo + f2a[c], wold[c]);
                 vput(out2, fv[c] + (int)(plane * (unsigned)t), nw, ow[c]);
-                fin_w = vfinacc(fin_w, nw, ow[c]);
+                fin = vfinacc(fin, nw, ow[c]);
                 if (tin) {
-                    const F nu = uold[c] + hdt * (xprev(f0, c) + f0[c]);
-                    const F nv = vold[c] + hdt * (vload(f1 + rowm, sb[c], B(true)) + vload(f1 + rowc, sb[c], B(true)));
+                    const F nu = vfma(F(hdt), xprev(f0, c) + f0[c], uold[c]);
+                    const F nv = vfma(F(hdt), vload(f1, sbm[c], B(true)) + vload(f1, sbc[c], B(true)), vold[c]);
                     vput(out0, gu[c] + (int)(plane_u * (unsigned)t), nu, ou[c]);
                     vput(out1, gv[c] + (int)(plane_v * (unsigned)t), nv, ov[c]);
-                    fin_u = vfinacc(fin_u, nu, ou[c]);
-                    fin_v = vfinacc(fin_v, nv, ov[c]);
+                    fin = vfinacc(fin, nu, ou[c]);
+                    fin = vfinacc(fin, nv, ov[c]);
                 }
             }
         }
@@ -721,14 +752,14 @@ VT_UNROLL
             c2m1[c] = c2[c];
         }
         if (do_u) {
-            float *s0 = lvl<P>(0, L, L) + w * RS, *s2 = lvl<P>(1, L, L) + w * RS;
+            float *s0 = lvl<P>(0, L, L), *s2 = lvl<P>(1, L, L);
 VT_UNROLL
             for (int c = 0; c < NC; c++) {
                 c0[c] = ra[c] + rb[c];
                 c1[c] = rc[c] + rd[c];
                 c2[c] = re[c] + rf[c];
-                vsts(s0, sb[c], c0[c]);
-                vsts(s2, sb[c], c2[c]);
+                vsts(s0, sbw[c], c0[c]);
+                vsts(s2, sbw[c], c2[c]);
             }
         }
         /* the next step's loads (its solid cells first), then the faces of plane L + 1 */
@@ -752,12 +783,13 @@ VT_UNROLL
             for (int c = 0; c < NC; c++) {
                 const F c0lo = lo_m2 ? c0m2[c] : c0m1[c], c0hi = hi_0 ? c0[c] : c0m1[c];
                 const F c1lo = lo_m2 ? c1m2[c] : c1m1[c], c1hi = hi_0 ? c1[c] : c1m1[c];
-                const F c2p = vload(s2 + rowp, sb[c], B(true)), c2m = vload(s2 + rowm, sb[c], B(true));
-                const F c0p = vload(s0 + rowp, sb[c], B(true)), c0n = vload(s0 + rowm, sb[c], B(true));
-                x[c] = qy(c2p - c2m) - qz(c1hi - c1lo, sz);
-                y[c] = qz(c0hi - c0lo, sz) - qx(xnext(c2m1, c) - xprev(c2m1, c), c);
-                z[c] = qx(xnext(c1m1, c) - xprev(c1m1, c), c) - qy(c0p - c0n);
-                m[c] = vsqrtf(x[c] * x[c] + y[c] * y[c] + z[c] * z[c]);
+                const F c2p = vload(s2, sbp[c], B(true)), c2m = vload(s2, sbm[c], B(true));
+                const F c0p = vload(s0, sbp[c], B(true)), c0n = vload(s0, sbm[c], B(true));
+                const F rz = F(sz == 2 ? rcp2 : rcp1);
+                x[c] = vfma(c1lo - c1hi, rz, (c2p - c2m) * F(ryq));
+                y[c] = vfma(xprev(c2m1, c) - xnext(c2m1, c), rx[c], (c0hi - c0lo) * rz);
+                z[c] = vfma(c0n - c0p, F(ryq), (xnext(c1m1, c) - xprev(c1m1, c)) * rx[c]);
+                m[c] = vsqrt_approx(vfma(z[c], z[c], vfma(y[c], y[c], x[c] * x[c])));
             }
             if (xwall) {
                 fixup(x);
@@ -765,14 +797,14 @@ VT_UNROLL
                 fixup(z);
                 fixup(m);
             }
-            float *sm_m = lvl<P>(2, Lc, L) + w * RS;
+            float *sm_m = lvl<P>(2, Lc, L);
 VT_UNROLL
             for (int c = 0; c < NC; c++) {
                 wxm1[c] = x[c];
                 wym1[c] = y[c];
                 wzm1[c] = z[c];
                 mgm1[c] = m[c];
-                vsts(sm_m, sb[c], m[c]);
+                vsts(sm_m, sbw[c], m[c]);
             }
         }
         /* force of plane Lf */
@@ -786,37 +818,37 @@ VT_UNROLL
 VT_UNROLL
             for (int c = 0; c < NC; c++) {
                 const F lo = lo_m3 ? mgm3[c] : mgm2[c], hi = hi_m1 ? mgm1[c] : mgm2[c];
-                const F gx = qx(xnext(mgm2, c) - xprev(mgm2, c), c);
-                const F gy = qy(vload(sm_m + rowp, sb[c], B(true)) - vload(sm_m + rowm, sb[c], B(true)));
-                const F gz = qz(hi - lo, sz);
-                const F len = vsqrtf(gx * gx + gy * gy + gz * gz);
-                const B keep = len > EDDY_VORT_CUT && (SOL ? solc[c] == 0 : B(true));
-                const F ls = vsel(keep, len, F(1.0f));
-                const F inv = 1.0f / ls; /* 3D: one reciprocal, as the CPU (vorticity.c) */
+                const F gx = (xnext(mgm2, c) - xprev(mgm2, c)) * rx[c];
+                const F gy = (vload(sm_m, sbp[c], B(true)) - vload(sm_m, sbm[c], B(true))) * F(ryq);
+                const F gz = (hi - lo) * F(sz == 2 ? rcp2 : rcp1);
+                const F g2 = vfma(gz, gz, vfma(gy, gy, gx * gx));
+                /* |grad| > cut as g2 > cut^2, a subnormal: compared without flushing to zero, and the reciprocal
+                 * square root takes subnormals. Where the cut or a solid cell drops the force, N is 0 (the CPU
+                 * selects 0 for the force instead: the same unless the gradient is not finite, where |curl|
+                 * overflowed and the CPU's force is NaN nearby too) */
+                const B keep = g2 > F(EDDY_VORT_CUT * EDDY_VORT_CUT) && (SOL ? solc[c] == 0 : B(true));
+                const F inv = vsel(keep, hscale * vrsqrt_approx(g2), F(0.0f)); /* 0.5 eps h / |grad| */
                 const F nx = gx * inv, ny = gy * inv, nz = gz * inv;
-                const B kept = vopq(len) > EDDY_VORT_CUT && (SOL ? vopq(solc[c]) == 0 : B(true)); /* keep, tested again */
-                a[c] = vsel(kept, hscale * (ny * wzm2[c] - nz * wym2[c]), F(0.0f));
-                b[c] = vsel(kept, hscale * (nz * wxm2[c] - nx * wzm2[c]), F(0.0f));
-                d[c] = vsel(kept, hscale * (nx * wym2[c] - ny * wxm2[c]), F(0.0f));
+                a[c] = vfma(ny, wzm2[c], -(nz * wym2[c]));
+                b[c] = vfma(nz, wxm2[c], -(nx * wzm2[c]));
+                d[c] = vfma(nx, wym2[c], -(ny * wxm2[c]));
             }
             if (xwall) {
                 fixup(a);
                 fixup(b);
                 fixup(d);
             }
-            float *sm_f = lvl<P>(3, Lf, L) + w * RS;
+            float *sm_f = lvl<P>(3, Lf, L);
 VT_UNROLL
             for (int c = 0; c < NC; c++) {
                 f0[c] = a[c];
-                vsts(sm_f, sb[c], b[c]);
+                vsts(sm_f, sbw[c], b[c]);
                 f2a[c] = d[c];
             }
         }
     }
     __host__ __device__ void finish(const VortArgs &A) const {
-        vflags(A, 0, !visfinite(fin_u));
-        vflags(A, 1, !visfinite(fin_v));
-        vflags(A, 2, !visfinite(fin_w));
+        vflags_bit(A, FLAG_ANY_VELOCITY, !visfinite(fin));
     }
 };
 
