@@ -296,9 +296,8 @@ __global__ void __launch_bounds__(32 * V3_WARPS, 1) k_vort3w(VortArgs A) {
     }
     /* steady steps in pairs: the shared-memory ring slots are constants and the two-plane rings renamed, not moved
      * (cuda_notes 184: 30% slower in item 112, when loads were still consumed in the step that issued them); a last
-     * odd one runs as a general step, and so does an odd first one (the pairs start on even planes). The others one
-     * at a time: in pairs the kernels reading solid cells spill (with divisions, h not a power of two, inside the
-     * loop) */
+     * odd one runs as a general step, and so does an odd first one (the pairs start on even planes). With solid cells
+     * one at a time: in pairs that kernel spills (8 bytes, cuda_notes 205) */
     if constexpr (PAIRS) {
         for (; L + 1 <= s1; L += 2) {
             st.template step<true, 0>(L);
