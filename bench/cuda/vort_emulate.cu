@@ -40,17 +40,13 @@ EW(WB, bool, WB, &&) EW(WB, bool, WB, ||)
 inline WF vsel(const WB &m, const WF &a, const WF &b) { WF r; for (int i = 0; i < 32; i++) r.v[i] = m.v[i] ? a.v[i] : b.v[i]; return r; }
 inline WI vsel(const WB &m, const WI &a, const WI &b) { WI r; for (int i = 0; i < 32; i++) r.v[i] = m.v[i] ? a.v[i] : b.v[i]; return r; }
 inline int vafter(const WF &, const WF &, const WB &) { return 0; }
-inline WF vopq(const WF &x) { return x; }
-inline WI vopq(const WI &x) { return x; }
 inline WI vlane(const WI &) { WI r; for (int i = 0; i < 32; i++) r.v[i] = i; return r; }
 inline WF vnext(const WF &x) { WF r; for (int i = 0; i < 32; i++) r.v[i] = x.v[i < 31 ? i + 1 : i]; return r; }
 inline WF vprev(const WF &x) { WF r; for (int i = 0; i < 32; i++) r.v[i] = x.v[i > 0 ? i - 1 : i]; return r; }
 inline WF vfrom(const WF &x, const WI &s) { WF r; for (int i = 0; i < 32; i++) { if (s.v[i] < 0 || s.v[i] > 31) abort(); r.v[i] = x.v[s.v[i]]; } return r; }
 inline WF vload(const float *p, const WI &i, const WB &m) { WF r; for (int k = 0; k < 32; k++) r.v[k] = m.v[k] ? p[i.v[k]] : 0.0f; return r; }
 inline WI vload8(const uint8_t *p, const WI &i, const WB &m) { WI r; for (int k = 0; k < 32; k++) r.v[k] = m.v[k] ? (int)p[i.v[k]] : 0; return r; }
-template <bool AGAIN = false>
 inline WF vsqrtf(const WF &x) { WF r; for (int i = 0; i < 32; i++) r.v[i] = vt_sqrt(x.v[i]); return r; }
-template <bool AGAIN = false>
 inline WF vfdiv(const WF &x, const WF &y) { WF r; for (int i = 0; i < 32; i++) r.v[i] = vt_fdiv(x.v[i], y.v[i]); return r; }
 inline WI vminv(const WI &a, const WI &b) { WI r; for (int i = 0; i < 32; i++) r.v[i] = a.v[i] < b.v[i] ? a.v[i] : b.v[i]; return r; }
 inline WI vmaxv(const WI &a, const WI &b) { WI r; for (int i = 0; i < 32; i++) r.v[i] = a.v[i] > b.v[i] ? a.v[i] : b.v[i]; return r; }
@@ -62,7 +58,6 @@ inline void vput(float *out, const WI &q, const WF &v, const WB &m) {
 }
 inline void vsts(float *p, const WI &i, const WF &v) { for (int k = 0; k < 32; k++) p[i.v[k]] = v.v[k]; }
 inline WF vfma(const WF &a, const WF &b, const WF &c) { WF r; for (int i = 0; i < 32; i++) r.v[i] = fmaf(a.v[i], b.v[i], c.v[i]); return r; }
-inline WF vfma(float a, const WF &b, const WF &c) { return vfma(WF(a), b, c); }
 inline WF vsqrt_approx(const WF &x) { WF r; for (int i = 0; i < 32; i++) r.v[i] = vt_sqrt_approx(x.v[i]); return r; }
 inline WF vrsqrt_approx(const WF &x) { WF r; for (int i = 0; i < 32; i++) r.v[i] = vt_rsqrt_approx(x.v[i]); return r; }
 inline WF operator-(const WF &a) { WF r; for (int i = 0; i < 32; i++) r.v[i] = -a.v[i]; return r; }

@@ -387,7 +387,8 @@ cudaError_t launch_vorticity(cu_sim *c, float dt) {
     A.flag = flags_for(c).word;
     A.kz = 0;
     const bool sol = any_solid(c);
-    int *slots = &c->vort_slots[(mul ? 1 : 0) + (sol ? 2 : 0)];
+    /* the resident blocks of each kernel instance (3D has no instance for h not a power of two) */
+    int *slots = &c->vort_slots[(mul && g.dim == 2 ? 1 : 0) + (sol ? 2 : 0)];
     cudaError_t e;
     if (g.dim == 2) {
         if (sol) e = mul ? launch_vort2<true, true>(c, A, slots) : launch_vort2<false, true>(c, A, slots);

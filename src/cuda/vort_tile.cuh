@@ -69,7 +69,6 @@ __host__ __device__ inline int vt_max(int a, int b) { return a > b ? a : b; }
 /* x / y for y > 0, the same bits: zeros (the quiescent fluid) skip the division's out-of-line path (its range check
  * rejects a zero numerator). Selects, not a branch (cuda_notes 110): a zero numerator divides 1 instead and the
  * result is x, so the division's only branch is its own rarely taken out-of-line path. */
-template <bool AGAIN = false>
 __host__ __device__ inline float vt_fdiv(float x, float y) {
     const bool z = x == 0.0f;
     float a = z ? 1.0f : x;
@@ -79,16 +78,6 @@ __host__ __device__ inline float vt_fdiv(float x, float y) {
     asm("mov.b32 %0, %0;" : "+f"(a));
 #endif
     const float q = a / y;
-#ifdef __CUDA_ARCH__
-    if (AGAIN) {
-        /* the zero test again after the division (an opaque copy of x), not kept across the division's out-of-line
-         * call, which costs saving the predicate into a register's bit and testing it back (cuda_notes 183; 3D: in
-         * 2D ptxas then copied loads into their registers right after issuing them) */
-        float xz = x;
-        asm("mov.b32 %0, %0;" : "+f"(xz));
-        return xz == 0.0f ? x : q;
-    }
-#endif
     return z ? x : q;
 }
 /* sqrtf(s) for s a sum of squares (never -0), the same bits: zeros skip the square root's out-of-line path (taken
@@ -102,8 +91,8 @@ __host__ __device__ inline float vt_sqrt(float s) { return s == 0.0f ? s : sqrtf
  * normal results), so the correctly rounded root of the scaled argument is the scaled root of the argument. Zero
  * and +inf return themselves (a zero, the quiescent fluid, goes through the sequence on 1). The same bits for
  * every float, checked exhaustively on the device (bench/cuda/vt_fastpath_check.cu). Without the out-of-line call
- * the 3D steady pair loop is 48 instructions shorter (no branch, no convergence barrier, no predicate saved across
- * a call, so no zero test made again after it as vt_fdiv's AGAIN does). */
+ * the 3D steady pair loop was 48 instructions shorter (no branch, no convergence barrier, no predicate saved across
+ * a call). 2D's |grad| (3D takes approximate roots, below). */
 #ifdef __CUDA_ARCH__
 __device__ inline float vt_mufu_rsq(float s) {
     float r;
@@ -144,12 +133,11 @@ __host__ __device__ inline float vt_sqrt_approx(float s) {
     return sqrtf(s);
 #endif
 }
-/* 1 / |grad| from its square, not flushed: the cut-off keeps gradients down to 2e-20, squares down to 4e-40 */
+/* 1 / |grad| from its square, not flushed: the cut-off keeps gradients down to 2e-20, squares down to 4e-40 (CUDA's
+ * rsqrtf is rsqrt.approx.f32) */
 __host__ __device__ inline float vt_rsqrt_approx(float s) {
 #ifdef __CUDA_ARCH__
-    float r;
-    asm("rsqrt.approx.f32 %0, %1;" : "=f"(r) : "f"(s));
-    return r;
+    return rsqrtf(s);
 #else
     return 1.0f / sqrtf(s);
 #endif
@@ -199,21 +187,6 @@ __host__ __device__ inline float vfrom(float x, int src) {
 #endif
 }
 __host__ __device__ inline float vload(const float *p, int i, bool m) { return m ? p[i] : 0.0f; }
-/* x, through a copy the compiler does not see through: a test on it is made again where it is written instead of
- * kept as a predicate across the divisions' out-of-line calls (saved into a register's bit and tested back: cuda_notes
- * 183) */
-__host__ __device__ inline float vopq(float x) {
-#ifdef __CUDA_ARCH__
-    asm("mov.b32 %0, %0;" : "+f"(x));
-#endif
-    return x;
-}
-__host__ __device__ inline int vopq(int x) {
-#ifdef __CUDA_ARCH__
-    asm("mov.b32 %0, %0;" : "+r"(x));
-#endif
-    return x;
-}
 /* 0, computed from a, b and c in a way that the compiler does not see through (a byte permutation that picks
  * bytes of the zero operand only) */
 __host__ __device__ inline int vafter(float a, float b, bool c) {
@@ -258,8 +231,7 @@ __host__ __device__ inline float vabsmag(float z) {
     const float a = fabsf(z);
     return a >= 0x1p-63f && a < 0x1p64f ? a : vt_sqrt(z * z);
 }
-template <bool AGAIN = false>
-__host__ __device__ inline float vfdiv(float x, float y) { return vt_fdiv<AGAIN>(x, y); }
+__host__ __device__ inline float vfdiv(float x, float y) { return vt_fdiv(x, y); }
 __host__ __device__ inline int vminv(int a, int b) { return vt_min(a, b); }
 __host__ __device__ inline int vmaxv(int a, int b) { return vt_max(a, b); }
 __host__ __device__ inline int vwrapv(int g, int n) { return vt_wrap(g, n); }
@@ -564,6 +536,8 @@ struct Vort3Warp {
     __host__ __device__ float *lvl(int l, int X, int L) const {
         return sm + (2 * l + (P < 0 ? (X & 1) : ((X - L + P) & 1))) * LS;
     }
+    /* the reciprocal spacing of a z-difference over `span` planes (1 at a wall, else 2) */
+    __host__ __device__ F rzq(int span) const { return F(span == 2 ? rcp2 : rcp1); }
     __host__ __device__ static F xprev(const F (&v)[NC], int c) { return c > 0 ? v[c > 0 ? c - 1 : 0] : vprev(v[NC - 1]); }
     __host__ __device__ static F xnext(const F (&v)[NC], int c) { return c < NC - 1 ? v[c < NC - 1 ? c + 1 : 0] : vnext(v[0]); }
     __host__ __device__ static F pick(const F (&v)[NC], int c) {
@@ -787,7 +761,7 @@ VT_UNROLL
                 const F c1lo = lo_m2 ? c1m2[c] : c1m1[c], c1hi = hi_0 ? c1[c] : c1m1[c];
                 const F c2p = vload(s2, sbp[c], B(true)), c2m = vload(s2, sbm[c], B(true));
                 const F c0p = vload(s0, sbp[c], B(true)), c0n = vload(s0, sbm[c], B(true));
-                const F rz = F(sz == 2 ? rcp2 : rcp1);
+                const F rz = rzq(sz);
                 x[c] = vfma(c1lo - c1hi, rz, (c2p - c2m) * F(ryq));
                 y[c] = vfma(xprev(c2m1, c) - xnext(c2m1, c), rx[c], (c0hi - c0lo) * rz);
                 z[c] = vfma(c0n - c0p, F(ryq), (xnext(c1m1, c) - xprev(c1m1, c)) * rx[c]);
@@ -822,7 +796,7 @@ VT_UNROLL
                 const F lo = lo_m3 ? mgm3[c] : mgm2[c], hi = hi_m1 ? mgm1[c] : mgm2[c];
                 const F gx = (xnext(mgm2, c) - xprev(mgm2, c)) * rx[c];
                 const F gy = (vload(sm_m, sbp[c], B(true)) - vload(sm_m, sbm[c], B(true))) * F(ryq);
-                const F gz = (hi - lo) * F(sz == 2 ? rcp2 : rcp1);
+                const F gz = (hi - lo) * rzq(sz);
                 const F g2 = vfma(gz, gz, vfma(gy, gy, gx * gx));
                 /* |grad| > cut as g2 > cut^2, a subnormal: compared without flushing to zero, and the reciprocal
                  * square root takes subnormals. Where the cut or a solid cell drops the force, N is 0 (the CPU
