@@ -47,8 +47,8 @@ struct cu_sim {
     int buoy_unit[3];      /* buoyancy of component a: 1 every face on its scalar column (k_buoyancy_unit), -1 not,
                               0 not checked yet (the geometry is fixed at creation) */
     int diag_blocks;   /* k_diag's blocks: those resident on the device, 0 until set up */
-    int vort_slots[4]; /* vorticity confinement [exact reciprocal + 2 solid cells]: warps (2D) or blocks (3D) of its kernel resident
-                          on the device, 0 until the kernel is set up */
+    int vort_slots[2]; /* vorticity confinement [solid cells]: warps (2D) or blocks (3D) of its kernel resident on the
+                          device, 0 until the kernel is set up */
 
     DShape *obst;           /* device copy of the obstacle list (the emitters go by value, cuda_notes 124) */
     int obst_cap;

@@ -274,11 +274,11 @@ constexpr int VW_WARPS = 8;
  * blocks (cuda_notes 71-72, 194) */
 constexpr int V3_COLS = 1, V3_WARPS = 25;
 /* SOL: the scene has solid cells (without any, the solid array is not read) */
-template <bool MUL, bool SOL>
+template <bool SOL>
 __global__ void __launch_bounds__(32 * VW_WARPS) k_vort2w(VortArgs A, int strips, int ky, int warps) {
     const int w = (int)(blockIdx.x * VW_WARPS + threadIdx.x / 32);
     if (w >= warps) return;
-    vort2_warp<VW_COLS, MUL, float, int, bool, SOL>(A, w % strips, w / strips, ky);
+    vort2_warp<VW_COLS, float, int, bool, SOL>(A, w % strips, w / strips, ky);
 }
 /* 3D: a block of V3_WARPS warps per strip, rows and chunk of planes (Vort3Warp); the steps in the chunk's middle
  * (every level due, no plane clamped or wrapped) run a body without tests on the plane */
@@ -350,14 +350,14 @@ static cudaError_t vort_setup(cu_sim *c, K kernel, int threads, int per_block, i
 
 /* 2D: rows per chunk such that the strips times the chunks fill the resident warps once, chunks of 16 rows or
  * more (a chunk recomputes ~3 rows of the lower levels at its ends) */
-template <bool MUL, bool SOL>
+template <bool SOL>
 static cudaError_t launch_vort2(cu_sim *c, const VortArgs &A, int *slots) {
-    cudaError_t e = *slots ? cudaSuccess : vort_setup(c, k_vort2w<MUL, SOL>, 32 * VW_WARPS, VW_WARPS, slots);
+    cudaError_t e = *slots ? cudaSuccess : vort_setup(c, k_vort2w<SOL>, 32 * VW_WARPS, VW_WARPS, slots);
     if (e != cudaSuccess) return e;
     const int strips = vw_strips(A.n[0], vw_out<VW_COLS>());
     const int chunks = vt_max(1, vt_min(A.n[1] / 16, *slots / strips));
     const int ky = (A.n[1] + chunks - 1) / chunks, warps = strips * ((A.n[1] + ky - 1) / ky);
-    k_vort2w<MUL, SOL><<<(unsigned)((warps + VW_WARPS - 1) / VW_WARPS), 32 * VW_WARPS, 0, c->stream>>>(A, strips, ky, warps);
+    k_vort2w<SOL><<<(unsigned)((warps + VW_WARPS - 1) / VW_WARPS), 32 * VW_WARPS, 0, c->stream>>>(A, strips, ky, warps);
     return cudaSuccess;
 }
 template <bool SOL>
@@ -376,7 +376,7 @@ cudaError_t launch_vorticity(cu_sim *c, float dt) {
     if (eps == 0.0f) return cudaSuccess;
     const Geo &g = c->g;
     VortArgs A;
-    const bool mul = vort_args_step(A, g.h, eps, dt);
+    vort_args_step(A, g.h, eps, dt);
     for (int a = 0; a < 3; a++) {
         A.n[a] = g.n[a];
         A.periodic[a] = g.periodic[a];
@@ -387,12 +387,10 @@ cudaError_t launch_vorticity(cu_sim *c, float dt) {
     A.flag = flags_for(c).word;
     A.kz = 0;
     const bool sol = any_solid(c);
-    /* the resident blocks of each kernel instance (3D has no instance for h not a power of two) */
-    int *slots = &c->vort_slots[(mul && g.dim == 2 ? 1 : 0) + (sol ? 2 : 0)];
+    int *slots = &c->vort_slots[sol ? 1 : 0]; /* the resident warps or blocks of the kernel instance */
     cudaError_t e;
     if (g.dim == 2) {
-        if (sol) e = mul ? launch_vort2<true, true>(c, A, slots) : launch_vort2<false, true>(c, A, slots);
-        else e = mul ? launch_vort2<true, false>(c, A, slots) : launch_vort2<false, false>(c, A, slots);
+        e = sol ? launch_vort2<true>(c, A, slots) : launch_vort2<false>(c, A, slots);
     } else {
         e = sol ? launch_vort3<true>(c, A, slots) : launch_vort3<false>(c, A, slots);
     }

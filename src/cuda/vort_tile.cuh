@@ -18,8 +18,8 @@
  * a clamped axis holds the value of the level at the clamped cell, so the stencils read their neighbours at fixed
  * offsets and get the CPU's clamped neighbours; along a periodic axis every position is computed by the same
  * stencil from the periodic continuation (the cell velocity reads wrapped faces), which is the CPU's wrapped
- * neighbour. The divisor follows the cell: span 1 at a wall, 2 elsewhere. Every value is computed with the CPU
- * sweep's float operations in its order (same bits).
+ * neighbour. The spacing follows the cell: span 1 at a wall, 2 elsewhere. The values are the CPU sweep's formulas
+ * with fused multiply-adds and approximate roots (below): within ~1e-7 of its faces, not its bits.
  *
  * The functions are written for the device and for a host emulation (lane values are 32-lane arrays; in 3D the
  * warps of a block run step by step, the barrier between the steps), which lets the arithmetic and the indexing be
@@ -50,10 +50,10 @@ struct VortArgs {
     int kz;               /* 3D: planes per block */
 };
 
-/* The arguments that depend on h, eps and dt, as the CPU's (vorticity_sweep.h); returns whether the reciprocals are
- * exact (h a power of two) */
-inline bool vort_args_step(VortArgs &A, float h, float eps, float dt) {
-    return eddy__vort_step_constants(h, eps, dt, A.den, A.rcp, &A.hscale, &A.hdt);
+/* The arguments that depend on h, eps and dt, as the CPU's (vorticity_sweep.h); the kernels multiply by the
+ * reciprocals whether or not they are exact (h a power of two) */
+inline void vort_args_step(VortArgs &A, float h, float eps, float dt) {
+    (void)eddy__vort_step_constants(h, eps, dt, A.den, A.rcp, &A.hscale, &A.hdt);
 }
 
 __host__ __device__ inline int vt_min(int a, int b) { return a < b ? a : b; }
@@ -66,56 +66,11 @@ __host__ __device__ inline int vt_wrap(int g, int n) {
 }
 __host__ __device__ inline int vt_max(int a, int b) { return a > b ? a : b; }
 
-/* x / y for y > 0, the same bits: zeros (the quiescent fluid) skip the division's out-of-line path (its range check
- * rejects a zero numerator). Selects, not a branch (cuda_notes 110): a zero numerator divides 1 instead and the
- * result is x, so the division's only branch is its own rarely taken out-of-line path. */
-__host__ __device__ inline float vt_fdiv(float x, float y) {
-    const bool z = x == 0.0f;
-    float a = z ? 1.0f : x;
-#ifdef __CUDA_ARCH__
-    /* opaque to the compiler: it would otherwise see that the result is x whenever a differs from x, divide x
-     * itself and take the out-of-line path for every zero (cuda_notes 111) */
-    asm("mov.b32 %0, %0;" : "+f"(a));
-#endif
-    const float q = a / y;
-    return z ? x : q;
-}
-/* sqrtf(s) for s a sum of squares (never -0), the same bits: zeros skip the square root's out-of-line path (taken
- * for zero, subnormal and special inputs) */
-__host__ __device__ inline float vt_sqrt(float s) { return s == 0.0f ? s : sqrtf(s); }
-
-/* The same bits as vt_sqrt without a branch (cuda_notes 73, 203): nvcc's sqrtf is an in-line sequence (approximate
- * reciprocal square root, two products, two fused multiply-adds), exact for arguments in [2^-101, FLT_MAX], and an
- * out-of-line path for the others. Here an argument below 2^-101 (a subnormal; a negative one, whose root is NaN
- * either way) is scaled by 2^102 into the sequence's range and its root by 2^-51 back: both exact (powers of two,
- * normal results), so the correctly rounded root of the scaled argument is the scaled root of the argument. Zero
- * and +inf return themselves (a zero, the quiescent fluid, goes through the sequence on 1). The same bits for
- * every float, checked exhaustively on the device (bench/cuda/vt_fastpath_check.cu). Without the out-of-line call
- * the 3D steady pair loop was 48 instructions shorter (no branch, no convergence barrier, no predicate saved across
- * a call). 2D's |grad| (3D takes approximate roots, below). */
-#ifdef __CUDA_ARCH__
-__device__ inline float vt_mufu_rsq(float s) {
-    float r;
-    asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(s));
-    return r;
-}
-#endif
-__host__ __device__ inline float vt_sqrt_fast(float s) {
-#ifdef __CUDA_ARCH__
-    const bool z = s == 0.0f, tiny = s < 0x1p-101f;
-    const float a = (z ? 1.0f : s) * (tiny ? 0x1p102f : 1.0f);
-    const float r = vt_mufu_rsq(a), y = __fmul_rn(a, r), h = __fmul_rn(r, 0.5f);
-    const float v = __fmaf_rn(__fmaf_rn(-y, y, a), h, y) * (tiny ? 0x1p-51f : 1.0f);
-    return z || s == INFINITY ? s : v;
-#else
-    return vt_sqrt(s);
-#endif
-}
-
-/* The 3D kernel's arithmetic (issue 7, cuda_notes 205): fused multiply-adds and the hardware's approximate square
- * root and reciprocal square root (MUFU, relative error ~2^-22) instead of the CPU's separate roundings, correctly
- * rounded root and reciprocal. Within ~1e-7 of the CPU's faces (relative to the largest), 21% fewer instructions.
- * The host versions (emulation) round as the CPU's libm does, so the emulation compares by tolerance too. */
+/* The kernels' arithmetic (issue 7, cuda_notes 205, 208): fused multiply-adds, every difference multiplied by the
+ * spacing's reciprocal, and the hardware's approximate square root and reciprocal square root (MUFU, relative error
+ * ~2^-22) instead of the CPU's separate roundings, divisions and correctly rounded roots. Within ~1e-7 of the CPU's
+ * faces (relative to the largest); 3D 21% fewer instructions, 2D 44% fewer and no slower kernel for h other than a
+ * power of two. The host versions (emulation) round as the CPU's libm does, so the emulation compares by tolerance. */
 __host__ __device__ inline float vt_fma(float a, float b, float c) {
 #ifdef __CUDA_ARCH__
     return __fmaf_rn(a, b, c);
@@ -200,7 +155,6 @@ __host__ __device__ inline int vafter(float a, float b, bool c) {
 #endif
 }
 __host__ __device__ inline int vload8(const uint8_t *p, int i, bool m) { return m ? (int)p[i] : 0; }
-__host__ __device__ inline float vsqrtf(float s) { return vt_sqrt_fast(s); }
 __host__ __device__ inline float vfma(float a, float b, float c) { return vt_fma(a, b, c); }
 __host__ __device__ inline float vsqrt_approx(float s) { return vt_sqrt_approx(s); }
 __host__ __device__ inline float vrsqrt_approx(float s) { return vt_rsqrt_approx(s); }
@@ -225,13 +179,6 @@ template <bool V>
 struct VtBool {
     static constexpr bool value = V;
 };
-/* sqrtf(z * z), the same bits: |z| where z * z is a normal float (z * z = z^2 (1 + e), |e| <= 2^-24, so its square
- * root lies within |z| 2^-25, strictly inside half an ulp of |z|: the rounding gives |z|), else the operations */
-__host__ __device__ inline float vabsmag(float z) {
-    const float a = fabsf(z);
-    return a >= 0x1p-63f && a < 0x1p64f ? a : vt_sqrt(z * z);
-}
-__host__ __device__ inline float vfdiv(float x, float y) { return vt_fdiv(x, y); }
 __host__ __device__ inline int vminv(int a, int b) { return vt_min(a, b); }
 __host__ __device__ inline int vmaxv(int a, int b) { return vt_max(a, b); }
 __host__ __device__ inline int vwrapv(int g, int n) { return vt_wrap(g, n); }
@@ -246,14 +193,14 @@ __host__ __device__ constexpr int vw_out() { return 32 * NC - 5; }
  * an axis (index n, one past the last cell) takes a written position of its own, so the strips (3D: blocks of rows)
  * cover n + 1 positions. */
 __host__ __device__ inline int vw_strips(int n, int out) { return (n + out) / out; }
-template <int NC, bool MUL, class F, class I, class B, bool SOL = true>
+template <int NC, class F, class I, class B, bool SOL = true>
 __host__ __device__ inline void vort2_warp(const VortArgs &A, int strip, int chunk, int ky) {
     const int n0 = A.n[0], n1 = A.n[1];
     const bool px = A.periodic[0] != 0, ps = A.periodic[1] != 0;
     const int X0 = strip * vw_out<NC>() - 3;
     const I lane = vlane(I());
     I p[NC], col[NC];   /* the lane's columns, and the stored ones */
-    F rx[NC];           /* the x-differences' divisors: span 1 at a wall, 2 elsewhere */
+    F rx[NC];           /* 1 / the x-differences' spacing: span 1 at a wall, 2 elsewhere */
     B ou[NC], ov[NC];   /* writes the x-face (y-face) of column p */
 VT_UNROLL
     for (int c = 0; c < NC; c++) {
@@ -261,16 +208,12 @@ VT_UNROLL
         const I q = px ? p[c] : vminv(vmaxv(p[c], I(0)), I(n0 - 1));
         col[c] = px ? vwrapv(p[c], n0) : q;
         const B xs2 = px ? B(true) : (vminv(q + 1, I(n0 - 1)) - vmaxv(q - 1, I(0))) == 2;
-        rx[c] = vsel(xs2, F(MUL ? A.rcp[2] : A.den[2]), F(MUL ? A.rcp[1] : A.den[1]));
+        rx[c] = vsel(xs2, F(A.rcp[2]), F(A.rcp[1]));
         const I k = lane * NC + c; /* column index in the warp */
         ov[c] = k >= 3 && k <= 32 * NC - 3 && p[c] < n0;
         ou[c] = ov[c] || (p[c] == n0 && k >= 3 && k <= 32 * NC - 3);
     }
-    auto qx = [&](F x, int c) { return MUL ? x * rx[c] : vfdiv(x, rx[c]); };
-    auto qy = [&](F x, int span) {
-        const float d = MUL ? (span == 2 ? A.rcp[2] : A.rcp[1]) : (span == 2 ? A.den[2] : A.den[1]);
-        return MUL ? x * d : vfdiv(x, F(d));
-    };
+    auto ry = [&](int span) { return F(span == 2 ? A.rcp[2] : A.rcp[1]); }; /* 1 / the y-difference's spacing */
     /* x-neighbours of column c of a lane-level array */
     auto xprev = [&](const F (&v)[NC], int c) { return c > 0 ? v[c > 0 ? c - 1 : 0] : vprev(v[NC - 1]); };
     auto xnext = [&](const F (&v)[NC], int c) { return c < NC - 1 ? v[c < NC - 1 ? c + 1 : 0] : vnext(v[0]); };
@@ -378,11 +321,11 @@ VT_UNROLL
 VT_UNROLL
             for (int c = 0; c < NC; c++) {
                 const F flo = lo_m3 ? f1m3[c] : f1m2[c];
-                const F nv = vold[c] + hdt * (flo + f1m2[c]);
+                const F nv = vfma(F(hdt), flo + f1m2[c], vold[c]);
                 vput(A.out[1], p[c] + t * n0, nv, ov[c]);
                 fin_v = vfinacc(fin_v, nv, ov[c]);
                 if (tin) {
-                    const F nu = uold[c] + hdt * (xprev(f0, c) + f0[c]);
+                    const F nu = vfma(F(hdt), xprev(f0, c) + f0[c], uold[c]);
                     vput(A.out[0], p[c] + t * (n0 + 1), nu, ou[c]);
                     fin_u = vfinacc(fin_u, nu, ou[c]);
                 }
@@ -425,8 +368,8 @@ VT_UNROLL
 VT_UNROLL
             for (int c = 0; c < NC; c++) {
                 const F lo = lo_m2 ? u0m2[c] : u0m1[c], hi = hi_0 ? u0[c] : u0m1[c];
-                z[c] = qx(xnext(u1m1, c) - xprev(u1m1, c), c) - qy(hi - lo, sy);
-                m[c] = vabsmag(z[c]); /* = sqrt(wx^2 + wy^2 + wz^2) with wx = wy = +0 */
+                z[c] = vfma(xnext(u1m1, c) - xprev(u1m1, c), rx[c], -((hi - lo) * ry(sy)));
+                m[c] = vsqrt_approx(z[c] * z[c]); /* |curl|: overflows where the CPU's does */
             }
             if (xwall) {
                 fixup(z);
@@ -448,14 +391,15 @@ VT_UNROLL
 VT_UNROLL
             for (int c = 0; c < NC; c++) {
                 const F lo = lo_m3 ? mgm3[c] : mgm2[c], hi = hi_m1 ? mgm1[c] : mgm2[c];
-                const F gx = qx(xnext(mgm2, c) - xprev(mgm2, c), c), gy = qy(hi - lo, sy);
-                const F len = vsqrtf(gx * gx + gy * gy); /* + gz * gz with gz = +0 */
-                const B keep = len > EDDY_VORT_CUT && (SOL ? solc[c] == 0 : B(true));
-                const F ls = vsel(keep, len, F(1.0f));
-                const F nx = vfdiv(gx, ls), ny = vfdiv(gy, ls); /* 2D divides (vorticity.c) */
-                /* N x omega with nz = +0, omega = (+0, +0, wz), in the 3D formula's order of operations */
-                a[c] = vsel(keep, hscale * (ny * wzm2[c]), F(0.0f));
-                b[c] = vsel(keep, hscale * (0.0f - nx * wzm2[c]), F(0.0f));
+                const F gx = (xnext(mgm2, c) - xprev(mgm2, c)) * rx[c], gy = (hi - lo) * ry(sy);
+                const F g2 = vfma(gy, gy, gx * gx);
+                /* as in 3D: |grad| > cut as g2 > cut^2 (a subnormal, not flushed); N = 0 where the force is dropped */
+                const B keep = g2 > F(EDDY_VORT_CUT * EDDY_VORT_CUT) && (SOL ? solc[c] == 0 : B(true));
+                const F inv = vsel(keep, hscale * vrsqrt_approx(g2), F(0.0f)); /* 0.5 eps h / |grad| */
+                const F nx = gx * inv, ny = gy * inv;
+                /* N x omega with nz = 0, omega = (0, 0, wz); N carries 0.5 eps h */
+                a[c] = ny * wzm2[c];
+                b[c] = -(nx * wzm2[c]);
             }
             if (xwall) {
                 fixup(a);

@@ -5,8 +5,8 @@
  *   diffusion, and the projection with each pressure solver. The device kernels perform the CPU's float operations
  *   in the CPU's order (no contraction into fused multiply-adds on either side), so the stages that are pure
  *   arithmetic must agree to TOL_STAGE = 1e-6 relative (max |gpu - cpu| / max |cpu|); measured: the same bits,
- *   except 3D vorticity confinement, whose kernel fuses multiply-adds and takes approximate roots (vort_tile.cuh):
- *   measured 5.9e-8 to 1.2e-7.
+ *   except vorticity confinement, whose kernels fuse multiply-adds, multiply by reciprocals and take approximate
+ *   roots (vort_tile.cuh): measured 5.9e-8 to 1.2e-7.
  *   Advection too (TOL_ADVECT = TOL_STAGE, see there).
  *   Solids must agree exactly.
  * Projections converge to the same relative residual; their velocities agree to TOL_PROJECT = 2e-5 relative
@@ -273,8 +273,8 @@ static eddy_status cpu_project_stage(eddy_sim *s, float dt) {
 }
 
 /* buoyancy and vorticity confinement: the grids of the stage cases, and the kernels' other paths (buoyancy faces
- * on the scalar columns of a dye_scale 1 grid; vorticity with h a power of two, where the differences multiply by
- * the exact reciprocal; periodic axes and partial tiles in 3D; 3D chunks of several planes) */
+ * on the scalar columns of a dye_scale 1 grid; vorticity with h a power of two, where the CPU too multiplies by the
+ * reciprocal; periodic axes and partial tiles in 3D; 3D chunks of several planes) */
 static void test_forces(eddy_sim_def d2, eddy_sim_def d3) {
     stage_case("buoyancy 2D (dye x2)", d2, eddy__apply_buoyancy, EDDY_CUDA_BUOYANCY, TOL_STAGE);
     stage_case("buoyancy 3D", d3, eddy__apply_buoyancy, EDDY_CUDA_BUOYANCY, TOL_STAGE);
