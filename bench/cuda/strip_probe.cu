@@ -1,0 +1,126 @@
+/* The memory access pattern of the 2D vorticity kernel (vort_tile.cuh vort2_warp) without its arithmetic, and of
+ * alternatives, against a copy kernel in the same run (cuda_notes 211): warps march strips of columns along y through
+ * a chunk of rows, loading the faces the kernel loads (u[col], u[col + 1], the top v-face of each row, the old faces
+ * three rows later) and storing the faces it writes; no arithmetic besides a running sum that keeps the loads.
+ * 2D 2048^2; prints the single-call median and 10 calls back to back with % of copy. Timing only (the values are
+ * not the kernel's). Not built by CMake; on a machine with an NVIDIA GPU:
+ *   nvcc -O3 -arch=sm_90 -o /tmp/strip_probe bench/cuda/strip_probe.cu && /tmp/strip_probe */
+#include <cstdio>
+#include <cuda_runtime.h>
+#include <vector>
+#include <algorithm>
+/* the kernel's pattern: `out` written columns of 32 after `halo`; order 1: a block's warps take consecutive chunks
+ * of one strip instead of consecutive strips of one chunk */
+__global__ void k_strips(const float *__restrict__ u, const float *__restrict__ v, float *__restrict__ ou, float *__restrict__ ov,
+                         int n0, int n1, int out, int halo, int strips, int ky, int warps, int order) {
+    int w = blockIdx.x * 8 + threadIdx.x / 32;
+    if (w >= warps) return;
+    int lane = threadIdx.x & 31;
+    int strip = order ? w / ((n1 + ky - 1) / ky) : w % strips, chunk = order ? w % ((n1 + ky - 1) / ky) : w / strips;
+    int X0 = strip * out - halo;
+    int p = X0 + lane, col = min(max(p, 0), n0 - 1);
+    bool wr = lane >= halo && lane < halo + out && p < n0;
+    int r0 = chunk * ky, r1 = min(r0 + ky, n1);
+    float a = 0, b = 0, d = 0, acc = 0;
+    int L0 = max(r0 - 3, 0), L1 = min(r1 + 2, n1 - 1);
+    for (int L = L0; L <= L1 + 3; L++) {
+        float na = 0, nb = 0, nd = 0;
+        if (L <= L1) { na = u[col + L * (n0 + 1)]; nb = u[col + 1 + L * (n0 + 1)]; nd = v[col + L * n0 + n0]; }
+        int t = L - 3;
+        if (t >= r0 && t < r1 && wr) {
+            float uo = u[p + t * (n0 + 1)], vo = v[p + t * n0];
+            ou[p + t * (n0 + 1)] = uo + acc * 1e-30f;
+            ov[p + t * n0] = vo + acc * 1e-30f;
+        }
+        acc += a + b + d;
+        a = na; b = nb; d = nd;
+    }
+    if (acc == 12345.0f) ou[0] = acc;
+}
+
+/* 4 columns per lane with float4 loads and stores (rows of n0 floats, 16-byte aligned: u's rows of n0 + 1 would
+ * need realigning in a real kernel) */
+__global__ void k_strips4(const float4 *__restrict__ u, const float4 *__restrict__ v, float4 *__restrict__ ou, float4 *__restrict__ ov,
+                          int n0, int n1, int strips, int ky, int warps) {
+    int w = blockIdx.x * 8 + threadIdx.x / 32;
+    if (w >= warps) return;
+    int lane = threadIdx.x & 31;
+    int strip = w % strips, chunk = w / strips;
+    int q = strip * 31 - 1 + lane; /* float4 column: 124 written columns per warp, 4 halo */
+    int qc = min(max(q, 0), n0 / 4 - 1);
+    bool wr = lane >= 1 && q < n0 / 4;
+    int r0 = chunk * ky, r1 = min(r0 + ky, n1);
+    float4 a = {0, 0, 0, 0}, d = a;
+    float acc = 0;
+    int L0 = max(r0 - 3, 0), L1 = min(r1 + 2, n1 - 1), s4 = n0 / 4;
+    for (int L = L0; L <= L1 + 3; L++) {
+        float4 na = a, nd = d;
+        if (L <= L1) { na = u[qc + L * s4]; nd = v[qc + L * s4 + s4]; }
+        int t = L - 3;
+        if (t >= r0 && t < r1 && wr) {
+            float4 uo = u[q + t * s4], vo = v[q + t * s4];
+            uo.x += acc * 1e-30f; vo.x += acc * 1e-30f;
+            ou[q + t * s4] = uo;
+            ov[q + t * s4] = vo;
+        }
+        acc += a.x + a.y + a.z + a.w + d.x + d.y + d.z + d.w;
+        a = na; d = nd;
+    }
+    if (acc == 12345.0f) ou[0].x = acc;
+}
+__global__ void k_copy(const float4 *a, float4 *b, size_t n) {
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) b[i] = a[i];
+}
+int main() {
+    const int n0 = 2048, n1 = 2048;
+    size_t nu = (size_t)(n0 + 1) * n1, nv = (size_t)n0 * (n1 + 1);
+    float *u, *v, *ou, *ov;
+    cudaMalloc(&u, nu * 4); cudaMalloc(&v, nv * 4); cudaMalloc(&ou, nu * 4); cudaMalloc(&ov, nv * 4);
+    cudaMemset(u, 0, nu * 4); cudaMemset(v, 0, nv * 4);
+    cudaEvent_t e0, e1; cudaEventCreate(&e0); cudaEventCreate(&e1);
+    size_t cn = (size_t)1 << 28; float4 *ca, *cb; cudaMalloc(&ca, cn); cudaMalloc(&cb, cn);
+    float ms;
+    for (int r = 0; r < 3; r++) { cudaEventRecord(e0); k_copy<<<1056, 512>>>(ca, cb, cn / 16); cudaEventRecord(e1); cudaEventSynchronize(e1); }
+    cudaEventElapsedTime(&ms, e0, e1);
+    double copy = 2.0 * cn / (ms * 1e-3) / 1e9;
+    printf("copy %.0f GB/s\n", copy);
+    double bytes = 8.0 * (nu + nv);
+    int slots = 4 * 132 * 8;
+    struct { int out, halo, order, chunkmul; const char *name; } cfg[] = {
+        {27, 3, 0, 1, "27 of 32, chunks over strips (the kernel)"}, {32, 0, 0, 1, "32 aligned, no halo"},
+        {27, 3, 1, 1, "27 of 32, a block's warps down one strip"}, {27, 3, 0, 2, "27 of 32, twice the chunks"},
+        {27, 3, 0, 4, "27 of 32, 4x the chunks"}};
+    for (auto &c : cfg) {
+        int strips = (n0 + c.out) / c.out;
+        int chunks = std::max(1, std::min(n1 / 16, slots / strips)) * c.chunkmul;
+        int ky = (n1 + chunks - 1) / chunks, nch = (n1 + ky - 1) / ky, warps = strips * nch;
+        std::vector<float> t;
+        for (int r = 0; r < 12; r++) {
+            cudaEventRecord(e0);
+            k_strips<<<(warps + 7) / 8, 256>>>(u, v, ou, ov, n0, n1, c.out, c.halo, strips, ky, warps, c.order);
+            cudaEventRecord(e1); cudaEventSynchronize(e1);
+            cudaEventElapsedTime(&ms, e0, e1); if (r >= 2) t.push_back(ms);
+        }
+        std::sort(t.begin(), t.end());
+        cudaEventRecord(e0);
+        for (int r = 0; r < 10; r++) k_strips<<<(warps + 7) / 8, 256>>>(u, v, ou, ov, n0, n1, c.out, c.halo, strips, ky, warps, c.order);
+        cudaEventRecord(e1); cudaEventSynchronize(e1); cudaEventElapsedTime(&ms, e0, e1);
+        printf("%-45s ky %4d warps %5d: %.4f ms (%.1f%%), b2b %.4f ms (%.1f%%)\n", c.name, ky, warps, t[t.size() / 2],
+               100 * bytes / (t[t.size() / 2] * 1e-3) / 1e9 / copy, ms / 10, 100 * bytes / (ms / 10 * 1e-3) / 1e9 / copy);
+    }
+
+    for (int cm = 1; cm <= 2; cm *= 2) {
+        int strips = (n0 + 124) / 124;
+        int chunks = std::max(1, std::min(n1 / 16, slots / strips)) * cm;
+        int ky = (n1 + chunks - 1) / chunks, nch = (n1 + ky - 1) / ky, warps = strips * nch;
+        cudaEventRecord(e0);
+        for (int r = 0; r < 10; r++) k_strips4<<<(warps + 7) / 8, 256>>>((float4 *)u, (float4 *)v, (float4 *)ou, (float4 *)ov, n0, n1, strips, ky, warps);
+        cudaEventRecord(e1); cudaEventSynchronize(e1); cudaEventElapsedTime(&ms, e0, e1);
+        cudaEventRecord(e0);
+        for (int r = 0; r < 10; r++) k_strips4<<<(warps + 7) / 8, 256>>>((float4 *)u, (float4 *)v, (float4 *)ou, (float4 *)ov, n0, n1, strips, ky, warps);
+        cudaEventRecord(e1); cudaEventSynchronize(e1); cudaEventElapsedTime(&ms, e0, e1);
+        printf("float4 lanes, 124 of 128 columns, chunks x%d ky %4d warps %5d: b2b %.4f ms (%.1f%%)\n", cm, ky, warps, ms / 10,
+               100 * bytes / (ms / 10 * 1e-3) / 1e9 / copy);
+    }
+    printf("%s\n", cudaGetErrorString(cudaGetLastError()));
+}
