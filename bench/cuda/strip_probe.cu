@@ -12,7 +12,7 @@
 /* the kernel's pattern: `out` written columns of 32 after `halo`; order 1: a block's warps take consecutive chunks
  * of one strip instead of consecutive strips of one chunk */
 __global__ void k_strips(const float *__restrict__ u, const float *__restrict__ v, float *__restrict__ ou, float *__restrict__ ov,
-                         int n0, int n1, int out, int halo, int strips, int ky, int warps, int order) {
+                         int n0, int n1, int out, int halo, int strips, int ky, int warps, int order, int shfl) {
     int w = blockIdx.x * 8 + threadIdx.x / 32;
     if (w >= warps) return;
     int lane = threadIdx.x & 31;
@@ -25,7 +25,16 @@ __global__ void k_strips(const float *__restrict__ u, const float *__restrict__ 
     int L0 = max(r0 - 3, 0), L1 = min(r1 + 2, n1 - 1);
     for (int L = L0; L <= L1 + 3; L++) {
         float na = 0, nb = 0, nd = 0;
-        if (L <= L1) { na = u[col + L * (n0 + 1)]; nb = u[col + 1 + L * (n0 + 1)]; nd = v[col + L * n0 + n0]; }
+        if (L <= L1) {
+            na = u[col + L * (n0 + 1)];
+            nd = v[col + L * n0 + n0];
+            if (shfl) { /* u[col + 1] from the next lane; the last lane loads it */
+                nb = __shfl_down_sync(0xffffffffu, na, 1);
+                if (lane == 31) nb = u[col + 1 + L * (n0 + 1)];
+            } else {
+                nb = u[col + 1 + L * (n0 + 1)];
+            }
+        }
         int t = L - 3;
         if (t >= r0 && t < r1 && wr) {
             float uo = u[p + t * (n0 + 1)], vo = v[p + t * n0];
@@ -86,10 +95,10 @@ int main() {
     printf("copy %.0f GB/s\n", copy);
     double bytes = 8.0 * (nu + nv);
     int slots = 4 * 132 * 8;
-    struct { int out, halo, order, chunkmul; const char *name; } cfg[] = {
-        {27, 3, 0, 1, "27 of 32, chunks over strips (the kernel)"}, {32, 0, 0, 1, "32 aligned, no halo"},
-        {27, 3, 1, 1, "27 of 32, a block's warps down one strip"}, {27, 3, 0, 2, "27 of 32, twice the chunks"},
-        {27, 3, 0, 4, "27 of 32, 4x the chunks"}};
+    struct { int out, halo, order, chunkmul, shfl; const char *name; } cfg[] = {
+        {27, 3, 0, 1, 0, "27 of 32, chunks over strips (the kernel)"}, {27, 3, 0, 1, 1, "the same, u[col + 1] by shuffle"},
+        {32, 0, 0, 1, 0, "32 aligned, no halo"}, {27, 3, 1, 1, 0, "27 of 32, a block's warps down one strip"},
+        {27, 3, 0, 2, 0, "27 of 32, twice the chunks"}, {27, 3, 0, 4, 0, "27 of 32, 4x the chunks"}};
     for (auto &c : cfg) {
         int strips = (n0 + c.out) / c.out;
         int chunks = std::max(1, std::min(n1 / 16, slots / strips)) * c.chunkmul;
@@ -97,13 +106,13 @@ int main() {
         std::vector<float> t;
         for (int r = 0; r < 12; r++) {
             cudaEventRecord(e0);
-            k_strips<<<(warps + 7) / 8, 256>>>(u, v, ou, ov, n0, n1, c.out, c.halo, strips, ky, warps, c.order);
+            k_strips<<<(warps + 7) / 8, 256>>>(u, v, ou, ov, n0, n1, c.out, c.halo, strips, ky, warps, c.order, c.shfl);
             cudaEventRecord(e1); cudaEventSynchronize(e1);
             cudaEventElapsedTime(&ms, e0, e1); if (r >= 2) t.push_back(ms);
         }
         std::sort(t.begin(), t.end());
         cudaEventRecord(e0);
-        for (int r = 0; r < 10; r++) k_strips<<<(warps + 7) / 8, 256>>>(u, v, ou, ov, n0, n1, c.out, c.halo, strips, ky, warps, c.order);
+        for (int r = 0; r < 10; r++) k_strips<<<(warps + 7) / 8, 256>>>(u, v, ou, ov, n0, n1, c.out, c.halo, strips, ky, warps, c.order, c.shfl);
         cudaEventRecord(e1); cudaEventSynchronize(e1); cudaEventElapsedTime(&ms, e0, e1);
         printf("%-45s ky %4d warps %5d: %.4f ms (%.1f%%), b2b %.4f ms (%.1f%%)\n", c.name, ky, warps, t[t.size() / 2],
                100 * bytes / (t[t.size() / 2] * 1e-3) / 1e9 / copy, ms / 10, 100 * bytes / (ms / 10 * 1e-3) / 1e9 / copy);
