@@ -8,11 +8,19 @@
 #include <cstdio>
 #include <cuda_runtime.h>
 #include <vector>
+
+/* 0 computed from x in a way the compiler does not see through: the next loads' index depends on the values the step
+ * consumed, so they are issued after them (the kernel's vafter, cuda_notes 180) */
+__device__ inline int after(float x) {
+    int r;
+    asm("prmt.b32 %0, %1, 0, 0x4444;" : "=r"(r) : "r"(__float_as_int(x)));
+    return r;
+}
 #include <algorithm>
 /* the kernel's pattern: `out` written columns of 32 after `halo`; order 1: a block's warps take consecutive chunks
  * of one strip instead of consecutive strips of one chunk */
 __global__ void k_strips(const float *__restrict__ u, const float *__restrict__ v, float *__restrict__ ou, float *__restrict__ ov,
-                         int n0, int n1, int out, int halo, int strips, int ky, int warps, int order, int shfl) {
+                         int n0, int n1, int out, int halo, int strips, int ky, int warps, int order, int shfl, int ahead2) {
     int w = blockIdx.x * 8 + threadIdx.x / 32;
     if (w >= warps) return;
     int lane = threadIdx.x & 31;
@@ -21,28 +29,34 @@ __global__ void k_strips(const float *__restrict__ u, const float *__restrict__ 
     int p = X0 + lane, col = min(max(p, 0), n0 - 1);
     bool wr = lane >= halo && lane < halo + out && p < n0;
     int r0 = chunk * ky, r1 = min(r0 + ky, n1);
-    float a = 0, b = 0, d = 0, acc = 0;
+    float a = 0, b = 0, d = 0, acc = 0, uo = 0, vo = 0, a2 = 0, b2 = 0, d2 = 0;
     int L0 = max(r0 - 3, 0), L1 = min(r1 + 2, n1 - 1);
     for (int L = L0; L <= L1 + 3; L++) {
-        float na = 0, nb = 0, nd = 0;
-        if (L <= L1) {
-            na = u[col + L * (n0 + 1)];
-            nd = v[col + L * n0 + n0];
-            if (shfl) { /* u[col + 1] from the next lane; the last lane loads it */
-                nb = __shfl_down_sync(0xffffffffu, na, 1);
-                if (lane == 31) nb = u[col + 1 + L * (n0 + 1)];
-            } else {
-                nb = u[col + 1 + L * (n0 + 1)];
-            }
-        }
+        float na = 0, nb = 0, nd = 0, nuo = 0, nvo = 0;
+        /* this step consumes what the step before loaded, then loads for the next (as the kernel: cuda_notes 180) */
         int t = L - 3;
         if (t >= r0 && t < r1 && wr) {
-            float uo = u[p + t * (n0 + 1)], vo = v[p + t * n0];
             ou[p + t * (n0 + 1)] = uo + acc * 1e-30f;
             ov[p + t * n0] = vo + acc * 1e-30f;
         }
         acc += a + b + d;
-        a = na; b = nb; d = nd;
+        L += after(acc);
+        t = L - 3;
+        if (t + 1 >= r0 && t + 1 < r1 && wr) nuo = u[p + (t + 1) * (n0 + 1)], nvo = v[p + (t + 1) * n0];
+        const int M = L + ahead2; /* the row loaded now (ahead2: two steps before its use) */
+        if (M <= L1) {
+            na = u[col + M * (n0 + 1)];
+            nd = v[col + M * n0 + n0];
+            if (shfl) { /* u[col + 1] from the next lane; the last lane loads it */
+                nb = __shfl_down_sync(0xffffffffu, na, 1);
+                if (lane == 31) nb = u[col + 1 + M * (n0 + 1)];
+            } else {
+                nb = u[col + 1 + M * (n0 + 1)];
+            }
+        }
+        if (ahead2) a = a2, b = b2, d = d2, a2 = na, b2 = nb, d2 = nd;
+        else a = na, b = nb, d = nd;
+        uo = nuo; vo = nvo;
     }
     if (acc == 12345.0f) ou[0] = acc;
 }
@@ -59,21 +73,23 @@ __global__ void k_strips4(const float4 *__restrict__ u, const float4 *__restrict
     int qc = min(max(q, 0), n0 / 4 - 1);
     bool wr = lane >= 1 && q < n0 / 4;
     int r0 = chunk * ky, r1 = min(r0 + ky, n1);
-    float4 a = {0, 0, 0, 0}, d = a;
+    float4 a = {0, 0, 0, 0}, d = a, uo = a, vo = a;
     float acc = 0;
     int L0 = max(r0 - 3, 0), L1 = min(r1 + 2, n1 - 1), s4 = n0 / 4;
     for (int L = L0; L <= L1 + 3; L++) {
-        float4 na = a, nd = d;
-        if (L <= L1) { na = u[qc + L * s4]; nd = v[qc + L * s4 + s4]; }
+        float4 na = a, nd = d, nuo = uo, nvo = vo;
         int t = L - 3;
         if (t >= r0 && t < r1 && wr) {
-            float4 uo = u[q + t * s4], vo = v[q + t * s4];
             uo.x += acc * 1e-30f; vo.x += acc * 1e-30f;
             ou[q + t * s4] = uo;
             ov[q + t * s4] = vo;
         }
         acc += a.x + a.y + a.z + a.w + d.x + d.y + d.z + d.w;
-        a = na; d = nd;
+        L += after(acc);
+        t = L - 3;
+        if (t + 1 >= r0 && t + 1 < r1 && wr) nuo = u[q + (t + 1) * s4], nvo = v[q + (t + 1) * s4];
+        if (L <= L1) { na = u[qc + L * s4]; nd = v[qc + L * s4 + s4]; }
+        a = na; d = nd; uo = nuo; vo = nvo;
     }
     if (acc == 12345.0f) ou[0].x = acc;
 }
@@ -95,10 +111,11 @@ int main() {
     printf("copy %.0f GB/s\n", copy);
     double bytes = 8.0 * (nu + nv);
     int slots = 4 * 132 * 8;
-    struct { int out, halo, order, chunkmul, shfl; const char *name; } cfg[] = {
-        {27, 3, 0, 1, 0, "27 of 32, chunks over strips (the kernel)"}, {27, 3, 0, 1, 1, "the same, u[col + 1] by shuffle"},
-        {32, 0, 0, 1, 0, "32 aligned, no halo"}, {27, 3, 1, 1, 0, "27 of 32, a block's warps down one strip"},
-        {27, 3, 0, 2, 0, "27 of 32, twice the chunks"}, {27, 3, 0, 4, 0, "27 of 32, 4x the chunks"}};
+    struct { int out, halo, order, chunkmul, shfl, ahead2; const char *name; } cfg[] = {
+        {27, 3, 0, 1, 0, 0, "27 of 32, chunks over strips (the kernel)"}, {27, 3, 0, 1, 1, 0, "the same, u[col + 1] by shuffle"},
+        {27, 3, 0, 1, 0, 1, "the same, loads two rows ahead"}, {32, 0, 0, 1, 0, 0, "32 aligned, no halo"},
+        {27, 3, 1, 1, 0, 0, "27 of 32, a block's warps down one strip"}, {27, 3, 0, 2, 0, 0, "27 of 32, twice the chunks"},
+        {27, 3, 0, 4, 0, 0, "27 of 32, 4x the chunks"}};
     for (auto &c : cfg) {
         int strips = (n0 + c.out) / c.out;
         int chunks = std::max(1, std::min(n1 / 16, slots / strips)) * c.chunkmul;
@@ -106,13 +123,13 @@ int main() {
         std::vector<float> t;
         for (int r = 0; r < 12; r++) {
             cudaEventRecord(e0);
-            k_strips<<<(warps + 7) / 8, 256>>>(u, v, ou, ov, n0, n1, c.out, c.halo, strips, ky, warps, c.order, c.shfl);
+            k_strips<<<(warps + 7) / 8, 256>>>(u, v, ou, ov, n0, n1, c.out, c.halo, strips, ky, warps, c.order, c.shfl, c.ahead2);
             cudaEventRecord(e1); cudaEventSynchronize(e1);
             cudaEventElapsedTime(&ms, e0, e1); if (r >= 2) t.push_back(ms);
         }
         std::sort(t.begin(), t.end());
         cudaEventRecord(e0);
-        for (int r = 0; r < 10; r++) k_strips<<<(warps + 7) / 8, 256>>>(u, v, ou, ov, n0, n1, c.out, c.halo, strips, ky, warps, c.order, c.shfl);
+        for (int r = 0; r < 10; r++) k_strips<<<(warps + 7) / 8, 256>>>(u, v, ou, ov, n0, n1, c.out, c.halo, strips, ky, warps, c.order, c.shfl, c.ahead2);
         cudaEventRecord(e1); cudaEventSynchronize(e1); cudaEventElapsedTime(&ms, e0, e1);
         printf("%-45s ky %4d warps %5d: %.4f ms (%.1f%%), b2b %.4f ms (%.1f%%)\n", c.name, ky, warps, t[t.size() / 2],
                100 * bytes / (t[t.size() / 2] * 1e-3) / 1e9 / copy, ms / 10, 100 * bytes / (ms / 10 * 1e-3) / 1e9 / copy);

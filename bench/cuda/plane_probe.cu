@@ -1,0 +1,110 @@
+/* The memory access pattern of the 3D vorticity kernel (vort_tile.cuh Vort3Warp, k_forces.cu k_vort3w) without its
+ * arithmetic, against a copy kernel in the same run (cuda_notes 212): a block of 25 warps owns 32 columns (27
+ * written) and 25 rows (20 written) and marches z through its chunk of planes; per plane a lane loads the faces
+ * the kernel loads (u[col], u[col + 1], the top v-face of its row, the w-face above its cell, the old u-, v- and
+ * w-faces three planes down) and stores the new ones, with the kernel's barrier per plane or without it. 3D 256^3;
+ * prints the single-call median and 10 calls back to back with % of copy. Timing only. Not built by CMake; on a
+ * machine with an NVIDIA GPU:
+ *   nvcc -O3 -arch=sm_90 -o /tmp/plane_probe bench/cuda/plane_probe.cu && /tmp/plane_probe */
+#include <algorithm>
+#include <cstdio>
+#include <cuda_runtime.h>
+#include <vector>
+
+/* 0 computed from x in a way the compiler does not see through: the next loads' index depends on the values the step
+ * consumed, so they are issued after them (the kernel's vafter, cuda_notes 180) */
+__device__ inline int after(float x) {
+    int r;
+    asm("prmt.b32 %0, %1, 0, 0x4444;" : "=r"(r) : "r"(__float_as_int(x)));
+    return r;
+}
+
+constexpr int WARPS = 25, OUTX = 27, OUTY = 20;
+template <bool BARRIER, bool AHEAD2>
+__global__ void __launch_bounds__(32 * WARPS, 1) k_planes(const float *__restrict__ u, const float *__restrict__ v,
+                                                          const float *__restrict__ w, float *__restrict__ ou,
+                                                          float *__restrict__ ov, float *__restrict__ ow, int n, int kz) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x / 32;
+    const int p = (int)blockIdx.x * OUTX - 3 + lane, y = (int)blockIdx.y * OUTY - 3 + warp;
+    const int col = min(max(p, 0), n - 1), row = min(max(y, 0), n - 1);
+    const bool wr = lane >= 3 && lane < 3 + OUTX && p < n && warp >= 3 && warp < 3 + OUTY && y < n;
+    const int z0 = (int)blockIdx.z * kz, z1 = min(z0 + kz, n);
+    const size_t su = (size_t)(n + 1) * n, sv = (size_t)n * (n + 1), sw = (size_t)n * n; /* plane sizes */
+    float a = 0, b = 0, c = 0, d = 0, acc = 0, uo = 0, vo = 0, wo = 0, a2 = 0, b2 = 0, c2 = 0, d2 = 0;
+    const int L0 = max(z0 - 3, 0), L1 = min(z1 + 2, n - 1);
+    for (int L = L0; L <= L1 + 3; L++) {
+        float na = 0, nb = 0, nc = 0, nd = 0, nuo = 0, nvo = 0, nwo = 0;
+        int t = L - 3;
+        /* this step consumes what the step before loaded, then loads for the next (as the kernel: cuda_notes 180) */
+        if (t >= z0 && t < z1 && wr) {
+            ou[p + (size_t)(n + 1) * y + su * t] = uo + acc * 1e-30f;
+            ov[p + (size_t)n * y + sv * t] = vo + acc * 1e-30f;
+            ow[p + (size_t)n * y + sw * t] = wo + acc * 1e-30f;
+        }
+        acc += a + b + c + d;
+        L += after(acc);
+        t = L - 3;
+        /* the old faces a step ahead, as the kernel loads them */
+        if (t + 1 >= z0 && t + 1 < z1 && wr) {
+            nuo = u[p + (size_t)(n + 1) * y + su * (t + 1)];
+            nvo = v[p + (size_t)n * y + sv * (t + 1)];
+            nwo = w[p + (size_t)n * y + sw * (t + 1)];
+        }
+        const int M = AHEAD2 ? L + 1 : L; /* the plane loaded now */
+        if (M <= L1) {
+            const size_t iu = col + (size_t)(n + 1) * row + su * M;
+            na = u[iu];
+            nb = u[iu + 1];
+            nc = v[col + (size_t)n * (row + 1) + sv * M];
+            nd = w[col + (size_t)n * row + sw * (M + 1)];
+        }
+        if (AHEAD2) a = a2, b = b2, c = c2, d = d2, a2 = na, b2 = nb, c2 = nc, d2 = nd;
+        else a = na, b = nb, c = nc, d = nd;
+        uo = nuo, vo = nvo, wo = nwo;
+        if (BARRIER) __syncthreads();
+    }
+    if (acc == 12345.0f) ou[0] = acc;
+}
+__global__ void k_copy(const float4 *a, float4 *b, size_t n) {
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) b[i] = a[i];
+}
+int main() {
+    const int n = 256;
+    const size_t nu = (size_t)(n + 1) * n * n, nw = (size_t)n * n * (n + 1);
+    float *u, *v, *w, *ou, *ov, *ow;
+    cudaMalloc(&u, nu * 4); cudaMalloc(&v, nu * 4); cudaMalloc(&w, nw * 4);
+    cudaMalloc(&ou, nu * 4); cudaMalloc(&ov, nu * 4); cudaMalloc(&ow, nw * 4);
+    cudaMemset(u, 0, nu * 4); cudaMemset(v, 0, nu * 4); cudaMemset(w, 0, nw * 4);
+    cudaEvent_t e0, e1;
+    cudaEventCreate(&e0); cudaEventCreate(&e1);
+    const size_t cn = (size_t)1 << 28;
+    float4 *ca, *cb;
+    cudaMalloc(&ca, cn); cudaMalloc(&cb, cn);
+    float ms;
+    for (int r = 0; r < 3; r++) { cudaEventRecord(e0); k_copy<<<1056, 512>>>(ca, cb, cn / 16); cudaEventRecord(e1); cudaEventSynchronize(e1); }
+    cudaEventElapsedTime(&ms, e0, e1);
+    const double copy = 2.0 * cn / (ms * 1e-3) / 1e9, bytes = 8.0 * (2 * nu + nw);
+    printf("copy %.0f GB/s\n", copy);
+    const dim3 grid((n + OUTX) / OUTX, (n + OUTY) / OUTY, 1);
+    for (int form = 0; form < 3; form++) {
+        auto launch = [&]() {
+            if (form == 0) k_planes<true, false><<<grid, 32 * WARPS>>>(u, v, w, ou, ov, ow, n, n);
+            else if (form == 1) k_planes<false, false><<<grid, 32 * WARPS>>>(u, v, w, ou, ov, ow, n, n);
+            else k_planes<true, true><<<grid, 32 * WARPS>>>(u, v, w, ou, ov, ow, n, n);
+        };
+        std::vector<float> t;
+        for (int r = 0; r < 12; r++) {
+            cudaEventRecord(e0); launch(); cudaEventRecord(e1); cudaEventSynchronize(e1);
+            cudaEventElapsedTime(&ms, e0, e1);
+            if (r >= 2) t.push_back(ms);
+        }
+        std::sort(t.begin(), t.end());
+        cudaEventRecord(e0);
+        for (int r = 0; r < 10; r++) launch();
+        cudaEventRecord(e1); cudaEventSynchronize(e1); cudaEventElapsedTime(&ms, e0, e1);
+        const double m = t[t.size() / 2];
+        printf("%-40s %d blocks: %.4f ms (%.1f%%), b2b %.4f ms (%.1f%%)\n", form == 0 ? "the kernel's pattern, barrier per plane" : form == 1 ? "the same without the barrier" : "barrier, loads two planes ahead",
+               grid.x * grid.y, m, 100 * bytes / (m * 1e-3) / 1e9 / copy, ms / 10, 100 * bytes / (ms / 10 * 1e-3) / 1e9 / copy);
+    }
+    printf("%s\n", cudaGetErrorString(cudaGetLastError()));
+}
