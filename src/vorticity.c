@@ -1,8 +1,7 @@
 /* Vorticity confinement (Steinhoff & Underhill 1994; Fedkiw, Stam & Jensen 2001):
  *   omega = curl u,  N = grad|omega| / |grad|omega||,  f = epsilon * h * (N x omega).
- * In 3D N is grad|omega| * (1 / |grad|omega||): one reciprocal and three products instead of three divisions, each a
- * guarded sequence on the GPU (10% of the 3D kernel's instructions). 2D keeps its two divisions: there the reciprocal
- * made ptxas wait on three loads right after issuing them, and the 2D kernel ran 13% slower (cuda_notes 193).
+ * In 3D N is grad|omega| * (1 / |grad|omega||): one reciprocal and three products instead of three divisions; 2D
+ * divides its two components (cuda_notes 193 chose these forms when the device kernels still kept these bits).
  * On the MAC grid: face velocities are averaged to cell centres, curl and grad|omega| are central differences
  * there (one-sided at walls, wrapped on periodic axes), and the cell force is averaged back onto the faces.
  * epsilon is dimensionless; the factor h makes the force converge as the grid is refined.
@@ -17,8 +16,9 @@
  * by the spacing becomes a multiply only where that is exact: h a power of two; never a fused multiply-add; the
  * sweep drops the 0.5 of each average where a power-of-two factor takes it back, vorticity_sweep.c's SCALED: the
  * same bits for any velocity that is not subnormal), so the result does not depend on the thread count, the vector
- * width or the bands, and the CUDA backend's kernels, which follow the same formulas, stay comparable bit for bit
- * (tests/test_vorticity_sweep.c checks the sweep against the formulas cell by cell, byte for byte). */
+ * width or the bands (tests/test_vorticity_sweep.c checks the sweep against the formulas cell by cell, byte for
+ * byte). The CUDA kernels follow the same formulas with fused multiply-adds, reciprocals and approximate roots
+ * (src/cuda/vort_tile.cuh): within ~1e-7 of these faces, not their bits. */
 #include "vorticity_sweep.h"
 
 #include <math.h>

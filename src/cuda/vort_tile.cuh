@@ -41,7 +41,7 @@ namespace ecu {
 struct VortArgs {
     int n[3];
     int periodic[3];
-    float den[3], rcp[3]; /* [span] for spans 1 and 2: (float)span * h and its reciprocal */
+    float rcp[3];         /* [span] for spans 1 and 2: 1 / ((float)span * h) */
     float hscale, hdt;    /* 0.5 eps h and 0.5 dt: the cell velocities are carried doubled (SCALED in vorticity_sweep.c) */
     const float *v[3];    /* velocity at the start of the stage */
     float *out[3];        /* new velocity */
@@ -53,7 +53,8 @@ struct VortArgs {
 /* The arguments that depend on h, eps and dt, as the CPU's (vorticity_sweep.h); the kernels multiply by the
  * reciprocals whether or not they are exact (h a power of two) */
 inline void vort_args_step(VortArgs &A, float h, float eps, float dt) {
-    (void)eddy__vort_step_constants(h, eps, dt, A.den, A.rcp, &A.hscale, &A.hdt);
+    float den[3];
+    (void)eddy__vort_step_constants(h, eps, dt, den, A.rcp, &A.hscale, &A.hdt);
 }
 
 __host__ __device__ inline int vt_min(int a, int b) { return a < b ? a : b; }
