@@ -65,6 +65,63 @@ __global__ void __launch_bounds__(32 * WARPS, 1) k_planes(const float *__restric
     }
     if (acc == 12345.0f) ou[0] = acc;
 }
+
+/* NCS sub-strips of 32 columns per warp (lane l owns columns X0 + 32 c + l: 32 NCS - 5 written) and W rows per block
+ * (W - 5 written), the kernel's loads and stores per sub-strip, a barrier per plane; kz planes per block */
+template <int NCS, int W, int MINB>
+__global__ void __launch_bounds__(32 * W, MINB) k_planes_sub(const float *__restrict__ u, const float *__restrict__ v,
+                                                             const float *__restrict__ w, float *__restrict__ ou,
+                                                             float *__restrict__ ov, float *__restrict__ ow, int n, int kz) {
+    constexpr int OX = 32 * NCS - 5, OY = W - 5;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x / 32;
+    const int y = (int)blockIdx.y * OY - 3 + warp, row = min(max(y, 0), n - 1);
+    int p[NCS], col[NCS];
+    bool wr[NCS];
+#pragma unroll
+    for (int c = 0; c < NCS; c++) {
+        p[c] = (int)blockIdx.x * OX - 3 + 32 * c + lane;
+        col[c] = min(max(p[c], 0), n - 1);
+        const int k = 32 * c + lane;
+        wr[c] = k >= 3 && k < 32 * NCS - 2 && p[c] < n && warp >= 3 && warp < W - 2 && y < n;
+    }
+    const int z0 = (int)blockIdx.z * kz, z1 = min(z0 + kz, n);
+    const size_t su = (size_t)(n + 1) * n, sv = (size_t)n * (n + 1), sw = (size_t)n * n;
+    float a[NCS], b[NCS], cc[NCS], d[NCS], uo[NCS], vo[NCS], wo[NCS], acc = 0;
+#pragma unroll
+    for (int c = 0; c < NCS; c++) a[c] = b[c] = cc[c] = d[c] = uo[c] = vo[c] = wo[c] = 0;
+    const int L0 = max(z0 - 3, 0), L1 = min(z1 + 2, n - 1);
+    for (int L = L0; L <= L1 + 3; L++) {
+        int t = L - 3;
+#pragma unroll
+        for (int c = 0; c < NCS; c++)
+            if (t >= z0 && t < z1 && wr[c]) {
+                ou[p[c] + (size_t)(n + 1) * y + su * t] = uo[c] + acc * 1e-30f;
+                ov[p[c] + (size_t)n * y + sv * t] = vo[c] + acc * 1e-30f;
+                ow[p[c] + (size_t)n * y + sw * t] = wo[c] + acc * 1e-30f;
+            }
+#pragma unroll
+        for (int c = 0; c < NCS; c++) acc += a[c] + b[c] + cc[c] + d[c];
+        L += after(acc);
+        t = L - 3;
+#pragma unroll
+        for (int c = 0; c < NCS; c++) {
+            if (t + 1 >= z0 && t + 1 < z1 && wr[c]) {
+                uo[c] = u[p[c] + (size_t)(n + 1) * y + su * (t + 1)];
+                vo[c] = v[p[c] + (size_t)n * y + sv * (t + 1)];
+                wo[c] = w[p[c] + (size_t)n * y + sw * (t + 1)];
+            }
+            if (L <= L1) {
+                const size_t iu = col[c] + (size_t)(n + 1) * row + su * L;
+                a[c] = u[iu];
+                b[c] = u[iu + 1];
+                cc[c] = v[col[c] + (size_t)n * (row + 1) + sv * L];
+                d[c] = w[col[c] + (size_t)n * row + sw * (L + 1)];
+            }
+        }
+        __syncthreads();
+    }
+    if (acc == 12345.0f) ou[0] = acc;
+}
 __global__ void k_copy(const float4 *a, float4 *b, size_t n) {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) b[i] = a[i];
 }
@@ -106,5 +163,29 @@ int main() {
         printf("%-40s %d blocks: %.4f ms (%.1f%%), b2b %.4f ms (%.1f%%)\n", form == 0 ? "the kernel's pattern, barrier per plane" : form == 1 ? "the same without the barrier" : "barrier, loads two planes ahead",
                grid.x * grid.y, m, 100 * bytes / (m * 1e-3) / 1e9 / copy, ms / 10, 100 * bytes / (ms / 10 * 1e-3) / 1e9 / copy);
     }
+
+    auto subrun = [&](auto kern, int ncs, int W, int per_sm, const char *name) {
+        const int ox = 32 * ncs - 5, oy = W - 5;
+        const int tx = (n + ox) / ox, ty = (n + oy) / oy, resident = 132 * per_sm;
+        for (int fill = 1; fill <= 2; fill++) {
+            int chunks = std::max(1, (resident * fill + tx * ty - 1) / (tx * ty));
+            int kz = (n + chunks - 1) / chunks;
+            chunks = (n + kz - 1) / kz;
+            const dim3 g(tx, ty, chunks);
+            for (int rep = 0; rep < 2; rep++) {
+                cudaEventRecord(e0);
+                for (int r = 0; r < 10; r++) kern<<<g, 32 * W>>>(u, v, w, ou, ov, ow, n, kz);
+                cudaEventRecord(e1); cudaEventSynchronize(e1); cudaEventElapsedTime(&ms, e0, e1);
+            }
+            printf("%-28s %d x %d written, kz %3d, %5d blocks: b2b %.4f ms (%.1f%%)\n", name, ox, oy, kz, tx * ty * chunks, ms / 10,
+                   100 * bytes / (ms / 10 * 1e-3) / 1e9 / copy);
+        }
+    };
+    subrun(k_planes_sub<1, 25, 1>, 1, 25, 1, "1 sub-strip, 25 rows");
+    subrun(k_planes_sub<2, 25, 1>, 2, 25, 1, "2 sub-strips, 25 rows");
+    subrun(k_planes_sub<2, 16, 2>, 2, 16, 2, "2 sub-strips, 16 rows");
+    subrun(k_planes_sub<4, 16, 1>, 4, 16, 1, "4 sub-strips, 16 rows");
+    subrun(k_planes_sub<4, 12, 2>, 4, 12, 2, "4 sub-strips, 12 rows");
+    subrun(k_planes_sub<8, 8, 2>, 8, 8, 2, "8 sub-strips, 8 rows");
     printf("%s\n", cudaGetErrorString(cudaGetLastError()));
 }

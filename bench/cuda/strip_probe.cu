@@ -93,6 +93,55 @@ __global__ void k_strips4(const float4 *__restrict__ u, const float4 *__restrict
     }
     if (acc == 12345.0f) ou[0].x = acc;
 }
+
+/* NCS sub-strips of 32 columns per warp, lane l owning columns X0 + 32 c + l (every access a warp's 128 coalesced
+ * bytes, 32 NCS - 5 columns written: 3 of halo before, 2 after): the kernel's loads and stores per sub-strip */
+template <int NCS>
+__global__ void k_substrips(const float *__restrict__ u, const float *__restrict__ v, float *__restrict__ ou, float *__restrict__ ov,
+                            int n0, int n1, int strips, int ky, int warps) {
+    int w = blockIdx.x * 8 + threadIdx.x / 32;
+    if (w >= warps) return;
+    int lane = threadIdx.x & 31;
+    int strip = w % strips, chunk = w / strips;
+    int X0 = strip * (32 * NCS - 5) - 3;
+    int p[NCS], col[NCS];
+    bool wr[NCS];
+#pragma unroll
+    for (int c = 0; c < NCS; c++) {
+        p[c] = X0 + 32 * c + lane;
+        col[c] = min(max(p[c], 0), n0 - 1);
+        const int k = 32 * c + lane;
+        wr[c] = k >= 3 && k < 32 * NCS - 2 && p[c] < n0;
+    }
+    int r0 = chunk * ky, r1 = min(r0 + ky, n1);
+    float a[NCS], b[NCS], d[NCS], uo[NCS], vo[NCS], acc = 0;
+#pragma unroll
+    for (int c = 0; c < NCS; c++) a[c] = b[c] = d[c] = uo[c] = vo[c] = 0;
+    int L0 = max(r0 - 3, 0), L1 = min(r1 + 2, n1 - 1);
+    for (int L = L0; L <= L1 + 3; L++) {
+        int t = L - 3;
+#pragma unroll
+        for (int c = 0; c < NCS; c++)
+            if (t >= r0 && t < r1 && wr[c]) {
+                ou[p[c] + t * (n0 + 1)] = uo[c] + acc * 1e-30f;
+                ov[p[c] + t * n0] = vo[c] + acc * 1e-30f;
+            }
+#pragma unroll
+        for (int c = 0; c < NCS; c++) acc += a[c] + b[c] + d[c];
+        L += after(acc);
+        t = L - 3;
+#pragma unroll
+        for (int c = 0; c < NCS; c++) {
+            if (t + 1 >= r0 && t + 1 < r1 && wr[c]) uo[c] = u[p[c] + (t + 1) * (n0 + 1)], vo[c] = v[p[c] + (t + 1) * n0];
+            if (L <= L1) {
+                a[c] = u[col[c] + L * (n0 + 1)];
+                b[c] = u[col[c] + 1 + L * (n0 + 1)];
+                d[c] = v[col[c] + L * n0 + n0];
+            }
+        }
+    }
+    if (acc == 12345.0f) ou[0] = acc;
+}
 __global__ void k_copy(const float4 *a, float4 *b, size_t n) {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) b[i] = a[i];
 }
@@ -148,5 +197,24 @@ int main() {
         printf("float4 lanes, 124 of 128 columns, chunks x%d ky %4d warps %5d: b2b %.4f ms (%.1f%%)\n", cm, ky, warps, ms / 10,
                100 * bytes / (ms / 10 * 1e-3) / 1e9 / copy);
     }
+
+    auto subrun = [&](auto kern, int ncs, int minwarps) {
+        int out = 32 * ncs - 5, strips = (n0 + out) / out;
+        for (int cm = 1; cm <= 2; cm *= 2) {
+            int chunks = std::max(1, std::min(n1 / 16, minwarps / strips)) * cm;
+            int ky = (n1 + chunks - 1) / chunks, nch = (n1 + ky - 1) / ky, warps = strips * nch;
+            for (int rep = 0; rep < 2; rep++) {
+                cudaEventRecord(e0);
+                for (int r = 0; r < 10; r++) kern<<<(warps + 7) / 8, 256>>>(u, v, ou, ov, n0, n1, strips, ky, warps);
+                cudaEventRecord(e1); cudaEventSynchronize(e1); cudaEventElapsedTime(&ms, e0, e1);
+            }
+            printf("%d sub-strips of 32 (%d of %d written), chunks x%d ky %4d warps %5d: b2b %.4f ms (%.1f%%)\n", ncs, out, 32 * ncs, cm, ky,
+                   warps, ms / 10, 100 * bytes / (ms / 10 * 1e-3) / 1e9 / copy);
+        }
+    };
+    subrun(k_substrips<1>, 1, slots);
+    subrun(k_substrips<2>, 2, slots / 2);
+    subrun(k_substrips<4>, 4, slots / 4);
+    subrun(k_substrips<4>, 4, slots / 2);
     printf("%s\n", cudaGetErrorString(cudaGetLastError()));
 }

@@ -265,20 +265,25 @@ cudaError_t launch_buoyancy(cu_sim *c, float dt) {
  * One pass (vort_tile.cuh): in 2D a warp per strip of columns and chunk of rows, in 3D a block of warps per strip
  * of columns, rows and chunk of z-planes; the new faces go into vel_tmp, then the arrays swap (the advection swaps them too: nothing holds
  * the velocity pointers across stages, and the solver's CUDA graphs do not read the velocity). */
-/* 2D: one column per lane (27 written per warp; 56-62 registers), 8 warps per block (cuda_notes 74: two columns
- * per lane at 92 registers and 4 warps per block were 47% of copy back to back, this 52%) */
-constexpr int VW_COLS = 1;
-constexpr int VW_WARPS = 8;
+/* 2D: two sub-strips of 32 columns per warp (59 written; lane l owns columns l and 32 + l, vort_tile.cuh), 96
+ * registers, 4 warps per block and 5 blocks per SM: 58% of copy back to back at 2048^2 against 55% for one column
+ * per lane at 64 registers and 32 warps per SM (cuda_notes 213-215: 3 or 4 sub-strips at 128-156 registers keep
+ * too few warps in flight; 2 at 80 registers spill) */
+constexpr int VW_COLS = 2;
+constexpr int VW_WARPS = 4, VW_MINB = 5;
 /* 3D: one column per lane, 25 warps (rows) per block, 20 of them written: 72 registers (7 warps on a scheduler: 24
  * warps would allow 80, but 256^3 would then need 140 blocks), one block of 800 threads per SM; 256^3 is 10 x 13
  * blocks (cuda_notes 71-72, 194) */
 constexpr int V3_COLS = 1, V3_WARPS = 25;
 /* SOL: the scene has solid cells (without any, the solid array is not read) */
 template <bool SOL>
-__global__ void __launch_bounds__(32 * VW_WARPS) k_vort2w(VortArgs A, int strips, int ky, int warps) {
+__global__ void __launch_bounds__(32 * VW_WARPS, VW_MINB) k_vort2w(VortArgs A, int strips, int ky, int warps) {
     const int w = (int)(blockIdx.x * VW_WARPS + threadIdx.x / 32);
     if (w >= warps) return;
-    vort2_warp<VW_COLS, float, int, bool, SOL>(A, w % strips, w / strips, ky);
+    const int strip = w % strips, chunk = w / strips;
+    /* the strips inside the domain run the instance without clamping, wrapping and per-column spacings */
+    if (vw_inner<VW_COLS>(strip, A.n[0])) vort2_warp<VW_COLS, float, int, bool, SOL, true>(A, strip, chunk, ky);
+    else vort2_warp<VW_COLS, float, int, bool, SOL, false>(A, strip, chunk, ky);
 }
 /* 3D: a block of V3_WARPS warps per strip, rows and chunk of planes (Vort3Warp); the steps in the chunk's middle
  * (every level due, no plane clamped or wrapped) run a body without tests on the plane */

@@ -142,6 +142,15 @@ __host__ __device__ inline float vfrom(float x, int src) {
     return x;
 #endif
 }
+/* the value of lane (lane + d) mod 32 (a rotation) */
+__host__ __device__ inline float vrot(float x, int d) {
+#ifdef __CUDA_ARCH__
+    return __shfl_sync(0xffffffffu, x, (int)((threadIdx.x + (unsigned)d) & 31u));
+#else
+    (void)d;
+    return x;
+#endif
+}
 __host__ __device__ inline float vload(const float *p, int i, bool m) { return m ? p[i] : 0.0f; }
 /* 0, computed from a, b and c in a way that the compiler does not see through (a byte permutation that picks
  * bytes of the zero operand only) */
@@ -194,7 +203,47 @@ __host__ __device__ constexpr int vw_out() { return 32 * NC - 5; }
  * an axis (index n, one past the last cell) takes a written position of its own, so the strips (3D: blocks of rows)
  * cover n + 1 positions. */
 __host__ __device__ inline int vw_strips(int n, int out) { return (n + out) / out; }
-template <int NC, class F, class I, class B, bool SOL = true>
+/* does strip `strip` of a 2D warp of NC columns per lane lie in columns 1 .. n0 - 2 (vort2_warp's IN)? */
+template <int NC>
+__host__ __device__ inline bool vw_inner(int strip, int n0) {
+    const int X0 = strip * vw_out<NC>() - 3;
+    return X0 >= 1 && X0 + 32 * NC <= n0 - 1;
+}
+/* Sub-strips: lane l owns the warp's columns 32 c + l (c < NC), so that every load and store of a warp is 128
+ * consecutive bytes per sub-strip and a warp's accesses to a row are 128 NC consecutive bytes (cuda_notes 213: the
+ * wider pieces are what lifts the access pattern). The x-neighbours of a column are the neighbouring lanes' values
+ * of the same sub-strip, across a sub-strip's ends the other end of the next or previous one: one shuffle per
+ * column, the value a lane sends chosen by the lane (lane 31 sends sub-strip c - 1 to lane 0, lane 0 sends c + 1
+ * to lane 31). Outside the warp's columns (lane 0 of sub-strip 0, lane 31 of the last) the neighbour is the lane's
+ * own value: those columns are halo. */
+template <int NC, class I>
+__host__ __device__ inline I vw_col(I lane, int c) { return lane + I(32 * c); }
+template <int NC, class F, class I>
+__host__ __device__ inline F vw_xprev(const F (&v)[NC], int c, I lane) {
+    if (NC == 1) return vprev(v[0]);
+    const F send = c > 0 ? vsel(lane == I(31), v[c > 0 ? c - 1 : 0], v[c]) : v[c];
+    const F r = vrot(send, -1);
+    return c > 0 ? r : vsel(lane == I(0), v[c], r);
+}
+template <int NC, class F, class I>
+__host__ __device__ inline F vw_xnext(const F (&v)[NC], int c, I lane) {
+    if (NC == 1) return vnext(v[0]);
+    const F send = c < NC - 1 ? vsel(lane == I(0), v[c < NC - 1 ? c + 1 : c], v[c]) : v[c];
+    const F r = vrot(send, 1);
+    return c < NC - 1 ? r : vsel(lane == I(31), v[c], r);
+}
+/* v at warp column k (uniform), without indexing registers by a run-time value */
+template <int NC, class F, class I>
+__host__ __device__ inline F vw_at(const F (&v)[NC], int k) {
+    F r = vfrom(v[0], I(k % 32));
+VT_UNROLL
+    for (int c = 1; c < NC; c++) {
+        const F t = vfrom(v[c], I(k % 32)); /* a shuffle per sub-strip: selecting first put v in local memory */
+        r = c == k / 32 ? t : r;
+    }
+    return r;
+}
+template <int NC, class F, class I, class B, bool SOL = true, bool IN = false>
 __host__ __device__ inline void vort2_warp(const VortArgs &A, int strip, int chunk, int ky) {
     const int n0 = A.n[0], n1 = A.n[1];
     const bool px = A.periodic[0] != 0, ps = A.periodic[1] != 0;
@@ -203,34 +252,38 @@ __host__ __device__ inline void vort2_warp(const VortArgs &A, int strip, int chu
     I p[NC], col[NC];   /* the lane's columns, and the stored ones */
     F rx[NC];           /* 1 / the x-differences' spacing: span 1 at a wall, 2 elsewhere */
     B ou[NC], ov[NC];   /* writes the x-face (y-face) of column p */
+    /* IN: the warp's columns lie in 1 .. n0 - 2 (vw_inner): none is clamped or wrapped, every x-difference spans
+     * two cells and no face past the last is written, so the columns are lane + X0 + 32 c (the loads and stores
+     * of a row one address and immediate offsets) and only the halo lanes are masked */
+    const I base = lane + I(X0);
 VT_UNROLL
     for (int c = 0; c < NC; c++) {
-        p[c] = lane * NC + (X0 + c);
+        const I k = vw_col<NC>(lane, c); /* column index in the warp */
+        if (IN) {
+            p[c] = col[c] = base + I(32 * c);
+            rx[c] = F(A.rcp[2]);
+            ov[c] = ou[c] = (c > 0 ? B(true) : k >= 3) && (c < NC - 1 ? B(true) : k <= 32 * NC - 3);
+            continue;
+        }
+        p[c] = vw_col<NC>(lane, c) + X0;
         const I q = px ? p[c] : vminv(vmaxv(p[c], I(0)), I(n0 - 1));
         col[c] = px ? vwrapv(p[c], n0) : q;
         const B xs2 = px ? B(true) : (vminv(q + 1, I(n0 - 1)) - vmaxv(q - 1, I(0))) == 2;
         rx[c] = vsel(xs2, F(A.rcp[2]), F(A.rcp[1]));
-        const I k = lane * NC + c; /* column index in the warp */
         ov[c] = k >= 3 && k <= 32 * NC - 3 && p[c] < n0;
         ou[c] = ov[c] || (p[c] == n0 && k >= 3 && k <= 32 * NC - 3);
     }
     auto ry = [&](int span) { return F(span == 2 ? A.rcp[2] : A.rcp[1]); }; /* 1 / the y-difference's spacing */
     /* x-neighbours of column c of a lane-level array */
-    auto xprev = [&](const F (&v)[NC], int c) { return c > 0 ? v[c > 0 ? c - 1 : 0] : vprev(v[NC - 1]); };
-    auto xnext = [&](const F (&v)[NC], int c) { return c < NC - 1 ? v[c < NC - 1 ? c + 1 : 0] : vnext(v[0]); };
+    auto xprev = [&](const F (&v)[NC], int c) { return vw_xprev<NC>(v, c, lane); };
+    auto xnext = [&](const F (&v)[NC], int c) { return vw_xnext<NC>(v, c, lane); };
     /* along a clamped x-axis, the warps at a wall: positions outside the domain take the clamped column's value
      * (the lane and column of column 0 and of column n0 - 1 are the warp's) */
-    const bool xwall = !px && (X0 < 0 || X0 + 32 * NC - 1 >= n0);
+    const bool xwall = !IN && !px && (X0 < 0 || X0 + 32 * NC - 1 >= n0);
     const int kl = -X0, kr = n0 - 1 - X0; /* warp column index of columns 0 and n0 - 1 */
-    auto pick = [&](const F (&v)[NC], int c) { /* v[c] for a uniform c, without indexing registers */
-        F r = v[0];
-VT_UNROLL
-        for (int k = 1; k < NC; k++) r = k == c ? v[k] : r;
-        return r;
-    };
     auto fixup = [&](F (&v)[NC]) {
         const int cl = vt_max(kl, 0), cr = vt_min(kr, 32 * NC - 1);
-        const F vl = vfrom(pick(v, cl % NC), I(cl / NC)), vr = vfrom(pick(v, cr % NC), I(cr / NC));
+        const F vl = vw_at<NC, F, I>(v, cl), vr = vw_at<NC, F, I>(v, cr);
 VT_UNROLL
         for (int c = 0; c < NC; c++) v[c] = vsel(p[c] < 0, vl, vsel(p[c] >= n0, vr, v[c]));
     };
@@ -483,21 +536,15 @@ struct Vort3Warp {
     }
     /* the reciprocal spacing of a z-difference over `span` planes (1 at a wall, else 2) */
     __host__ __device__ F rzq(int span) const { return F(span == 2 ? rcp2 : rcp1); }
-    __host__ __device__ static F xprev(const F (&v)[NC], int c) { return c > 0 ? v[c > 0 ? c - 1 : 0] : vprev(v[NC - 1]); }
-    __host__ __device__ static F xnext(const F (&v)[NC], int c) { return c < NC - 1 ? v[c < NC - 1 ? c + 1 : 0] : vnext(v[0]); }
-    __host__ __device__ static F pick(const F (&v)[NC], int c) {
-        F r = v[0];
-VT_UNROLL
-        for (int k = 1; k < NC; k++) r = k == c ? v[k] : r;
-        return r;
-    }
+    __host__ __device__ static F xprev(const F (&v)[NC], int c) { return vw_xprev<NC>(v, c, vlane(I())); }
+    __host__ __device__ static F xnext(const F (&v)[NC], int c) { return vw_xnext<NC>(v, c, vlane(I())); }
     /* along a clamped x-axis, in the warps at a wall: positions outside the domain take the clamped column's value */
     __host__ __device__ void fixup(F (&v)[NC]) const {
         const int cl = vt_max(kl, 0), cr = vt_min(kr, 32 * NC - 1);
-        const F vl = vfrom(pick(v, cl % NC), I(cl / NC)), vr = vfrom(pick(v, cr % NC), I(cr / NC));
+        const F vl = vw_at<NC, F, I>(v, cl), vr = vw_at<NC, F, I>(v, cr);
 VT_UNROLL
         for (int c = 0; c < NC; c++) {
-            const I pc = vlane(I()) * NC + (c - kl); /* p[c], worked out again here (one register fewer in the loop) */
+            const I pc = vw_col<NC>(vlane(I()), c) - kl; /* p[c], worked out again here (one register fewer in the loop) */
             v[c] = vsel(pc < 0, vl, vsel(pc >= n0, vr, v[c]));
         }
     }
@@ -543,12 +590,12 @@ VT_UNROLL
         I p[NC];
 VT_UNROLL
         for (int c = 0; c < NC; c++) {
-            p[c] = lane * NC + (X0 + c);
+            p[c] = vw_col<NC>(lane, c) + X0;
             const I q = px ? p[c] : vminv(vmaxv(p[c], I(0)), I(n0 - 1));
             const I col = px ? vwrapv(p[c], n0) : q;
             const B xs2 = px ? B(true) : (vminv(q + 1, I(n0 - 1)) - vmaxv(q - 1, I(0))) == 2;
             rx[c] = vsel(xs2, F(A.rcp[2]), F(A.rcp[1]));
-            const I k = lane * NC + c;
+            const I k = vw_col<NC>(lane, c);
             const B inx = k >= 3 && k <= 32 * NC - 3 && p[c] < n0;
             ov[c] = (out_row || vtop) && inx;
             ow[c] = out_row && inx;

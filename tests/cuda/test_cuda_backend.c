@@ -294,6 +294,10 @@ static void test_forces(eddy_sim_def d2, eddy_sim_def d3) {
     stage_case("vorticity 3D 64x40x37, no solid cell", q3, eddy__apply_vorticity, EDDY_CUDA_VORTICITY, TOL_STAGE);
     stage_no_obstacle = 0;
     stage_case("vorticity 3D 64x40x37", q3, eddy__apply_vorticity, EDDY_CUDA_VORTICITY, TOL_STAGE);
+    /* wide enough for 2D strips inside the domain (vort_tile.cuh vw_inner), with walls and a solid */
+    eddy_sim_def w2 = def2(300, 64);
+    w2.vorticity = 0.8f;
+    stage_case("vorticity 2D 300x64 (inner strips)", w2, eddy__apply_vorticity, EDDY_CUDA_VORTICITY, TOL_STAGE);
     if (!quick) {
         eddy_sim_def p = d2;
         p.boundary[0].type = p.boundary[1].type = EDDY_BOUNDARY_PERIODIC;
@@ -769,6 +773,9 @@ int main(int argc, char **argv) {
         d.viscosity = 0.01f;
         d.dye_diffusion = 0.002f;
         stage_case("vorticity 2D", d, eddy__apply_vorticity, EDDY_CUDA_VORTICITY, TOL_STAGE);
+        eddy_sim_def wide = def2(200, 20); /* strips inside the domain (vw_inner) */
+        wide.vorticity = 0.8f;
+        stage_case("vorticity 2D 200x20 (inner strips)", wide, eddy__apply_vorticity, EDDY_CUDA_VORTICITY, TOL_STAGE);
         if (!tiny2d) stage_case("vorticity 3D", d3, eddy__apply_vorticity, EDDY_CUDA_VORTICITY, TOL_STAGE);
         stage_case("advect MacCormack 2D", d, eddy__advect, EDDY_CUDA_ADVECT, TOL_ADVECT);
         stage_case("advect MacCormack 3D", d3, eddy__advect, EDDY_CUDA_ADVECT, TOL_ADVECT); /* k_adv_vel3 */
