@@ -3,7 +3,8 @@
  * written) and 25 rows (20 written) and marches z through its chunk of planes; per plane a lane loads the faces
  * the kernel loads (u[col], u[col + 1], the top v-face of its row, the w-face above its cell, the old u-, v- and
  * w-faces three planes down) and stores the new ones, with the kernel's barrier per plane or without it. 3D 256^3;
- * prints the single-call median and 10 calls back to back with % of copy. Timing only. Not built by CMake; on a
+ * prints the single-call median and 10 calls back to back with % of copy; then wider pieces per warp (sub-strips,
+ * cuda_notes 213) and the same marching y (217). Timing only. Not built by CMake; on a
  * machine with an NVIDIA GPU:
  *   nvcc -O3 -arch=sm_90 -o /tmp/plane_probe bench/cuda/plane_probe.cu && /tmp/plane_probe */
 #include <algorithm>
@@ -122,6 +123,64 @@ __global__ void __launch_bounds__(32 * W, MINB) k_planes_sub(const float *__rest
     }
     if (acc == 12345.0f) ou[0] = acc;
 }
+
+/* The same with the roles of y and z swapped: a block of W warps owns NCS sub-strips of columns and W planes (z)
+ * and marches along y through a chunk of rows, so that a warp's successive accesses are rows 4 (n + 1) bytes apart
+ * instead of planes */
+template <int NCS, int W, int MINB>
+__global__ void __launch_bounds__(32 * W, MINB) k_rows_sub(const float *__restrict__ u, const float *__restrict__ v,
+                                                           const float *__restrict__ w, float *__restrict__ ou,
+                                                           float *__restrict__ ov, float *__restrict__ ow, int n, int ky) {
+    constexpr int OX = 32 * NCS - 5, OZ = W - 5;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x / 32;
+    const int z = (int)blockIdx.y * OZ - 3 + warp, zc = min(max(z, 0), n - 1);
+    int p[NCS], col[NCS];
+    bool wr[NCS];
+#pragma unroll
+    for (int c = 0; c < NCS; c++) {
+        p[c] = (int)blockIdx.x * OX - 3 + 32 * c + lane;
+        col[c] = min(max(p[c], 0), n - 1);
+        const int k = 32 * c + lane;
+        wr[c] = k >= 3 && k < 32 * NCS - 2 && p[c] < n && warp >= 3 && warp < W - 2 && z < n;
+    }
+    const int y0 = (int)blockIdx.z * ky, y1 = min(y0 + ky, n);
+    const size_t su = (size_t)(n + 1) * n, sv = (size_t)n * (n + 1), sw = (size_t)n * n;
+    float a[NCS], b[NCS], cc[NCS], d[NCS], uo[NCS], vo[NCS], wo[NCS], acc = 0;
+#pragma unroll
+    for (int c = 0; c < NCS; c++) a[c] = b[c] = cc[c] = d[c] = uo[c] = vo[c] = wo[c] = 0;
+    const int L0 = max(y0 - 3, 0), L1 = min(y1 + 2, n - 1);
+    for (int L = L0; L <= L1 + 3; L++) {
+        int t = L - 3;
+#pragma unroll
+        for (int c = 0; c < NCS; c++)
+            if (t >= y0 && t < y1 && wr[c]) {
+                ou[p[c] + (size_t)(n + 1) * t + su * z] = uo[c] + acc * 1e-30f;
+                ov[p[c] + (size_t)n * t + sv * z] = vo[c] + acc * 1e-30f;
+                ow[p[c] + (size_t)n * t + sw * z] = wo[c] + acc * 1e-30f;
+            }
+#pragma unroll
+        for (int c = 0; c < NCS; c++) acc += a[c] + b[c] + cc[c] + d[c];
+        L += after(acc);
+        t = L - 3;
+#pragma unroll
+        for (int c = 0; c < NCS; c++) {
+            if (t + 1 >= y0 && t + 1 < y1 && wr[c]) {
+                uo[c] = u[p[c] + (size_t)(n + 1) * (t + 1) + su * z];
+                vo[c] = v[p[c] + (size_t)n * (t + 1) + sv * z];
+                wo[c] = w[p[c] + (size_t)n * (t + 1) + sw * z];
+            }
+            if (L <= L1) {
+                const size_t iu = col[c] + (size_t)(n + 1) * L + su * zc;
+                a[c] = u[iu];
+                b[c] = u[iu + 1];
+                cc[c] = v[col[c] + (size_t)n * (L + 1) + sv * zc];
+                d[c] = w[col[c] + (size_t)n * L + sw * (zc + 1)];
+            }
+        }
+        __syncthreads();
+    }
+    if (acc == 12345.0f) ou[0] = acc;
+}
 __global__ void k_copy(const float4 *a, float4 *b, size_t n) {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) b[i] = a[i];
 }
@@ -187,5 +246,10 @@ int main() {
     subrun(k_planes_sub<4, 16, 1>, 4, 16, 1, "4 sub-strips, 16 rows");
     subrun(k_planes_sub<4, 12, 2>, 4, 12, 2, "4 sub-strips, 12 rows");
     subrun(k_planes_sub<8, 8, 2>, 8, 8, 2, "8 sub-strips, 8 rows");
+
+    subrun(k_rows_sub<1, 25, 1>, 1, 25, 1, "y-march, 1 sub-strip, 25 planes");
+    subrun(k_rows_sub<2, 25, 1>, 2, 25, 1, "y-march, 2 sub-strips, 25 planes");
+    subrun(k_rows_sub<2, 16, 2>, 2, 16, 2, "y-march, 2 sub-strips, 16 planes");
+    subrun(k_rows_sub<4, 16, 1>, 4, 16, 1, "y-march, 4 sub-strips, 16 planes");
     printf("%s\n", cudaGetErrorString(cudaGetLastError()));
 }

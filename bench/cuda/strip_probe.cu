@@ -3,7 +3,8 @@
  * a chunk of rows, loading the faces the kernel loads (u[col], u[col + 1], the top v-face of each row, the old faces
  * three rows later) and storing the faces it writes; no arithmetic besides a running sum that keeps the loads.
  * 2D 2048^2; prints the single-call median and 10 calls back to back with % of copy. Timing only (the values are
- * not the kernel's). Not built by CMake; on a machine with an NVIDIA GPU:
+ * not the kernel's); then sub-strips of 32 columns per warp (cuda_notes 213). Not built by CMake; on a machine with
+ * an NVIDIA GPU:
  *   nvcc -O3 -arch=sm_90 -o /tmp/strip_probe bench/cuda/strip_probe.cu && /tmp/strip_probe */
 #include <cstdio>
 #include <cuda_runtime.h>
