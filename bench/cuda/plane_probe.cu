@@ -68,14 +68,16 @@ __global__ void __launch_bounds__(32 * WARPS, 1) k_planes(const float *__restric
 }
 
 /* NCS sub-strips of 32 columns per warp (lane l owns columns X0 + 32 c + l: 32 NCS - 5 written) and W rows per block
- * (W - 5 written), the kernel's loads and stores per sub-strip, a barrier per plane; kz planes per block */
-template <int NCS, int W, int MINB>
+ * (W - 5 written), the kernel's loads and stores per sub-strip, a barrier per step; kz planes per block. YM: the
+ * roles of y and z swapped (a block owns W planes and marches along y through a chunk of rows, so that a warp's
+ * successive accesses are rows 4 (n + 1) bytes apart instead of planes) */
+template <int NCS, int W, int MINB, bool YM>
 __global__ void __launch_bounds__(32 * W, MINB) k_planes_sub(const float *__restrict__ u, const float *__restrict__ v,
                                                              const float *__restrict__ w, float *__restrict__ ou,
                                                              float *__restrict__ ov, float *__restrict__ ow, int n, int kz) {
     constexpr int OX = 32 * NCS - 5, OY = W - 5;
     const int lane = threadIdx.x & 31, warp = threadIdx.x / 32;
-    const int y = (int)blockIdx.y * OY - 3 + warp, row = min(max(y, 0), n - 1);
+    const int f = (int)blockIdx.y * OY - 3 + warp, fc = min(max(f, 0), n - 1); /* the warp's row (YM: plane) */
     int p[NCS], col[NCS];
     bool wr[NCS];
 #pragma unroll
@@ -83,10 +85,16 @@ __global__ void __launch_bounds__(32 * W, MINB) k_planes_sub(const float *__rest
         p[c] = (int)blockIdx.x * OX - 3 + 32 * c + lane;
         col[c] = min(max(p[c], 0), n - 1);
         const int k = 32 * c + lane;
-        wr[c] = k >= 3 && k < 32 * NCS - 2 && p[c] < n && warp >= 3 && warp < W - 2 && y < n;
+        wr[c] = k >= 3 && k < 32 * NCS - 2 && p[c] < n && warp >= 3 && warp < W - 2 && f < n;
     }
     const int z0 = (int)blockIdx.z * kz, z1 = min(z0 + kz, n);
     const size_t su = (size_t)(n + 1) * n, sv = (size_t)n * (n + 1), sw = (size_t)n * n;
+    /* element x of row y of plane z of an array with rows of `len` and planes of `plane` floats, the warp's row or
+     * plane fixed at fy and the marched one at m, each shifted by dy, dz */
+    auto at = [&](int x, int fy, int m, int dy, int dz, size_t len, size_t plane) {
+        const int y = (YM ? m : fy) + dy, z = (YM ? fy : m) + dz;
+        return x + len * y + plane * z;
+    };
     float a[NCS], b[NCS], cc[NCS], d[NCS], uo[NCS], vo[NCS], wo[NCS], acc = 0;
 #pragma unroll
     for (int c = 0; c < NCS; c++) a[c] = b[c] = cc[c] = d[c] = uo[c] = vo[c] = wo[c] = 0;
@@ -96,9 +104,9 @@ __global__ void __launch_bounds__(32 * W, MINB) k_planes_sub(const float *__rest
 #pragma unroll
         for (int c = 0; c < NCS; c++)
             if (t >= z0 && t < z1 && wr[c]) {
-                ou[p[c] + (size_t)(n + 1) * y + su * t] = uo[c] + acc * 1e-30f;
-                ov[p[c] + (size_t)n * y + sv * t] = vo[c] + acc * 1e-30f;
-                ow[p[c] + (size_t)n * y + sw * t] = wo[c] + acc * 1e-30f;
+                ou[at(p[c], f, t, 0, 0, n + 1, su)] = uo[c] + acc * 1e-30f;
+                ov[at(p[c], f, t, 0, 0, n, sv)] = vo[c] + acc * 1e-30f;
+                ow[at(p[c], f, t, 0, 0, n, sw)] = wo[c] + acc * 1e-30f;
             }
 #pragma unroll
         for (int c = 0; c < NCS; c++) acc += a[c] + b[c] + cc[c] + d[c];
@@ -107,16 +115,16 @@ __global__ void __launch_bounds__(32 * W, MINB) k_planes_sub(const float *__rest
 #pragma unroll
         for (int c = 0; c < NCS; c++) {
             if (t + 1 >= z0 && t + 1 < z1 && wr[c]) {
-                uo[c] = u[p[c] + (size_t)(n + 1) * y + su * (t + 1)];
-                vo[c] = v[p[c] + (size_t)n * y + sv * (t + 1)];
-                wo[c] = w[p[c] + (size_t)n * y + sw * (t + 1)];
+                uo[c] = u[at(p[c], f, t + 1, 0, 0, n + 1, su)];
+                vo[c] = v[at(p[c], f, t + 1, 0, 0, n, sv)];
+                wo[c] = w[at(p[c], f, t + 1, 0, 0, n, sw)];
             }
             if (L <= L1) {
-                const size_t iu = col[c] + (size_t)(n + 1) * row + su * L;
+                const size_t iu = at(col[c], fc, L, 0, 0, n + 1, su);
                 a[c] = u[iu];
                 b[c] = u[iu + 1];
-                cc[c] = v[col[c] + (size_t)n * (row + 1) + sv * L];
-                d[c] = w[col[c] + (size_t)n * row + sw * (L + 1)];
+                cc[c] = v[at(col[c], fc, L, 1, 0, n, sv)];
+                d[c] = w[at(col[c], fc, L, 0, 1, n, sw)];
             }
         }
         __syncthreads();
@@ -124,63 +132,6 @@ __global__ void __launch_bounds__(32 * W, MINB) k_planes_sub(const float *__rest
     if (acc == 12345.0f) ou[0] = acc;
 }
 
-/* The same with the roles of y and z swapped: a block of W warps owns NCS sub-strips of columns and W planes (z)
- * and marches along y through a chunk of rows, so that a warp's successive accesses are rows 4 (n + 1) bytes apart
- * instead of planes */
-template <int NCS, int W, int MINB>
-__global__ void __launch_bounds__(32 * W, MINB) k_rows_sub(const float *__restrict__ u, const float *__restrict__ v,
-                                                           const float *__restrict__ w, float *__restrict__ ou,
-                                                           float *__restrict__ ov, float *__restrict__ ow, int n, int ky) {
-    constexpr int OX = 32 * NCS - 5, OZ = W - 5;
-    const int lane = threadIdx.x & 31, warp = threadIdx.x / 32;
-    const int z = (int)blockIdx.y * OZ - 3 + warp, zc = min(max(z, 0), n - 1);
-    int p[NCS], col[NCS];
-    bool wr[NCS];
-#pragma unroll
-    for (int c = 0; c < NCS; c++) {
-        p[c] = (int)blockIdx.x * OX - 3 + 32 * c + lane;
-        col[c] = min(max(p[c], 0), n - 1);
-        const int k = 32 * c + lane;
-        wr[c] = k >= 3 && k < 32 * NCS - 2 && p[c] < n && warp >= 3 && warp < W - 2 && z < n;
-    }
-    const int y0 = (int)blockIdx.z * ky, y1 = min(y0 + ky, n);
-    const size_t su = (size_t)(n + 1) * n, sv = (size_t)n * (n + 1), sw = (size_t)n * n;
-    float a[NCS], b[NCS], cc[NCS], d[NCS], uo[NCS], vo[NCS], wo[NCS], acc = 0;
-#pragma unroll
-    for (int c = 0; c < NCS; c++) a[c] = b[c] = cc[c] = d[c] = uo[c] = vo[c] = wo[c] = 0;
-    const int L0 = max(y0 - 3, 0), L1 = min(y1 + 2, n - 1);
-    for (int L = L0; L <= L1 + 3; L++) {
-        int t = L - 3;
-#pragma unroll
-        for (int c = 0; c < NCS; c++)
-            if (t >= y0 && t < y1 && wr[c]) {
-                ou[p[c] + (size_t)(n + 1) * t + su * z] = uo[c] + acc * 1e-30f;
-                ov[p[c] + (size_t)n * t + sv * z] = vo[c] + acc * 1e-30f;
-                ow[p[c] + (size_t)n * t + sw * z] = wo[c] + acc * 1e-30f;
-            }
-#pragma unroll
-        for (int c = 0; c < NCS; c++) acc += a[c] + b[c] + cc[c] + d[c];
-        L += after(acc);
-        t = L - 3;
-#pragma unroll
-        for (int c = 0; c < NCS; c++) {
-            if (t + 1 >= y0 && t + 1 < y1 && wr[c]) {
-                uo[c] = u[p[c] + (size_t)(n + 1) * (t + 1) + su * z];
-                vo[c] = v[p[c] + (size_t)n * (t + 1) + sv * z];
-                wo[c] = w[p[c] + (size_t)n * (t + 1) + sw * z];
-            }
-            if (L <= L1) {
-                const size_t iu = col[c] + (size_t)(n + 1) * L + su * zc;
-                a[c] = u[iu];
-                b[c] = u[iu + 1];
-                cc[c] = v[col[c] + (size_t)n * (L + 1) + sv * zc];
-                d[c] = w[col[c] + (size_t)n * L + sw * (zc + 1)];
-            }
-        }
-        __syncthreads();
-    }
-    if (acc == 12345.0f) ou[0] = acc;
-}
 __global__ void k_copy(const float4 *a, float4 *b, size_t n) {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) b[i] = a[i];
 }
@@ -240,16 +191,16 @@ int main() {
                    100 * bytes / (ms / 10 * 1e-3) / 1e9 / copy);
         }
     };
-    subrun(k_planes_sub<1, 25, 1>, 1, 25, 1, "1 sub-strip, 25 rows");
-    subrun(k_planes_sub<2, 25, 1>, 2, 25, 1, "2 sub-strips, 25 rows");
-    subrun(k_planes_sub<2, 16, 2>, 2, 16, 2, "2 sub-strips, 16 rows");
-    subrun(k_planes_sub<4, 16, 1>, 4, 16, 1, "4 sub-strips, 16 rows");
-    subrun(k_planes_sub<4, 12, 2>, 4, 12, 2, "4 sub-strips, 12 rows");
-    subrun(k_planes_sub<8, 8, 2>, 8, 8, 2, "8 sub-strips, 8 rows");
+    subrun(k_planes_sub<1, 25, 1, false>, 1, 25, 1, "1 sub-strip, 25 rows");
+    subrun(k_planes_sub<2, 25, 1, false>, 2, 25, 1, "2 sub-strips, 25 rows");
+    subrun(k_planes_sub<2, 16, 2, false>, 2, 16, 2, "2 sub-strips, 16 rows");
+    subrun(k_planes_sub<4, 16, 1, false>, 4, 16, 1, "4 sub-strips, 16 rows");
+    subrun(k_planes_sub<4, 12, 2, false>, 4, 12, 2, "4 sub-strips, 12 rows");
+    subrun(k_planes_sub<8, 8, 2, false>, 8, 8, 2, "8 sub-strips, 8 rows");
 
-    subrun(k_rows_sub<1, 25, 1>, 1, 25, 1, "y-march, 1 sub-strip, 25 planes");
-    subrun(k_rows_sub<2, 25, 1>, 2, 25, 1, "y-march, 2 sub-strips, 25 planes");
-    subrun(k_rows_sub<2, 16, 2>, 2, 16, 2, "y-march, 2 sub-strips, 16 planes");
-    subrun(k_rows_sub<4, 16, 1>, 4, 16, 1, "y-march, 4 sub-strips, 16 planes");
+    subrun(k_planes_sub<1, 25, 1, true>, 1, 25, 1, "y-march, 1 sub-strip, 25 planes");
+    subrun(k_planes_sub<2, 25, 1, true>, 2, 25, 1, "y-march, 2 sub-strips, 25 planes");
+    subrun(k_planes_sub<2, 16, 2, true>, 2, 16, 2, "y-march, 2 sub-strips, 16 planes");
+    subrun(k_planes_sub<4, 16, 1, true>, 4, 16, 1, "y-march, 4 sub-strips, 16 planes");
     printf("%s\n", cudaGetErrorString(cudaGetLastError()));
 }

@@ -62,14 +62,21 @@ __global__ void k_strips(const float *__restrict__ u, const float *__restrict__ 
     if (acc == 12345.0f) ou[0] = acc;
 }
 
+/* this warp's lane, strip and chunk in a launch of blocks of 8 warps, strips fastest; false past the last warp */
+__device__ inline bool strip_warp(int strips, int warps, int *lane, int *strip, int *chunk) {
+    const int w = blockIdx.x * 8 + threadIdx.x / 32;
+    *lane = threadIdx.x & 31;
+    *strip = w % strips;
+    *chunk = w / strips;
+    return w < warps;
+}
+
 /* 4 columns per lane with float4 loads and stores (rows of n0 floats, 16-byte aligned: u's rows of n0 + 1 would
  * need realigning in a real kernel) */
 __global__ void k_strips4(const float4 *__restrict__ u, const float4 *__restrict__ v, float4 *__restrict__ ou, float4 *__restrict__ ov,
                           int n0, int n1, int strips, int ky, int warps) {
-    int w = blockIdx.x * 8 + threadIdx.x / 32;
-    if (w >= warps) return;
-    int lane = threadIdx.x & 31;
-    int strip = w % strips, chunk = w / strips;
+    int lane, strip, chunk;
+    if (!strip_warp(strips, warps, &lane, &strip, &chunk)) return;
     int q = strip * 31 - 1 + lane; /* float4 column: 124 written columns per warp, 4 halo */
     int qc = min(max(q, 0), n0 / 4 - 1);
     bool wr = lane >= 1 && q < n0 / 4;
@@ -100,10 +107,8 @@ __global__ void k_strips4(const float4 *__restrict__ u, const float4 *__restrict
 template <int NCS>
 __global__ void k_substrips(const float *__restrict__ u, const float *__restrict__ v, float *__restrict__ ou, float *__restrict__ ov,
                             int n0, int n1, int strips, int ky, int warps) {
-    int w = blockIdx.x * 8 + threadIdx.x / 32;
-    if (w >= warps) return;
-    int lane = threadIdx.x & 31;
-    int strip = w % strips, chunk = w / strips;
+    int lane, strip, chunk;
+    if (!strip_warp(strips, warps, &lane, &strip, &chunk)) return;
     int X0 = strip * (32 * NCS - 5) - 3;
     int p[NCS], col[NCS];
     bool wr[NCS];
