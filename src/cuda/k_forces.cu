@@ -1,7 +1,8 @@
 /* Forces on the device. Buoyancy (forces.c, Fedkiw, Stam & Jensen 2001): u_a += dt g_a (alpha d - beta (T - T_amb))
  * with dye density and temperature sampled at the face. Vorticity confinement (vorticity.c, Steinhoff & Underhill
  * 1994): omega = curl u at cell centres from cell-averaged velocity, N = grad|omega| / |grad|omega||,
- * f = eps h (N x omega), averaged back to faces. Each kernel does the CPU loop body's float operations in order. */
+ * f = eps h (N x omega), averaged back to faces. Buoyancy does the CPU loop body's float operations in order;
+ * vorticity fuses multiply-adds and uses approximate roots (vort_tile.cuh). */
 #include "cu_sim.cuh"
 #include "vort_tile.cuh"
 

@@ -4,8 +4,9 @@
  * domain's last ones) into a second velocity array: the update cannot be in place, other parts read the old
  * faces around theirs. Both march along the outermost axis as the CPU's sweep does (vorticity_sweep.c), keeping
  * the few slabs of each level that the stencils need: cell velocity 3, |curl| 3, curl 2, force 2.
- *   2D (vort2_warp): a warp owns a strip of columns (NC per lane) and a chunk of rows; the slabs are registers,
- *     the x-neighbours the neighbouring lanes' values (shuffles). No shared memory, no barrier.
+ *   2D (vort2_warp): a warp owns a strip of columns (NC sub-strips of 32, a column of each per lane) and a chunk
+ *     of rows; the slabs are registers, the x-neighbours the neighbouring lanes' values (shuffles). No shared
+ *     memory, no barrier.
  *   3D (Vort3Warp): a block of W warps owns a strip of columns (one per lane), W rows and a chunk of z-planes; a
  *     warp marches its row along z with the planes in registers, x-neighbours by shuffles, y-neighbours through
  *     one row per warp and level in shared memory (rings of two planes), one barrier per plane.
@@ -193,9 +194,9 @@ __host__ __device__ inline int vminv(int a, int b) { return vt_min(a, b); }
 __host__ __device__ inline int vmaxv(int a, int b) { return vt_max(a, b); }
 __host__ __device__ inline int vwrapv(int g, int n) { return vt_wrap(g, n); }
 
-/* warp w of the launch: strip w % strips, chunk w / strips; ky rows per chunk. Each lane owns NC adjacent
- * columns (the x-neighbours of its outer ones are the neighbouring lanes'): a warp covers 32 NC columns and
- * writes the 32 NC - 5 in the middle (vw_strips). */
+/* warp w of the launch: strip w % strips, chunk w / strips; ky rows per chunk. Each lane owns NC columns, one
+ * in each sub-strip of 32 (vw_col): a warp covers 32 NC columns and writes the 32 NC - 5 in the middle
+ * (vw_strips). */
 template <int NC>
 __host__ __device__ constexpr int vw_out() { return 32 * NC - 5; }
 /* The halo is 3 columns before the written ones and 2 after: a face at column p takes the forces of cells p - 1 and
@@ -216,7 +217,7 @@ __host__ __device__ inline bool vw_inner(int strip, int n0) {
  * column, the value a lane sends chosen by the lane (lane 31 sends sub-strip c - 1 to lane 0, lane 0 sends c + 1
  * to lane 31). Outside the warp's columns (lane 0 of sub-strip 0, lane 31 of the last) the neighbour is the lane's
  * own value: those columns are halo. */
-template <int NC, class I>
+template <class I>
 __host__ __device__ inline I vw_col(I lane, int c) { return lane + I(32 * c); }
 template <int NC, class F, class I>
 __host__ __device__ inline F vw_xprev(const F (&v)[NC], int c, I lane) {
@@ -258,14 +259,14 @@ __host__ __device__ inline void vort2_warp(const VortArgs &A, int strip, int chu
     const I base = lane + I(X0);
 VT_UNROLL
     for (int c = 0; c < NC; c++) {
-        const I k = vw_col<NC>(lane, c); /* column index in the warp */
+        const I k = vw_col(lane, c); /* column index in the warp */
         if (IN) {
             p[c] = col[c] = base + I(32 * c);
             rx[c] = F(A.rcp[2]);
             ov[c] = ou[c] = (c > 0 ? B(true) : k >= 3) && (c < NC - 1 ? B(true) : k <= 32 * NC - 3);
             continue;
         }
-        p[c] = vw_col<NC>(lane, c) + X0;
+        p[c] = vw_col(lane, c) + X0;
         const I q = px ? p[c] : vminv(vmaxv(p[c], I(0)), I(n0 - 1));
         col[c] = px ? vwrapv(p[c], n0) : q;
         const B xs2 = px ? B(true) : (vminv(q + 1, I(n0 - 1)) - vmaxv(q - 1, I(0))) == 2;
@@ -544,7 +545,7 @@ struct Vort3Warp {
         const F vl = vw_at<NC, F, I>(v, cl), vr = vw_at<NC, F, I>(v, cr);
 VT_UNROLL
         for (int c = 0; c < NC; c++) {
-            const I pc = vw_col<NC>(vlane(I()), c) - kl; /* p[c], worked out again here (one register fewer in the loop) */
+            const I pc = vw_col(vlane(I()), c) - kl; /* p[c], worked out again here (one register fewer in the loop) */
             v[c] = vsel(pc < 0, vl, vsel(pc >= n0, vr, v[c]));
         }
     }
@@ -590,12 +591,12 @@ VT_UNROLL
         I p[NC];
 VT_UNROLL
         for (int c = 0; c < NC; c++) {
-            p[c] = vw_col<NC>(lane, c) + X0;
+            p[c] = vw_col(lane, c) + X0;
             const I q = px ? p[c] : vminv(vmaxv(p[c], I(0)), I(n0 - 1));
             const I col = px ? vwrapv(p[c], n0) : q;
             const B xs2 = px ? B(true) : (vminv(q + 1, I(n0 - 1)) - vmaxv(q - 1, I(0))) == 2;
             rx[c] = vsel(xs2, F(A.rcp[2]), F(A.rcp[1]));
-            const I k = vw_col<NC>(lane, c);
+            const I k = vw_col(lane, c);
             const B inx = k >= 3 && k <= 32 * NC - 3 && p[c] < n0;
             ov[c] = (out_row || vtop) && inx;
             ow[c] = out_row && inx;
