@@ -268,7 +268,7 @@ cudaError_t launch_buoyancy(cu_sim *c, float dt) {
  * the velocity pointers across stages, and the solver's CUDA graphs do not read the velocity). */
 /* 2D: two sub-strips of 32 columns per warp (59 written; lane l owns columns l and 32 + l, vort_tile.cuh), 96
  * registers, 4 warps per block and 5 blocks per SM: 58% of copy back to back at 2048^2 against 55% for one column
- * per lane at 64 registers and 32 warps per SM (cuda_notes 213-215: 3 or 4 sub-strips at 128-156 registers keep
+ * per lane at 64 registers and 32 warps per SM (cuda_notes 213-218: 3 or 4 sub-strips at 128-156 registers keep
  * too few warps in flight; 2 at 80 registers spill) */
 constexpr int VW_COLS = 2;
 constexpr int VW_WARPS = 4, VW_MINB = 5;
