@@ -4,7 +4,8 @@
  * largest face (a wrong neighbour or an unwritten face is O(1)). The warp kernels on 32-lane arrays (a
  * shuffle is an array shift); in 3D the warps of a block step by step (the barrier between the steps) with the
  * block's shared memory filled with NaN first. 2D for 1, 2 and 4 columns per lane, 3D for 1 and 2 columns and 8,
- * 16, 25 and 26 warps per block, on grids with walls, periodic axes, partial strips and blocks, 3 x 3, and chunks of
+ * 16, 25 and 26 warps per block, on grids with walls, periodic axes, partial strips and blocks, 2D strips inside the
+ * domain (the instance k_vort2w runs there), 3 x 3, and chunks of
  * 1 to 53 rows / planes; every face must be written exactly once. Not built by CMake; with a CPU build of the library in build/:
  *   nvcc -std=c++17 -ccbin clang++ -O2 --fmad=false -Xcompiler -ffp-contract=off -Isrc/cuda -Isrc -Iinclude \
  *     bench/cuda/vort_emulate.cu build/src/libeddy.a -lgomp -o /tmp/vort_emulate && /tmp/vort_emulate
