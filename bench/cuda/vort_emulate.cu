@@ -111,9 +111,7 @@ static int run(int dim, int nx, int ny, int nz, int px, int py, int pz, float si
             const int strips = vw_strips(nx, vw_out<NC>()), chunks = (ny + kz - 1) / kz;
             for (int c = 0; c < chunks; c++)
                 for (int st = 0; st < strips; st++) {
-                    /* as k_vort2w: the strips inside the domain run the instance without clamping */
-                    if (vw_inner<NC>(st, nx)) vort2_warp<NC, WF, WI, WB, true, true>(A, st, c, kz);
-                    else vort2_warp<NC, WF, WI, WB>(A, st, c, kz);
+                    vort2_strip<NC, WF, WI, WB>(A, st, c, kz); /* as k_vort2w */
                 }
         };
         if (g_nc == 1) go(std::integral_constant<int, 1>());

@@ -281,10 +281,7 @@ template <bool SOL>
 __global__ void __launch_bounds__(32 * VW_WARPS, VW_MINB) k_vort2w(VortArgs A, int strips, int ky, int warps) {
     const int w = (int)(blockIdx.x * VW_WARPS + threadIdx.x / 32);
     if (w >= warps) return;
-    const int strip = w % strips, chunk = w / strips;
-    /* the strips inside the domain run the instance without clamping, wrapping and per-column spacings */
-    if (vw_inner<VW_COLS>(strip, A.n[0])) vort2_warp<VW_COLS, float, int, bool, SOL, true>(A, strip, chunk, ky);
-    else vort2_warp<VW_COLS, float, int, bool, SOL, false>(A, strip, chunk, ky);
+    vort2_strip<VW_COLS, float, int, bool, SOL>(A, w % strips, w / strips, ky);
 }
 /* 3D: a block of V3_WARPS warps per strip, rows and chunk of planes (Vort3Warp); the steps in the chunk's middle
  * (every level due, no plane clamped or wrapped) run a body without tests on the plane */

@@ -256,17 +256,16 @@ __host__ __device__ inline void vort2_warp(const VortArgs &A, int strip, int chu
     /* IN: the warp's columns lie in 1 .. n0 - 2 (vw_inner): none is clamped or wrapped, every x-difference spans
      * two cells and no face past the last is written, so the columns are lane + X0 + 32 c (the loads and stores
      * of a row one address and immediate offsets) and only the halo lanes are masked */
-    const I base = lane + I(X0);
 VT_UNROLL
     for (int c = 0; c < NC; c++) {
         const I k = vw_col(lane, c); /* column index in the warp */
+        p[c] = vw_col(lane + I(X0), c);
         if (IN) {
-            p[c] = col[c] = base + I(32 * c);
+            col[c] = p[c];
             rx[c] = F(A.rcp[2]);
             ov[c] = ou[c] = (c > 0 ? B(true) : k >= 3) && (c < NC - 1 ? B(true) : k <= 32 * NC - 3);
             continue;
         }
-        p[c] = vw_col(lane, c) + X0;
         const I q = px ? p[c] : vminv(vmaxv(p[c], I(0)), I(n0 - 1));
         col[c] = px ? vwrapv(p[c], n0) : q;
         const B xs2 = px ? B(true) : (vminv(q + 1, I(n0 - 1)) - vmaxv(q - 1, I(0))) == 2;
@@ -484,6 +483,14 @@ VT_UNROLL
     for (; L <= tend; L++) step(L, VtBool<false>());
     vflags(A, 0, !visfinite(fin_u));
     vflags(A, 1, !visfinite(fin_v));
+}
+
+/* warp (strip, chunk) of a 2D launch: the strips inside the domain (vw_inner) run the instance without clamping,
+ * wrapping and per-column spacings, the others the general one (k_vort2w and the host emulation) */
+template <int NC, class F, class I, class B, bool SOL = true>
+__host__ __device__ inline void vort2_strip(const VortArgs &A, int strip, int chunk, int ky) {
+    if (vw_inner<NC>(strip, A.n[0])) vort2_warp<NC, F, I, B, SOL, true>(A, strip, chunk, ky);
+    else vort2_warp<NC, F, I, B, SOL, false>(A, strip, chunk, ky);
 }
 
 /* ------------------------------------------------------------------ 3D, a warp per row of a block
