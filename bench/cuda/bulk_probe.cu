@@ -1,0 +1,199 @@
+/* The 2D vorticity kernel's access pattern (strip_probe.cu k_substrips: 2 sub-strips of 32 columns per warp) with
+ * its rows fetched by bulk asynchronous copies (cp.async.bulk, completion on an mbarrier) into a ring of row pieces
+ * per warp in shared memory, D rows ahead, against the same pattern with loads into registers one row ahead; both
+ * at the kernel's occupancy (blocks of 4 warps, 5 per SM: the shared memory each block asks for caps it) and its
+ * chunks (cuda_notes 219: register loads 63-64% of copy, bulk copies 72-73%). One lane issues a row's copies; every
+ * lane reads its columns from the ring (the old faces three rows back included: the ring keeps them). Timing only:
+ * the values are not the kernel's. Not built by CMake; on a machine with an NVIDIA GPU:
+ *   nvcc -O3 -arch=sm_90 -std=c++17 -o /tmp/bulk_probe bench/cuda/bulk_probe.cu && /tmp/bulk_probe */
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cuda_runtime.h>
+#include <vector>
+
+__device__ inline int after(float x) {
+    int r;
+    asm("prmt.b32 %0, %1, 0, 0x4444;" : "=r"(r) : "r"(__float_as_int(x)));
+    return r;
+}
+__device__ inline uint32_t smem_addr(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
+__device__ inline void bar_init(uint64_t *b) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(b)));
+}
+__device__ inline void bar_expect(uint64_t *b, uint32_t bytes) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(b)), "r"(bytes) : "memory");
+}
+__device__ inline void bulk_copy(void *dst, const void *src, uint32_t bytes, uint64_t *b) {
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+                 ::"r"(smem_addr(dst)), "l"(src), "r"(bytes), "r"(smem_addr(b)) : "memory");
+}
+__device__ inline void bar_wait(uint64_t *b, uint32_t parity) {
+    asm volatile("{\n .reg .pred p;\n W: mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n @!p bra W;\n}"
+                 ::"r"(smem_addr(b)), "r"(parity) : "memory");
+}
+
+constexpr int WPB = 4, NCS = 2, PIECE = 32 * NCS + 8;
+
+/* the kernel's pattern, loads into registers one row ahead */
+__global__ void __launch_bounds__(32 * WPB) k_regs(const float *__restrict__ u, const float *__restrict__ v, float *__restrict__ ou,
+                                                  float *__restrict__ ov, int n0, int n1, int strips, int ky, int warps) {
+    const int w = blockIdx.x * WPB + threadIdx.x / 32, lane = threadIdx.x & 31;
+    if (w >= warps) return;
+    const int strip = w % strips, chunk = w / strips, X0 = strip * (32 * NCS - 5) - 3;
+    int p[NCS], col[NCS];
+    bool wr[NCS];
+    for (int c = 0; c < NCS; c++) {
+        p[c] = X0 + 32 * c + lane;
+        col[c] = min(max(p[c], 0), n0 - 1);
+        const int k = 32 * c + lane;
+        wr[c] = k >= 3 && k < 32 * NCS - 2 && p[c] < n0;
+    }
+    const int r0 = chunk * ky, r1 = min(r0 + ky, n1);
+    float a[NCS], b[NCS], d[NCS], uo[NCS], vo[NCS], acc = 0;
+    for (int c = 0; c < NCS; c++) a[c] = b[c] = d[c] = uo[c] = vo[c] = 0;
+    const int L0 = max(r0 - 3, 0), L1 = min(r1 + 2, n1 - 1);
+    for (int L = L0; L <= L1 + 3; L++) {
+        int t = L - 3;
+        for (int c = 0; c < NCS; c++)
+            if (t >= r0 && t < r1 && wr[c]) {
+                ou[p[c] + t * (n0 + 1)] = uo[c] + acc * 1e-30f;
+                ov[p[c] + t * n0] = vo[c] + acc * 1e-30f;
+            }
+        for (int c = 0; c < NCS; c++) acc += a[c] + b[c] + d[c];
+        L += after(acc);
+        t = L - 3;
+        for (int c = 0; c < NCS; c++) {
+            if (t + 1 >= r0 && t + 1 < r1 && wr[c]) uo[c] = u[p[c] + (t + 1) * (n0 + 1)], vo[c] = v[p[c] + (t + 1) * n0];
+            if (L <= L1) {
+                a[c] = u[col[c] + L * (n0 + 1)];
+                b[c] = u[col[c] + 1 + L * (n0 + 1)];
+                d[c] = v[col[c] + L * n0 + n0];
+            }
+        }
+    }
+    if (acc == 12345.0f) ou[0] = acc;
+}
+
+/* a row's piece: the 16-byte aligned global range [g0, g1) holding columns [lo, hi) of row `base` */
+struct Piece {
+    int g0, g1;
+};
+__device__ inline Piece piece_of(int base, int lo, int hi, int size) {
+    Piece q;
+    q.g0 = (base + lo) & ~3;
+    q.g1 = min((base + hi + 3) & ~3, size);
+    return q;
+}
+
+/* the same pattern, the rows D ahead by bulk copies into a ring per warp: slot s holds u's row s and v's row s + 1
+ * (the top faces of row s), so the old faces of row t come from slots t (u) and t - 1 (v) */
+template <int D, int RING = D + 5> /* a slot is read up to 4 rows after its own; the next copy is issued first */
+__global__ void __launch_bounds__(32 * WPB) k_bulk(const float *__restrict__ u, const float *__restrict__ v, float *__restrict__ ou,
+                                                  float *__restrict__ ov, int n0, int n1, int strips, int ky, int warps) {
+    __shared__ alignas(16) float ring[WPB][RING][2][PIECE];
+    __shared__ uint64_t bars[WPB][RING];
+    const int wi = threadIdx.x / 32, w = blockIdx.x * WPB + wi, lane = threadIdx.x & 31;
+    if (w >= warps) return;
+    const int strip = w % strips, chunk = w / strips, X0 = strip * (32 * NCS - 5) - 3;
+    const int lo = max(X0, 0), hi = min(X0 + 32 * NCS, n0) + 1;
+    const int su = (n0 + 1) * n1, sv = n0 * (n1 + 1);
+    int p[NCS], col[NCS];
+    bool wr[NCS];
+    for (int c = 0; c < NCS; c++) {
+        p[c] = X0 + 32 * c + lane;
+        col[c] = min(max(p[c], 0), n0 - 1);
+        const int k = 32 * c + lane;
+        wr[c] = k >= 3 && k < 32 * NCS - 2 && p[c] < n0;
+    }
+    const int r0 = chunk * ky, r1 = min(r0 + ky, n1);
+    const int L0 = max(r0 - 3, 0), L1 = min(r1 + 2, n1 - 1);
+    if (lane == 0)
+        for (int s = 0; s < RING; s++) bar_init(&bars[wi][s]);
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    __syncwarp();
+    auto issue = [&](int M) { /* lane 0: row M's pieces into its slot */
+        const int s = (M - L0) % RING;
+        const Piece qu = piece_of(M * (n0 + 1), lo, hi, su), qv = piece_of((M + 1) * n0, lo, hi - 1, sv);
+        const uint32_t bu = 4u * (uint32_t)(qu.g1 - qu.g0), bv = 4u * (uint32_t)(qv.g1 - qv.g0);
+        bar_expect(&bars[wi][s], bu + bv);
+        bulk_copy(ring[wi][s][0], u + qu.g0, bu, &bars[wi][s]);
+        bulk_copy(ring[wi][s][1], v + qv.g0, bv, &bars[wi][s]);
+    };
+    if (lane == 0)
+        for (int M = L0; M < L0 + D && M <= L1; M++) issue(M);
+    float acc = 0;
+    for (int L = L0; L <= L1 + 3; L++) {
+        __syncwarp();
+        if (lane == 0 && L + D <= L1) issue(L + D);
+        if (L <= L1) {
+            const int s = (L - L0) % RING;
+            bar_wait(&bars[wi][s], (uint32_t)((L - L0) / RING) & 1u);
+            const int bu = piece_of(L * (n0 + 1), lo, hi, su).g0, bv = piece_of((L + 1) * n0, lo, hi - 1, sv).g0;
+            for (int c = 0; c < NCS; c++)
+                acc += ring[wi][s][0][col[c] + L * (n0 + 1) - bu] + ring[wi][s][0][col[c] + 1 + L * (n0 + 1) - bu] +
+                       ring[wi][s][1][col[c] + (L + 1) * n0 - bv];
+        }
+        L += after(acc);
+        const int t = L - 3;
+        if (t >= r0 && t < r1) {
+            const int s = (t - L0) % RING, sp = (t - 1 - L0) % RING;
+            const int bu = piece_of(t * (n0 + 1), lo, hi, su).g0, bv = piece_of(t * n0, lo, hi - 1, sv).g0;
+            for (int c = 0; c < NCS; c++)
+                if (wr[c]) {
+                    ou[p[c] + t * (n0 + 1)] = ring[wi][s][0][p[c] + t * (n0 + 1) - bu] + acc * 1e-30f;
+                    ov[p[c] + t * n0] = ring[wi][t > 0 ? sp : s][1][p[c] + t * n0 - bv] + acc * 1e-30f;
+                }
+        }
+    }
+    if (acc == 12345.0f) ou[0] = acc;
+}
+
+__global__ void k_copy(const float4 *a, float4 *b, size_t n) {
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) b[i] = a[i];
+}
+
+int main() {
+    const int n0 = 2048, n1 = 2048;
+    size_t nu = (size_t)(n0 + 1) * n1, nv = (size_t)n0 * (n1 + 1);
+    float *u, *v, *ou, *ov;
+    cudaMalloc(&u, nu * 4); cudaMalloc(&v, nv * 4); cudaMalloc(&ou, nu * 4); cudaMalloc(&ov, nv * 4);
+    cudaMemset(u, 0, nu * 4); cudaMemset(v, 0, nv * 4);
+    cudaEvent_t e0, e1; cudaEventCreate(&e0); cudaEventCreate(&e1);
+    size_t cn = (size_t)1 << 28; float4 *ca, *cb; cudaMalloc(&ca, cn); cudaMalloc(&cb, cn);
+    float ms;
+    for (int r = 0; r < 3; r++) { cudaEventRecord(e0); k_copy<<<1056, 512>>>(ca, cb, cn / 16); cudaEventRecord(e1); cudaEventSynchronize(e1); }
+    cudaEventElapsedTime(&ms, e0, e1);
+    const double copy = 2.0 * cn / (ms * 1e-3) / 1e9, bytes = 8.0 * (nu + nv);
+    printf("copy %.0f GB/s\n", copy);
+    const int out = 32 * NCS - 5, strips = (n0 + out - 1) / out;
+    auto run = [&](auto kern, const char *name, int per_sm, int chunkmul) {
+        /* shared memory per block that lets `per_sm` blocks fit on an SM (228 KB, 1 KB reserved per block) */
+        cudaFuncAttributes fa;
+        cudaFuncGetAttributes(&fa, kern);
+        const int dyn = (228 * 1024 / per_sm - 1024 - (int)fa.sharedSizeBytes) / 1024 * 1024;
+        cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, dyn);
+        int fit = 0;
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, kern, 32 * WPB, dyn);
+        if (fit != per_sm) printf("(%d blocks fit, not %d)\n", fit, per_sm);
+        const int slots = per_sm * WPB * 132, chunks = std::max(1, std::min(n1 / 16, slots / strips)) * chunkmul;
+        const int ky = (n1 + chunks - 1) / chunks, warps = strips * ((n1 + ky - 1) / ky);
+        for (int rep = 0; rep < 2; rep++) {
+            cudaEventRecord(e0);
+            for (int r = 0; r < 10; r++) kern<<<(warps + WPB - 1) / WPB, 32 * WPB, dyn>>>(u, v, ou, ov, n0, n1, strips, ky, warps);
+            cudaEventRecord(e1); cudaEventSynchronize(e1); cudaEventElapsedTime(&ms, e0, e1);
+            printf("%-34s %d blocks/SM, ky %3d warps %5d (regs %d, smem %zu): b2b %.4f ms (%.1f%%)\n", name, per_sm, ky, warps, fa.numRegs,
+                   fa.sharedSizeBytes, ms / 10, 100 * bytes / (ms / 10 * 1e-3) / 1e9 / copy);
+        }
+    };
+    run(k_regs, "registers, one row ahead", 5, 1);
+    run(k_regs, "registers, one row ahead", 6, 1);
+    for (int per_sm : {4, 5, 6, 7, 8}) {
+        run(k_bulk<1>, "bulk copies 1 row ahead", per_sm, 1);
+        run(k_bulk<2>, "bulk copies 2 rows ahead", per_sm, 1);
+        run(k_bulk<3>, "bulk copies 3 rows ahead", per_sm, 1);
+    }
+    run(k_bulk<2>, "bulk 2 ahead, twice the chunks", 5, 2);
+    run(k_bulk<2>, "bulk 2 ahead, twice the chunks", 6, 2);
+    printf("%s\n", cudaGetErrorString(cudaGetLastError()));
+}
