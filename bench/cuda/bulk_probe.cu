@@ -3,7 +3,8 @@
  * per warp in shared memory, D rows ahead, against the same pattern with loads into registers one row ahead; both
  * at the kernel's occupancy (blocks of 4 warps, 5 per SM: the shared memory each block asks for caps it) and its
  * chunks (cuda_notes 219: register loads 63-64% of copy, bulk copies 72-73%). One lane issues a row's copies; every
- * lane reads its columns from the ring (the old faces three rows back included: the ring keeps them). Timing only:
+ * lane reads its columns from the ring (the old faces three rows back included: the ring keeps them); then the 3D
+ * kernel's pattern the same way (cuda_notes 220: register loads 64%, bulk copies 53-54%). Timing only:
  * the values are not the kernel's. Not built by CMake; on a machine with an NVIDIA GPU:
  *   nvcc -O3 -arch=sm_90 -std=c++17 -o /tmp/bulk_probe bench/cuda/bulk_probe.cu && /tmp/bulk_probe */
 #include <algorithm>
@@ -149,6 +150,95 @@ __global__ void __launch_bounds__(32 * WPB) k_bulk(const float *__restrict__ u, 
     if (acc == 12345.0f) ou[0] = acc;
 }
 
+
+/* 3D (cuda_notes 220): the 3D kernel's pattern (plane_probe.cu k_planes: a block of 25 warps over 32 columns and 25
+ * rows marching z, a barrier per plane), each warp's row pieces of plane M (u's row, v's top faces, w's faces above)
+ * copied D planes ahead into its ring; the bottom v-faces are the top ones of the warp below (its ring, after the
+ * barrier), the old w-faces the slot before's faces above */
+constexpr int W3 = 25, OX3 = 27, OY3 = 20, PF3 = 40;
+template <int D, bool REGS>
+__global__ void __launch_bounds__(32 * W3, 1) k_planes3(const float *__restrict__ u, const float *__restrict__ v, const float *__restrict__ w,
+                                                       float *__restrict__ ou, float *__restrict__ ov, float *__restrict__ ow, int n) {
+    constexpr int R = 8;
+    extern __shared__ float4 dyn3[]; /* the rings (W3 x R x 3 pieces), then the barriers */
+    float(*ring)[R][3][PF3] = reinterpret_cast<float(*)[R][3][PF3]>(dyn3);
+    uint64_t(*bars)[R] = reinterpret_cast<uint64_t(*)[R]>(reinterpret_cast<float *>(dyn3) + W3 * R * 3 * PF3);
+    const int lane = threadIdx.x & 31, wi = threadIdx.x / 32;
+    const int p = (int)blockIdx.x * OX3 - 3 + lane, y = (int)blockIdx.y * OY3 - 3 + wi;
+    const int X0 = (int)blockIdx.x * OX3 - 3, lo = max(X0, 0), hi = min(X0 + 32, n) + 1;
+    const int col = min(max(p, 0), n - 1), row = min(max(y, 0), n - 1);
+    const bool wr = lane >= 3 && lane < 3 + OX3 && p < n && wi >= 3 && wi < 3 + OY3 && y < n;
+    const int su = (n + 1) * n, sv = n * (n + 1), sw = n * n;
+    const int L0 = 0, L1 = n - 1, z0 = 0, z1 = n;
+    float acc = 0, a = 0, b = 0, c = 0, d = 0, uo = 0, vo = 0, wo = 0;
+    auto issue = [&](int M) {
+        const int s = M & (R - 1);
+        const Piece qu = piece_of(M * su + (n + 1) * row, lo, hi, su * n), qv = piece_of(M * sv + n * (row + 1), lo, hi - 1, sv * n);
+        const Piece qw = piece_of((M + 1) * sw + n * row, lo, hi - 1, sw * (n + 1));
+        const uint32_t bu = 4u * (uint32_t)(qu.g1 - qu.g0), bv = 4u * (uint32_t)(qv.g1 - qv.g0), bw = 4u * (uint32_t)(qw.g1 - qw.g0);
+        bar_expect(&bars[wi][s], bu + bv + bw);
+        bulk_copy(ring[wi][s][0], u + qu.g0, bu, &bars[wi][s]);
+        bulk_copy(ring[wi][s][1], v + qv.g0, bv, &bars[wi][s]);
+        bulk_copy(ring[wi][s][2], w + qw.g0, bw, &bars[wi][s]);
+    };
+    if (!REGS) {
+        if (lane == 0)
+            for (int s = 0; s < R; s++) bar_init(&bars[wi][s]);
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+        __syncwarp();
+        if (lane == 0)
+            for (int M = L0; M < L0 + D; M++) issue(M);
+    }
+    for (int L = L0; L <= L1 + 3; L++) {
+        int t = L - 3;
+        if (t >= z0 && t < z1 && wr) {
+            ou[p + (n + 1) * y + su * t] = uo + acc * 1e-30f;
+            ov[p + n * y + sv * t] = vo + acc * 1e-30f;
+            ow[p + n * y + sw * t] = wo + acc * 1e-30f;
+        }
+        if (REGS) {
+            acc += a + b + c + d;
+            L += after(acc);
+            t = L - 3;
+            if (t + 1 >= z0 && t + 1 < z1 && wr) {
+                uo = u[p + (n + 1) * y + su * (t + 1)];
+                vo = v[p + n * y + sv * (t + 1)];
+                wo = w[p + n * y + sw * (t + 1)];
+            }
+            if (L <= L1) {
+                const int iu = col + (n + 1) * row + su * L;
+                a = u[iu];
+                b = u[iu + 1];
+                c = v[col + n * (row + 1) + sv * L];
+                d = w[col + n * row + sw * (L + 1)];
+            }
+        } else {
+            __syncwarp();
+            if (lane == 0 && L + D <= L1) issue(L + D);
+            if (L <= L1) {
+                const int s = L & (R - 1);
+                bar_wait(&bars[wi][s], (uint32_t)(L / R) & 1u);
+                const int bu = piece_of(L * su + (n + 1) * row, lo, hi, su * n).g0, bv = piece_of(L * sv + n * (row + 1), lo, hi - 1, sv * n).g0;
+                const int bw = piece_of((L + 1) * sw + n * row, lo, hi - 1, sw * (n + 1)).g0;
+                acc += ring[wi][s][0][col + (n + 1) * row + su * L - bu] + ring[wi][s][0][col + 1 + (n + 1) * row + su * L - bu] +
+                       ring[wi][s][1][col + n * (row + 1) + sv * L - bv] + ring[wi][s][2][col + n * row + sw * (L + 1) - bw];
+            }
+            L += after(acc);
+            t = L - 3;
+            if (t + 1 >= z0 && t + 1 < z1 && wr) { /* the old faces of plane t + 1, for the next step's stores */
+                const int M = t + 1, s = M & (R - 1), sp = (M - 1) & (R - 1), wb = wi > 0 ? wi - 1 : 0;
+                const int bu = piece_of(M * su + (n + 1) * row, lo, hi, su * n).g0;
+                const int bv = piece_of(M * sv + n * row, lo, hi - 1, sv * n).g0; /* the warp below's top faces */
+                const int bw = piece_of(M * sw + n * row, lo, hi - 1, sw * (n + 1)).g0;
+                uo = ring[wi][s][0][p + (n + 1) * y + su * M - bu];
+                vo = ring[wb][s][1][p + n * y + sv * M - bv];
+                wo = ring[wi][M > 0 ? sp : s][2][p + n * y + sw * M - bw];
+            }
+        }
+        __syncthreads();
+    }
+    if (acc == 12345.0f) ou[0] = acc;
+}
 __global__ void k_copy(const float4 *a, float4 *b, size_t n) {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) b[i] = a[i];
 }
@@ -195,5 +285,28 @@ int main() {
     }
     run(k_bulk<2>, "bulk 2 ahead, twice the chunks", 5, 2);
     run(k_bulk<2>, "bulk 2 ahead, twice the chunks", 6, 2);
+    {
+        const int n = 256;
+        const size_t nf = (size_t)(n + 1) * n * n + 64;
+        float *a3[6];
+        for (auto &q : a3) { cudaMalloc(&q, nf * 4); cudaMemset(q, 0, nf * 4); }
+        const double bytes3 = 6.0 * 4.0 * n * n * n;
+        const dim3 g((n + OX3) / OX3, (n + OY3) / OY3, 1); /* vw_strips: 10 x 13 blocks */
+        const int dyn = W3 * 8 * 3 * PF3 * 4 + W3 * 8 * 8;
+        auto run3 = [&](auto kern, const char *name) {
+            cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, dyn);
+            for (int rep = 0; rep < 2; rep++) {
+                cudaEventRecord(e0);
+                for (int r = 0; r < 10; r++) kern<<<g, 32 * W3, dyn>>>(a3[0], a3[1], a3[2], a3[3], a3[4], a3[5], n);
+                cudaEventRecord(e1); cudaEventSynchronize(e1); cudaEventElapsedTime(&ms, e0, e1);
+                printf("3D 256^3 %-30s %d blocks: b2b %.4f ms (%.1f%%)\n", name, g.x * g.y, ms / 10, 100 * bytes3 / (ms / 10 * 1e-3) / 1e9 / copy);
+            }
+        };
+        run3(k_planes3<1, true>, "registers, one plane ahead");
+        run3(k_planes3<1, false>, "bulk copies 1 plane ahead");
+        run3(k_planes3<2, false>, "bulk copies 2 planes ahead");
+        run3(k_planes3<3, false>, "bulk copies 3 planes ahead");
+        run3(k_planes3<1, true>, "registers, one plane ahead");
+    }
     printf("%s\n", cudaGetErrorString(cudaGetLastError()));
 }
