@@ -11,13 +11,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <cuda_runtime.h>
+#include "probe_common.cuh"
 #include <vector>
 
-__device__ inline int after(float x) {
-    int r;
-    asm("prmt.b32 %0, %1, 0, 0x4444;" : "=r"(r) : "r"(__float_as_int(x)));
-    return r;
-}
 __device__ inline uint32_t smem_addr(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
 __device__ inline void bar_init(uint64_t *b) {
     asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(b)));
@@ -35,46 +31,6 @@ __device__ inline void bar_wait(uint64_t *b, uint32_t parity) {
 }
 
 constexpr int WPB = 4, NCS = 2, PIECE = 32 * NCS + 8;
-
-/* the kernel's pattern, loads into registers one row ahead */
-__global__ void __launch_bounds__(32 * WPB) k_regs(const float *__restrict__ u, const float *__restrict__ v, float *__restrict__ ou,
-                                                  float *__restrict__ ov, int n0, int n1, int strips, int ky, int warps) {
-    const int w = blockIdx.x * WPB + threadIdx.x / 32, lane = threadIdx.x & 31;
-    if (w >= warps) return;
-    const int strip = w % strips, chunk = w / strips, X0 = strip * (32 * NCS - 5) - 3;
-    int p[NCS], col[NCS];
-    bool wr[NCS];
-    for (int c = 0; c < NCS; c++) {
-        p[c] = X0 + 32 * c + lane;
-        col[c] = min(max(p[c], 0), n0 - 1);
-        const int k = 32 * c + lane;
-        wr[c] = k >= 3 && k < 32 * NCS - 2 && p[c] < n0;
-    }
-    const int r0 = chunk * ky, r1 = min(r0 + ky, n1);
-    float a[NCS], b[NCS], d[NCS], uo[NCS], vo[NCS], acc = 0;
-    for (int c = 0; c < NCS; c++) a[c] = b[c] = d[c] = uo[c] = vo[c] = 0;
-    const int L0 = max(r0 - 3, 0), L1 = min(r1 + 2, n1 - 1);
-    for (int L = L0; L <= L1 + 3; L++) {
-        int t = L - 3;
-        for (int c = 0; c < NCS; c++)
-            if (t >= r0 && t < r1 && wr[c]) {
-                ou[p[c] + t * (n0 + 1)] = uo[c] + acc * 1e-30f;
-                ov[p[c] + t * n0] = vo[c] + acc * 1e-30f;
-            }
-        for (int c = 0; c < NCS; c++) acc += a[c] + b[c] + d[c];
-        L += after(acc);
-        t = L - 3;
-        for (int c = 0; c < NCS; c++) {
-            if (t + 1 >= r0 && t + 1 < r1 && wr[c]) uo[c] = u[p[c] + (t + 1) * (n0 + 1)], vo[c] = v[p[c] + (t + 1) * n0];
-            if (L <= L1) {
-                a[c] = u[col[c] + L * (n0 + 1)];
-                b[c] = u[col[c] + 1 + L * (n0 + 1)];
-                d[c] = v[col[c] + L * n0 + n0];
-            }
-        }
-    }
-    if (acc == 12345.0f) ou[0] = acc;
-}
 
 /* a row's piece: the 16-byte aligned global range [g0, g1) holding columns [lo, hi) of row `base` */
 struct Piece {
@@ -101,12 +57,7 @@ __global__ void __launch_bounds__(32 * WPB) k_bulk(const float *__restrict__ u, 
     const int su = (n0 + 1) * n1, sv = n0 * (n1 + 1);
     int p[NCS], col[NCS];
     bool wr[NCS];
-    for (int c = 0; c < NCS; c++) {
-        p[c] = X0 + 32 * c + lane;
-        col[c] = min(max(p[c], 0), n0 - 1);
-        const int k = 32 * c + lane;
-        wr[c] = k >= 3 && k < 32 * NCS - 2 && p[c] < n0;
-    }
+    strip_columns<NCS>(X0, lane, n0, p, col, wr);
     const int r0 = chunk * ky, r1 = min(r0 + ky, n1);
     const int L0 = max(r0 - 3, 0), L1 = min(r1 + 2, n1 - 1);
     if (lane == 0)
@@ -239,23 +190,14 @@ __global__ void __launch_bounds__(32 * W3, 1) k_planes3(const float *__restrict_
     }
     if (acc == 12345.0f) ou[0] = acc;
 }
-__global__ void k_copy(const float4 *a, float4 *b, size_t n) {
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) b[i] = a[i];
-}
 
 int main() {
-    const int n0 = 2048, n1 = 2048;
-    size_t nu = (size_t)(n0 + 1) * n1, nv = (size_t)n0 * (n1 + 1);
-    float *u, *v, *ou, *ov;
-    cudaMalloc(&u, nu * 4); cudaMalloc(&v, nv * 4); cudaMalloc(&ou, nu * 4); cudaMalloc(&ov, nv * 4);
-    cudaMemset(u, 0, nu * 4); cudaMemset(v, 0, nv * 4);
+    Faces2D F;
+    const int n0 = F.n0, n1 = F.n1;
+    float *u = F.u, *v = F.v, *ou = F.ou, *ov = F.ov;
     cudaEvent_t e0, e1; cudaEventCreate(&e0); cudaEventCreate(&e1);
-    size_t cn = (size_t)1 << 28; float4 *ca, *cb; cudaMalloc(&ca, cn); cudaMalloc(&cb, cn);
     float ms;
-    for (int r = 0; r < 3; r++) { cudaEventRecord(e0); k_copy<<<1056, 512>>>(ca, cb, cn / 16); cudaEventRecord(e1); cudaEventSynchronize(e1); }
-    cudaEventElapsedTime(&ms, e0, e1);
-    const double copy = 2.0 * cn / (ms * 1e-3) / 1e9, bytes = 8.0 * (nu + nv);
-    printf("copy %.0f GB/s\n", copy);
+    const double copy = probe_copy_bandwidth(e0, e1), bytes = 8.0 * (F.nu + F.nv);
     const int out = 32 * NCS - 5, strips = (n0 + out - 1) / out;
     auto run = [&](auto kern, const char *name, int per_sm, int chunkmul) {
         /* shared memory per block that lets `per_sm` blocks fit on an SM (228 KB, 1 KB reserved per block) */
@@ -276,8 +218,8 @@ int main() {
                    fa.sharedSizeBytes, ms / 10, 100 * bytes / (ms / 10 * 1e-3) / 1e9 / copy);
         }
     };
-    run(k_regs, "registers, one row ahead", 5, 1);
-    run(k_regs, "registers, one row ahead", 6, 1);
+    run(k_substrips<NCS, WPB>, "registers, one row ahead", 5, 1);
+    run(k_substrips<NCS, WPB>, "registers, one row ahead", 6, 1);
     for (int per_sm : {4, 5, 6, 7, 8}) {
         run(k_bulk<1>, "bulk copies 1 row ahead", per_sm, 1);
         run(k_bulk<2>, "bulk copies 2 rows ahead", per_sm, 1);

@@ -10,15 +10,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <cuda_runtime.h>
+#include "probe_common.cuh"
 #include <vector>
 
-/* 0 computed from x in a way the compiler does not see through: the next loads' index depends on the values the step
- * consumed, so they are issued after them (the kernel's vafter, cuda_notes 180) */
-__device__ inline int after(float x) {
-    int r;
-    asm("prmt.b32 %0, %1, 0, 0x4444;" : "=r"(r) : "r"(__float_as_int(x)));
-    return r;
-}
 
 constexpr int WARPS = 25, OUTX = 27, OUTY = 20;
 template <bool BARRIER, bool AHEAD2>
@@ -132,9 +126,6 @@ __global__ void __launch_bounds__(32 * W, MINB) k_planes_sub(const float *__rest
     if (acc == 12345.0f) ou[0] = acc;
 }
 
-__global__ void k_copy(const float4 *a, float4 *b, size_t n) {
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) b[i] = a[i];
-}
 int main() {
     const int n = 256;
     const size_t nu = (size_t)(n + 1) * n * n, nw = (size_t)n * n * (n + 1);
@@ -144,14 +135,8 @@ int main() {
     cudaMemset(u, 0, nu * 4); cudaMemset(v, 0, nu * 4); cudaMemset(w, 0, nw * 4);
     cudaEvent_t e0, e1;
     cudaEventCreate(&e0); cudaEventCreate(&e1);
-    const size_t cn = (size_t)1 << 28;
-    float4 *ca, *cb;
-    cudaMalloc(&ca, cn); cudaMalloc(&cb, cn);
     float ms;
-    for (int r = 0; r < 3; r++) { cudaEventRecord(e0); k_copy<<<1056, 512>>>(ca, cb, cn / 16); cudaEventRecord(e1); cudaEventSynchronize(e1); }
-    cudaEventElapsedTime(&ms, e0, e1);
-    const double copy = 2.0 * cn / (ms * 1e-3) / 1e9, bytes = 8.0 * (2 * nu + nw);
-    printf("copy %.0f GB/s\n", copy);
+    const double copy = probe_copy_bandwidth(e0, e1), bytes = 8.0 * (2 * nu + nw);
     const dim3 grid((n + OUTX) / OUTX, (n + OUTY) / OUTY, 1);
     for (int form = 0; form < 3; form++) {
         auto launch = [&]() {

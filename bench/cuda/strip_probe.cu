@@ -8,15 +8,9 @@
  *   nvcc -O3 -arch=sm_90 -o /tmp/strip_probe bench/cuda/strip_probe.cu && /tmp/strip_probe */
 #include <cstdio>
 #include <cuda_runtime.h>
+#include "probe_common.cuh"
 #include <vector>
 
-/* 0 computed from x in a way the compiler does not see through: the next loads' index depends on the values the step
- * consumed, so they are issued after them (the kernel's vafter, cuda_notes 180) */
-__device__ inline int after(float x) {
-    int r;
-    asm("prmt.b32 %0, %1, 0, 0x4444;" : "=r"(r) : "r"(__float_as_int(x)));
-    return r;
-}
 #include <algorithm>
 /* the kernel's pattern: `out` written columns of 32 after `halo`; order 1: a block's warps take consecutive chunks
  * of one strip instead of consecutive strips of one chunk */
@@ -62,21 +56,12 @@ __global__ void k_strips(const float *__restrict__ u, const float *__restrict__ 
     if (acc == 12345.0f) ou[0] = acc;
 }
 
-/* this warp's lane, strip and chunk in a launch of blocks of 8 warps, strips fastest; false past the last warp */
-__device__ inline bool strip_warp(int strips, int warps, int *lane, int *strip, int *chunk) {
-    const int w = blockIdx.x * 8 + threadIdx.x / 32;
-    *lane = threadIdx.x & 31;
-    *strip = w % strips;
-    *chunk = w / strips;
-    return w < warps;
-}
-
 /* 4 columns per lane with float4 loads and stores (rows of n0 floats, 16-byte aligned: u's rows of n0 + 1 would
  * need realigning in a real kernel) */
 __global__ void k_strips4(const float4 *__restrict__ u, const float4 *__restrict__ v, float4 *__restrict__ ou, float4 *__restrict__ ov,
                           int n0, int n1, int strips, int ky, int warps) {
     int lane, strip, chunk;
-    if (!strip_warp(strips, warps, &lane, &strip, &chunk)) return;
+    if (!strip_warp<8>(strips, warps, &lane, &strip, &chunk)) return;
     int q = strip * 31 - 1 + lane; /* float4 column: 124 written columns per warp, 4 halo */
     int qc = min(max(q, 0), n0 / 4 - 1);
     bool wr = lane >= 1 && q < n0 / 4;
@@ -102,68 +87,14 @@ __global__ void k_strips4(const float4 *__restrict__ u, const float4 *__restrict
     if (acc == 12345.0f) ou[0].x = acc;
 }
 
-/* NCS sub-strips of 32 columns per warp, lane l owning columns X0 + 32 c + l (every access a warp's 128 coalesced
- * bytes, 32 NCS - 5 columns written: 3 of halo before, 2 after): the kernel's loads and stores per sub-strip */
-template <int NCS>
-__global__ void k_substrips(const float *__restrict__ u, const float *__restrict__ v, float *__restrict__ ou, float *__restrict__ ov,
-                            int n0, int n1, int strips, int ky, int warps) {
-    int lane, strip, chunk;
-    if (!strip_warp(strips, warps, &lane, &strip, &chunk)) return;
-    int X0 = strip * (32 * NCS - 5) - 3;
-    int p[NCS], col[NCS];
-    bool wr[NCS];
-#pragma unroll
-    for (int c = 0; c < NCS; c++) {
-        p[c] = X0 + 32 * c + lane;
-        col[c] = min(max(p[c], 0), n0 - 1);
-        const int k = 32 * c + lane;
-        wr[c] = k >= 3 && k < 32 * NCS - 2 && p[c] < n0;
-    }
-    int r0 = chunk * ky, r1 = min(r0 + ky, n1);
-    float a[NCS], b[NCS], d[NCS], uo[NCS], vo[NCS], acc = 0;
-#pragma unroll
-    for (int c = 0; c < NCS; c++) a[c] = b[c] = d[c] = uo[c] = vo[c] = 0;
-    int L0 = max(r0 - 3, 0), L1 = min(r1 + 2, n1 - 1);
-    for (int L = L0; L <= L1 + 3; L++) {
-        int t = L - 3;
-#pragma unroll
-        for (int c = 0; c < NCS; c++)
-            if (t >= r0 && t < r1 && wr[c]) {
-                ou[p[c] + t * (n0 + 1)] = uo[c] + acc * 1e-30f;
-                ov[p[c] + t * n0] = vo[c] + acc * 1e-30f;
-            }
-#pragma unroll
-        for (int c = 0; c < NCS; c++) acc += a[c] + b[c] + d[c];
-        L += after(acc);
-        t = L - 3;
-#pragma unroll
-        for (int c = 0; c < NCS; c++) {
-            if (t + 1 >= r0 && t + 1 < r1 && wr[c]) uo[c] = u[p[c] + (t + 1) * (n0 + 1)], vo[c] = v[p[c] + (t + 1) * n0];
-            if (L <= L1) {
-                a[c] = u[col[c] + L * (n0 + 1)];
-                b[c] = u[col[c] + 1 + L * (n0 + 1)];
-                d[c] = v[col[c] + L * n0 + n0];
-            }
-        }
-    }
-    if (acc == 12345.0f) ou[0] = acc;
-}
-__global__ void k_copy(const float4 *a, float4 *b, size_t n) {
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) b[i] = a[i];
-}
 int main() {
-    const int n0 = 2048, n1 = 2048;
-    size_t nu = (size_t)(n0 + 1) * n1, nv = (size_t)n0 * (n1 + 1);
-    float *u, *v, *ou, *ov;
-    cudaMalloc(&u, nu * 4); cudaMalloc(&v, nv * 4); cudaMalloc(&ou, nu * 4); cudaMalloc(&ov, nv * 4);
-    cudaMemset(u, 0, nu * 4); cudaMemset(v, 0, nv * 4);
+    Faces2D F;
+    const int n0 = F.n0, n1 = F.n1;
+    const size_t nu = F.nu, nv = F.nv;
+    float *u = F.u, *v = F.v, *ou = F.ou, *ov = F.ov;
     cudaEvent_t e0, e1; cudaEventCreate(&e0); cudaEventCreate(&e1);
-    size_t cn = (size_t)1 << 28; float4 *ca, *cb; cudaMalloc(&ca, cn); cudaMalloc(&cb, cn);
     float ms;
-    for (int r = 0; r < 3; r++) { cudaEventRecord(e0); k_copy<<<1056, 512>>>(ca, cb, cn / 16); cudaEventRecord(e1); cudaEventSynchronize(e1); }
-    cudaEventElapsedTime(&ms, e0, e1);
-    double copy = 2.0 * cn / (ms * 1e-3) / 1e9;
-    printf("copy %.0f GB/s\n", copy);
+    const double copy = probe_copy_bandwidth(e0, e1);
     double bytes = 8.0 * (nu + nv);
     int slots = 4 * 132 * 8;
     struct { int out, halo, order, chunkmul, shfl, ahead2; const char *name; } cfg[] = {
