@@ -15,8 +15,13 @@
 #include <vector>
 
 __device__ inline uint32_t smem_addr(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
-__device__ inline void bar_init(uint64_t *b) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(b)));
+/* a warp's n barriers, each completed by one arrival (lane 0's) and the bytes of its copies, made visible to the
+ * copy engine before the warp issues any */
+__device__ inline void bars_init(uint64_t *b, int n) {
+    if ((threadIdx.x & 31) == 0)
+        for (int s = 0; s < n; s++) asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(b + s)));
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    __syncwarp();
 }
 __device__ inline void bar_expect(uint64_t *b, uint32_t bytes) {
     asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(b)), "r"(bytes) : "memory");
@@ -60,10 +65,7 @@ __global__ void __launch_bounds__(32 * WPB) k_bulk(const float *__restrict__ u, 
     strip_columns<NCS>(X0, lane, n0, p, col, wr);
     const int r0 = chunk * ky, r1 = min(r0 + ky, n1);
     const int L0 = max(r0 - 3, 0), L1 = min(r1 + 2, n1 - 1);
-    if (lane == 0)
-        for (int s = 0; s < RING; s++) bar_init(&bars[wi][s]);
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-    __syncwarp();
+    bars_init(bars[wi], RING);
     auto issue = [&](int M) { /* lane 0: row M's pieces into its slot */
         const int s = (M - L0) % RING;
         const Piece qu = piece_of(M * (n0 + 1), lo, hi, su), qv = piece_of((M + 1) * n0, lo, hi - 1, sv);
@@ -133,10 +135,7 @@ __global__ void __launch_bounds__(32 * W3, 1) k_planes3(const float *__restrict_
         bulk_copy(ring[wi][s][2], w + qw.g0, bw, &bars[wi][s]);
     };
     if (!REGS) {
-        if (lane == 0)
-            for (int s = 0; s < R; s++) bar_init(&bars[wi][s]);
-        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-        __syncwarp();
+        bars_init(bars[wi], R);
         if (lane == 0)
             for (int M = L0; M < L0 + D; M++) issue(M);
     }
