@@ -8,6 +8,7 @@
  * the values are not the kernel's. Not built by CMake; on a machine with an NVIDIA GPU:
  *   nvcc -O3 -arch=sm_90 -std=c++17 -o /tmp/bulk_probe bench/cuda/bulk_probe.cu && /tmp/bulk_probe */
 #include <algorithm>
+#include <cstdlib>
 #include <cstdint>
 #include <cstdio>
 #include <cuda_runtime.h>
@@ -50,7 +51,7 @@ __device__ inline Piece piece_of(int base, int lo, int hi, int size) {
 
 /* the same pattern, the rows D ahead by bulk copies into a ring per warp: slot s holds u's row s and v's row s + 1
  * (the top faces of row s), so the old faces of row t come from slots t (u) and t - 1 (v) */
-template <int D, int RING = D + 5> /* a slot is read up to 4 rows after its own; the next copy is issued first */
+template <int D, int K = 0, int RING = D + 5> /* a slot is read up to 4 rows after its own; the next copy is issued first */
 __global__ void __launch_bounds__(32 * WPB) k_bulk(const float *__restrict__ u, const float *__restrict__ v, float *__restrict__ ou,
                                                   float *__restrict__ ov, int n0, int n1, int strips, int ky, int warps) {
     __shared__ alignas(16) float ring[WPB][RING][2][PIECE];
@@ -99,6 +100,7 @@ __global__ void __launch_bounds__(32 * WPB) k_bulk(const float *__restrict__ u, 
                     ov[p[c] + t * n0] = ring[wi][t > 0 ? sp : s][1][p[c] + t * n0 - bv] + acc * 1e-30f;
                 }
         }
+        if (K) acc = busy<K>(acc);
     }
     if (acc == 12345.0f) ou[0] = acc;
 }
@@ -217,6 +219,22 @@ int main() {
                    fa.sharedSizeBytes, ms / 10, 100 * bytes / (ms / 10 * 1e-3) / 1e9 / copy);
         }
     };
+    if (getenv("BUSY")) { /* BUSY=1: arithmetic per step (busy<K>) against the access patterns, 2D only */
+        run(k_substrips<NCS, WPB, 0>, "registers, K 0", 5, 1);
+        run(k_bulk<2, 0>, "bulk 2 ahead, K 0", 5, 1);
+        run(k_substrips<NCS, WPB, 48>, "registers, K 48", 5, 1);
+        run(k_bulk<2, 48>, "bulk 2 ahead, K 48", 5, 1);
+        run(k_substrips<NCS, WPB, 96>, "registers, K 96", 5, 1);
+        run(k_bulk<2, 96>, "bulk 2 ahead, K 96", 5, 1);
+        run(k_substrips<NCS, WPB, 16>, "registers, K 16", 5, 1);
+        run(k_bulk<2, 16>, "bulk 2 ahead, K 16", 5, 1);
+        run(k_substrips<NCS, WPB, 32>, "registers, K 32", 5, 1);
+        run(k_bulk<2, 32>, "bulk 2 ahead, K 32", 5, 1);
+        run(k_bulk<3, 48>, "bulk 3 ahead, K 48", 5, 1);
+        run(k_substrips<NCS, WPB, 0>, "registers, K 0", 5, 1);
+        run(k_bulk<2, 0>, "bulk 2 ahead, K 0", 5, 1);
+        return 0;
+    }
     run(k_substrips<NCS, WPB>, "registers, one row ahead", 5, 1);
     run(k_substrips<NCS, WPB>, "registers, one row ahead", 6, 1);
     for (int per_sm : {4, 5, 6, 7, 8}) {

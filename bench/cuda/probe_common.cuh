@@ -74,9 +74,21 @@ __device__ inline void strip_columns(int X0, int lane, int n0, int (&p)[NCS], in
     }
 }
 
+/* K float operations per step in 4 independent chains, a shuffle every fourth (the kernel's arithmetic between a
+ * step's loads and the next's stores, in kind: bulk_probe.cu asks how much of it the access patterns hide) */
+template <int K>
+__device__ inline float busy(float x) {
+    float y[4] = {x, x * 0.5f, x * 0.25f, x * 0.125f};
+#pragma unroll
+    for (int k = 0; k < K / 4; k++)
+#pragma unroll
+        for (int j = 0; j < 4; j++) y[j] = k % 4 == 3 ? y[j] + __shfl_xor_sync(0xffffffffu, y[j], 1) : fmaf(y[j], 0.999f, 1e-7f);
+    return (y[0] + y[1]) + (y[2] + y[3]);
+}
+
 /* NCS sub-strips of 32 columns per warp, lane l owning columns X0 + 32 c + l (every access a warp's 128 coalesced
  * bytes, 32 NCS - 5 columns written: 3 of halo before, 2 after): the kernel's loads and stores per sub-strip */
-template <int NCS, int WPB = 8>
+template <int NCS, int WPB = 8, int K = 0>
 __global__ void __launch_bounds__(32 * WPB) k_substrips(const float *__restrict__ u, const float *__restrict__ v, float *__restrict__ ou, float *__restrict__ ov,
                             int n0, int n1, int strips, int ky, int warps) {
     int lane, strip, chunk;
@@ -111,6 +123,7 @@ __global__ void __launch_bounds__(32 * WPB) k_substrips(const float *__restrict_
                 d[c] = v[col[c] + L * n0 + n0];
             }
         }
+        if (K) acc = busy<K>(acc);
     }
     if (acc == 12345.0f) ou[0] = acc;
 }
