@@ -5,7 +5,9 @@
  * chunks (cuda_notes 219: register loads 63-64% of copy, bulk copies 72-73%). One lane issues a row's copies; every
  * lane reads its columns from the ring (the old faces three rows back included: the ring keeps them); then the 3D
  * kernel's pattern the same way (cuda_notes 220: register loads 64%, bulk copies 53-54%). Timing only:
- * the values are not the kernel's. Not built by CMake; on a machine with an NVIDIA GPU:
+ * the values are not the kernel's. With BUSY=1 in the environment, both 2D patterns with K float operations per step
+ * added instead (cuda_notes 222: the ring stays at 70% up to ~155 instructions per step). Not built by CMake; on a
+ * machine with an NVIDIA GPU:
  *   nvcc -O3 -arch=sm_90 -std=c++17 -o /tmp/bulk_probe bench/cuda/bulk_probe.cu && /tmp/bulk_probe */
 #include <algorithm>
 #include <cstdlib>
@@ -13,6 +15,7 @@
 #include <cstdio>
 #include <cuda_runtime.h>
 #include "probe_common.cuh"
+#include <type_traits>
 #include <vector>
 
 __device__ inline uint32_t smem_addr(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
@@ -219,20 +222,22 @@ int main() {
                    fa.sharedSizeBytes, ms / 10, 100 * bytes / (ms / 10 * 1e-3) / 1e9 / copy);
         }
     };
-    if (getenv("BUSY")) { /* BUSY=1: arithmetic per step (busy<K>) against the access patterns, 2D only */
-        run(k_substrips<NCS, WPB, 0>, "registers, K 0", 5, 1);
-        run(k_bulk<2, 0>, "bulk 2 ahead, K 0", 5, 1);
-        run(k_substrips<NCS, WPB, 48>, "registers, K 48", 5, 1);
-        run(k_bulk<2, 48>, "bulk 2 ahead, K 48", 5, 1);
-        run(k_substrips<NCS, WPB, 96>, "registers, K 96", 5, 1);
-        run(k_bulk<2, 96>, "bulk 2 ahead, K 96", 5, 1);
-        run(k_substrips<NCS, WPB, 16>, "registers, K 16", 5, 1);
-        run(k_bulk<2, 16>, "bulk 2 ahead, K 16", 5, 1);
-        run(k_substrips<NCS, WPB, 32>, "registers, K 32", 5, 1);
-        run(k_bulk<2, 32>, "bulk 2 ahead, K 32", 5, 1);
+    if (getenv("BUSY")) { /* BUSY=1: arithmetic per step (busy<K>) against both 2D patterns (cuda_notes 222) */
+        auto both = [&](auto k) {
+            constexpr int K = decltype(k)::value;
+            char reg[40], bulk[40];
+            snprintf(reg, sizeof reg, "registers, K %d", K);
+            snprintf(bulk, sizeof bulk, "bulk 2 ahead, K %d", K);
+            run(k_substrips<NCS, WPB, K>, reg, 5, 1);
+            run(k_bulk<2, K>, bulk, 5, 1);
+        };
+        both(std::integral_constant<int, 0>());
+        both(std::integral_constant<int, 48>());
+        both(std::integral_constant<int, 96>());
+        both(std::integral_constant<int, 16>());
+        both(std::integral_constant<int, 32>());
         run(k_bulk<3, 48>, "bulk 3 ahead, K 48", 5, 1);
-        run(k_substrips<NCS, WPB, 0>, "registers, K 0", 5, 1);
-        run(k_bulk<2, 0>, "bulk 2 ahead, K 0", 5, 1);
+        both(std::integral_constant<int, 0>());
         return 0;
     }
     run(k_substrips<NCS, WPB>, "registers, one row ahead", 5, 1);
