@@ -16,7 +16,6 @@
 #include <cuda_runtime.h>
 #include "probe_common.cuh"
 #include <type_traits>
-#include <vector>
 
 __device__ inline uint32_t smem_addr(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
 /* a warp's n barriers, each completed by one arrival (lane 0's) and the bytes of its copies, made visible to the
@@ -200,7 +199,6 @@ int main() {
     const int n0 = F.n0, n1 = F.n1;
     float *u = F.u, *v = F.v, *ou = F.ou, *ov = F.ov;
     cudaEvent_t e0, e1; cudaEventCreate(&e0); cudaEventCreate(&e1);
-    float ms;
     const double copy = probe_copy_bandwidth(e0, e1), bytes = 8.0 * (F.nu + F.nv);
     const int out = 32 * NCS - 5, strips = (n0 + out - 1) / out;
     auto run = [&](auto kern, const char *name, int per_sm, int chunkmul) {
@@ -215,11 +213,9 @@ int main() {
         const int slots = per_sm * WPB * 132, chunks = std::max(1, std::min(n1 / 16, slots / strips)) * chunkmul;
         const int ky = (n1 + chunks - 1) / chunks, warps = strips * ((n1 + ky - 1) / ky);
         for (int rep = 0; rep < 2; rep++) {
-            cudaEventRecord(e0);
-            for (int r = 0; r < 10; r++) kern<<<(warps + WPB - 1) / WPB, 32 * WPB, dyn>>>(u, v, ou, ov, n0, n1, strips, ky, warps);
-            cudaEventRecord(e1); cudaEventSynchronize(e1); cudaEventElapsedTime(&ms, e0, e1);
+            const float b2b = probe_b2b_ms(e0, e1, [&]() { kern<<<(warps + WPB - 1) / WPB, 32 * WPB, dyn>>>(u, v, ou, ov, n0, n1, strips, ky, warps); });
             printf("%-34s %d blocks/SM, ky %3d warps %5d (regs %d, smem %zu): b2b %.4f ms (%.1f%%)\n", name, per_sm, ky, warps, fa.numRegs,
-                   fa.sharedSizeBytes, ms / 10, 100 * bytes / (ms / 10 * 1e-3) / 1e9 / copy);
+                   fa.sharedSizeBytes, b2b, probe_pct(bytes, b2b, copy));
         }
     };
     if (getenv("BUSY")) { /* BUSY=1: arithmetic per step (busy<K>) against both 2D patterns (cuda_notes 222) */
@@ -260,10 +256,8 @@ int main() {
         auto run3 = [&](auto kern, const char *name) {
             cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, dyn);
             for (int rep = 0; rep < 2; rep++) {
-                cudaEventRecord(e0);
-                for (int r = 0; r < 10; r++) kern<<<g, 32 * W3, dyn>>>(a3[0], a3[1], a3[2], a3[3], a3[4], a3[5], n);
-                cudaEventRecord(e1); cudaEventSynchronize(e1); cudaEventElapsedTime(&ms, e0, e1);
-                printf("3D 256^3 %-30s %d blocks: b2b %.4f ms (%.1f%%)\n", name, g.x * g.y, ms / 10, 100 * bytes3 / (ms / 10 * 1e-3) / 1e9 / copy);
+                const float b2b = probe_b2b_ms(e0, e1, [&]() { kern<<<g, 32 * W3, dyn>>>(a3[0], a3[1], a3[2], a3[3], a3[4], a3[5], n); });
+                printf("3D 256^3 %-30s %d blocks: b2b %.4f ms (%.1f%%)\n", name, g.x * g.y, b2b, probe_pct(bytes3, b2b, copy));
             }
         };
         run3(k_planes3<1, true>, "registers, one plane ahead");

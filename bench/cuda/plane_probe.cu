@@ -11,7 +11,6 @@
 #include <cstdio>
 #include <cuda_runtime.h>
 #include "probe_common.cuh"
-#include <vector>
 
 
 constexpr int WARPS = 25, OUTX = 27, OUTY = 20;
@@ -135,7 +134,6 @@ int main() {
     cudaMemset(u, 0, nu * 4); cudaMemset(v, 0, nu * 4); cudaMemset(w, 0, nw * 4);
     cudaEvent_t e0, e1;
     cudaEventCreate(&e0); cudaEventCreate(&e1);
-    float ms;
     const double copy = probe_copy_bandwidth(e0, e1), bytes = 8.0 * (2 * nu + nw);
     const dim3 grid((n + OUTX) / OUTX, (n + OUTY) / OUTY, 1);
     for (int form = 0; form < 3; form++) {
@@ -144,19 +142,9 @@ int main() {
             else if (form == 1) k_planes<false, false><<<grid, 32 * WARPS>>>(u, v, w, ou, ov, ow, n, n);
             else k_planes<true, true><<<grid, 32 * WARPS>>>(u, v, w, ou, ov, ow, n, n);
         };
-        std::vector<float> t;
-        for (int r = 0; r < 12; r++) {
-            cudaEventRecord(e0); launch(); cudaEventRecord(e1); cudaEventSynchronize(e1);
-            cudaEventElapsedTime(&ms, e0, e1);
-            if (r >= 2) t.push_back(ms);
-        }
-        std::sort(t.begin(), t.end());
-        cudaEventRecord(e0);
-        for (int r = 0; r < 10; r++) launch();
-        cudaEventRecord(e1); cudaEventSynchronize(e1); cudaEventElapsedTime(&ms, e0, e1);
-        const double m = t[t.size() / 2];
+        const float m = probe_single_ms(e0, e1, launch), b2b = probe_b2b_ms(e0, e1, launch);
         printf("%-40s %d blocks: %.4f ms (%.1f%%), b2b %.4f ms (%.1f%%)\n", form == 0 ? "the kernel's pattern, barrier per plane" : form == 1 ? "the same without the barrier" : "barrier, loads two planes ahead",
-               grid.x * grid.y, m, 100 * bytes / (m * 1e-3) / 1e9 / copy, ms / 10, 100 * bytes / (ms / 10 * 1e-3) / 1e9 / copy);
+               grid.x * grid.y, m, probe_pct(bytes, m, copy), b2b, probe_pct(bytes, b2b, copy));
     }
 
     auto subrun = [&](auto kern, int ncs, int W, int per_sm, const char *name) {
@@ -167,13 +155,9 @@ int main() {
             int kz = (n + chunks - 1) / chunks;
             chunks = (n + kz - 1) / kz;
             const dim3 g(tx, ty, chunks);
-            for (int rep = 0; rep < 2; rep++) {
-                cudaEventRecord(e0);
-                for (int r = 0; r < 10; r++) kern<<<g, 32 * W>>>(u, v, w, ou, ov, ow, n, kz);
-                cudaEventRecord(e1); cudaEventSynchronize(e1); cudaEventElapsedTime(&ms, e0, e1);
-            }
-            printf("%-28s %d x %d written, kz %3d, %5d blocks: b2b %.4f ms (%.1f%%)\n", name, ox, oy, kz, tx * ty * chunks, ms / 10,
-                   100 * bytes / (ms / 10 * 1e-3) / 1e9 / copy);
+            const float b2b = probe_b2b_ms(e0, e1, [&]() { kern<<<g, 32 * W>>>(u, v, w, ou, ov, ow, n, kz); }, 2);
+            printf("%-28s %d x %d written, kz %3d, %5d blocks: b2b %.4f ms (%.1f%%)\n", name, ox, oy, kz, tx * ty * chunks, b2b,
+                   probe_pct(bytes, b2b, copy));
         }
     };
     subrun(k_planes_sub<1, 25, 1, false>, 1, 25, 1, "1 sub-strip, 25 rows");

@@ -5,6 +5,7 @@
 #ifndef EDDY_PROBE_COMMON_CUH
 #define EDDY_PROBE_COMMON_CUH
 
+#include <algorithm>
 #include <cstdio>
 #include <cuda_runtime.h>
 
@@ -40,6 +41,37 @@ inline double probe_copy_bandwidth(cudaEvent_t e0, cudaEvent_t e1) {
     printf("copy %.0f GB/s\n", copy);
     return copy;
 }
+
+/* ms per launch: `launch` run 10 times back to back, the last of `rounds` such rounds (the earlier ones warm up) */
+template <class Launch>
+inline float probe_b2b_ms(cudaEvent_t e0, cudaEvent_t e1, Launch launch, int rounds = 1) {
+    float ms = 0;
+    for (int r = 0; r < rounds; r++) {
+        cudaEventRecord(e0);
+        for (int k = 0; k < 10; k++) launch();
+        cudaEventRecord(e1);
+        cudaEventSynchronize(e1);
+        cudaEventElapsedTime(&ms, e0, e1);
+    }
+    return ms / 10;
+}
+/* ms of one launch on its own: the median of 10, after 2 that warm up */
+template <class Launch>
+inline float probe_single_ms(cudaEvent_t e0, cudaEvent_t e1, Launch launch) {
+    float t[10], ms = 0;
+    for (int r = 0; r < 12; r++) {
+        cudaEventRecord(e0);
+        launch();
+        cudaEventRecord(e1);
+        cudaEventSynchronize(e1);
+        cudaEventElapsedTime(&ms, e0, e1);
+        if (r >= 2) t[r - 2] = ms;
+    }
+    std::sort(t, t + 10);
+    return t[5];
+}
+/* the share of the copy bandwidth (GB/s), in percent, of moving `bytes` in `ms` */
+inline double probe_pct(double bytes, double ms, double copy) { return 100 * bytes / (ms * 1e-3) / 1e9 / copy; }
 
 /* 2D 2048^2 face arrays (u, v, and the new ones) for the 2D probes */
 struct Faces2D {

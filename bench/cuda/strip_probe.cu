@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <cuda_runtime.h>
 #include "probe_common.cuh"
-#include <vector>
 
 #include <algorithm>
 /* the kernel's pattern: `out` written columns of 32 after `halo`; order 1: a block's warps take consecutive chunks
@@ -93,7 +92,6 @@ int main() {
     const size_t nu = F.nu, nv = F.nv;
     float *u = F.u, *v = F.v, *ou = F.ou, *ov = F.ov;
     cudaEvent_t e0, e1; cudaEventCreate(&e0); cudaEventCreate(&e1);
-    float ms;
     const double copy = probe_copy_bandwidth(e0, e1);
     double bytes = 8.0 * (nu + nv);
     int slots = 4 * 132 * 8;
@@ -106,33 +104,23 @@ int main() {
         int strips = (n0 + c.out) / c.out;
         int chunks = std::max(1, std::min(n1 / 16, slots / strips)) * c.chunkmul;
         int ky = (n1 + chunks - 1) / chunks, nch = (n1 + ky - 1) / ky, warps = strips * nch;
-        std::vector<float> t;
-        for (int r = 0; r < 12; r++) {
-            cudaEventRecord(e0);
+        auto launch = [&]() {
             k_strips<<<(warps + 7) / 8, 256>>>(u, v, ou, ov, n0, n1, c.out, c.halo, strips, ky, warps, c.order, c.shfl, c.ahead2);
-            cudaEventRecord(e1); cudaEventSynchronize(e1);
-            cudaEventElapsedTime(&ms, e0, e1); if (r >= 2) t.push_back(ms);
-        }
-        std::sort(t.begin(), t.end());
-        cudaEventRecord(e0);
-        for (int r = 0; r < 10; r++) k_strips<<<(warps + 7) / 8, 256>>>(u, v, ou, ov, n0, n1, c.out, c.halo, strips, ky, warps, c.order, c.shfl, c.ahead2);
-        cudaEventRecord(e1); cudaEventSynchronize(e1); cudaEventElapsedTime(&ms, e0, e1);
-        printf("%-45s ky %4d warps %5d: %.4f ms (%.1f%%), b2b %.4f ms (%.1f%%)\n", c.name, ky, warps, t[t.size() / 2],
-               100 * bytes / (t[t.size() / 2] * 1e-3) / 1e9 / copy, ms / 10, 100 * bytes / (ms / 10 * 1e-3) / 1e9 / copy);
+        };
+        const float one = probe_single_ms(e0, e1, launch), b2b = probe_b2b_ms(e0, e1, launch);
+        printf("%-45s ky %4d warps %5d: %.4f ms (%.1f%%), b2b %.4f ms (%.1f%%)\n", c.name, ky, warps, one,
+               probe_pct(bytes, one, copy), b2b, probe_pct(bytes, b2b, copy));
     }
 
     for (int cm = 1; cm <= 2; cm *= 2) {
         int strips = (n0 + 124) / 124;
         int chunks = std::max(1, std::min(n1 / 16, slots / strips)) * cm;
         int ky = (n1 + chunks - 1) / chunks, nch = (n1 + ky - 1) / ky, warps = strips * nch;
-        cudaEventRecord(e0);
-        for (int r = 0; r < 10; r++) k_strips4<<<(warps + 7) / 8, 256>>>((float4 *)u, (float4 *)v, (float4 *)ou, (float4 *)ov, n0, n1, strips, ky, warps);
-        cudaEventRecord(e1); cudaEventSynchronize(e1); cudaEventElapsedTime(&ms, e0, e1);
-        cudaEventRecord(e0);
-        for (int r = 0; r < 10; r++) k_strips4<<<(warps + 7) / 8, 256>>>((float4 *)u, (float4 *)v, (float4 *)ou, (float4 *)ov, n0, n1, strips, ky, warps);
-        cudaEventRecord(e1); cudaEventSynchronize(e1); cudaEventElapsedTime(&ms, e0, e1);
-        printf("float4 lanes, 124 of 128 columns, chunks x%d ky %4d warps %5d: b2b %.4f ms (%.1f%%)\n", cm, ky, warps, ms / 10,
-               100 * bytes / (ms / 10 * 1e-3) / 1e9 / copy);
+        const float b2b = probe_b2b_ms(e0, e1, [&]() {
+            k_strips4<<<(warps + 7) / 8, 256>>>((float4 *)u, (float4 *)v, (float4 *)ou, (float4 *)ov, n0, n1, strips, ky, warps);
+        }, 2);
+        printf("float4 lanes, 124 of 128 columns, chunks x%d ky %4d warps %5d: b2b %.4f ms (%.1f%%)\n", cm, ky, warps, b2b,
+               probe_pct(bytes, b2b, copy));
     }
 
     auto subrun = [&](auto kern, int ncs, int minwarps) {
@@ -140,13 +128,9 @@ int main() {
         for (int cm = 1; cm <= 2; cm *= 2) {
             int chunks = std::max(1, std::min(n1 / 16, minwarps / strips)) * cm;
             int ky = (n1 + chunks - 1) / chunks, nch = (n1 + ky - 1) / ky, warps = strips * nch;
-            for (int rep = 0; rep < 2; rep++) {
-                cudaEventRecord(e0);
-                for (int r = 0; r < 10; r++) kern<<<(warps + 7) / 8, 256>>>(u, v, ou, ov, n0, n1, strips, ky, warps);
-                cudaEventRecord(e1); cudaEventSynchronize(e1); cudaEventElapsedTime(&ms, e0, e1);
-            }
+            const float b2b = probe_b2b_ms(e0, e1, [&]() { kern<<<(warps + 7) / 8, 256>>>(u, v, ou, ov, n0, n1, strips, ky, warps); }, 2);
             printf("%d sub-strips of 32 (%d of %d written), chunks x%d ky %4d warps %5d: b2b %.4f ms (%.1f%%)\n", ncs, out, 32 * ncs, cm, ky,
-                   warps, ms / 10, 100 * bytes / (ms / 10 * 1e-3) / 1e9 / copy);
+                   warps, b2b, probe_pct(bytes, b2b, copy));
         }
     };
     subrun(k_substrips<1>, 1, slots);
