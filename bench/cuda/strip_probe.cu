@@ -3,7 +3,8 @@
  * a chunk of rows, loading the faces the kernel loads (u[col], u[col + 1], the top v-face of each row, the old faces
  * three rows later) and storing the faces it writes; no arithmetic besides a running sum that keeps the loads.
  * 2D 2048^2; prints the single-call median and 10 calls back to back with % of copy. Timing only (the values are
- * not the kernel's); then sub-strips of 32 columns per warp (cuda_notes 213). Not built by CMake; on a machine with
+ * not the kernel's); then sub-strips of 32 columns per warp (cuda_notes 213) and two adjacent columns per lane
+ * (cuda_notes 225). Not built by CMake; on a machine with
  * an NVIDIA GPU:
  *   nvcc -O3 -arch=sm_90 -o /tmp/strip_probe bench/cuda/strip_probe.cu && /tmp/strip_probe */
 #include <cstdio>
@@ -86,6 +87,56 @@ __global__ void k_strips4(const float4 *__restrict__ u, const float4 *__restrict
     if (acc == 12345.0f) ou[0].x = acc;
 }
 
+/* two adjacent columns per lane (X0 + 2 l, X0 + 2 l + 1; 58 of 64 written, X0 even): v's rows as float2 (8-byte
+ * aligned, n0 even); u's rows of n0 + 1 floats start at an odd offset every other row, so u as two scalar loads and
+ * u[col + 2] from the next lane (UF2 = 0), or as float2 from the even index below (UF2 = 1: an upper bound, values
+ * wrong on odd rows) */
+template <bool UF2, bool VF2 = true>
+__global__ void __launch_bounds__(256) k_pairs(const float *__restrict__ u, const float *__restrict__ v, float *__restrict__ ou,
+                                               float *__restrict__ ov, int n0, int n1, int strips, int ky, int warps) {
+    int lane, strip, chunk;
+    if (!strip_warp<8>(strips, warps, &lane, &strip, &chunk)) return;
+    const int c0 = min(max(strip * 58 - 4 + 2 * lane, 0), n0 - 2); /* even */
+    const bool wr = lane >= 2 && lane <= 30 && strip * 58 - 4 + 2 * lane < n0;
+    const int r0 = chunk * ky, r1 = min(r0 + ky, n1);
+    float2 d = {0, 0}, vo = d, uo = d;
+    float a0 = 0, a1 = 0, a2 = 0, acc = 0;
+    const int L0 = max(r0 - 3, 0), L1 = min(r1 + 2, n1 - 1);
+    auto uat = [&](int row) { return row * (n0 + 1) + c0; };
+    for (int L = L0; L <= L1 + 3; L++) {
+        int t = L - 3;
+        if (t >= r0 && t < r1 && wr) {
+            const float e = acc * 1e-30f;
+            if (UF2) *(float2 *)(ou + (uat(t) & ~1)) = make_float2(uo.x + e, uo.y);
+            else ou[uat(t)] = uo.x + e, ou[uat(t) + 1] = uo.y;
+            if (VF2) *(float2 *)(ov + t * n0 + c0) = make_float2(vo.x + e, vo.y);
+            else ov[t * n0 + c0] = vo.x + e, ov[t * n0 + c0 + 1] = vo.y;
+        }
+        acc += a0 + a1 + a2 + d.x + d.y;
+        L += after(acc);
+        t = L - 3;
+        if (t + 1 >= r0 && t + 1 < r1 && wr) {
+            if (UF2) uo = *(const float2 *)(u + (uat(t + 1) & ~1));
+            else uo = make_float2(u[uat(t + 1)], u[uat(t + 1) + 1]);
+            if (VF2) vo = *(const float2 *)(v + (t + 1) * n0 + c0);
+            else vo = make_float2(v[(t + 1) * n0 + c0], v[(t + 1) * n0 + c0 + 1]);
+        }
+        if (L <= L1) {
+            if (UF2) {
+                const float2 x = *(const float2 *)(u + (uat(L) & ~1));
+                a0 = x.x, a1 = x.y;
+            } else {
+                a0 = u[uat(L)], a1 = u[uat(L) + 1];
+            }
+            a2 = __shfl_down_sync(0xffffffffu, a0, 1);
+            if (lane == 31) a2 = u[uat(L) + 2];
+            if (VF2) d = *(const float2 *)(v + L * n0 + n0 + c0);
+            else d = make_float2(v[L * n0 + n0 + c0], v[L * n0 + n0 + c0 + 1]);
+        }
+    }
+    if (acc == 12345.0f) ou[0] = acc;
+}
+
 int main() {
     Faces2D F;
     const int n0 = F.n0, n1 = F.n1;
@@ -137,5 +188,20 @@ int main() {
     subrun(k_substrips<2>, 2, slots / 2);
     subrun(k_substrips<4>, 4, slots / 4);
     subrun(k_substrips<4>, 4, slots / 2);
+    /* at the 2D kernel's 20 warps per SM (2640) and at 31 (4104 warps, twice the chunks) */
+    auto pairrun = [&](auto kern, const char *name) {
+        const int strips = (n0 + 58) / 58;
+        for (int target : {132 * 20, 132 * 31}) {
+            int chunks = std::max(1, std::min(n1 / 16, target / strips));
+            int ky = (n1 + chunks - 1) / chunks, nch = (n1 + ky - 1) / ky, warps = strips * nch;
+            const float b2b = probe_b2b_ms(e0, e1, [&]() { kern<<<(warps + 7) / 8, 256>>>(u, v, ou, ov, n0, n1, strips, ky, warps); }, 2);
+            printf("column pairs per lane, %s, ky %4d warps %5d: b2b %.4f ms (%.1f%%)\n", name, ky, warps, b2b,
+                   probe_pct(bytes, b2b, copy));
+        }
+    };
+    pairrun(k_pairs<false, false>, "u and v as scalars");
+    pairrun(k_pairs<false>, "u as scalars, v as float2");
+    pairrun(k_pairs<true>, "u and v as float2 (bound)");
+    subrun(k_substrips<2>, 2, 132 * 20);
     printf("%s\n", cudaGetErrorString(cudaGetLastError()));
 }
