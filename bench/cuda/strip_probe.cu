@@ -4,7 +4,7 @@
  * three rows later) and storing the faces it writes; no arithmetic besides a running sum that keeps the loads.
  * 2D 2048^2; prints the single-call median and 10 calls back to back with % of copy. Timing only (the values are
  * not the kernel's); then sub-strips of 32 columns per warp (cuda_notes 213) and two adjacent columns per lane
- * (cuda_notes 225). Not built by CMake; on a machine with
+ * (cuda_notes 226). Not built by CMake; on a machine with
  * an NVIDIA GPU:
  *   nvcc -O3 -arch=sm_90 -o /tmp/strip_probe bench/cuda/strip_probe.cu && /tmp/strip_probe */
 #include <cstdio>
@@ -88,9 +88,9 @@ __global__ void k_strips4(const float4 *__restrict__ u, const float4 *__restrict
 }
 
 /* two adjacent columns per lane (X0 + 2 l, X0 + 2 l + 1; 58 of 64 written, X0 even): v's rows as float2 (8-byte
- * aligned, n0 even); u's rows of n0 + 1 floats start at an odd offset every other row, so u as two scalar loads and
- * u[col + 2] from the next lane (UF2 = 0), or as float2 from the even index below (UF2 = 1: an upper bound, values
- * wrong on odd rows) */
+ * aligned, n0 even) or as two scalars (VF2 = 0); u's rows of n0 + 1 floats start at an odd offset every other row,
+ * so u as two scalars and u[col + 2] from the next lane (UF2 = 0), or as float2 from the even index below (UF2 = 1:
+ * an upper bound, values wrong on odd rows) */
 template <bool UF2, bool VF2 = true>
 __global__ void __launch_bounds__(256) k_pairs(const float *__restrict__ u, const float *__restrict__ v, float *__restrict__ ou,
                                                float *__restrict__ ov, int n0, int n1, int strips, int ky, int warps) {
@@ -188,7 +188,8 @@ int main() {
     subrun(k_substrips<2>, 2, slots / 2);
     subrun(k_substrips<4>, 4, slots / 4);
     subrun(k_substrips<4>, 4, slots / 2);
-    /* at the 2D kernel's 20 warps per SM (2640) and at 31 (4104 warps, twice the chunks) */
+    /* pairs at about the 2D kernel's 20 warps per SM and at about 30 (chunks for 20 x 132 and 31 x 132 warps), then
+     * 2 sub-strips at the kernel's chunks and twice them */
     auto pairrun = [&](auto kern, const char *name) {
         const int strips = (n0 + 58) / 58;
         for (int target : {132 * 20, 132 * 31}) {
