@@ -210,8 +210,8 @@ int main() {
         int fit = 0;
         cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, kern, 32 * WPB, dyn);
         if (fit != per_sm) printf("(%d blocks fit, not %d)\n", fit, per_sm);
-        const int slots = per_sm * WPB * 132, chunks = std::max(1, std::min(n1 / 16, slots / strips)) * chunkmul;
-        const int ky = (n1 + chunks - 1) / chunks, warps = strips * ((n1 + ky - 1) / ky);
+        const ProbeChunks ch = probe_chunks(n1, strips, per_sm * WPB * 132, chunkmul);
+        const int ky = ch.ky, warps = ch.warps;
         for (int rep = 0; rep < 2; rep++) {
             const float b2b = probe_b2b_ms(e0, e1, [&]() { kern<<<(warps + WPB - 1) / WPB, 32 * WPB, dyn>>>(u, v, ou, ov, n0, n1, strips, ky, warps); });
             printf("%-34s %d blocks/SM, ky %3d warps %5d (regs %d, smem %zu): b2b %.4f ms (%.1f%%)\n", name, per_sm, ky, warps, fa.numRegs,

@@ -84,6 +84,16 @@ struct Faces2D {
     }
 };
 
+/* the 2D kernel's chunks (k_forces.cu launch_vort2): as many as fill `slots` resident warps over `strips` strips,
+ * at least 16 rows each, times `mul`; the rows per chunk (ky) and the warps of the launch */
+struct ProbeChunks {
+    int ky, warps;
+};
+inline ProbeChunks probe_chunks(int n1, int strips, int slots, int mul = 1) {
+    const int chunks = std::max(1, std::min(n1 / 16, slots / strips)) * mul, ky = (n1 + chunks - 1) / chunks;
+    return {ky, strips * ((n1 + ky - 1) / ky)};
+}
+
 /* this warp's lane, strip and chunk in a launch of blocks of WPB warps, strips fastest; false past the last warp */
 template <int WPB>
 __device__ inline bool strip_warp(int strips, int warps, int *lane, int *strip, int *chunk) {

@@ -153,8 +153,8 @@ int main() {
         {27, 3, 0, 4, 0, 0, "27 of 32, 4x the chunks"}};
     for (auto &c : cfg) {
         int strips = (n0 + c.out) / c.out;
-        int chunks = std::max(1, std::min(n1 / 16, slots / strips)) * c.chunkmul;
-        int ky = (n1 + chunks - 1) / chunks, nch = (n1 + ky - 1) / ky, warps = strips * nch;
+        const ProbeChunks ch = probe_chunks(n1, strips, slots, c.chunkmul);
+        const int ky = ch.ky, warps = ch.warps;
         auto launch = [&]() {
             k_strips<<<(warps + 7) / 8, 256>>>(u, v, ou, ov, n0, n1, c.out, c.halo, strips, ky, warps, c.order, c.shfl, c.ahead2);
         };
@@ -165,8 +165,8 @@ int main() {
 
     for (int cm = 1; cm <= 2; cm *= 2) {
         int strips = (n0 + 124) / 124;
-        int chunks = std::max(1, std::min(n1 / 16, slots / strips)) * cm;
-        int ky = (n1 + chunks - 1) / chunks, nch = (n1 + ky - 1) / ky, warps = strips * nch;
+        const ProbeChunks ch = probe_chunks(n1, strips, slots, cm);
+        const int ky = ch.ky, warps = ch.warps;
         const float b2b = probe_b2b_ms(e0, e1, [&]() {
             k_strips4<<<(warps + 7) / 8, 256>>>((float4 *)u, (float4 *)v, (float4 *)ou, (float4 *)ov, n0, n1, strips, ky, warps);
         }, 2);
@@ -177,8 +177,8 @@ int main() {
     auto subrun = [&](auto kern, int ncs, int minwarps) {
         int out = 32 * ncs - 5, strips = (n0 + out) / out;
         for (int cm = 1; cm <= 2; cm *= 2) {
-            int chunks = std::max(1, std::min(n1 / 16, minwarps / strips)) * cm;
-            int ky = (n1 + chunks - 1) / chunks, nch = (n1 + ky - 1) / ky, warps = strips * nch;
+            const ProbeChunks ch = probe_chunks(n1, strips, minwarps, cm);
+            const int ky = ch.ky, warps = ch.warps;
             const float b2b = probe_b2b_ms(e0, e1, [&]() { kern<<<(warps + 7) / 8, 256>>>(u, v, ou, ov, n0, n1, strips, ky, warps); }, 2);
             printf("%d sub-strips of 32 (%d of %d written), chunks x%d ky %4d warps %5d: b2b %.4f ms (%.1f%%)\n", ncs, out, 32 * ncs, cm, ky,
                    warps, b2b, probe_pct(bytes, b2b, copy));
@@ -193,8 +193,8 @@ int main() {
     auto pairrun = [&](auto kern, const char *name) {
         const int strips = (n0 + 58) / 58;
         for (int target : {132 * 20, 132 * 31}) {
-            int chunks = std::max(1, std::min(n1 / 16, target / strips));
-            int ky = (n1 + chunks - 1) / chunks, nch = (n1 + ky - 1) / ky, warps = strips * nch;
+            const ProbeChunks ch = probe_chunks(n1, strips, target);
+            const int ky = ch.ky, warps = ch.warps;
             const float b2b = probe_b2b_ms(e0, e1, [&]() { kern<<<(warps + 7) / 8, 256>>>(u, v, ou, ov, n0, n1, strips, ky, warps); }, 2);
             printf("column pairs per lane, %s, ky %4d warps %5d: b2b %.4f ms (%.1f%%)\n", name, ky, warps, b2b,
                    probe_pct(bytes, b2b, copy));

@@ -259,7 +259,7 @@ __host__ __device__ inline void vort2_warp(const VortArgs &A, int strip, int chu
 VT_UNROLL
     for (int c = 0; c < NC; c++) {
         const I k = vw_col(lane, c); /* column index in the warp */
-        p[c] = vw_col(lane + I(X0), c);
+        p[c] = k + I(X0);
         if (IN) {
             col[c] = p[c];
             rx[c] = F(A.rcp[2]);
