@@ -108,6 +108,80 @@ __global__ void __launch_bounds__(32 * WPB) k_bulk(const float *__restrict__ u, 
 }
 
 
+/* BLOCKRING=1 (cuda_notes 228): one producer warp per block copies whole rows of the block's C strips side by side
+ * (one bulk copy per array and row, C x 59 + 6 columns: ~2 KB contiguous at C = 8) into a ring shared by the block's
+ * C consumer warps, which read their columns from it and release a slot (an mbarrier per slot counting the
+ * consumers) once its last reader (the old v-faces, 4 rows later) is done; the producer waits for that before it
+ * fills the slot again. The issue cost is the producer's, not the consumers'. */
+template <int C, int R, int K = 0>
+__global__ void __launch_bounds__(32 * (C + 1)) k_blockring(const float *__restrict__ u, const float *__restrict__ v, float *__restrict__ ou,
+                                                           float *__restrict__ ov, int n0, int n1, int strips, int groups, int ky, int blocks) {
+    constexpr int OUT = 32 * NCS - 5, BP = (C * OUT + 5 + 8 + 4 + 3) / 4 * 4; /* a slot's floats per array (16-byte rows) */
+    __shared__ alignas(16) float ring[R][2][BP];
+    __shared__ uint64_t full[R], empty[R];
+    if ((int)blockIdx.x >= blocks) return;
+    const int group = blockIdx.x % groups, chunk = blockIdx.x / groups, wi = threadIdx.x / 32, lane = threadIdx.x & 31;
+    const int s0 = group * C, active = min(C, strips - s0);
+    const int BX0 = s0 * OUT - 3, lo = max(BX0, 0), hi = min(BX0 + (active - 1) * OUT + 32 * NCS, n0) + 1;
+    const int su = (n0 + 1) * n1, sv = n0 * (n1 + 1);
+    const int r0 = chunk * ky, r1 = min(r0 + ky, n1);
+    const int L0 = max(r0 - 3, 0), L1 = min(r1 + 2, n1 - 1);
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < R; s++) {
+            asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(&full[s])));
+            asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(&empty[s])), "r"(active));
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    __syncthreads();
+    if (wi == C) { /* the producer */
+        if (lane == 0)
+            for (int M = L0; M <= L1; M++) {
+                const int s = (M - L0) % R;
+                if (M - L0 >= R) bar_wait(&empty[s], (uint32_t)((M - L0) / R - 1) & 1u);
+                const Piece qu = piece_of(M * (n0 + 1), lo, hi, su), qv = piece_of((M + 1) * n0, lo, hi - 1, sv);
+                const uint32_t bu = 4u * (uint32_t)(qu.g1 - qu.g0), bv = 4u * (uint32_t)(qv.g1 - qv.g0);
+                bar_expect(&full[s], bu + bv);
+                bulk_copy(ring[s][0], u + qu.g0, bu, &full[s]);
+                bulk_copy(ring[s][1], v + qv.g0, bv, &full[s]);
+            }
+        return;
+    }
+    if (wi >= active) return;
+    const int X0 = (s0 + wi) * OUT - 3;
+    int p[NCS], col[NCS];
+    bool wr[NCS];
+    strip_columns<NCS>(X0, lane, n0, p, col, wr);
+    float acc = 0;
+    for (int L = L0; L <= L1 + 3; L++) {
+        if (L <= L1) {
+            const int s = (L - L0) % R;
+            bar_wait(&full[s], (uint32_t)((L - L0) / R) & 1u);
+            const int bu = piece_of(L * (n0 + 1), lo, hi, su).g0, bv = piece_of((L + 1) * n0, lo, hi - 1, sv).g0;
+#pragma unroll
+            for (int c = 0; c < NCS; c++)
+                acc += ring[s][0][col[c] + L * (n0 + 1) - bu] + ring[s][0][col[c] + 1 + L * (n0 + 1) - bu] +
+                       ring[s][1][col[c] + (L + 1) * n0 - bv];
+        }
+        L += after(acc);
+        const int t = L - 3;
+        if (t >= r0 && t < r1) {
+            const int s = (t - L0) % R, sp = (t - 1 - L0) % R;
+            const int bu = piece_of(t * (n0 + 1), lo, hi, su).g0, bv = piece_of(t * n0, lo, hi - 1, sv).g0;
+#pragma unroll
+            for (int c = 0; c < NCS; c++)
+                if (wr[c]) {
+                    ou[p[c] + t * (n0 + 1)] = ring[s][0][p[c] + t * (n0 + 1) - bu] + acc * 1e-30f;
+                    ov[p[c] + t * n0] = ring[t > 0 ? sp : s][1][p[c] + t * n0 - bv] + acc * 1e-30f;
+                }
+        }
+        __syncwarp();
+        if (lane == 0 && L - 4 >= L0 && L - 4 <= L1) asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(&empty[(L - 4 - L0) % R])) : "memory");
+        if (K) acc = busy<K>(acc);
+    }
+    if (acc == 12345.0f) ou[0] = acc;
+}
+
 /* 3D (cuda_notes 220): the 3D kernel's pattern (plane_probe.cu k_planes: a block of 25 warps over 32 columns and 25
  * rows marching z, a barrier per plane), each warp's row pieces of plane M (u's row, v's top faces, w's faces above)
  * copied D planes ahead into its ring; the bottom v-faces are the top ones of the warp below (its ring, after the
@@ -218,6 +292,42 @@ int main() {
                    fa.sharedSizeBytes, b2b, probe_pct(bytes, b2b, copy));
         }
     };
+    if (getenv("BLOCKRING")) { /* BLOCKRING=1: a producer warp per block of C strips (cuda_notes 228) */
+        auto runb = [&](auto kern, const char *name, int C, int per_sm) {
+            cudaFuncAttributes fa;
+            cudaFuncGetAttributes(&fa, kern);
+            const int groups = (strips + C - 1) / C;
+            /* shared memory that lets `per_sm` blocks fit, so the occupancy is the one named */
+            const int dyn = std::max(0, (228 * 1024 / per_sm - 1024 - (int)fa.sharedSizeBytes) / 1024 * 1024);
+            cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, dyn);
+            int fit = 0;
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, kern, 32 * (C + 1), dyn);
+            const ProbeChunks ch = probe_chunks(n1, groups, fit * 132, 1);
+            const int blocks = ch.warps; /* probe_chunks counts one per group and chunk: here a block */
+            for (int rep = 0; rep < 2; rep++) {
+                const float b2b = probe_b2b_ms(e0, e1, [&]() { kern<<<blocks, 32 * (C + 1), dyn>>>(u, v, ou, ov, n0, n1, strips, groups, ch.ky, blocks); });
+                printf("%-30s C %d, %d blocks/SM (%d consumer warps), ky %3d blocks %4d (regs %d, smem %zu): b2b %.4f ms (%.1f%%)\n", name, C,
+                       fit, fit * C, ch.ky, blocks, fa.numRegs, fa.sharedSizeBytes + dyn, b2b, probe_pct(bytes, b2b, copy));
+            }
+        };
+        run(k_substrips<NCS, WPB>, "registers, one row ahead", 5, 1);
+        runb(k_blockring<8, 8>, "block ring, K 0", 8, 2);
+        runb(k_blockring<8, 8>, "block ring, K 0", 8, 3);
+        runb(k_blockring<4, 8>, "block ring, K 0", 4, 5);
+        runb(k_blockring<7, 8>, "block ring, K 0", 7, 3);
+        run(k_substrips<NCS, WPB, 48>, "registers, K 48", 5, 1);
+        runb(k_blockring<8, 8, 48>, "block ring, K 48", 8, 2);
+        runb(k_blockring<8, 8, 48>, "block ring, K 48", 8, 3);
+        runb(k_blockring<4, 8, 48>, "block ring, K 48", 4, 5);
+        runb(k_blockring<7, 8, 48>, "block ring, K 48", 7, 3);
+        runb(k_blockring<8, 12, 48>, "block ring R 12, K 48", 8, 2);
+        run(k_substrips<NCS, WPB, 96>, "registers, K 96", 5, 1);
+        runb(k_blockring<8, 8, 96>, "block ring, K 96", 8, 2);
+        runb(k_blockring<8, 8, 96>, "block ring, K 96", 8, 3);
+        run(k_substrips<NCS, WPB>, "registers, one row ahead", 5, 1);
+        printf("%s\n", cudaGetErrorString(cudaGetLastError()));
+        return 0;
+    }
     if (getenv("BUSY")) { /* BUSY=1: arithmetic per step (busy<K>) against both 2D patterns (cuda_notes 222) */
         auto both = [&](auto k) {
             constexpr int K = decltype(k)::value;
