@@ -5,7 +5,7 @@
  * shuffle is an array shift); in 3D the warps of a block step by step (the barrier between the steps) with the
  * block's shared memory filled with NaN first. 2D for 1, 2 and 4 columns per lane, 3D for 1 and 2 columns and 8,
  * 16, 25 and 26 warps per block, on grids with walls, periodic axes, partial strips and blocks, 2D strips inside the
- * domain (the instance k_vort2w runs there), 3 x 3, and chunks of
+ * domain (the instance k_vort2 runs there), 3 x 3, and chunks of
  * 1 to 53 rows / planes; every face must be written exactly once. Not built by CMake; with a CPU build of the library in build/:
  *   nvcc -std=c++17 -ccbin clang++ -O2 --fmad=false -Xcompiler -ffp-contract=off -Isrc/cuda -Isrc -Iinclude \
  *     bench/cuda/vort_emulate.cu build/src/libeddy.a -lgomp -o /tmp/vort_emulate && /tmp/vort_emulate
@@ -111,7 +111,7 @@ static int run(int dim, int nx, int ny, int nz, int px, int py, int pz, float si
             const int strips = vw_strips(nx, vw_out<NC>()), chunks = (ny + kz - 1) / kz;
             for (int c = 0; c < chunks; c++)
                 for (int st = 0; st < strips; st++) {
-                    vort2_strip<NC, WF, WI, WB>(A, st, c, kz); /* as k_vort2w */
+                    vort2_strip<NC, WF, WI, WB>(A, st, c, kz); /* as k_vort2, without its ring */
                 }
         };
         if (g_nc == 1) go(std::integral_constant<int, 1>());

@@ -576,14 +576,17 @@ extern "C" eddy_status eddy__cuda_attach(eddy_sim *s) {
         return st;
     }
     size_t nf = sizeof(float);
+    /* the velocity and the solid cells with a tail of 16 bytes: 2D vorticity copies rows in whole 16-byte units
+     * (vort_ring.cuh), up to 15 bytes past a row's run */
+    const size_t tail = 16;
     struct { void **p; size_t bytes; const char *what; } allocs[] = {
-        {(void **)&c->vel[0], c->nface[0] * nf, "u"}, {(void **)&c->vel[1], c->nface[1] * nf, "v"},
-        {(void **)&c->vel[2], c->nface[2] * nf, "w"}, {(void **)&c->vel_tmp[0], c->nface[0] * nf, "scratch u"},
-        {(void **)&c->vel_tmp[1], c->nface[1] * nf, "scratch v"}, {(void **)&c->vel_tmp[2], c->nface[2] * nf, "scratch w"},
+        {(void **)&c->vel[0], c->nface[0] * nf + tail, "u"}, {(void **)&c->vel[1], c->nface[1] * nf + tail, "v"},
+        {(void **)&c->vel[2], c->nface[2] * nf + tail, "w"}, {(void **)&c->vel_tmp[0], c->nface[0] * nf + tail, "scratch u"},
+        {(void **)&c->vel_tmp[1], c->nface[1] * nf + tail, "scratch v"}, {(void **)&c->vel_tmp[2], c->nface[2] * nf + tail, "scratch w"},
         {(void **)&c->pressure, c->ncells * nf, "pressure"}, {(void **)&c->dye[0], c->nscalar * nf, "dye"},
         {(void **)&c->dye[1], c->nscalar * nf, "dye"}, {(void **)&c->dye[2], c->nscalar * nf, "dye"},
         {(void **)&c->temp, c->nscalar * nf, "temperature"}, {(void **)&c->scalar_tmp, c->nscalar * nf, "scalar scratch"},
-        {(void **)&c->solid, c->ncells, "solid cells"}, {(void **)&c->solid_vel[0], c->ncells * nf, "solid velocity"},
+        {(void **)&c->solid, c->ncells + tail, "solid cells"}, {(void **)&c->solid_vel[0], c->ncells * nf, "solid velocity"},
         {(void **)&c->solid_vel[1], c->ncells * nf, "solid velocity"}, {(void **)&c->solid_vel[2], c->ncells * nf, "solid velocity"},
         {(void **)&c->d_rb, sizeof(Readback), "results"}};
     for (size_t i = 0; i < sizeof allocs / sizeof allocs[0] && st == EDDY_OK; i++)

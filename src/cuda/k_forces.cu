@@ -5,6 +5,7 @@
  * vorticity fuses multiply-adds and uses approximate roots (vort_tile.cuh). */
 #include "cu_sim.cuh"
 #include "vort_tile.cuh"
+#include "vort_ring.cuh"
 
 namespace ecu {
 
@@ -266,22 +267,42 @@ cudaError_t launch_buoyancy(cu_sim *c, float dt) {
  * One pass (vort_tile.cuh): in 2D a warp per strip of columns and chunk of rows, in 3D a block of warps per strip
  * of columns, rows and chunk of z-planes; the new faces go into vel_tmp, then the arrays swap (the advection swaps them too: nothing holds
  * the velocity pointers across stages, and the solver's CUDA graphs do not read the velocity). */
-/* 2D: two sub-strips of 32 columns per warp (59 written; lane l owns columns l and 32 + l, vort_tile.cuh), 96
- * registers, 4 warps per block and 5 blocks per SM: 58% of copy back to back at 2048^2 against 55% for one column
- * per lane at 64 registers and 32 warps per SM (cuda_notes 213-218: 3 or 4 sub-strips at 128-156 registers keep
- * too few warps in flight; 2 at 80 registers spill) */
-constexpr int VW_COLS = 2;
-constexpr int VW_WARPS = 4, VW_MINB = 5;
+/* 2D: a block of VR_WARPS warps on adjacent strips of one chunk of rows, each reading its rows from a ring that the
+ * block's producer warp fills (vort_ring.cuh) */
 /* 3D: one column per lane, 25 warps (rows) per block, 20 of them written: 72 registers (7 warps on a scheduler: 24
  * warps would allow 80, but 256^3 would then need 140 blocks), one block of 800 threads per SM; 256^3 is 10 x 13
  * blocks (cuda_notes 71-72, 194) */
 constexpr int V3_COLS = 1, V3_WARPS = 25;
 /* SOL: the scene has solid cells (without any, the solid array is not read) */
 template <bool SOL>
-__global__ void __launch_bounds__(32 * VW_WARPS, VW_MINB) k_vort2w(VortArgs A, int strips, int ky, int warps) {
-    const int w = (int)(blockIdx.x * VW_WARPS + threadIdx.x / 32);
-    if (w >= warps) return;
-    vort2_strip<VW_COLS, float, int, bool, SOL>(A, w % strips, w / strips, ky);
+__global__ void __launch_bounds__(32 * (VR_WARPS + 1), SOL ? VR_MINB_SOL : VR_MINB) k_vort2(VortArgs A, int strips, int groups, int ky) {
+    const int group = (int)blockIdx.x % groups, chunk = (int)blockIdx.x / groups, wi = (int)threadIdx.x / 32;
+    const int n0 = A.n[0], first = group * VR_WARPS, active = vt_min(VR_WARPS, strips - first);
+    const bool px = A.periodic[0] != 0;
+    /* the consumers that read the ring: all but the x-end strips of a periodic axis */
+    auto uses_ring = [&](int strip) { return !px || vw_inner<VW_COLS>(strip, n0); };
+    int users = 0;
+    for (int k = 0; k < active; k++) users += uses_ring(first + k);
+    const Vw2Rows rows = vw2_rows(A, chunk, ky);
+    const int lo = vt_max(first * vw_out<VW_COLS>() - 3, 0);
+    const int hi = vt_min((first + active - 1) * vw_out<VW_COLS>() - 3 + 32 * VW_COLS, n0) + 1; /* u's columns [lo, hi) */
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < VR_RING; s++) {
+            asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(vr_addr(&vr_full[s])));
+            asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(vr_addr(&vr_empty[s])), "r"(32 * users));
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    __syncthreads();
+    const int m1 = rows.umax;
+    const Vw2Ring ring{rows.umin, lo, n0, A.n[1], A.periodic[1] != 0};
+    if (wi == VR_WARPS) { /* the producer: one lane issues every copy */
+        if (users > 0 && (threadIdx.x & 31) == 0) vr_produce<SOL>(A, ring, m1, hi);
+        return;
+    }
+    if (wi >= active) return;
+    if (uses_ring(first + wi)) vort2_strip<VW_COLS, float, int, bool, SOL>(A, first + wi, chunk, ky, ring);
+    else vort2_strip<VW_COLS, float, int, bool, SOL>(A, first + wi, chunk, ky);
 }
 /* 3D: a block of V3_WARPS warps per strip, rows and chunk of planes (Vort3Warp); the steps in the chunk's middle
  * (every level due, no plane clamped or wrapped) run a body without tests on the plane */
@@ -353,14 +374,16 @@ static cudaError_t vort_setup(cu_sim *c, K kernel, int threads, int per_block, i
 
 /* 2D: rows per chunk such that the strips times the chunks fill the resident warps once, chunks of 16 rows or
  * more (a chunk recomputes ~3 rows of the lower levels at its ends) */
+/* 2D: blocks of VR_WARPS strips side by side, and as many chunks of rows (16 or more each: a chunk recomputes ~3 rows
+ * of the lower levels at its ends) as fill the resident blocks once */
 template <bool SOL>
 static cudaError_t launch_vort2(cu_sim *c, const VortArgs &A, int *slots) {
-    cudaError_t e = *slots ? cudaSuccess : vort_setup(c, k_vort2w<SOL>, 32 * VW_WARPS, VW_WARPS, slots);
+    cudaError_t e = *slots ? cudaSuccess : vort_setup(c, k_vort2<SOL>, 32 * (VR_WARPS + 1), 1, slots);
     if (e != cudaSuccess) return e;
-    const int strips = vw_strips(A.n[0], vw_out<VW_COLS>());
-    const int chunks = vt_max(1, vt_min(A.n[1] / 16, *slots / strips));
-    const int ky = (A.n[1] + chunks - 1) / chunks, warps = strips * ((A.n[1] + ky - 1) / ky);
-    k_vort2w<SOL><<<(unsigned)((warps + VW_WARPS - 1) / VW_WARPS), 32 * VW_WARPS, 0, c->stream>>>(A, strips, ky, warps);
+    const int strips = vw_strips(A.n[0], vw_out<VW_COLS>()), groups = (strips + VR_WARPS - 1) / VR_WARPS;
+    const int chunks = vt_max(1, vt_min(A.n[1] / 16, *slots / groups));
+    const int ky = (A.n[1] + chunks - 1) / chunks, blocks = groups * ((A.n[1] + ky - 1) / ky);
+    k_vort2<SOL><<<(unsigned)blocks, 32 * (VR_WARPS + 1), 0, c->stream>>>(A, strips, groups, ky);
     return cudaSuccess;
 }
 template <bool SOL>

@@ -5,8 +5,9 @@
  * faces around theirs. Both march along the outermost axis as the CPU's sweep does (vorticity_sweep.c), keeping
  * the few slabs of each level that the stencils need: cell velocity 3, |curl| 3, curl 2, force 2.
  *   2D (vort2_warp): a warp owns a strip of columns (NC sub-strips of 32, a column of each per lane) and a chunk
- *     of rows; the slabs are registers, the x-neighbours the neighbouring lanes' values (shuffles). No shared
- *     memory, no barrier.
+ *     of rows; the slabs are registers, the x-neighbours the neighbouring lanes' values (shuffles). The rows come
+ *     from global memory, or (on the device, vort_ring.cuh) from a ring in shared memory that the block's producer
+ *     warp fills; no barrier between warps.
  *   3D (Vort3Warp): a block of W warps owns a strip of columns (one per lane), W rows and a chunk of z-planes; a
  *     warp marches its row along z with the planes in registers, x-neighbours by shuffles, y-neighbours through
  *     one row per warp and level in shared memory (rings of two planes), one barrier per plane.
@@ -244,8 +245,68 @@ VT_UNROLL
     }
     return r;
 }
-template <int NC, class F, class I, class B, bool SOL = true, bool IN = false>
-__host__ __device__ inline void vort2_warp(const VortArgs &A, int strip, int chunk, int ky) {
+/* What a 2D step computes where that is known at compile time (K: the step's rows inside the grid, none clamped or
+ * wrapped, and these constants): its cell velocity (U), curl (C), force (FO) and faces (T), whether it fetches the
+ * next row (NEXT), and what it loads for the next step (PF: solid cells, PT: old faces). Where K is false (the
+ * general steps) each is tested per step. */
+template <bool K_, bool U_ = true, bool C_ = true, bool FO_ = true, bool T_ = true, bool NEXT_ = true, bool PF_ = true, bool PT_ = true>
+struct Vw2Mode {
+    static constexpr bool K = K_, U = U_, C = C_, FO = FO_, T = T_, NEXT = NEXT_, PF = PF_, PT = PT_;
+};
+using Vw2General = Vw2Mode<false>;
+using Vw2Steady = Vw2Mode<true>;
+/* step r0 - 3 + k of a chunk: cell velocities from k = 0 on, curls from 2, forces from 4; the solid cells loaded for
+ * the next step from 3, its old faces from 5 (step 6 is the first steady one) */
+template <int k>
+using Vw2Ramp = Vw2Mode<true, true, (k >= 2), (k >= 4), false, true, (k >= 3), (k >= 5)>;
+/* steps r1 + 1 (j = 1) and r1 + 2 (j = 2) of a chunk: the last cell velocity, curl and force, then the last faces */
+template <int j>
+using Vw2End = Vw2Mode<true, (j == 1), (j == 1), (j == 1), true, false, false, (j == 1)>;
+
+/* The rows of a 2D warp's chunk (vorticity_sweep.c window_of): its own [r0, r1), forces on [fmin, fmax], curls one
+ * further out, cell velocities two; the steady steps [s0, s1] (every level due, rows L - 4 .. L + 1 inside, in
+ * this step and the next) and the last step tend (the faces of row r1 - 1, or of the top row of y-faces, row n1,
+ * in the last chunk) */
+struct Vw2Rows {
+    int r0, r1, fmin, fmax, cmin, cmax, umin, umax, s0, s1, tend;
+    bool last;
+};
+__host__ __device__ inline Vw2Rows vw2_rows(const VortArgs &A, int chunk, int ky) {
+    const int n1 = A.n[1];
+    const bool ps = A.periodic[1] != 0;
+    auto key = [&](int L) { return ps ? L : vt_min(vt_max(L, 0), n1 - 1); };
+    Vw2Rows w;
+    w.r0 = chunk * ky;
+    w.r1 = vt_min(w.r0 + ky, n1);
+    w.last = w.r1 == n1;
+    w.fmin = w.r0 - 1;
+    w.fmax = w.last ? n1 : w.r1 - 1;
+    if (!ps) {
+        w.fmin = key(w.fmin);
+        w.fmax = key(w.fmax);
+    }
+    w.cmin = ps ? w.fmin - 1 : key(w.fmin - 1);
+    w.cmax = ps ? w.fmax + 1 : key(w.fmax + 1);
+    w.umin = ps ? w.fmin - 2 : key(w.fmin - 2);
+    w.umax = ps ? w.fmax + 2 : key(w.fmax + 2);
+    w.s0 = vt_max(w.r0 + 3, 4);
+    w.s1 = vt_min(vt_min(vt_min(w.r1 + 2, w.fmax + 2), vt_min(w.cmax + 1, w.umax - 1)), n1 - 2) - 1;
+    w.tend = (w.last ? n1 : w.r1 - 1) + 3;
+    return w;
+}
+/* Where the steady steps' rows come from: global memory (no ring, the default and the host emulation's), or a ring
+ * in shared memory that a block's producer warp fills (k_vort2, k_forces.cu; vort_ring.cuh) */
+struct Vw2NoRing {
+    static constexpr bool enabled = false;
+    const float *urow(int, int) const { return nullptr; }
+    const float *vrow(int, int) const { return nullptr; }
+    const uint8_t *srow(int, int) const { return nullptr; }
+    void wait(int) const {}
+    void release(int) const {}
+};
+
+template <int NC, class F, class I, class B, bool SOL = true, bool IN = false, class RG = Vw2NoRing>
+__host__ __device__ inline void vort2_warp(const VortArgs &A, int strip, int chunk, int ky, const RG &ring = RG()) {
     const int n0 = A.n[0], n1 = A.n[1];
     const bool px = A.periodic[0] != 0, ps = A.periodic[1] != 0;
     const int X0 = strip * vw_out<NC>() - 3;
@@ -290,36 +351,30 @@ VT_UNROLL
     auto key = [&](int L) { return ps ? L : vt_min(vt_max(L, 0), n1 - 1); };
     auto phys = [&](int L) { return ps ? vt_wrap(L, n1) : L; };
     auto yspan = [&](int L) { return ps ? 2 : key(L + 1) - key(L - 1); };
-    /* the rows of chunk [r0, r1) (vorticity_sweep.c window_of) */
-    const int r0 = chunk * ky, r1 = vt_min(r0 + ky, n1);
-    const bool last = r1 == n1;
-    int fmin = r0 - 1, fmax = last ? n1 : r1 - 1;
-    if (!ps) {
-        fmin = key(fmin);
-        fmax = key(fmax);
-    }
-    const int cmin = ps ? fmin - 1 : key(fmin - 1), cmax = ps ? fmax + 1 : key(fmax + 1);
-    const int umin = ps ? fmin - 2 : key(fmin - 2), umax = ps ? fmax + 2 : key(fmax + 2);
+    const Vw2Rows rows = vw2_rows(A, chunk, ky);
+    const int r0 = rows.r0, r1 = rows.r1, fmin = rows.fmin, fmax = rows.fmax, cmin = rows.cmin, cmax = rows.cmax;
+    const int umin = rows.umin, umax = rows.umax;
+    const bool last = rows.last;
     const float hdt = A.hdt, hscale = A.hscale;
     const float *__restrict__ vu = A.v[0];
     const float *__restrict__ vv = A.v[1];
     /* the faces of row L that the cell velocities of the lane's columns read, fetched a row ahead */
     F ra[NC], rb[NC], rc[NC], rd[NC];
-    auto fetch = [&](int L, auto steady) {
-        constexpr bool S = decltype(steady)::value;
-        const int y = S ? L : phys(L);
+    auto fetch = [&](int L, auto mode) {
+        constexpr bool K = decltype(mode)::K;
+        const int y = K ? L : phys(L);
 VT_UNROLL
         for (int c = 0; c < NC; c++) {
             const I iu = col[c] + y * (n0 + 1), iv = col[c] + y * n0;
             ra[c] = vload(vu, iu, B(true));
             rb[c] = vload(vu, iu + 1, B(true));
-            /* the bottom y-face of row L is the top one of row L - 1, fetched the step before (steady steps: rows
+            /* the bottom y-face of row L is the top one of row L - 1, fetched the step before (known steps: rows
              * L - 1 and L inside, neither wraps) */
-            rc[c] = S ? rd[c] : vload(vv, iv, B(true));
+            rc[c] = K ? rd[c] : vload(vv, iv, B(true));
             rd[c] = vload(vv, iv + n0, B(true));
         }
     };
-    fetch(umin, VtBool<false>());
+    if constexpr (!RG::enabled) fetch(umin, Vw2General());
     /* rows of each level kept in registers: cell velocity L-2 .. L, |curl| L-3 .. L-1, curl L-2 .. L-1, force
      * x L-2, force y L-3 .. L-2 */
     F u0m2[NC], u0m1[NC], u0[NC], u1m1[NC], u1[NC], mgm3[NC], mgm2[NC], mgm1[NC], wzm2[NC], wzm1[NC];
@@ -341,37 +396,80 @@ VT_UNROLL
         pu[c] = vsel(ou[c], p[c], col[c]);
         pv[c] = vsel(ov[c], p[c], col[c]);
     }
-    auto preload = [&](int L, auto steady) {
-        constexpr bool S = decltype(steady)::value;
+    auto preload = [&](int L, auto mode) { /* for step L, from step L - 1 of this mode */
+        using Md = decltype(mode);
+        constexpr bool K = Md::K;
         const int Lf = L - 2, t = L - 3;
-        const bool do_f = S || (Lf >= fmin && Lf <= fmax);
-        const bool do_t = S || (t >= r0 && t < r1) || (last && t == n1);
-        const bool tin = S || t < n1; /* row t has x-faces (not the top row of y-faces) */
+        const bool do_f = K ? Md::PF : Lf >= fmin && Lf <= fmax;
+        const bool do_t = K ? Md::PT : (t >= r0 && t < r1) || (last && t == n1);
+        const bool tin = K || t < n1; /* row t has x-faces (not the top row of y-faces) */
         /* the byte load first: a sub-word load waits for the loads before it on its scoreboard (cuda_notes 180) */
 VT_UNROLL
         for (int c = 0; c < NC; c++) {
-            if (SOL && do_f) sol[c] = vload8(A.solid, col[c] + (S ? Lf : phys(Lf)) * n0, B(true));
+            if (SOL && do_f) sol[c] = vload8(A.solid, col[c] + (K ? Lf : phys(Lf)) * n0, B(true));
             if (do_t) {
-                uold[c] = vload(vu, pu[c] + t * (n0 + 1), S ? B(true) : ou[c] && tin);
-                vold[c] = vload(vv, pv[c] + t * n0, S ? B(true) : ov[c]);
+                uold[c] = vload(vu, pu[c] + t * (n0 + 1), K ? B(true) : ou[c] && tin);
+                vold[c] = vload(vv, pv[c] + t * n0, K ? B(true) : ov[c]);
             }
         }
     };
-    preload(umin, VtBool<false>());
+    if constexpr (!RG::enabled) preload(umin, Vw2General());
+    /* with a ring (RG): what step L reads, at its start from the ring's slots (no value held across steps) */
+    auto ring_reads = [&](int L, auto mode) {
+        using Md = decltype(mode);
+        constexpr bool K = Md::K;
+        const int Lf = L - 2, t = L - 3;
+        const bool do_u = K ? Md::U : L <= umax;
+        const bool do_f = K ? Md::FO : Lf >= fmin && Lf <= fmax;
+        const bool do_t = K ? Md::T : (t >= r0 && t < r1) || (last && t == n1);
+        const bool tin = K || t < n1;
+        if (do_t) { /* the old v-faces of row t are the top ones of row t - 1, unless a wrap lies between */
+            const float *ru = ring.urow(t, t), *rv = ring.vrow(t - 1, t - 1);
+            const bool above = K || (t - 1 >= umin && phys(t - 1) + 1 == t);
+VT_UNROLL
+            for (int c = 0; c < NC; c++) {
+                uold[c] = K || tin ? ru[pu[c]] : F(0.0f);
+                vold[c] = above ? rv[pv[c]] : vload(vv, pv[c] + t * n0, ov[c]);
+            }
+        }
+        if (SOL && do_f) {
+            const uint8_t *rs = ring.srow(Lf, K ? Lf : phys(Lf));
+VT_UNROLL
+            for (int c = 0; c < NC; c++) sol[c] = rs[col[c]];
+        }
+        if (do_u) {
+            const int y = K ? L : phys(L);
+            ring.wait(L);
+            const float *ru = ring.urow(L, y), *rv = ring.vrow(L, y); /* row L's u, the y-faces above it */
+            /* the bottom y-faces: the top ones of the row before unless row L is the first or follows a wrap */
+            const bool below = K || (L > umin && phys(L - 1) + 1 == y);
+            const float *rb0 = ring.vrow(L - 1, K ? L - 1 : phys(L - 1));
+VT_UNROLL
+            for (int c = 0; c < NC; c++) {
+                ra[c] = ru[col[c]];
+                rb[c] = ru[col[c] + 1];
+                rc[c] = below ? rb0[col[c]] : vload(vv, col[c] + y * n0, B(true));
+                rd[c] = rv[col[c]];
+            }
+        }
+    };
     /* step L: faces of row L - 3, cell velocity of row L, curl of row L - 1, force of row L - 2. S (steady): every
      * level is due and no neighbour row is clamped or wrapped (the chunk's middle), in this step and the next, so
      * the step has no tests. Every global load that the step consumes was issued a step before, and the step
      * consumes them all before it issues the next step's (cuda_notes 180: a consumer waits for every load on its
      * scoreboard, the later ones included) */
-    auto step = [&](int L, auto steady) {
-        constexpr bool S = decltype(steady)::value;
+    auto step = [&](int L, auto mode) {
+        using Md = decltype(mode);
+        constexpr bool K = Md::K;
         const int Lc = L - 1, Lf = L - 2, t = L - 3;
-        const bool do_u = S || L <= umax, do_c = S || (Lc >= cmin && Lc <= cmax), do_f = S || (Lf >= fmin && Lf <= fmax);
-        const bool do_t = S || (t >= r0 && t < r1) || (last && t == n1);
-        const bool tin = S || t < n1;
+        const bool do_u = K ? Md::U : L <= umax, do_c = K ? Md::C : Lc >= cmin && Lc <= cmax;
+        const bool do_f = K ? Md::FO : Lf >= fmin && Lf <= fmax;
+        const bool do_t = K ? Md::T : (t >= r0 && t < r1) || (last && t == n1);
+        const bool tin = K || t < n1;
+        if constexpr (RG::enabled) ring_reads(L, mode);
         /* the faces of row t, from the forces of the steps before (x-force of row t, y-forces of rows t - 1 and t) */
         if (do_t) {
-            const bool lo_m3 = S || key(t - 1) != t;
+            const bool lo_m3 = K || key(t - 1) != t;
 VT_UNROLL
             for (int c = 0; c < NC; c++) {
                 const F flo = lo_m3 ? f1m3[c] : f1m2[c];
@@ -405,9 +503,11 @@ VT_UNROLL
         /* the next step's loads (its solid cells first), then the faces of row L + 1, at a row offset that is 0
          * computed from the values that this step consumed, so that ptxas issues them after (it would hoist them
          * and copy each into the register of the value it replaces, a copy that waits for the load: cuda_notes 180) */
-        const int z = vafter(u0[0], u1[0], solc[0] == 0);
-        preload(L + 1 + z, steady);
-        if (do_u && (S || L + 1 <= umax)) fetch(L + 1 + z, steady);
+        if constexpr (!RG::enabled) {
+            const int z = vafter(u0[0], u1[0], solc[0] == 0);
+            preload(L + 1 + z, mode);
+            if (K ? Md::NEXT : do_u && L + 1 <= umax) fetch(L + 1 + z, mode);
+        }
         /* curl and |curl| of row Lc */
 VT_UNROLL
         for (int c = 0; c < NC; c++) {
@@ -417,8 +517,8 @@ VT_UNROLL
         }
         if (do_c) {
             F z[NC], m[NC];
-            const bool lo_m2 = S || key(Lc - 1) != Lc, hi_0 = S || key(Lc + 1) != Lc;
-            const int sy = S ? 2 : yspan(Lc);
+            const bool lo_m2 = K || key(Lc - 1) != Lc, hi_0 = K || key(Lc + 1) != Lc;
+            const int sy = K ? 2 : yspan(Lc);
 VT_UNROLL
             for (int c = 0; c < NC; c++) {
                 const F lo = lo_m2 ? u0m2[c] : u0m1[c], hi = hi_0 ? u0[c] : u0m1[c];
@@ -440,8 +540,8 @@ VT_UNROLL
         for (int c = 0; c < NC; c++) f1m3[c] = f1m2[c];
         if (do_f) {
             F a[NC], b[NC];
-            const bool lo_m3 = S || key(Lf - 1) != Lf, hi_m1 = S || key(Lf + 1) != Lf;
-            const int sy = S ? 2 : yspan(Lf);
+            const bool lo_m3 = K || key(Lf - 1) != Lf, hi_m1 = K || key(Lf + 1) != Lf;
+            const int sy = K ? 2 : yspan(Lf);
 VT_UNROLL
             for (int c = 0; c < NC; c++) {
                 const F lo = lo_m3 ? mgm3[c] : mgm2[c], hi = hi_m1 ? mgm1[c] : mgm2[c];
@@ -465,32 +565,50 @@ VT_UNROLL
                 f1m2[c] = b[c];
             }
         }
+        if constexpr (RG::enabled)
+            if (L - 4 >= umin && L - 4 <= umax) ring.release(L - 4); /* read last by this step (the old v-faces of row L - 3) */
     };
     /* the steady steps: every level due (r0 + 3 <= L <= r1 + 2, L - 2 <= fmax, L - 1 <= cmax, L + 1 <= umax), rows
      * L - 4 .. L + 1 inside, in this step and the next */
-    const int s0 = vt_max(r0 + 3, 4);
-    const int s1 = vt_min(vt_min(vt_min(r1 + 2, fmax + 2), vt_min(cmax + 1, umax - 1)), n1 - 2) - 1;
-    /* the last step: the faces of row r1 - 1, or of the top row of y-faces (row n1) in the last chunk */
-    const int tend = (last ? n1 : r1 - 1) + 3;
+    const int s0 = rows.s0, s1 = rows.s1, tend = rows.tend;
     int L = umin;
-    for (; L < s0 && L <= tend; L++) step(L, VtBool<false>());
-    /* steady steps in pairs (the two-row rings renamed, not moved; one at a time, ptxas copied two of the loads
-     * into their registers right after issuing them: cuda_notes 180); a last odd one runs as a general step */
-    for (; L + 1 <= s1; L += 2) {
-        step(L, VtBool<true>());
-        step(L + 1, VtBool<true>());
+    /* a chunk away from the grid's bottom (rows from r0 - 3 on inside) with steady steps after its first ones: those
+     * run with their levels known (the ramp), not tested per step */
+    if (r0 >= 3 && s0 == r0 + 3 && s0 + 1 <= s1) {
+        step(L, Vw2Ramp<0>());
+        step(L + 1, Vw2Ramp<1>());
+        step(L + 2, Vw2Ramp<2>());
+        step(L + 3, Vw2Ramp<3>());
+        step(L + 4, Vw2Ramp<4>());
+        step(L + 5, Vw2Ramp<5>());
+        L += 6;
     }
-    for (; L <= tend; L++) step(L, VtBool<false>());
+    for (; L < s0 && L <= tend; L++) step(L, Vw2General());
+    /* steady steps in pairs (the two-row rings renamed, not moved; one at a time, ptxas copied two of the loads
+     * into their registers right after issuing them: cuda_notes 180) */
+    for (; L + 1 <= s1; L += 2) {
+        step(L, Vw2Steady());
+        step(L + 1, Vw2Steady());
+    }
+    /* a chunk away from the grid's top (rows to r1 + 1 inside): the last steps with their levels known too */
+    if (!last && r1 + 1 <= n1 - 1 && s1 == r1 - 1 && (L == r1 - 1 || L == r1)) {
+        if (L == r1 - 1) step(L++, Vw2Steady());
+        step(L, Vw2Steady());
+        step(L + 1, Vw2End<1>());
+        step(L + 2, Vw2End<2>());
+        L += 3;
+    }
+    for (; L <= tend; L++) step(L, Vw2General());
     vflags(A, 0, !visfinite(fin_u));
     vflags(A, 1, !visfinite(fin_v));
 }
 
 /* warp (strip, chunk) of a 2D launch: the strips inside the domain (vw_inner) run the instance without clamping,
- * wrapping and per-column spacings, the others the general one (k_vort2w and the host emulation) */
-template <int NC, class F, class I, class B, bool SOL = true>
-__host__ __device__ inline void vort2_strip(const VortArgs &A, int strip, int chunk, int ky) {
-    if (vw_inner<NC>(strip, A.n[0])) vort2_warp<NC, F, I, B, SOL, true>(A, strip, chunk, ky);
-    else vort2_warp<NC, F, I, B, SOL, false>(A, strip, chunk, ky);
+ * wrapping and per-column spacings, the others the general one (k_vort2 and the host emulation) */
+template <int NC, class F, class I, class B, bool SOL = true, class RG = Vw2NoRing>
+__host__ __device__ inline void vort2_strip(const VortArgs &A, int strip, int chunk, int ky, const RG &ring = RG()) {
+    if (vw_inner<NC>(strip, A.n[0])) vort2_warp<NC, F, I, B, SOL, true>(A, strip, chunk, ky, ring);
+    else vort2_warp<NC, F, I, B, SOL, false>(A, strip, chunk, ky, ring);
 }
 
 /* ------------------------------------------------------------------ 3D, a warp per row of a block
