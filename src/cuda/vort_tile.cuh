@@ -187,10 +187,6 @@ __host__ __device__ inline void vflags_bit(const VortArgs &A, int bit, bool bad)
 }
 /* of velocity component a */
 __host__ __device__ inline void vflags(const VortArgs &A, int a, bool bad) { vflags_bit(A, EDDY_FIELD_U + a, bad); }
-template <bool V>
-struct VtBool {
-    static constexpr bool value = V;
-};
 __host__ __device__ inline int vminv(int a, int b) { return vt_min(a, b); }
 __host__ __device__ inline int vmaxv(int a, int b) { return vt_max(a, b); }
 __host__ __device__ inline int vwrapv(int g, int n) { return vt_wrap(g, n); }
@@ -294,8 +290,9 @@ __host__ __device__ inline Vw2Rows vw2_rows(const VortArgs &A, int chunk, int ky
     w.tend = (w.last ? n1 : w.r1 - 1) + 3;
     return w;
 }
-/* Where the steady steps' rows come from: global memory (no ring, the default and the host emulation's), or a ring
- * in shared memory that a block's producer warp fills (k_vort2, k_forces.cu; vort_ring.cuh) */
+/* Where a 2D warp's rows come from: global memory, loaded a step ahead (no ring: the host emulation's, and the
+ * device's warps at the x-ends of a periodic axis), or a ring in shared memory that the block's producer warp fills,
+ * read at the start of the step that uses them (k_vort2, k_forces.cu; vort_ring.cuh) */
 struct Vw2NoRing {
     static constexpr bool enabled = false;
     const float *urow(int, int) const { return nullptr; }
@@ -416,48 +413,51 @@ VT_UNROLL
     if constexpr (!RG::enabled) preload(umin, Vw2General());
     /* with a ring (RG): what step L reads, at its start from the ring's slots (no value held across steps) */
     auto ring_reads = [&](int L, auto mode) {
-        using Md = decltype(mode);
-        constexpr bool K = Md::K;
-        const int Lf = L - 2, t = L - 3;
-        const bool do_u = K ? Md::U : L <= umax;
-        const bool do_f = K ? Md::FO : Lf >= fmin && Lf <= fmax;
-        const bool do_t = K ? Md::T : (t >= r0 && t < r1) || (last && t == n1);
-        const bool tin = K || t < n1;
-        if (do_t) { /* the old v-faces of row t are the top ones of row t - 1, unless a wrap lies between */
-            const float *ru = ring.urow(t, t), *rv = ring.vrow(t - 1, t - 1);
-            const bool above = K || (t - 1 >= umin && phys(t - 1) + 1 == t);
+        if constexpr (RG::enabled) { /* a template branch: the host emulation's lane types have no ring */
+            using Md = decltype(mode);
+            constexpr bool K = Md::K;
+            const int Lf = L - 2, t = L - 3;
+            const bool do_u = K ? Md::U : L <= umax;
+            const bool do_f = K ? Md::FO : Lf >= fmin && Lf <= fmax;
+            const bool do_t = K ? Md::T : (t >= r0 && t < r1) || (last && t == n1);
+            const bool tin = K || t < n1;
+            if (do_t) { /* the old v-faces of row t are the top ones of row t - 1, unless a wrap lies between */
+                const float *ru = ring.urow(t, t), *rv = ring.vrow(t - 1, t - 1);
+                const bool above = K || (t - 1 >= umin && phys(t - 1) + 1 == t);
 VT_UNROLL
-            for (int c = 0; c < NC; c++) {
-                uold[c] = K || tin ? ru[pu[c]] : F(0.0f);
-                vold[c] = above ? rv[pv[c]] : vload(vv, pv[c] + t * n0, ov[c]);
+                for (int c = 0; c < NC; c++) {
+                    uold[c] = K || tin ? ru[pu[c]] : F(0.0f);
+                    vold[c] = above ? rv[pv[c]] : vload(vv, pv[c] + t * n0, ov[c]);
+                }
             }
-        }
-        if (SOL && do_f) {
-            const uint8_t *rs = ring.srow(Lf, K ? Lf : phys(Lf));
+            if (SOL && do_f) {
+                const uint8_t *rs = ring.srow(Lf, K ? Lf : phys(Lf));
 VT_UNROLL
-            for (int c = 0; c < NC; c++) sol[c] = rs[col[c]];
-        }
-        if (do_u) {
-            const int y = K ? L : phys(L);
-            ring.wait(L);
-            const float *ru = ring.urow(L, y), *rv = ring.vrow(L, y); /* row L's u, the y-faces above it */
-            /* the bottom y-faces: the top ones of the row before unless row L is the first or follows a wrap */
-            const bool below = K || (L > umin && phys(L - 1) + 1 == y);
-            const float *rb0 = ring.vrow(L - 1, K ? L - 1 : phys(L - 1));
+                for (int c = 0; c < NC; c++) sol[c] = rs[col[c]];
+            }
+            if (do_u) {
+                const int y = K ? L : phys(L);
+                ring.wait(L);
+                const float *ru = ring.urow(L, y), *rv = ring.vrow(L, y); /* row L's u, the y-faces above it */
+                /* the bottom y-faces: the top ones of the row before unless row L is the chunk's first (no slot before
+                 * it) or follows a wrap (a known step with a curl due lies two rows or more past the first) */
+                const bool below = (K && Md::C) || (L > umin && (K || phys(L - 1) + 1 == y));
+                const float *rb0 = ring.vrow(L - 1, K ? L - 1 : phys(L - 1));
 VT_UNROLL
-            for (int c = 0; c < NC; c++) {
-                ra[c] = ru[col[c]];
-                rb[c] = ru[col[c] + 1];
-                rc[c] = below ? rb0[col[c]] : vload(vv, col[c] + y * n0, B(true));
-                rd[c] = rv[col[c]];
+                for (int c = 0; c < NC; c++) {
+                    ra[c] = ru[col[c]];
+                    rb[c] = ru[col[c] + 1];
+                    rc[c] = below ? rb0[col[c]] : vload(vv, col[c] + y * n0, B(true));
+                    rd[c] = rv[col[c]];
+                }
             }
         }
     };
-    /* step L: faces of row L - 3, cell velocity of row L, curl of row L - 1, force of row L - 2. S (steady): every
-     * level is due and no neighbour row is clamped or wrapped (the chunk's middle), in this step and the next, so
-     * the step has no tests. Every global load that the step consumes was issued a step before, and the step
-     * consumes them all before it issues the next step's (cuda_notes 180: a consumer waits for every load on its
-     * scoreboard, the later ones included) */
+    /* step L: faces of row L - 3, cell velocity of row L, curl of row L - 1, force of row L - 2. Its mode (Vw2Mode)
+     * says which levels are due where that is known at compile time (the chunk's middle and, away from the grid's
+     * ends, its first and last steps), so those steps have no tests. Without a ring, every global load that the step
+     * consumes was issued a step before, and the step consumes them all before it issues the next step's
+     * (cuda_notes 180: a consumer waits for every load on its scoreboard, the later ones included) */
     auto step = [&](int L, auto mode) {
         using Md = decltype(mode);
         constexpr bool K = Md::K;
