@@ -50,7 +50,10 @@
  * C (into L1 or L2), 0 to +20% (C's three prefetches are each needed: without w's +22%, without u's and v's +25%,
  * without any +30%); ring budgets of 256 KiB the same, 128-192 and 512-640 KiB slower; 2 MiB pages (madvise) or
  * the arrays' starts spread over 4 KiB, about 1%; the AVX2 build 2.4x slower in cache; the AVX-512 sweep built by
- * clang 14 (-O3, contraction off) instead of gcc 12, 1.34 against 1.26 ns per cell in cache (1 thread, 128x8x16). */
+ * clang 14 (-O3, contraction off) instead of gcc 12, 1.34 against 1.26 ns per cell in cache (1 thread, 128x8x16).
+ * Two threads splitting the bands (rows) instead of the planes, each sweeping every plane of its bands (no halo
+ * planes; bands rounded up to a multiple of the threads), the same bits: 0.5-6% slower at 128^3 with ring budgets of
+ * 256-768 KiB (1.55-1.64 against 1.46-1.59 ms, alternating in one run). */
 #include "float_vector.h"
 #include "vorticity_sweep.h"
 
