@@ -154,30 +154,46 @@ static void stage_table(int dim, int n, int reps) {
     printf("\nstages on their own, %dD %d^%d (ms: median of %d single calls, each with the host's launch gap; b2b: %d calls\n"
            "back to back, per call; bytes = compulsory traffic; GB/s and %%copy of the single call, then of b2b):\n", dim, n, dim, reps, reps);
     printf("  %-28s %10s %10s %10s %10s %8s %8s\n", "stage", "ms", "b2b ms", "MB", "GB/s", "%copy", "b2b%");
-    /* feet 0: MacCormack / BFECC trace again in their later passes instead of keeping the first pass's feet */
-    struct { const char *name; eddy_cuda_stage st; eddy_advection adv; int feet; } rows[] = {
-        {"rasterize (no obstacles)", EDDY_CUDA_RASTERIZE, EDDY_ADVECT_MACCORMACK, 1},
-        {"boundaries", EDDY_CUDA_BOUNDARIES, EDDY_ADVECT_MACCORMACK, 1},
-        {"buoyancy", EDDY_CUDA_BUOYANCY, EDDY_ADVECT_MACCORMACK, 1},
-        {"vorticity confinement", EDDY_CUDA_VORTICITY, EDDY_ADVECT_MACCORMACK, 1},
-        {"diagnostics", EDDY_CUDA_DIAGNOSTICS, EDDY_ADVECT_MACCORMACK, 1},
-        {"advect MacCormack", EDDY_CUDA_ADVECT, EDDY_ADVECT_MACCORMACK, 1},
-        {"advect MacCormack, retraced", EDDY_CUDA_ADVECT, EDDY_ADVECT_MACCORMACK, 0},
-        {"advect semi-Lagrangian", EDDY_CUDA_ADVECT, EDDY_ADVECT_SEMI_LAGRANGIAN, 1},
-        {"advect BFECC", EDDY_CUDA_ADVECT, EDDY_ADVECT_BFECC, 1},
-        {"advect BFECC, retraced", EDDY_CUDA_ADVECT, EDDY_ADVECT_BFECC, 0},
+    /* feet 0: MacCormack / BFECC trace again in their later passes instead of keeping the first pass's feet;
+     * obstacle 1: the scene with a sphere in the plume (solid cells: the stages' instances that read them) */
+    struct { const char *name; eddy_cuda_stage st; eddy_advection adv; int feet, obstacle; } rows[] = {
+        {"rasterize (no obstacles)", EDDY_CUDA_RASTERIZE, EDDY_ADVECT_MACCORMACK, 1, 0},
+        {"boundaries", EDDY_CUDA_BOUNDARIES, EDDY_ADVECT_MACCORMACK, 1, 0},
+        {"buoyancy", EDDY_CUDA_BUOYANCY, EDDY_ADVECT_MACCORMACK, 1, 0},
+        {"vorticity confinement", EDDY_CUDA_VORTICITY, EDDY_ADVECT_MACCORMACK, 1, 0},
+        {"vorticity, one obstacle", EDDY_CUDA_VORTICITY, EDDY_ADVECT_MACCORMACK, 1, 1},
+        {"diagnostics", EDDY_CUDA_DIAGNOSTICS, EDDY_ADVECT_MACCORMACK, 1, 0},
+        {"advect MacCormack", EDDY_CUDA_ADVECT, EDDY_ADVECT_MACCORMACK, 1, 0},
+        {"advect MacCormack, retraced", EDDY_CUDA_ADVECT, EDDY_ADVECT_MACCORMACK, 0, 0},
+        {"advect semi-Lagrangian", EDDY_CUDA_ADVECT, EDDY_ADVECT_SEMI_LAGRANGIAN, 1, 0},
+        {"advect BFECC", EDDY_CUDA_ADVECT, EDDY_ADVECT_BFECC, 1, 0},
+        {"advect BFECC, retraced", EDDY_CUDA_ADVECT, EDDY_ADVECT_BFECC, 0, 0},
     };
     eddy_sim *s = NULL;
     eddy_advection cur = (eddy_advection)-1;
+    int cur_obstacle = -1;
     for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
         if (forces_only && rows[r].st != EDDY_CUDA_BUOYANCY && rows[r].st != EDDY_CUDA_VORTICITY) continue;
         if (advect_only && rows[r].st != EDDY_CUDA_ADVECT) continue;
-        if (rows[r].adv != cur) {
+        if (rows[r].adv != cur || rows[r].obstacle != cur_obstacle) {
             eddy_sim_destroy(s);
             s = make_smoke(dim, n, rows[r].adv, 1);
             if (!s) return;
+            if (rows[r].obstacle) {
+                eddy_obstacle_def o;
+                memset(&o, 0, sizeof o);
+                o.shape = EDDY_SHAPE_SPHERE;
+                o.center[0] = 0.5f; o.center[1] = 0.5f; o.center[2] = 0.5f;
+                o.radius = 0.1f;
+                if (eddy_sim_add_obstacle(s, &o, NULL) != EDDY_OK) {
+                    printf("  obstacle: %s\n", eddy_sim_last_error(s));
+                    eddy_sim_destroy(s);
+                    return;
+                }
+            }
             for (int k = 0; k < 3; k++) eddy_sim_step(s); /* nonzero fields everywhere near the source */
             cur = rows[r].adv;
+            cur_obstacle = rows[r].obstacle;
         }
         std::vector<double> t;
         eddy__cuda_set_advect_feet(s, rows[r].feet);
