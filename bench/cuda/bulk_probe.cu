@@ -15,27 +15,23 @@
 #include <cstdio>
 #include <cuda_runtime.h>
 #include "probe_common.cuh"
+#include "../../src/cuda/bulk_copy.cuh"
 #include <type_traits>
 
-__device__ inline uint32_t smem_addr(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
+using ecu::bulk_copy;
+using ecu::mbar_arrive;
+using ecu::mbar_expect_tx;
+using ecu::mbar_init;
+using ecu::mbar_init_fence;
+using ecu::mbar_wait;
+
 /* a warp's n barriers, each completed by one arrival (lane 0's) and the bytes of its copies, made visible to the
  * copy engine before the warp issues any */
 __device__ inline void bars_init(uint64_t *b, int n) {
     if ((threadIdx.x & 31) == 0)
-        for (int s = 0; s < n; s++) asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(b + s)));
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+        for (int s = 0; s < n; s++) mbar_init(b + s, 1);
+    mbar_init_fence();
     __syncwarp();
-}
-__device__ inline void bar_expect(uint64_t *b, uint32_t bytes) {
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(b)), "r"(bytes) : "memory");
-}
-__device__ inline void bulk_copy(void *dst, const void *src, uint32_t bytes, uint64_t *b) {
-    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
-                 ::"r"(smem_addr(dst)), "l"(src), "r"(bytes), "r"(smem_addr(b)) : "memory");
-}
-__device__ inline void bar_wait(uint64_t *b, uint32_t parity) {
-    asm volatile("{\n .reg .pred p;\n W: mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n @!p bra W;\n}"
-                 ::"r"(smem_addr(b)), "r"(parity) : "memory");
 }
 
 constexpr int WPB = 4, NCS = 2, PIECE = 32 * NCS + 8;
@@ -73,7 +69,7 @@ __global__ void __launch_bounds__(32 * WPB) k_bulk(const float *__restrict__ u, 
         const int s = (M - L0) % RING;
         const Piece qu = piece_of(M * (n0 + 1), lo, hi, su), qv = piece_of((M + 1) * n0, lo, hi - 1, sv);
         const uint32_t bu = 4u * (uint32_t)(qu.g1 - qu.g0), bv = 4u * (uint32_t)(qv.g1 - qv.g0);
-        bar_expect(&bars[wi][s], bu + bv);
+        mbar_expect_tx(&bars[wi][s], bu + bv);
         bulk_copy(ring[wi][s][0], u + qu.g0, bu, &bars[wi][s]);
         bulk_copy(ring[wi][s][1], v + qv.g0, bv, &bars[wi][s]);
     };
@@ -85,7 +81,7 @@ __global__ void __launch_bounds__(32 * WPB) k_bulk(const float *__restrict__ u, 
         if (lane == 0 && L + D <= L1) issue(L + D);
         if (L <= L1) {
             const int s = (L - L0) % RING;
-            bar_wait(&bars[wi][s], (uint32_t)((L - L0) / RING) & 1u);
+            mbar_wait(&bars[wi][s], (uint32_t)((L - L0) / RING) & 1u);
             const int bu = piece_of(L * (n0 + 1), lo, hi, su).g0, bv = piece_of((L + 1) * n0, lo, hi - 1, sv).g0;
             for (int c = 0; c < NCS; c++)
                 acc += ring[wi][s][0][col[c] + L * (n0 + 1) - bu] + ring[wi][s][0][col[c] + 1 + L * (n0 + 1) - bu] +
@@ -128,20 +124,20 @@ __global__ void __launch_bounds__(32 * (C + 1)) k_blockring(const float *__restr
     const int L0 = max(r0 - 3, 0), L1 = min(r1 + 2, n1 - 1);
     if (threadIdx.x == 0) {
         for (int s = 0; s < R; s++) {
-            asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(&full[s])));
-            asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(&empty[s])), "r"(active));
+            mbar_init(&full[s], 1);
+            mbar_init(&empty[s], (unsigned)active);
         }
-        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+        mbar_init_fence();
     }
     __syncthreads();
     if (wi == C) { /* the producer */
         if (lane == 0)
             for (int M = L0; M <= L1; M++) {
                 const int s = (M - L0) % R;
-                if (M - L0 >= R) bar_wait(&empty[s], (uint32_t)((M - L0) / R - 1) & 1u);
+                if (M - L0 >= R) mbar_wait(&empty[s], (uint32_t)((M - L0) / R - 1) & 1u);
                 const Piece qu = piece_of(M * (n0 + 1), lo, hi, su), qv = piece_of((M + 1) * n0, lo, hi - 1, sv);
                 const uint32_t bu = 4u * (uint32_t)(qu.g1 - qu.g0), bv = 4u * (uint32_t)(qv.g1 - qv.g0);
-                bar_expect(&full[s], bu + bv);
+                mbar_expect_tx(&full[s], bu + bv);
                 bulk_copy(ring[s][0], u + qu.g0, bu, &full[s]);
                 bulk_copy(ring[s][1], v + qv.g0, bv, &full[s]);
             }
@@ -156,7 +152,7 @@ __global__ void __launch_bounds__(32 * (C + 1)) k_blockring(const float *__restr
     for (int L = L0; L <= L1 + 3; L++) {
         if (L <= L1) {
             const int s = (L - L0) % R;
-            bar_wait(&full[s], (uint32_t)((L - L0) / R) & 1u);
+            mbar_wait(&full[s], (uint32_t)((L - L0) / R) & 1u);
             const int bu = piece_of(L * (n0 + 1), lo, hi, su).g0, bv = piece_of((L + 1) * n0, lo, hi - 1, sv).g0;
 #pragma unroll
             for (int c = 0; c < NCS; c++)
@@ -176,7 +172,7 @@ __global__ void __launch_bounds__(32 * (C + 1)) k_blockring(const float *__restr
                 }
         }
         __syncwarp();
-        if (lane == 0 && L - 4 >= L0 && L - 4 <= L1) asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(&empty[(L - 4 - L0) % R])) : "memory");
+        if (lane == 0 && L - 4 >= L0 && L - 4 <= L1) mbar_arrive(&empty[(L - 4 - L0) % R]);
         if (K) acc = busy<K>(acc);
     }
     if (acc == 12345.0f) ou[0] = acc;
@@ -207,7 +203,7 @@ __global__ void __launch_bounds__(32 * W3, 1) k_planes3(const float *__restrict_
         const Piece qu = piece_of(M * su + (n + 1) * row, lo, hi, su * n), qv = piece_of(M * sv + n * (row + 1), lo, hi - 1, sv * n);
         const Piece qw = piece_of((M + 1) * sw + n * row, lo, hi - 1, sw * (n + 1));
         const uint32_t bu = 4u * (uint32_t)(qu.g1 - qu.g0), bv = 4u * (uint32_t)(qv.g1 - qv.g0), bw = 4u * (uint32_t)(qw.g1 - qw.g0);
-        bar_expect(&bars[wi][s], bu + bv + bw);
+        mbar_expect_tx(&bars[wi][s], bu + bv + bw);
         bulk_copy(ring[wi][s][0], u + qu.g0, bu, &bars[wi][s]);
         bulk_copy(ring[wi][s][1], v + qv.g0, bv, &bars[wi][s]);
         bulk_copy(ring[wi][s][2], w + qw.g0, bw, &bars[wi][s]);
@@ -245,7 +241,7 @@ __global__ void __launch_bounds__(32 * W3, 1) k_planes3(const float *__restrict_
             if (lane == 0 && L + D <= L1) issue(L + D);
             if (L <= L1) {
                 const int s = L & (R - 1);
-                bar_wait(&bars[wi][s], (uint32_t)(L / R) & 1u);
+                mbar_wait(&bars[wi][s], (uint32_t)(L / R) & 1u);
                 const int bu = piece_of(L * su + (n + 1) * row, lo, hi, su * n).g0, bv = piece_of(L * sv + n * (row + 1), lo, hi - 1, sv * n).g0;
                 const int bw = piece_of((L + 1) * sw + n * row, lo, hi - 1, sw * (n + 1)).g0;
                 acc += ring[wi][s][0][col + (n + 1) * row + su * L - bu] + ring[wi][s][0][col + 1 + (n + 1) * row + su * L - bu] +

@@ -288,10 +288,10 @@ __global__ void __launch_bounds__(32 * (VR_WARPS + 1), SOL ? VR_MINB_SOL : VR_MI
     const int hi = vt_min((first + active - 1) * vw_out<VW_COLS>() - 3 + 32 * VW_COLS, n0) + 1; /* u's columns [lo, hi) */
     if (threadIdx.x == 0) {
         for (int s = 0; s < VR_RING; s++) {
-            asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(vr_addr(&vr_full[s])));
-            asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(vr_addr(&vr_empty[s])), "r"(32 * users));
+            mbar_init(&vr_full[s], 1);                       /* the producer's arrival and its copies' bytes */
+            mbar_init(&vr_empty[s], 32u * (unsigned)users); /* every lane of every consumer */
         }
-        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+        mbar_init_fence();
     }
     __syncthreads();
     const int m1 = rows.umax;
@@ -372,8 +372,6 @@ static cudaError_t vort_setup(cu_sim *c, K kernel, int threads, int per_block, i
     return e;
 }
 
-/* 2D: rows per chunk such that the strips times the chunks fill the resident warps once, chunks of 16 rows or
- * more (a chunk recomputes ~3 rows of the lower levels at its ends) */
 /* 2D: blocks of VR_WARPS strips side by side, and as many chunks of rows (16 or more each: a chunk recomputes ~3 rows
  * of the lower levels at its ends) as fill the resident blocks once */
 template <bool SOL>

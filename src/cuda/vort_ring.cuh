@@ -13,6 +13,7 @@
 #ifndef EDDY_VORT_RING_CUH
 #define EDDY_VORT_RING_CUH
 
+#include "bulk_copy.cuh"
 #include "vort_tile.cuh"
 
 namespace ecu {
@@ -28,7 +29,6 @@ constexpr int VR_PIECE8 = (VR_PIECE + 15) / 16 * 16;                     /* byte
 __shared__ alignas(16) float vr_u[VR_RING * VR_PIECE], vr_v[VR_RING * VR_PIECE];
 __shared__ alignas(16) uint8_t vr_s[VR_RING * VR_PIECE8];
 __shared__ uint64_t vr_full[VR_RING], vr_empty[VR_RING];
-__device__ inline uint32_t vr_addr(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
 struct Vw2Ring {
     static constexpr bool enabled = true;
     int m0, lo, n0, n1;
@@ -39,22 +39,17 @@ struct Vw2Ring {
     __device__ static int start(int row0, int lo) { return (row0 + lo) & ~3; }
     __device__ static int start8(int row0, int lo) { return (row0 + lo) & ~15; }
     /* the pieces of key M (physical row y), indexed by column: u's row y, v's row y + 1 (the faces above row y), the
-     * solid cells of row y;
-     * a column's place in its slot is (col - lo) plus the row's misalignment, (row0 + lo) mod 4 (16 for bytes) */
+     * solid cells of row y; a piece starts at start(row0, lo), so column c lies row0 + c - start = c - lo + (row0 +
+     * lo) mod 4 (16 for bytes) into it */
     __device__ const float *urow(int M, int y) const { return vr_u + (int)slot(M) * VR_PIECE + ((y * (n0 + 1) + lo) & 3) - lo; }
     __device__ const float *vrow(int M, int y) const { return vr_v + (int)slot(M) * VR_PIECE + (((y + 1) * n0 + lo) & 3) - lo; }
     __device__ const uint8_t *srow(int M, int y) const { return vr_s + (int)slot(M) * VR_PIECE8 + ((y * n0 + lo) & 15) - lo; }
-    __device__ static void wait_bar(uint32_t b, uint32_t parity) {
-        asm volatile("{\n .reg .pred p;\n W: mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n @!p bra W;\n}" ::"r"(b), "r"(parity)
-                     : "memory");
-    }
-    __device__ void wait(int M) const { wait_bar(vr_addr(&vr_full[slot(M)]), ((unsigned)(M - m0) / VR_RING) & 1u); }
+    /* a consumer, before it reads row M */
+    __device__ void wait(int M) const { mbar_wait(&vr_full[slot(M)], ((unsigned)(M - m0) / VR_RING) & 1u); }
     /* the producer, before it fills row M's slot again: every consumer has released the row VR_RING before */
-    __device__ void wait_empty(int M) const { wait_bar(vr_addr(&vr_empty[slot(M)]), ((unsigned)(M - m0) / VR_RING - 1u) & 1u); }
+    __device__ void wait_empty(int M) const { mbar_wait(&vr_empty[slot(M)], ((unsigned)(M - m0) / VR_RING - 1u) & 1u); }
     /* every lane arrives (the barrier counts the consumers' lanes): no branch, no warp barrier */
-    __device__ void release(int M) const {
-        asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(vr_addr(&vr_empty[slot(M)])) : "memory");
-    }
+    __device__ void release(int M) const { mbar_arrive(&vr_empty[slot(M)]); }
 };
 
 /* the producer's lane: rows ring.m0 .. m1 (u's columns [lo, hi), lo the ring's) into their slots, in order, each
@@ -71,21 +66,10 @@ __device__ inline void vr_produce(const VortArgs &A, const Vw2Ring &ring, int m1
         const uint32_t bu = 4u * (uint32_t)((y * (n0 + 1) + hi - gu + 3) & ~3);
         const uint32_t bv = 4u * (uint32_t)(((y + 1) * n0 + vt_min(hi, n0) - gv + 3) & ~3);
         const uint32_t bs = SOL ? (uint32_t)((y * n0 + vt_min(hi, n0) - gs + 15) & ~15) : 0u;
-        const uint32_t fb = vr_addr(&vr_full[s]);
-        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(fb), "r"(bu + bv + bs) : "memory");
-        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
-                         vr_addr(vr_u + s * VR_PIECE)),
-                     "l"(A.v[0] + gu), "r"(bu), "r"(fb)
-                     : "memory");
-        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
-                         vr_addr(vr_v + s * VR_PIECE)),
-                     "l"(A.v[1] + gv), "r"(bv), "r"(fb)
-                     : "memory");
-        if (SOL)
-            asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
-                             vr_addr(vr_s + s * VR_PIECE8)),
-                         "l"(A.solid + gs), "r"(bs), "r"(fb)
-                         : "memory");
+        mbar_expect_tx(&vr_full[s], bu + bv + bs);
+        bulk_copy(vr_u + s * VR_PIECE, A.v[0] + gu, bu, &vr_full[s]);
+        bulk_copy(vr_v + s * VR_PIECE, A.v[1] + gv, bv, &vr_full[s]);
+        if (SOL) bulk_copy(vr_s + s * VR_PIECE8, A.solid + gs, bs, &vr_full[s]);
     }
 }
 
