@@ -6,17 +6,22 @@
  * lane reads its columns from the ring (the old faces three rows back included: the ring keeps them); then the 3D
  * kernel's pattern the same way (cuda_notes 220: register loads 64%, bulk copies 53-54%). Timing only:
  * the values are not the kernel's. With BUSY=1 in the environment, both 2D patterns with K float operations per step
- * added instead (cuda_notes 222: the ring stays at 70% up to ~155 instructions per step). Not built by CMake; on a
- * machine with an NVIDIA GPU:
+ * added instead (cuda_notes 222: the ring stays at 70% up to ~155 instructions per step). With RING3=1, the 3D
+ * pattern with a producer warp per block, by a copy per row or by tensor copies (cuda_notes 236-237: 24% and 77%,
+ * but below register loads once there is arithmetic); TMATEST=1 checks one tensor copy's box against the array. Not
+ * built by CMake; on a machine with an NVIDIA GPU:
  *   nvcc -O3 -arch=sm_90 -std=c++17 -o /tmp/bulk_probe bench/cuda/bulk_probe.cu && /tmp/bulk_probe */
 #include <algorithm>
 #include <cstdlib>
 #include <cstdint>
 #include <cstdio>
+#include <cuda.h>
 #include <cuda_runtime.h>
+#include <cudaTypedefs.h>
 #include "probe_common.cuh"
 #include "../../src/cuda/bulk_copy.cuh"
 #include <type_traits>
+#include <vector>
 
 using ecu::bulk_copy;
 using ecu::mbar_arrive;
@@ -183,7 +188,7 @@ __global__ void __launch_bounds__(32 * (C + 1)) k_blockring(const float *__restr
  * copied D planes ahead into its ring; the bottom v-faces are the top ones of the warp below (its ring, after the
  * barrier), the old w-faces the slot before's faces above */
 constexpr int W3 = 25, OX3 = 27, OY3 = 20, PF3 = 40;
-template <int D, bool REGS>
+template <int D, bool REGS, int K = 0>
 __global__ void __launch_bounds__(32 * W3, 1) k_planes3(const float *__restrict__ u, const float *__restrict__ v, const float *__restrict__ w,
                                                        float *__restrict__ ou, float *__restrict__ ov, float *__restrict__ ow, int n) {
     constexpr int R = 8;
@@ -259,11 +264,204 @@ __global__ void __launch_bounds__(32 * W3, 1) k_planes3(const float *__restrict_
                 wo = ring[wi][M > 0 ? sp : s][2][p + n * y + sw * M - bw];
             }
         }
+        if (K) acc = busy<K>(acc);
         __syncthreads();
     }
     if (acc == 12345.0f) ou[0] = acc;
 }
 
+/* 3D with a producer warp per block (cuda_notes 236): the 3D pattern above, but the consumers issue nothing; lane r of
+ * a producer warp copies row r's pieces of plane M (u's row, v's top faces, w's faces above) into slot M % R of a
+ * ring the block shares, each lane announcing its own bytes on the slot's barrier (W3 arrivals); the consumers
+ * read their values at the step that uses them (the stores' old faces too), meet at a named barrier of their own
+ * per plane, and warp 0 releases plane L - 4 after step L */
+template <int R, int K = 0>
+__global__ void __launch_bounds__(32 * (W3 + 1), 1) k_planes3ring(const float *__restrict__ u, const float *__restrict__ v, const float *__restrict__ w,
+                                                                  float *__restrict__ ou, float *__restrict__ ov, float *__restrict__ ow, int n) {
+    extern __shared__ float4 dyn3[];
+    float(*ring)[W3][3][PF3] = reinterpret_cast<float(*)[W3][3][PF3]>(dyn3);
+    uint64_t *full = reinterpret_cast<uint64_t *>(reinterpret_cast<float *>(dyn3) + R * W3 * 3 * PF3), *empty = full + R;
+    const int lane = threadIdx.x & 31, wi = threadIdx.x / 32;
+    const int X0 = (int)blockIdx.x * OX3 - 3, lo = max(X0, 0), hi = min(X0 + 32, n) + 1;
+    const int su = (n + 1) * n, sv = n * (n + 1), sw = n * n;
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < R; s++) {
+            mbar_init(&full[s], W3);
+            mbar_init(&empty[s], 1);
+        }
+        mbar_init_fence();
+    }
+    __syncthreads();
+    if (wi == W3) { /* the producer: lane r copies row r */
+        if (lane < W3) {
+            const int row = min(max((int)blockIdx.y * OY3 - 3 + lane, 0), n - 1);
+            for (int M = 0; M < n; M++) {
+                const int s = M % R;
+                if (M >= R) mbar_wait(&empty[s], (uint32_t)(M / R - 1) & 1u);
+                const Piece qu = piece_of(M * su + (n + 1) * row, lo, hi, su * n), qv = piece_of(M * sv + n * (row + 1), lo, hi - 1, sv * n);
+                const Piece qw = piece_of((M + 1) * sw + n * row, lo, hi - 1, sw * (n + 1));
+                const uint32_t bu = 4u * (uint32_t)(qu.g1 - qu.g0), bv = 4u * (uint32_t)(qv.g1 - qv.g0), bw = 4u * (uint32_t)(qw.g1 - qw.g0);
+                mbar_expect_tx(&full[s], bu + bv + bw);
+                bulk_copy(ring[s][lane][0], u + qu.g0, bu, &full[s]);
+                bulk_copy(ring[s][lane][1], v + qv.g0, bv, &full[s]);
+                bulk_copy(ring[s][lane][2], w + qw.g0, bw, &full[s]);
+            }
+        }
+        return;
+    }
+    const int p = X0 + lane, y = (int)blockIdx.y * OY3 - 3 + wi;
+    const int col = min(max(p, 0), n - 1), row = min(max(y, 0), n - 1);
+    const bool wr = lane >= 3 && lane < 3 + OX3 && p < n && wi >= 3 && wi < 3 + OY3 && y < n;
+    float acc = 0;
+    for (int L = 0; L <= n - 1 + 3; L++) {
+        if (L < n) {
+            const int s = L % R;
+            mbar_wait(&full[s], (uint32_t)(L / R) & 1u);
+            const int bu = piece_of(L * su + (n + 1) * row, lo, hi, su * n).g0, bv = piece_of(L * sv + n * (row + 1), lo, hi - 1, sv * n).g0;
+            const int bw = piece_of((L + 1) * sw + n * row, lo, hi - 1, sw * (n + 1)).g0;
+            acc += ring[s][wi][0][col + (n + 1) * row + su * L - bu] + ring[s][wi][0][col + 1 + (n + 1) * row + su * L - bu] +
+                   ring[s][wi][1][col + n * (row + 1) + sv * L - bv] + ring[s][wi][2][col + n * row + sw * (L + 1) - bw];
+        }
+        L += after(acc);
+        const int t = L - 3;
+        if (t >= 0 && t < n && wr) { /* the old faces of plane t from the ring: v's from the warp below, w's from plane t - 1 */
+            const int s = t % R, sp = (t + R - 1) % R, wb = wi > 0 ? wi - 1 : 0;
+            const int bu = piece_of(t * su + (n + 1) * row, lo, hi, su * n).g0;
+            const int bv = piece_of(t * sv + n * row, lo, hi - 1, sv * n).g0;
+            const int bw = piece_of(t * sw + n * row, lo, hi - 1, sw * (n + 1)).g0;
+            ou[p + (n + 1) * y + su * t] = ring[s][wi][0][p + (n + 1) * y + su * t - bu] + acc * 1e-30f;
+            ov[p + n * y + sv * t] = ring[s][wb][1][p + n * y + sv * t - bv] + acc * 1e-30f;
+            ow[p + n * y + sw * t] = ring[t > 0 ? sp : s][wi][2][p + n * y + sw * t - bw] + acc * 1e-30f;
+        }
+        if (K) acc = busy<K>(acc);
+        asm volatile("bar.sync 1, %0;" ::"r"(32 * W3) : "memory");
+        if (threadIdx.x == 0 && L - 4 >= 0 && L - 4 < n) mbar_arrive(&empty[(L - 4) % R]);
+    }
+    if (acc == 12345.0f) ou[0] = acc;
+}
+
+/* 3D with a producer warp and tensor copies (cuda_notes 237): a 2D tensor map per array that sees 4 consecutive rows
+ * as one row of 4 W floats (W the array's row length: any W, since the map's row pitch 16 W bytes is a multiple of
+ * 16), so a box of 36 x 7 of these rows at x = c W + X0 holds the block's rows of residue c mod 4: 4 tensor copies
+ * per array and plane (12 in all) instead of a copy per row (75). Each box slot is 1 KB (1008 bytes used) */
+constexpr int TB_X = 40, TB_Y = 7, TB_SLOT = 288; /* floats: the box, and its slot (128-byte aligned) */
+__device__ inline void tensor_copy2(void *dst, const CUtensorMap *map, int x, int y, uint64_t *bar) {
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(
+                     ecu::smem_addr(dst)),
+                 "l"(map), "r"(x), "r"(y), "r"(ecu::smem_addr(bar))
+                 : "memory");
+}
+/* the box of residue c covering rows gb .. gb + 24 (row index over the whole array): its first super-row */
+__device__ inline int box_row(int gb, int c) { return (gb + ((c - gb) & 3)) >> 2; }
+/* a box's first column: c W + X0 rounded down to 16 bytes (a box must start 16-byte aligned: at an unaligned x the
+ * copy stops with an illegal instruction) */
+__device__ inline int box_x(int c, int width, int X0) { return (c * width + X0) & ~3; }
+/* where column 0 of row g (in gb .. gb + 24) lies in its box set: box (g & 3), super-row (g >> 2) - box_row */
+__device__ inline int box_off(int g, int gb, int width, int X0) {
+    const int c = g & 3;
+    return c * TB_SLOT + ((g >> 2) - box_row(gb, c)) * TB_X + c * width - box_x(c, width, X0);
+}
+template <int R, int K = 0, bool FREE = false /* no barrier per plane: each warp releases its slots itself */>
+__global__ void __launch_bounds__(32 * (W3 + 1), 1) k_planes3tma(const __grid_constant__ CUtensorMap mu, const __grid_constant__ CUtensorMap mv,
+                                                                 const __grid_constant__ CUtensorMap mw, float *__restrict__ ou,
+                                                                 float *__restrict__ ov, float *__restrict__ ow, int n) {
+    extern __shared__ __align__(128) float4 dyn3t[];
+    float(*ring)[3][4 * TB_SLOT] = reinterpret_cast<float(*)[3][4 * TB_SLOT]>(dyn3t);
+    uint64_t *full = reinterpret_cast<uint64_t *>(reinterpret_cast<float *>(dyn3t) + R * 3 * 4 * TB_SLOT), *empty = full + R;
+    const int lane = threadIdx.x & 31, wi = threadIdx.x / 32;
+    const int X0 = (int)blockIdx.x * OX3 - 3, y0 = (int)blockIdx.y * OY3 - 3;
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < R; s++) {
+            mbar_init(&full[s], 1);
+            mbar_init(&empty[s], FREE ? W3 : 1);
+        }
+        mbar_init_fence();
+    }
+    __syncthreads();
+    if (wi == W3) { /* the producer: lane 0 copies array a's box of residue c, for each a and c */
+                if (lane == 0) {
+            for (int M = 0; M < n; M++) {
+                const int s = M % R;
+                if (M >= R) mbar_wait(&empty[s], (uint32_t)(M / R - 1) & 1u);
+                mbar_expect_tx(&full[s], 12u * 4u * TB_X * TB_Y);
+#pragma unroll
+                for (int a = 0; a < 3; a++) {
+                    const int width = a == 0 ? n + 1 : n, per = a == 1 ? n + 1 : n; /* floats per row, rows per plane */
+                    const int gb = y0 + (a == 1) + per * (M + (a == 2)); /* v: the faces above; w: the plane above */
+#pragma unroll
+                    for (int c = 0; c < 4; c++) {
+                        float *dst = &ring[s][a][c * TB_SLOT];
+                        const int x = box_x(c, width, X0), yb = box_row(gb, c);
+                        tensor_copy2(dst, a == 0 ? &mu : a == 1 ? &mv : &mw, x, yb, &full[s]);
+                    }
+                }
+            }
+        }
+        return;
+    }
+    const int p = X0 + lane, y = y0 + wi;
+    const int col = min(max(p, 0), n - 1), row = min(max(y, 0), n - 1);
+    const bool wr = lane >= 3 && lane < 3 + OX3 && p < n && wi >= 3 && wi < 3 + OY3 && y < n;
+    float acc = 0;
+    for (int L = 0; L <= n - 1 + 3; L++) {
+        if (L < n) {
+            const int s = L % R;
+            mbar_wait(&full[s], (uint32_t)(L / R) & 1u);
+            const int ou_ = box_off(row + n * L, y0 + n * L, n + 1, X0), ov_ = box_off(row + 1 + (n + 1) * L, y0 + 1 + (n + 1) * L, n, X0);
+            const int ow_ = box_off(row + n * (L + 1), y0 + n * (L + 1), n, X0);
+            acc += ring[s][0][ou_ + col] + ring[s][0][ou_ + col + 1] + ring[s][1][ov_ + col] + ring[s][2][ow_ + col];
+        }
+        L += after(acc);
+        const int t = L - 3;
+        if (t >= 0 && t < n && wr) { /* the old faces of plane t: v's bottom faces are row y of the v boxes, w's plane t - 1's */
+            const int s = t % R, sp = (t + R - 1) % R;
+            const int ou_ = box_off(y + n * t, y0 + n * t, n + 1, X0), ov_ = box_off(y + (n + 1) * t, y0 + 1 + (n + 1) * t, n, X0);
+            const int ow_ = box_off(y + n * t, y0 + n * t, n, X0);
+            ou[p + (n + 1) * y + (n + 1) * n * t] = ring[s][0][ou_ + p] + acc * 1e-30f;
+            ov[p + n * y + n * (n + 1) * t] = ring[s][1][ov_ + p] + acc * 1e-30f;
+            ow[p + n * y + n * n * t] = ring[t > 0 ? sp : s][2][ow_ + p] + acc * 1e-30f;
+        }
+        if (K) acc = busy<K>(acc);
+        if (FREE) {
+            __syncwarp();
+            if (lane == 0 && L - 4 >= 0 && L - 4 < n) mbar_arrive(&empty[(L - 4) % R]);
+        } else {
+            asm volatile("bar.sync 1, %0;" ::"r"(32 * W3) : "memory");
+            if (threadIdx.x == 0 && L - 4 >= 0 && L - 4 < n) mbar_arrive(&empty[(L - 4) % R]);
+        }
+    }
+    if (acc == 12345.0f) ou[0] = acc;
+}
+/* the tensor map that sees an array of `rows` rows of `width` floats as rows / 4 rows of 4 width floats */
+static CUtensorMap super_rows_map(const float *base, int width, long rows) {
+    PFN_cuTensorMapEncodeTiled_v12000 encode = nullptr;
+    cudaDriverEntryPointQueryResult q;
+    cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", (void **)&encode, 12000, cudaEnableDefault, &q);
+    CUtensorMap m;
+    const cuuint64_t dims[2] = {(cuuint64_t)4 * width, (cuuint64_t)(rows / 4)}, strides[1] = {(cuuint64_t)16 * width};
+    const cuuint32_t box[2] = {TB_X, TB_Y}, es[2] = {1, 1};
+    const CUresult r = encode(&m, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, (void *)base, dims, strides, box, es, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                              CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS) printf("tensor map: error %d\n", (int)r);
+    return m;
+}
+
+/* a box of the map at (x, y) into shared memory, then out to `out` (the TMA test) */
+__global__ void k_tma_test(const __grid_constant__ CUtensorMap m, float *out, int x, int y) {
+    __shared__ __align__(128) float box[TB_X * TB_Y];
+    __shared__ uint64_t bar;
+    if (threadIdx.x == 0) {
+        mbar_init(&bar, 1);
+        mbar_init_fence();
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        mbar_expect_tx(&bar, 4u * TB_X * TB_Y);
+        tensor_copy2(box, &m, x, y, &bar);
+    }
+    mbar_wait(&bar, 0);
+    for (int i = threadIdx.x; i < TB_X * TB_Y; i += blockDim.x) out[i] = box[i];
+}
 int main() {
     Faces2D F;
     const int n0 = F.n0, n1 = F.n1;
@@ -288,6 +486,31 @@ int main() {
                    fa.sharedSizeBytes, b2b, probe_pct(bytes, b2b, copy));
         }
     };
+    if (getenv("TMATEST")) { /* one box of a 2D map against the array */
+        const int w = 257, rows = 64;
+        std::vector<float> h((size_t)w * rows);
+        for (size_t i = 0; i < h.size(); i++) h[i] = (float)i;
+        float *d, *o;
+        cudaMalloc(&d, h.size() * 4);
+        cudaMalloc(&o, TB_X * TB_Y * 4);
+        cudaMemcpy(d, h.data(), h.size() * 4, cudaMemcpyHostToDevice);
+        const CUtensorMap m = super_rows_map(d, w, rows);
+        for (int t = 0; t < 3; t++) {
+            const int x = t == 0 ? 0 : t == 1 ? 264 : -4, y = t == 0 ? 0 : t == 1 ? 2 : -1;
+            k_tma_test<<<1, 32>>>(m, o, x, y);
+            float r[TB_X * TB_Y];
+            cudaError_t e = cudaMemcpy(r, o, sizeof r, cudaMemcpyDeviceToHost);
+            int bad = 0;
+            for (int j = 0; j < TB_Y; j++)
+                for (int i = 0; i < TB_X; i++) {
+                    const long gx = x + i, gy = y + j;
+                    const float want = gx < 0 || gy < 0 || gx >= 4 * w || gy >= rows / 4 ? 0.0f : h[(size_t)gy * 4 * w + gx];
+                    bad += r[j * TB_X + i] != want;
+                }
+            printf("TMA test at (%d, %d): %s, %d of %d wrong\n", x, y, cudaGetErrorString(e), bad, TB_X * TB_Y);
+        }
+        return 0;
+    }
     if (getenv("BLOCKRING")) { /* BLOCKRING=1: a producer warp per block of C strips (cuda_notes 228) */
         auto runb = [&](auto kern, const char *name, int C, int per_sm) {
             cudaFuncAttributes fa;
@@ -367,6 +590,47 @@ int main() {
             }
         };
         run3(k_planes3<1, true>, "registers, one plane ahead");
+        if (getenv("RING3")) { /* RING3=1: a producer warp per block (cuda_notes 236) */
+            auto runr = [&](auto kern, const char *name, int R) {
+                const int dynr = R * W3 * 3 * PF3 * 4 + 2 * R * 8;
+                cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, dynr);
+                cudaFuncAttributes fa;
+                cudaFuncGetAttributes(&fa, kern);
+                for (int rep = 0; rep < 2; rep++) {
+                    const float b2b = probe_b2b_ms(e0, e1, [&]() { kern<<<g, 32 * (W3 + 1), dynr>>>(a3[0], a3[1], a3[2], a3[3], a3[4], a3[5], n); });
+                    printf("3D 256^3 %-30s %d blocks (regs %d): b2b %.4f ms (%.1f%%)\n", name, g.x * g.y, fa.numRegs, b2b, probe_pct(bytes3, b2b, copy));
+                }
+            };
+            const CUtensorMap mu = super_rows_map(a3[0], n + 1, (long)n * n), mv = super_rows_map(a3[1], n, (long)(n + 1) * n),
+                              mw = super_rows_map(a3[2], n, (long)n * (n + 1));
+            auto runt = [&](auto kern, const char *name, int R) {
+                const int dynr = R * 3 * 4 * TB_SLOT * 4 + 2 * R * 8;
+                cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, dynr);
+                cudaFuncAttributes fa;
+                cudaFuncGetAttributes(&fa, kern);
+                for (int rep = 0; rep < 2; rep++) {
+                    const float b2b = probe_b2b_ms(e0, e1, [&]() { kern<<<g, 32 * (W3 + 1), dynr>>>(mu, mv, mw, a3[3], a3[4], a3[5], n); });
+                    printf("3D 256^3 %-30s %d blocks (regs %d): b2b %.4f ms (%.1f%%)\n", name, g.x * g.y, fa.numRegs, b2b, probe_pct(bytes3, b2b, copy));
+                }
+            };
+            runt(k_planes3tma<8>, "tensor ring R 8, K 0", 8);
+            runt(k_planes3tma<12>, "tensor ring R 12, K 0", 12);
+            runt(k_planes3tma<8, 48>, "tensor ring R 8, K 48", 8);
+            runt(k_planes3tma<8, 96>, "tensor ring R 8, K 96", 8);
+            run3(k_planes3<1, true, 48>, "registers, K 48");
+            run3(k_planes3<1, true, 96>, "registers, K 96");
+            runt(k_planes3tma<8, 0, true>, "tensor ring R 8, K 0, free", 8);
+            runt(k_planes3tma<8, 48, true>, "tensor ring R 8, K 48, free", 8);
+            runt(k_planes3tma<8, 96, true>, "tensor ring R 8, K 96, free", 8);
+            runt(k_planes3tma<12, 96, true>, "tensor ring R 12, K 96, free", 12);
+            run3(k_planes3<1, true>, "registers, one plane ahead");
+            runr(k_planes3ring<8>, "block ring R 8, K 0", 8);
+
+
+            run3(k_planes3<1, true>, "registers, one plane ahead");
+            printf("%s\n", cudaGetErrorString(cudaGetLastError()));
+            return 0;
+        }
         run3(k_planes3<1, false>, "bulk copies 1 plane ahead");
         run3(k_planes3<2, false>, "bulk copies 2 planes ahead");
         run3(k_planes3<3, false>, "bulk copies 3 planes ahead");
