@@ -7,8 +7,8 @@
  * kernel's pattern the same way (cuda_notes 220: register loads 64%, bulk copies 53-54%). Timing only:
  * the values are not the kernel's. With BUSY=1 in the environment, both 2D patterns with K float operations per step
  * added instead (cuda_notes 222: the ring stays at 70% up to ~155 instructions per step). With RING3=1, the 3D
- * pattern with a producer warp per block, by a copy per row or by tensor copies (cuda_notes 236-237: 24% and 77%,
- * but below register loads once there is arithmetic); TMATEST=1 checks one tensor copy's box against the array. Not
+ * pattern with a producer warp per block, by a copy per row or by tensor copies (cuda_notes 236-237: 24% and 81.5%;
+ * with arithmetic the tensor ring wins up to ~48 operations per step and not at 96); TMATEST=1 checks one tensor copy's box against the array. Not
  * built by CMake; on a machine with an NVIDIA GPU:
  *   nvcc -O3 -arch=sm_90 -std=c++17 -o /tmp/bulk_probe bench/cuda/bulk_probe.cu && /tmp/bulk_probe */
 #include <algorithm>
@@ -402,24 +402,25 @@ __global__ void __launch_bounds__(32 * (W3 + 1), 1) k_planes3tma(const __grid_co
     const int p = X0 + lane, y = y0 + wi;
     const int col = min(max(p, 0), n - 1), row = min(max(y, 0), n - 1);
     const bool wr = lane >= 3 && lane < 3 + OX3 && p < n && wi >= 3 && wi < 3 + OY3 && y < n;
+    /* u's and w's rows keep their place in the boxes from plane to plane (n rows a plane, a multiple of 4; the stored
+     * rows are the unclamped ones, y == row); v's (n + 1 a plane) move, and are found per step */
+    const int offu = box_off(row, y0, n + 1, X0), offw = box_off(row, y0, n, X0);
     float acc = 0;
     for (int L = 0; L <= n - 1 + 3; L++) {
         if (L < n) {
             const int s = L % R;
             mbar_wait(&full[s], (uint32_t)(L / R) & 1u);
-            const int ou_ = box_off(row + n * L, y0 + n * L, n + 1, X0), ov_ = box_off(row + 1 + (n + 1) * L, y0 + 1 + (n + 1) * L, n, X0);
-            const int ow_ = box_off(row + n * (L + 1), y0 + n * (L + 1), n, X0);
-            acc += ring[s][0][ou_ + col] + ring[s][0][ou_ + col + 1] + ring[s][1][ov_ + col] + ring[s][2][ow_ + col];
+            const int ov_ = box_off(row + 1 + (n + 1) * L, y0 + 1 + (n + 1) * L, n, X0);
+            acc += ring[s][0][offu + col] + ring[s][0][offu + col + 1] + ring[s][1][ov_ + col] + ring[s][2][offw + col];
         }
         L += after(acc);
         const int t = L - 3;
         if (t >= 0 && t < n && wr) { /* the old faces of plane t: v's bottom faces are row y of the v boxes, w's plane t - 1's */
             const int s = t % R, sp = (t + R - 1) % R;
-            const int ou_ = box_off(y + n * t, y0 + n * t, n + 1, X0), ov_ = box_off(y + (n + 1) * t, y0 + 1 + (n + 1) * t, n, X0);
-            const int ow_ = box_off(y + n * t, y0 + n * t, n, X0);
-            ou[p + (n + 1) * y + (n + 1) * n * t] = ring[s][0][ou_ + p] + acc * 1e-30f;
+            const int ov_ = box_off(y + (n + 1) * t, y0 + 1 + (n + 1) * t, n, X0);
+            ou[p + (n + 1) * y + (n + 1) * n * t] = ring[s][0][offu + p] + acc * 1e-30f;
             ov[p + n * y + n * (n + 1) * t] = ring[s][1][ov_ + p] + acc * 1e-30f;
-            ow[p + n * y + n * n * t] = ring[t > 0 ? sp : s][2][ow_ + p] + acc * 1e-30f;
+            ow[p + n * y + n * n * t] = ring[t > 0 ? sp : s][2][offw + p] + acc * 1e-30f;
         }
         if (K) acc = busy<K>(acc);
         if (FREE) {
@@ -617,6 +618,8 @@ int main() {
             runt(k_planes3tma<12>, "tensor ring R 12, K 0", 12);
             runt(k_planes3tma<8, 48>, "tensor ring R 8, K 48", 8);
             runt(k_planes3tma<8, 96>, "tensor ring R 8, K 96", 8);
+            run3(k_planes3<1, true, 24>, "registers, K 24");
+            runt(k_planes3tma<8, 24, true>, "tensor ring R 8, K 24, free", 8);
             run3(k_planes3<1, true, 48>, "registers, K 48");
             run3(k_planes3<1, true, 96>, "registers, K 96");
             runt(k_planes3tma<8, 0, true>, "tensor ring R 8, K 0, free", 8);
