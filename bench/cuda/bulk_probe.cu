@@ -8,8 +8,8 @@
  * the values are not the kernel's. With BUSY=1 in the environment, both 2D patterns with K float operations per step
  * added instead (cuda_notes 222: the ring stays at 70% up to ~155 instructions per step). With RING3=1, the 3D
  * pattern with a producer warp per block, by a copy per row or by tensor copies (cuda_notes 236-237: 24% and 81.5%;
- * with arithmetic the tensor ring wins up to ~48 operations per step and not at 96); TMATEST=1 checks one tensor copy's box against the array. Not
- * built by CMake; on a machine with an NVIDIA GPU:
+ * with arithmetic the tensor ring wins up to ~48 operations per step and not at 96); TMATEST=1 checks tensor copies'
+ * boxes against the array. Not built by CMake; on a machine with an NVIDIA GPU:
  *   nvcc -O3 -arch=sm_90 -std=c++17 -o /tmp/bulk_probe bench/cuda/bulk_probe.cu && /tmp/bulk_probe */
 #include <algorithm>
 #include <cstdlib>
@@ -342,8 +342,9 @@ __global__ void __launch_bounds__(32 * (W3 + 1), 1) k_planes3ring(const float *_
 
 /* 3D with a producer warp and tensor copies (cuda_notes 237): a 2D tensor map per array that sees 4 consecutive rows
  * as one row of 4 W floats (W the array's row length: any W, since the map's row pitch 16 W bytes is a multiple of
- * 16), so a box of 36 x 7 of these rows at x = c W + X0 holds the block's rows of residue c mod 4: 4 tensor copies
- * per array and plane (12 in all) instead of a copy per row (75). Each box slot is 1 KB (1008 bytes used) */
+ * 16), so a box of 40 x 7 of these rows at x = c W + X0 (rounded down to 16 bytes) holds the block's rows of residue
+ * c mod 4: 4 tensor copies per array and plane (12 in all) instead of a copy per row (75). A box's slot is 1152 bytes
+ * (1120 used) */
 constexpr int TB_X = 40, TB_Y = 7, TB_SLOT = 288; /* floats: the box, and its slot (128-byte aligned) */
 __device__ inline void tensor_copy2(void *dst, const CUtensorMap *map, int x, int y, uint64_t *bar) {
     asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(
@@ -379,7 +380,7 @@ __global__ void __launch_bounds__(32 * (W3 + 1), 1) k_planes3tma(const __grid_co
     }
     __syncthreads();
     if (wi == W3) { /* the producer: lane 0 copies array a's box of residue c, for each a and c */
-                if (lane == 0) {
+        if (lane == 0) {
             for (int M = 0; M < n; M++) {
                 const int s = M % R;
                 if (M >= R) mbar_wait(&empty[s], (uint32_t)(M / R - 1) & 1u);
@@ -628,8 +629,6 @@ int main() {
             runt(k_planes3tma<12, 96, true>, "tensor ring R 12, K 96, free", 12);
             run3(k_planes3<1, true>, "registers, one plane ahead");
             runr(k_planes3ring<8>, "block ring R 8, K 0", 8);
-
-
             run3(k_planes3<1, true>, "registers, one plane ahead");
             printf("%s\n", cudaGetErrorString(cudaGetLastError()));
             return 0;
