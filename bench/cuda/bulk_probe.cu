@@ -39,6 +39,18 @@ __device__ inline void bars_init(uint64_t *b, int n) {
     __syncwarp();
 }
 
+/* a block's ring of n slots: "full" completed by full_count arrivals (and the bytes they announce), "empty" by
+ * empty_count releases; by thread 0, before the block's first barrier */
+__device__ inline void ring_bars_init(uint64_t *full, uint64_t *empty, int n, unsigned full_count, unsigned empty_count) {
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < n; s++) {
+            mbar_init(&full[s], full_count);
+            mbar_init(&empty[s], empty_count);
+        }
+        mbar_init_fence();
+    }
+}
+
 constexpr int WPB = 4, NCS = 2, PIECE = 32 * NCS + 8;
 
 /* a row's piece: the 16-byte aligned global range [g0, g1) holding columns [lo, hi) of row `base` */
@@ -127,13 +139,7 @@ __global__ void __launch_bounds__(32 * (C + 1)) k_blockring(const float *__restr
     const int su = (n0 + 1) * n1, sv = n0 * (n1 + 1);
     const int r0 = chunk * ky, r1 = min(r0 + ky, n1);
     const int L0 = max(r0 - 3, 0), L1 = min(r1 + 2, n1 - 1);
-    if (threadIdx.x == 0) {
-        for (int s = 0; s < R; s++) {
-            mbar_init(&full[s], 1);
-            mbar_init(&empty[s], (unsigned)active);
-        }
-        mbar_init_fence();
-    }
+    ring_bars_init(full, empty, R, 1, (unsigned)active);
     __syncthreads();
     if (wi == C) { /* the producer */
         if (lane == 0)
@@ -284,13 +290,7 @@ __global__ void __launch_bounds__(32 * (W3 + 1), 1) k_planes3ring(const float *_
     const int lane = threadIdx.x & 31, wi = threadIdx.x / 32;
     const int X0 = (int)blockIdx.x * OX3 - 3, lo = max(X0, 0), hi = min(X0 + 32, n) + 1;
     const int su = (n + 1) * n, sv = n * (n + 1), sw = n * n;
-    if (threadIdx.x == 0) {
-        for (int s = 0; s < R; s++) {
-            mbar_init(&full[s], W3);
-            mbar_init(&empty[s], 1);
-        }
-        mbar_init_fence();
-    }
+    ring_bars_init(full, empty, R, W3, 1);
     __syncthreads();
     if (wi == W3) { /* the producer: lane r copies row r */
         if (lane < W3) {
@@ -371,13 +371,7 @@ __global__ void __launch_bounds__(32 * (W3 + 1), 1) k_planes3tma(const __grid_co
     uint64_t *full = reinterpret_cast<uint64_t *>(reinterpret_cast<float *>(dyn3t) + R * 3 * 4 * TB_SLOT), *empty = full + R;
     const int lane = threadIdx.x & 31, wi = threadIdx.x / 32;
     const int X0 = (int)blockIdx.x * OX3 - 3, y0 = (int)blockIdx.y * OY3 - 3;
-    if (threadIdx.x == 0) {
-        for (int s = 0; s < R; s++) {
-            mbar_init(&full[s], 1);
-            mbar_init(&empty[s], FREE ? W3 : 1);
-        }
-        mbar_init_fence();
-    }
+    ring_bars_init(full, empty, R, 1, FREE ? W3 : 1);
     __syncthreads();
     if (wi == W3) { /* the producer: lane 0 copies array a's box of residue c, for each a and c */
         if (lane == 0) {
@@ -584,36 +578,26 @@ int main() {
         const double bytes3 = 6.0 * 4.0 * n * n * n;
         const dim3 g((n + OX3) / OX3, (n + OY3) / OY3, 1); /* vw_strips: 10 x 13 blocks */
         const int dyn = W3 * 8 * 3 * PF3 * 4 + W3 * 8 * 8;
-        auto run3 = [&](auto kern, const char *name) {
-            cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, dyn);
+        /* kern's b2b time with `threads` per block and `dyn` bytes of shared memory, twice; args: its arguments */
+        auto time3 = [&](auto kern, const char *name, int threads, int dynb, auto... args) {
+            cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, dynb);
+            cudaFuncAttributes fa;
+            cudaFuncGetAttributes(&fa, kern);
             for (int rep = 0; rep < 2; rep++) {
-                const float b2b = probe_b2b_ms(e0, e1, [&]() { kern<<<g, 32 * W3, dyn>>>(a3[0], a3[1], a3[2], a3[3], a3[4], a3[5], n); });
-                printf("3D 256^3 %-30s %d blocks: b2b %.4f ms (%.1f%%)\n", name, g.x * g.y, b2b, probe_pct(bytes3, b2b, copy));
+                const float b2b = probe_b2b_ms(e0, e1, [&]() { kern<<<g, threads, dynb>>>(args...); });
+                printf("3D 256^3 %-30s %d blocks (regs %d): b2b %.4f ms (%.1f%%)\n", name, g.x * g.y, fa.numRegs, b2b, probe_pct(bytes3, b2b, copy));
             }
         };
+        auto run3 = [&](auto kern, const char *name) { time3(kern, name, 32 * W3, dyn, a3[0], a3[1], a3[2], a3[3], a3[4], a3[5], n); };
         run3(k_planes3<1, true>, "registers, one plane ahead");
         if (getenv("RING3")) { /* RING3=1: a producer warp per block (cuda_notes 236) */
             auto runr = [&](auto kern, const char *name, int R) {
-                const int dynr = R * W3 * 3 * PF3 * 4 + 2 * R * 8;
-                cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, dynr);
-                cudaFuncAttributes fa;
-                cudaFuncGetAttributes(&fa, kern);
-                for (int rep = 0; rep < 2; rep++) {
-                    const float b2b = probe_b2b_ms(e0, e1, [&]() { kern<<<g, 32 * (W3 + 1), dynr>>>(a3[0], a3[1], a3[2], a3[3], a3[4], a3[5], n); });
-                    printf("3D 256^3 %-30s %d blocks (regs %d): b2b %.4f ms (%.1f%%)\n", name, g.x * g.y, fa.numRegs, b2b, probe_pct(bytes3, b2b, copy));
-                }
+                time3(kern, name, 32 * (W3 + 1), R * W3 * 3 * PF3 * 4 + 2 * R * 8, a3[0], a3[1], a3[2], a3[3], a3[4], a3[5], n);
             };
             const CUtensorMap mu = super_rows_map(a3[0], n + 1, (long)n * n), mv = super_rows_map(a3[1], n, (long)(n + 1) * n),
                               mw = super_rows_map(a3[2], n, (long)n * (n + 1));
             auto runt = [&](auto kern, const char *name, int R) {
-                const int dynr = R * 3 * 4 * TB_SLOT * 4 + 2 * R * 8;
-                cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, dynr);
-                cudaFuncAttributes fa;
-                cudaFuncGetAttributes(&fa, kern);
-                for (int rep = 0; rep < 2; rep++) {
-                    const float b2b = probe_b2b_ms(e0, e1, [&]() { kern<<<g, 32 * (W3 + 1), dynr>>>(mu, mv, mw, a3[3], a3[4], a3[5], n); });
-                    printf("3D 256^3 %-30s %d blocks (regs %d): b2b %.4f ms (%.1f%%)\n", name, g.x * g.y, fa.numRegs, b2b, probe_pct(bytes3, b2b, copy));
-                }
+                time3(kern, name, 32 * (W3 + 1), R * 3 * 4 * TB_SLOT * 4 + 2 * R * 8, mu, mv, mw, a3[3], a3[4], a3[5], n);
             };
             runt(k_planes3tma<8>, "tensor ring R 8, K 0", 8);
             runt(k_planes3tma<12>, "tensor ring R 12, K 0", 12);
