@@ -80,7 +80,7 @@ typedef struct { int dim, n[3]; } bench_case;
  * each a copy bandwidth (best of 3) measured just before the part's 15 calls (median): the (%) is the median of the
  * rounds' ratios, and the ms the median of the rounds' medians. "fastest" is the same ratio from each round's fastest
  * call: like for like with the copy (also the fastest of its runs), and blind to a call during which the shared host
- * took a thread's CPU away (`quota_probe` measures such gaps), which the median of 15 calls of 1-3 ms is not. */
+ * took a thread's CPU away (`cpu_gap_probe` measures such gaps), which the median of 15 calls of 1-3 ms is not. */
 enum { ALONE_ROUNDS = 5 };
 
 static void stages_alone(eddy_sim *s, int threads) {
@@ -121,10 +121,11 @@ static void stages_alone(eddy_sim *s, int threads) {
     for (int k = 1; k < ALONE_ROUNDS * 3; k++) lo = copy[k] < lo ? copy[k] : lo, hi = copy[k] > hi ? copy[k] : hi;
     printf("%-16s %6s | alone:", "", "");
     for (int p = 0; p < 3; p++) {
-        double pmin = pct[p][0], pmax = pct[p][0];
-        for (int r = 1; r < ALONE_ROUNDS; r++) pmin = pct[p][r] < pmin ? pct[p][r] : pmin, pmax = pct[p][r] > pmax ? pct[p][r] : pmax;
-        double fmin = fast[p][0];
-        for (int r = 1; r < ALONE_ROUNDS; r++) fmin = fast[p][r] < fmin ? fast[p][r] : fmin;
+        double pmin = pct[p][0], pmax = pct[p][0], fmin = fast[p][0];
+        for (int r = 1; r < ALONE_ROUNDS; r++) {
+            pmin = pct[p][r] < pmin ? pct[p][r] : pmin, pmax = pct[p][r] > pmax ? pct[p][r] : pmax;
+            fmin = fast[p][r] < fmin ? fast[p][r] : fmin;
+        }
         printf(" %s %.2f ms (%.0f%%, %.0f-%.0f; fastest %.0f%%, >= %.0f)", part[p].name, median(ms[p], ALONE_ROUNDS),
                median(pct[p], ALONE_ROUNDS), pmin, pmax, median(fast[p], ALONE_ROUNDS), fmin);
     }

@@ -1,8 +1,8 @@
-/* quota_probe: how long busy threads go without running on this machine. Each thread reads the clock in a loop for
- * the given seconds; a step between two readings longer than 1 ms is time the thread was not running (the kernel or
- * the hypervisor took its CPU). A CPU quota shows as gaps of several ms that grow once the threads have run a while;
- * timings of stages taken then are the host's, not the code's (bench.c's "fastest" ratio is blind to them).
- * Usage: quota_probe [threads (2)] [seconds (5)] */
+/* cpu_gap_probe: how long busy threads go without running on this machine. Each thread reads the clock in a loop
+ * for the given seconds; a step between two readings longer than 1 ms is time the thread was not running (the kernel
+ * or the hypervisor gave its CPU to someone else). Stage timings taken while threads lose time this way are the
+ * host's, not the code's (bench.c's "fastest" ratio is blind to them, its median is not).
+ * Usage: cpu_gap_probe [threads (2)] [seconds (5)] */
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +18,7 @@ int main(int argc, char **argv) {
     const int threads = argc > 1 ? atoi(argv[1]) : 2;
     const double seconds = argc > 2 ? atof(argv[2]) : 5.0;
     if (threads < 1 || threads > 1024 || !(seconds > 0.0 && seconds <= 600.0)) {
-        fprintf(stderr, "quota_probe: threads must be 1-1024 and seconds in (0, 600], got %s %s\n", argc > 1 ? argv[1] : "",
+        fprintf(stderr, "cpu_gap_probe: threads must be 1-1024 and seconds in (0, 600], got %s %s\n", argc > 1 ? argv[1] : "",
                 argc > 2 ? argv[2] : "");
         return 2;
     }
@@ -34,7 +34,7 @@ int main(int argc, char **argv) {
             last = t;
         }
     }
-    printf("quota_probe: %d busy threads for %.1f s: each lost %.0f ms (%.0f%%) in gaps over 1 ms, the longest %.1f ms\n",
+    printf("cpu_gap_probe: %d busy threads for %.1f s: each lost %.0f ms (%.0f%%) in gaps over 1 ms, the longest %.1f ms\n",
            threads, seconds, lost / threads, 100.0 * lost / threads / span, longest);
     return 0;
 }
