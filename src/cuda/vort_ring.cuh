@@ -34,7 +34,7 @@ struct Vw2Ring {
     int m0, lo, n0, n1;
     bool ps;
     __device__ unsigned slot(int M) const { return (unsigned)(M - m0) % VR_RING; }
-    __device__ int phys(int M) const { return ps ? vt_wrap(M, n1) : M; } /* the row that key M reads */
+    __device__ int phys(int M) const { return vt_phys(M, n1, ps); } /* the row that key M reads */
     /* where a row's piece starts in its array: 16-byte aligned at or before column lo */
     __device__ static int start(int row0, int lo) { return (row0 + lo) & ~3; }
     __device__ static int start8(int row0, int lo) { return (row0 + lo) & ~15; }

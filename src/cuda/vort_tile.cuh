@@ -68,6 +68,10 @@ __host__ __device__ inline int vt_wrap(int g, int n) {
     return g;
 }
 __host__ __device__ inline int vt_max(int a, int b) { return a > b ? a : b; }
+/* a row (plane) index as the neighbour rule sees it (vorticity_sweep.c key_nb / key_phys): the key clamped to
+ * [0, n) on a bounded axis, free on a periodic one; the physical index a key reads */
+__host__ __device__ inline int vt_key(int L, int n, bool periodic) { return periodic ? L : vt_min(vt_max(L, 0), n - 1); }
+__host__ __device__ inline int vt_phys(int L, int n, bool periodic) { return periodic ? vt_wrap(L, n) : L; }
 
 /* The kernels' arithmetic (issue 7, cuda_notes 205, 208): fused multiply-adds, every difference multiplied by the
  * spacing's reciprocal, and the hardware's approximate square root and reciprocal square root (MUFU, relative error
@@ -270,7 +274,7 @@ struct Vw2Rows {
 __host__ __device__ inline Vw2Rows vw2_rows(const VortArgs &A, int chunk, int ky) {
     const int n1 = A.n[1];
     const bool ps = A.periodic[1] != 0;
-    auto key = [&](int L) { return ps ? L : vt_min(vt_max(L, 0), n1 - 1); };
+    auto key = [&](int L) { return vt_key(L, n1, ps); };
     Vw2Rows w;
     w.r0 = chunk * ky;
     w.r1 = vt_min(w.r0 + ky, n1);
@@ -345,8 +349,8 @@ VT_UNROLL
 VT_UNROLL
         for (int c = 0; c < NC; c++) v[c] = vsel(p[c] < 0, vl, vsel(p[c] >= n0, vr, v[c]));
     };
-    auto key = [&](int L) { return ps ? L : vt_min(vt_max(L, 0), n1 - 1); };
-    auto phys = [&](int L) { return ps ? vt_wrap(L, n1) : L; };
+    auto key = [&](int L) { return vt_key(L, n1, ps); };
+    auto phys = [&](int L) { return vt_phys(L, n1, ps); };
     auto yspan = [&](int L) { return ps ? 2 : key(L + 1) - key(L - 1); };
     const Vw2Rows rows = vw2_rows(A, chunk, ky);
     const int r0 = rows.r0, r1 = rows.r1, fmin = rows.fmin, fmax = rows.fmax, cmin = rows.cmin, cmax = rows.cmax;
@@ -651,8 +655,8 @@ struct Vort3Warp {
     F f0[NC], f2a[NC], f2b[NC];
     F fin; /* the faces written, times 0: NaN once one is not finite (one accumulator: FLAG_ANY_VELOCITY) */
 
-    __host__ __device__ int key(int L) const { return ps ? L : vt_min(vt_max(L, 0), ns - 1); }
-    __host__ __device__ int phys(int L) const { return ps ? vt_wrap(L, ns) : L; }
+    __host__ __device__ int key(int L) const { return vt_key(L, ns, ps); }
+    __host__ __device__ int phys(int L) const { return vt_phys(L, ns, ps); }
     __host__ __device__ int zspan(int L) const { return ps ? 2 : key(L + 1) - key(L - 1); }
     /* level l's ring slot of plane X in step L: X & 1; P: L & 1 where the caller knows it at compile time (the steady
      * steps in pairs from an even plane: the slots are constants; cuda_notes 112, 184), -1 elsewhere */
@@ -708,7 +712,7 @@ VT_UNROLL
         lvl_f = act && w >= 2 && w <= W - 3;
         out_row = act && w >= 3 && w <= W - 3 && y >= 0 && y < n1;
         vtop = y == n1 && w >= 3 && w <= W - 3;
-        auto cy = [&](int q) { return py ? q : vt_min(vt_max(q, 0), n1 - 1); };
+        auto cy = [&](int q) { return vt_key(q, n1, py); };
         const int rowm = (cy(y - 1) - Y0) * RS, rowp = (cy(y + 1) - Y0) * RS, rowc = (cy(y) - Y0) * RS;
         const int sy = py ? 2 : vt_min(y + 1, n1 - 1) - vt_max(y - 1, 0);
         ryq = sy == 2 ? rcp2 : rcp1;
