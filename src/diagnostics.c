@@ -52,8 +52,8 @@ eddy_status eddy__diagnostics(eddy_sim *s, float dt) {
     int e;
     const bool mul = frexpf(s->h, &e) == 0.5f && isnormal(s->h) && isnormal(1.0f / s->h);
     const eddy_diag_row_fn rows_by_kind[2][2] = {
-        {EDDY_ISA_PICK(s, eddy__diag_row_2d_div), EDDY_ISA_PICK(s, eddy__diag_row_2d_mul)},
-        {EDDY_ISA_PICK(s, eddy__diag_row_3d_div), EDDY_ISA_PICK(s, eddy__diag_row_3d_mul)}};
+        {EDDY_ISA_PICK_WIDEST(s, eddy__diag_row_2d_div), EDDY_ISA_PICK_WIDEST(s, eddy__diag_row_2d_mul)},
+        {EDDY_ISA_PICK_WIDEST(s, eddy__diag_row_3d_div), EDDY_ISA_PICK_WIDEST(s, eddy__diag_row_3d_mul)}};
     const eddy_diag_row_fn do_row = rows_by_kind[s->dim == 3][mul];
     size_t fluid = 0; /* an integer count: exact in any order */
 #pragma omp parallel for num_threads(EDDY_THREADS(s)) schedule(static) reduction(+ : fluid)

@@ -21,5 +21,6 @@ typedef int (*eddy_diag_row_fn)(const eddy_sim *s, const diag_layout *L, double 
     int eddy__diag_row_3d_mul_##isa(const eddy_sim *s, const diag_layout *L, double *P, int j, int k);
 EDDY_DIAG_ROW_DECLARE(base)
 EDDY_DIAG_ROW_DECLARE(avx2)
+EDDY_DIAG_ROW_DECLARE(avx512)
 
 #endif

@@ -1,32 +1,30 @@
-/* The diagnostics of one cell row (j,k), built once per vector width (vector_isa.h; src/avx2/ builds it again).
+/* The diagnostics of one cell row (j,k), built once per vector width (vector_isa.h; src/avx2/ and src/avx512/ build
+ * it again).
  *
  * A row reads its x-faces, the y- and z-face rows around it, its solid mask and (when the scalar grid is the
- * velocity grid) its dye once. Per block of cells the terms are computed in float with vector instructions: the
+ * velocity grid) its dye once. Per vector of cells (float_vector.h) the terms are computed in float: the
  * divergence (d = sum of face differences / h), d^2 and |d| over fluid cells, the squared cell-centred speed,
  * the squares of the cell's lower faces u^2 + v^2 + w^2 (each face is the lower face of one cell; the faces past
- * the last cell of an axis are added by the row that owns them) and the largest |face|, R + G + B. Each sum then
- * adds its float terms, widened to double, into LANES interleaved partial sums (cell i into lane i % LANES)
- * joined in one fixed tree at the end of the row: the same bits for either vector width and any thread count (a
- * row is never split), and LANES independent chains instead of one serial chain. The float terms carry ~1e-7
- * relative error each; the sums over a whole grid are in double. */
+ * the last cell of an axis are added by the row that owns them) and the largest |face|, R + G + B. Each sum adds
+ * its float terms, widened to double, into LANES interleaved partial sums (cell i into lane i % LANES, vd_sums)
+ * joined in one fixed tree at the end of the row: the same bits for every vector width and any thread count (a
+ * row is never split), and LANES independent chains instead of one serial chain. The three sums are added in the
+ * loop that forms their terms (not in loops of their own over a block of terms, which waited on one chain of
+ * double adds each: ~1 ns per cell in cache, twice this loop's cost). The float terms carry ~1e-7 relative error
+ * each; the sums over a whole grid are in double. */
 #include "diagnostics.h"
+#include "float_vector.h"
 #include "keep_if.h"
 
 #include <math.h>
 #include <string.h>
 
-enum { LANES = 8, CHUNK = 256 }; /* CHUNK: cells per vector block, a multiple of LANES */
+enum { LANES = 8 };
+/* cells per step of the vector loop: a whole number of vectors that starts each step at lane 0 */
+enum { SPAN = VF_W >= LANES ? VF_W : LANES };
 
 static inline double join_lanes(const double v[LANES]) {
     return ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7]));
-}
-
-/* acc[i % LANES] += t[i] for a block whose first element is lane 0 */
-static inline void add_lanes(double acc[LANES], const float *t, int count) {
-    int i = 0;
-    for (; i + LANES <= count; i += LANES)
-        for (int l = 0; l < LANES; l++) acc[l] += (double)t[i + l];
-    for (int l = 0; i + l < count; l++) acc[l] += (double)t[i + l];
 }
 
 /* sum of squares and max |x| of a row of faces */
@@ -43,11 +41,14 @@ static void face_row(const float *v, int count, double *sum, double *mx) {
 
 /* sum of R + G + B along a row of scalars */
 static double dye_row(const float *r, const float *g, const float *b, int count) {
-    double acc[LANES] = {0};
-    int i = 0;
-    for (; i + LANES <= count; i += LANES)
-        for (int l = 0; l < LANES; l++) acc[l] += (double)(r[i + l] + g[i + l] + b[i + l]);
-    for (int l = 0; i + l < count; l++) acc[l] += (double)(r[i + l] + g[i + l] + b[i + l]);
+    vd_sums vs = vd_zero();
+    const int full = count - count % SPAN;
+    for (int i = 0; i < full; i += SPAN)
+        for (int q = 0; q < SPAN; q += VF_W)
+            vd_add(&vs, vf_add(vf_add(vf_loadu(r + i + q), vf_loadu(g + i + q)), vf_loadu(b + i + q)), q % LANES);
+    double acc[LANES];
+    vd_get(&vs, acc);
+    for (int i = full; i < count; i++) acc[i % LANES] += (double)(r[i] + g[i] + b[i]);
     return join_lanes(acc);
 }
 
@@ -56,17 +57,69 @@ static double dye_row(const float *r, const float *g, const float *b, int count)
 #else
 #define KERNEL static inline
 #endif
-/* d / h, or d * (1 / h) when that reciprocal is exact (h a power of two: the same bits) */
-KERNEL float over_h(float d, float h, float rh, bool mul) { return mul ? d * rh : d / h; }
 
 /* no solid cell (any nonzero byte) in a row of the mask */
 static inline bool all_fluid(const uint8_t *mask, int n) {
-    uint8_t any = 0;
-    for (int i = 0; i < n; i++) any |= mask[i];
+    uint64_t any = 0;
+    int i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t word;
+        memcpy(&word, mask + i, sizeof word);
+        any |= word;
+    }
+    for (; i < n; i++) any |= mask[i];
     return any == 0;
 }
 
-/* dim, mul and open (no solid cell in the row: the mask is not read) are constants in each instance */
+/* a row's inputs and running results */
+typedef struct diag_acc {
+    vd_sums div2, energy, dye;
+    vfloat maxdiv, maxspeed, maxface;
+    int fluid;
+} diag_acc;
+typedef struct diag_in {
+    const float *a0, *a1, *b0, *b1, *dr, *dg, *db;
+    const uint8_t *solid;
+    vfloat h, rh;
+} diag_in;
+
+/* the cells [i, i + VF_W) of the row, their x-faces u0 (lower) and u1 (upper); dim, mul, open (no solid cell in
+ * the row: the mask is not read) and dye (the scalar grid is the velocity grid) constants in each instance */
+KERNEL void diag_lanes(const diag_in *p, diag_acc *a, int i, int lane0, vfloat u0, vfloat u1, int dim, bool mul,
+                       bool open, bool dye) {
+    const vfloat a0 = vf_loadu(p->a0 + i), a1 = vf_loadu(p->a1 + i);
+    vfloat b0 = a0, b1 = a0;
+    vfloat d = vf_sub(vf_add(vf_sub(u1, u0), a1), a0);
+    if (dim == 3) {
+        b0 = vf_loadu(p->b0 + i), b1 = vf_loadu(p->b1 + i);
+        d = vf_add(d, vf_sub(b1, b0));
+    }
+    d = mul ? vf_mul(d, p->rh) : vf_div(d, p->h);
+    vfloat ad = vf_abs(d), d2 = vf_mul(d, d);
+    const vfloat half = vf_set1(0.5f), cu = vf_mul(half, vf_add(u0, u1)), cv = vf_mul(half, vf_add(a0, a1));
+    vfloat sp2 = vf_add(vf_mul(cu, cu), vf_mul(cv, cv));
+    if (dim == 3) {
+        const vfloat cw = vf_mul(half, vf_add(b0, b1));
+        sp2 = vf_add(sp2, vf_mul(cw, cw));
+    }
+    if (!open) {
+        const vmask f = vf_fluid(p->solid + i);
+        a->fluid += vf_count(f);
+        ad = vf_keep(ad, f), d2 = vf_keep(d2, f), sp2 = vf_keep(sp2, f);
+    }
+    a->maxdiv = vf_max(ad, a->maxdiv);
+    vd_add(&a->div2, d2, lane0);
+    a->maxspeed = vf_max(sp2, a->maxspeed);
+    vfloat af = vf_max(vf_abs(u0), vf_abs(a0)), e = vf_add(vf_mul(u0, u0), vf_mul(a0, a0));
+    if (dim == 3) {
+        af = vf_max(vf_abs(b0), af);
+        e = vf_add(e, vf_mul(b0, b0));
+    }
+    a->maxface = vf_max(af, a->maxface);
+    vd_add(&a->energy, e, lane0);
+    if (dye) vd_add(&a->dye, vf_add(vf_add(vf_loadu(p->dr + i), vf_loadu(p->dg + i)), vf_loadu(p->db + i)), lane0);
+}
+
 KERNEL int diag_row(const eddy_sim *s, const diag_layout *L, double *P, int j, int k, int dim, bool mul, bool open) {
     const int n0 = s->n[0], n1 = s->n[1], n2 = s->n[2];
     int fu[3], fv[3], fw[3] = {0, 0, 0};
@@ -76,58 +129,57 @@ KERNEL int diag_row(const eddy_sim *s, const diag_layout *L, double *P, int j, i
     const size_t row = (size_t)j + (size_t)n1 * k;
     const float *u = s->vel[0] + eddy__idx(fu, 0, j, k);
     const float *v0 = s->vel[1] + eddy__idx(fv, 0, j, k), *v1 = s->vel[1] + eddy__idx(fv, 0, j + 1, k);
-    const float *w0 = dim == 3 ? s->vel[2] + eddy__idx(fw, 0, j, k) : NULL;
-    const float *w1 = dim == 3 ? s->vel[2] + eddy__idx(fw, 0, j, k + 1) : NULL;
+    const float *w0 = dim == 3 ? s->vel[2] + eddy__idx(fw, 0, j, k) : v0;
+    const float *w1 = dim == 3 ? s->vel[2] + eddy__idx(fw, 0, j, k + 1) : v0;
     const uint8_t *solid = s->solid + eddy__idx(s->n, 0, j, k);
     const bool same_grid = s->sn[0] == n0 && s->sn[1] == n1 && s->sn[2] == n2;
     const float *dr = s->dye[0] + row * (size_t)n0, *dg = s->dye[1] + row * (size_t)n0, *db = s->dye[2] + row * (size_t)n0;
     const float h = s->h, rh = 1.0f / h;
-    float mdf = 0, ms = 0, mf = 0; /* maxima: exact in any order */
-    int fluid = 0;
-    double sd_l[LANES] = {0}, e_l[LANES] = {0}, dye_l[LANES] = {0};
-    float t_div[CHUNK], t_e[CHUNK], t_dye[CHUNK];
-    for (int i0 = 0; i0 < n0; i0 += CHUNK) {
-        const int m = n0 - i0 < CHUNK ? n0 - i0 : CHUNK;
-        const float *uu = u + i0, *a0 = v0 + i0, *a1 = v1 + i0;
-        const float *b0 = dim == 3 ? w0 + i0 : a0, *b1 = dim == 3 ? w1 + i0 : a0;
-        const uint8_t *so = solid + i0;
-#pragma omp simd reduction(max : mdf, ms, mf) reduction(+ : fluid)
-        for (int i = 0; i < m; i++) {
-            float d = uu[i + 1] - uu[i] + a1[i] - a0[i];
-            if (dim == 3) d += b1[i] - b0[i];
-            d = over_h(d, h, rh, mul);
-            const bool f = open || so[i] == 0;
-            fluid += f;
-            float ad = eddy__keep_float(fabsf(d), f);
-            mdf = ad > mdf ? ad : mdf;
-            t_div[i] = eddy__keep_float(d * d, f);
-            float cu = 0.5f * (uu[i] + uu[i + 1]), cv = 0.5f * (a0[i] + a1[i]);
-            float sp2 = cu * cu + cv * cv;
-            if (dim == 3) {
-                float cw = 0.5f * (b0[i] + b1[i]);
-                sp2 += cw * cw;
-            }
-            sp2 = eddy__keep_float(sp2, f);
-            ms = sp2 > ms ? sp2 : ms;
-            float x = uu[i], y = a0[i];
-            float af = fabsf(x) > fabsf(y) ? fabsf(x) : fabsf(y), e = x * x + y * y;
-            if (dim == 3) {
-                float z = b0[i];
-                af = fabsf(z) > af ? fabsf(z) : af;
-                e += z * z;
-            }
-            mf = af > mf ? af : mf;
-            t_e[i] = e;
+    const diag_in in = {v0, v1, w0, w1, dr, dg, db, solid, vf_set1(h), vf_set1(rh)};
+    diag_acc a = {vd_zero(), vd_zero(), vd_zero(), vf_set1(0.0f), vf_set1(0.0f), vf_set1(0.0f), 0};
+    const int full = n0 - n0 % SPAN;
+    vf_pairs ur = vf_pairs_of(u); /* u[i], u[i + 1] */
+    for (int i = 0; i < full; i += SPAN)
+        for (int q = 0; q < SPAN; q += VF_W) {
+            vfloat u0, u1;
+            vf_pairs_next(&ur, i + q, &u0, &u1);
+            if (same_grid) diag_lanes(&in, &a, i + q, q % LANES, u0, u1, dim, mul, open, true);
+            else diag_lanes(&in, &a, i + q, q % LANES, u0, u1, dim, mul, open, false);
         }
-        /* a solid cell adds +0 to the divergence sum, which leaves it unchanged */
-        add_lanes(sd_l, t_div, m);
-        add_lanes(e_l, t_e, m);
-        if (same_grid) {
-            const float *r = dr + i0, *g = dg + i0, *b = db + i0;
-#pragma omp simd
-            for (int i = 0; i < m; i++) t_dye[i] = r[i] + g[i] + b[i];
-            add_lanes(dye_l, t_dye, m);
+    double sd_l[LANES], e_l[LANES], dye_l[LANES];
+    vd_get(&a.div2, sd_l);
+    vd_get(&a.energy, e_l);
+    vd_get(&a.dye, dye_l);
+    float mdf = vf_hmax(a.maxdiv), ms = vf_hmax(a.maxspeed), mf = vf_hmax(a.maxface); /* no lane is NaN */
+    int fluid = open ? full : a.fluid;
+    /* the cells past the last whole step, one at a time: the same float operations */
+    for (int i = full; i < n0; i++) {
+        float d = u[i + 1] - u[i] + v1[i] - v0[i];
+        if (dim == 3) d += w1[i] - w0[i];
+        d = mul ? d * rh : d / h;
+        const bool f = open || solid[i] == 0;
+        fluid += f;
+        const float ad = eddy__keep_float(fabsf(d), f);
+        mdf = ad > mdf ? ad : mdf;
+        sd_l[i % LANES] += (double)eddy__keep_float(d * d, f);
+        float cu = 0.5f * (u[i] + u[i + 1]), cv = 0.5f * (v0[i] + v1[i]);
+        float sp2 = cu * cu + cv * cv;
+        if (dim == 3) {
+            float cw = 0.5f * (w0[i] + w1[i]);
+            sp2 += cw * cw;
         }
+        sp2 = eddy__keep_float(sp2, f);
+        ms = sp2 > ms ? sp2 : ms;
+        float x = u[i], y = v0[i];
+        float af = fabsf(x) > fabsf(y) ? fabsf(x) : fabsf(y), e = x * x + y * y;
+        if (dim == 3) {
+            float z = w0[i];
+            af = fabsf(z) > af ? fabsf(z) : af;
+            e += z * z;
+        }
+        mf = af > mf ? af : mf;
+        e_l[i % LANES] += (double)e;
+        if (same_grid) dye_l[i % LANES] += (double)(dr[i] + dg[i] + db[i]);
     }
     double energy = join_lanes(e_l), maxface = mf;
     /* the last x-face repeats the first on a periodic x axis and is left out of the face figures; so are the last

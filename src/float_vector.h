@@ -9,7 +9,11 @@
  * must not be read or written past its end); the other lanes load as +0. vf_stream stores an aligned vector past
  * the caches (non-temporal); vf_stream_fence orders such stores before whatever follows (other threads' reads).
  * vf_shift_in(prev, cur) and vf_shift_out(cur, next) move the lanes of consecutive vectors of a row one step: lane k
- * gets element k - 1, resp. k + 1, of the row. */
+ * gets element k - 1, resp. k + 1, of the row. vf_max(a, b) is a > b ? a : b per lane (b where either is NaN, as
+ * the scalar expression), vf_fluid(bytes) the lanes whose byte of a whole vector of bytes is 0 (a fluid cell) and
+ * vf_count their number, vf_hmax the largest lane (lanes that are not NaN: then exact in any order). vd_sums: eight double sums, sum l taking the elements i with i % 8 == l in order of i
+ * (the diagnostics' sums, the same bits at every width): vd_add(&s, v, lane0) adds v's lanes, the first of them
+ * element lane0 (mod 8) of its row, lane0 a multiple of VF_W below 8 (0 from 8 lanes up). */
 #ifndef EDDY_FLOAT_VECTOR_H
 #define EDDY_FLOAT_VECTOR_H
 
@@ -62,6 +66,21 @@ VF_INLINE vmask vf_keep_mask(vfloat x, vfloat limit, const uint8_t *b, int n) {
     return _mm512_cmp_ps_mask(x, limit, _CMP_GT_OQ) & fluid;
 }
 VF_INLINE vfloat vf_keep(vfloat x, vmask m) { return _mm512_maskz_mov_ps(m, x); } /* x, or +0 */
+VF_INLINE vfloat vf_max(vfloat a, vfloat b) { return _mm512_max_ps(a, b); } /* a > b ? a : b */
+VF_INLINE vfloat vf_abs(vfloat a) { return _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(a), _mm512_set1_epi32(0x7fffffff))); }
+VF_INLINE vmask vf_fluid(const uint8_t *b) { /* the lanes whose byte is 0, a whole vector of bytes */
+    return _mm512_cmpeq_epi32_mask(_mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(const void *)b)), _mm512_setzero_si512());
+}
+VF_INLINE int vf_count(vmask m) { return __builtin_popcount((unsigned)m); }
+VF_INLINE float vf_hmax(vfloat v) { return _mm512_reduce_max_ps(v); }
+typedef struct vd_sums { __m512d a; } vd_sums;
+VF_INLINE vd_sums vd_zero(void) { vd_sums s = {_mm512_setzero_pd()}; return s; }
+VF_INLINE void vd_add(vd_sums *s, vfloat v, int lane0) {
+    (void)lane0; /* 0: lanes 0-7 take elements 0-7, then 8-15 */
+    s->a = _mm512_add_pd(s->a, _mm512_cvtps_pd(_mm512_castps512_ps256(v)));
+    s->a = _mm512_add_pd(s->a, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1))));
+}
+VF_INLINE void vd_get(const vd_sums *s, double out[8]) { _mm512_storeu_pd(out, s->a); }
 /* the lanes one step along: prev's last lane, then cur's lanes but its last */
 VF_INLINE vfloat vf_shift_in(vfloat prev, vfloat cur) {
     return _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(cur), _mm512_castps_si512(prev), 15));
@@ -122,6 +141,29 @@ VF_INLINE vmask vf_keep_mask(vfloat x, vfloat limit, const uint8_t *b, int n) {
     return _mm256_and_ps(_mm256_cmp_ps(x, limit, _CMP_GT_OQ), fluid);
 }
 VF_INLINE vfloat vf_keep(vfloat x, vmask m) { return _mm256_and_ps(x, m); }
+VF_INLINE vfloat vf_max(vfloat a, vfloat b) { return _mm256_max_ps(a, b); }
+VF_INLINE vfloat vf_abs(vfloat a) { return _mm256_and_ps(a, _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff))); }
+VF_INLINE vmask vf_fluid(const uint8_t *b) {
+    __m256i bytes = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)b));
+    return _mm256_castsi256_ps(_mm256_cmpeq_epi32(bytes, _mm256_setzero_si256()));
+}
+VF_INLINE int vf_count(vmask m) { return __builtin_popcount((unsigned)_mm256_movemask_ps(m)); }
+VF_INLINE float vf_hmax(vfloat v) {
+    __m128 m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+    return _mm_cvtss_f32(_mm_max_ss(m, _mm_shuffle_ps(m, m, 1)));
+}
+typedef struct vd_sums { __m256d lo, hi; } vd_sums;
+VF_INLINE vd_sums vd_zero(void) { vd_sums s = {_mm256_setzero_pd(), _mm256_setzero_pd()}; return s; }
+VF_INLINE void vd_add(vd_sums *s, vfloat v, int lane0) {
+    (void)lane0; /* 0 */
+    s->lo = _mm256_add_pd(s->lo, _mm256_cvtps_pd(_mm256_castps256_ps128(v)));
+    s->hi = _mm256_add_pd(s->hi, _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)));
+}
+VF_INLINE void vd_get(const vd_sums *s, double out[8]) {
+    _mm256_storeu_pd(out, s->lo);
+    _mm256_storeu_pd(out + 4, s->hi);
+}
 VF_INLINE vfloat vf_shift_in(vfloat prev, vfloat cur) {
     __m256 t = _mm256_permute2f128_ps(prev, cur, 0x21); /* prev's upper half, cur's lower half */
     return _mm256_castsi256_ps(_mm256_alignr_epi8(_mm256_castps_si256(cur), _mm256_castps_si256(t), 12));
@@ -165,6 +207,34 @@ VF_INLINE vmask vf_keep_mask(vfloat x, vfloat limit, const uint8_t *b, int n) {
     return _mm_and_ps(_mm_cmpgt_ps(x, limit), _mm_castsi128_ps(fluid));
 }
 VF_INLINE vfloat vf_keep(vfloat x, vmask m) { return _mm_and_ps(x, m); }
+VF_INLINE vfloat vf_max(vfloat a, vfloat b) { return _mm_max_ps(a, b); }
+VF_INLINE vfloat vf_abs(vfloat a) { return _mm_and_ps(a, _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff))); }
+VF_INLINE vmask vf_fluid(const uint8_t *b) {
+    int32_t word;
+    memcpy(&word, b, sizeof word);
+    const __m128i zero = _mm_setzero_si128();
+    __m128i bytes = _mm_unpacklo_epi16(_mm_unpacklo_epi8(_mm_cvtsi32_si128(word), zero), zero);
+    return _mm_castsi128_ps(_mm_cmpeq_epi32(bytes, zero));
+}
+VF_INLINE int vf_count(vmask m) { return __builtin_popcount((unsigned)_mm_movemask_ps(m)); }
+VF_INLINE float vf_hmax(vfloat m) {
+    m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+    return _mm_cvtss_f32(_mm_max_ss(m, _mm_shuffle_ps(m, m, 1)));
+}
+typedef struct vd_sums { __m128d p[4]; } vd_sums;
+VF_INLINE vd_sums vd_zero(void) {
+    vd_sums s;
+    for (int k = 0; k < 4; k++) s.p[k] = _mm_setzero_pd();
+    return s;
+}
+VF_INLINE void vd_add(vd_sums *s, vfloat v, int lane0) { /* lane0 0 or 4 */
+    const int k = lane0 / 2;
+    s->p[k] = _mm_add_pd(s->p[k], _mm_cvtps_pd(v));
+    s->p[k + 1] = _mm_add_pd(s->p[k + 1], _mm_cvtps_pd(_mm_movehl_ps(v, v)));
+}
+VF_INLINE void vd_get(const vd_sums *s, double out[8]) {
+    for (int k = 0; k < 4; k++) _mm_storeu_pd(out + 2 * k, s->p[k]);
+}
 VF_INLINE vfloat vf_shift_in(vfloat prev, vfloat cur) {
     __m128 t = _mm_shuffle_ps(prev, cur, _MM_SHUFFLE(0, 0, 3, 3)); /* prev3 prev3 cur0 cur0 */
     return _mm_shuffle_ps(t, cur, _MM_SHUFFLE(2, 1, 2, 0));         /* prev3 cur0 cur1 cur2 */
@@ -203,6 +273,18 @@ VF_INLINE vfloat vf_keep(vfloat x, vmask m) {
     memcpy(&x, &bits, sizeof x);
     return x;
 }
+VF_INLINE vfloat vf_max(vfloat a, vfloat b) { return a > b ? a : b; }
+VF_INLINE vfloat vf_abs(vfloat a) { return fabsf(a); }
+VF_INLINE vmask vf_fluid(const uint8_t *b) { return *b == 0; }
+VF_INLINE int vf_count(vmask m) { return m; }
+VF_INLINE float vf_hmax(vfloat v) { return v; }
+typedef struct vd_sums { double d[8]; } vd_sums;
+VF_INLINE vd_sums vd_zero(void) {
+    vd_sums s = {{0}};
+    return s;
+}
+VF_INLINE void vd_add(vd_sums *s, vfloat v, int lane0) { s->d[lane0] += (double)v; }
+VF_INLINE void vd_get(const vd_sums *s, double out[8]) { memcpy(out, s->d, sizeof s->d); }
 VF_INLINE vfloat vf_shift_in(vfloat prev, vfloat cur) {
     (void)cur;
     return prev;

@@ -58,5 +58,11 @@ static inline bool eddy__cpu_has_avx512(void) { return false; }
 #else
 #define EDDY_ISA_PICK(s, name) (name##_base)
 #endif
+/* the same for a row kernel also built for AVX-512 (src/avx512/) */
+#if defined(EDDY_HAVE_AVX512_BUILD)
+#define EDDY_ISA_PICK_WIDEST(s, name) ((s)->avx2 && (s)->avx512 ? name##_avx512 : EDDY_ISA_PICK(s, name))
+#else
+#define EDDY_ISA_PICK_WIDEST(s, name) EDDY_ISA_PICK(s, name)
+#endif
 
 #endif
