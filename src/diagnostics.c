@@ -25,7 +25,7 @@ float eddy__cell_divergence(const eddy_sim *s, int i, int j, int k) {
     return d / s->h;
 }
 
-static diag_layout layout_of(const eddy_sim *s) {
+diag_layout eddy__diag_layout(const eddy_sim *s) {
     diag_layout L = {0};
     L.cell_rows = (size_t)s->n[1] * s->n[2];
     L.scalar_rows = (size_t)s->sn[1] * s->sn[2];
@@ -41,7 +41,7 @@ static diag_layout layout_of(const eddy_sim *s) {
 }
 
 eddy_status eddy__diagnostics(eddy_sim *s, float dt) {
-    const diag_layout L = layout_of(s);
+    const diag_layout L = eddy__diag_layout(s);
     if (!s->diag_partial) {
         s->diag_partial = (double *)malloc(L.total * sizeof(double));
         if (!s->diag_partial)

@@ -12,6 +12,9 @@ typedef struct diag_layout {
     size_t maxdiv, sumdiv2, maxspeed, energy, maxface, dye, total; /* offsets into the buffer */
 } diag_layout;
 
+/* where each partial of a simulation's rows lies in the buffer (diagnostics.c) */
+diag_layout eddy__diag_layout(const eddy_sim *s);
+
 /* One cell row (j,k): writes its partials into P (offsets from L) and returns its fluid cells. */
 typedef int (*eddy_diag_row_fn)(const eddy_sim *s, const diag_layout *L, double *P, int j, int k);
 #define EDDY_DIAG_ROW_DECLARE(isa)                                                                 \

@@ -108,7 +108,7 @@ KERNEL void diag_lanes(const diag_in *p, diag_acc *a, int i, int lane0, vfloat u
         ad = vf_keep(ad, f), d2 = vf_keep(d2, f), sp2 = vf_keep(sp2, f);
     }
     a->maxdiv = vf_max(ad, a->maxdiv);
-    vd_add(&a->div2, d2, lane0);
+    vd_add(&a->div2, d2, lane0); /* a solid cell adds +0, which leaves its lane's sum unchanged */
     a->maxspeed = vf_max(sp2, a->maxspeed);
     vfloat af = vf_max(vf_abs(u0), vf_abs(a0)), e = vf_add(vf_mul(u0, u0), vf_mul(a0, a0));
     if (dim == 3) {

@@ -104,10 +104,13 @@ static void check_case(int dim, bool periodic, int dye_scale, float size, int n0
     const double sv = (double)s->sh[0] * s->sh[1] * (dim == 3 ? s->sh[2] : 1.0);
     const char *what = periodic ? "periodic" : "walls";
     /* the per-row partials of the one-float build, which every vector width must match byte for byte */
-    const size_t cell_rows = (size_t)n1 * n2, scalar_rows = (size_t)s->sn[1] * s->sn[2];
-    const diag_layout lay = {cell_rows, scalar_rows, 0, cell_rows, 2 * cell_rows, 3 * cell_rows, 4 * cell_rows,
-                             5 * cell_rows, 5 * cell_rows + scalar_rows};
+    const diag_layout lay = eddy__diag_layout(s);
     double *scalar_partials = calloc(lay.total, sizeof(double));
+    if (!scalar_partials) {
+        CHECK(0, "out of memory for %zu partials", lay.total);
+        eddy_sim_destroy(s);
+        return;
+    }
     int e2;
     const bool pow2 = frexpf(s->h, &e2) == 0.5f; /* the instance that multiplies by 1/h (exact) */
     const eddy_diag_row_fn scalar_row = dim == 2 ? (pow2 ? eddy__diag_row_2d_mul_scalar : eddy__diag_row_2d_div_scalar)
@@ -126,8 +129,7 @@ static void check_case(int dim, bool periodic, int dye_scale, float size, int n0
         CHECK(eddy_sim_update_diagnostics(s) == EDDY_OK, "diagnostics: %s", eddy_sim_last_error(s));
         const eddy_step_stats *st = &s->stats;
         CHECK(memcmp(s->diag_partial, scalar_partials, lay.total * sizeof(double)) == 0,
-              "%dD %s x%d: the %s row partials differ from the one-float build's", dim, periodic ? "periodic" : "walls",
-              dye_scale, isa_name[isa]);
+              "%dD %s x%d: the %s row partials differ from the one-float build's", dim, what, dye_scale, isa_name[isa]);
         CHECK(rel(st->max_div, maxdiv) <= 1e-6, "%dD %s x%d: max div %.9g vs %.9g", dim, what, dye_scale, st->max_div, maxdiv);
         CHECK(rel(st->rms_div, sqrt(sumdiv2 / (double)fluid)) <= 1e-6, "%dD %s: rms div %.9g vs %.9g", dim, what, st->rms_div,
               sqrt(sumdiv2 / (double)fluid));
