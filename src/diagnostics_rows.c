@@ -14,7 +14,6 @@
  * each; the sums over a whole grid are in double. */
 #include "diagnostics.h"
 #include "float_vector.h"
-#include "keep_if.h"
 
 #include <math.h>
 #include <string.h>
@@ -42,13 +41,14 @@ static void face_row(const float *v, int count, double *sum, double *mx) {
 /* sum of R + G + B along a row of scalars */
 static double dye_row(const float *r, const float *g, const float *b, int count) {
     vd_sums vs = vd_zero();
-    const int full = count - count % SPAN;
-    for (int i = 0; i < full; i += SPAN)
-        for (int q = 0; q < SPAN; q += VF_W)
-            vd_add(&vs, vf_add(vf_add(vf_loadu(r + i + q), vf_loadu(g + i + q)), vf_loadu(b + i + q)), q % LANES);
+    for (int i = 0; i < count; i += SPAN) /* a last partial step: its missing lanes add +0 */
+        for (int q = 0; q < SPAN && i + q < count; q += VF_W) {
+            const int n = count - i - q < VF_W ? count - i - q : VF_W;
+            vd_add(&vs, vf_add(vf_add(vf_load_upto(r + i + q, n), vf_load_upto(g + i + q, n)), vf_load_upto(b + i + q, n)),
+                   q % LANES);
+        }
     double acc[LANES];
     vd_get(&vs, acc);
-    for (int i = full; i < count; i++) acc[i % LANES] += (double)(r[i] + g[i] + b[i]);
     return join_lanes(acc);
 }
 
@@ -83,15 +83,17 @@ typedef struct diag_in {
     vfloat h, rh;
 } diag_in;
 
-/* the cells [i, i + VF_W) of the row, their x-faces u0 (lower) and u1 (upper); dim, mul, open (no solid cell in
- * the row: the mask is not read) and dye (the scalar grid is the velocity grid) constants in each instance */
-KERNEL void diag_lanes(const diag_in *p, diag_acc *a, int i, int lane0, vfloat u0, vfloat u1, int dim, bool mul,
+/* the cells [i, i + n) of the row (n <= VF_W; the other lanes are +0 and add +0 to the sums and maxima, which
+ * leaves them unchanged), their x-faces u0 (lower) and u1 (upper); dim, mul, open (no solid cell in the row: the
+ * mask is not read) and dye (the scalar grid is the velocity grid) constants in each instance */
+KERNEL void diag_lanes(const diag_in *p, diag_acc *a, int i, int n, int lane0, vfloat u0, vfloat u1, int dim, bool mul,
                        bool open, bool dye) {
-    const vfloat a0 = vf_loadu(p->a0 + i), a1 = vf_loadu(p->a1 + i);
+    static const float ones[16] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}; /* VF_W <= 16 */
+    const vfloat a0 = vf_load_upto(p->a0 + i, n), a1 = vf_load_upto(p->a1 + i, n);
     vfloat b0 = a0, b1 = a0;
     vfloat d = vf_sub(vf_add(vf_sub(u1, u0), a1), a0);
     if (dim == 3) {
-        b0 = vf_loadu(p->b0 + i), b1 = vf_loadu(p->b1 + i);
+        b0 = vf_load_upto(p->b0 + i, n), b1 = vf_load_upto(p->b1 + i, n);
         d = vf_add(d, vf_sub(b1, b0));
     }
     d = mul ? vf_mul(d, p->rh) : vf_div(d, p->h);
@@ -103,7 +105,7 @@ KERNEL void diag_lanes(const diag_in *p, diag_acc *a, int i, int lane0, vfloat u
         sp2 = vf_add(sp2, vf_mul(cw, cw));
     }
     if (!open) {
-        const vmask f = vf_fluid(p->solid + i);
+        const vmask f = vf_keep_mask(vf_load_upto(ones, n), vf_set1(0.0f), p->solid + i, n); /* the n lanes' fluid cells */
         a->fluid += vf_count(f);
         ad = vf_keep(ad, f), d2 = vf_keep(d2, f), sp2 = vf_keep(sp2, f);
     }
@@ -117,7 +119,9 @@ KERNEL void diag_lanes(const diag_in *p, diag_acc *a, int i, int lane0, vfloat u
     }
     a->maxface = vf_max(af, a->maxface);
     vd_add(&a->energy, e, lane0);
-    if (dye) vd_add(&a->dye, vf_add(vf_add(vf_loadu(p->dr + i), vf_loadu(p->dg + i)), vf_loadu(p->db + i)), lane0);
+    if (dye)
+        vd_add(&a->dye, vf_add(vf_add(vf_load_upto(p->dr + i, n), vf_load_upto(p->dg + i, n)), vf_load_upto(p->db + i, n)),
+               lane0);
 }
 
 KERNEL int diag_row(const eddy_sim *s, const diag_layout *L, double *P, int j, int k, int dim, bool mul, bool open) {
@@ -143,44 +147,21 @@ KERNEL int diag_row(const eddy_sim *s, const diag_layout *L, double *P, int j, i
         for (int q = 0; q < SPAN; q += VF_W) {
             vfloat u0, u1;
             vf_pairs_next(&ur, i + q, &u0, &u1);
-            if (same_grid) diag_lanes(&in, &a, i + q, q % LANES, u0, u1, dim, mul, open, true);
-            else diag_lanes(&in, &a, i + q, q % LANES, u0, u1, dim, mul, open, false);
+            if (same_grid) diag_lanes(&in, &a, i + q, VF_W, q % LANES, u0, u1, dim, mul, open, true);
+            else diag_lanes(&in, &a, i + q, VF_W, q % LANES, u0, u1, dim, mul, open, false);
         }
+    for (int q = 0; full + q < n0; q += VF_W) { /* the cells past the last whole step */
+        const int i = full + q, n = n0 - i < VF_W ? n0 - i : VF_W;
+        const vfloat u0 = vf_load_upto(u + i, n), u1 = vf_load_upto(u + i + 1, n);
+        if (same_grid) diag_lanes(&in, &a, i, n, q % LANES, u0, u1, dim, mul, open, true);
+        else diag_lanes(&in, &a, i, n, q % LANES, u0, u1, dim, mul, open, false);
+    }
     double sd_l[LANES], e_l[LANES], dye_l[LANES];
     vd_get(&a.div2, sd_l);
     vd_get(&a.energy, e_l);
     vd_get(&a.dye, dye_l);
-    float mdf = vf_hmax(a.maxdiv), ms = vf_hmax(a.maxspeed), mf = vf_hmax(a.maxface); /* no lane is NaN */
-    int fluid = open ? full : a.fluid;
-    /* the cells past the last whole step, one at a time: the same float operations */
-    for (int i = full; i < n0; i++) {
-        float d = u[i + 1] - u[i] + v1[i] - v0[i];
-        if (dim == 3) d += w1[i] - w0[i];
-        d = mul ? d * rh : d / h;
-        const bool f = open || solid[i] == 0;
-        fluid += f;
-        const float ad = eddy__keep_float(fabsf(d), f);
-        mdf = ad > mdf ? ad : mdf;
-        sd_l[i % LANES] += (double)eddy__keep_float(d * d, f);
-        float cu = 0.5f * (u[i] + u[i + 1]), cv = 0.5f * (v0[i] + v1[i]);
-        float sp2 = cu * cu + cv * cv;
-        if (dim == 3) {
-            float cw = 0.5f * (w0[i] + w1[i]);
-            sp2 += cw * cw;
-        }
-        sp2 = eddy__keep_float(sp2, f);
-        ms = sp2 > ms ? sp2 : ms;
-        float x = u[i], y = v0[i];
-        float af = fabsf(x) > fabsf(y) ? fabsf(x) : fabsf(y), e = x * x + y * y;
-        if (dim == 3) {
-            float z = w0[i];
-            af = fabsf(z) > af ? fabsf(z) : af;
-            e += z * z;
-        }
-        mf = af > mf ? af : mf;
-        e_l[i % LANES] += (double)e;
-        if (same_grid) dye_l[i % LANES] += (double)(dr[i] + dg[i] + db[i]);
-    }
+    const float mdf = vf_hmax(a.maxdiv), ms = vf_hmax(a.maxspeed), mf = vf_hmax(a.maxface); /* no lane is NaN */
+    const int fluid = open ? n0 : a.fluid;
     double energy = join_lanes(e_l), maxface = mf;
     /* the last x-face repeats the first on a periodic x axis and is left out of the face figures; so are the last
      * y- and z-face rows of a periodic axis */

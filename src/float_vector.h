@@ -10,10 +10,10 @@
  * the caches (non-temporal); vf_stream_fence orders such stores before whatever follows (other threads' reads).
  * vf_shift_in(prev, cur) and vf_shift_out(cur, next) move the lanes of consecutive vectors of a row one step: lane k
  * gets element k - 1, resp. k + 1, of the row. vf_max(a, b) is a > b ? a : b per lane (b where either is NaN, as
- * the scalar expression), vf_fluid(bytes) the lanes whose byte of a whole vector of bytes is 0 (a fluid cell) and
- * vf_count their number, vf_hmax the largest lane (lanes that are not NaN: then exact in any order). vd_sums: eight double sums, sum l taking the elements i with i % 8 == l in order of i
- * (the diagnostics' sums, the same bits at every width): vd_add(&s, v, lane0) adds v's lanes, the first of them
- * element lane0 (mod 8) of its row, lane0 a multiple of VF_W below 8 (0 from 8 lanes up). */
+ * the scalar expression), vf_count the lanes a mask keeps, vf_hmax the largest lane (lanes that are not NaN: then
+ * exact in any order). vd_sums: eight double sums, sum l taking the elements i with i % 8 == l in order of i (the
+ * diagnostics' sums, the same bits at every width): vd_add(&s, v, lane0) adds v's lanes, the first of them element
+ * lane0 (mod 8) of its row, lane0 a multiple of VF_W below 8 (0 from 8 lanes up). */
 #ifndef EDDY_FLOAT_VECTOR_H
 #define EDDY_FLOAT_VECTOR_H
 
@@ -68,9 +68,6 @@ VF_INLINE vmask vf_keep_mask(vfloat x, vfloat limit, const uint8_t *b, int n) {
 VF_INLINE vfloat vf_keep(vfloat x, vmask m) { return _mm512_maskz_mov_ps(m, x); } /* x, or +0 */
 VF_INLINE vfloat vf_max(vfloat a, vfloat b) { return _mm512_max_ps(a, b); } /* a > b ? a : b */
 VF_INLINE vfloat vf_abs(vfloat a) { return _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(a), _mm512_set1_epi32(0x7fffffff))); }
-VF_INLINE vmask vf_fluid(const uint8_t *b) { /* the lanes whose byte is 0, a whole vector of bytes */
-    return _mm512_cmpeq_epi32_mask(_mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(const void *)b)), _mm512_setzero_si512());
-}
 VF_INLINE int vf_count(vmask m) { return __builtin_popcount((unsigned)m); }
 VF_INLINE float vf_hmax(vfloat v) { return _mm512_reduce_max_ps(v); }
 typedef struct vd_sums { __m512d a; } vd_sums;
@@ -143,10 +140,6 @@ VF_INLINE vmask vf_keep_mask(vfloat x, vfloat limit, const uint8_t *b, int n) {
 VF_INLINE vfloat vf_keep(vfloat x, vmask m) { return _mm256_and_ps(x, m); }
 VF_INLINE vfloat vf_max(vfloat a, vfloat b) { return _mm256_max_ps(a, b); }
 VF_INLINE vfloat vf_abs(vfloat a) { return _mm256_and_ps(a, _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff))); }
-VF_INLINE vmask vf_fluid(const uint8_t *b) {
-    __m256i bytes = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)b));
-    return _mm256_castsi256_ps(_mm256_cmpeq_epi32(bytes, _mm256_setzero_si256()));
-}
 VF_INLINE int vf_count(vmask m) { return __builtin_popcount((unsigned)_mm256_movemask_ps(m)); }
 VF_INLINE float vf_hmax(vfloat v) {
     __m128 m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
@@ -209,13 +202,6 @@ VF_INLINE vmask vf_keep_mask(vfloat x, vfloat limit, const uint8_t *b, int n) {
 VF_INLINE vfloat vf_keep(vfloat x, vmask m) { return _mm_and_ps(x, m); }
 VF_INLINE vfloat vf_max(vfloat a, vfloat b) { return _mm_max_ps(a, b); }
 VF_INLINE vfloat vf_abs(vfloat a) { return _mm_and_ps(a, _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff))); }
-VF_INLINE vmask vf_fluid(const uint8_t *b) {
-    int32_t word;
-    memcpy(&word, b, sizeof word);
-    const __m128i zero = _mm_setzero_si128();
-    __m128i bytes = _mm_unpacklo_epi16(_mm_unpacklo_epi8(_mm_cvtsi32_si128(word), zero), zero);
-    return _mm_castsi128_ps(_mm_cmpeq_epi32(bytes, zero));
-}
 VF_INLINE int vf_count(vmask m) { return __builtin_popcount((unsigned)_mm_movemask_ps(m)); }
 VF_INLINE float vf_hmax(vfloat m) {
     m = _mm_max_ps(m, _mm_movehl_ps(m, m));
@@ -275,7 +261,6 @@ VF_INLINE vfloat vf_keep(vfloat x, vmask m) {
 }
 VF_INLINE vfloat vf_max(vfloat a, vfloat b) { return a > b ? a : b; }
 VF_INLINE vfloat vf_abs(vfloat a) { return fabsf(a); }
-VF_INLINE vmask vf_fluid(const uint8_t *b) { return *b == 0; }
 VF_INLINE int vf_count(vmask m) { return m; }
 VF_INLINE float vf_hmax(vfloat v) { return v; }
 typedef struct vd_sums { double d[8]; } vd_sums;
@@ -294,6 +279,9 @@ VF_INLINE vfloat vf_shift_out(vfloat cur, vfloat next) {
     return next;
 }
 #endif
+
+/* the first n lanes at p (n <= VF_W; the others +0): a whole vector's unaligned load, or a row's last lanes */
+VF_INLINE vfloat vf_load_upto(const float *p, int n) { return n == VF_W ? vf_loadu(p) : vf_loadn(p, n); }
 
 /* A row that starts anywhere in a cache line, read a vector at a time: vf_pairs_next(&r, i, &a, &b) gives elements
  * [i, i + VF_W) and [i + 1, i + 1 + VF_W) of the row, for i = 0, VF_W, 2 VF_W, ... in turn (whole vectors only:

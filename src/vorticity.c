@@ -150,18 +150,10 @@ eddy_status eddy__vort_apply(eddy_sim *s, float dt, const eddy_vort_options *opt
     if (threads > w.ns) threads = w.ns;
     float *scratch = eddy__forces_scratch(s, (size_t)threads * w.per_thread);
     if (!scratch) return EDDY_ERR_OUT_OF_MEMORY;
-    eddy_vort_sweep_fn fn = s->dim == 2 ? (mul ? eddy__vort_sweep2_mul_base : eddy__vort_sweep2_div_base)
-                              : (mul ? eddy__vort_sweep3_mul_base : eddy__vort_sweep3_div_base);
-#if defined(EDDY_HAVE_AVX2_BUILD)
-    if (s->avx2)
-        fn = s->dim == 2 ? (mul ? eddy__vort_sweep2_mul_avx2 : eddy__vort_sweep2_div_avx2)
-                         : (mul ? eddy__vort_sweep3_mul_avx2 : eddy__vort_sweep3_div_avx2);
-#endif
-#if defined(EDDY_HAVE_AVX512_BUILD)
-    if (s->avx2 && s->avx512)
-        fn = s->dim == 2 ? (mul ? eddy__vort_sweep2_mul_avx512 : eddy__vort_sweep2_div_avx512)
-                         : (mul ? eddy__vort_sweep3_mul_avx512 : eddy__vort_sweep3_div_avx512);
-#endif
+    const eddy_vort_sweep_fn by_kind[2][2] = {
+        {EDDY_ISA_PICK_WIDEST(s, eddy__vort_sweep2_div), EDDY_ISA_PICK_WIDEST(s, eddy__vort_sweep2_mul)},
+        {EDDY_ISA_PICK_WIDEST(s, eddy__vort_sweep3_div), EDDY_ISA_PICK_WIDEST(s, eddy__vort_sweep3_mul)}};
+    eddy_vort_sweep_fn fn = by_kind[s->dim == 3][mul];
     if (opt->instances) fn = opt->instances[(s->dim == 3) * 2 + !mul];
     const size_t per_thread = w.per_thread;
 #pragma omp parallel num_threads(threads)

@@ -152,9 +152,6 @@ KERNEL void face_to(const float *old, float *out, vfloat fl, vfloat fh, vfloat h
     vf_stream(out, vf_add(vf_loadu(old), inc));
 }
 
-/* a vector of n lanes from a simulation array (n == VF_W: a whole vector) */
-KERNEL vfloat load_n(const float *p, int n) { return n == VF_W ? vf_loadu(p) : vf_loadn(p, n); }
-
 /* ---------------------------------------------------------------- 2D: slabs are rows of n0 cells */
 
 typedef struct rings2 {
@@ -167,8 +164,8 @@ static inline float *row2(const rings2 *r, float *ring, int key, int ring_len) {
 
 /* (A) twice the cell velocities of row j (see SCALED): uc0 = u[i] + u[i + 1], uc1 = v[j] + v[j + 1] */
 KERNEL void uc_lanes2(const float *u, const float *v0, const float *v1, float *c0, float *c1, int n) {
-    vf_store(c0, vf_add(load_n(u, n), load_n(u + 1, n)));
-    vf_store(c1, vf_add(load_n(v0, n), load_n(v1, n)));
+    vf_store(c0, vf_add(vf_load_upto(u, n), vf_load_upto(u + 1, n)));
+    vf_store(c1, vf_add(vf_load_upto(v0, n), vf_load_upto(v1, n)));
 }
 static void uc_row2(const eddy_sim *s, const sweep *w, const rings2 *r, axis ya, int key) {
     const int n0 = w->n0, j = key_phys(ya, key), full = n0 - n0 % VF_W;
@@ -379,8 +376,8 @@ static inline const float *w_row3(const eddy_sim *s, const sweep *w, int k, int 
 KERNEL void lanes_a3(vfloat u, vfloat u1, const float *v0, const float *v1, const float *w0, const float *w1, float *c0,
                      float *c1, float *c2, int n) {
     vf_store(c0, vf_add(u, u1));
-    vf_store(c1, vf_add(load_n(v0, n), load_n(v1, n)));
-    vf_store(c2, vf_add(load_n(w0, n), load_n(w1, n)));
+    vf_store(c1, vf_add(vf_load_upto(v0, n), vf_load_upto(v1, n)));
+    vf_store(c2, vf_add(vf_load_upto(w0, n), vf_load_upto(w1, n)));
 }
 KERNEL void row_a3(const step3 *t, const plane3 *q, int key) {
     const eddy_sim *s = t->s;
@@ -399,7 +396,7 @@ KERNEL void row_a3(const step3 *t, const plane3 *q, int key) {
     }
     if (full < n0) {
         const int n = n0 - full;
-        lanes_a3(load_n(u + full, n), load_n(u + full + 1, n), v0 + full, v1 + full, w0 + full, w1 + full, c0 + full,
+        lanes_a3(vf_load_upto(u + full, n), vf_load_upto(u + full + 1, n), v0 + full, v1 + full, w0 + full, w1 + full, c0 + full,
                  c1 + full, c2 + full, n);
     }
     set_halo(c1, n0, w->px);
@@ -440,13 +437,13 @@ KERNEL void lanes_b3(row_b3p *p, int i, int n, bool mul) {
         vf_pairs_next(&p->um, i, &um0, &um1);
         vf_pairs_next(&p->up, i, &up0, &up1);
     } else {
-        um0 = load_n(p->uzm + i, n), um1 = load_n(p->uzm + i + 1, n);
-        up0 = load_n(p->uzp + i, n), up1 = load_n(p->uzp + i + 1, n);
+        um0 = vf_load_upto(p->uzm + i, n), um1 = vf_load_upto(p->uzm + i + 1, n);
+        up0 = vf_load_upto(p->uzp + i, n), up1 = vf_load_upto(p->uzp + i + 1, n);
     }
     const vfloat c0zm = vf_add(um0, um1);
     const vfloat c0zp = vf_add(up0, up1);
-    const vfloat c1zm = vf_add(load_n(p->vzm + i, n), load_n(p->vzm + p->n0 + i, n));
-    const vfloat c1zp = vf_add(load_n(p->vzp + i, n), load_n(p->vzp + p->n0 + i, n));
+    const vfloat c1zm = vf_add(vf_load_upto(p->vzm + i, n), vf_load_upto(p->vzm + p->n0 + i, n));
+    const vfloat c1zp = vf_add(vf_load_upto(p->vzp + i, n), vf_load_upto(p->vzp + p->n0 + i, n));
     const vfloat qx = vf_load(p->xq + i), c1_next = vf_load(p->c1 + i + VF_W), c2_next = vf_load(p->c2 + i + VF_W);
     vfloat ax = quot(vf_sub(vf_shift_out(p->c2_cur, c2_next), vf_shift_in(p->c2_prev, p->c2_cur)), qx, mul); /* d uc2/dx */
     vfloat bx = quot(vf_sub(vf_shift_out(p->c1_cur, c1_next), vf_shift_in(p->c1_prev, p->c1_cur)), qx, mul); /* d uc1/dx */
