@@ -14,6 +14,7 @@
 #ifndef EDDY_SIM_INTERNAL_H
 #define EDDY_SIM_INTERNAL_H
 
+#include "balance.h"
 #include "eddy/eddy.h"
 #include "vector_isa.h"
 #include <stdarg.h>
@@ -79,6 +80,7 @@ struct eddy_sim {
     double *diag_partial; /* per-row partials of the diagnostics, allocated on first use (diagnostics.c) */
     float *forces_scratch; /* buoyancy's axis tables, confinement's slab rings; grown on use (forces.c) */
     size_t forces_scratch_floats;
+    eddy_balance vort_balance; /* confinement's blocks of slabs per thread, by the threads' speeds (vorticity.c) */
 
     eddy_obstacle *obstacles;
     int obstacle_count, obstacle_cap;

@@ -10,7 +10,8 @@
  * computed a slab at a time into small rings of slabs, so nothing the size of the grid is written besides the new
  * velocity; in 3D the planes are cut into bands of rows whose rings stay in the L2 cache. The new faces go to
  * vel_tmp (then swapped with vel), so the sweep always reads the velocity it started from; each thread takes a
- * contiguous range of slabs and recomputes the slabs (and each band the rows) of halo it needs. The kernels are
+ * contiguous range of slabs, sized by the threads' speeds on earlier calls (balance.h), and recomputes the slabs
+ * (and each band the rows) of halo it needs. The kernels are
  * written once over a vector of floats and built for SSE2, AVX2 and AVX-512 (float_vector.h, vector_isa.h). Every
  * value is computed with the same float operations in the same order as the per-cell formulas above (a division
  * by the spacing becomes a multiply only where that is exact: h a power of two; never a fused multiply-add; the
@@ -119,7 +120,7 @@ void eddy__vort_layout(eddy_vort_sweep *w, int dim, size_t budget, int min_rows)
  * 8 rows per band (below that, the halo rows each band recomputes cost more than the misses saved). The new faces
  * go past the caches from 16 MiB of velocity: twice that (old and new) is more than a last-level cache holds. */
 eddy_vort_options eddy__vort_default_options(void) {
-    eddy_vort_options o = {384 * 1024, 8, (size_t)16 << 20, NULL};
+    eddy_vort_options o = {384 * 1024, 8, (size_t)16 << 20, NULL, true};
     return o;
 }
 
@@ -156,14 +157,26 @@ eddy_status eddy__vort_apply(eddy_sim *s, float dt, const eddy_vort_options *opt
     eddy_vort_sweep_fn fn = by_kind[s->dim == 3][mul];
     if (opt->instances) fn = opt->instances[(s->dim == 3) * 2 + !mul];
     const size_t per_thread = w.per_thread;
+    /* each thread a contiguous block of slabs: by the threads' speeds on earlier calls (balance.h), or even */
+    const bool balance = opt->balance && threads <= EDDY_BALANCE_MAX_THREADS;
+    int bounds[EDDY_BALANCE_MAX_THREADS + 1];
+    double seconds[EDDY_BALANCE_MAX_THREADS];
+    if (balance) eddy__balance_bounds(&s->vort_balance, w.ns, threads, bounds);
+    bool whole = true; /* the team had every thread asked for (the bounds were cut for it) */
 #pragma omp parallel num_threads(threads)
     {
         const int t = omp_get_thread_num(), nt = omp_get_num_threads();
         float *base = scratch + (size_t)t * per_thread;
         base += (64 - (uintptr_t)base % 64) % 64 / sizeof(float); /* rows 64-byte aligned */
-        const int r0 = (int)((long long)w.ns * t / nt), r1 = (int)((long long)w.ns * (t + 1) / nt);
+        const bool cut = balance && nt == threads;
+        const int r0 = cut ? bounds[t] : (int)((long long)w.ns * t / nt),
+                  r1 = cut ? bounds[t + 1] : (int)((long long)w.ns * (t + 1) / nt);
+        const double t0 = omp_get_wtime();
         if (r0 < r1) fn(s, &w, base, r0, r1);
+        if (cut) seconds[t] = omp_get_wtime() - t0;
+        else if (t == 0) whole = false;
     }
+    if (balance && whole) eddy__balance_record(&s->vort_balance, w.ns, threads, bounds, seconds);
     for (int a = 0; a < s->dim; a++) {
         float *t = s->vel[a];
         s->vel[a] = s->vel_tmp[a];

@@ -1,6 +1,7 @@
 /* Vorticity confinement's sweep (vorticity_sweep.c) against a straightforward per-cell implementation of the
  * formulas in vorticity.c, byte for byte: every vector width the CPU runs (baseline, AVX2, AVX-512, and the
- * one-float build of WebAssembly, compiled into this test), 1, 2 and 3 threads (blocks of slabs as thin as one), 3D
+ * one-float build of WebAssembly, compiled into this test), 1, 2 and 3 threads (blocks of slabs as thin as one, even
+ * and as uneven as the split by the threads' speeds makes them, balance.h), 3D
  * planes cut into bands as narrow as one row, faces written with ordinary and with non-temporal stores, over 2D and
  * 3D grids whose sizes are and are not multiples of the vector widths, every combination of periodic axes (the others
  * walls, with one-sided differences), solid cells, regions where the gradient of |curl| vanishes, and spacings
@@ -206,15 +207,23 @@ static void check_case(int dim, const int n[3], int periodic_mask, bool pow2) {
     for (int isa = 0; isa < 4; isa++) {
         if (!can[isa]) continue;
         for (int threads = 1; threads <= 3; threads++)
-            for (int narrow = 0; narrow < 2; narrow++) {
+            for (int narrow = 0; narrow < 3; narrow++) {
                 s->avx2 = isa >= 1;
                 s->avx512 = isa == 2;
                 s->def.threads = threads;
                 for (int a = 0; a < dim; a++) memcpy(s->vel[a], in[a], s->nface[a] * sizeof(float));
                 /* narrow: bands of one row (a budget of nothing) and faces written past the caches (non-temporal
-                 * stores: from any size); else the library's defaults */
+                 * stores: from any size); else the library's defaults, with (2) blocks cut as if the threads had
+                 * measured 1 : 3 : 0.5 slabs per second */
                 eddy_vort_options o = eddy__vort_default_options();
-                if (narrow) o.ring_budget = 0, o.min_band_rows = 1, o.stream_bytes = 0;
+                if (narrow == 1) o.ring_budget = 0, o.min_band_rows = 1, o.stream_bytes = 0;
+                s->vort_balance = (eddy_balance){0};
+                if (narrow == 2) {
+                    const double rate[3] = {1.0, 3.0, 0.5};
+                    s->vort_balance.threads = threads;
+                    s->vort_balance.slabs = dim == 3 ? n[2] : n[1];
+                    for (int t = 0; t < threads; t++) s->vort_balance.rate[t] = rate[t];
+                }
                 if (isa == 3) o.instances = scalar_instances;
                 eddy_status st = eddy__vort_apply(s, dt, &o);
                 CHECK(st == EDDY_OK, "apply: %s", eddy_sim_last_error(s));
@@ -224,7 +233,7 @@ static void check_case(int dim, const int n[3], int periodic_mask, bool pow2) {
                     CHECK(0, "%dD %dx%dx%d periodic %d%d%d h %s, %s, %d threads%s: differs from the reference (%s)", dim,
                           n[0], n[1], n[2], periodic_mask & 1, (periodic_mask >> 1) & 1, (periodic_mask >> 2) & 1,
                           pow2 ? "2^-3" : "0.1", isa == 0 ? "baseline" : isa == 1 ? "AVX2" : isa == 2 ? "AVX-512" : "scalar", threads,
-                          narrow ? ", 1-row bands, streaming stores" : "", where);
+                          narrow == 1 ? ", 1-row bands, streaming stores" : narrow == 2 ? ", uneven blocks" : "", where);
                 }
                 cases_run++;
             }

@@ -1,0 +1,51 @@
+/* Blocks of slabs in proportion to the threads' measured speeds (balance.h). */
+#include "balance.h"
+
+static bool known(const eddy_balance *b, int slabs, int threads) {
+    return threads <= EDDY_BALANCE_MAX_THREADS && b->threads == threads && b->slabs == slabs;
+}
+
+void eddy__balance_bounds(const eddy_balance *b, int slabs, int threads, int *bounds) {
+    if (threads > EDDY_BALANCE_MAX_THREADS) threads = EDDY_BALANCE_MAX_THREADS; /* the caller splits evenly */
+    const bool measured = known(b, slabs, threads);
+    double weight[EDDY_BALANCE_MAX_THREADS], total = 0.0, mean = 0.0;
+    for (int t = 0; t < threads; t++) mean += measured ? b->rate[t] : 1.0;
+    mean /= threads;
+    for (int t = 0; t < threads; t++) {
+        const double r = measured ? b->rate[t] : 1.0;
+        weight[t] = r > 0.25 * mean ? r : 0.25 * mean;
+        total += weight[t];
+    }
+    double before = 0.0;
+    bounds[0] = 0;
+    for (int t = 0; t < threads; t++) {
+        before += weight[t];
+        int cut = t + 1 == threads ? slabs : (int)(slabs * (before / total) + 0.5);
+        if (cut < bounds[t]) cut = bounds[t];
+        if (cut > slabs) cut = slabs;
+        bounds[t + 1] = cut;
+    }
+}
+
+void eddy__balance_record(eddy_balance *b, int slabs, int threads, const int *bounds, const double *seconds) {
+    if (threads > EDDY_BALANCE_MAX_THREADS) return;
+    const bool measured = known(b, slabs, threads);
+    for (int t = 0; t < threads; t++) {
+        const int own = bounds[t + 1] - bounds[t];
+        double r = measured ? b->rate[t] : 0.0;
+        if (own > 0 && seconds[t] > 0.0) {
+            const double now = own / seconds[t];
+            r = r > 0.0 ? 0.5 * (r + now) : now;
+        }
+        b->rate[t] = r;
+    }
+    /* a thread never measured (no slabs, or no time) takes the mean of the others */
+    double sum = 0.0;
+    int with = 0;
+    for (int t = 0; t < threads; t++)
+        if (b->rate[t] > 0.0) sum += b->rate[t], with++;
+    for (int t = 0; t < threads; t++)
+        if (!(b->rate[t] > 0.0)) b->rate[t] = with ? sum / with : 1.0;
+    b->threads = threads;
+    b->slabs = slabs;
+}

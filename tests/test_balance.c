@@ -1,0 +1,79 @@
+/* Blocks of slabs by the threads' measured speeds (src/balance.h): even until measured, then in proportion to the
+ * rates, each counted as at least a quarter of their mean, every slab in exactly one block; the rates the mean of old
+ * and new, a thread without slabs taking the others' mean. */
+#include "balance.h"
+#include "check.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#define CHECK_NEAR(got, want, tol, what)                                                                               \
+    CHECK(fabs((got) - (want)) <= (tol), "%s: %.9g, want %.9g", what, (double)(got), (double)(want))
+
+/* the blocks tile [0, slabs) in order */
+static void check_tiles(const int *bounds, int threads, int slabs, const char *what) {
+    CHECK(bounds[0] == 0 && bounds[threads] == slabs, "%s: blocks span [%d, %d), want [0, %d)", what, bounds[0],
+          bounds[threads], slabs);
+    for (int t = 0; t < threads; t++)
+        CHECK(bounds[t] <= bounds[t + 1], "%s: block %d is [%d, %d)", what, t, bounds[t], bounds[t + 1]);
+}
+
+int main(void) {
+    eddy_balance b = {0};
+    int bounds[EDDY_BALANCE_MAX_THREADS + 1];
+    double seconds[EDDY_BALANCE_MAX_THREADS];
+
+    /* nothing measured: even blocks */
+    eddy__balance_bounds(&b, 128, 2, bounds);
+    check_tiles(bounds, 2, 128, "even");
+    CHECK(bounds[1] == 64, "even split of 128 by 2 at %d, want 64", bounds[1]);
+
+    /* thread 0 ran its 64 slabs in 1 ms, thread 1 in 1.5 ms: rates 64000 and 42667; blocks 128 * 0.6 = 76.8 -> 77 */
+    seconds[0] = 1e-3, seconds[1] = 1.5e-3;
+    eddy__balance_record(&b, 128, 2, bounds, seconds);
+    CHECK_NEAR(b.rate[0], 64000.0, 1e-6, "rate of thread 0");
+    CHECK_NEAR(b.rate[1], 128000.0 / 3.0, 1e-6, "rate of thread 1");
+    eddy__balance_bounds(&b, 128, 2, bounds);
+    check_tiles(bounds, 2, 128, "by speed");
+    CHECK(bounds[1] == 77, "split by speed at %d, want 77", bounds[1]);
+
+    /* the next call: thread 0 77 slabs in 1.1 ms (70000/s), thread 1 51 in 1.0 ms (51000/s): the means 67000, 46833 */
+    seconds[0] = 1.1e-3, seconds[1] = 1.0e-3;
+    eddy__balance_record(&b, 128, 2, bounds, seconds);
+    CHECK_NEAR(b.rate[0], 0.5 * (64000.0 + 77.0 / 1.1e-3), 1e-6, "smoothed rate of thread 0");
+    CHECK_NEAR(b.rate[1], 0.5 * (128000.0 / 3.0 + 51000.0), 1e-6, "smoothed rate of thread 1");
+
+    /* another grid or team: even again */
+    eddy__balance_bounds(&b, 100, 2, bounds);
+    CHECK(bounds[1] == 50, "other slab count: split at %d, want 50", bounds[1]);
+    eddy__balance_bounds(&b, 128, 3, bounds);
+    check_tiles(bounds, 3, 128, "other team");
+    CHECK(bounds[1] == 43 && bounds[2] == 85, "other team: %d %d, want 43 85", bounds[1], bounds[2]);
+
+    /* a thread 100x slower is weighted as a quarter of the mean rate: weights 100 and 0.25 * 50.5 = 12.625, the cut
+     * at 128 * 100 / 112.625 = 113.65 -> 114, so it keeps 14 slabs */
+    eddy_balance slow = {2, 128, {100.0, 1.0}};
+    eddy__balance_bounds(&slow, 128, 2, bounds);
+    check_tiles(bounds, 2, 128, "floor");
+    CHECK(bounds[2] - bounds[1] == 14, "the slow thread takes %d slabs, want 14", bounds[2] - bounds[1]);
+
+    /* more threads than slabs: blocks may be empty, every slab still in one */
+    eddy_balance many = {0};
+    eddy__balance_bounds(&many, 3, 8, bounds);
+    check_tiles(bounds, 8, 3, "8 threads, 3 slabs");
+    for (int t = 0; t < 8; t++)
+        seconds[t] = 1e-3;
+    eddy__balance_record(&many, 3, 8, bounds, seconds);
+    for (int t = 0; t < 8; t++)
+        CHECK(many.rate[t] > 0.0, "thread %d without slabs has rate %g, want the others' mean", t, many.rate[t]);
+    CHECK_NEAR(many.rate[0], 1000.0, 1e-9, "an empty block's thread takes the mean: thread 0");
+
+    /* a thread whose time reads 0 (a clock too coarse) keeps its old rate */
+    eddy_balance keep = {2, 10, {5.0, 7.0}};
+    const int halves[3] = {0, 5, 10};
+    seconds[0] = 0.0, seconds[1] = 1.0;
+    eddy__balance_record(&keep, 10, 2, halves, seconds);
+    CHECK_NEAR(keep.rate[0], 5.0, 0.0, "rate kept when the time reads 0");
+    CHECK_NEAR(keep.rate[1], 6.0, 1e-12, "rate smoothed: (7 + 5) / 2");
+    return check_finish("test_balance");
+}
