@@ -10,7 +10,8 @@
  * the caches (non-temporal); vf_stream_fence orders such stores before whatever follows (other threads' reads).
  * vf_shift_in(prev, cur) and vf_shift_out(cur, next) move the lanes of consecutive vectors of a row one step: lane k
  * gets element k - 1, resp. k + 1, of the row. vf_max(a, b) is a > b ? a : b per lane (b where either is NaN, as
- * the scalar expression), vf_count the lanes a mask keeps, vf_hmax the largest lane (lanes that are not NaN: then
+ * the scalar expression), vf_keep(x, m) x where the mask keeps and +0 elsewhere, vf_div_keep(a, b, m) the same of a / b
+ * (AVX-512: lanes not kept are not divided), vf_count the lanes a mask keeps, vf_hmax the largest lane (lanes that are not NaN: then
  * exact in any order). vd_sums: eight double sums, sum l taking the elements i with i % 8 == l in order of i (the
  * diagnostics' sums, the same bits at every width): vd_add(&s, v, lane0) adds v's lanes, the first of them element
  * lane0 (mod 8) of its row, lane0 a multiple of VF_W below 8 (0 from 8 lanes up). */
@@ -66,6 +67,7 @@ VF_INLINE vmask vf_keep_mask(vfloat x, vfloat limit, const uint8_t *b, int n) {
     return _mm512_cmp_ps_mask(x, limit, _CMP_GT_OQ) & fluid;
 }
 VF_INLINE vfloat vf_keep(vfloat x, vmask m) { return _mm512_maskz_mov_ps(m, x); } /* x, or +0 */
+VF_INLINE vfloat vf_div_keep(vfloat a, vfloat b, vmask m) { return _mm512_maskz_div_ps(m, a, b); } /* a / b, or +0 */
 VF_INLINE vfloat vf_max(vfloat a, vfloat b) { return _mm512_max_ps(a, b); } /* a > b ? a : b */
 VF_INLINE vfloat vf_abs(vfloat a) { return _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(a), _mm512_set1_epi32(0x7fffffff))); }
 VF_INLINE int vf_count(vmask m) { return __builtin_popcount((unsigned)m); }
@@ -138,6 +140,7 @@ VF_INLINE vmask vf_keep_mask(vfloat x, vfloat limit, const uint8_t *b, int n) {
     return _mm256_and_ps(_mm256_cmp_ps(x, limit, _CMP_GT_OQ), fluid);
 }
 VF_INLINE vfloat vf_keep(vfloat x, vmask m) { return _mm256_and_ps(x, m); }
+VF_INLINE vfloat vf_div_keep(vfloat a, vfloat b, vmask m) { return _mm256_and_ps(_mm256_div_ps(a, b), m); }
 VF_INLINE vfloat vf_max(vfloat a, vfloat b) { return _mm256_max_ps(a, b); }
 VF_INLINE vfloat vf_abs(vfloat a) { return _mm256_and_ps(a, _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff))); }
 VF_INLINE int vf_count(vmask m) { return __builtin_popcount((unsigned)_mm256_movemask_ps(m)); }
@@ -200,6 +203,7 @@ VF_INLINE vmask vf_keep_mask(vfloat x, vfloat limit, const uint8_t *b, int n) {
     return _mm_and_ps(_mm_cmpgt_ps(x, limit), _mm_castsi128_ps(fluid));
 }
 VF_INLINE vfloat vf_keep(vfloat x, vmask m) { return _mm_and_ps(x, m); }
+VF_INLINE vfloat vf_div_keep(vfloat a, vfloat b, vmask m) { return _mm_and_ps(_mm_div_ps(a, b), m); }
 VF_INLINE vfloat vf_max(vfloat a, vfloat b) { return _mm_max_ps(a, b); }
 VF_INLINE vfloat vf_abs(vfloat a) { return _mm_and_ps(a, _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff))); }
 VF_INLINE int vf_count(vmask m) { return __builtin_popcount((unsigned)_mm_movemask_ps(m)); }
@@ -259,6 +263,7 @@ VF_INLINE vfloat vf_keep(vfloat x, vmask m) {
     memcpy(&x, &bits, sizeof x);
     return x;
 }
+VF_INLINE vfloat vf_div_keep(vfloat a, vfloat b, vmask m) { return m ? a / b : 0.0f; }
 VF_INLINE vfloat vf_max(vfloat a, vfloat b) { return a > b ? a : b; }
 VF_INLINE vfloat vf_abs(vfloat a) { return fabsf(a); }
 VF_INLINE int vf_count(vmask m) { return m; }

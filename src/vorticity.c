@@ -1,24 +1,33 @@
 /* Vorticity confinement (Steinhoff & Underhill 1994; Fedkiw, Stam & Jensen 2001):
  *   omega = curl u,  N = grad|omega| / |grad|omega||,  f = epsilon * h * (N x omega).
- * In 3D N is grad|omega| * (1 / |grad|omega||): one reciprocal and three products instead of three divisions; 2D
- * divides its two components (cuda_notes 193 chose these forms when the device kernels still kept these bits).
  * On the MAC grid: face velocities are averaged to cell centres, curl and grad|omega| are central differences
  * there (one-sided at walls, wrapped on periodic axes), and the cell force is averaged back onto the faces.
  * epsilon is dimensionless; the factor h makes the force converge as the grid is refined.
+ *
+ * Computed in units in which h and the averages' halves drop out (the same values up to rounding):
+ *   U_a = u_a[face i] + u_a[face i + 1], twice the cell velocity;
+ *   D_b f = (f[i + 1] - f[i - 1]) * q along axis b: q = 1 for a central difference, q = 2 for a one-sided one at
+ *     a wall ((f[i + 1] - f[i]) * 2), so D_b is 2h times the derivative;
+ *   W = (D_y U_z - D_z U_y, D_z U_x - D_x U_z, D_x U_y - D_y U_x) = 4h omega, |W| = sqrt(Wx Wx + Wy Wy + Wz Wz);
+ *   g = D|W| = 8h^2 grad|omega|, |g| = sqrt(gx gx + gy gy + gz gz), of the same direction N;
+ *   n = g * (c / |g|) with c = eps dt / 8 (0.125 (eps dt)); n = +0 in solid cells and where |g| <= 1e-20 (the
+ *     gradient vanishes);
+ *   F = n x W (= (dt / 2) eps h N x omega: a cell's share of the change of each of its faces), each component as
+ *     n_y W_z - n_z W_y and so on (2D: Wx = Wy = nz = +0 in these formulas);
+ *   new face = old + (F_below + F_above).
+ * So no spacing divides anything: one division per cell, c / |g|, and h only cancels.
  *
  * One sweep along the outermost axis (rows in 2D, planes in 3D; vorticity_sweep.c): cell velocity, curl and force are
  * computed a slab at a time into small rings of slabs, so nothing the size of the grid is written besides the new
  * velocity; in 3D the planes are cut into bands of rows whose rings stay in the L2 cache. The new faces go to
  * vel_tmp (then swapped with vel), so the sweep always reads the velocity it started from; each thread takes a
  * contiguous range of slabs, sized by the threads' speeds on earlier calls (balance.h), and recomputes the slabs
- * (and each band the rows) of halo it needs. The kernels are
- * written once over a vector of floats and built for SSE2, AVX2 and AVX-512 (float_vector.h, vector_isa.h). Every
- * value is computed with the same float operations in the same order as the per-cell formulas above (a division
- * by the spacing becomes a multiply only where that is exact: h a power of two; never a fused multiply-add; the
- * sweep drops the 0.5 of each average where a power-of-two factor takes it back, vorticity_sweep.c's SCALED: the
- * same bits for any velocity that is not subnormal), so the result does not depend on the thread count, the vector
- * width or the bands (tests/test_vorticity_sweep.c checks the sweep against the formulas cell by cell, byte for
- * byte). The CUDA kernels follow the same formulas with fused multiply-adds, reciprocals and approximate roots
+ * (and each band the rows) of halo it needs. The kernels are written once over a vector of floats and built for
+ * SSE2, AVX2 and AVX-512 (float_vector.h, vector_isa.h). Every value is computed with the same float operations in
+ * the same order as the formulas above (never a fused multiply-add; a multiply by a factor q of 1 may be left out:
+ * it is exact), so the result does not depend on the thread count, the vector width or the bands
+ * (tests/test_vorticity_sweep.c checks the sweep against the formulas cell by cell, byte for byte). The CUDA
+ * kernels follow the formulas in physical units with fused multiply-adds, reciprocals and approximate roots
  * (src/cuda/vort_tile.cuh): within ~1e-7 of these faces, not their bits. */
 #include "vorticity_sweep.h"
 
@@ -140,7 +149,7 @@ eddy_status eddy__vort_apply(eddy_sim *s, float dt, const eddy_vort_options *opt
     w.px = s->periodic[0];
     w.py = s->periodic[1];
     w.ps = s->periodic[s->dim - 1];
-    const bool mul = eddy__vort_step_constants(s->h, eps, dt, w.den, w.rcp, &w.hscale, &w.hdt);
+    w.scale = eddy__vort_sweep_scale(eps, dt);
     size_t vel_bytes = 0;
     for (int a = 0; a < s->dim; a++) vel_bytes += s->nface[a] * sizeof(float);
     w.stream = vel_bytes >= opt->stream_bytes;
@@ -151,11 +160,8 @@ eddy_status eddy__vort_apply(eddy_sim *s, float dt, const eddy_vort_options *opt
     if (threads > w.ns) threads = w.ns;
     float *scratch = eddy__forces_scratch(s, (size_t)threads * w.per_thread);
     if (!scratch) return EDDY_ERR_OUT_OF_MEMORY;
-    const eddy_vort_sweep_fn by_kind[2][2] = {
-        {EDDY_ISA_PICK_WIDEST(s, eddy__vort_sweep2_div), EDDY_ISA_PICK_WIDEST(s, eddy__vort_sweep2_mul)},
-        {EDDY_ISA_PICK_WIDEST(s, eddy__vort_sweep3_div), EDDY_ISA_PICK_WIDEST(s, eddy__vort_sweep3_mul)}};
-    eddy_vort_sweep_fn fn = by_kind[s->dim == 3][mul];
-    if (opt->instances) fn = opt->instances[(s->dim == 3) * 2 + !mul];
+    eddy_vort_sweep_fn fn = s->dim == 3 ? EDDY_ISA_PICK_WIDEST(s, eddy__vort_sweep3) : EDDY_ISA_PICK_WIDEST(s, eddy__vort_sweep2);
+    if (opt->instances) fn = opt->instances[s->dim == 3];
     const size_t per_thread = w.per_thread;
     /* each thread a contiguous block of slabs: by the threads' speeds on earlier calls (balance.h), or even */
     const bool balance = opt->balance && threads <= EDDY_BALANCE_MAX_THREADS;

@@ -68,17 +68,12 @@ enum { PAD = EDDY_VORT_PAD };
 #define KERNEL static inline
 #endif
 
-/* SCALED: the sweep carries twice the cell velocities (the sums of their faces, without the average's 0.5), so its
- * curl, |curl| and grad|curl| are twice vorticity.c's, exactly (scaling by 2 commutes with rounding); the normal
- * N = grad / |grad| is the formula's own bits, N x curl is twice its value and the force takes 0.5 eps h, the
- * gradient's cut-off 2e-20 (2 * 1e-20f, exact); the faces take old + (0.5 dt) (fl + fh), the formula's
- * old + dt (0.5 (fl + fh)). The same bits for every velocity that is not subnormal, 10 multiplies fewer per 3D cell
- * (B averages the faces of the planes above and below again), 4 per 2D cell. */
-
-/* x / q with q the spacing (den), or x * q with q its exact reciprocal (rcp): the same bits (see vorticity.c).
- * `mul` is a constant in each instance of the kernels below. */
-KERNEL vfloat quot(vfloat x, vfloat q, bool mul) { return mul ? vf_mul(x, q) : vf_div(x, q); }
-KERNEL float spacing(const sweep *w, int span, bool mul) { return mul ? w->rcp[span] : w->den[span]; }
+/* The sweep's units (vorticity.c): cell velocities doubled, differences not divided by their spacing, a one-sided
+ * difference at a wall counted twice (its factor q is 2, a central difference's 1). A difference times its factor:
+ * where a kernel instance knows q is 1 (`unit`: a row and plane away from the walls along y and z), the multiply
+ * (exact, so the same bits either way) is left out. */
+KERNEL vfloat spaced(vfloat d, vfloat q, bool unit) { return unit ? d : vf_mul(d, q); }
+static inline float factor_of(int span) { return span == 1 ? 2.0f : 1.0f; }
 
 /* ---------------------------------------------------------------- keys along an axis
  * A key is a slab or row index as the neighbour rule sees it: clamped to [0, n) on a bounded axis, free on a
@@ -115,10 +110,10 @@ static window window_of(axis a, int r0, int r1) {
     return v;
 }
 
-/* the x spacing of each column: one-sided (span 1) at a wall, central (span 2) elsewhere and past the end */
-static void fill_x_spacing(const sweep *w, float *q, bool mul) {
+/* the x factor of each column: 2 one-sided (span 1) at a wall, 1 central (span 2) elsewhere and past the end */
+static void fill_x_factor(const sweep *w, float *q) {
     const int n0 = w->n0, len = (int)w->stride - PAD;
-    for (int i = 0; i < len; i++) q[i] = spacing(w, i < n0 ? key_span((axis){n0, w->px}, i) : 2, mul);
+    for (int i = 0; i < len; i++) q[i] = factor_of(i < n0 ? key_span((axis){n0, w->px}, i) : 2);
 }
 
 /* the halo cells of a row: the neighbours of cells 0 and n0 - 1 as a wall clamps them or a periodic axis wraps */
@@ -127,28 +122,28 @@ static inline void set_halo(float *row, int n0, bool periodic) {
     row[n0] = periodic ? row[0] : row[n0 - 1];
 }
 
-/* one face: old + dt * 0.5 (fl + fh), on n lanes, as old + hdt (fl + fh) with hdt = 0.5 dt (the same bits) */
-KERNEL void face(const float *old, float *out, vfloat fl, vfloat fh, vfloat hdt, int n) {
-    vfloat inc = vf_mul(hdt, vf_add(fl, fh));
+/* one face from the forces of the cells on either side (each dt/2 of the face's change): old + (fl + fh), n lanes */
+KERNEL void face(const float *old, float *out, vfloat fl, vfloat fh, int n) {
+    vfloat inc = vf_add(fl, fh);
     if (n == VF_W) vf_storeu(out, vf_add(vf_loadu(old), inc));
     else vf_storen(out, vf_add(vf_loadn(old, n), inc), n);
 }
 
 /* face() over a row of n0 faces: whole vectors, then the partial one */
-KERNEL void face_row(const float *old, float *out, const float *fl, const float *fh, vfloat hdt, int n0) {
+KERNEL void face_row(const float *old, float *out, const float *fl, const float *fh, int n0) {
     const int full = n0 - n0 % VF_W;
-    for (int i = 0; i < full; i += VF_W) face(old + i, out + i, vf_load(fl + i), vf_load(fh + i), hdt, VF_W);
-    if (full < n0) face(old + full, out + full, vf_load(fl + full), vf_load(fh + full), hdt, n0 - full);
+    for (int i = 0; i < full; i += VF_W) face(old + i, out + i, vf_load(fl + i), vf_load(fh + i), VF_W);
+    if (full < n0) face(old + full, out + full, vf_load(fl + full), vf_load(fh + full), n0 - full);
 }
 
 /* the same, stored with a non-temporal store (out aligned, n == VF_W) if `stream`: past the caches, without reading
  * the line first, for output that will not be read again before it would have left them */
-KERNEL void face_to(const float *old, float *out, vfloat fl, vfloat fh, vfloat hdt, int n, bool stream) {
+KERNEL void face_to(const float *old, float *out, vfloat fl, vfloat fh, int n, bool stream) {
     if (!stream) {
-        face(old, out, fl, fh, hdt, n);
+        face(old, out, fl, fh, n);
         return;
     }
-    vfloat inc = vf_mul(hdt, vf_add(fl, fh));
+    vfloat inc = vf_add(fl, fh);
     vf_stream(out, vf_add(vf_loadu(old), inc));
 }
 
@@ -162,7 +157,7 @@ static inline float *row2(const rings2 *r, float *ring, int key, int ring_len) {
     return ring + (size_t)slot_of(key, ring_len) * r->slot;
 }
 
-/* (A) twice the cell velocities of row j (see SCALED): uc0 = u[i] + u[i + 1], uc1 = v[j] + v[j + 1] */
+/* (A) twice the cell velocities of row j: uc0 = u[i] + u[i + 1], uc1 = v[j] + v[j + 1] */
 KERNEL void uc_lanes2(const float *u, const float *v0, const float *v1, float *c0, float *c1, int n) {
     vf_store(c0, vf_add(vf_load_upto(u, n), vf_load_upto(u + 1, n)));
     vf_store(c1, vf_add(vf_load_upto(v0, n), vf_load_upto(v1, n)));
@@ -176,19 +171,19 @@ static void uc_row2(const eddy_sim *s, const sweep *w, const rings2 *r, axis ya,
     set_halo(c1, n0, w->px);
 }
 
-/* (B) wz = d uc1/dx - d uc0/dy, |w| = sqrt(wz * wz) (= the 3D formula with wx = wy = +0). The x differences come
+/* (B) wz = D_x uc1 - D_y uc0, |w| = sqrt(wz * wz) (= the 3D formula with wx = wy = +0). The x differences come
  * from aligned loads, shifted: prev, cur, next along the row. */
-KERNEL void curl_row2(const sweep *w, const rings2 *r, axis ya, int key, bool mul) {
+KERNEL void curl_row2(const sweep *w, const rings2 *r, axis ya, int key, bool unit) {
     const int n0 = w->n0;
     const float *c1 = row2(r, r->uc1, key, 2), *c0m = row2(r, r->uc0, key_nb(ya, key, -1), 3),
                 *c0p = row2(r, r->uc0, key_nb(ya, key, 1), 3), *xq = r->xq;
     float *wz = row2(r, r->wz, key, 2), *mag = row2(r, r->mag, key, 3);
-    const vfloat dy = vf_set1(spacing(w, key_span(ya, key), mul));
+    const vfloat dy = vf_set1(factor_of(key_span(ya, key)));
     vfloat prev = vf_load(c1 - VF_W), cur = vf_load(c1);
     for (int i = 0; i < n0; i += VF_W) {
         const vfloat next = vf_load(c1 + i + VF_W);
-        vfloat z = vf_sub(quot(vf_sub(vf_shift_out(cur, next), vf_shift_in(prev, cur)), vf_load(xq + i), mul),
-                          quot(vf_sub(vf_load(c0p + i), vf_load(c0m + i)), dy, mul));
+        vfloat z = vf_sub(vf_mul(vf_sub(vf_shift_out(cur, next), vf_shift_in(prev, cur)), vf_load(xq + i)),
+                          spaced(vf_sub(vf_load(c0p + i), vf_load(c0m + i)), dy, unit));
         prev = cur, cur = next;
         vf_store(wz + i, z);
         vf_store(mag + i, vf_sqrt(vf_mul(z, z)));
@@ -196,54 +191,53 @@ KERNEL void curl_row2(const sweep *w, const rings2 *r, axis ya, int key, bool mu
     set_halo(mag, n0, w->px);
 }
 
-/* (C) N = grad|w| / |grad|w||, f = eps h (N x w) with nz = +0, w = (+0, +0, wz) in the 3D formula's order, zero in
- * solid cells and where the gradient vanishes */
+/* (C) g = D|w|, n = g (scale / |g|) (+0 in solid cells and where the gradient vanishes), f = n x w with nz = +0,
+ * w = (+0, +0, wz) in the 3D formula's order */
 KERNEL void force_lanes2(const float *mag, const float *mm, const float *mp, const float *wz, const float *xq,
                          const uint8_t *solid, float *fx, float *fy, int i, vfloat *prev, vfloat *cur, vfloat dy,
-                         vfloat scale, int n, bool mul) {
+                         vfloat scale, int n, bool unit) {
     const vfloat next = vf_load(mag + i + VF_W);
-    vfloat gx = quot(vf_sub(vf_shift_out(*cur, next), vf_shift_in(*prev, *cur)), vf_load(xq + i), mul);
+    vfloat gx = vf_mul(vf_sub(vf_shift_out(*cur, next), vf_shift_in(*prev, *cur)), vf_load(xq + i));
     *prev = *cur, *cur = next;
-    vfloat gy = quot(vf_sub(vf_load(mp + i), vf_load(mm + i)), dy, mul);
+    vfloat gy = spaced(vf_sub(vf_load(mp + i), vf_load(mm + i)), dy, unit);
     vfloat len = vf_sqrt(vf_add(vf_mul(gx, gx), vf_mul(gy, gy)));
-    vmask keep = vf_keep_mask(len, vf_set1(EDDY_VORT_CUT), solid + i, n);
-    vfloat nx = vf_div(gx, len), ny = vf_div(gy, len), z = vf_load(wz + i);
-    vf_store(fx + i, vf_keep(vf_mul(scale, vf_mul(ny, z)), keep));
-    vf_store(fy + i, vf_keep(vf_mul(scale, vf_sub(vf_set1(0.0f), vf_mul(nx, z))), keep));
+    vfloat inv = vf_div_keep(scale, len, vf_keep_mask(len, vf_set1(EDDY_VORT_SWEEP_CUT), solid + i, n));
+    vfloat nx = vf_mul(gx, inv), ny = vf_mul(gy, inv), z = vf_load(wz + i);
+    vf_store(fx + i, vf_mul(ny, z));
+    vf_store(fy + i, vf_sub(vf_set1(0.0f), vf_mul(nx, z)));
 }
 /* the new faces of one vector of cells of row j: x-faces but the row's last (fx with its halo set), y-faces between
  * the row below and this one (the row below may be this very row, at a wall) */
 KERNEL void faces_lanes2(const float *u_old, float *u_new, const float *v_old, float *v_new, const float *fx,
-                         const float *fy_below, const float *fy, int i, vfloat *fx_prev, vfloat hdt, int n, bool stream) {
+                         const float *fy_below, const float *fy, int i, vfloat *fx_prev, int n, bool stream) {
     const vfloat f = vf_load(fx + i);
-    face(u_old + i, u_new + i, vf_shift_in(*fx_prev, f), f, hdt, n);
+    face(u_old + i, u_new + i, vf_shift_in(*fx_prev, f), f, n);
     *fx_prev = f;
-    face_to(v_old + i, v_new + i, vf_load(fy_below + i), vf_load(fy + i), hdt, n, stream);
+    face_to(v_old + i, v_new + i, vf_load(fy_below + i), vf_load(fy + i), n, stream);
 }
-KERNEL void force_row2(eddy_sim *s, const sweep *w, const rings2 *r, axis ya, int key, bool faces, bool mul) {
+KERNEL void force_row2(eddy_sim *s, const sweep *w, const rings2 *r, axis ya, int key, bool faces, bool unit) {
     const int n0 = w->n0, j = key_phys(ya, key), full = n0 - n0 % VF_W;
     const float *mag = row2(r, r->mag, key, 3), *mm = row2(r, r->mag, key_nb(ya, key, -1), 3),
                 *mp = row2(r, r->mag, key_nb(ya, key, 1), 3), *wz = row2(r, r->wz, key, 2), *xq = r->xq;
     const uint8_t *solid = s->solid + (size_t)j * n0;
     float *fx = r->fx, *fy = row2(r, r->fy, key, 2);
-    const vfloat dy = vf_set1(spacing(w, key_span(ya, key), mul)), scale = vf_set1(w->hscale);
+    const vfloat dy = vf_set1(factor_of(key_span(ya, key))), scale = vf_set1(w->scale);
     vfloat prev = vf_load(mag - VF_W), cur = vf_load(mag);
-    for (int i = 0; i < full; i += VF_W) force_lanes2(mag, mm, mp, wz, xq, solid, fx, fy, i, &prev, &cur, dy, scale, VF_W, mul);
-    if (full < n0) force_lanes2(mag, mm, mp, wz, xq, solid, fx, fy, full, &prev, &cur, dy, scale, n0 - full, mul);
+    for (int i = 0; i < full; i += VF_W) force_lanes2(mag, mm, mp, wz, xq, solid, fx, fy, i, &prev, &cur, dy, scale, VF_W, unit);
+    if (full < n0) force_lanes2(mag, mm, mp, wz, xq, solid, fx, fy, full, &prev, &cur, dy, scale, n0 - full, unit);
     if (!faces) return; /* a row of halo: only its fy is needed */
     const float *fy_below = row2(r, r->fy, key_nb(ya, key, -1), 2), *u_old = s->vel[0] + (size_t)j * (n0 + 1),
                 *v_old = s->vel[1] + (size_t)j * n0;
     float *u_new = s->vel_tmp[0] + (size_t)j * (n0 + 1), *v_new = s->vel_tmp[1] + (size_t)j * n0;
-    const vfloat hdt = vf_set1(w->hdt);
     set_halo(fx, n0, w->px);
     vfloat fx_prev = vf_load(fx - VF_W);
     if (w->stream && full == n0 && (uintptr_t)v_new % sizeof(vfloat) == 0)
-        for (int i = 0; i < full; i += VF_W) faces_lanes2(u_old, u_new, v_old, v_new, fx, fy_below, fy, i, &fx_prev, hdt, VF_W, true);
+        for (int i = 0; i < full; i += VF_W) faces_lanes2(u_old, u_new, v_old, v_new, fx, fy_below, fy, i, &fx_prev, VF_W, true);
     else {
-        for (int i = 0; i < full; i += VF_W) faces_lanes2(u_old, u_new, v_old, v_new, fx, fy_below, fy, i, &fx_prev, hdt, VF_W, false);
-        if (full < n0) faces_lanes2(u_old, u_new, v_old, v_new, fx, fy_below, fy, full, &fx_prev, hdt, n0 - full, false);
+        for (int i = 0; i < full; i += VF_W) faces_lanes2(u_old, u_new, v_old, v_new, fx, fy_below, fy, i, &fx_prev, VF_W, false);
+        if (full < n0) faces_lanes2(u_old, u_new, v_old, v_new, fx, fy_below, fy, full, &fx_prev, n0 - full, false);
     }
-    u_new[n0] = u_old[n0] + w->hdt * (fx[n0 - 1] + fx[n0]); /* the last x-face */
+    u_new[n0] = u_old[n0] + (fx[n0 - 1] + fx[n0]); /* the last x-face */
 }
 
 /* the top row of y-faces, between rows ns - 1 and ns (a wall: ns - 1 again; periodic: row 0) */
@@ -252,8 +246,7 @@ static void top_row2(eddy_sim *s, const sweep *w, const rings2 *r, axis ya) {
     const float *fl = row2(r, r->fy, key_nb(ya, ns - 1, 0), 2), *fh = row2(r, r->fy, key_nb(ya, ns - 1, 1), 2);
     const float *old = s->vel[1] + (size_t)ns * n0;
     float *out = s->vel_tmp[1] + (size_t)ns * n0;
-    const vfloat hdt = vf_set1(w->hdt);
-    face_row(old, out, fl, fh, hdt, n0);
+    face_row(old, out, fl, fh, n0);
 }
 
 static rings2 rings2_of(const sweep *w, float *scratch) {
@@ -269,15 +262,26 @@ static rings2 rings2_of(const sweep *w, float *scratch) {
     return r;
 }
 
-KERNEL void sweep2(eddy_sim *s, const sweep *w, float *scratch, int r0, int r1, bool mul) {
+/* is the y factor of row `key` 1 (a central difference)? */
+static inline bool unit_at(axis a, int key) { return key_span(a, key) == 2; }
+
+KERNEL void sweep2(eddy_sim *s, const sweep *w, float *scratch, int r0, int r1) {
     const rings2 r = rings2_of(w, scratch);
     const axis ya = {w->ns, w->ps};
     const window v = window_of(ya, r0, r1);
-    fill_x_spacing(w, r.xq, mul);
+    fill_x_factor(w, r.xq);
     for (int L = v.umin; L <= v.fmax + 2; L++) {
         if (L <= v.umax) uc_row2(s, w, &r, ya, L);
-        if (L - 1 >= v.cmin && L - 1 <= v.cmax) curl_row2(w, &r, ya, L - 1, mul);
-        if (L - 2 >= v.fmin && L - 2 <= v.fmax) force_row2(s, w, &r, ya, L - 2, L - 2 >= r0 && L - 2 < r1, mul);
+        const int cb = L - 1, cc = L - 2;
+        if (cb >= v.cmin && cb <= v.cmax) {
+            if (unit_at(ya, cb)) curl_row2(w, &r, ya, cb, true);
+            else curl_row2(w, &r, ya, cb, false);
+        }
+        if (cc >= v.fmin && cc <= v.fmax) {
+            const bool faces = cc >= r0 && cc < r1;
+            if (unit_at(ya, cc)) force_row2(s, w, &r, ya, cc, faces, true);
+            else force_row2(s, w, &r, ya, cc, faces, false);
+        }
     }
     if (v.last) top_row2(s, w, &r, ya);
 }
@@ -314,7 +318,8 @@ static inline float *fz_row3(const rings3 *r, int first, int key) {
  * slots of the rings at the plane and its neighbours below ([0]) and above ([2]) */
 typedef struct plane3 {
     int k, kzm, kzp;
-    vfloat dz;
+    vfloat dz;   /* the z factor */
+    bool unit_z; /* it is 1 */
     float *om, *mag[3];
     int fz[2]; /* where the rows of fz of the plane below ([0]) and of this one begin in their slot */
 } plane3;
@@ -327,14 +332,15 @@ typedef struct step3 {
     int j0, j1; /* the band's own rows: their faces are written */
 } step3;
 
-static plane3 plane_of3(const step3 *t, int plane, bool mul) {
+static plane3 plane_of3(const step3 *t, int plane) {
     const rings3 *r = t->r;
     plane3 q;
     const int zk[3] = {key_nb(t->za, plane, -1), plane, key_nb(t->za, plane, 1)};
     q.k = key_phys(t->za, plane);
     q.kzm = key_phys(t->za, zk[0]);
     q.kzp = key_phys(t->za, zk[2]);
-    q.dz = vf_set1(spacing(t->w, key_span(t->za, plane), mul));
+    q.dz = vf_set1(factor_of(key_span(t->za, plane)));
+    q.unit_z = unit_at(t->za, plane);
     for (int d = 0; d < 3; d++) q.mag[d] = slot3(r, r->mag, zk[d], 3);
     q.om = r->om + (size_t)slot_of(plane, 2) * 3 * r->slot;
     q.fz[0] = slot_of(-zk[0], r->fz_rows);
@@ -342,13 +348,13 @@ static plane3 plane_of3(const step3 *t, int plane, bool mul) {
     return q;
 }
 
-/* a row of a band: its physical index, its neighbours' rows in the ring, the spacing of its y differences */
+/* a row of a band: its physical index, its neighbours' rows in the ring, the factor of its y differences */
 typedef struct row3 {
     int j;
     size_t at, below, above; /* offsets of the row and of its neighbours in a slot */
     vfloat dy;
 } row3;
-static inline row3 row_of3(const step3 *t, int key, bool mul) {
+static inline row3 row_of3(const step3 *t, int key) {
     row3 y;
     const size_t S = t->r->stride;
     const int row0 = t->r->row0;
@@ -356,7 +362,7 @@ static inline row3 row_of3(const step3 *t, int key, bool mul) {
     y.at = (size_t)(key - row0) * S;
     y.below = (size_t)(key_nb(t->ya, key, -1) - row0) * S;
     y.above = (size_t)(key_nb(t->ya, key, 1) - row0) * S;
-    y.dy = vf_set1(spacing(t->w, key_span(t->ya, key), mul));
+    y.dy = vf_set1(factor_of(key_span(t->ya, key)));
     return y;
 }
 
@@ -371,7 +377,7 @@ static inline const float *w_row3(const eddy_sim *s, const sweep *w, int k, int 
     return s->vel[2] + ((size_t)k * w->n1 + j) * w->n0;
 }
 
-/* (A) twice the cell velocities of row `key` of plane q (see SCALED) into rings of rows (uc0, uc2: 3 rows, the y
+/* (A) twice the cell velocities of row `key` of plane q into rings of rows (uc0, uc2: 3 rows, the y
  * neighbours of B's row; uc1: 2): uc0 = u[i] + u[i + 1], uc1 = v[j] + v[j + 1], uc2 = w[k] + w[k + 1] */
 KERNEL void lanes_a3(vfloat u, vfloat u1, const float *v0, const float *v1, const float *w0, const float *w1, float *c0,
                      float *c1, float *c2, int n) {
@@ -413,9 +419,9 @@ typedef struct row_b3p {
     vfloat dy, dz, c1_prev, c1_cur, c2_prev, c2_cur;
     vf_pairs um, up; /* uzm, uzp for whole vectors */
 } row_b3p;
-static inline row_b3p b_row(const step3 *t, const plane3 *q, int key, bool mul) {
+static inline row_b3p b_row(const step3 *t, const plane3 *q, int key) {
     const rings3 *r = t->r;
-    const row3 y = row_of3(t, key, mul);
+    const row3 y = row_of3(t, key);
     const int below = key_nb(t->ya, key, -1), above = key_nb(t->ya, key, 1);
     row_b3p p;
     p.c1 = ring_row3(r, r->uc1, key, 2), p.c2 = ring_row3(r, r->uc2, key, 3);
@@ -431,7 +437,7 @@ static inline row_b3p b_row(const step3 *t, const plane3 *q, int key, bool mul) 
     p.um = vf_pairs_of(p.uzm), p.up = vf_pairs_of(p.uzp);
     return p;
 }
-KERNEL void lanes_b3(row_b3p *p, int i, int n, bool mul) {
+KERNEL void lanes_b3(row_b3p *p, int i, int n, bool unit) {
     vfloat um0, um1, up0, up1;
     if (n == VF_W) {
         vf_pairs_next(&p->um, i, &um0, &um1);
@@ -445,27 +451,27 @@ KERNEL void lanes_b3(row_b3p *p, int i, int n, bool mul) {
     const vfloat c1zm = vf_add(vf_load_upto(p->vzm + i, n), vf_load_upto(p->vzm + p->n0 + i, n));
     const vfloat c1zp = vf_add(vf_load_upto(p->vzp + i, n), vf_load_upto(p->vzp + p->n0 + i, n));
     const vfloat qx = vf_load(p->xq + i), c1_next = vf_load(p->c1 + i + VF_W), c2_next = vf_load(p->c2 + i + VF_W);
-    vfloat ax = quot(vf_sub(vf_shift_out(p->c2_cur, c2_next), vf_shift_in(p->c2_prev, p->c2_cur)), qx, mul); /* d uc2/dx */
-    vfloat bx = quot(vf_sub(vf_shift_out(p->c1_cur, c1_next), vf_shift_in(p->c1_prev, p->c1_cur)), qx, mul); /* d uc1/dx */
+    vfloat ax = vf_mul(vf_sub(vf_shift_out(p->c2_cur, c2_next), vf_shift_in(p->c2_prev, p->c2_cur)), qx); /* D_x uc2 */
+    vfloat bx = vf_mul(vf_sub(vf_shift_out(p->c1_cur, c1_next), vf_shift_in(p->c1_prev, p->c1_cur)), qx); /* D_x uc1 */
     p->c1_prev = p->c1_cur, p->c1_cur = c1_next, p->c2_prev = p->c2_cur, p->c2_cur = c2_next;
-    vfloat wx = vf_sub(quot(vf_sub(vf_load(p->c2p + i), vf_load(p->c2m + i)), p->dy, mul),
-                       quot(vf_sub(c1zp, c1zm), p->dz, mul));
-    vfloat wy = vf_sub(quot(vf_sub(c0zp, c0zm), p->dz, mul), ax);
-    vfloat wz = vf_sub(bx, quot(vf_sub(vf_load(p->c0yp + i), vf_load(p->c0ym + i)), p->dy, mul));
+    vfloat wx = vf_sub(spaced(vf_sub(vf_load(p->c2p + i), vf_load(p->c2m + i)), p->dy, unit),
+                       spaced(vf_sub(c1zp, c1zm), p->dz, unit));
+    vfloat wy = vf_sub(spaced(vf_sub(c0zp, c0zm), p->dz, unit), ax);
+    vfloat wz = vf_sub(bx, spaced(vf_sub(vf_load(p->c0yp + i), vf_load(p->c0ym + i)), p->dy, unit));
     vf_store(p->ox + 3 * i, wx);
     vf_store(p->oy + 3 * i, wy);
     vf_store(p->oz + 3 * i, wz);
     vf_store(p->mag + i, vf_sqrt(vf_add(vf_add(vf_mul(wx, wx), vf_mul(wy, wy)), vf_mul(wz, wz))));
 }
-KERNEL void row_b3(const step3 *t, const plane3 *q, int key, bool mul) {
-    row_b3p p = b_row(t, q, key, mul);
+KERNEL void row_b3(const step3 *t, const plane3 *q, int key, bool unit) {
+    row_b3p p = b_row(t, q, key);
     const int n0 = t->w->n0, full = n0 - n0 % VF_W;
-    for (int i = 0; i < full; i += VF_W) lanes_b3(&p, i, VF_W, mul);
-    if (full < n0) lanes_b3(&p, full, n0 - full, mul);
+    for (int i = 0; i < full; i += VF_W) lanes_b3(&p, i, VF_W, unit);
+    if (full < n0) lanes_b3(&p, full, n0 - full, unit);
     set_halo(p.mag, n0, t->w->px);
 }
-/* (C) of one vector of cells: N = grad|w| / |grad|w||, f = eps h (N x w), zero in solid cells and where the
- * gradient vanishes (fx only for a row whose faces are written: for a row of halo only fy and fz are needed) */
+/* (C) of one vector of cells: g = D|w|, n = g (scale / |g|) (+0 in solid cells and where the gradient vanishes),
+ * f = n x w (fx only for a row whose faces are written: for a row of halo only fy and fz are needed) */
 typedef struct row_c3 {
     const float *mag, *mym, *myp, *mzm, *mzp, *ox, *oy, *oz, *xq, *fy_below, *fz_below, *u_old, *v_old, *w_old;
     const uint8_t *solid;
@@ -478,48 +484,48 @@ typedef struct grad3 {
     vfloat gx, gy, gz, len;
     vmask keep;
 } grad3;
-KERNEL grad3 grad_c3(const row_c3 *p, int i, vfloat dy, vfloat dz, int n, vfloat *prev, vfloat *cur, bool mul) {
+KERNEL grad3 grad_c3(const row_c3 *p, int i, vfloat dy, vfloat dz, int n, vfloat *prev, vfloat *cur, bool unit) {
     grad3 g;
     const vfloat next = vf_load(p->mag + i + VF_W); /* |curl| along x from aligned loads */
-    g.gx = quot(vf_sub(vf_shift_out(*cur, next), vf_shift_in(*prev, *cur)), vf_load(p->xq + i), mul);
+    g.gx = vf_mul(vf_sub(vf_shift_out(*cur, next), vf_shift_in(*prev, *cur)), vf_load(p->xq + i));
     *prev = *cur, *cur = next;
-    g.gy = quot(vf_sub(vf_load(p->myp + i), vf_load(p->mym + i)), dy, mul);
-    g.gz = quot(vf_sub(vf_load(p->mzp + i), vf_load(p->mzm + i)), dz, mul);
+    g.gy = spaced(vf_sub(vf_load(p->myp + i), vf_load(p->mym + i)), dy, unit);
+    g.gz = spaced(vf_sub(vf_load(p->mzp + i), vf_load(p->mzm + i)), dz, unit);
     g.len = vf_sqrt(vf_add(vf_add(vf_mul(g.gx, g.gx), vf_mul(g.gy, g.gy)), vf_mul(g.gz, g.gz)));
-    g.keep = vf_keep_mask(g.len, vf_set1(EDDY_VORT_CUT), p->solid + i, n);
+    g.keep = vf_keep_mask(g.len, vf_set1(EDDY_VORT_SWEEP_CUT), p->solid + i, n);
     return g;
 }
 KERNEL void force_c3(const row_c3 *p, int i, const grad3 *g, vfloat scale, bool faces) {
-    const vfloat inv = vf_div(vf_set1(1.0f), g->len);
+    const vfloat inv = vf_div_keep(scale, g->len, g->keep);
     vfloat nx = vf_mul(g->gx, inv), ny = vf_mul(g->gy, inv), nz = vf_mul(g->gz, inv);
     vfloat ox = vf_load(p->ox + 3 * i), oy = vf_load(p->oy + 3 * i), oz = vf_load(p->oz + 3 * i);
-    if (faces) vf_store(p->fx + i, vf_keep(vf_mul(scale, vf_sub(vf_mul(ny, oz), vf_mul(nz, oy))), g->keep));
-    vf_store(p->fy + i, vf_keep(vf_mul(scale, vf_sub(vf_mul(nz, ox), vf_mul(nx, oz))), g->keep));
-    vf_store(p->fz + i, vf_keep(vf_mul(scale, vf_sub(vf_mul(nx, oy), vf_mul(ny, ox))), g->keep));
+    if (faces) vf_store(p->fx + i, vf_sub(vf_mul(ny, oz), vf_mul(nz, oy)));
+    vf_store(p->fy + i, vf_sub(vf_mul(nz, ox), vf_mul(nx, oz)));
+    vf_store(p->fz + i, vf_sub(vf_mul(nx, oy), vf_mul(ny, ox)));
 }
 /* the faces of a row of cells from their forces (fx with its halo set): x-faces (n0 + 1 of them), y-faces between
  * the row below and this one, z-faces between the plane below and this one (those below may be these very rows,
  * at a wall) */
-KERNEL void faces_lanes3(const row_c3 *p, int i, vfloat hdt, int n, vfloat *fx_prev, bool stream) {
+KERNEL void faces_lanes3(const row_c3 *p, int i, int n, vfloat *fx_prev, bool stream) {
     const vfloat fx = vf_load(p->fx + i);
-    face(p->u_old + i, p->u_new + i, vf_shift_in(*fx_prev, fx), fx, hdt, n);
+    face(p->u_old + i, p->u_new + i, vf_shift_in(*fx_prev, fx), fx, n);
     *fx_prev = fx;
-    face_to(p->v_old + i, p->v_new + i, vf_load(p->fy_below + i), vf_load(p->fy + i), hdt, n, stream);
-    face_to(p->w_old + i, p->w_new + i, vf_load(p->fz_below + i), vf_load(p->fz + i), hdt, n, stream);
+    face_to(p->v_old + i, p->v_new + i, vf_load(p->fy_below + i), vf_load(p->fy + i), n, stream);
+    face_to(p->w_old + i, p->w_new + i, vf_load(p->fz_below + i), vf_load(p->fz + i), n, stream);
 }
-KERNEL void lanes_row_c3(const step3 *t, const row_c3 *p, vfloat dy, vfloat dz, bool faces, bool mul) {
+KERNEL void lanes_row_c3(const step3 *t, const row_c3 *p, vfloat dy, vfloat dz, bool faces, bool unit) {
     const int n0 = t->w->n0, full = n0 - n0 % VF_W;
-    const vfloat scale = vf_set1(t->w->hscale);
+    const vfloat scale = vf_set1(t->w->scale);
     vfloat prev = vf_load(p->mag - VF_W), cur = vf_load(p->mag);
     if (full > 0) {
-        grad3 g = grad_c3(p, 0, dy, dz, VF_W, &prev, &cur, mul);
+        grad3 g = grad_c3(p, 0, dy, dz, VF_W, &prev, &cur, unit);
         for (int i = 0; i + VF_W < full; i += VF_W) {
             if (p->pf_u) { /* see row_c3_of */
                 vf_prefetch(p->pf_u + i);
                 vf_prefetch(p->pf_v + i);
                 vf_prefetch(p->pf_w + i);
             }
-            const grad3 next = grad_c3(p, i + VF_W, dy, dz, VF_W, &prev, &cur, mul);
+            const grad3 next = grad_c3(p, i + VF_W, dy, dz, VF_W, &prev, &cur, unit);
             force_c3(p, i, &g, scale, faces);
             g = next;
         }
@@ -531,26 +537,25 @@ KERNEL void lanes_row_c3(const step3 *t, const row_c3 *p, vfloat dy, vfloat dz, 
         force_c3(p, full - VF_W, &g, scale, faces);
     }
     if (full < n0) {
-        const grad3 g = grad_c3(p, full, dy, dz, n0 - full, &prev, &cur, mul);
+        const grad3 g = grad_c3(p, full, dy, dz, n0 - full, &prev, &cur, unit);
         force_c3(p, full, &g, scale, faces);
     }
     if (!faces) return;
-    const vfloat hdt = vf_set1(t->w->hdt);
     set_halo(p->fx, n0, t->w->px);
     vfloat fx_prev = vf_load(p->fx - VF_W);
     if (t->w->stream && full == n0 && ((uintptr_t)p->v_new | (uintptr_t)p->w_new) % sizeof(vfloat) == 0)
-        for (int i = 0; i < full; i += VF_W) faces_lanes3(p, i, hdt, VF_W, &fx_prev, true);
+        for (int i = 0; i < full; i += VF_W) faces_lanes3(p, i, VF_W, &fx_prev, true);
     else {
-        for (int i = 0; i < full; i += VF_W) faces_lanes3(p, i, hdt, VF_W, &fx_prev, false);
-        if (full < n0) faces_lanes3(p, full, hdt, n0 - full, &fx_prev, false);
+        for (int i = 0; i < full; i += VF_W) faces_lanes3(p, i, VF_W, &fx_prev, false);
+        if (full < n0) faces_lanes3(p, full, n0 - full, &fx_prev, false);
     }
     const float *f = p->fx; /* the last x-face, n0 */
-    p->u_new[n0] = p->u_old[n0] + t->w->hdt * (f[n0 - 1] + f[n0]);
+    p->u_new[n0] = p->u_old[n0] + (f[n0 - 1] + f[n0]);
 }
-KERNEL void row_c3_of(const step3 *t, const plane3 *q, int key, bool faces, int next_uv, int next_w, bool mul) {
+KERNEL void row_c3_of(const step3 *t, const plane3 *q, int key, bool faces, int next_uv, int next_w) {
     const eddy_sim *s = t->s;
     const rings3 *r = t->r;
-    const row3 y = row_of3(t, key, mul);
+    const row3 y = row_of3(t, key);
     const int n0 = t->w->n0, n1 = t->w->n1, k = q->k, j = y.j;
     const size_t P = (size_t)n0 * n1, cells = ((size_t)k * n1 + j) * n0;
     row_c3 p;
@@ -584,8 +589,9 @@ KERNEL void row_c3_of(const step3 *t, const plane3 *q, int key, bool faces, int 
         p.pf_v = v_row3(s, t->w, next_uv, y.j + 1);
         p.pf_w = w_row3(s, t->w, next_w, y.j);
     }
-    if (faces) lanes_row_c3(t, &p, y.dy, q->dz, true, mul);
-    else lanes_row_c3(t, &p, y.dy, q->dz, false, mul); /* a row of halo: only its fy and fz are needed */
+    if (faces && q->unit_z && unit_at(t->ya, key)) lanes_row_c3(t, &p, y.dy, q->dz, true, true);
+    else if (faces) lanes_row_c3(t, &p, y.dy, q->dz, true, false);
+    else lanes_row_c3(t, &p, y.dy, q->dz, false, false); /* a row of halo: only its fy and fz are needed */
 }
 
 /* the top row of y-faces of plane q (a wall: row n1 - 1 again; periodic: row 0), after C's rows */
@@ -597,8 +603,7 @@ static void top_row3(const step3 *t, const plane3 *q) {
     const size_t at = ((size_t)q->k * (n1 + 1) + n1) * n0;
     const float *old = t->s->vel[1] + at;
     float *out = t->s->vel_tmp[1] + at;
-    const vfloat hdt = vf_set1(t->w->hdt);
-    face_row(old, out, fl, fh, hdt, n0);
+    face_row(old, out, fl, fh, n0);
 }
 
 /* row j of the top plane of z-faces, between planes ns - 1 and ns (a wall: ns - 1 again; periodic: 0), right after
@@ -609,7 +614,7 @@ static void top_face_z(const step3 *t, int j) {
     const float *fl = fz_row3(r, slot_of(-key_nb(t->za, ns - 1, 0), r->fz_rows), j),
                 *fh = fz_row3(r, slot_of(-key_nb(t->za, ns - 1, 1), r->fz_rows), j);
     const size_t at = ((size_t)ns * n1 + j) * n0;
-    face_row(t->s->vel[2] + at, t->s->vel_tmp[2] + at, fl, fh, vf_set1(t->w->hdt), n0);
+    face_row(t->s->vel[2] + at, t->s->vel_tmp[2] + at, fl, fh, n0);
 }
 
 static rings3 rings3_of(const sweep *w, float *scratch) {
@@ -636,12 +641,12 @@ static rings3 rings3_of(const sweep *w, float *scratch) {
 
 static inline bool within(int x, int lo, int hi) { return x >= lo && x <= hi; }
 
-KERNEL void sweep3(eddy_sim *s, const sweep *w, float *scratch, int r0, int r1, bool mul) {
+KERNEL void sweep3(eddy_sim *s, const sweep *w, float *scratch, int r0, int r1) {
     rings3 r = rings3_of(w, scratch);
     step3 t = {s, w, &r, {w->n1, w->py}, {w->ns, w->ps}, 0, 0};
     const window v = window_of(t.za, r0, r1);
     const int top = key_nb(t.za, w->ns - 1, 1); /* the plane after whose C rows the top z-faces are written */
-    fill_x_spacing(w, r.xq, mul);
+    fill_x_factor(w, r.xq);
     for (int b = 0; b < w->bands; b++) {
         t.j0 = (int)((long long)w->n1 * b / w->bands);
         t.j1 = (int)((long long)w->n1 * (b + 1) / w->bands);
@@ -652,18 +657,20 @@ KERNEL void sweep3(eddy_sim *s, const sweep *w, float *scratch, int r0, int r1, 
              * done) */
             const bool bb = within(L, v.cmin, v.cmax), c = within(L - 1, v.fmin, v.fmax);
             const bool faces = L - 1 >= r0 && L - 1 < r1;
-            const plane3 qb = plane_of3(&t, L, mul), qc = plane_of3(&t, L - 1, mul);
+            const plane3 qb = plane_of3(&t, L), qc = plane_of3(&t, L - 1);
             const bool more = L + 1 <= v.cmax;
             const int next_uv = more ? key_phys(t.za, key_nb(t.za, L + 1, 1)) : -1,
                       next_w = more ? key_phys(t.za, L + 1) + 1 : -1;
             if (bb)
                 for (int key = rows.umin; key <= rows.cmax + 1; key++) {
                     if (key <= rows.umax) row_a3(&t, &qb, key);
-                    if (within(key - 1, rows.cmin, rows.cmax)) row_b3(&t, &qb, key - 1, mul);
+                    if (!within(key - 1, rows.cmin, rows.cmax)) continue;
+                    if (qb.unit_z && unit_at(t.ya, key - 1)) row_b3(&t, &qb, key - 1, true);
+                    else row_b3(&t, &qb, key - 1, false);
                 }
             if (c)
                 for (int key = rows.fmin; key <= rows.fmax; key++) {
-                    row_c3_of(&t, &qc, key, faces && key >= t.j0 && key < t.j1, next_uv, next_w, mul);
+                    row_c3_of(&t, &qc, key, faces && key >= t.j0 && key < t.j1, next_uv, next_w);
                     if (v.last && L - 1 == top && key >= t.j0 && key < t.j1) top_face_z(&t, key);
                 }
             if (c && faces && rows.last) top_row3(&t, &qc);
@@ -671,14 +678,12 @@ KERNEL void sweep3(eddy_sim *s, const sweep *w, float *scratch, int r0, int r1, 
     }
 }
 
-/* the exported instances: per dimension, with and without the exact reciprocal of the spacing */
-#define VORT_SWEEP_INSTANCE(name, kernel, mul)                                                  \
+/* the exported instances, one per dimension */
+#define VORT_SWEEP_INSTANCE(name, kernel)                                                       \
     void EDDY_ISA_NAME(name)(eddy_sim *s, const sweep *w, float *scratch, int r0, int r1) {     \
-        kernel(s, w, scratch, r0, r1, mul);                                                     \
+        kernel(s, w, scratch, r0, r1);                                                          \
         vf_stream_fence();                                                                      \
         EDDY_ISA_LEAVE();                                                                       \
     }
-VORT_SWEEP_INSTANCE(eddy__vort_sweep2_mul, sweep2, true)
-VORT_SWEEP_INSTANCE(eddy__vort_sweep2_div, sweep2, false)
-VORT_SWEEP_INSTANCE(eddy__vort_sweep3_mul, sweep3, true)
-VORT_SWEEP_INSTANCE(eddy__vort_sweep3_div, sweep3, false)
+VORT_SWEEP_INSTANCE(eddy__vort_sweep2, sweep2)
+VORT_SWEEP_INSTANCE(eddy__vort_sweep3, sweep3)

@@ -11,14 +11,12 @@
  * one halo cell on each side, and whole vectors of the widest build past its end. */
 enum { EDDY_VORT_PAD = 16 };
 
-/* The gradient's cut-off when the cell velocities are carried doubled (vorticity_sweep.c SCALED): the formula's
- * 1e-20f doubled exactly. Both backends' kernels use it. */
+/* The CUDA kernels' constants (src/cuda/vort_tile.cuh): they follow the formulas in physical units, with the cell
+ * velocities carried doubled. The gradient's cut-off there: 1e-20f doubled exactly. */
 #define EDDY_VORT_CUT (2.0f * 1e-20f)
 
-/* The constants of a step that depend on h, eps and dt, for both backends: the spacings (float)span * h for spans
- * 1 and 2 and their reciprocals ([0] unused: n >= 3), 0.5 eps h and 0.5 dt (the cell velocities are carried
- * doubled, SCALED). Returns whether the reciprocals are exact (h a power of two), where a multiply by the reciprocal
- * gives the division's bits. */
+/* The spacings (float)span * h for spans 1 and 2 and their reciprocals ([0] unused: n >= 3), 0.5 eps h and 0.5 dt.
+ * Returns whether the reciprocals are exact (h a power of two). */
 static inline bool eddy__vort_step_constants(float h, float eps, float dt, float den[3], float rcp[3], float *hscale,
                                              float *hdt) {
     bool mul = true;
@@ -34,6 +32,11 @@ static inline bool eddy__vort_step_constants(float h, float eps, float dt, float
     return mul;
 }
 
+/* The CPU sweep's constants, in its units (vorticity.c): the cut-off of |g| below which the gradient counts as
+ * vanished, and the factor of the force, eps dt / 8. */
+#define EDDY_VORT_SWEEP_CUT 1e-20f
+static inline float eddy__vort_sweep_scale(float eps, float dt) { return 0.125f * (eps * dt); }
+
 /* Rings of slots, each slot a slab (2D: one row; 3D: the rows of one band of a plane), per thread:
  *   2D: uc0 3, uc1 2, wz 2, |w| 3, fy 2, then one row for fx and one for the x spacing;
  *   3D: w (three components) 2 x 3, |w| 3, fz 1, then rows: uc0 3, uc1 2, uc2 3, fy 2, fx 1, x spacing 1. */
@@ -42,9 +45,7 @@ enum { EDDY_VORT_SLOTS2 = 3 + 2 + 2 + 3 + 2, EDDY_VORT_SLOTS3 = 2 * 3 + 3 + 1, E
 typedef struct eddy_vort_sweep {
     int n0, n1, n2, ns; /* ns: slabs along the sweep axis (n1 in 2D, n2 in 3D) */
     bool px, py, ps;    /* periodic x, y, sweep axis */
-    float den[3];       /* [span]: (float)span * h for spans 1 and 2, as ddx divides */
-    float rcp[3];       /* [span]: 1 / den[span], exact when h is a power of two (then used instead) */
-    float hscale, hdt;  /* 0.5 eps h and 0.5 dt: the step's constants for doubled cell velocities (SCALED) */
+    float scale;        /* eps dt / 8 (eddy__vort_sweep_scale) */
     bool stream;        /* write the new faces past the caches where rows allow (the grid is larger than they are) */
     /* scratch layout, in floats */
     size_t stride;      /* of a row: a multiple of EDDY_VORT_PAD */
@@ -65,7 +66,7 @@ typedef struct eddy_vort_options {
     size_t ring_budget;  /* bytes of the rings of a thread (3D: bands are cut to fit) */
     int min_band_rows;   /* but bands of at least this many rows */
     size_t stream_bytes; /* velocity (all components) from which the new faces are written past the caches */
-    const eddy_vort_sweep_fn *instances; /* {2D mul, 2D div, 3D mul, 3D div} to run, or NULL: the CPU's widest */
+    const eddy_vort_sweep_fn *instances; /* {2D, 3D} to run, or NULL: the CPU's widest */
     bool balance;        /* blocks of slabs by the threads' measured speeds (balance.h), or even blocks */
 } eddy_vort_options;
 eddy_vort_options eddy__vort_default_options(void);
@@ -73,13 +74,10 @@ eddy_vort_options eddy__vort_default_options(void);
 /* eddy__apply_vorticity with the options given */
 eddy_status eddy__vort_apply(eddy_sim *s, float dt, const eddy_vort_options *opt);
 
-/* One thread's block of slabs [r0, r1) along the sweep axis: new faces into vel_tmp. scratch: w->per_thread floats.
- * _mul: the spacing's reciprocal is exact. */
+/* One thread's block of slabs [r0, r1) along the sweep axis: new faces into vel_tmp. scratch: w->per_thread floats. */
 #define EDDY_VORT_SWEEP_DECLARE(isa)                                                                                  \
-    void eddy__vort_sweep2_mul_##isa(eddy_sim *s, const eddy_vort_sweep *w, float *scratch, int r0, int r1);        \
-    void eddy__vort_sweep2_div_##isa(eddy_sim *s, const eddy_vort_sweep *w, float *scratch, int r0, int r1);        \
-    void eddy__vort_sweep3_mul_##isa(eddy_sim *s, const eddy_vort_sweep *w, float *scratch, int r0, int r1);        \
-    void eddy__vort_sweep3_div_##isa(eddy_sim *s, const eddy_vort_sweep *w, float *scratch, int r0, int r1);
+    void eddy__vort_sweep2_##isa(eddy_sim *s, const eddy_vort_sweep *w, float *scratch, int r0, int r1);            \
+    void eddy__vort_sweep3_##isa(eddy_sim *s, const eddy_vort_sweep *w, float *scratch, int r0, int r1);
 EDDY_VORT_SWEEP_DECLARE(base)
 EDDY_VORT_SWEEP_DECLARE(avx2)
 EDDY_VORT_SWEEP_DECLARE(avx512)
