@@ -11,8 +11,8 @@
  * stay in the L2 cache; each band recomputes the few rows of halo its stencils need. There A runs row by row just
  * ahead of B into rings of three rows (in L1), and B takes the cell velocities of the planes above and below
  * straight from their faces (a ring of cell-velocity planes cost more L2 traffic than the adds it saved); the
- * velocity B meets first on the next plane is prefetched while C waits on its divisions, and C computes the
- * gradient of its next vector before the divisions of this one. Grids larger than the caches get their new y- and
+ * velocity B meets first on the next plane is prefetched while C waits on its division, and C computes the
+ * gradient of its next vector before the division of this one. Grids larger than the caches get their new y- and
  * z-faces with non-temporal stores. Measured on Zen 5 and kept out: passes interleaved row by row or fused into one
  * loop (slower: more live pointers than registers, longer dependency chains), B and C interleaved row by row, the
  * faces written in C's loop, non-temporal x-faces, prefetching elsewhere (further ahead, into L2, C's ring rows,
@@ -479,7 +479,7 @@ typedef struct row_c3 {
     const float *pf_u, *pf_v, *pf_w; /* rows pass B reads first next time, or NULL */
 } row_c3;
 /* split in two so that a row's loop can be skewed (software-pipelined): the gradient and its length of the next
- * vector are on their way while the divisions of this one wait on its square root */
+ * vector are on their way while the division of this one waits on its square root */
 typedef struct grad3 {
     vfloat gx, gy, gz, len;
     vmask keep;
@@ -581,7 +581,7 @@ KERNEL void row_c3_of(const step3 *t, const plane3 *q, int key, bool faces, int 
     p.w_old = s->vel[2] + (size_t)k * P + (size_t)j * n0;
     p.w_new = s->vel_tmp[2] + (size_t)k * P + (size_t)j * n0;
     /* The velocity pass B meets first next time (u and v of plane next_uv, w of face plane next_w; when >= 0), asked
-     * for while this pass waits on its divisions: each plane's band is a few pages per stream, where the hardware
+     * for while this pass waits on its division: each plane's band is a few pages per stream, where the hardware
      * prefetchers would start afresh */
     p.pf_u = p.pf_v = p.pf_w = NULL;
     if (next_uv >= 0) {

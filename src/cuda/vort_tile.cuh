@@ -44,7 +44,7 @@ struct VortArgs {
     int n[3];
     int periodic[3];
     float rcp[3];         /* [span] for spans 1 and 2: 1 / ((float)span * h) */
-    float hscale, hdt;    /* 0.5 eps h and 0.5 dt: the cell velocities are carried doubled (SCALED in vorticity_sweep.c) */
+    float hscale, hdt;    /* 0.5 eps h and 0.5 dt: the cell velocities are carried doubled (as in vorticity.c) */
     const float *v[3];    /* velocity at the start of the stage */
     float *out[3];        /* new velocity */
     const uint8_t *solid;
