@@ -8,11 +8,17 @@ static bool known(const eddy_balance *b, int slabs, int threads) {
 void eddy__balance_bounds(const eddy_balance *b, int slabs, int threads, int *bounds) {
     if (threads > EDDY_BALANCE_MAX_THREADS) threads = EDDY_BALANCE_MAX_THREADS; /* the caller splits evenly */
     const bool measured = known(b, slabs, threads);
-    double weight[EDDY_BALANCE_MAX_THREADS], total = 0.0, mean = 0.0;
-    for (int t = 0; t < threads; t++) mean += measured ? b->rate[t] : 1.0;
-    mean /= threads;
+    double weight[EDDY_BALANCE_MAX_THREADS], total = 0.0, mean = 0.0, lo = 0.0, hi = 0.0;
     for (int t = 0; t < threads; t++) {
         const double r = measured ? b->rate[t] : 1.0;
+        mean += r;
+        lo = t == 0 || r < lo ? r : lo;
+        hi = t == 0 || r > hi ? r : hi;
+    }
+    mean /= threads;
+    const bool level = !(hi > EDDY_BALANCE_SPREAD * lo); /* (also when a rate is not a number) */
+    for (int t = 0; t < threads; t++) {
+        const double r = measured && !level ? b->rate[t] : 1.0;
         weight[t] = r > 0.25 * mean ? r : 0.25 * mean;
         total += weight[t];
     }
@@ -35,7 +41,7 @@ void eddy__balance_record(eddy_balance *b, int slabs, int threads, const int *bo
         double r = measured ? b->rate[t] : 0.0;
         if (own > 0 && seconds[t] > 0.0) {
             const double now = own / seconds[t];
-            r = r > 0.0 ? 0.5 * (r + now) : now;
+            r = now > EDDY_BALANCE_DECAY * r ? now : EDDY_BALANCE_DECAY * r;
         }
         b->rate[t] = r;
     }

@@ -1,6 +1,7 @@
-/* Blocks of slabs by the threads' measured speeds (src/balance.h): even until measured, then in proportion to the
- * rates, each counted as at least a quarter of their mean, every slab in exactly one block; the rates the mean of old
- * and new, a thread without slabs taking the others' mean. */
+/* Blocks of slabs by the threads' measured speeds (src/balance.h): even until measured or while the rates are within
+ * 15% of each other, else in proportion to the rates, each counted as at least a quarter of their mean, every slab
+ * in exactly one block; a rate the fastest lately (a slow call only decays it), a thread without slabs taking the
+ * others' mean. */
 #include "balance.h"
 #include "check.h"
 
@@ -37,11 +38,22 @@ int main(void) {
     check_tiles(bounds, 2, 128, "by speed");
     CHECK(bounds[1] == 77, "split by speed at %d, want 77", bounds[1]);
 
-    /* the next call: thread 0 77 slabs in 1.1 ms (70000/s), thread 1 51 in 1.0 ms (51000/s): the means 67000, 46833 */
-    seconds[0] = 1.1e-3, seconds[1] = 1.0e-3;
+    /* the next call: thread 0 77 slabs in 1.1 ms (70000/s: faster, taken), thread 1 51 in 3.0 ms (17000/s: one slow
+     * call, so its rate is the old one decayed, 0.8 * 42667) */
+    seconds[0] = 1.1e-3, seconds[1] = 3.0e-3;
     eddy__balance_record(&b, 128, 2, bounds, seconds);
-    CHECK_NEAR(b.rate[0], 0.5 * (64000.0 + 77.0 / 1.1e-3), 1e-6, "smoothed rate of thread 0");
-    CHECK_NEAR(b.rate[1], 0.5 * (128000.0 / 3.0 + 51000.0), 1e-6, "smoothed rate of thread 1");
+    CHECK_NEAR(b.rate[0], 77.0 / 1.1e-3, 1e-6, "a faster rate is taken");
+    CHECK_NEAR(b.rate[1], EDDY_BALANCE_DECAY * 128000.0 / 3.0, 1e-6, "a slow call decays the old rate only");
+    /* slow call after slow call: the rate follows, to 17000/s after 4 more (0.8^5 * 42667 = 13981 < 17000) */
+    for (int call = 0; call < 4; call++) eddy__balance_record(&b, 128, 2, bounds, seconds);
+    CHECK_NEAR(b.rate[1], 51.0 / 3.0e-3, 1e-6, "a thread slow call after call is followed");
+
+    /* rates within EDDY_BALANCE_SPREAD (1.15) of each other: even blocks; just beyond it: by the rates */
+    eddy_balance near = {2, 128, {1.14, 1.0}}, far = {2, 128, {1.16, 1.0}};
+    eddy__balance_bounds(&near, 128, 2, bounds);
+    CHECK(bounds[1] == 64, "rates 1.14 : 1: split at %d, want 64 (even)", bounds[1]);
+    eddy__balance_bounds(&far, 128, 2, bounds);
+    CHECK(bounds[1] == 69, "rates 1.16 : 1: split at %d, want 69 (128 * 1.16 / 2.16 = 68.7)", bounds[1]);
 
     /* another grid or team: even again */
     eddy__balance_bounds(&b, 100, 2, bounds);
@@ -74,6 +86,6 @@ int main(void) {
     seconds[0] = 0.0, seconds[1] = 1.0;
     eddy__balance_record(&keep, 10, 2, halves, seconds);
     CHECK_NEAR(keep.rate[0], 5.0, 0.0, "rate kept when the time reads 0");
-    CHECK_NEAR(keep.rate[1], 6.0, 1e-12, "rate smoothed: (7 + 5) / 2");
+    CHECK_NEAR(keep.rate[1], 5.6, 1e-12, "a slower call: 0.8 * 7");
     return check_finish("test_balance");
 }
