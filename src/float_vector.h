@@ -10,9 +10,9 @@
  * the caches (non-temporal); vf_stream_fence orders such stores before whatever follows (other threads' reads).
  * vf_shift_in(prev, cur) and vf_shift_out(cur, next) move the lanes of consecutive vectors of a row one step: lane k
  * gets element k - 1, resp. k + 1, of the row. vf_max(a, b) is a > b ? a : b per lane (b where either is NaN, as
- * the scalar expression), vf_keep(x, m) x where the mask keeps and +0 elsewhere, vf_div_keep(a, b, m) the same of a / b
- * (AVX-512: lanes not kept are not divided), vf_count the lanes a mask keeps, vf_hmax the largest lane (lanes that are not NaN: then
- * exact in any order). vd_sums: eight double sums, sum l taking the elements i with i % 8 == l in order of i (the
+ * the scalar expression), vf_keep(x, m) x where the mask keeps and +0 elsewhere, vf_div_keep(a, b, m) the same of
+ * a / b (AVX-512: lanes not kept are not divided), vf_count the lanes a mask keeps, vf_hmax the largest lane (lanes
+ * that are not NaN: then exact in any order). vd_sums: eight double sums, sum l taking the elements i with i % 8 == l in order of i (the
  * diagnostics' sums, the same bits at every width): vd_add(&s, v, lane0) adds v's lanes, the first of them element
  * lane0 (mod 8) of its row, lane0 a multiple of VF_W below 8 (0 from 8 lanes up). */
 #ifndef EDDY_FLOAT_VECTOR_H

@@ -160,7 +160,8 @@ eddy_status eddy__vort_apply(eddy_sim *s, float dt, const eddy_vort_options *opt
     if (threads > w.ns) threads = w.ns;
     float *scratch = eddy__forces_scratch(s, (size_t)threads * w.per_thread);
     if (!scratch) return EDDY_ERR_OUT_OF_MEMORY;
-    eddy_vort_sweep_fn fn = s->dim == 3 ? EDDY_ISA_PICK_WIDEST(s, eddy__vort_sweep3) : EDDY_ISA_PICK_WIDEST(s, eddy__vort_sweep2);
+    eddy_vort_sweep_fn fn =
+        s->dim == 3 ? EDDY_ISA_PICK_WIDEST(s, eddy__vort_sweep3) : EDDY_ISA_PICK_WIDEST(s, eddy__vort_sweep2);
     if (opt->instances) fn = opt->instances[s->dim == 3];
     const size_t per_thread = w.per_thread;
     /* each thread a contiguous block of slabs: by the threads' speeds on earlier calls (balance.h), or even */

@@ -6,8 +6,8 @@
  * their outputs: (A) cell velocities, (B) curl and |curl|, (C) the force, then in a loop of its own the new faces.
  * The slabs the passes hand on live in small rings: rows with one halo cell on each side (the neighbour a wall
  * clamps to or a periodic axis wraps to); an x difference takes the vectors before and after its own from aligned
- * loads, shifted one lane in registers, with the spacing of each column (a one-sided difference at a wall spans one
- * cell) in a row of its own. In 3D the planes are cut into bands of rows small enough for the rings of a band to
+ * loads, shifted one lane in registers, with the factor of each column (2 for a one-sided difference at a wall)
+ * in a row of its own. In 3D the planes are cut into bands of rows small enough for the rings of a band to
  * stay in the L2 cache; each band recomputes the few rows of halo its stencils need. There A runs row by row just
  * ahead of B into rings of three rows (in L1), and B takes the cell velocities of the planes above and below
  * straight from their faces (a ring of cell-velocity planes cost more L2 traffic than the adds it saved); the
@@ -314,7 +314,7 @@ static inline float *fz_row3(const rings3 *r, int first, int key) {
     return r->fz + (size_t)at * r->stride;
 }
 
-/* what the passes of one plane need: physical plane and those of its neighbours below and above, z spacing, the
+/* what the passes of one plane need: physical plane and those of its neighbours below and above, z factor, the
  * slots of the rings at the plane and its neighbours below ([0]) and above ([2]) */
 typedef struct plane3 {
     int k, kzm, kzp;

@@ -38,8 +38,8 @@ static inline bool eddy__vort_step_constants(float h, float eps, float dt, float
 static inline float eddy__vort_sweep_scale(float eps, float dt) { return 0.125f * (eps * dt); }
 
 /* Rings of slots, each slot a slab (2D: one row; 3D: the rows of one band of a plane), per thread:
- *   2D: uc0 3, uc1 2, wz 2, |w| 3, fy 2, then one row for fx and one for the x spacing;
- *   3D: w (three components) 2 x 3, |w| 3, fz 1, then rows: uc0 3, uc1 2, uc2 3, fy 2, fx 1, x spacing 1. */
+ *   2D: uc0 3, uc1 2, wz 2, |w| 3, fy 2, then one row for fx and one for the x factors;
+ *   3D: w (three components) 2 x 3, |w| 3, fz 1, then rows: uc0 3, uc1 2, uc2 3, fy 2, fx 1, x factors 1. */
 enum { EDDY_VORT_SLOTS2 = 3 + 2 + 2 + 3 + 2, EDDY_VORT_SLOTS3 = 2 * 3 + 3 + 1, EDDY_VORT_ROWS3 = 3 + 2 + 3 + 2 + 1 + 1 };
 
 typedef struct eddy_vort_sweep {
