@@ -1,13 +1,15 @@
 /* Blocks of slabs in proportion to the threads' measured speeds (balance.h). */
 #include "balance.h"
 
-static bool known(const eddy_balance *b, int slabs, int threads) {
-    return threads <= EDDY_BALANCE_MAX_THREADS && b->threads == threads && b->slabs == slabs;
+#include <omp.h>
+
+static bool known(const eddy_balance *b, int threads) {
+    return threads <= EDDY_BALANCE_MAX_THREADS && b->threads == threads;
 }
 
 void eddy__balance_bounds(const eddy_balance *b, int slabs, int threads, int *bounds) {
     if (threads > EDDY_BALANCE_MAX_THREADS) threads = EDDY_BALANCE_MAX_THREADS; /* the caller splits evenly */
-    const bool measured = known(b, slabs, threads);
+    const bool measured = known(b, threads);
     double weight[EDDY_BALANCE_MAX_THREADS], total = 0.0, mean = 0.0, lo = 0.0, hi = 0.0;
     for (int t = 0; t < threads; t++) {
         const double r = measured ? b->rate[t] : 1.0;
@@ -33,9 +35,9 @@ void eddy__balance_bounds(const eddy_balance *b, int slabs, int threads, int *bo
     }
 }
 
-void eddy__balance_record(eddy_balance *b, int slabs, int threads, const int *bounds, const double *seconds) {
+void eddy__balance_record(eddy_balance *b, int threads, const int *bounds, const double *seconds) {
     if (threads > EDDY_BALANCE_MAX_THREADS) return;
-    const bool measured = known(b, slabs, threads);
+    const bool measured = known(b, threads);
     for (int t = 0; t < threads; t++) {
         const int own = bounds[t + 1] - bounds[t];
         double r = measured ? b->rate[t] : 0.0;
@@ -53,5 +55,34 @@ void eddy__balance_record(eddy_balance *b, int slabs, int threads, const int *bo
     for (int t = 0; t < threads; t++)
         if (!(b->rate[t] > 0.0)) b->rate[t] = with ? sum / with : 1.0;
     b->threads = threads;
-    b->slabs = slabs;
+}
+
+void eddy__balance_begin(eddy_balance_run *run, eddy_balance *b, int slabs, int threads, bool on) {
+    run->b = b;
+    run->slabs = slabs;
+    run->threads = threads;
+    run->on = on && threads <= EDDY_BALANCE_MAX_THREADS;
+    run->whole = true;
+    if (run->on) eddy__balance_bounds(b, slabs, threads, run->bounds);
+}
+
+double eddy__balance_block(eddy_balance_run *run, int t, int nt, int *r0, int *r1) {
+    if (run->on && nt == run->threads) {
+        *r0 = run->bounds[t];
+        *r1 = run->bounds[t + 1];
+    } else {
+        *r0 = (int)((long long)run->slabs * t / nt);
+        *r1 = (int)((long long)run->slabs * (t + 1) / nt);
+    }
+    return omp_get_wtime();
+}
+
+void eddy__balance_timed(eddy_balance_run *run, int t, int nt, double start) {
+    if (!run->on) return;
+    if (nt == run->threads) run->seconds[t] = omp_get_wtime() - start;
+    else if (t == 0) run->whole = false; /* a smaller team than the bounds were cut for */
+}
+
+void eddy__balance_end(eddy_balance_run *run) {
+    if (run->on && run->whole) eddy__balance_record(run->b, run->threads, run->bounds, run->seconds);
 }

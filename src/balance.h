@@ -13,16 +13,16 @@
 enum { EDDY_BALANCE_MAX_THREADS = 64 }; /* beyond: even blocks */
 
 typedef struct eddy_balance {
-    int threads, slabs;                    /* the split the rates belong to (0: none measured yet) */
+    int threads;                           /* the team the rates belong to (0: none measured yet) */
     double rate[EDDY_BALANCE_MAX_THREADS]; /* slabs per second of each thread, the fastest lately (see below) */
 } eddy_balance;
 
 /* The blocks of `threads` (<= EDDY_BALANCE_MAX_THREADS) threads over `slabs` slabs: thread t takes
- * [bounds[t], bounds[t + 1]) (threads + 1 entries). Even blocks until rates for this very split are known, and while
- * the fastest rate is within EDDY_BALANCE_SPREAD of the slowest (measured with the vCPUs level, 3D 128^3: blocks
+ * [bounds[t], bounds[t + 1]) (threads + 1 entries). Even blocks until rates for this team are known, and while the
+ * fastest rate is within EDDY_BALANCE_SPREAD of the slowest (measured with the vCPUs level, 3D 128^3: blocks
  * following rates 3-8% apart ran 1.50-1.59 ms against even blocks' 1.45-1.50); else blocks in proportion to the
  * rates, each rate counted as at least a quarter of their mean (a thread slowed for one call is not starved of work
- * and keeps being measured). */
+ * and keeps being measured). Only the rates' ratios matter: the team's rates hold for another slab count. */
 #define EDDY_BALANCE_SPREAD 1.15
 void eddy__balance_bounds(const eddy_balance *b, int slabs, int threads, int *bounds);
 
@@ -31,8 +31,28 @@ void eddy__balance_bounds(const eddy_balance *b, int slabs, int threads, int *bo
  * lost its CPU for part of one call (another program's time slice) keeps its rate, while one that runs slower call
  * after call (a busy sibling hyperthread) is followed within two or three calls. Balancing by each call's own
  * rate instead, threads sharing a CPU with a busy program ran 2.2-8.0 ms per call against even blocks' 1.7-1.8
- * (most rounds; 3D 128^3, 2 threads): the slow calls come and go at random. */
+ * (most rounds; 3D 128^3, 2 threads): the slow calls come and go at random. The decay is per call, so it suits a
+ * loop run once a step: advection's traces and passes (a dozen loops a step, one balance for each kind) followed a
+ * few slow calls within a step and ran 105.5-106.4 ms a step against even blocks' 95.0-95.8 (3D 128^3), so
+ * advection keeps even blocks. */
 #define EDDY_BALANCE_DECAY 0.8
-void eddy__balance_record(eddy_balance *b, int slabs, int threads, const int *bounds, const double *seconds);
+void eddy__balance_record(eddy_balance *b, int threads, const int *bounds, const double *seconds);
+
+/* One parallel loop over slabs cut by a balance: eddy__balance_begin before the parallel region; in it, each thread
+ * takes its block and start time from eddy__balance_block and reports with eddy__balance_timed when done;
+ * eddy__balance_end after the region records the times. With `on` false, more than EDDY_BALANCE_MAX_THREADS
+ * threads, or a team smaller than asked, the blocks are even and nothing is recorded. */
+typedef struct eddy_balance_run {
+    eddy_balance *b;
+    int slabs, threads;
+    bool on, whole;
+    int bounds[EDDY_BALANCE_MAX_THREADS + 1];
+    double seconds[EDDY_BALANCE_MAX_THREADS];
+} eddy_balance_run;
+void eddy__balance_begin(eddy_balance_run *run, eddy_balance *b, int slabs, int threads, bool on);
+/* thread t of a team of nt: its block [*r0, *r1) and the time it starts (omp_get_wtime) */
+double eddy__balance_block(eddy_balance_run *run, int t, int nt, int *r0, int *r1);
+void eddy__balance_timed(eddy_balance_run *run, int t, int nt, double start);
+void eddy__balance_end(eddy_balance_run *run);
 
 #endif

@@ -80,7 +80,8 @@ struct eddy_sim {
     double *diag_partial; /* per-row partials of the diagnostics, allocated on first use (diagnostics.c) */
     float *forces_scratch; /* buoyancy's axis tables, confinement's slab rings; grown on use (forces.c) */
     size_t forces_scratch_floats;
-    eddy_balance vort_balance; /* confinement's blocks of slabs per thread, by the threads' speeds (vorticity.c) */
+    eddy_balance vort_balance;   /* confinement's blocks of planes per thread, by the threads' speeds (vorticity.c) */
+    bool even_blocks;            /* benches and tests: even blocks instead of balance.h's */
 
     eddy_obstacle *obstacles;
     int obstacle_count, obstacle_cap;

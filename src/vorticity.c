@@ -129,7 +129,7 @@ void eddy__vort_layout(eddy_vort_sweep *w, int dim, size_t budget, int min_rows)
  * 8 rows per band (below that, the halo rows each band recomputes cost more than the misses saved). The new faces
  * go past the caches from 16 MiB of velocity: twice that (old and new) is more than a last-level cache holds. */
 eddy_vort_options eddy__vort_default_options(void) {
-    eddy_vort_options o = {384 * 1024, 8, (size_t)16 << 20, NULL, true};
+    eddy_vort_options o = {384 * 1024, 8, (size_t)16 << 20, NULL};
     return o;
 }
 
@@ -164,26 +164,20 @@ eddy_status eddy__vort_apply(eddy_sim *s, float dt, const eddy_vort_options *opt
         s->dim == 3 ? EDDY_ISA_PICK_WIDEST(s, eddy__vort_sweep3) : EDDY_ISA_PICK_WIDEST(s, eddy__vort_sweep2);
     if (opt->instances) fn = opt->instances[s->dim == 3];
     const size_t per_thread = w.per_thread;
-    /* each thread a contiguous block of slabs: by the threads' speeds on earlier calls (balance.h), or even */
-    const bool balance = opt->balance && threads <= EDDY_BALANCE_MAX_THREADS;
-    int bounds[EDDY_BALANCE_MAX_THREADS + 1];
-    double seconds[EDDY_BALANCE_MAX_THREADS];
-    if (balance) eddy__balance_bounds(&s->vort_balance, w.ns, threads, bounds);
-    bool whole = true; /* the team had every thread asked for (the bounds were cut for it) */
+    /* each thread a contiguous block of slabs, by the threads' speeds on earlier calls (balance.h) */
+    eddy_balance_run run;
+    eddy__balance_begin(&run, &s->vort_balance, w.ns, threads, !s->even_blocks);
 #pragma omp parallel num_threads(threads)
     {
         const int t = omp_get_thread_num(), nt = omp_get_num_threads();
         float *base = scratch + (size_t)t * per_thread;
         base += (64 - (uintptr_t)base % 64) % 64 / sizeof(float); /* rows 64-byte aligned */
-        const bool cut = balance && nt == threads;
-        const int r0 = cut ? bounds[t] : (int)((long long)w.ns * t / nt),
-                  r1 = cut ? bounds[t + 1] : (int)((long long)w.ns * (t + 1) / nt);
-        const double t0 = omp_get_wtime();
+        int r0, r1;
+        const double start = eddy__balance_block(&run, t, nt, &r0, &r1);
         if (r0 < r1) fn(s, &w, base, r0, r1);
-        if (cut) seconds[t] = omp_get_wtime() - t0;
-        else if (t == 0) whole = false;
+        eddy__balance_timed(&run, t, nt, start);
     }
-    if (balance && whole) eddy__balance_record(&s->vort_balance, w.ns, threads, bounds, seconds);
+    eddy__balance_end(&run);
     for (int a = 0; a < s->dim; a++) {
         float *t = s->vel[a];
         s->vel[a] = s->vel_tmp[a];

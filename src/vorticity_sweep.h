@@ -67,7 +67,6 @@ typedef struct eddy_vort_options {
     int min_band_rows;   /* but bands of at least this many rows */
     size_t stream_bytes; /* velocity (all components) from which the new faces are written past the caches */
     const eddy_vort_sweep_fn *instances; /* {2D, 3D} to run, or NULL: the CPU's widest */
-    bool balance;        /* blocks of slabs by the threads' measured speeds (balance.h), or even blocks */
 } eddy_vort_options;
 eddy_vort_options eddy__vort_default_options(void);
 

@@ -214,7 +214,6 @@ static void check_case(int dim, const int n[3], int periodic_mask, bool pow2) {
                 if (narrow == 2) {
                     const double rate[3] = {1.0, 3.0, 0.5};
                     s->vort_balance.threads = threads;
-                    s->vort_balance.slabs = dim == 3 ? n[2] : n[1];
                     for (int t = 0; t < threads; t++) s->vort_balance.rate[t] = rate[t];
                 }
                 if (isa == 3) o.instances = scalar_instances;
