@@ -32,9 +32,9 @@ void eddy__balance_bounds(const eddy_balance *b, int slabs, int threads, int *bo
  * after call (a busy sibling hyperthread) is followed within two or three calls. Balancing by each call's own
  * rate instead, threads sharing a CPU with a busy program ran 2.2-8.0 ms per call against even blocks' 1.7-1.8
  * (most rounds; 3D 128^3, 2 threads): the slow calls come and go at random. The decay is per call, so it suits a
- * loop run once a step: advection's traces and passes (a dozen loops a step, one balance for each kind) followed a
- * few slow calls within a step and ran 105.5-106.4 ms a step against even blocks' 95.0-95.8 (3D 128^3), so
- * advection keeps even blocks. */
+ * loop run once a step. Advection's traces and passes by it (a dozen loops a step, one balance for each kind) ran
+ * 105.5-106.4 ms a step against even blocks' 95.0-95.8 in two rounds and level in four (3D 128^3), most likely
+ * because a few slow calls within one step moved the split; advection keeps even blocks. */
 #define EDDY_BALANCE_DECAY 0.8
 void eddy__balance_record(eddy_balance *b, int threads, const int *bounds, const double *seconds);
 
