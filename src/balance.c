@@ -66,7 +66,7 @@ void eddy__balance_begin(eddy_balance_run *run, eddy_balance *b, int slabs, int 
     if (run->on) eddy__balance_bounds(b, slabs, threads, run->bounds);
 }
 
-double eddy__balance_block(eddy_balance_run *run, int t, int nt, int *r0, int *r1) {
+double eddy__balance_block(const eddy_balance_run *run, int t, int nt, int *r0, int *r1) {
     if (run->on && nt == run->threads) {
         *r0 = run->bounds[t];
         *r1 = run->bounds[t + 1];

@@ -51,7 +51,7 @@ typedef struct eddy_balance_run {
 } eddy_balance_run;
 void eddy__balance_begin(eddy_balance_run *run, eddy_balance *b, int slabs, int threads, bool on);
 /* thread t of a team of nt: its block [*r0, *r1) and the time it starts (omp_get_wtime) */
-double eddy__balance_block(eddy_balance_run *run, int t, int nt, int *r0, int *r1);
+double eddy__balance_block(const eddy_balance_run *run, int t, int nt, int *r0, int *r1);
 void eddy__balance_timed(eddy_balance_run *run, int t, int nt, double start);
 void eddy__balance_end(eddy_balance_run *run);
 
