@@ -4,6 +4,7 @@
  * every output written once) against a copy bandwidth measured in the same run. A table, never pass/fail.
  * Usage: bench [steps [case [threads]]]: steps default 15 (the first 3 are warm-up); case runs only the sizes whose
  * label contains it (e.g. 512x512, 3D); threads (1 or 2) only that thread count. */
+#include "bench_median.h"
 #include "sim_internal.h"
 
 #include <stdbool.h>
@@ -11,14 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 /* A parallel float copy of 256 MB (far larger than the caches): the reference every (%) figure divides by. */
 typedef struct {
@@ -110,7 +103,7 @@ static void stages_alone(eddy_sim *s, int threads) {
                 else eddy__diagnostics(s, dt);
                 t[r] = eddy__now_ms() - t0;
             }
-            ms[p][round] = median(t, 15);
+            ms[p][round] = bench_median(t, 15);
             pct[p][round] = 100.0 * part[p].bytes / (ms[p][round] * 1e-3) / 1e9 / gbs;
             double best = t[0];
             for (int r = 1; r < 15; r++) best = t[r] < best ? t[r] : best;
@@ -126,8 +119,8 @@ static void stages_alone(eddy_sim *s, int threads) {
             pmin = pct[p][r] < pmin ? pct[p][r] : pmin, pmax = pct[p][r] > pmax ? pct[p][r] : pmax;
             fmin = fast[p][r] < fmin ? fast[p][r] : fmin;
         }
-        printf(" %s %.2f ms (%.0f%%, %.0f-%.0f; fastest %.0f%%, >= %.0f)", part[p].name, median(ms[p], ALONE_ROUNDS),
-               median(pct[p], ALONE_ROUNDS), pmin, pmax, median(fast[p], ALONE_ROUNDS), fmin);
+        printf(" %s %.2f ms (%.0f%%, %.0f-%.0f; fastest %.0f%%, >= %.0f)", part[p].name, bench_median(ms[p], ALONE_ROUNDS),
+               bench_median(pct[p], ALONE_ROUNDS), pmin, pmax, bench_median(fast[p], ALONE_ROUNDS), fmin);
     }
     printf(" | copy %.1f-%.1f GB/s\n", lo, hi);
 }
@@ -148,7 +141,7 @@ static double vorticity_ns_per_cell(eddy_sim *s) {
         eddy__apply_vorticity(s, s->def.dt);
         t[r] = eddy__now_ms() - t0;
     }
-    return median(t, 15) * 1e6 / (double)s->ncells;
+    return bench_median(t, 15) * 1e6 / (double)s->ncells;
 }
 
 static void vorticity_in_cache(eddy_sim *s) {
@@ -249,11 +242,11 @@ static void run_case(const bench_case *c, int threads, int steps, double copy_gb
     bytes[EDDY_STAGE_DIAGNOSTICS] = 4.0 * (nv + 3 * ns) + cells;
     char size[32];
     case_label(c, size, sizeof size);
-    double step_ms = median(whole, measured);
+    double step_ms = bench_median(whole, measured);
     printf("%-16s %2d thr | step %8.2f ms  %7.1f Mcells/s  MGPCG %4.1f it, |r|/|b| <= %.1e |", size, threads, step_ms,
            cells / (step_ms * 1e-3) / 1e6, (double)iters / measured, (double)worst_residual);
     for (int k = 0; k < EDDY_STAGE_COUNT; k++) {
-        double ms = median(stage[k], measured);
+        double ms = bench_median(stage[k], measured);
         printf(" %s %.2f", eddy_stage_name((eddy_stage)k), ms);
         if (bytes[k] > 0 && ms > 0) printf(" (%.0f%%)", 100.0 * bytes[k] / (ms * 1e-3) / 1e9 / copy_gbs);
     }

@@ -10,6 +10,7 @@
  * row: SL x1, MC x1, MC x1+T, BFECC x1, MC x2, or all; "cpu min" is the least CPU time of the repetitions; a sixth argument
  * "baseline" runs the baseline (SSE2) row kernels even where the CPU has AVX2, see vector_isa.h, "avx2" the default
  * ones; a seventh, "periodic", makes every axis periodic instead of no-slip walls) */
+#include "bench_median.h"
 #include "diffuse.h"
 
 #include <math.h>
@@ -25,14 +26,6 @@ static double cpu_ms(void) {
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 /* a smooth swirl of about 1 m/s, dye in three overlapping blobs */
 static void fill(eddy_sim *s, bool with_temperature) {
@@ -110,7 +103,7 @@ static void run(int dim, int n, int threads, const bench_row *row, int reps) {
     }
     double cpu_min = tc[0];
     for (int r = 1; r < reps; r++) cpu_min = tc[r] < cpu_min ? tc[r] : cpu_min;
-    double ms = median(t, reps), cpu = median(tc, reps);
+    double ms = bench_median(t, reps), cpu = bench_median(tc, reps);
     double c = advect ? 0.0 : (double)(row->viscosity > 0 ? row->viscosity : row->dye_diffusion) * d.dt / (s->h * s->h);
     char what[64];
     if (advect) snprintf(what, sizeof what, "%s, dye x%d", row->scheme == EDDY_ADVECT_SEMI_LAGRANGIAN ? "semi-Lagrangian" :

@@ -2,6 +2,7 @@
  * demo's shading + bloom + edges), a vorticity view with colour bar, a 128^3 volume at 512x512 (light sweep and ray
  * march, with and without shadows), and the writers (PNG 1024x576, NPY and VDB of 128^3). Median of the runs, for
  * 1 thread and all threads. A table, never pass/fail.  Usage: bench_render [runs] (default 5, plus one warm-up). */
+#include "bench_median.h"
 #include "eddy/render.h"
 
 #include <math.h>
@@ -18,17 +19,9 @@ static double clock_ms(clockid_t id) {
 }
 static double now_ms(void) { return clock_ms(CLOCK_MONOTONIC); }
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 typedef eddy_status (*job_fn)(void *ctx);
 
-static double median(double *t, int n) {
-    qsort(t, (size_t)n, sizeof t[0], cmp_double);
-    return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
-}
 
 /* median wall time, ms; *cpu (may be NULL) gets the median process CPU time, which on a busy machine is the better
  * estimate of single-thread cost */
@@ -42,8 +35,8 @@ static double time_job(job_fn fn, void *ctx, int runs, double *cpu) {
         t[i] = now_ms() - t0;
         c[i] = clock_ms(CLOCK_PROCESS_CPUTIME_ID) - c0;
     }
-    if (cpu) *cpu = median(c, runs);
-    return median(t, runs);
+    if (cpu) *cpu = bench_median(c, runs);
+    return bench_median(t, runs);
 }
 
 typedef struct job {

@@ -7,6 +7,7 @@
  * runs 3 times); "seed" is the interface step, "sweep" the fast sweeping, "rounds" the rounds of 2^d sweeps until
  * nothing changed. Every parallel result is compared byte for byte with the serial one ("same"). Prints a table;
  * never passes or fails on time. */
+#include "bench_median.h"
 #include "eddy/surface.h"
 
 #include <math.h>
@@ -15,14 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 static void blobs(int dim, const int n[3], float h, float *f) {
     for (int k = 0; k < n[2]; k++)
@@ -87,7 +80,7 @@ static void bench_case(int dim, int size, const options *o) {
             sweep[r] = eddy_surface_stats(s)->sweep_ms;
             rounds = eddy_surface_stats(s)->iterations;
         }
-        double seed_ms = median(seed, runs), sweep_ms = median(sweep, runs);
+        double seed_ms = bench_median(seed, runs), sweep_ms = bench_median(sweep, runs);
         if (t < 0) serial_ms = sweep_ms;
         double updates = (double)N * rounds * (dim == 3 ? 8 : 4);
         char sched[32];
@@ -118,7 +111,7 @@ static void bench_case(int dim, int size, const options *o) {
             ms[r] = (omp_get_wtime() - t0) * 1e3;
         }
         printf("| %-9s | %-13s | %6s | %8s | %9.1f | %9s | %6s | %-4s |  (%zu %s)\n", label,
-               dim == 3 ? "marching cubes" : "marching sq.", "", "", median(ms, runs), "", "", "", out,
+               dim == 3 ? "marching cubes" : "marching sq.", "", "", bench_median(ms, runs), "", "", "", out,
                dim == 3 ? "triangles" : "points");
         eddy_mesh_free(&mesh);
         eddy_mesh_lines_free(&lines);

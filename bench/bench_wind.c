@@ -6,6 +6,7 @@
  *   2. eddy_particles_update of 100,000 particles in that field, and eddy_wind_sample_batch of 100,000 points.
  * Prints medians over the timed repetitions (after warm-up); a table, never pass/fail.
  * Usage: bench_wind [frames] [threads]   (defaults 300 and 1) */
+#include "bench_median.h"
 #include "wind_internal.h"
 
 #include <math.h>
@@ -21,14 +22,6 @@ static double cpu_ms(void) {
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 typedef struct {
     const char *name;
@@ -97,10 +90,10 @@ static eddy_wind *run_frames(const frame_case *c, int frames, int threads, int w
         timed++;
     }
     if (print && timed) {
-        double wall = median(t_frame, timed), cpu = median(t_cpu, timed);
+        double wall = bench_median(t_frame, timed), cpu = bench_median(t_cpu, timed);
         printf("%-26s %3d %7.3f %7.3f %6.3f %7.3f %7.3f %7.3f %6.3f %5.1f %9.1e %9.1e\n", c->name, threads, wall, cpu,
-               median(t_move, timed), median(t_src, timed), median(t_adv, timed), median(t_proj, timed),
-               median(t_fin, timed), its / timed, res, div);
+               bench_median(t_move, timed), bench_median(t_src, timed), bench_median(t_adv, timed), bench_median(t_proj, timed),
+               bench_median(t_fin, timed), its / timed, res, div);
     }
     free(t_cpu);
     free(t_frame);
@@ -163,7 +156,7 @@ int main(int argc, char **argv) {
         t[r] = eddy__now_ms() - t0;
         tc[r] = cpu_ms() - c0;
     }
-    double part_ms = median(t, reps), part_cpu = median(tc, reps);
+    double part_ms = bench_median(t, reps), part_cpu = bench_median(tc, reps);
     float *vel = malloc(3 * (size_t)N * sizeof(float));
     for (int r = 0; r < reps; r++) {
         double t0 = eddy__now_ms(), c0 = cpu_ms();
@@ -171,7 +164,7 @@ int main(int argc, char **argv) {
         t[r] = eddy__now_ms() - t0;
         tc[r] = cpu_ms() - c0;
     }
-    double batch_ms = median(t, reps), batch_cpu = median(tc, reps);
+    double batch_ms = bench_median(t, reps), batch_cpu = bench_median(tc, reps);
     printf("\nparticles and sampling, medians of %d repetitions\n", reps);
     printf("%-36s %3s %9s %9s %12s\n", "", "thr", "wall ms", "cpu ms", "cpu ns/item");
     printf("%-36s %3d %9.3f %9.3f %12.1f\n", "eddy_particles_update, 100,000", threads, part_ms, part_cpu,

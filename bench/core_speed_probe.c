@@ -5,6 +5,7 @@
  * is not: with the stages' static split of the work, a 2-thread stage then waits for the slower thread.
  * Usage: core_speed_probe [rounds (3)] */
 #define _GNU_SOURCE
+#include "bench_median.h"
 #include "sim_internal.h"
 
 #include <sched.h>
@@ -14,11 +15,6 @@
 
 enum { CALLS = 41 };
 
-static int cmp_double(const void *a, const void *b) {
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* ns per cell of the stage: the median of CALLS calls */
 static double stage_ns(eddy_sim *s) {
     double t[CALLS];
@@ -27,8 +23,7 @@ static double stage_ns(eddy_sim *s) {
         eddy__apply_vorticity(s, s->def.dt);
         t[r] = eddy__now_ms() - t0;
     }
-    qsort(t, CALLS, sizeof t[0], cmp_double);
-    return t[CALLS / 2] * 1e6 / (double)s->ncells;
+    return bench_median(t, CALLS) * 1e6 / (double)s->ncells;
 }
 
 /* ns per step of a dependent multiply-add chain: the fastest of 5 */

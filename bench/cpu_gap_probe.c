@@ -3,16 +3,11 @@
  * or the hypervisor gave its CPU to someone else). Stage timings taken while threads lose time this way are the
  * host's, not the code's (bench.c's "fastest" ratio is blind to them, its median is not).
  * Usage: cpu_gap_probe [threads (2)] [seconds (5)] */
+#include "sim_internal.h"
+
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
-
-static double now_ms(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
-}
 
 int main(int argc, char **argv) {
     const int threads = argc > 1 ? atoi(argv[1]) : 2;
@@ -22,12 +17,12 @@ int main(int argc, char **argv) {
                 argc > 2 ? argv[2] : "");
         return 2;
     }
-    const double start = now_ms(), span = seconds * 1e3;
+    const double start = eddy__now_ms(), span = seconds * 1e3;
     double longest = 0.0, lost = 0.0;
 #pragma omp parallel num_threads(threads) reduction(max : longest) reduction(+ : lost)
     {
-        double last = now_ms();
-        for (double t = last; t - start < span; t = now_ms()) {
+        double last = eddy__now_ms();
+        for (double t = last; t - start < span; t = eddy__now_ms()) {
             const double step = t - last;
             longest = step > longest ? step : longest;
             if (step > 1.0) lost += step;
