@@ -73,6 +73,11 @@ enum { PAD = EDDY_VORT_PAD };
  * where a kernel instance knows q is 1 (`unit`: a row and plane away from the walls along y and z), the multiply
  * (exact, so the same bits either way) is left out. */
 KERNEL vfloat spaced(vfloat d, vfloat q, bool unit) { return unit ? d : vf_mul(d, q); }
+/* D_x of the vector `cur` of a row, from the vectors before and after it (lanes shifted in registers) and the
+ * columns' factors q */
+KERNEL vfloat x_diff(vfloat prev, vfloat cur, vfloat next, vfloat q) {
+    return vf_mul(vf_sub(vf_shift_out(cur, next), vf_shift_in(prev, cur)), q);
+}
 static inline float factor_of(int span) { return span == 1 ? 2.0f : 1.0f; }
 
 /* ---------------------------------------------------------------- keys along an axis
@@ -124,9 +129,8 @@ static inline void set_halo(float *row, int n0, bool periodic) {
 
 /* one face from the forces of the cells on either side (each dt/2 of the face's change): old + (fl + fh), n lanes */
 KERNEL void face(const float *old, float *out, vfloat fl, vfloat fh, int n) {
-    vfloat inc = vf_add(fl, fh);
-    if (n == VF_W) vf_storeu(out, vf_add(vf_loadu(old), inc));
-    else vf_storen(out, vf_add(vf_loadn(old, n), inc), n);
+    if (n == VF_W) vf_storeu(out, vf_add(vf_loadu(old), vf_add(fl, fh)));
+    else vf_storen(out, vf_add(vf_loadn(old, n), vf_add(fl, fh)), n);
 }
 
 /* face() over a row of n0 faces: whole vectors, then the partial one */
@@ -139,12 +143,8 @@ KERNEL void face_row(const float *old, float *out, const float *fl, const float 
 /* the same, stored with a non-temporal store (out aligned, n == VF_W) if `stream`: past the caches, without reading
  * the line first, for output that will not be read again before it would have left them */
 KERNEL void face_to(const float *old, float *out, vfloat fl, vfloat fh, int n, bool stream) {
-    if (!stream) {
-        face(old, out, fl, fh, n);
-        return;
-    }
-    vfloat inc = vf_add(fl, fh);
-    vf_stream(out, vf_add(vf_loadu(old), inc));
+    if (stream) vf_stream(out, vf_add(vf_loadu(old), vf_add(fl, fh)));
+    else face(old, out, fl, fh, n);
 }
 
 /* ---------------------------------------------------------------- 2D: slabs are rows of n0 cells */
@@ -182,7 +182,7 @@ KERNEL void curl_row2(const sweep *w, const rings2 *r, axis ya, int key, bool un
     vfloat prev = vf_load(c1 - VF_W), cur = vf_load(c1);
     for (int i = 0; i < n0; i += VF_W) {
         const vfloat next = vf_load(c1 + i + VF_W);
-        vfloat z = vf_sub(vf_mul(vf_sub(vf_shift_out(cur, next), vf_shift_in(prev, cur)), vf_load(xq + i)),
+        vfloat z = vf_sub(x_diff(prev, cur, next, vf_load(xq + i)),
                           spaced(vf_sub(vf_load(c0p + i), vf_load(c0m + i)), dy, unit));
         prev = cur, cur = next;
         vf_store(wz + i, z);
@@ -197,7 +197,7 @@ KERNEL void force_lanes2(const float *mag, const float *mm, const float *mp, con
                          const uint8_t *solid, float *fx, float *fy, int i, vfloat *prev, vfloat *cur, vfloat dy,
                          vfloat scale, int n, bool unit) {
     const vfloat next = vf_load(mag + i + VF_W);
-    vfloat gx = vf_mul(vf_sub(vf_shift_out(*cur, next), vf_shift_in(*prev, *cur)), vf_load(xq + i));
+    vfloat gx = x_diff(*prev, *cur, next, vf_load(xq + i));
     *prev = *cur, *cur = next;
     vfloat gy = spaced(vf_sub(vf_load(mp + i), vf_load(mm + i)), dy, unit);
     vfloat len = vf_sqrt(vf_add(vf_mul(gx, gx), vf_mul(gy, gy)));
@@ -451,8 +451,8 @@ KERNEL void lanes_b3(row_b3p *p, int i, int n, bool unit) {
     const vfloat c1zm = vf_add(vf_load_upto(p->vzm + i, n), vf_load_upto(p->vzm + p->n0 + i, n));
     const vfloat c1zp = vf_add(vf_load_upto(p->vzp + i, n), vf_load_upto(p->vzp + p->n0 + i, n));
     const vfloat qx = vf_load(p->xq + i), c1_next = vf_load(p->c1 + i + VF_W), c2_next = vf_load(p->c2 + i + VF_W);
-    vfloat ax = vf_mul(vf_sub(vf_shift_out(p->c2_cur, c2_next), vf_shift_in(p->c2_prev, p->c2_cur)), qx); /* D_x uc2 */
-    vfloat bx = vf_mul(vf_sub(vf_shift_out(p->c1_cur, c1_next), vf_shift_in(p->c1_prev, p->c1_cur)), qx); /* D_x uc1 */
+    vfloat ax = x_diff(p->c2_prev, p->c2_cur, c2_next, qx); /* D_x uc2 */
+    vfloat bx = x_diff(p->c1_prev, p->c1_cur, c1_next, qx); /* D_x uc1 */
     p->c1_prev = p->c1_cur, p->c1_cur = c1_next, p->c2_prev = p->c2_cur, p->c2_cur = c2_next;
     vfloat wx = vf_sub(spaced(vf_sub(vf_load(p->c2p + i), vf_load(p->c2m + i)), p->dy, unit),
                        spaced(vf_sub(c1zp, c1zm), p->dz, unit));
@@ -487,7 +487,7 @@ typedef struct grad3 {
 KERNEL grad3 grad_c3(const row_c3 *p, int i, vfloat dy, vfloat dz, int n, vfloat *prev, vfloat *cur, bool unit) {
     grad3 g;
     const vfloat next = vf_load(p->mag + i + VF_W); /* |curl| along x from aligned loads */
-    g.gx = vf_mul(vf_sub(vf_shift_out(*cur, next), vf_shift_in(*prev, *cur)), vf_load(p->xq + i));
+    g.gx = x_diff(*prev, *cur, next, vf_load(p->xq + i));
     *prev = *cur, *cur = next;
     g.gy = spaced(vf_sub(vf_load(p->myp + i), vf_load(p->mym + i)), dy, unit);
     g.gz = spaced(vf_sub(vf_load(p->mzp + i), vf_load(p->mzm + i)), dz, unit);
