@@ -206,16 +206,15 @@ static void check_case(int dim, const int n[3], int periodic_mask, bool pow2) {
                 s->def.threads = threads;
                 for (int a = 0; a < dim; a++) memcpy(s->vel[a], in[a], s->nface[a] * sizeof(float));
                 /* narrow: bands of one row (a budget of nothing) and faces written past the caches (non-temporal
-                 * stores: from any size); else the library's defaults, with (2) blocks cut as if the threads had
-                 * measured 1 : 3 : 0.5 slabs per second */
+                 * stores: from any size); else the library's defaults. The threads have measured 1 : 3 : 0.5 slabs
+                 * per second; (2) cuts the blocks by those rates, the others even (balancing off: even_blocks) */
                 eddy_vort_options o = eddy__vort_default_options();
                 if (narrow == 1) o.ring_budget = 0, o.min_band_rows = 1, o.stream_bytes = 0;
+                const double rate[3] = {1.0, 3.0, 0.5};
                 s->vort_balance = (eddy_balance){0};
-                if (narrow == 2) {
-                    const double rate[3] = {1.0, 3.0, 0.5};
-                    s->vort_balance.threads = threads;
-                    for (int t = 0; t < threads; t++) s->vort_balance.rate[t] = rate[t];
-                }
+                s->vort_balance.threads = threads;
+                for (int t = 0; t < threads; t++) s->vort_balance.rate[t] = rate[t];
+                s->even_blocks = narrow != 2;
                 if (isa == 3) o.instances = scalar_instances;
                 eddy_status st = eddy__vort_apply(s, dt, &o);
                 CHECK(st == EDDY_OK, "apply: %s", eddy_sim_last_error(s));
