@@ -6,7 +6,10 @@
  *  3. Whole steps of a smoke scene (emitter, buoyancy, vorticity confinement, MacCormack, MGPCG to 1e-5) for 2D
  *     2048^2 and 4096^2 and 3D 256^3 and 512^3: median step time (host clock around eddy_sim_step, which waits for
  *     the device), the per-stage split (cudaEvents), pressure iterations.
- * Usage: bench_cuda [--quick] [--steps N] [--only 2048|4096|256|512] [--no-stages] [--stages-only] [--forces-only] [--advect-only] */
+ * Usage: bench_cuda [--quick] [--steps N] [--only 2048|4096|256|512] [--no-stages] [--stages-only] [--forces-only] [--advect-only]
+ *                   [--stage2d N] [--stage3d N]
+ * --stage2d / --stage3d: only the stage tables, of an N^2 and / or N^3 grid (how a kernel's share of copy changes
+ * with the size). */
 #include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 
@@ -269,7 +272,7 @@ static int profile_step(int dim, int n, int warm_start) {
 }
 
 int main(int argc, char **argv) {
-    int quick = 0, steps = 20, only = 0, stages = 1, step_rows = 1;
+    int quick = 0, steps = 20, only = 0, stages = 1, step_rows = 1, stage2 = 0, stage3 = 0;
     for (int i = 1; i + 2 < argc; i++)
         if (!strcmp(argv[i], "--profile"))
             return profile_step(atoi(argv[i + 1]), atoi(argv[i + 2]), i + 3 < argc ? atoi(argv[i + 3]) : 1);
@@ -277,6 +280,16 @@ int main(int argc, char **argv) {
         if (!strcmp(argv[i], "--quick")) quick = 1;
         else if (!strcmp(argv[i], "--steps") && i + 1 < argc) steps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = atoi(argv[++i]);
+        else if ((!strcmp(argv[i], "--stage2d") || !strcmp(argv[i], "--stage3d")) && i + 1 < argc) {
+            const bool is2 = argv[i][7] == '2';
+            const int n = atoi(argv[i + 1]), hi = is2 ? 8192 : 640; /* the largest that fit 80 GB with room */
+            if (n < 16 || n > hi) {
+                fprintf(stderr, "bench_cuda: %s %s: expected a grid size from 16 to %d\n", argv[i], argv[i + 1], hi);
+                return 2;
+            }
+            (is2 ? stage2 : stage3) = n;
+            i++;
+        }
         else if (!strcmp(argv[i], "--no-stages")) stages = 0;
         else if (!strcmp(argv[i], "--stages-only")) step_rows = 0;
         else if (!strcmp(argv[i], "--forces-only")) forces_only = 1, step_rows = 0;
@@ -289,6 +302,11 @@ int main(int argc, char **argv) {
     }
     printf("device: %s\n", msg);
     copy_bandwidth();
+    if (stage2 || stage3) { /* the stage tables at the sizes asked for, nothing else */
+        if (stage2) stage_table(2, stage2, 10);
+        if (stage3) stage_table(3, stage3, 10);
+        return 0;
+    }
     if (stages && (!only || only == 2048)) stage_table(2, quick ? 512 : 2048, 10);
     if (stages && (!only || only == 256)) stage_table(3, quick ? 64 : 256, 10);
     int sizes2[2] = {quick ? 256 : 2048, quick ? 512 : 4096}, sizes3[2] = {quick ? 32 : 256, quick ? 64 : 512};
