@@ -3,8 +3,9 @@
  * the face position (the scalar grid may be finer than the velocity grid).
  *
  * The interpolation is separable: along each axis a face row maps to the same two scalar samples and weights in
- * every row, so they are tabulated once per axis (with the float operations of eddy__sample, so the result is the
- * same bits) and a face row is a few multiply-adds per face. Where the x samples of consecutive faces are
+ * every row, so they are tabulated once per axis (locate()'s weights at the face's exact sample coordinate, then
+ * eddy__sample's float operations) and a face row is a few multiply-adds per face. Where the grids align (dye_scale
+ * 1) a face sits on its samples with a weight of exactly 0 at any cell size. Where the x samples of consecutive faces are
  * consecutive scalars (the same-resolution grids, away from the ends), the row loop reads them directly and is
  * vectorised; elsewhere it reads them through the table. The row kernel is in buoyancy_rows.c. */
 #include "buoyancy.h"
@@ -22,12 +23,12 @@ float *eddy__forces_scratch(eddy_sim *s, size_t floats) {
     return s->forces_scratch;
 }
 
-/* Fills the table of axis b for faces of component a, with the arithmetic of eddy__grid_pos + locate(). */
+/* Fills the table of axis b for faces of component a: the samples and weights of locate() in grid.c, at the
+ * face's exact sample coordinate (eddy__face_sample_coord). */
 static void build_axis(const eddy_grid_desc *fg, const eddy_grid_desc *sg, int b, eddy_axis_table *t) {
     const int n = sg->n[b];
     for (int i = 0; i < t->n; i++) {
-        float p = fg->origin[b] + ((float)i + fg->off[b]) * fg->spacing[b];
-        float x = (p - sg->origin[b]) / sg->spacing[b] - sg->off[b];
+        float x = eddy__face_sample_coord(fg, sg, b, i);
         int i0, i1;
         float w;
         if (n == 1) {

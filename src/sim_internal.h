@@ -144,6 +144,14 @@ typedef struct eddy_grid_desc {
     bool periodic[3];
     int period[3];
 } eddy_grid_desc;
+/* The coordinate, in samples of scalar grid sg, of index i along axis b of face grid fg (both from the simulation:
+ * the same origin, sg k times finer per cell, fg->period[b] its cells): (i + off) k - off_s, exact in float
+ * (integers and halves). Through the world position (origin + (i + off) h, then over h / k) it rounds wherever h is
+ * not a power of two, so that faces which sit on a scalar sample got a weight of ~1e-7 instead of 0. */
+static inline float eddy__face_sample_coord(const eddy_grid_desc *fg, const eddy_grid_desc *sg, int b, int i) {
+    const int k = sg->n[b] / fg->period[b];
+    return ((float)i + fg->off[b]) * (float)k - sg->off[b];
+}
 eddy_grid_desc eddy__velocity_desc(const eddy_sim *s, int a, const float *data);
 eddy_grid_desc eddy__scalar_desc(const eddy_sim *s, const float *data);
 eddy_grid_desc eddy__cell_desc(const eddy_sim *s, const float *data);

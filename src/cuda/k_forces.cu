@@ -9,10 +9,11 @@
 
 namespace ecu {
 
-/* axis b of grid.c's locate() for a face at index x along b: the same float operations */
+/* axis b of the buoyancy's samples for a face at index x along b (forces.c build_axis): locate()'s weights at the
+ * face's exact sample coordinate (sim_internal.h eddy__face_sample_coord), the same float operations */
 __host__ __device__ inline void face_axis(const GDesc &vg, const GDesc &sg, int b, int x, int *i0, int *i1, float *w) {
-    const float p = vg.origin[b] + ((float)x + vg.off[b]) * vg.spacing[b];
-    axis_weights(sg, b, (p - sg.origin[b]) / sg.spacing[b] - sg.off[b], i0, i1, w);
+    const int k = sg.n[b] / vg.period[b];
+    axis_weights(sg, b, ((float)x + vg.off[b]) * (float)k - sg.off[b], i0, i1, w);
 }
 
 /* One thread walks R consecutive faces along y. The scalars are interpolated at each face as sample() does
@@ -172,15 +173,33 @@ __global__ void __launch_bounds__(BLOCK, MINB) k_buoyancy_unit(Geo g, int a, flo
         if (r > 0) unit = unit && ylo[r] == yhi[r - 1];
     }
     if (!unit) {
+        /* each face on its own: trilinear at its exact sample coordinates (face_axis), in sample()'s order of
+         * operations */
+        const bool flat = g.dim == 2 || sg.n[2] == 1;
+        const unsigned b0 = plane * (unsigned)z0, b1 = plane * (unsigned)z1;
 #pragma unroll 1
         for (int r = 0; r < nr; r++) {
-            float p[3];
-            grid_pos(vg, i, jb + r, k, p);
+            int y0, y1;
+            float wyr;
+            face_axis(vg, sg, 1, jb + r, &y0, &y1, &wyr);
+            const unsigned r00 = b0 + sx * (unsigned)y0, r10 = b0 + sx * (unsigned)y1, r01 = b1 + sx * (unsigned)y0,
+                           r11 = b1 + sx * (unsigned)y1;
             float sm[BUOY_FIELDS];
 #pragma unroll 1
             for (int q = 0; q < BUOY_FIELDS; q++) {
                 const float *fq = q == 0 ? d0 : (q == 1 ? d1 : (q == 2 ? d2 : t));
-                const float x = use[q] ? sample(sg, fq, p) : 0.0f;
+                float x = 0.0f;
+                if (use[q]) {
+                    const float c00 = __ldg(&fq[r00 + x0]) * (1 - wx) + __ldg(&fq[r00 + x1]) * wx;
+                    const float c10 = __ldg(&fq[r10 + x0]) * (1 - wx) + __ldg(&fq[r10 + x1]) * wx;
+                    x = c00 * (1 - wyr) + c10 * wyr;
+                    if (!flat) {
+                        const float c01 = __ldg(&fq[r01 + x0]) * (1 - wx) + __ldg(&fq[r01 + x1]) * wx;
+                        const float c11 = __ldg(&fq[r11 + x0]) * (1 - wx) + __ldg(&fq[r11 + x1]) * wx;
+                        const float c1 = c01 * (1 - wyr) + c11 * wyr;
+                        x = x * (1 - wz) + c1 * wz;
+                    }
+                }
                 sm[0] = q == 0 ? x : sm[0];
                 sm[1] = q == 1 ? x : sm[1];
                 sm[2] = q == 2 ? x : sm[2];
