@@ -2,8 +2,9 @@
  * MGPCG to 1e-5), for 2D 512^2 and 1024^2 and 3D 128^3 with 1 and 2 threads. Prints medians, cells per second,
  * and for the streaming stages the achieved memory bandwidth (compulsory bytes: every input array read once,
  * every output written once) against a copy bandwidth measured in the same run. A table, never pass/fail.
- * Usage: bench [steps [case [threads]]]: steps default 15 (the first 3 are warm-up); case runs only the sizes whose
- * label contains it (e.g. 512x512, 3D); threads (1 or 2) only that thread count. */
+ * Usage: bench [steps [case [threads [n]]]]: steps default 15 (the first 3 are warm-up); case runs only the sizes whose
+ * label contains it (e.g. 512x512, 3D); threads (1 or 2) only that thread count; n replaces the sizes by one 2D n^2
+ * and (n <= 256) one 3D n^3 grid (the domain is 1 m wide: a cell size that is not a power of two when n is not). */
 #include "bench_median.h"
 #include "sim_internal.h"
 
@@ -266,12 +267,24 @@ int main(int argc, char **argv) {
     int only_threads = argc > 3 ? atoi(argv[3]) : 0; /* 1 or 2: only that thread count */
     if (steps < 4) steps = 4;
     bench_case cases[] = {{2, {512, 512, 1}}, {2, {1024, 1024, 1}}, {3, {128, 128, 128}}};
+    size_t ncases = sizeof cases / sizeof cases[0];
+    if (argc > 4) {
+        const int n = atoi(argv[4]);
+        if (n < 16 || n > 2048) {
+            fprintf(stderr, "bench: size %s: expected a cell count per axis from 16 to 2048\n", argv[4]);
+            return 2;
+        }
+        const bench_case sized[2] = {{2, {n, n, 1}}, {3, {n, n, n}}};
+        cases[0] = sized[0];
+        cases[1] = sized[1];
+        ncases = n <= 256 ? 2 : 1; /* a 3D grid beyond 256^3 does not fit this machine's memory with room */
+    }
     printf("eddy bench: median of %d steps after 3 warm-up; stage ms, (%%) = achieved / copy bandwidth\n", steps - 3);
     for (int threads = 1; threads <= 2; threads++) {
         if (only_threads && threads != only_threads) continue;
         double copy = copy_bandwidth((size_t)256 << 20, threads);
         printf("copy bandwidth, %d thread%s: %.2f GB/s (read + write)\n", threads, threads > 1 ? "s" : "", copy);
-        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        for (size_t i = 0; i < ncases; i++) {
             char label[32];
             case_label(&cases[i], label, sizeof label);
             if (only && !strstr(label, only)) continue;
