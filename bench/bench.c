@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 /* A parallel float copy of 256 MB (far larger than the caches): the reference every (%) figure divides by. */
 typedef struct {
     float *a, *b;
