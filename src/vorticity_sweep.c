@@ -147,6 +147,31 @@ KERNEL void face_to(const float *old, float *out, vfloat fl, vfloat fh, int n, b
     else face(old, out, fl, fh, n);
 }
 
+#ifdef VF_HAVE_REALIGN
+/* face() over a row of n faces that starts anywhere in a cache line (old at the same offset in its line), a line of
+ * out at a time: old from aligned loads, the forces' sum from the aligned vectors of their scratch rows (which have
+ * a vector of room before element 0 and after the row), realigned; whole lines past the caches, the first and last
+ * (shared with the rows around) by masked stores. The same float operations as face(). */
+KERNEL void line_of_faces(const float *old_line, float *line, int t, int lead, int n, vfloat sum) {
+    const vfloat v = vf_add(vf_load(old_line + t), sum);
+    const int e0 = t - lead;
+    if (e0 >= 0 && e0 + VF_W <= n) vf_stream(line + t, v);
+    else vf_store_lanes(line + t, v, e0 < 0 ? -e0 : 0, n - e0 < VF_W ? n - e0 : VF_W);
+}
+KERNEL void face_row_lines(const float *old, float *out, const float *fl, const float *fh, int n) {
+    const int lead = (int)((uintptr_t)out % 64 / sizeof(float));
+    const vf_realigner ra = vf_realigner_of(lead);
+    vfloat prev = vf_add(vf_load(fl - VF_W), vf_load(fh - VF_W));
+    for (int t = 0; t - lead < n; t += VF_W) { /* the line whose lane 0 is element t - lead */
+        const vfloat cur = vf_add(vf_load(fl + t), vf_load(fh + t));
+        line_of_faces(old - lead, out - lead, t, lead, n, vf_realign(prev, cur, ra));
+        prev = cur;
+    }
+}
+/* can face_row_lines write this row (old and out at the same offset in their cache lines)? */
+static inline bool lines_fit(const float *old, const float *out) { return ((uintptr_t)old - (uintptr_t)out) % 64 == 0; }
+#endif
+
 /* ---------------------------------------------------------------- 2D: slabs are rows of n0 cells */
 
 typedef struct rings2 {
@@ -206,13 +231,17 @@ KERNEL void force_lanes2(const float *mag, const float *mm, const float *mp, con
     vf_store(fx + i, vf_mul(ny, z));
     vf_store(fy + i, vf_sub(vf_set1(0.0f), vf_mul(nx, z)));
 }
-/* the new faces of one vector of cells of row j: x-faces but the row's last (fx with its halo set), y-faces between
- * the row below and this one (the row below may be this very row, at a wall) */
-KERNEL void faces_lanes2(const float *u_old, float *u_new, const float *v_old, float *v_new, const float *fx,
-                         const float *fy_below, const float *fy, int i, vfloat *fx_prev, int n, bool stream) {
+/* the x-faces of one vector of cells of a row but the row's last, from the forces (fx with its halo set) */
+KERNEL void x_faces_lanes(const float *u_old, float *u_new, const float *fx, int i, vfloat *fx_prev, int n) {
     const vfloat f = vf_load(fx + i);
     face(u_old + i, u_new + i, vf_shift_in(*fx_prev, f), f, n);
     *fx_prev = f;
+}
+/* the new faces of one vector of cells of row j: x-faces but the row's last, y-faces between the row below and this
+ * one (the row below may be this very row, at a wall) */
+KERNEL void faces_lanes2(const float *u_old, float *u_new, const float *v_old, float *v_new, const float *fx,
+                         const float *fy_below, const float *fy, int i, vfloat *fx_prev, int n, bool stream) {
+    x_faces_lanes(u_old, u_new, fx, i, fx_prev, n);
     face_to(v_old + i, v_new + i, vf_load(fy_below + i), vf_load(fy + i), n, stream);
 }
 KERNEL void force_row2(eddy_sim *s, const sweep *w, const rings2 *r, axis ya, int key, bool faces, bool unit) {
@@ -233,6 +262,13 @@ KERNEL void force_row2(eddy_sim *s, const sweep *w, const rings2 *r, axis ya, in
     vfloat fx_prev = vf_load(fx - VF_W);
     if (w->stream && full == n0 && (uintptr_t)v_new % sizeof(vfloat) == 0)
         for (int i = 0; i < full; i += VF_W) faces_lanes2(u_old, u_new, v_old, v_new, fx, fy_below, fy, i, &fx_prev, VF_W, true);
+#ifdef VF_HAVE_REALIGN
+    else if (w->stream && lines_fit(v_old, v_new)) { /* rows that start inside a cache line */
+        for (int i = 0; i < full; i += VF_W) x_faces_lanes(u_old, u_new, fx, i, &fx_prev, VF_W);
+        if (full < n0) x_faces_lanes(u_old, u_new, fx, full, &fx_prev, n0 - full);
+        face_row_lines(v_old, v_new, fy_below, fy, n0);
+    }
+#endif
     else {
         for (int i = 0; i < full; i += VF_W) faces_lanes2(u_old, u_new, v_old, v_new, fx, fy_below, fy, i, &fx_prev, VF_W, false);
         if (full < n0) faces_lanes2(u_old, u_new, v_old, v_new, fx, fy_below, fy, full, &fx_prev, n0 - full, false);
@@ -507,9 +543,7 @@ KERNEL void force_c3(const row_c3 *p, int i, const grad3 *g, vfloat scale, bool 
  * the row below and this one, z-faces between the plane below and this one (those below may be these very rows,
  * at a wall) */
 KERNEL void faces_lanes3(const row_c3 *p, int i, int n, vfloat *fx_prev, bool stream) {
-    const vfloat fx = vf_load(p->fx + i);
-    face(p->u_old + i, p->u_new + i, vf_shift_in(*fx_prev, fx), fx, n);
-    *fx_prev = fx;
+    x_faces_lanes(p->u_old, p->u_new, p->fx, i, fx_prev, n);
     face_to(p->v_old + i, p->v_new + i, vf_load(p->fy_below + i), vf_load(p->fy + i), n, stream);
     face_to(p->w_old + i, p->w_new + i, vf_load(p->fz_below + i), vf_load(p->fz + i), n, stream);
 }
@@ -545,6 +579,14 @@ KERNEL void lanes_row_c3(const step3 *t, const row_c3 *p, vfloat dy, vfloat dz, 
     vfloat fx_prev = vf_load(p->fx - VF_W);
     if (t->w->stream && full == n0 && ((uintptr_t)p->v_new | (uintptr_t)p->w_new) % sizeof(vfloat) == 0)
         for (int i = 0; i < full; i += VF_W) faces_lanes3(p, i, VF_W, &fx_prev, true);
+#ifdef VF_HAVE_REALIGN
+    else if (t->w->stream && lines_fit(p->v_old, p->v_new) && lines_fit(p->w_old, p->w_new)) {
+        for (int i = 0; i < full; i += VF_W) x_faces_lanes(p->u_old, p->u_new, p->fx, i, &fx_prev, VF_W);
+        if (full < n0) x_faces_lanes(p->u_old, p->u_new, p->fx, full, &fx_prev, n0 - full);
+        face_row_lines(p->v_old, p->v_new, p->fy_below, p->fy, n0);
+        face_row_lines(p->w_old, p->w_new, p->fz_below, p->fz, n0);
+    }
+#endif
     else {
         for (int i = 0; i < full; i += VF_W) faces_lanes3(p, i, VF_W, &fx_prev, false);
         if (full < n0) faces_lanes3(p, full, n0 - full, &fx_prev, false);
