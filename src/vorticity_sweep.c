@@ -158,15 +158,31 @@ KERNEL void line_of_faces(const float *old_line, float *line, int t, int lead, i
     if (e0 >= 0 && e0 + VF_W <= n) vf_stream(line + t, v);
     else vf_store_lanes(line + t, v, e0 < 0 ? -e0 : 0, n - e0 < VF_W ? n - e0 : VF_W);
 }
+/* a row of faces written by lines: where its lines begin (lead), the realigner, the forces' sum of the vector before */
+typedef struct face_lines {
+    const float *old, *fl, *fh;
+    float *out;
+    int lead;
+    vf_realigner ra;
+    vfloat prev;
+} face_lines;
+KERNEL face_lines face_lines_of(const float *old, float *out, const float *fl, const float *fh) {
+    face_lines r;
+    r.lead = (int)((uintptr_t)out % 64 / sizeof(float));
+    r.old = old - r.lead, r.out = out - r.lead, r.fl = fl, r.fh = fh;
+    r.ra = vf_realigner_of(r.lead);
+    r.prev = vf_add(vf_load(fl - VF_W), vf_load(fh - VF_W));
+    return r;
+}
+/* the line whose lane 0 is element t - lead of a row of n faces (t = 0, VF_W, ... in turn, while t - lead < n) */
+KERNEL void face_line(face_lines *r, int t, int n) {
+    const vfloat cur = vf_add(vf_load(r->fl + t), vf_load(r->fh + t));
+    line_of_faces(r->old, r->out, t, r->lead, n, vf_realign(r->prev, cur, r->ra));
+    r->prev = cur;
+}
 KERNEL void face_row_lines(const float *old, float *out, const float *fl, const float *fh, int n) {
-    const int lead = (int)((uintptr_t)out % 64 / sizeof(float));
-    const vf_realigner ra = vf_realigner_of(lead);
-    vfloat prev = vf_add(vf_load(fl - VF_W), vf_load(fh - VF_W));
-    for (int t = 0; t - lead < n; t += VF_W) { /* the line whose lane 0 is element t - lead */
-        const vfloat cur = vf_add(vf_load(fl + t), vf_load(fh + t));
-        line_of_faces(old - lead, out - lead, t, lead, n, vf_realign(prev, cur, ra));
-        prev = cur;
-    }
+    face_lines r = face_lines_of(old, out, fl, fh);
+    for (int t = 0; t - r.lead < n; t += VF_W) face_line(&r, t, n);
 }
 /* can face_row_lines write this row (old and out at the same offset in their cache lines)? */
 static inline bool lines_fit(const float *old, const float *out) { return ((uintptr_t)old - (uintptr_t)out) % 64 == 0; }
@@ -581,10 +597,15 @@ KERNEL void lanes_row_c3(const step3 *t, const row_c3 *p, vfloat dy, vfloat dz, 
         for (int i = 0; i < full; i += VF_W) faces_lanes3(p, i, VF_W, &fx_prev, true);
 #ifdef VF_HAVE_REALIGN
     else if (t->w->stream && lines_fit(p->v_old, p->v_new) && lines_fit(p->w_old, p->w_new)) {
-        for (int i = 0; i < full; i += VF_W) x_faces_lanes(p->u_old, p->u_new, p->fx, i, &fx_prev, VF_W);
+        /* one loop: the x-faces by vectors of cells, the y- and z-faces by lines */
+        face_lines v = face_lines_of(p->v_old, p->v_new, p->fy_below, p->fy),
+                   w = face_lines_of(p->w_old, p->w_new, p->fz_below, p->fz);
+        for (int t = 0; t - v.lead < n0 || t - w.lead < n0; t += VF_W) {
+            if (t < full) x_faces_lanes(p->u_old, p->u_new, p->fx, t, &fx_prev, VF_W);
+            if (t - v.lead < n0) face_line(&v, t, n0);
+            if (t - w.lead < n0) face_line(&w, t, n0);
+        }
         if (full < n0) x_faces_lanes(p->u_old, p->u_new, p->fx, full, &fx_prev, n0 - full);
-        face_row_lines(p->v_old, p->v_new, p->fy_below, p->fy, n0);
-        face_row_lines(p->w_old, p->w_new, p->fz_below, p->fz, n0);
     }
 #endif
     else {
