@@ -14,7 +14,7 @@
  * velocity B meets first on the next plane is prefetched while C waits on its division, and C computes the
  * gradient of its next vector before the division of this one. Grids larger than the caches get their new y- and
  * z-faces with non-temporal stores; where n0 is not whole vectors, so that those rows start inside a cache line,
- * a line at a time (AVX-512: face_row_lines), which measured 5-9% faster than unaligned plain stores at n0 = 120,
+ * a line at a time (AVX-512: face_lines), which measured 5-9% faster than unaligned plain stores at n0 = 120,
  * 124 and 132 (1 pinned thread; the same for the x-faces was 5-8% slower past the caches and 3-10% slower with plain
  * stores, and was not kept). Measured on Zen 5 and kept out: passes interleaved row by row or fused into one
  * loop (slower: more live pointers than registers, longer dependency chains), B and C interleaved row by row, the
