@@ -14,9 +14,9 @@
  * velocity B meets first on the next plane is prefetched while C waits on its division, and C computes the
  * gradient of its next vector before the division of this one. Grids larger than the caches get their new y- and
  * z-faces with non-temporal stores; where n0 is not whole vectors, so that those rows start inside a cache line,
- * a line at a time (AVX-512: face_lines), which measured 5-9% faster than unaligned plain stores at n0 = 120,
- * 124 and 132 (1 pinned thread; the same for the x-faces was 5-8% slower past the caches and 3-10% slower with plain
- * stores, and was not kept). Measured on Zen 5 and kept out: passes interleaved row by row or fused into one
+ * a line at a time (AVX-512: face_lines): 4-10% faster with 2 threads than unaligned plain stores at 120^3,
+ * 124^3 and 132^3 (1 pinned thread: n0 = 120 and 136 -2 to -9%, 124 and 132 -8 to +6%); the same for the x-faces
+ * was 5-8% slower past the caches and 3-10% slower with plain stores, and was not kept. Measured on Zen 5 and kept out: passes interleaved row by row or fused into one
  * loop (slower: more live pointers than registers, longer dependency chains), B and C interleaved row by row, the
  * faces written in C's loop, non-temporal x-faces, prefetching elsewhere (further ahead, into L2, C's ring rows,
  * the new x-faces), rows without padding, making uc2 in pass B. What bounds it (Zen 5, 1 thread, ~1.28 ns/cell in
