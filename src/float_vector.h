@@ -115,7 +115,8 @@ VF_INLINE void vf_pairs_next(vf_pairs *r, int i, vfloat *a, vfloat *b) {
 #define VF_HAVE_REALIGN 1
 typedef __m512i vf_realigner;
 VF_INLINE vf_realigner vf_realigner_of(int lead) {
-    return _mm512_add_epi32(_mm512_set1_epi32(VF_W - lead), _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+    const __m512i lanes = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    return _mm512_add_epi32(_mm512_set1_epi32(VF_W - lead), lanes);
 }
 VF_INLINE vfloat vf_realign(vfloat prev, vfloat cur, vf_realigner r) { return _mm512_permutex2var_ps(prev, r, cur); }
 VF_INLINE void vf_store_lanes(float *p, vfloat v, int lo, int hi) {
@@ -304,12 +305,6 @@ VF_INLINE vfloat vf_load_upto(const float *p, int n) { return n == VF_W ? vf_loa
  * instead of two loads that each cross a cache line (the x-faces' rows of n0 + 1 floats); those loads read the
  * whole lines that hold the row's first and last elements, within an array made of whole 64-byte lines (the
  * simulation's are). Elsewhere, two unaligned loads. */
-/* A row that starts `lead` elements into a cache line, written a line at a time (AVX-512 only, VF_HAVE_REALIGN):
- * lane l of the line that starts at element e0 = 16 t - lead is element e0 + l of the row, which in a row that
- * starts on a line (a scratch row) is lane l - lead of vector t or lane 16 + l - lead of vector t - 1:
- * vf_realign(vector t - 1, vector t, vf_realigner_of(lead)). vf_store_lanes stores lanes [lo, hi) of an aligned
- * vector (the row's first and last lines, which it shares with the rows around it). */
-
 #ifndef VF_HAVE_PAIRS
 typedef struct vf_pairs {
     const float *row;
@@ -323,5 +318,12 @@ VF_INLINE void vf_pairs_next(vf_pairs *r, int i, vfloat *a, vfloat *b) {
     *b = vf_loadu(r->row + i + 1);
 }
 #endif
+
+/* A row that starts `lead` elements into a cache line, written a line at a time (AVX-512 only: VF_HAVE_REALIGN).
+ * Lane l of the line that holds elements t - lead .. t - lead + VF_W - 1 (t a multiple of VF_W) is element
+ * t - lead + l, which in a row that starts on a line (a scratch row) is lane l - lead of the vector at t or lane
+ * VF_W + l - lead of the vector before: vf_realign(the vector at t - VF_W, the vector at t, vf_realigner_of(lead)).
+ * vf_store_lanes stores lanes [lo, hi) of an aligned vector (a row's first and last lines, which it shares with the
+ * rows around it). */
 
 #endif

@@ -16,10 +16,11 @@
  * z-faces with non-temporal stores; where n0 is not whole vectors, so that those rows start inside a cache line,
  * a line at a time (AVX-512: face_lines): 4-10% faster with 2 threads than unaligned plain stores at 120^3,
  * 124^3 and 132^3 (1 pinned thread: n0 = 120 and 136 -2 to -9%, 124 and 132 -8 to +6%); the same for the x-faces
- * was 5-8% slower past the caches and 3-10% slower with plain stores, and was not kept. Measured on Zen 5 and kept out: passes interleaved row by row or fused into one
- * loop (slower: more live pointers than registers, longer dependency chains), B and C interleaved row by row, the
- * faces written in C's loop, non-temporal x-faces, prefetching elsewhere (further ahead, into L2, C's ring rows,
- * the new x-faces), rows without padding, making uc2 in pass B. What bounds it (Zen 5, 1 thread, ~1.28 ns/cell in
+ * was 5-8% slower past the caches and 3-10% slower with plain stores, and was not kept. Measured on Zen 5 and kept
+ * out: passes interleaved row by row or fused into one loop (slower: more live pointers than registers, longer
+ * dependency chains), B and C interleaved row by row, the faces written in C's loop, non-temporal x-faces,
+ * prefetching elsewhere (further ahead, into L2, C's ring rows, the new x-faces), rows without padding, making uc2
+ * in pass B. What bounds it (Zen 5, 1 thread, ~1.28 ns/cell in
  * cache, ~1.45 at 128^3): traffic between L1 and L2 more than arithmetic. Each pass run twice costs only 0.1-0.3
  * ns/cell more (A 0.10, B 0.27, C 0.24, faces 0.09 in cache), and B writing its three curl components to one row
  * of their slots, C reading them back from there (wrong values, a probe) takes 128^3 from 1.45 to 1.29 ns/cell:
@@ -152,9 +153,10 @@ KERNEL void face_to(const float *old, float *out, vfloat fl, vfloat fh, int n, b
 
 #ifdef VF_HAVE_REALIGN
 /* face() over a row of n faces that starts anywhere in a cache line (old at the same offset in its line), a line of
- * out at a time: old from aligned loads, the forces' sum from the aligned vectors of their scratch rows (which have
- * a vector of room before element 0 and after the row), realigned; whole lines past the caches, the first and last
- * (shared with the rows around) by masked stores. The same float operations as face(). */
+ * out at a time (face_lines_of, then face_line for t = 0, VF_W, ... while t - lead < n): old from aligned loads, the
+ * forces' sum from the aligned vectors of their scratch rows (which have a vector of room before element 0 and after
+ * the row), realigned; whole lines past the caches, the first and last (shared with the rows around) by masked
+ * stores. The same float operations as face(). */
 KERNEL void line_of_faces(const float *old_line, float *line, int t, int lead, int n, vfloat sum) {
     const vfloat v = vf_add(vf_load(old_line + t), sum);
     const int e0 = t - lead;
@@ -183,11 +185,7 @@ KERNEL void face_line(face_lines *r, int t, int n) {
     line_of_faces(r->old, r->out, t, r->lead, n, vf_realign(r->prev, cur, r->ra));
     r->prev = cur;
 }
-KERNEL void face_row_lines(const float *old, float *out, const float *fl, const float *fh, int n) {
-    face_lines r = face_lines_of(old, out, fl, fh);
-    for (int t = 0; t - r.lead < n; t += VF_W) face_line(&r, t, n);
-}
-/* can face_row_lines write this row (old and out at the same offset in their cache lines)? */
+/* can face_lines write this row (old and out at the same offset in their cache lines)? */
 static inline bool lines_fit(const float *old, const float *out) { return ((uintptr_t)old - (uintptr_t)out) % 64 == 0; }
 #endif
 
@@ -282,10 +280,13 @@ KERNEL void force_row2(eddy_sim *s, const sweep *w, const rings2 *r, axis ya, in
     if (w->stream && full == n0 && (uintptr_t)v_new % sizeof(vfloat) == 0)
         for (int i = 0; i < full; i += VF_W) faces_lanes2(u_old, u_new, v_old, v_new, fx, fy_below, fy, i, &fx_prev, VF_W, true);
 #ifdef VF_HAVE_REALIGN
-    else if (w->stream && lines_fit(v_old, v_new)) { /* rows that start inside a cache line */
-        for (int i = 0; i < full; i += VF_W) x_faces_lanes(u_old, u_new, fx, i, &fx_prev, VF_W);
+    else if (w->stream && lines_fit(v_old, v_new)) { /* the x-faces by vectors of cells, the y-faces by lines */
+        face_lines y = face_lines_of(v_old, v_new, fy_below, fy);
+        for (int at = 0; at - y.lead < n0; at += VF_W) {
+            if (at < full) x_faces_lanes(u_old, u_new, fx, at, &fx_prev, VF_W);
+            face_line(&y, at, n0);
+        }
         if (full < n0) x_faces_lanes(u_old, u_new, fx, full, &fx_prev, n0 - full);
-        face_row_lines(v_old, v_new, fy_below, fy, n0);
     }
 #endif
     else {
@@ -603,10 +604,10 @@ KERNEL void lanes_row_c3(const step3 *t, const row_c3 *p, vfloat dy, vfloat dz, 
         /* one loop: the x-faces by vectors of cells, the y- and z-faces by lines */
         face_lines v = face_lines_of(p->v_old, p->v_new, p->fy_below, p->fy),
                    w = face_lines_of(p->w_old, p->w_new, p->fz_below, p->fz);
-        for (int t = 0; t - v.lead < n0 || t - w.lead < n0; t += VF_W) {
-            if (t < full) x_faces_lanes(p->u_old, p->u_new, p->fx, t, &fx_prev, VF_W);
-            if (t - v.lead < n0) face_line(&v, t, n0);
-            if (t - w.lead < n0) face_line(&w, t, n0);
+        for (int at = 0; at - v.lead < n0 || at - w.lead < n0; at += VF_W) {
+            if (at < full) x_faces_lanes(p->u_old, p->u_new, p->fx, at, &fx_prev, VF_W);
+            if (at - v.lead < n0) face_line(&v, at, n0);
+            if (at - w.lead < n0) face_line(&w, at, n0);
         }
         if (full < n0) x_faces_lanes(p->u_old, p->u_new, p->fx, full, &fx_prev, n0 - full);
     }
