@@ -26,7 +26,6 @@ static double cpu_ms(void) {
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
-
 /* a smooth swirl of about 1 m/s, dye in three overlapping blobs */
 static void fill(eddy_sim *s, bool with_temperature) {
     for (int a = 0; a < s->dim; a++) {

@@ -19,9 +19,7 @@ static double clock_ms(clockid_t id) {
 }
 static double now_ms(void) { return clock_ms(CLOCK_MONOTONIC); }
 
-
 typedef eddy_status (*job_fn)(void *ctx);
-
 
 /* median wall time, ms; *cpu (may be NULL) gets the median process CPU time, which on a busy machine is the better
  * estimate of single-thread cost */

@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 static void blobs(int dim, const int n[3], float h, float *f) {
     for (int k = 0; k < n[2]; k++)
         for (int j = 0; j < n[1]; j++)

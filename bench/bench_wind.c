@@ -22,7 +22,6 @@ static double cpu_ms(void) {
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
-
 typedef struct {
     const char *name;
     eddy_pressure_solver solver;

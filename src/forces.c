@@ -5,9 +5,9 @@
  * The interpolation is separable: along each axis a face row maps to the same two scalar samples and weights in
  * every row, so they are tabulated once per axis (locate()'s weights at the face's exact sample coordinate, then
  * eddy__sample's float operations) and a face row is a few multiply-adds per face. Where the grids align (dye_scale
- * 1) a face sits on its samples with a weight of exactly 0 at any cell size. Where the x samples of consecutive faces are
- * consecutive scalars (the same-resolution grids, away from the ends), the row loop reads them directly and is
- * vectorised; elsewhere it reads them through the table. The row kernel is in buoyancy_rows.c. */
+ * 1) a face sits on its samples with a weight of exactly 0 at any cell size. Where the x samples of consecutive
+ * faces are consecutive scalars (the same-resolution grids, away from the ends), the row loop reads them directly
+ * and is vectorised; elsewhere it reads them through the table. The row kernel is in buoyancy_rows.c. */
 #include "buoyancy.h"
 
 #include <math.h>

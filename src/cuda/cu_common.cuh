@@ -132,10 +132,9 @@ __device__ inline void locate(const GDesc &d, const float p[3], int i0[3], int i
         axis_weights(d, b, x, &i0[b], &i1[b], &w[b]);
     }
 }
-__device__ inline float sample(const GDesc &d, const float *__restrict__ f, const float p[3]) {
-    int i0[3], i1[3];
-    float w[3];
-    locate(d, p, i0, i1, w);
+/* the interpolation of sample() between the located nodes i0, i1 with weights w (locate, or axis_weights per axis) */
+__device__ inline float sample_located(const GDesc &d, const float *__restrict__ f, const int i0[3], const int i1[3],
+                                      const float w[3]) {
     const int *n = d.n;
     float c00 = __ldg(&f[idx3(n, i0[0], i0[1], i0[2])]) * (1 - w[0]) + __ldg(&f[idx3(n, i1[0], i0[1], i0[2])]) * w[0];
     float c10 = __ldg(&f[idx3(n, i0[0], i1[1], i0[2])]) * (1 - w[0]) + __ldg(&f[idx3(n, i1[0], i1[1], i0[2])]) * w[0];
@@ -145,6 +144,12 @@ __device__ inline float sample(const GDesc &d, const float *__restrict__ f, cons
     float c11 = __ldg(&f[idx3(n, i0[0], i1[1], i1[2])]) * (1 - w[0]) + __ldg(&f[idx3(n, i1[0], i1[1], i1[2])]) * w[0];
     float c1 = c01 * (1 - w[1]) + c11 * w[1];
     return c0 * (1 - w[2]) + c1 * w[2];
+}
+__device__ inline float sample(const GDesc &d, const float *__restrict__ f, const float p[3]) {
+    int i0[3], i1[3];
+    float w[3];
+    locate(d, p, i0, i1, w);
+    return sample_located(d, f, i0, i1, w);
 }
 /* sample plus the min and max of the 2^d nodes around p (grid.c eddy__sample_minmax) */
 __device__ inline float sample_minmax(const GDesc &d, const float *__restrict__ f, const float p[3], float *lo, float *hi) {

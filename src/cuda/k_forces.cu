@@ -173,33 +173,17 @@ __global__ void __launch_bounds__(BLOCK, MINB) k_buoyancy_unit(Geo g, int a, flo
         if (r > 0) unit = unit && ylo[r] == yhi[r - 1];
     }
     if (!unit) {
-        /* each face on its own: trilinear at its exact sample coordinates (face_axis), in sample()'s order of
-         * operations */
-        const bool flat = g.dim == 2 || sg.n[2] == 1;
-        const unsigned b0 = plane * (unsigned)z0, b1 = plane * (unsigned)z1;
+        /* each face on its own: sample() at its exact sample coordinates (face_axis) */
+        int node0[3] = {x0, 0, z0}, node1[3] = {x1, 0, z1};
+        float w[3] = {wx, 0.0f, wz};
 #pragma unroll 1
         for (int r = 0; r < nr; r++) {
-            int y0, y1;
-            float wyr;
-            face_axis(vg, sg, 1, jb + r, &y0, &y1, &wyr);
-            const unsigned r00 = b0 + sx * (unsigned)y0, r10 = b0 + sx * (unsigned)y1, r01 = b1 + sx * (unsigned)y0,
-                           r11 = b1 + sx * (unsigned)y1;
+            face_axis(vg, sg, 1, jb + r, &node0[1], &node1[1], &w[1]);
             float sm[BUOY_FIELDS];
 #pragma unroll 1
             for (int q = 0; q < BUOY_FIELDS; q++) {
                 const float *fq = q == 0 ? d0 : (q == 1 ? d1 : (q == 2 ? d2 : t));
-                float x = 0.0f;
-                if (use[q]) {
-                    const float c00 = __ldg(&fq[r00 + x0]) * (1 - wx) + __ldg(&fq[r00 + x1]) * wx;
-                    const float c10 = __ldg(&fq[r10 + x0]) * (1 - wx) + __ldg(&fq[r10 + x1]) * wx;
-                    x = c00 * (1 - wyr) + c10 * wyr;
-                    if (!flat) {
-                        const float c01 = __ldg(&fq[r01 + x0]) * (1 - wx) + __ldg(&fq[r01 + x1]) * wx;
-                        const float c11 = __ldg(&fq[r11 + x0]) * (1 - wx) + __ldg(&fq[r11 + x1]) * wx;
-                        const float c1 = c01 * (1 - wyr) + c11 * wyr;
-                        x = x * (1 - wz) + c1 * wz;
-                    }
-                }
+                const float x = use[q] ? sample_located(sg, fq, node0, node1, w) : 0.0f;
                 sm[0] = q == 0 ? x : sm[0];
                 sm[1] = q == 1 ? x : sm[1];
                 sm[2] = q == 2 ? x : sm[2];
