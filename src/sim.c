@@ -181,11 +181,14 @@ eddy_status eddy_sim_def_validate(const eddy_sim_def *d, char *msg, size_t msg_s
 
 /* ---------------------------------------------------------------- create / destroy */
 
+/* Row kernels read whole vectors past a row's last element (vorticity_sweep.c: the lanes past it are computed and
+ * dropped), so every field has a cache line of room past its end. */
+enum { ROOM_PAST_END = 64 };
 /* zeroed, 64-byte aligned (a cache line: whole-vector loads of row kernels then split no line where a row starts
  * on one); freed with free() */
 static float *alloc_floats(size_t n) {
-    if (!n || n > (SIZE_MAX - 64) / sizeof(float)) return NULL;
-    size_t bytes = (n * sizeof(float) + 63) / 64 * 64;
+    if (!n || n > (SIZE_MAX - 2 * ROOM_PAST_END) / sizeof(float)) return NULL;
+    size_t bytes = (n * sizeof(float) + 63) / 64 * 64 + ROOM_PAST_END;
     float *p = (float *)aligned_alloc(64, bytes);
     if (p) memset(p, 0, bytes);
     return p;
@@ -254,7 +257,7 @@ eddy_status eddy_sim_create(const eddy_sim_def *def, eddy_sim **out, char *msg, 
     for (int c = 0; c < 3; c++) ok = ok && (s->dye[c] = alloc_floats(s->nscalar)) && (s->solid_vel[c] = alloc_floats(s->ncells));
     size_t rows = (size_t)s->n[1] * s->n[2], srows = (size_t)s->sn[1] * s->sn[2];
     ok = ok && (s->pressure = alloc_floats(s->ncells)) && (s->temperature = alloc_floats(s->nscalar)) &&
-         (s->scalar_tmp = alloc_floats(s->nscalar)) && (s->solid = (uint8_t *)calloc(s->ncells, 1)) &&
+         (s->scalar_tmp = alloc_floats(s->nscalar)) && (s->solid = (uint8_t *)calloc(s->ncells + ROOM_PAST_END, 1)) &&
          (s->row_partial = (double *)calloc(4 * (rows > srows ? rows : srows) + 8, sizeof(double)));
     if (!ok) {
         eddy_sim_destroy(s);

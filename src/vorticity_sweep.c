@@ -84,6 +84,12 @@ KERNEL vfloat x_diff(vfloat prev, vfloat cur, vfloat next, vfloat q) {
 }
 static inline float factor_of(int span) { return span == 1 ? 2.0f : 1.0f; }
 
+/* Whole vectors: the passes that fill the rings (A, B and C's forces) run whole vectors to the end of a row, past
+ * its last cell where n0 is not whole vectors. The lanes past it read the next row's values (or the room past a
+ * field's end, sim.c) and land in the ring rows' room past the row (vorticity.c's stride), where set_halo then
+ * writes the halo cell and no other lane is read; only the new faces are stored lane by lane. A partial last vector
+ * by masked loads cost 5-7% in cache and 11-15% at 120^3, 124^3 and 132^3 (Zen 5, 1 thread). */
+
 /* ---------------------------------------------------------------- keys along an axis
  * A key is a slab or row index as the neighbour rule sees it: clamped to [0, n) on a bounded axis, free on a
  * periodic one (wrapped to the physical index when the grid is read). */
@@ -200,16 +206,15 @@ static inline float *row2(const rings2 *r, float *ring, int key, int ring_len) {
 }
 
 /* (A) twice the cell velocities of row j: uc0 = u[i] + u[i + 1], uc1 = v[j] + v[j + 1] */
-KERNEL void uc_lanes2(const float *u, const float *v0, const float *v1, float *c0, float *c1, int n) {
-    vf_store(c0, vf_add(vf_load_upto(u, n), vf_load_upto(u + 1, n)));
-    vf_store(c1, vf_add(vf_load_upto(v0, n), vf_load_upto(v1, n)));
+KERNEL void uc_lanes2(const float *u, const float *v0, const float *v1, float *c0, float *c1) {
+    vf_store(c0, vf_add(vf_loadu(u), vf_loadu(u + 1)));
+    vf_store(c1, vf_add(vf_loadu(v0), vf_loadu(v1)));
 }
 static void uc_row2(const eddy_sim *s, const sweep *w, const rings2 *r, axis ya, int key) {
-    const int n0 = w->n0, j = key_phys(ya, key), full = n0 - n0 % VF_W;
+    const int n0 = w->n0, j = key_phys(ya, key);
     const float *u = s->vel[0] + (size_t)j * (n0 + 1), *v0 = s->vel[1] + (size_t)j * n0, *v1 = v0 + n0;
     float *c0 = row2(r, r->uc0, key, 3), *c1 = row2(r, r->uc1, key, 2);
-    for (int i = 0; i < full; i += VF_W) uc_lanes2(u + i, v0 + i, v1 + i, c0 + i, c1 + i, VF_W);
-    if (full < n0) uc_lanes2(u + full, v0 + full, v1 + full, c0 + full, c1 + full, n0 - full);
+    for (int i = 0; i < n0; i += VF_W) uc_lanes2(u + i, v0 + i, v1 + i, c0 + i, c1 + i);
     set_halo(c1, n0, w->px);
 }
 
@@ -237,13 +242,13 @@ KERNEL void curl_row2(const sweep *w, const rings2 *r, axis ya, int key, bool un
  * w = (+0, +0, wz) in the 3D formula's order */
 KERNEL void force_lanes2(const float *mag, const float *mm, const float *mp, const float *wz, const float *xq,
                          const uint8_t *solid, float *fx, float *fy, int i, vfloat *prev, vfloat *cur, vfloat dy,
-                         vfloat scale, int n, bool unit) {
+                         vfloat scale, bool unit) {
     const vfloat next = vf_load(mag + i + VF_W);
     vfloat gx = x_diff(*prev, *cur, next, vf_load(xq + i));
     *prev = *cur, *cur = next;
     vfloat gy = spaced(vf_sub(vf_load(mp + i), vf_load(mm + i)), dy, unit);
     vfloat len = vf_sqrt(vf_add(vf_mul(gx, gx), vf_mul(gy, gy)));
-    vfloat inv = vf_div_keep(scale, len, vf_keep_mask(len, vf_set1(EDDY_VORT_SWEEP_CUT), solid + i, n));
+    vfloat inv = vf_div_keep(scale, len, vf_keep_mask(len, vf_set1(EDDY_VORT_SWEEP_CUT), solid + i, VF_W));
     vfloat nx = vf_mul(gx, inv), ny = vf_mul(gy, inv), z = vf_load(wz + i);
     vf_store(fx + i, vf_mul(ny, z));
     vf_store(fy + i, vf_sub(vf_set1(0.0f), vf_mul(nx, z)));
@@ -269,8 +274,7 @@ KERNEL void force_row2(eddy_sim *s, const sweep *w, const rings2 *r, axis ya, in
     float *fx = r->fx, *fy = row2(r, r->fy, key, 2);
     const vfloat dy = vf_set1(factor_of(key_span(ya, key))), scale = vf_set1(w->scale);
     vfloat prev = vf_load(mag - VF_W), cur = vf_load(mag);
-    for (int i = 0; i < full; i += VF_W) force_lanes2(mag, mm, mp, wz, xq, solid, fx, fy, i, &prev, &cur, dy, scale, VF_W, unit);
-    if (full < n0) force_lanes2(mag, mm, mp, wz, xq, solid, fx, fy, full, &prev, &cur, dy, scale, n0 - full, unit);
+    for (int i = 0; i < n0; i += VF_W) force_lanes2(mag, mm, mp, wz, xq, solid, fx, fy, i, &prev, &cur, dy, scale, unit);
     if (!faces) return; /* a row of halo: only its fy is needed */
     const float *fy_below = row2(r, r->fy, key_nb(ya, key, -1), 2), *u_old = s->vel[0] + (size_t)j * (n0 + 1),
                 *v_old = s->vel[1] + (size_t)j * n0;
@@ -436,30 +440,25 @@ static inline const float *w_row3(const eddy_sim *s, const sweep *w, int k, int 
 /* (A) twice the cell velocities of row `key` of plane q into rings of rows (uc0, uc2: 3 rows, the y
  * neighbours of B's row; uc1: 2): uc0 = u[i] + u[i + 1], uc1 = v[j] + v[j + 1], uc2 = w[k] + w[k + 1] */
 KERNEL void lanes_a3(vfloat u, vfloat u1, const float *v0, const float *v1, const float *w0, const float *w1, float *c0,
-                     float *c1, float *c2, int n) {
+                     float *c1, float *c2) {
     vf_store(c0, vf_add(u, u1));
-    vf_store(c1, vf_add(vf_load_upto(v0, n), vf_load_upto(v1, n)));
-    vf_store(c2, vf_add(vf_load_upto(w0, n), vf_load_upto(w1, n)));
+    vf_store(c1, vf_add(vf_loadu(v0), vf_loadu(v1)));
+    vf_store(c2, vf_add(vf_loadu(w0), vf_loadu(w1)));
 }
 KERNEL void row_a3(const step3 *t, const plane3 *q, int key) {
     const eddy_sim *s = t->s;
     const sweep *w = t->w;
     const rings3 *r = t->r;
-    const int n0 = w->n0, j = key_phys(t->ya, key), full = n0 - n0 % VF_W;
+    const int n0 = w->n0, j = key_phys(t->ya, key);
     const size_t P = (size_t)n0 * w->n1;
     const float *u = u_row3(s, w, q->k, j), *v0 = v_row3(s, w, q->k, j), *v1 = v0 + n0, *w0 = w_row3(s, w, q->k, j),
                 *w1 = w0 + P;
     float *c0 = ring_row3(r, r->uc0, key, 3), *c1 = ring_row3(r, r->uc1, key, 2), *c2 = ring_row3(r, r->uc2, key, 3);
     vf_pairs ur = vf_pairs_of(u); /* u[i], u[i + 1] without loads across cache lines */
-    for (int i = 0; i < full; i += VF_W) {
+    for (int i = 0; i < n0; i += VF_W) {
         vfloat a, b;
         vf_pairs_next(&ur, i, &a, &b);
-        lanes_a3(a, b, v0 + i, v1 + i, w0 + i, w1 + i, c0 + i, c1 + i, c2 + i, VF_W);
-    }
-    if (full < n0) {
-        const int n = n0 - full;
-        lanes_a3(vf_load_upto(u + full, n), vf_load_upto(u + full + 1, n), v0 + full, v1 + full, w0 + full, w1 + full, c0 + full,
-                 c1 + full, c2 + full, n);
+        lanes_a3(a, b, v0 + i, v1 + i, w0 + i, w1 + i, c0 + i, c1 + i, c2 + i);
     }
     set_halo(c1, n0, w->px);
     set_halo(c2, n0, w->px);
@@ -493,19 +492,14 @@ static inline row_b3p b_row(const step3 *t, const plane3 *q, int key) {
     p.um = vf_pairs_of(p.uzm), p.up = vf_pairs_of(p.uzp);
     return p;
 }
-KERNEL void lanes_b3(row_b3p *p, int i, int n, bool unit) {
+KERNEL void lanes_b3(row_b3p *p, int i, bool unit) {
     vfloat um0, um1, up0, up1;
-    if (n == VF_W) {
-        vf_pairs_next(&p->um, i, &um0, &um1);
-        vf_pairs_next(&p->up, i, &up0, &up1);
-    } else {
-        um0 = vf_load_upto(p->uzm + i, n), um1 = vf_load_upto(p->uzm + i + 1, n);
-        up0 = vf_load_upto(p->uzp + i, n), up1 = vf_load_upto(p->uzp + i + 1, n);
-    }
+    vf_pairs_next(&p->um, i, &um0, &um1);
+    vf_pairs_next(&p->up, i, &up0, &up1);
     const vfloat c0zm = vf_add(um0, um1);
     const vfloat c0zp = vf_add(up0, up1);
-    const vfloat c1zm = vf_add(vf_load_upto(p->vzm + i, n), vf_load_upto(p->vzm + p->n0 + i, n));
-    const vfloat c1zp = vf_add(vf_load_upto(p->vzp + i, n), vf_load_upto(p->vzp + p->n0 + i, n));
+    const vfloat c1zm = vf_add(vf_loadu(p->vzm + i), vf_loadu(p->vzm + p->n0 + i));
+    const vfloat c1zp = vf_add(vf_loadu(p->vzp + i), vf_loadu(p->vzp + p->n0 + i));
     const vfloat qx = vf_load(p->xq + i), c1_next = vf_load(p->c1 + i + VF_W), c2_next = vf_load(p->c2 + i + VF_W);
     vfloat ax = x_diff(p->c2_prev, p->c2_cur, c2_next, qx); /* D_x uc2 */
     vfloat bx = x_diff(p->c1_prev, p->c1_cur, c1_next, qx); /* D_x uc1 */
@@ -521,9 +515,8 @@ KERNEL void lanes_b3(row_b3p *p, int i, int n, bool unit) {
 }
 KERNEL void row_b3(const step3 *t, const plane3 *q, int key, bool unit) {
     row_b3p p = b_row(t, q, key);
-    const int n0 = t->w->n0, full = n0 - n0 % VF_W;
-    for (int i = 0; i < full; i += VF_W) lanes_b3(&p, i, VF_W, unit);
-    if (full < n0) lanes_b3(&p, full, n0 - full, unit);
+    const int n0 = t->w->n0;
+    for (int i = 0; i < n0; i += VF_W) lanes_b3(&p, i, unit);
     set_halo(p.mag, n0, t->w->px);
 }
 /* (C) of one vector of cells: g = D|w|, n = g (scale / |g|) (+0 in solid cells and where the gradient vanishes),
@@ -540,7 +533,7 @@ typedef struct grad3 {
     vfloat gx, gy, gz, len;
     vmask keep;
 } grad3;
-KERNEL grad3 grad_c3(const row_c3 *p, int i, vfloat dy, vfloat dz, int n, vfloat *prev, vfloat *cur, bool unit) {
+KERNEL grad3 grad_c3(const row_c3 *p, int i, vfloat dy, vfloat dz, vfloat *prev, vfloat *cur, bool unit) {
     grad3 g;
     const vfloat next = vf_load(p->mag + i + VF_W); /* |curl| along x from aligned loads */
     g.gx = x_diff(*prev, *cur, next, vf_load(p->xq + i));
@@ -548,7 +541,7 @@ KERNEL grad3 grad_c3(const row_c3 *p, int i, vfloat dy, vfloat dz, int n, vfloat
     g.gy = spaced(vf_sub(vf_load(p->myp + i), vf_load(p->mym + i)), dy, unit);
     g.gz = spaced(vf_sub(vf_load(p->mzp + i), vf_load(p->mzm + i)), dz, unit);
     g.len = vf_sqrt(vf_add(vf_add(vf_mul(g.gx, g.gx), vf_mul(g.gy, g.gy)), vf_mul(g.gz, g.gz)));
-    g.keep = vf_keep_mask(g.len, vf_set1(EDDY_VORT_SWEEP_CUT), p->solid + i, n);
+    g.keep = vf_keep_mask(g.len, vf_set1(EDDY_VORT_SWEEP_CUT), p->solid + i, VF_W);
     return g;
 }
 KERNEL void force_c3(const row_c3 *p, int i, const grad3 *g, vfloat scale, bool faces) {
@@ -568,31 +561,27 @@ KERNEL void faces_lanes3(const row_c3 *p, int i, int n, vfloat *fx_prev, bool st
     face_to(p->w_old + i, p->w_new + i, vf_load(p->fz_below + i), vf_load(p->fz + i), n, stream);
 }
 KERNEL void lanes_row_c3(const step3 *t, const row_c3 *p, vfloat dy, vfloat dz, bool faces, bool unit) {
-    const int n0 = t->w->n0, full = n0 - n0 % VF_W;
+    const int n0 = t->w->n0, full = n0 - n0 % VF_W, whole = full < n0 ? full + VF_W : full;
     const vfloat scale = vf_set1(t->w->scale);
     vfloat prev = vf_load(p->mag - VF_W), cur = vf_load(p->mag);
-    if (full > 0) {
-        grad3 g = grad_c3(p, 0, dy, dz, VF_W, &prev, &cur, unit);
-        for (int i = 0; i + VF_W < full; i += VF_W) {
+    {
+        grad3 g = grad_c3(p, 0, dy, dz, &prev, &cur, unit);
+        for (int i = 0; i + VF_W < whole; i += VF_W) {
             if (p->pf_u) { /* see row_c3_of */
                 vf_prefetch(p->pf_u + i);
                 vf_prefetch(p->pf_v + i);
                 vf_prefetch(p->pf_w + i);
             }
-            const grad3 next = grad_c3(p, i + VF_W, dy, dz, VF_W, &prev, &cur, unit);
+            const grad3 next = grad_c3(p, i + VF_W, dy, dz, &prev, &cur, unit);
             force_c3(p, i, &g, scale, faces);
             g = next;
         }
         if (p->pf_u) {
-            vf_prefetch(p->pf_u + full - VF_W);
-            vf_prefetch(p->pf_v + full - VF_W);
-            vf_prefetch(p->pf_w + full - VF_W);
+            vf_prefetch(p->pf_u + whole - VF_W);
+            vf_prefetch(p->pf_v + whole - VF_W);
+            vf_prefetch(p->pf_w + whole - VF_W);
         }
-        force_c3(p, full - VF_W, &g, scale, faces);
-    }
-    if (full < n0) {
-        const grad3 g = grad_c3(p, full, dy, dz, n0 - full, &prev, &cur, unit);
-        force_c3(p, full, &g, scale, faces);
+        force_c3(p, whole - VF_W, &g, scale, faces);
     }
     if (!faces) return;
     set_halo(p->fx, n0, t->w->px);
