@@ -28,37 +28,19 @@ __global__ void __launch_bounds__(32 * W, 1) k_halo(const float *__restrict__ u,
     constexpr int OX = 27, OY = W - 5;
     const int lane = threadIdx.x & 31, warp = threadIdx.x / 32;
     const int p = (int)blockIdx.x * OX - 3 + lane, y = (int)blockIdx.y * OY - 3 + warp;
-    const int col = min(max(p, 0), n - 1), row = min(max(y, 0), n - 1);
-    const bool wr = lane >= 3 && lane < 3 + OX && p < n && warp >= 3 && warp < 3 + OY && y < n;
-    const int z0 = (int)blockIdx.z * kz, z1 = min(z0 + kz, n);
-    const size_t su = (size_t)(n + 1) * n, sv = (size_t)n * (n + 1), sw = (size_t)n * n;
+    const int z0 = (int)blockIdx.z * kz;
+    const PlaneLane me(n, p, y, lane >= 3 && lane < 3 + OX && p < n && warp >= 3 && warp < 3 + OY && y < n, z0, min(z0 + kz, n));
     __shared__ float yrow[2][W][32]; /* the y-neighbours' values, as the kernel's rings */
     float a = 0, b = 0, c = 0, d = 0, acc = 0, uo = 0, vo = 0, wo = 0;
-    const int L0 = max(z0 - 3, 0), L1 = min(z1 + 2, n - 1);
+    const int L0 = max(me.z0 - 3, 0), L1 = min(me.z1 + 2, n - 1);
     for (int L = L0; L <= L1 + 3; L++) {
-        int t = L - 3;
-        if (t >= z0 && t < z1 && wr) {
-            ou[p + (size_t)(n + 1) * y + su * t] = uo + acc * 1e-30f;
-            ov[p + (size_t)n * y + sv * t] = vo + acc * 1e-30f;
-            ow[p + (size_t)n * y + sw * t] = wo + acc * 1e-30f;
-        }
+        me.store(ou, ov, ow, L - 3, uo, vo, wo, acc);
         const float nb = yrow[(L + 1) & 1][warp > 0 ? warp - 1 : 0][lane] + yrow[(L + 1) & 1][warp < W - 1 ? warp + 1 : W - 1][lane];
         acc += busy<K>(a + b + c + d + nb * 1e-30f);
         yrow[L & 1][warp][lane] = acc;
         L += after(acc);
-        t = L - 3;
-        if (t + 1 >= z0 && t + 1 < z1 && wr) {
-            uo = u[p + (size_t)(n + 1) * y + su * (t + 1)];
-            vo = v[p + (size_t)n * y + sv * (t + 1)];
-            wo = w[p + (size_t)n * y + sw * (t + 1)];
-        }
-        if (L <= L1) {
-            const size_t iu = col + (size_t)(n + 1) * row + su * L;
-            a = u[iu];
-            b = u[iu + 1];
-            c = v[col + (size_t)n * (row + 1) + sv * L];
-            d = w[col + (size_t)n * row + sw * (L + 1)];
-        }
+        me.load_old(u, v, w, L - 2, uo, vo, wo);
+        me.load_cell(u, v, w, L, L1, a, b, c, d);
         __syncthreads();
     }
     if (acc == 12345.0f) ou[0] = acc;
@@ -77,10 +59,8 @@ __global__ void __cluster_dims__(CX, 1, 1) __launch_bounds__(32 * W, 1)
     const int rank = (int)cl.block_rank();
     const int lane = threadIdx.x & 31, warp = threadIdx.x / 32;
     const int p = (int)blockIdx.x * 32 + lane, y = (int)blockIdx.y * OY - 3 + warp;
-    const int col = min(p, n - 1), row = min(max(y, 0), n - 1);
-    const bool wr = p < n && warp >= 3 && warp < 3 + OY && y < n;
-    const int z0 = (int)blockIdx.z * kz, z1 = min(z0 + kz, n);
-    const size_t su = (size_t)(n + 1) * n, sv = (size_t)n * (n + 1), sw = (size_t)n * n;
+    const int z0 = (int)blockIdx.z * kz;
+    const PlaneLane me(n, p, y, p < n && warp >= 3 && warp < 3 + OY && y < n, z0, min(z0 + kz, n));
     __shared__ float yrow[2][W][32];
     __shared__ float edge[2][W][2][E]; /* [step parity][warp][0: lane 0's values, 1: lane 31's][value] */
     /* the neighbouring blocks' edges: the left block's lane-31 values, the right block's lane-0 values */
@@ -90,14 +70,9 @@ __global__ void __cluster_dims__(CX, 1, 1) __launch_bounds__(32 * W, 1)
     cl.sync();
     if (SPLIT) cluster_arrive(); /* the phase the first step's wait completes */
     float a = 0, b = 0, c = 0, d = 0, acc = 0, uo = 0, vo = 0, wo = 0;
-    const int L0 = max(z0 - 3, 0), L1 = min(z1 + 2, n - 1);
+    const int L0 = max(me.z0 - 3, 0), L1 = min(me.z1 + 2, n - 1);
     for (int L = L0; L <= L1 + 3; L++) {
-        int t = L - 3;
-        if (t >= z0 && t < z1 && wr) {
-            ou[p + (size_t)(n + 1) * y + su * t] = uo + acc * 1e-30f;
-            ov[p + (size_t)n * y + sv * t] = vo + acc * 1e-30f;
-            ow[p + (size_t)n * y + sw * t] = wo + acc * 1e-30f;
-        }
+        me.store(ou, ov, ow, L - 3, uo, vo, wo, acc);
         /* half the step's arithmetic needs nothing of the other blocks */
         float x = busy<K / 2>(a + b + c + d);
         if (SPLIT) cluster_wait(); /* the step before's edges and rows are there */
@@ -115,19 +90,8 @@ __global__ void __cluster_dims__(CX, 1, 1) __launch_bounds__(32 * W, 1)
             for (int e = 0; e < E; e++) edge[L & 1][warp][lane == 0 ? 0 : 1][e] = acc + (float)e;
         if (SPLIT) cluster_arrive();
         L += after(acc);
-        t = L - 3;
-        if (t + 1 >= z0 && t + 1 < z1 && wr) {
-            uo = u[p + (size_t)(n + 1) * y + su * (t + 1)];
-            vo = v[p + (size_t)n * y + sv * (t + 1)];
-            wo = w[p + (size_t)n * y + sw * (t + 1)];
-        }
-        if (L <= L1) {
-            const size_t iu = col + (size_t)(n + 1) * row + su * L;
-            a = u[iu];
-            b = u[iu + 1];
-            c = v[col + (size_t)n * (row + 1) + sv * L];
-            d = w[col + (size_t)n * row + sw * (L + 1)];
-        }
+        me.load_old(u, v, w, L - 2, uo, vo, wo);
+        me.load_cell(u, v, w, L, L1, a, b, c, d);
         if (!SPLIT) cl.sync();
     }
     if (SPLIT) cluster_wait(); /* no block leaves while a neighbour may still read its edges */
@@ -136,52 +100,43 @@ __global__ void __cluster_dims__(CX, 1, 1) __launch_bounds__(32 * W, 1)
 }
 
 int main() {
-    const int n = 256;
-    const size_t nu = (size_t)(n + 1) * n * n, nw = (size_t)n * n * (n + 1);
-    float *u, *v, *w, *ou, *ov, *ow;
-    cudaMalloc(&u, nu * 4); cudaMalloc(&v, nu * 4); cudaMalloc(&w, nw * 4);
-    cudaMalloc(&ou, nu * 4); cudaMalloc(&ov, nu * 4); cudaMalloc(&ow, nw * 4);
-    cudaMemset(u, 0, nu * 4); cudaMemset(v, 0, nu * 4); cudaMemset(w, 0, nw * 4);
-    cudaEvent_t e0, e1;
-    cudaEventCreate(&e0); cudaEventCreate(&e1);
-    const double copy = probe_copy_bandwidth(e0, e1), bytes = 8.0 * (2 * nu + nw);
-    /* chunks of z: `chunks` per column of blocks */
-    auto halo = [&](auto kern, int W, int chunks, const char *name) {
-        const int ty = (n + W - 5 - 1) / (W - 5), tx = (n + 26) / 27, kz = (n + chunks - 1) / chunks;
-        const dim3 g(tx, ty, (n + kz - 1) / kz);
+    const Faces3D f(256);
+    cudaEvent_t e0, e1; cudaEventCreate(&e0); cudaEventCreate(&e1);
+    const double copy = probe_copy_bandwidth(e0, e1);
+    const int n = f.n;
+    /* one form over z-chunks of kz planes (rows: the block's warps, written: the rows it writes, x: blocks along x);
+     * clusters of CX blocks also report how many fit at once */
+    auto run = [&](auto kern, const char *name, int rows, int x, int chunks, bool cluster) {
+        const int written = rows - 5, kz = (n + chunks - 1) / chunks;
+        const dim3 g(x, (n + written - 1) / written, (n + kz - 1) / kz);
         cudaFuncSetAttribute((const void *)kern, cudaFuncAttributeMaxDynamicSharedMemorySize, ONE_PER_SM);
-        const float ms = probe_b2b_ms(e0, e1, [&]() { kern<<<g, 32 * W, ONE_PER_SM>>>(u, v, w, ou, ov, ow, n, kz); }, 2);
-        printf("%-34s %4d blocks, kz %3d: b2b %.4f ms (%.1f%%) %s\n", name, g.x * g.y * g.z, kz, ms, probe_pct(bytes, ms, copy),
-               cudaGetErrorString(cudaGetLastError()));
-    };
-    auto clus = [&](auto kern, int W, int chunks, const char *name) {
-        const int ty = (n + W - 5 - 1) / (W - 5), kz = (n + chunks - 1) / chunks;
-        const dim3 g(n / 32, ty, (n + kz - 1) / kz);
         int active = 0;
-        cudaLaunchConfig_t cfg = {};
-        cfg.gridDim = g;
-        cfg.blockDim = dim3(32 * W);
-        cfg.dynamicSmemBytes = ONE_PER_SM;
-        cudaFuncSetAttribute((const void *)kern, cudaFuncAttributeMaxDynamicSharedMemorySize, ONE_PER_SM);
-        cudaOccupancyMaxActiveClusters(&active, (void *)kern, &cfg);
-        const float ms = probe_b2b_ms(e0, e1, [&]() { kern<<<g, 32 * W, ONE_PER_SM>>>(u, v, w, ou, ov, ow, n, kz); }, 2);
-        printf("%-34s %4d blocks, kz %3d: b2b %.4f ms (%.1f%%), %d clusters at once %s\n", name, g.x * g.y * g.z, kz, ms,
-               probe_pct(bytes, ms, copy), active, cudaGetErrorString(cudaGetLastError()));
+        if (cluster) {
+            cudaLaunchConfig_t cfg = {};
+            cfg.gridDim = g;
+            cfg.blockDim = dim3(32 * rows);
+            cfg.dynamicSmemBytes = ONE_PER_SM;
+            cudaOccupancyMaxActiveClusters(&active, (void *)kern, &cfg);
+        }
+        const float ms = probe_b2b_ms(e0, e1, [&]() { kern<<<g, 32 * rows, ONE_PER_SM>>>(f.u, f.v, f.w, f.ou, f.ov, f.ow, n, kz); }, 2);
+        printf("%-38s %4d blocks, kz %3d: b2b %.4f ms (%.1f%%)", name, g.x * g.y * g.z, kz, ms, probe_pct(f.bytes(), ms, copy));
+        if (cluster) printf(", %d clusters at once", active);
+        printf(" %s\n", cudaGetErrorString(cudaGetLastError()));
     };
-    halo(k_halo<25, 0>, 25, 1, "halo 25 rows, K 0");
-    halo(k_halo<25, 48>, 25, 1, "halo 25 rows, K 48");
-    halo(k_halo<25, 96>, 25, 1, "halo 25 rows, K 96");
-    clus(k_cluster<25, 0, true, false>, 25, 1, "cluster 25 rows, K 0, split, no edges");
-    clus(k_cluster<25, 0, false, false>, 25, 1, "cluster 25 rows, K 0, sync, no edges");
+    const int tx = (n + 26) / 27, cx = n / 32;
+    run(k_halo<25, 0>, "halo 25 rows, K 0", 25, tx, 1, false);
+    run(k_halo<25, 48>, "halo 25 rows, K 48", 25, tx, 1, false);
+    run(k_halo<25, 96>, "halo 25 rows, K 96", 25, tx, 1, false);
+    run(k_cluster<25, 0, true, false>, "cluster 25 rows, K 0, split, no edges", 25, cx, 1, true);
+    run(k_cluster<25, 0, false, false>, "cluster 25 rows, K 0, sync, no edges", 25, cx, 1, true);
     for (int chunks = 1; chunks <= 2; chunks++) {
-        clus(k_cluster<25, 0, false>, 25, chunks, "cluster 25 rows, K 0, sync");
-        clus(k_cluster<25, 0, true>, 25, chunks, "cluster 25 rows, K 0, split");
-        clus(k_cluster<21, 0, true>, 21, chunks, "cluster 21 rows, K 0, split");
-        clus(k_cluster<25, 48, false>, 25, chunks, "cluster 25 rows, K 48, sync");
-        clus(k_cluster<25, 48, true>, 25, chunks, "cluster 25 rows, K 48, split");
-        clus(k_cluster<21, 48, true>, 21, chunks, "cluster 21 rows, K 48, split");
-        clus(k_cluster<25, 96, true>, 25, chunks, "cluster 25 rows, K 96, split");
-        clus(k_cluster<21, 96, true>, 21, chunks, "cluster 21 rows, K 96, split");
+        run(k_cluster<25, 0, false>, "cluster 25 rows, K 0, sync", 25, cx, chunks, true);
+        run(k_cluster<25, 0, true>, "cluster 25 rows, K 0, split", 25, cx, chunks, true);
+        run(k_cluster<21, 0, true>, "cluster 21 rows, K 0, split", 21, cx, chunks, true);
+        run(k_cluster<25, 48, false>, "cluster 25 rows, K 48, sync", 25, cx, chunks, true);
+        run(k_cluster<25, 48, true>, "cluster 25 rows, K 48, split", 25, cx, chunks, true);
+        run(k_cluster<21, 48, true>, "cluster 21 rows, K 48, split", 21, cx, chunks, true);
+        run(k_cluster<25, 96, true>, "cluster 25 rows, K 96, split", 25, cx, chunks, true);
+        run(k_cluster<21, 96, true>, "cluster 21 rows, K 96, split", 21, cx, chunks, true);
     }
-    printf("%s\n", cudaGetErrorString(cudaGetLastError()));
 }

@@ -19,39 +19,19 @@ __global__ void __launch_bounds__(32 * WARPS, 1) k_planes(const float *__restric
                                                           const float *__restrict__ w, float *__restrict__ ou,
                                                           float *__restrict__ ov, float *__restrict__ ow, int n, int kz) {
     const int lane = threadIdx.x & 31, warp = threadIdx.x / 32;
-    const int p = (int)blockIdx.x * OUTX - 3 + lane, y = (int)blockIdx.y * OUTY - 3 + warp;
-    const int col = min(max(p, 0), n - 1), row = min(max(y, 0), n - 1);
-    const bool wr = lane >= 3 && lane < 3 + OUTX && p < n && warp >= 3 && warp < 3 + OUTY && y < n;
-    const int z0 = (int)blockIdx.z * kz, z1 = min(z0 + kz, n);
-    const size_t su = (size_t)(n + 1) * n, sv = (size_t)n * (n + 1), sw = (size_t)n * n; /* plane sizes */
+    const int p = (int)blockIdx.x * OUTX - 3 + lane, y = (int)blockIdx.y * OUTY - 3 + warp, z0 = (int)blockIdx.z * kz;
+    const PlaneLane me(n, p, y, lane >= 3 && lane < 3 + OUTX && p < n && warp >= 3 && warp < 3 + OUTY && y < n, z0,
+                       min(z0 + kz, n));
     float a = 0, b = 0, c = 0, d = 0, acc = 0, uo = 0, vo = 0, wo = 0, a2 = 0, b2 = 0, c2 = 0, d2 = 0;
-    const int L0 = max(z0 - 3, 0), L1 = min(z1 + 2, n - 1);
+    const int L0 = max(me.z0 - 3, 0), L1 = min(me.z1 + 2, n - 1);
     for (int L = L0; L <= L1 + 3; L++) {
         float na = 0, nb = 0, nc = 0, nd = 0, nuo = 0, nvo = 0, nwo = 0;
-        int t = L - 3;
         /* this step consumes what the step before loaded, then loads for the next (as the kernel: cuda_notes 180) */
-        if (t >= z0 && t < z1 && wr) {
-            ou[p + (size_t)(n + 1) * y + su * t] = uo + acc * 1e-30f;
-            ov[p + (size_t)n * y + sv * t] = vo + acc * 1e-30f;
-            ow[p + (size_t)n * y + sw * t] = wo + acc * 1e-30f;
-        }
+        me.store(ou, ov, ow, L - 3, uo, vo, wo, acc);
         acc += a + b + c + d;
         L += after(acc);
-        t = L - 3;
-        /* the old faces a step ahead, as the kernel loads them */
-        if (t + 1 >= z0 && t + 1 < z1 && wr) {
-            nuo = u[p + (size_t)(n + 1) * y + su * (t + 1)];
-            nvo = v[p + (size_t)n * y + sv * (t + 1)];
-            nwo = w[p + (size_t)n * y + sw * (t + 1)];
-        }
-        const int M = AHEAD2 ? L + 1 : L; /* the plane loaded now */
-        if (M <= L1) {
-            const size_t iu = col + (size_t)(n + 1) * row + su * M;
-            na = u[iu];
-            nb = u[iu + 1];
-            nc = v[col + (size_t)n * (row + 1) + sv * M];
-            nd = w[col + (size_t)n * row + sw * (M + 1)];
-        }
+        me.load_old(u, v, w, L - 2, nuo, nvo, nwo); /* the old faces a step ahead, as the kernel loads them */
+        me.load_cell(u, v, w, AHEAD2 ? L + 1 : L, L1, na, nb, nc, nd); /* the plane loaded now */
         if (AHEAD2) a = a2, b = b2, c = c2, d = d2, a2 = na, b2 = nb, c2 = nc, d2 = nd;
         else a = na, b = nb, c = nc, d = nd;
         uo = nuo, vo = nvo, wo = nwo;
@@ -126,15 +106,12 @@ __global__ void __launch_bounds__(32 * W, MINB) k_planes_sub(const float *__rest
 }
 
 int main() {
-    const int n = 256;
-    const size_t nu = (size_t)(n + 1) * n * n, nw = (size_t)n * n * (n + 1);
-    float *u, *v, *w, *ou, *ov, *ow;
-    cudaMalloc(&u, nu * 4); cudaMalloc(&v, nu * 4); cudaMalloc(&w, nw * 4);
-    cudaMalloc(&ou, nu * 4); cudaMalloc(&ov, nu * 4); cudaMalloc(&ow, nw * 4);
-    cudaMemset(u, 0, nu * 4); cudaMemset(v, 0, nu * 4); cudaMemset(w, 0, nw * 4);
+    const Faces3D f(256);
+    const int n = f.n;
+    float *u = f.u, *v = f.v, *w = f.w, *ou = f.ou, *ov = f.ov, *ow = f.ow;
     cudaEvent_t e0, e1;
     cudaEventCreate(&e0); cudaEventCreate(&e1);
-    const double copy = probe_copy_bandwidth(e0, e1), bytes = 8.0 * (2 * nu + nw);
+    const double copy = probe_copy_bandwidth(e0, e1), bytes = f.bytes();
     const dim3 grid((n + OUTX) / OUTX, (n + OUTY) / OUTY, 1);
     for (int form = 0; form < 3; form++) {
         auto launch = [&]() {

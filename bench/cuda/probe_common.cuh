@@ -84,6 +84,53 @@ struct Faces2D {
     }
 };
 
+/* 3D n^3 face arrays (u, v, w and the new ones) for the 3D probes, and the bytes a pass over them must move */
+struct Faces3D {
+    int n;
+    size_t nu, nw;
+    float *u, *v, *w, *ou, *ov, *ow;
+    explicit Faces3D(int n_) : n(n_), nu((size_t)(n_ + 1) * n_ * n_), nw((size_t)n_ * n_ * (n_ + 1)) {
+        cudaMalloc(&u, nu * 4); cudaMalloc(&v, nu * 4); cudaMalloc(&w, nw * 4);
+        cudaMalloc(&ou, nu * 4); cudaMalloc(&ov, nu * 4); cudaMalloc(&ow, nw * 4);
+        cudaMemset(u, 0, nu * 4); cudaMemset(v, 0, nu * 4); cudaMemset(w, 0, nw * 4);
+    }
+    double bytes() const { return 8.0 * (2 * nu + nw); }
+};
+
+/* A lane of the 3D kernel's access pattern (plane_probe.cu, cluster_probe.cu): its column p (loads at the clamped
+ * col) and row y (row) of a chunk [z0, z1) of planes of an n^3 grid; the new faces of plane t, the old faces of
+ * plane t (those it writes), and the faces the cell velocity of plane M reads */
+struct PlaneLane {
+    int n, p, y, col, row, z0, z1;
+    bool wr; /* it writes */
+    size_t su, sv, sw; /* plane sizes */
+    __device__ PlaneLane(int n_, int p_, int y_, bool wr_, int z0_, int z1_)
+        : n(n_), p(p_), y(y_), col(min(max(p_, 0), n_ - 1)), row(min(max(y_, 0), n_ - 1)), z0(z0_), z1(z1_), wr(wr_),
+          su((size_t)(n_ + 1) * n_), sv((size_t)n_ * (n_ + 1)), sw((size_t)n_ * n_) {}
+    __device__ bool writes(int t) const { return t >= z0 && t < z1 && wr; }
+    __device__ void store(float *ou, float *ov, float *ow, int t, float uo, float vo, float wo, float acc) const {
+        if (!writes(t)) return;
+        ou[p + (size_t)(n + 1) * y + su * t] = uo + acc * 1e-30f;
+        ov[p + (size_t)n * y + sv * t] = vo + acc * 1e-30f;
+        ow[p + (size_t)n * y + sw * t] = wo + acc * 1e-30f;
+    }
+    __device__ void load_old(const float *u, const float *v, const float *w, int t, float &uo, float &vo, float &wo) const {
+        if (!writes(t)) return;
+        uo = u[p + (size_t)(n + 1) * y + su * t];
+        vo = v[p + (size_t)n * y + sv * t];
+        wo = w[p + (size_t)n * y + sw * t];
+    }
+    __device__ void load_cell(const float *u, const float *v, const float *w, int M, int L1, float &a, float &b, float &c,
+                              float &d) const {
+        if (M > L1) return;
+        const size_t iu = col + (size_t)(n + 1) * row + su * M;
+        a = u[iu];
+        b = u[iu + 1];
+        c = v[col + (size_t)n * (row + 1) + sv * M];
+        d = w[col + (size_t)n * row + sw * (M + 1)];
+    }
+};
+
 /* the 2D kernel's chunks (k_forces.cu launch_vort2): as many as fill `slots` resident warps over `strips` strips,
  * at least 16 rows each, times `mul`; the rows per chunk (ky) and the warps of the launch */
 struct ProbeChunks {
