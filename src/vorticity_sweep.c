@@ -88,7 +88,7 @@ static inline float factor_of(int span) { return span == 1 ? 2.0f : 1.0f; }
  * its last cell where n0 is not whole vectors. The lanes past it read the next row's values (or the room past a
  * field's end, sim.c) and land in the ring rows' room past the row (vorticity.c's stride), where set_halo then
  * writes the halo cell and no other lane is read; only the new faces are stored lane by lane. A partial last vector
- * by masked loads cost 5-7% in cache and 11-15% at 120^3, 124^3 and 132^3 (Zen 5, 1 thread). */
+ * by masked loads cost 5-7% in cache and 10-15% at 120^3, 124^3 and 132^3 (Zen 5, 1 thread). */
 
 /* ---------------------------------------------------------------- keys along an axis
  * A key is a slab or row index as the neighbour rule sees it: clamped to [0, n) on a bounded axis, free on a
