@@ -125,6 +125,31 @@ static void stages_alone(eddy_sim *s, int threads) {
     printf(" | copy %.1f-%.1f GB/s\n", lo, hi);
 }
 
+/* Vorticity confinement as a step meets it: one call right after each of STEP_CALLS more steps of the scene (median;
+ * the extra call changes the state the next step starts from, as a stronger confinement would). Called back to back
+ * (the "alone" line), a call finds part of what the call before wrote still in the last-level cache; after a step
+ * it finds advection's and the projection's arrays there instead: 12-16% slower at 3D 128^3 (docs/bench_history.md,
+ * thirtieth session). (%) against the copy bandwidth measured at the start of this thread count. */
+enum { STEP_CALLS = 6 };
+static void vorticity_after_steps(eddy_sim *s, int step0, double copy_gbs) {
+    double nv = 0, t[STEP_CALLS];
+    for (int a = 0; a < s->dim; a++) nv += (double)s->nface[a];
+    const double bytes = 8.0 * nv + (double)s->ncells;
+    int done = 0;
+    for (int i = 0; i < STEP_CALLS; i++) {
+        eddy_splat sp = {{0.3f + 0.02f * (float)(step0 + i), 0.5f, 0.5f}, 0.05f, {1.0f, 0.5f, 0.2f}, {1, 0.2f, 0.1f}, 1.0f};
+        eddy_sim_splat(s, &sp);
+        if (eddy_sim_step(s) != EDDY_OK) break;
+        double t0 = eddy__now_ms();
+        if (eddy__apply_vorticity(s, s->def.dt) != EDDY_OK) break;
+        t[done++] = eddy__now_ms() - t0;
+    }
+    if (done == 0) return;
+    const double ms = bench_median(t, done);
+    printf("%-16s %6s | vorticity right after a step: %.2f ms (%.0f%%), median of %d\n", "", "", ms,
+           100.0 * bytes / (ms * 1e-3) / 1e9 / copy_gbs, done);
+}
+
 static void case_label(const bench_case *c, char *out, size_t size) {
     if (c->dim == 2) snprintf(out, size, "2D %dx%d", c->n[0], c->n[1]);
     else snprintf(out, size, "3D %dx%dx%d", c->n[0], c->n[1], c->n[2]);
@@ -253,6 +278,7 @@ static void run_case(const bench_case *c, int threads, int steps, double copy_gb
     printf("\n");
     if (measured > 0) {
         stages_alone(s, threads);
+        vorticity_after_steps(s, steps, copy_gbs);
         if (threads == 1) vorticity_in_cache(s); /* with more threads, a small grid's halo slabs would weigh in */
     }
     for (int k = 0; k < EDDY_STAGE_COUNT; k++) free(stage[k]);
