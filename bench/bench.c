@@ -66,6 +66,19 @@ static double copy_bandwidth(size_t bytes, int threads) {
 
 typedef struct { int dim, n[3]; } bench_case;
 
+/* the scene's velocity splat before step i (the emitter does the rest) */
+static void stir(eddy_sim *s, int i) {
+    eddy_splat sp = {{0.3f + 0.02f * (float)i, 0.5f, 0.5f}, 0.05f, {1.0f, 0.5f, 0.2f}, {1, 0.2f, 0.1f}, 1.0f};
+    eddy_sim_splat(s, &sp);
+}
+
+/* compulsory bytes of vorticity confinement: every velocity component read and written, the solid mask read */
+static double vorticity_bytes(const eddy_sim *s) {
+    double nv = 0;
+    for (int a = 0; a < s->dim; a++) nv += (double)s->nface[a];
+    return 8.0 * nv + (double)s->ncells;
+}
+
 /* The streaming parts of the step on their own, on the state the steps left, with their compulsory bytes: buoyancy
  * reads the temperature and updates the component along gravity; vorticity confinement reads every component and
  * the solid mask and rewrites every component; the diagnostics read every component, the solid mask and the dye.
@@ -85,7 +98,7 @@ static void stages_alone(eddy_sim *s, int threads) {
     for (int a = 0; a < s->dim; a++)
         if (s->def.gravity[a] != 0.0f) gface += (double)s->nface[a];
     const struct { const char *name; double bytes; } part[3] = {
-        {"buoyancy", 4.0 * (ns + 2.0 * gface)}, {"vorticity", 8.0 * nv + cells}, {"diagnostics", 4.0 * (nv + 3.0 * ns) + cells}};
+        {"buoyancy", 4.0 * (ns + 2.0 * gface)}, {"vorticity", vorticity_bytes(s)}, {"diagnostics", 4.0 * (nv + 3.0 * ns) + cells}};
     copy_probe probe;
     if (!copy_probe_init(&probe, (size_t)256 << 20, threads)) {
         printf("out of memory for the copy probe\n");
@@ -132,13 +145,11 @@ static void stages_alone(eddy_sim *s, int threads) {
  * thirtieth session). (%) against the copy bandwidth measured at the start of this thread count. */
 enum { STEP_CALLS = 6 };
 static void vorticity_after_steps(eddy_sim *s, int step0, double copy_gbs) {
-    double nv = 0, t[STEP_CALLS];
-    for (int a = 0; a < s->dim; a++) nv += (double)s->nface[a];
-    const double bytes = 8.0 * nv + (double)s->ncells;
+    double t[STEP_CALLS];
+    const double bytes = vorticity_bytes(s);
     int done = 0;
     for (int i = 0; i < STEP_CALLS; i++) {
-        eddy_splat sp = {{0.3f + 0.02f * (float)(step0 + i), 0.5f, 0.5f}, 0.05f, {1.0f, 0.5f, 0.2f}, {1, 0.2f, 0.1f}, 1.0f};
-        eddy_sim_splat(s, &sp);
+        stir(s, step0 + i);
         if (eddy_sim_step(s) != EDDY_OK) break;
         double t0 = eddy__now_ms();
         if (eddy__apply_vorticity(s, s->def.dt) != EDDY_OK) break;
@@ -222,8 +233,7 @@ static void run_case(const bench_case *c, int threads, int steps, double copy_gb
     for (int k = 0; k < EDDY_STAGE_COUNT; k++) stage[k] = malloc(sizeof(double) * (size_t)steps);
     int measured = 0;
     for (int i = 0; i < steps; i++) {
-        eddy_splat sp = {{0.3f + 0.02f * (float)i, 0.5f, 0.5f}, 0.05f, {1.0f, 0.5f, 0.2f}, {1, 0.2f, 0.1f}, 1.0f};
-        eddy_sim_splat(s, &sp);
+        stir(s, i);
         if (eddy_sim_step(s) != EDDY_OK) {
             printf("step failed: %s\n", eddy_sim_last_error(s));
             break;
