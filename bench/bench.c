@@ -138,27 +138,39 @@ static void stages_alone(eddy_sim *s, int threads) {
     printf(" | copy %.1f-%.1f GB/s\n", lo, hi);
 }
 
-/* Vorticity confinement as a step meets it: one call right after each of STEP_CALLS more steps of the scene (median;
- * the extra call changes the state the next step starts from, as a stronger confinement would). Called back to back
- * (the "alone" line), a call finds part of what the call before wrote still in the last-level cache; after a step
- * it finds advection's and the projection's arrays there instead: 12-16% slower at 3D 128^3 (docs/bench_history.md,
- * thirtieth session). (%) against the copy bandwidth measured at the start of this thread count. */
+/* Vorticity confinement as a step meets it: one call right after each of STEP_CALLS more steps of the scene (the
+ * extra call changes the state the next step starts from, as a stronger confinement would), each step after a copy
+ * measurement (best of 3) as in stages_alone: the median of the calls' ratios, their range, and the copies' range.
+ * Called back to back (the "alone" line), a call finds part of what the call before wrote still in the last-level
+ * cache; after a step it finds advection's and the projection's arrays there instead: 12-16% slower at 3D 128^3
+ * (docs/bench_history.md, thirtieth session). */
 enum { STEP_CALLS = 6 };
-static void vorticity_after_steps(eddy_sim *s, int step0, double copy_gbs) {
-    double t[STEP_CALLS];
+static void vorticity_after_steps(eddy_sim *s, int threads, int step0) {
+    copy_probe probe;
+    if (!copy_probe_init(&probe, (size_t)256 << 20, threads)) {
+        printf("out of memory for the copy probe\n");
+        return;
+    }
+    double ms[STEP_CALLS], pct[STEP_CALLS], lo = 0, hi = 0;
     const double bytes = vorticity_bytes(s);
     int done = 0;
     for (int i = 0; i < STEP_CALLS; i++) {
+        const double gbs = copy_probe_gbs(&probe, 3);
+        lo = i == 0 || gbs < lo ? gbs : lo, hi = i == 0 || gbs > hi ? gbs : hi;
         stir(s, step0 + i);
         if (eddy_sim_step(s) != EDDY_OK) break;
         double t0 = eddy__now_ms();
         if (eddy__apply_vorticity(s, s->def.dt) != EDDY_OK) break;
-        t[done++] = eddy__now_ms() - t0;
+        ms[done] = eddy__now_ms() - t0;
+        pct[done] = 100.0 * bytes / (ms[done] * 1e-3) / 1e9 / gbs;
+        done++;
     }
+    copy_probe_free(&probe);
     if (done == 0) return;
-    const double ms = bench_median(t, done);
-    printf("%-16s %6s | vorticity right after a step: %.2f ms (%.0f%%), median of %d\n", "", "", ms,
-           100.0 * bytes / (ms * 1e-3) / 1e9 / copy_gbs, done);
+    double pmin = pct[0], pmax = pct[0];
+    for (int i = 1; i < done; i++) pmin = pct[i] < pmin ? pct[i] : pmin, pmax = pct[i] > pmax ? pct[i] : pmax;
+    printf("%-16s %6s | vorticity right after a step: %.2f ms (%.0f%%, %.0f-%.0f), median of %d | copy %.1f-%.1f GB/s\n",
+           "", "", bench_median(ms, done), bench_median(pct, done), pmin, pmax, done, lo, hi);
 }
 
 static void case_label(const bench_case *c, char *out, size_t size) {
@@ -288,7 +300,7 @@ static void run_case(const bench_case *c, int threads, int steps, double copy_gb
     printf("\n");
     if (measured > 0) {
         stages_alone(s, threads);
-        vorticity_after_steps(s, steps, copy_gbs);
+        vorticity_after_steps(s, threads, steps);
         if (threads == 1) vorticity_in_cache(s); /* with more threads, a small grid's halo slabs would weigh in */
     }
     for (int k = 0; k < EDDY_STAGE_COUNT; k++) free(stage[k]);
