@@ -158,9 +158,15 @@ static void vorticity_after_steps(eddy_sim *s, int threads, int step0) {
         const double gbs = copy_probe_gbs(&probe, 3);
         lo = i == 0 || gbs < lo ? gbs : lo, hi = i == 0 || gbs > hi ? gbs : hi;
         stir(s, step0 + i);
-        if (eddy_sim_step(s) != EDDY_OK) break;
+        if (eddy_sim_step(s) != EDDY_OK) {
+            printf("step failed: %s\n", eddy_sim_last_error(s));
+            break;
+        }
         double t0 = eddy__now_ms();
-        if (eddy__apply_vorticity(s, s->def.dt) != EDDY_OK) break;
+        if (eddy__apply_vorticity(s, s->def.dt) != EDDY_OK) {
+            printf("vorticity confinement failed: %s\n", eddy_sim_last_error(s));
+            break;
+        }
         ms[done] = eddy__now_ms() - t0;
         pct[done] = 100.0 * bytes / (ms[done] * 1e-3) / 1e9 / gbs;
         done++;
