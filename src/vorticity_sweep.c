@@ -560,26 +560,25 @@ KERNEL void faces_lanes3(const row_c3 *p, int i, int n, vfloat *fx_prev, bool st
     face_to(p->v_old + i, p->v_new + i, vf_load(p->fy_below + i), vf_load(p->fy + i), n, stream);
     face_to(p->w_old + i, p->w_new + i, vf_load(p->fz_below + i), vf_load(p->fz + i), n, stream);
 }
+/* the lines of vector i of the rows pass B reads first next time (see row_c3_of), if any */
+KERNEL void prefetch_next(const row_c3 *p, int i) {
+    if (!p->pf_u) return;
+    vf_prefetch(p->pf_u + i);
+    vf_prefetch(p->pf_v + i);
+    vf_prefetch(p->pf_w + i);
+}
 KERNEL void lanes_row_c3(const step3 *t, const row_c3 *p, vfloat dy, vfloat dz, bool faces, bool unit) {
     const int n0 = t->w->n0, full = n0 - n0 % VF_W, whole = full < n0 ? full + VF_W : full;
     const vfloat scale = vf_set1(t->w->scale);
     vfloat prev = vf_load(p->mag - VF_W), cur = vf_load(p->mag);
     grad3 g = grad_c3(p, 0, dy, dz, &prev, &cur, unit);
     for (int i = 0; i + VF_W < whole; i += VF_W) {
-        if (p->pf_u) { /* see row_c3_of */
-            vf_prefetch(p->pf_u + i);
-            vf_prefetch(p->pf_v + i);
-            vf_prefetch(p->pf_w + i);
-        }
+        prefetch_next(p, i);
         const grad3 next = grad_c3(p, i + VF_W, dy, dz, &prev, &cur, unit);
         force_c3(p, i, &g, scale, faces);
         g = next;
     }
-    if (p->pf_u) {
-        vf_prefetch(p->pf_u + whole - VF_W);
-        vf_prefetch(p->pf_v + whole - VF_W);
-        vf_prefetch(p->pf_w + whole - VF_W);
-    }
+    prefetch_next(p, whole - VF_W);
     force_c3(p, whole - VF_W, &g, scale, faces);
     if (!faces) return;
     set_halo(p->fx, n0, t->w->px);
