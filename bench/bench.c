@@ -118,22 +118,20 @@ static void stages_alone(eddy_sim *s, int threads) {
             }
             ms[p][round] = bench_median(t, 15);
             pct[p][round] = 100.0 * part[p].bytes / (ms[p][round] * 1e-3) / 1e9 / gbs;
-            double best = t[0];
-            for (int r = 1; r < 15; r++) best = t[r] < best ? t[r] : best;
+            double best, worst;
+            bench_range(t, 15, &best, &worst);
             fast[p][round] = 100.0 * part[p].bytes / (best * 1e-3) / 1e9 / gbs;
         }
     copy_probe_free(&probe);
-    double lo = copy[0], hi = copy[0];
-    for (int k = 1; k < ALONE_ROUNDS * 3; k++) lo = copy[k] < lo ? copy[k] : lo, hi = copy[k] > hi ? copy[k] : hi;
+    double lo, hi;
+    bench_range(copy, ALONE_ROUNDS * 3, &lo, &hi);
     printf("%-16s %6s | alone:", "", "");
     for (int p = 0; p < 3; p++) {
-        double pmin = pct[p][0], pmax = pct[p][0], fmin = fast[p][0];
-        for (int r = 1; r < ALONE_ROUNDS; r++) {
-            pmin = pct[p][r] < pmin ? pct[p][r] : pmin, pmax = pct[p][r] > pmax ? pct[p][r] : pmax;
-            fmin = fast[p][r] < fmin ? fast[p][r] : fmin;
-        }
+        double pmin, pmax, fast_lo, fast_hi;
+        bench_range(pct[p], ALONE_ROUNDS, &pmin, &pmax);
+        bench_range(fast[p], ALONE_ROUNDS, &fast_lo, &fast_hi);
         printf(" %s %.2f ms (%.0f%%, %.0f-%.0f; fastest %.0f%%, >= %.0f)", part[p].name, bench_median(ms[p], ALONE_ROUNDS),
-               bench_median(pct[p], ALONE_ROUNDS), pmin, pmax, bench_median(fast[p], ALONE_ROUNDS), fmin);
+               bench_median(pct[p], ALONE_ROUNDS), pmin, pmax, bench_median(fast[p], ALONE_ROUNDS), fast_lo);
     }
     printf(" | copy %.1f-%.1f GB/s\n", lo, hi);
 }
@@ -151,12 +149,12 @@ static void vorticity_after_steps(eddy_sim *s, int threads, int step0) {
         printf("out of memory for the copy probe\n");
         return;
     }
-    double ms[STEP_CALLS], pct[STEP_CALLS], lo = 0, hi = 0;
+    double ms[STEP_CALLS], pct[STEP_CALLS], copy[STEP_CALLS];
     const double bytes = vorticity_bytes(s);
     int done = 0;
     for (int i = 0; i < STEP_CALLS; i++) {
         const double gbs = copy_probe_gbs(&probe, 3);
-        lo = i == 0 || gbs < lo ? gbs : lo, hi = i == 0 || gbs > hi ? gbs : hi;
+        copy[i] = gbs;
         stir(s, step0 + i);
         if (eddy_sim_step(s) != EDDY_OK) {
             printf("step failed: %s\n", eddy_sim_last_error(s));
@@ -173,8 +171,9 @@ static void vorticity_after_steps(eddy_sim *s, int threads, int step0) {
     }
     copy_probe_free(&probe);
     if (done == 0) return;
-    double pmin = pct[0], pmax = pct[0];
-    for (int i = 1; i < done; i++) pmin = pct[i] < pmin ? pct[i] : pmin, pmax = pct[i] > pmax ? pct[i] : pmax;
+    double pmin, pmax, lo, hi;
+    bench_range(pct, done, &pmin, &pmax);
+    bench_range(copy, done < STEP_CALLS ? done + 1 : done, &lo, &hi); /* a failed step's copy was measured too */
     printf("%-16s %6s | vorticity right after a step: %.2f ms (%.0f%%, %.0f-%.0f), median of %d | copy %.1f-%.1f GB/s\n",
            "", "", bench_median(ms, done), bench_median(pct, done), pmin, pmax, done, lo, hi);
 }
