@@ -18,6 +18,7 @@
  * polylines. Normals: the central-difference gradient of the field, interpolated along the edge, pointing outside.
  * Files are written to `path`.tmp and renamed, so a reader never sees half a file. */
 #include "surface_internal.h"
+#include "temp_file.h"
 
 #include <errno.h>
 #include <math.h>
@@ -554,14 +555,16 @@ static eddy_status open_out(out_file *o, const char *path, char *msg, size_t msg
     o->path = path;
     o->tmp = NULL;
     if (!path || !path[0]) return eddy__msg(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "output path is empty");
-    size_t len = strlen(path);
-    o->tmp = (char *)malloc(len + 5);
-    if (!o->tmp) return eddy__msg(msg, msg_size, EDDY_ERR_OUT_OF_MEMORY, "out of memory for the path '%s'", path);
-    memcpy(o->tmp, path, len);
-    memcpy(o->tmp + len, ".tmp", 5);
+    o->tmp = eddy__temp_file_beside(path);
+    if (!o->tmp) {
+        const int e = errno;
+        return eddy__msg(msg, msg_size, e == ENOMEM ? EDDY_ERR_OUT_OF_MEMORY : EDDY_ERR_IO,
+                         "cannot create a temporary file beside '%s': %s", path, strerror(e));
+    }
     o->f = fopen(o->tmp, "wb");
     if (!o->f) {
         eddy_status st = eddy__msg(msg, msg_size, EDDY_ERR_IO, "cannot create '%s': %s", o->tmp, strerror(errno));
+        remove(o->tmp);
         free(o->tmp);
         o->tmp = NULL;
         return st;

@@ -113,6 +113,11 @@ eddy_status eddy_sim_def_validate(const eddy_sim_def *d, char *msg, size_t msg_s
     if (!(isfinite(d->size[0]) && d->size[0] > 0))
         return eddy__def_error(msg, msg_size, "size[0] = %g: must be a positive length in metres", (double)d->size[0]);
     float h = d->size[0] / (float)d->grid[0];
+    /* the stages divide by h and h^2 and multiply by h^dim (a cell's volume): a range in which all of those stay
+     * normal floats, far wider than the scales where a continuum grid means anything */
+    if (!(h >= 1e-9f && h <= 1e9f))
+        return eddy__def_error(msg, msg_size, "size[0] = %g m over grid[0] = %d cells gives a cell size h = %g m: must be 1e-9 .. 1e9 m",
+                               (double)d->size[0], d->grid[0], (double)h);
     for (int a = 1; a < d->dim; a++) {
         if (!isfinite(d->size[a]) || d->size[a] < 0)
             return eddy__def_error(msg, msg_size, "size[%d] = %g: must be 0 (derived) or a positive length", a, (double)d->size[a]);

@@ -3,10 +3,13 @@
  * Layout (little-endian): "EDDYSTAT" | u32 version | u64 payload bytes | payload | u64 FNV-1a hash of payload.
  * The payload is a sequence of fixed-width values written in one order and read back with bounds checks; a
  * truncated, extended or altered file fails the size or hash check and is rejected before anything is built.
- * Saving writes "<path>.tmp" and renames it, so an existing file is never left half-written. */
+ * Saving writes "<path>.tmp-XXXXXX" (a new, unique name) and renames it, so an existing file is never left
+ * half-written and no other file is overwritten. */
 #include "sim_internal.h"
+#include "temp_file.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +17,8 @@
 #define STATE_MAGIC "EDDYSTAT"
 /* version 2 added pressure.warm_start after the boundaries; version 1 files load with it 0 */
 #define STATE_VERSION 2u
+/* the largest step count a state file may hold: every whole number up to it is exact in the double it is stored as */
+#define MAX_STEP 9007199254740992.0
 
 typedef struct {
     unsigned char *p;
@@ -194,15 +199,18 @@ eddy_status eddy_sim_save(eddy_sim *s, const char *path) {
         free(b.p);
         return eddy__fail(s, EDDY_ERR_OUT_OF_MEMORY, "save: out of memory serialising the state");
     }
-    size_t plen = strlen(path);
-    char *tmp = (char *)malloc(plen + 5);
-    if (!tmp) { free(b.p); return eddy__fail(s, EDDY_ERR_OUT_OF_MEMORY, "save: out of memory"); }
-    memcpy(tmp, path, plen);
-    memcpy(tmp + plen, ".tmp", 5);
+    char *tmp = eddy__temp_file_beside(path);
+    if (!tmp) {
+        const int e = errno;
+        free(b.p);
+        return eddy__fail(s, e == ENOMEM ? EDDY_ERR_OUT_OF_MEMORY : EDDY_ERR_IO,
+                          "save: cannot create a temporary file beside '%s': %s", path, strerror(e));
+    }
     FILE *fp = fopen(tmp, "wb");
     eddy_status st = EDDY_OK;
     if (!fp) {
         st = eddy__fail(s, EDDY_ERR_IO, "save: cannot open '%s' for writing: %s", tmp, strerror(errno));
+        remove(tmp);
     } else {
         uint32_t version = STATE_VERSION;
         uint64_t plen64 = b.len, hash = fnv1a(b.p, b.len);
@@ -287,13 +295,19 @@ eddy_status eddy_sim_load(const char *path, eddy_sim **out, char *msg, size_t ms
         if (st == EDDY_ERR_INVALID_ARGUMENT) st = EDDY_ERR_CORRUPT_FILE;
         return load_error(msg, msg_size, st, "state file '%s' holds an invalid definition: %s", path, b.bad ? "truncated" : why);
     }
-    s->time = get_f64(&b);
-    s->step = (long)get_f64(&b);
+    const double time = get_f64(&b), step = get_f64(&b);
     eddy_id next_id = get_u32(&b);
     s->stats.dt = get_f32(&b);
     int no = get_i32(&b);
     const char *bad = NULL;
-    if (no < 0 || (size_t)no > plen / 16) bad = "obstacle count";
+    /* a hash only proves the bytes are the ones written: a file written by other code can still hold values no
+     * simulation reaches (and a step count that does not fit a long is undefined behaviour to convert) */
+    if (!(isfinite(time) && time >= 0)) bad = "time is not a finite, non-negative number of seconds";
+    else if (!(step >= 0 && step <= MAX_STEP && step == floor(step))) bad = "step is not a whole number from 0 to 2^53";
+    else if (!(isfinite(s->stats.dt) && s->stats.dt >= 0)) bad = "last dt is not a finite, non-negative number";
+    s->time = time;
+    s->step = bad ? 0 : (long)step;
+    if (!bad && (no < 0 || (size_t)no > plen / 16)) bad = "obstacle count";
     for (int i = 0; !bad && i < no; i++) {
         eddy_obstacle o;
         get_obstacle(&b, &o);

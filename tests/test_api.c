@@ -32,6 +32,12 @@ static void test_bad_definitions(void) {
     CHECK(try_def(d, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT && strstr(msg, "too large"), "overflow: %s", msg);
     d = eddy_sim_def_default(); d.size[0] = NAN;
     CHECK(try_def(d, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT && strstr(msg, "size[0]"), "nan size: %s", msg);
+    d = eddy_sim_def_default(); d.size[0] = 1e-39f; /* a subnormal cell size: 1/h^2 overflows */
+    CHECK(try_def(d, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT && strstr(msg, "cell size"), "subnormal size: %s", msg);
+    d = eddy_sim_def_default(); d.size[0] = 1.28e-7f; /* 128 cells of 1e-9 m: the smallest cell size allowed */
+    CHECK(try_def(d, msg, sizeof msg) == EDDY_OK, "h = 1e-9 m rejected: %s", msg);
+    d = eddy_sim_def_default(); d.size[0] = 1.28e12f; /* cells of 1e10 m */
+    CHECK(try_def(d, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT && strstr(msg, "1e-9 .. 1e9"), "huge cells: %s", msg);
     d = eddy_sim_def_default(); d.size[1] = 3.0f; /* 128 cells of 1/128 m cannot span 3 m */
     CHECK(try_def(d, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT && strstr(msg, "size[1]"), "size mismatch: %s", msg);
     d = eddy_sim_def_default(); d.viscosity = INFINITY;
@@ -243,6 +249,73 @@ static void test_state_files(void) {
     eddy_sim_destroy(s);
 }
 
+/* the state file's hash, as src/state.c computes it (FNV-1a over the payload) */
+static uint64_t state_hash(const unsigned char *p, size_t n) {
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}
+
+/* A state file whose bytes hash correctly but whose time or step no simulation reaches (a file written by other
+ * code) is rejected, and saving never overwrites a file beside the destination. */
+static void test_state_values(void) {
+    eddy_sim *s = make(2, 12, 10, 1);
+    if (!s) return;
+    for (int i = 0; i < 3; i++) CHECK(eddy_sim_step(s) == EDDY_OK, "step: %s", eddy_sim_last_error(s));
+    char path[] = "/tmp/eddy_state_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0, "mkstemp");
+    close(fd);
+    char beside[64];
+    snprintf(beside, sizeof beside, "%s.tmp", path); /* the name the save used to write first */
+    FILE *fp = fopen(beside, "wb");
+    fputs("the user's own file", fp);
+    fclose(fp);
+    CHECK(eddy_sim_save(s, path) == EDDY_OK, "save: %s", eddy_sim_last_error(s));
+    char kept[64] = {0};
+    fp = fopen(beside, "rb");
+    CHECK(fp && fread(kept, 1, sizeof kept - 1, fp) > 0 && strcmp(kept, "the user's own file") == 0, "save overwrote %s", beside);
+    if (fp) fclose(fp);
+    remove(beside);
+
+    fp = fopen(path, "rb");
+    fseek(fp, 0, SEEK_END);
+    const long n = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    unsigned char *bytes = malloc((size_t)n), *edit = malloc((size_t)n);
+    CHECK(fread(bytes, 1, (size_t)n, fp) == (size_t)n, "read back");
+    fclose(fp);
+    /* the time and the step are stored as two doubles in a row: find them */
+    const double time = s->time, step = (double)s->step;
+    long at = -1;
+    for (long i = 20; i + 16 <= n - 8 && at < 0; i++)
+        if (memcmp(bytes + i, &time, 8) == 0 && memcmp(bytes + i + 8, &step, 8) == 0) at = i;
+    CHECK(at > 0, "time %g and step %g not found in the state file", time, step);
+    const struct { int which; double value; const char *why; } cases[] = {
+        {0, NAN, "time"}, {0, -1e9, "time"}, {0, INFINITY, "time"}, {1, 1e300, "step"}, {1, NAN, "step"},
+        {1, -1, "step"}, {1, 2.5, "step"},
+    };
+    for (size_t c = 0; at > 0 && c < sizeof cases / sizeof cases[0]; c++) {
+        memcpy(edit, bytes, (size_t)n);
+        memcpy(edit + at + 8 * cases[c].which, &cases[c].value, 8);
+        const uint64_t h = state_hash(edit + 20, (size_t)n - 28);
+        memcpy(edit + n - 8, &h, 8);
+        fp = fopen(path, "wb");
+        fwrite(edit, 1, (size_t)n, fp);
+        fclose(fp);
+        eddy_sim *t = NULL;
+        char msg[512];
+        const eddy_status st = eddy_sim_load(path, &t, msg, sizeof msg);
+        CHECK(st == EDDY_ERR_CORRUPT_FILE && t == NULL && strstr(msg, cases[c].why), "%s = %g accepted (%d: %s)", cases[c].why,
+              cases[c].value, (int)st, msg);
+        eddy_sim_destroy(t);
+    }
+    free(edit);
+    free(bytes);
+    remove(path);
+    eddy_sim_destroy(s);
+}
+
 static void test_set_def(void) {
     eddy_sim *s = make(2, 16, 12, 1);
     if (!s) return;
@@ -274,5 +347,6 @@ int main(void) {
     test_sampling_linear();
     test_splat_and_obstacles();
     test_state_files();
+    test_state_values();
     return check_finish("test_api");
 }

@@ -264,8 +264,15 @@ static void writers(void) {
     check_closed(&m, "box");
     char msg[256];
     /* OBJ: count v, vn, f lines; the first vertex's coordinates read back to float precision */
+    FILE *fp = fopen("test_surface_box.obj.tmp", "wb"); /* a file of the user's beside it, never overwritten */
+    if (fp) fputs("kept", fp), fclose(fp);
     CHECK(eddy_mesh_write_obj(&m, "test_surface_box.obj", msg, sizeof msg) == EDDY_OK, "%s", msg);
-    FILE *fp = fopen("test_surface_box.obj", "rb");
+    char kept[8] = {0};
+    fp = fopen("test_surface_box.obj.tmp", "rb");
+    CHECK(fp && fread(kept, 1, sizeof kept - 1, fp) == 4 && !strcmp(kept, "kept"), "the writer overwrote test_surface_box.obj.tmp");
+    if (fp) fclose(fp);
+    remove("test_surface_box.obj.tmp");
+    fp = fopen("test_surface_box.obj", "rb");
     size_t v = 0, vn = 0, fc = 0;
     float first[3] = {0, 0, 0};
     if (fp) {

@@ -83,7 +83,8 @@ typedef struct eddy_sim_def {
     int dim;             /**< 2 or 3; default 2 */
     int grid[3];         /**< velocity cells per axis, >= 3 each (grid[2] ignored in 2D); default 128 x 128 x 1 */
     float size[3];       /**< domain size in metres; size[0] > 0 sets the cell size h = size[0]/grid[0];
-                              size[1], size[2] may be 0 (derived) or must equal grid[i]*h; default 1 x 0 x 0 */
+                              size[1], size[2] may be 0 (derived) or must equal grid[i]*h; h must be 1e-9 .. 1e9 m;
+                              default 1 x 0 x 0 */
     float origin[3];     /**< world position of the domain's minimum corner, m; default 0 */
     float dt;            /**< fixed time step, s; 0 = CFL-limited (default) */
     float cfl;           /**< CFL number for the limited step (max speed * dt / h); default 1 */

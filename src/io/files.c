@@ -3,12 +3,11 @@
  * the message names the path and the errno reason. */
 #define _POSIX_C_SOURCE 200809L
 #include "io_internal.h"
+#include "temp_file.h"
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 eddy_status eddy__io_fail(char *msg, size_t msg_size, eddy_status st, const char *fmt, ...) {
     if (msg && msg_size) {
@@ -31,25 +30,14 @@ char *eddy__tmp_name(const char *path, char *msg, size_t msg_size, eddy_status *
         *st = eddy__io_fail(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "output path is empty");
         return NULL;
     }
-    size_t len = strlen(path);
-    char *tmp = malloc(len + 12);
+    char *tmp = eddy__temp_file_beside(path);
     if (!tmp) {
-        *st = eddy__io_fail(msg, msg_size, EDDY_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+        const int e = errno;
+        *st = e == ENOMEM ? eddy__io_fail(msg, msg_size, EDDY_ERR_OUT_OF_MEMORY, "%s: out of memory", path)
+                          : eddy__io_fail(msg, msg_size, EDDY_ERR_IO, "%s: cannot create a temporary file beside it: %s",
+                                          path, strerror(e));
         return NULL;
     }
-    memcpy(tmp, path, len);
-    memcpy(tmp + len, ".tmp-XXXXXX", 12);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        int e = errno;
-        *st = eddy__io_fail(msg, msg_size, EDDY_ERR_IO, "%s: cannot create a temporary file beside it: %s", path,
-                            strerror(e));
-        free(tmp);
-        return NULL;
-    }
-    /* mkstemp creates 0600; finished outputs are ordinary files others may read (as with a umask of 022) */
-    fchmod(fd, 0644);
-    close(fd);
     return tmp;
 }
 
