@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char magic[8] = {'E', 'D', 'D', 'Y', 'C', 'K', 'P', 'T'};
@@ -44,6 +45,12 @@ bool checkpoint_read_file(const char *path, uint8_t **data, size_t *len, char *e
         snprintf(err, err_size, "%s: cannot open: %s", path, strerror(errno));
         return false;
     }
+    struct stat sb;
+    if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        fclose(f);
+        snprintf(err, err_size, "%s: is a directory, not a checkpoint file", path);
+        return false;
+    }
     if (fseek(f, 0, SEEK_END) != 0) {
         fclose(f);
         snprintf(err, err_size, "%s: cannot seek: %s", path, strerror(errno));
@@ -71,6 +78,38 @@ bool checkpoint_read_file(const char *path, uint8_t **data, size_t *len, char *e
     }
     *data = buf;
     *len = (size_t)size;
+    return true;
+}
+
+static void cells_text(const int *v, int dim, char *buf, size_t size) {
+    if (dim == 3) snprintf(buf, size, "[%d, %d, %d]", v[0], v[1], v[2]);
+    else snprintf(buf, size, "[%d, %d]", v[0], v[1]);
+}
+
+bool checkpoint_check_scene(const eddy_sim_def *scene, const eddy_sim_def *state, char *err, size_t err_size) {
+    if (scene->dim != state->dim) {
+        snprintf(err, err_size, "the stored scene is %dD, the stored simulation state %dD", scene->dim, state->dim);
+        return false;
+    }
+    int dim = scene->dim == 3 ? 3 : 2;
+    for (int a = 0; a < dim; a++) {
+        if (scene->grid[a] != state->grid[a]) {
+            char want[64], got[64];
+            cells_text(scene->grid, dim, want, sizeof want);
+            cells_text(state->grid, dim, got, sizeof got);
+            snprintf(err, err_size, "the stored scene's grid %s does not match the stored simulation state's %s", want, got);
+            return false;
+        }
+    }
+    for (int a = 0; a < dim; a++) {
+        if (scene->dye_scale[a] != state->dye_scale[a]) {
+            char want[64], got[64];
+            cells_text(scene->dye_scale, dim, want, sizeof want);
+            cells_text(state->dye_scale, dim, got, sizeof got);
+            snprintf(err, err_size, "the stored scene's dye_scale %s does not match the stored simulation state's %s", want, got);
+            return false;
+        }
+    }
     return true;
 }
 

@@ -32,6 +32,9 @@ bool checkpoint_read_file(const char *path, uint8_t **data, size_t *len, char *e
 /* Creates the simulation from the state bytes (through a temporary file, as eddy_sim_load reads files). */
 eddy_status checkpoint_load_sim(const uint8_t *state, size_t len, eddy_sim **out, char *err, size_t err_size);
 uint64_t checkpoint_hash(const uint8_t *data, size_t len);
+/* The scene stored in a checkpoint must describe the simulation state stored beside it: the same dim, grid and
+ * dye_scale. false (err says what differs) for a checkpoint whose two parts do not belong together. */
+bool checkpoint_check_scene(const eddy_sim_def *scene, const eddy_sim_def *state, char *err, size_t err_size);
 
 #define RUN_PATH_MAX 4096
 

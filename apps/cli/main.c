@@ -45,7 +45,9 @@ static const char *const run_help_text =
     "  --fps F               frames per second of simulated time (default: the scene's output.fps, 30)\n"
     "  --out DIR             output folder (default: the scene's output.dir, \"out\"); when it exists, DIR-1,\n"
     "                        DIR-2, ... is used instead\n"
-    "  --force               write into the output folder even if it exists (files are overwritten)\n"
+    "  --force               write into the output folder even if it exists: the files an earlier run wrote there\n"
+    "                        (frames, video, sheet, dumps, checkpoints, volumes, surfaces) are removed first;\n"
+    "                        also lets --stats overwrite an existing file\n"
     "  --threads N           OpenMP threads (default: all cores); results do not depend on it\n"
     "  --backend cpu|cuda    where the simulation runs (default: the scene's \"backend\", cpu); cuda needs a build\n"
     "                        configured with -DEDDY_CUDA=ON and an NVIDIA GPU\n"
@@ -64,9 +66,9 @@ static const char *const run_help_text =
     "  --no-video            PNG frames only\n"
     "  -h, --help            this text\n"
     "\n"
-    "`eddy resume CHECKPOINT` takes --quiet, --stats FILE (a new stats file; by default the run's own stats file\n"
-    "is continued) and --stop-at K. It writes into the run's folder and ends with the same bytes as a run that\n"
-    "never stopped.\n"
+    "`eddy resume CHECKPOINT` takes --quiet, --stats FILE (a new stats file, --force to overwrite one that exists;\n"
+    "by default the run's own stats file is continued) and --stop-at K. It writes into the run's folder and ends\n"
+    "with the same bytes as a run that never stopped.\n"
     "\n"
     "Exit codes: 0 success; 1 simulation error (the message names the stage and step; frames written so far\n"
     "stay valid); 2 usage or scene error (the message names the file, the key and what was expected).\n";
@@ -133,25 +135,37 @@ static int parse_run_args(int argc, char **argv, bool resume, run_options *o) {
     v = option_value(argc, argv, &i, name, &m, &missing);                   \
     if (missing) return usage_error("%s needs a value", name);              \
     if (m)
-        OPTION("--scene") { o->preset = v; continue; }
+        OPTION("--scene") {
+            if (o->preset) return usage_error("%s given twice: give it once", "--scene");
+            o->preset = v;
+            continue;
+        }
         OPTION("--frames") {
+            if (o->frames >= 0) return usage_error("%s given twice: give it once", "--frames");
             if (!parse_int(v, 1, 10000000, &o->frames)) return usage_error("--frames %s: expected a whole number from 1 to 10000000", v);
             continue;
         }
         OPTION("--fps") {
+            if (o->fps > 0) return usage_error("%s given twice: give it once", "--fps");
             if (!parse_double(v, 1e-6, 1000, &o->fps) || !(o->fps > 0)) return usage_error("--fps %s: expected a number in (0, 1000]", v);
             continue;
         }
         OPTION("--out") {
+            if (o->out_dir) return usage_error("%s given twice: give it once", "--out");
             if (!*v) return usage_error("--out%s: expected a folder name", "");
+            /* room for DIR-N and the longest name written inside (the video: up to 200 characters of the scene's name) */
+            if (strlen(v) > RUN_OUT_DIR_MAX)
+                return usage_error("--out %.60s...: path too long (at most " RUN_OUT_DIR_MAX_TEXT " bytes)", v);
             o->out_dir = v;
             continue;
         }
         OPTION("--threads") {
+            if (o->threads >= 0) return usage_error("%s given twice: give it once", "--threads");
             if (!parse_int(v, 0, 1024, &o->threads)) return usage_error("--threads %s: expected a whole number from 0 (all cores) to 1024", v);
             continue;
         }
         OPTION("--backend") {
+            if (o->backend_set[0]) return usage_error("%s given twice: give it once", "--backend");
             if (strcmp(v, "cpu") != 0 && strcmp(v, "cuda") != 0) return usage_error("--backend %s: expected cpu or cuda", v);
             if (o->set_count == RUN_MAX_SETS) return usage_error("--backend %s: too many --set options", v);
             snprintf(o->backend_set, sizeof o->backend_set, "backend=\"%s\"", v);
@@ -164,19 +178,24 @@ static int parse_run_args(int argc, char **argv, bool resume, run_options *o) {
             continue;
         }
         OPTION("--stats") {
+            if (o->stats_path) return usage_error("%s given twice: give it once", "--stats");
             if (!*v) return usage_error("--stats%s: expected a file name", "");
+            if (strlen(v) >= RUN_PATH_MAX) return usage_error("--stats %.60s...: path too long (at most 4095 bytes)", v);
             o->stats_path = v;
             continue;
         }
         OPTION("--dump") {
+            if (o->dump >= 0) return usage_error("%s given twice: give it once", "--dump");
             if (!parse_int(v, 0, 1000000, &o->dump)) return usage_error("--dump %s: expected a whole number of frames (0 = never)", v);
             continue;
         }
         OPTION("--checkpoint") {
+            if (o->checkpoint >= 0) return usage_error("%s given twice: give it once", "--checkpoint");
             if (!parse_int(v, 0, 1000000, &o->checkpoint)) return usage_error("--checkpoint %s: expected a whole number of frames (0 = never)", v);
             continue;
         }
         OPTION("--stop-at") {
+            if (o->stop_at > 0) return usage_error("%s given twice: give it once", "--stop-at");
             if (!parse_int(v, 1, 10000000, &o->stop_at)) return usage_error("--stop-at %s: expected a frame number >= 1", v);
             continue;
         }
@@ -194,8 +213,11 @@ static int parse_run_args(int argc, char **argv, bool resume, run_options *o) {
         if (!o->resume) return usage_error("resume needs a checkpoint file: eddy resume OUT/checkpoint_NNNNN.eddy%s", "");
         const char *not_here = o->preset ? "--scene" : o->set_count ? "--set" : o->frames >= 0 ? "--frames" : o->fps > 0 ? "--fps"
                              : o->out_dir ? "--out" : o->dump >= 0 ? "--dump" : o->checkpoint >= 0 ? "--checkpoint"
-                             : o->force ? "--force" : o->no_video ? "--no-video" : o->threads >= 0 ? "--threads"
+                             : o->no_video ? "--no-video" : o->threads >= 0 ? "--threads"
                              : o->surface ? "--surface" : NULL;
+        if (o->force && !o->stats_path)
+            return usage_error("resume: %s only lets --stats FILE overwrite an existing file (the run's folder is continued, "
+                               "not replaced)", "--force");
         if (not_here)
             return usage_error("resume: %s cannot change a run that is continued (the checkpoint holds the scene and its settings)", not_here);
     } else if (o->scene_file && o->preset) {
@@ -269,6 +291,17 @@ int main(int argc, char **argv) {
         return resume ? resume_command(&o) : run_command(&o);
     }
     if (!strcmp(cmd, "view")) return eddy_view_main(argv[0], argc - 2, argv + 2);
-    if (!strcmp(cmd, "serve")) return eddy_serve_main(argv[0], argc - 2, argv + 2);
+    if (!strcmp(cmd, "serve")) {
+        /* eddy serve [PORT]: anything more is a mistake to point out, not to ignore while the server starts */
+        if (argc > 3) return usage_error("serve takes one port number; %s is one too many", argv[3]);
+        if (argc == 3 && argv[2][0] == '-') {
+            if (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h")) {
+                fputs(usage_text, stdout);
+                return EXIT_OK;
+            }
+            return usage_error("serve: unknown option %s (usage: eddy serve [PORT])", argv[2]);
+        }
+        return eddy_serve_main(argv[0], argc - 2, argv + 2);
+    }
     return usage_error("unknown command \"%s\": expected run, resume, view, serve, scenes or info", cmd);
 }

@@ -11,6 +11,7 @@
 #include "progress.h"
 
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -218,7 +219,7 @@ static int loop(run *r) {
             if (st != EDDY_OK) return sim_error(r, st, NULL);
             run_stats_write(r);
             progress_step(r->progress, r->st.frame, eddy_sim_time(r->sim), eddy_sim_step_count(r->sim));
-            if (++steps_this_frame > 1000000) {
+            if (++steps_this_frame > SCENE_MAX_STEPS_PER_FRAME) {
                 progress_clear(r->progress);
                 fprintf(stderr, "eddy: simulation error: the step size collapsed (more than a million steps in frame %d, "
                                 "dt = %g s, step %ld): the flow is blowing up\n",
@@ -283,24 +284,80 @@ static int finish(run *r, int code) {
     return code;
 }
 
-static bool open_stats(run *r, const char *path, long long keep_bytes, char *err, size_t err_size) {
-    if (!path || !*path) return true;
-    if (keep_bytes >= 0) {
-        /* resuming: drop what was written after the checkpoint, then append */
-        if (truncate(path, (off_t)keep_bytes) != 0) {
-            snprintf(err, err_size, "--stats %.1024s: cannot continue the stats file of the checkpoint", path);
-            return false;
-        }
-        r->stats = fopen(path, "ab");
-    } else {
-        r->stats = fopen(path, "wb");
+/* A new stats file: refused when it is a folder, or a file that exists and --force was not given (it may be anything,
+ * the scene file itself included). Checked before the output folder is made, and again by the exclusive open. */
+static bool check_new_stats(const char *path, bool force, char *err, size_t err_size) {
+    struct stat sb;
+    if (stat(path, &sb) != 0) return true;
+    if (S_ISDIR(sb.st_mode)) {
+        snprintf(err, err_size, "--stats %.1024s: is a folder; expected the name of a file to write", path);
+        return false;
     }
+    if (!force) {
+        snprintf(err, err_size, "--stats %.1024s: the file exists; give another name, or --force to overwrite it", path);
+        return false;
+    }
+    return true;
+}
+
+static bool open_new_stats(run *r, const char *path, bool force, char *err, size_t err_size) {
+    if (!check_new_stats(path, force, err, err_size)) return false;
+    errno = 0;
+    r->stats = fopen(path, force ? "wb" : "wbx"); /* "x": fails if the file appeared since the check */
     if (!r->stats) {
-        snprintf(err, err_size, "--stats %.1024s: cannot open for writing", path);
+        if (errno == EEXIST)
+            snprintf(err, err_size, "--stats %.1024s: the file exists; give another name, or --force to overwrite it", path);
+        else
+            snprintf(err, err_size, "--stats %.1024s: cannot open for writing: %s", path, strerror(errno));
         return false;
     }
     snprintf(r->st.stats_path, sizeof r->st.stats_path, "%s", path);
     return true;
+}
+
+/* Resuming the run's own stats file: cut back to its size at the checkpoint, then append. A file now shorter than
+ * that lost lines the checkpoint counts on (truncate would pad it with NUL bytes): refused. */
+static bool continue_stats(run *r, const char *path, long long keep_bytes, char *err, size_t err_size) {
+    struct stat sb;
+    if (stat(path, &sb) != 0) {
+        snprintf(err, err_size, "the run's stats file %.1024s cannot be continued: %s; give --stats FILE to write the resumed "
+                                "part to a new file", path, strerror(errno));
+        return false;
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        snprintf(err, err_size, "the run's stats file %.1024s cannot be continued: it is no longer a regular file; give "
+                                "--stats FILE to write the resumed part to a new file", path);
+        return false;
+    }
+    if ((long long)sb.st_size < keep_bytes) {
+        snprintf(err, err_size, "the run's stats file %.1024s has %lld bytes, fewer than the %lld it had at the checkpoint "
+                                "(it was changed since): continuing it would leave a gap; restore it, or give --stats FILE "
+                                "to write the resumed part to a new file", path, (long long)sb.st_size, keep_bytes);
+        return false;
+    }
+    if (truncate(path, (off_t)keep_bytes) != 0) {
+        snprintf(err, err_size, "the run's stats file %.1024s cannot be cut back to %lld bytes: %s", path, keep_bytes,
+                 strerror(errno));
+        return false;
+    }
+    r->stats = fopen(path, "ab");
+    if (!r->stats) {
+        snprintf(err, err_size, "the run's stats file %.1024s: cannot open for writing: %s", path, strerror(errno));
+        return false;
+    }
+    snprintf(r->st.stats_path, sizeof r->st.stats_path, "%s", path);
+    return true;
+}
+
+/* --fps F: one frame must fit in the step limit at the scene's largest step (the fixed dt, or max_dt) */
+static bool check_fps_flag(const eddy_scene *sc, double fps, char *err, size_t err_size) {
+    const eddy_sim_def *d = &sc->def;
+    double step = d->dt > 0 ? d->dt : d->max_dt;
+    if (sc->wind || !(step > 0) || 1.0 / fps <= SCENE_MAX_STEPS_PER_FRAME * step) return true;
+    snprintf(err, err_size, "--fps %g: one frame of %g s would take more than %d steps of %s = %g s; expected fps >= %g",
+             fps, 1.0 / fps, SCENE_MAX_STEPS_PER_FRAME, d->dt > 0 ? "dt" : "max_dt", step,
+             1.0 / (SCENE_MAX_STEPS_PER_FRAME * step));
+    return false;
 }
 
 int run_command(const run_options *opt) {
@@ -313,6 +370,8 @@ int run_command(const run_options *opt) {
     lo.overrides = opt->sets;
     lo.override_count = opt->set_count;
     lo.surface = opt->surface;
+    lo.check_picture_size = true;
+    lo.video = !opt->no_video;
     if (opt->scene_file) r->scene = scene_load_file(opt->scene_file, &lo, err, sizeof err);
     else r->scene = scene_load_preset(opt->preset ? opt->preset : "default", &lo, err, sizeof err);
     if (!r->scene) {
@@ -321,6 +380,11 @@ int run_command(const run_options *opt) {
     }
     const eddy_scene *sc = r->scene;
     run_state *s = &r->st;
+    if (opt->fps > 0 && !check_fps_flag(sc, opt->fps, err, sizeof err)) {
+        fprintf(stderr, "eddy: %s\n", err);
+        run_free(r);
+        return EXIT_USAGE;
+    }
     s->fps = opt->fps > 0 ? opt->fps : sc->output.fps;
     if (opt->frames >= 0) s->total_frames = opt->frames;
     else s->total_frames = (int)llround(sc->duration * s->fps);
@@ -355,16 +419,31 @@ int run_command(const run_options *opt) {
         run_free(r);
         return EXIT_USAGE;
     }
-    const char *wanted = opt->out_dir ? opt->out_dir : sc->output.dir;
-    if (!run_output_choose_dir(wanted, opt->out_dir != NULL, opt->force, s->out_dir, sizeof s->out_dir, err, sizeof err)) {
+    /* the stats file before the folder: a usage error leaves nothing behind */
+    if (opt->stats_path && !check_new_stats(opt->stats_path, opt->force, err, sizeof err)) {
         fprintf(stderr, "eddy: %s\n", err);
         run_free(r);
         return EXIT_USAGE;
     }
-    if (!open_stats(r, opt->stats_path, -1, err, sizeof err)) {
+    const char *wanted = opt->out_dir ? opt->out_dir : sc->output.dir;
+    char created[RUN_PATH_MAX];
+    if (!run_output_choose_dir(wanted, opt->out_dir != NULL, opt->force, s->out_dir, sizeof s->out_dir, created,
+                               sizeof created, err, sizeof err)) {
         fprintf(stderr, "eddy: %s\n", err);
         run_free(r);
         return EXIT_USAGE;
+    }
+    /* opened once the folder exists, as the file may be inside it; on failure the new, still empty folder goes */
+    if (opt->stats_path && !open_new_stats(r, opt->stats_path, opt->force, err, sizeof err)) {
+        fprintf(stderr, "eddy: %s\n", err);
+        run_output_undo_dir(s->out_dir, created);
+        run_free(r);
+        return EXIT_USAGE;
+    }
+    if (opt->force && !created[0] && !run_output_clear_dir(r, err, sizeof err)) {
+        fprintf(stderr, "eddy: %s\n", err);
+        run_free(r);
+        return EXIT_SIM_ERROR;
     }
     r->out = run_output_open(r, false, err, sizeof err);
     if (!r->out) {
@@ -434,6 +513,12 @@ int resume_command(const run_options *opt) {
         run_free(r);
         return EXIT_USAGE;
     }
+    if (!checkpoint_check_scene(&r->scene->def, eddy_sim_get_def(r->sim), msg, sizeof msg)) {
+        fprintf(stderr, "eddy: resume: checkpoint %s is corrupt: %s\n", opt->resume, msg);
+        checkpoint_state_free(&cs);
+        run_free(r);
+        return EXIT_USAGE;
+    }
     if (cs.obstacle_count != r->scene->obstacle_count || cs.emitter_count != r->scene->emitter_count) {
         fprintf(stderr, "eddy: resume: %s: the obstacle and emitter ids do not match the stored scene\n", opt->resume);
         checkpoint_state_free(&cs);
@@ -466,18 +551,17 @@ int resume_command(const run_options *opt) {
         run_free(r);
         return EXIT_USAGE;
     }
-    const char *stats = opt->stats_path ? opt->stats_path : (r->st.stats_path[0] ? r->st.stats_path : NULL);
-    if (stats) {
-        char path[RUN_PATH_MAX];
-        size_t n = strlen(stats);
-        if (n >= sizeof path) n = sizeof path - 1;
-        memcpy(path, stats, n);
-        path[n] = '\0';
-        if (!open_stats(r, path, opt->stats_path ? -1 : r->st.stats_bytes, err, sizeof err)) {
-            fprintf(stderr, "eddy: %s\n", err);
-            run_free(r);
-            return EXIT_USAGE;
-        }
+    /* copied: open_*_stats write the name into r->st.stats_path (--stats is at most RUN_PATH_MAX - 1 bytes, main.c) */
+    char stats[RUN_PATH_MAX];
+    const char *stats_from = opt->stats_path ? opt->stats_path : r->st.stats_path;
+    size_t stats_len = strnlen(stats_from, sizeof stats - 1);
+    memcpy(stats, stats_from, stats_len);
+    stats[stats_len] = '\0';
+    if (stats[0] && !(opt->stats_path ? open_new_stats(r, stats, opt->force, err, sizeof err)
+                                      : continue_stats(r, stats, r->st.stats_bytes, err, sizeof err))) {
+        fprintf(stderr, "eddy: resume: %s\n", err);
+        run_free(r);
+        return EXIT_USAGE;
     }
     r->out = run_output_open(r, true, err, sizeof err);
     if (!r->out) {

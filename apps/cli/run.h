@@ -13,6 +13,10 @@
 enum { EXIT_OK = 0, EXIT_SIM_ERROR = 1, EXIT_USAGE = 2 };
 
 #define RUN_MAX_SETS 256
+/* longest output folder name: leaves room in RUN_PATH_MAX for "-N" and the longest file name written inside it (the
+ * video, up to 200 characters of the scene's name) */
+#define RUN_OUT_DIR_MAX 3840
+#define RUN_OUT_DIR_MAX_TEXT "3840"
 
 typedef struct run_options {
     const char *scene_file;          /* eddy run SCENE.json */
@@ -23,7 +27,8 @@ typedef struct run_options {
     int frames;                      /* --frames; -1 = from the scene (duration * fps) */
     double fps;                      /* --fps; 0 = from the scene */
     const char *out_dir;             /* --out; NULL = the scene's output.dir */
-    bool force;                      /* --force: write into an existing folder */
+    bool force;                      /* --force: write into an existing folder (its earlier outputs removed), and let
+                                        --stats overwrite an existing file */
     int threads;                     /* --threads; -1 = the scene's */
     char backend_set[48];            /* --backend NAME, kept as the --set "backend=\"NAME\"" it stands for */
     bool quiet;                      /* --quiet: errors only */
@@ -68,9 +73,16 @@ double run_rng_uniform(uint64_t *state);
 
 /* run_output.c: folder, frames, video, sprite sheet, dumps */
 typedef struct run_output run_output;
-/* picks the output folder (out, out-1, out-2, ... unless forced) and creates it */
-bool run_output_choose_dir(const char *wanted, bool explicit_dir, bool force, char *chosen, size_t size, char *err,
-                           size_t err_size);
+/* picks the output folder (out, out-1, out-2, ... unless forced) and creates it; `created` gets the topmost folder
+ * it made ("" when the folder was there already) */
+bool run_output_choose_dir(const char *wanted, bool explicit_dir, bool force, char *chosen, size_t size, char *created,
+                           size_t created_size, char *err, size_t err_size);
+/* removes the folders run_output_choose_dir made, from `chosen` up to `created`, while they are empty */
+void run_output_undo_dir(const char *chosen, const char *created);
+/* --force into an existing folder: removes what an earlier run of the command wrote there (frame_NNNNN.png,
+ * checkpoint_NNNNN.eddy, volume_NNNNN.vdb, surface_NNNNN.svg/.ply/.obj, the dump folders' own files, sheet.png/.json
+ * and this scene's video), so that the folder holds one run only; nothing else is touched */
+bool run_output_clear_dir(const run *r, char *err, size_t err_size);
 run_output *run_output_open(run *r, bool resuming, char *err, size_t err_size);
 /* renders and writes frame `frame` (1-based) */
 bool run_output_frame(run_output *o, run *r, int frame, char *err, size_t err_size);

@@ -7,12 +7,14 @@
 #include "eddy/io.h"
 #include "eddy/render.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 struct run_output {
     eddy_renderer *renderer;
@@ -25,6 +27,7 @@ struct run_output {
     int sheet_capacity;
     char summary[3 * RUN_PATH_MAX];
     bool resuming;
+    char video_error[RUN_PATH_MAX + 1200]; /* why the video that was asked for could not be made ("" = no failure) */
 };
 
 static bool is_dir(const char *path) {
@@ -37,31 +40,57 @@ static bool exists(const char *path) {
     return stat(path, &s) == 0;
 }
 
-static bool make_dirs(const char *path, char *err, size_t err_size) {
+/* creates `path` and its missing parents; `first_created` (may be NULL) gets the topmost folder made, "" if none */
+static bool make_dirs(const char *path, char *first_created, size_t first_size, char *err, size_t err_size) {
     char buf[RUN_PATH_MAX];
+    if (first_created && first_size) first_created[0] = '\0';
     if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) {
-        snprintf(err, err_size, "%s: path too long", path);
+        snprintf(err, err_size, "%.200s...: path too long (at most %d bytes)", path, RUN_PATH_MAX - 1);
         return false;
     }
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/') continue;
-        *p = '\0';
-        if (!is_dir(buf) && mkdir(buf, 0777) != 0 && errno != EEXIST) {
-            snprintf(err, err_size, "cannot create folder %s: %s", buf, strerror(errno));
-            return false;
+    size_t n = strlen(buf);
+    for (size_t i = 1; i <= n; i++) {
+        if (buf[i] != '/' && buf[i] != '\0') continue;
+        char c = buf[i];
+        buf[i] = '\0';
+        if (!is_dir(buf)) {
+            if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
+                snprintf(err, err_size, "cannot create folder %s: %s", buf, strerror(errno));
+                return false;
+            }
+            if (first_created && first_size && !first_created[0]) snprintf(first_created, first_size, "%s", buf);
         }
-        *p = '/';
-    }
-    if (!is_dir(buf) && mkdir(buf, 0777) != 0 && errno != EEXIST) {
-        snprintf(err, err_size, "cannot create folder %s: %s", buf, strerror(errno));
-        return false;
+        buf[i] = c;
     }
     return true;
 }
 
-bool run_output_choose_dir(const char *wanted, bool explicit_dir, bool force, char *chosen, size_t size, char *err,
-                           size_t err_size) {
+void run_output_undo_dir(const char *chosen, const char *first_created) {
+    if (!first_created || !first_created[0]) return;
+    char buf[RUN_PATH_MAX];
+    snprintf(buf, sizeof buf, "%s", chosen);
+    size_t stop = strlen(first_created);
+    /* rmdir only removes empty folders: anything written there in the meantime stays */
+    for (;;) {
+        if (rmdir(buf) != 0) return;
+        if (strlen(buf) <= stop) return;
+        char *slash = strrchr(buf, '/');
+        if (!slash) return;
+        *slash = '\0';
+        if (strlen(buf) < stop) return;
+    }
+}
+
+bool run_output_choose_dir(const char *wanted, bool explicit_dir, bool force, char *chosen, size_t size, char *created,
+                           size_t created_size, char *err, size_t err_size) {
     (void)explicit_dir;
+    if (created && created_size) created[0] = '\0';
+    /* before anything is created: a longer name would be cut short, and the files inside would not fit */
+    if (strlen(wanted) > RUN_OUT_DIR_MAX) {
+        snprintf(err, err_size, "output folder %.60s...: path too long (%zu bytes; at most %d)", wanted, strlen(wanted),
+                 RUN_OUT_DIR_MAX);
+        return false;
+    }
     char base[RUN_PATH_MAX];
     snprintf(base, sizeof base, "%s", wanted);
     size_t n = strlen(base);
@@ -84,7 +113,76 @@ bool run_output_choose_dir(const char *wanted, bool explicit_dir, bool force, ch
             return false;
         }
     }
-    return make_dirs(chosen, err, err_size);
+    return make_dirs(chosen, created, created_size, err, err_size);
+}
+
+/* file names of the video: the scene's name, letters, digits, '-', '_' and '.' kept, anything else '_' */
+static void video_base_name(const eddy_scene *sc, char *name, size_t size) {
+    snprintf(name, size, "%s", sc->name && *sc->name ? sc->name : "video");
+    for (char *c = name; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '-' || *c == '_' ||
+              (*c == '.' && c != name)))
+            *c = '_';
+}
+
+/* `name` is PREFIX, five or more digits, SUFFIX: a name the command itself gives (frame_00001.png, ...) */
+static bool numbered_name(const char *name, const char *prefix, const char *suffix) {
+    size_t np = strlen(prefix), ns = strlen(suffix), n = strlen(name);
+    if (n < np + 5 + ns || strncmp(name, prefix, np) != 0 || strcmp(name + n - ns, suffix) != 0) return false;
+    for (size_t i = np; i < n - ns; i++)
+        if (name[i] < '0' || name[i] > '9') return false;
+    return true;
+}
+
+static bool remove_file(const char *path, char *err, size_t err_size) {
+    if (unlink(path) != 0 && errno != ENOENT) {
+        snprintf(err, err_size, "--force: cannot remove the earlier run's %s: %s", path, strerror(errno));
+        return false;
+    }
+    return true;
+}
+
+bool run_output_clear_dir(const run *r, char *err, size_t err_size) {
+    static const char *const dump_files[] = {"u.npy", "v.npy", "w.npy", "pressure.npy", "dye.npy", "temperature.npy",
+                                             "sdf.npy", "particles.npy", "particle_velocities.npy", "window.json", NULL};
+    const char *dir = r->st.out_dir;
+    char path[RUN_PATH_MAX + 600], name[201];
+    video_base_name(r->scene, name, sizeof name);
+    const char *fixed[] = {"sheet.png", "sheet.json", NULL};
+    for (int i = 0; fixed[i]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, fixed[i]);
+        if (!remove_file(path, err, err_size)) return false;
+    }
+    const char *ext[] = {"mp4", "gif"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/%s.%s", dir, name, ext[i]);
+        if (!remove_file(path, err, err_size)) return false;
+    }
+    DIR *d = opendir(dir);
+    if (!d) {
+        snprintf(err, err_size, "--force: cannot list %s: %s", dir, strerror(errno));
+        return false;
+    }
+    bool ok = true;
+    struct stat sb;
+    for (struct dirent *e; ok && (e = readdir(d)) != NULL;) {
+        const char *f = e->d_name;
+        snprintf(path, sizeof path, "%s/%s", dir, f);
+        if (numbered_name(f, "frame_", ".png") || numbered_name(f, "checkpoint_", ".eddy") ||
+            numbered_name(f, "volume_", ".vdb") || numbered_name(f, "surface_", ".svg") ||
+            numbered_name(f, "surface_", ".ply") || numbered_name(f, "surface_", ".obj")) {
+            if (!is_dir(path)) ok = remove_file(path, err, err_size);
+        } else if (numbered_name(f, "dump_", "") && lstat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) { /* not through a link */
+            char inner[RUN_PATH_MAX + 700];
+            for (int i = 0; ok && dump_files[i]; i++) {
+                snprintf(inner, sizeof inner, "%s/%s", path, dump_files[i]);
+                ok = remove_file(inner, err, err_size);
+            }
+            if (ok) rmdir(path); /* kept when something else is in it */
+        }
+    }
+    closedir(d);
+    return ok;
 }
 
 static void frame_path(const run *r, int frame, char *out, size_t size) {
@@ -163,9 +261,10 @@ static bool video_start(run_output *o, run *r, const eddy_image *img, char *err,
     def.format = r->scene->output.video == SCENE_VIDEO_GIF ? EDDY_VIDEO_GIF : EDDY_VIDEO_MP4;
     char msg[1024];
     o->video_started = true;
+    /* no video does not stop the run (the frames are still written), but the run then fails at the end */
     if (eddy_video_open(o->video_path, &def, &o->video, msg, sizeof msg) != EDDY_OK) {
-        /* no video is not fatal: the frames are still written */
         if (!r->opt.quiet) fprintf(stderr, "eddy: no video: %s\n", msg);
+        snprintf(o->video_error, sizeof o->video_error, "%s", msg);
         o->video = NULL;
         o->video_wanted = false;
         return true;
@@ -180,15 +279,23 @@ static bool video_start(run_output *o, run *r, const eddy_image *img, char *err,
         memset(&old, 0, sizeof old);
         if (eddy_png_read(path, &old, msg, sizeof msg) != EDDY_OK) {
             if (!r->opt.quiet) fprintf(stderr, "eddy: no video: the earlier frame %s cannot be read: %s\n", path, msg);
+            snprintf(o->video_error, sizeof o->video_error, "an earlier frame cannot be read: %s", msg);
             eddy_video_abort(o->video);
             o->video = NULL;
             o->video_wanted = false;
             return true;
         }
-        eddy_status st = (old.width == img->width && old.height == img->height) ? eddy_video_write(o->video, &old) : EDDY_ERR_INVALID_ARGUMENT;
+        bool same_size = old.width == img->width && old.height == img->height;
+        eddy_status st = same_size ? eddy_video_write(o->video, &old) : EDDY_ERR_INVALID_ARGUMENT;
+        if (st != EDDY_OK) {
+            if (same_size) snprintf(o->video_error, sizeof o->video_error, "%s", eddy_video_last_error(o->video));
+            else
+                snprintf(o->video_error, sizeof o->video_error, "the earlier frame %s is %d x %d pixels, the new ones %d x %d",
+                         path, old.width, old.height, img->width, img->height);
+        }
         eddy_image_free(&old);
         if (st != EDDY_OK) {
-            if (!r->opt.quiet) fprintf(stderr, "eddy: no video: %s\n", o->video ? eddy_video_last_error(o->video) : "");
+            if (!r->opt.quiet) fprintf(stderr, "eddy: no video: %s\n", o->video_error);
             eddy_video_abort(o->video);
             o->video = NULL;
             o->video_wanted = false;
@@ -212,13 +319,8 @@ run_output *run_output_open(run *r, bool resuming, char *err, size_t err_size) {
         free(o);
         return NULL;
     }
-    /* the scene's name as a file name: letters, digits, '-', '_' and '.' kept, anything else '_' */
     char name[201];
-    snprintf(name, sizeof name, "%s", r->scene->name && *r->scene->name ? r->scene->name : "video");
-    for (char *c = name; *c; c++)
-        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '-' || *c == '_' ||
-              (*c == '.' && c != name)))
-            *c = '_';
+    video_base_name(r->scene, name, sizeof name);
     const char *ext = r->scene->output.video == SCENE_VIDEO_GIF ? "gif" : "mp4";
     snprintf(o->video_path, sizeof o->video_path, "%s/%.200s.%s", r->st.out_dir, name, ext);
     o->video_wanted = r->st.video;
@@ -273,6 +375,7 @@ bool run_output_picture(run_output *o, run *r, int frame, bool alpha, char *err,
     if (o->video_wanted && !o->video_started && !video_start(o, r, &o->img, err, err_size)) return false;
     if (o->video && eddy_video_write(o->video, &o->img) != EDDY_OK) {
         if (!r->opt.quiet) fprintf(stderr, "eddy: video stopped: %s\n", eddy_video_last_error(o->video));
+        snprintf(o->video_error, sizeof o->video_error, "stopped at frame %d: %s", frame, eddy_video_last_error(o->video));
         eddy_video_abort(o->video);
         o->video = NULL;
         o->video_wanted = false;
@@ -306,7 +409,7 @@ bool run_output_frame(run_output *o, run *r, int frame, char *err, size_t err_si
 bool run_output_dump(run *r, int frame, char *err, size_t err_size) {
     char dir[RUN_PATH_MAX + 32], path[RUN_PATH_MAX + 64], msg[512];
     snprintf(dir, sizeof dir, "%s/dump_%05d", r->st.out_dir, frame);
-    if (!make_dirs(dir, err, err_size)) return false;
+    if (!make_dirs(dir, NULL, 0, err, err_size)) return false;
     if (r->wind) return run_wind_dump(r, dir, err, err_size);
     const eddy_sim_def *d = &r->scene->def;
     eddy_field fields[] = {EDDY_FIELD_U, EDDY_FIELD_V, EDDY_FIELD_W, EDDY_FIELD_PRESSURE, EDDY_FIELD_TEMPERATURE};
@@ -365,6 +468,9 @@ bool run_output_close(run_output *o, run *r, char *err, size_t err_size) {
             used += (size_t)snprintf(o->summary + used, sizeof o->summary - used, ", video %s", o->video_path);
         }
         o->video = NULL;
+    } else if (o->video_error[0]) {
+        snprintf(err, err_size, "no video %s: %s (the PNG frames in %s/ are kept)", o->video_path, o->video_error, r->st.out_dir);
+        ok = false;
     }
     if (o->sheet) {
         char path[RUN_PATH_MAX + 32];

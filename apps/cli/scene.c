@@ -5,10 +5,12 @@
 #include "scene_json.h"
 #include "scene_set.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char *const face_keys[6] = {"x-", "x+", "y-", "y+", "z-", "z+"};
@@ -852,7 +854,7 @@ static bool parse_render(loader *L, const cJSON *root) {
         if (!jc_object(&L->c, vo, "render.volume", k) || !jc_int(&L->c, vo, "render.volume", "width", JR(1, 16384, "pixels"), &w->width) ||
             !jc_int(&L->c, vo, "render.volume", "height", JR(1, 16384, "pixels"), &w->height) ||
             !jc_float(&L->c, vo, "render.volume", "density", JR(0, 1e6, ""), &w->density_scale) ||
-            !jc_float(&L->c, vo, "render.volume", "step", ((jrange){0, 4, true, false, "cells"}), &w->step) ||
+            !jc_float(&L->c, vo, "render.volume", "step", JR(SCENE_VOLUME_STEP_MIN, 4, "cells"), &w->step) ||
             !jc_float(&L->c, vo, "render.volume", "ambient", JR(0, 1e3, ""), &w->ambient) ||
             !jc_bool(&L->c, vo, "render.volume", "shadows", &shadows))
             return false;
@@ -930,6 +932,13 @@ static bool parse_output(loader *L, const cJSON *root) {
     if (!o->dir) o->dir = strdup("out");
     if (!o->dir) return jc_fail(&L->c, "output.dir", "out of memory");
     o->sheet_def.fps = (float)o->fps;
+    /* a frame of 1/fps seconds must fit in the run's step limit at the largest step the scene allows (parse_time ran) */
+    const eddy_sim_def *d = &L->sc->def;
+    double step = d->dt > 0 ? d->dt : d->max_dt;
+    if (!L->sc->wind && step > 0 && 1.0 / o->fps > SCENE_MAX_STEPS_PER_FRAME * step)
+        return jc_fail(&L->c, "output.fps", "%g: one frame of %g s would take more than %d steps of %s = %g s; expected fps >= %g",
+                       o->fps, 1.0 / o->fps, SCENE_MAX_STEPS_PER_FRAME, d->dt > 0 ? "dt" : "max_dt", step,
+                       1.0 / (SCENE_MAX_STEPS_PER_FRAME * step));
     double frames = L->sc->duration * o->fps;
     if (frames > 10000000.0) return jc_fail(&L->c, "duration", "%g s at %g frames per second is more than 10 million frames", L->sc->duration, o->fps);
     return true;
@@ -1238,6 +1247,69 @@ void scene_free(eddy_scene *sc) {
     free(sc);
 }
 
+/* The size of the pictures (as the renderer picks it, src/render/view2d.c) and of the sprite sheet (as run_output.c
+ * makes it): checked here, as the renderer would only refuse them after the first frame was simulated. */
+enum { PICTURE_MAX = 16384 };
+
+static bool check_picture_size(loader *L) {
+    const eddy_scene *sc = L->sc;
+    const scene_output *o = &sc->output;
+    const scene_render *r = &sc->render;
+    if (!(o->png || o->sheet || (o->video != SCENE_VIDEO_NONE && L->opt->video))) return true;
+    const eddy_sim_def *d = &sc->def;
+    double w, h;
+    if (d->dim == 3 && r->volume) {
+        w = r->vol.width, h = r->vol.height; /* each checked to be at most 16384 */
+    } else {
+        const eddy_render_def *p = &r->picture;
+        int ax = 0, ay = 1;
+        if (d->dim == 3 && p->slice_axis == 1) ay = 2;
+        if (d->dim == 3 && p->slice_axis == 0) ax = 2;
+        double nx = (double)d->grid[ax] * d->dye_scale[ax], ny = (double)d->grid[ay] * d->dye_scale[ay];
+        double aspect = (double)d->size[ax] / (double)d->size[ay];
+        const char *key;
+        char why[160];
+        if (p->width == 0 && p->height == 0) {
+            int scale = r->scale > 1 ? r->scale : 1;
+            w = scale * nx, h = scale * ny;
+            key = r->scale > 1 ? "render.scale" : "grid";
+            if (r->scale > 1) snprintf(why, sizeof why, "%d pixels per cell of the %.0f x %.0f dye cells", scale, nx, ny);
+            else snprintf(why, sizeof why, "one pixel per cell of the %.0f x %.0f dye cells (set render.width or render.height)", nx, ny);
+        } else if (p->height == 0) {
+            w = p->width, h = fmax(1.0, floor(p->width / aspect + 0.5));
+            key = "render.width";
+            snprintf(why, sizeof why, "%d pixels wide with the box's aspect %g", p->width, aspect);
+        } else if (p->width == 0) {
+            w = fmax(1.0, floor(p->height * aspect + 0.5)), h = p->height;
+            key = "render.height";
+            snprintf(why, sizeof why, "%d pixels high with the box's aspect %g", p->height, aspect);
+        } else {
+            w = p->width, h = p->height; /* each checked to be at most 16384 */
+            key = "render";
+            why[0] = '\0';
+        }
+        if (w > PICTURE_MAX || h > PICTURE_MAX)
+            return jc_fail(&L->c, key, "%s makes a %.0f x %.0f picture: expected at most %d pixels per side", why, w, h, PICTURE_MAX);
+    }
+    if (!o->sheet) return true;
+    /* the sheet's cells: as given, or 128 pixels on the picture's longer side (run_output.c, sheet_add) */
+    const eddy_flipbook_def *f = &o->sheet_def;
+    double fw = f->frame_width, fh = f->frame_height;
+    bool automatic = fw == 0 || fh == 0;
+    if (automatic) {
+        if (w >= h) fw = 128, fh = fmax(1.0, floor(h * 128 / w));
+        else fh = 128, fw = fmax(1.0, floor(w * 128 / h));
+    }
+    const char *src = automatic ? ", not set: 128 on the picture's longer side" : "";
+    if (f->columns * fw > PICTURE_MAX)
+        return jc_fail(&L->c, "output.sprite_sheet", "%d columns of %.0f pixels (frame_width%s) make a sheet %.0f pixels wide: "
+                       "expected at most %d", f->columns, fw, src, f->columns * fw, PICTURE_MAX);
+    if (f->rows * fh > PICTURE_MAX)
+        return jc_fail(&L->c, "output.sprite_sheet", "%d rows of %.0f pixels (frame_height%s) make a sheet %.0f pixels high: "
+                       "expected at most %d", f->rows, fh, src, f->rows * fh, PICTURE_MAX);
+    return true;
+}
+
 static bool parse_root(loader *L, const cJSON *root) {
     if (cJSON_IsObject(root) && jc_member(root, "wind")) return parse_wind_root(L, root);
     static const char *const keys[] = {"name", "description", "dim", "grid", "size", "origin", "dye_scale", "dt", "cfl",
@@ -1255,6 +1327,7 @@ static bool parse_root(loader *L, const cJSON *root) {
         !parse_probes(L, root) || !parse_render(L, root) || !parse_output(L, root) || !parse_surface(L, root))
         return false;
     if (L->opt->check_memory && !check_memory(L)) return false;
+    if (L->opt->check_picture_size && !check_picture_size(L)) return false;
     /* what remains (limits of the library itself) is checked by the library; its message names the field */
     char msg[512];
     if (eddy_sim_def_validate(&L->sc->def, msg, sizeof msg) != EDDY_OK) return jc_fail(&L->c, NULL, "%s", msg);
@@ -1277,6 +1350,12 @@ eddy_scene *scene_parse(const char *text, size_t len, const char *file, const ch
     L.c.file = file ? file : "scene";
     L.c.err = err;
     L.c.err_size = err_size;
+    /* cJSON would stop at a NUL and take the text before it for the whole file */
+    const char *nul = len ? (const char *)memchr(text, '\0', len) : NULL;
+    if (nul) {
+        jc_fail(&L.c, NULL, "NUL byte at offset %zu: not a JSON text file", (size_t)(nul - text));
+        return NULL;
+    }
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
     if (!root) {
@@ -1352,7 +1431,13 @@ eddy_scene *scene_parse(const char *text, size_t len, const char *file, const ch
 eddy_scene *scene_load_file(const char *path, const scene_load_options *opt, char *err, size_t err_size) {
     FILE *f = fopen(path, "rb");
     if (!f) {
-        snprintf(err, err_size, "%s: cannot open the scene file (missing file?)", path);
+        snprintf(err, err_size, "%s: cannot open the scene file: %s", path, strerror(errno));
+        return NULL;
+    }
+    struct stat sb;
+    if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        fclose(f);
+        snprintf(err, err_size, "%s: is a directory, not a scene file", path);
         return NULL;
     }
     size_t cap = 1 << 16, len = 0;
@@ -1401,6 +1486,18 @@ eddy_scene *scene_load_file(const char *path, const scene_load_options *opt, cha
 }
 
 eddy_scene *scene_load_preset(const char *name, const scene_load_options *opt, char *err, size_t err_size) {
+    /* a name with a '/' or ending in .json is a file (eddy view tries the file first and comes here when it is missing) */
+    size_t n = strlen(name);
+    if (strchr(name, '/') || (n >= 5 && !strcmp(name + n - 5, ".json"))) {
+        FILE *f = fopen(name, "rb");
+        if (!f) {
+            snprintf(err, err_size, "%s: cannot open the scene file: %s", name, strerror(errno));
+            return NULL;
+        }
+        fclose(f);
+        snprintf(err, err_size, "--scene %s: a file, not a built-in scene name: give the file without --scene", name);
+        return NULL;
+    }
     for (int i = 0; i < scene_preset_count(); i++)
         if (!strcmp(scene_preset_name(i), name)) {
             size_t len = 0;

@@ -15,6 +15,12 @@ extern "C" {
 #endif
 
 #define SCENE_ERROR_SIZE 1024
+/* `eddy run` stops a frame that needs more steps than this (the flow is blowing up); the loader refuses an fps for
+ * which a frame needs more even at the scene's largest step */
+#define SCENE_MAX_STEPS_PER_FRAME 1000000
+/* render.volume.step, in cells: below this the ray march's samples (up to 1/step per cell crossed) make a frame take
+ * hours, and a step far below float precision of the ray distance stops the march from advancing at all */
+#define SCENE_VOLUME_STEP_MIN 0.01
 
 /* A moving point: a circle, a figure-eight (Lissajous 1:2) or piecewise-linear keyframes. */
 typedef enum scene_path_type { SCENE_PATH_NONE = 0, SCENE_PATH_CIRCLE, SCENE_PATH_FIGURE8, SCENE_PATH_KEYFRAMES } scene_path_type;
@@ -184,6 +190,9 @@ typedef struct scene_load_options {
     bool check_files;            /* check that files named by the scene exist (off when resuming) */
     bool check_memory;           /* refuse grids that do not fit in this machine's memory */
     bool surface;                /* --surface: as if the scene said "surface": true when it has no "surface" key */
+    bool check_picture_size;     /* `eddy run`: refuse pictures and sprite sheets larger than the renderer makes (off by
+                                    default: resuming and the viewer do not draw the scene's pictures again at load) */
+    bool video;                  /* with check_picture_size: a video is wanted (not --no-video), so pictures are drawn */
 } scene_load_options;
 
 scene_load_options scene_load_options_default(void);

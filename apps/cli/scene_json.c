@@ -1,6 +1,7 @@
 /* Typed, path-aware getters over cJSON for the scene loader (see scene_json.h). */
 #include "scene_json.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -128,12 +129,28 @@ bool jc_number(jcheck *c, const cJSON *obj, const char *path, const char *key, j
     return jc_number_value(c, v, jc_key_path(p, path, key), r, out);
 }
 
+/* A value is stored as float: a nonzero one that becomes 0 or subnormal there would silently change meaning (dt 0 is
+ * the adaptive step) or lose its precision. */
+static bool float_underflows(double d) {
+    float f = (float)d;
+    return d != 0 && (f == 0 || !isnormal(f));
+}
+
+static bool float_fail(jcheck *c, const char *path, double d) {
+    return jc_fail(c, path, "%.9g is too close to 0 to be stored (a float): expected 0 or a magnitude of at least %g", d,
+                   (double)FLT_MIN);
+}
+
 bool jc_float(jcheck *c, const cJSON *obj, const char *path, const char *key, jrange r, float *out) {
     double d = *out;
     /* keep the range inside float */
     if (r.hi > 3e38) r.hi = 3e38;
     if (r.lo < -3e38) r.lo = -3e38;
     if (!jc_number(c, obj, path, key, r, &d)) return false;
+    if (float_underflows(d)) {
+        char p[JPATH_MAX];
+        return float_fail(c, jc_key_path(p, path, key), d);
+    }
     *out = (float)d;
     return true;
 }
@@ -210,6 +227,7 @@ bool jc_vec_value(jcheck *c, const cJSON *v, const char *path, int n, jrange r, 
             return jc_fail(c, jc_index_path(p, path, i), "expected %s, got %s", range_text(r, want, sizeof want),
                            jc_describe(e, got, sizeof got));
         d = e->valuedouble;
+        if (float_underflows(d)) return float_fail(c, jc_index_path(p, path, i), d);
         if (i < 16) tmp[i] = (float)d;
     }
     for (i = 0; i < n && i < 16; i++) out[i] = tmp[i];

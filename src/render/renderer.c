@@ -291,8 +291,10 @@ eddy_status eddy_volume_def_validate(const eddy_volume_def *d, char *msg, size_t
         CHECK_RANGE("background", d->background[c], 0, 1e6);
     }
     CHECK_RANGE("density_scale", d->density_scale, 0, 1e9);
-    if (!(d->step > 0.0f && d->step <= 4.0f))
-        return def_error(msg, msg_size, "volume.step = %g: expected (0, 4] cells", (double)d->step);
+    /* at least 0.01 cells: the march takes up to 1/step samples per cell, and a step far below the float precision of
+     * the ray distance never advances it (the frame never ends) */
+    if (!(d->step >= 0.01f && d->step <= 4.0f))
+        return def_error(msg, msg_size, "volume.step = %g: expected 0.01 .. 4 cells", (double)d->step);
     CHECK_RANGE("light_intensity", d->light_intensity, 0, 1e6);
     CHECK_RANGE("ambient", d->ambient, 0, 1e6);
     CHECK_RANGE("exposure", d->exposure, 0, 1e6);

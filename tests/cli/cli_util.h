@@ -20,10 +20,8 @@
 /* output of the last run (stdout and stderr together) */
 static char cli_output[1 << 16];
 
-/* Runs `eddy ARGS` (a shell-quoted argument string) in folder `dir`; returns the exit code (-1 if it did not exit). */
-static inline int cli_run(const char *dir, const char *args) {
-    char cmd[8192];
-    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s 2>&1", dir, EDDY_CLI, args);
+/* Runs the shell command `cmd`, capturing its output in cli_output; returns the exit code (-1 if it did not exit). */
+static inline int cli_shell(const char *cmd) {
     FILE *p = popen(cmd, "r");
     cli_output[0] = '\0';
     if (!p) return -1;
@@ -32,6 +30,21 @@ static inline int cli_run(const char *dir, const char *args) {
     cli_output[used] = '\0';
     int status = pclose(p);
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Runs `eddy ARGS` (a shell-quoted argument string) in folder `dir`; returns the exit code (-1 if it did not exit). */
+static inline int cli_run(const char *dir, const char *args) {
+    char cmd[16384];
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s 2>&1", dir, EDDY_CLI, args);
+    return cli_shell(cmd);
+}
+
+/* cli_run with a time limit: a run that hangs is killed after `seconds` (exit code 124) instead of stalling the suite
+ * until ctest's timeout. */
+static inline int cli_run_limited(const char *dir, int seconds, const char *args) {
+    char cmd[16384];
+    snprintf(cmd, sizeof cmd, "cd '%s' && timeout -k 5 %d '%s' %s 2>&1", dir, seconds, EDDY_CLI, args);
+    return cli_shell(cmd);
 }
 
 /* A fresh temporary folder (removed by cli_cleanup). */

@@ -3,6 +3,7 @@
 #include "cli_util.h"
 
 #include "eddy/io.h"
+#include "eddy/render.h"
 
 typedef struct error_case {
     const char *scene;   /* scene text (' becomes "), or NULL: no file, `args` only */
@@ -68,6 +69,25 @@ static const error_case cases[] = {
     {"{" BASE ", 'pressure': {'warm_start': 1}}", "", {"bad.json: pressure.warm_start: expected true or false"}},
     {"{" BASE ", 'pressure': {'solver': 'jacobi', 'warm_start': true}}", "", {"bad.json: pressure.warm_start: only used by solver \"mgpcg\""}},
     {"{'dim': 3, 'grid': [4000, 4000, 4000]}", "", {"bad.json: grid: [4000, 4000, 4000] needs about", "GiB"}},
+    /* a step that would make the ray march endless (it hung) */
+    {"{'dim': 3, 'grid': [8, 8, 8], 'render': {'volume': {'width': 32, 'height': 32, 'step': 1e-30}}}", "",
+     {"bad.json: render.volume.step: expected a number in [0.01, 4] cells", "got 1e-30"}},
+    /* an fps whose frame needs more than the step limit (it hung for many minutes) */
+    {"{" BASE ", 'output': {'fps': 1e-9}}", "", {"bad.json: output.fps: 1e-09", "max_dt = 0.05 s", "expected fps >= 2e-05"}},
+    {"{" BASE ", 'dt': 0.001}", "--set output.fps=1e-4", {"bad.json: output.fps: 0.0001", "dt = 0.001 s", "expected fps >= 0.001"}},
+    {"{" BASE "}", "--fps 1e-6", {"--fps 1e-06", "more than 1000000 steps", "expected fps >= 2e-05"}},
+    /* values that are 0 or subnormal once stored as float (dt 0 would be the adaptive step) */
+    {"{" BASE ", 'dt': 1e-46}", "", {"bad.json: dt: 1e-46 is too close to 0"}},
+    {"{" BASE "}", "--set max_dt=1e-46", {"bad.json: max_dt: 1e-46 is too close to 0", "(from --set)"}},
+    {"{" BASE "}", "--set pressure.tolerance=1e-46", {"bad.json: pressure.tolerance: 1e-46 is too close to 0"}},
+    {"{" BASE ", 'splats': [{'position': [0.5, 1e-40]}]}", "", {"bad.json: splats[0].position[1]: 1e-40 is too close to 0"}},
+    /* pictures and sheets larger than the renderer makes: refused at load, not after the first frame */
+    {"{'grid': [512, 3], 'render': {'scale': 64}}", "", {"bad.json: render.scale", "32768 x 192 picture", "at most 16384"}},
+    {"{'grid': [3, 100000]}", "--set render.width=16384", {"bad.json: render.width", "at most 16384", "(from --set)"}},
+    {"{" BASE ", 'output': {'sprite_sheet': {'columns': 64, 'rows': 64, 'frame_width': 4096, 'frame_height': 4096}}}", "",
+     {"bad.json: output.sprite_sheet: 64 columns of 4096 pixels", "262144 pixels wide"}},
+    {"{" BASE ", 'output': {'sprite_sheet': {'columns': 2, 'rows': 200}}}", "",
+     {"bad.json: output.sprite_sheet: 200 rows of 128 pixels", "frame_height, not set"}},
     {"{" BASE ", 'render': {'slice': {'axis': 'z'}}}", "", {"bad.json: render.slice: a 2D scene is drawn whole"}},
     /* files */
     {"{" BASE ", 'initial': {'dye': 'nowhere.npy'}}", "", {"bad.json: initial.dye: file", "nowhere.npy\" cannot be read"}},
@@ -121,6 +141,22 @@ static const error_case cases[] = {
     {NULL, "resume bad.npy", {"not an eddy checkpoint"}},
     {NULL, "run a.json b.json", {"one too many"}},
     {NULL, "resume x.eddy --surface", {"resume: --surface cannot change a run"}},
+    {NULL, "resume x.eddy --force", {"resume: --force only lets --stats FILE overwrite"}},
+    /* the stats file is checked before the output folder is made: a usage error leaves no folder behind */
+    {"{" BASE "}", "--stats /nonexistent/dir/s.jsonl", {"--stats /nonexistent/dir/s.jsonl: cannot open for writing: No such file"}},
+    {"{" BASE "}", "--stats .", {"--stats .: is a folder"}},
+    /* a name with a '/' or ending in .json is a file, not a built-in scene */
+    {NULL, "run --scene ./nosuch.json", {"./nosuch.json: cannot open the scene file: No such file or directory"}},
+    {NULL, "run --scene bad.npy.json", {"bad.npy.json: cannot open the scene file"}},
+    {NULL, "run .", {".: is a directory, not a scene file"}},
+    {NULL, "resume .", {".: is a directory, not a checkpoint file"}},
+    {NULL, "run --scene default --scene smoke", {"--scene given twice"}},
+    {NULL, "run --out a --frames 1 --out b", {"--out given twice"}},
+    {NULL, "run --stats a.jsonl --stats b.jsonl", {"--stats given twice"}},
+    /* serve takes one port: more is refused before anything is served */
+    {NULL, "serve 18081 extra", {"serve takes one port number; extra is one too many"}},
+    {NULL, "serve 18082 --bogus", {"--bogus is one too many"}},
+    {NULL, "serve --bogus", {"serve: unknown option --bogus"}},
 };
 
 int main(void) {
@@ -153,14 +189,44 @@ int main(void) {
         } else {
             snprintf(args, sizeof args, "%s", c->args);
         }
-        int rc = cli_run(dir, args);
+        int rc = cli_run_limited(dir, 60, args);
         CHECK(rc == 2, "case %zu (%s): exit %d, expected 2; output:\n%s", i, c->scene ? c->scene : c->args, rc, cli_output);
         for (int k = 0; k < 3 && c->expect[k]; k++)
             CHECK(strstr(cli_output, c->expect[k]) != NULL, "case %zu (%s): message lacks \"%s\":\n%s", i,
                   c->scene ? c->scene : c->args, c->expect[k], cli_output);
-        /* a scene error is found before anything is written */
-        CHECK(!cli_exists(dir, "o/frame_00001.png"), "case %zu wrote a frame", i);
+        /* a scene or usage error is found before anything is written, the output folder included */
+        CHECK(!cli_exists(dir, "o"), "case %zu (%s) left the output folder behind", i, c->scene ? c->scene : c->args);
+        char rm[4200];
+        snprintf(rm, sizeof rm, "rm -rf '%s/o'", dir);
+        if (system(rm) != 0) fprintf(stderr, "could not remove %s/o\n", dir);
     }
+    /* a scene file with a NUL byte: cJSON would read only the text before it */
+    snprintf(path, sizeof path, "%s/nul.json", dir);
+    FILE *f = fopen(path, "wb");
+    CHECK(f && fwrite("{\"grid\": [16, 16]}\0{}", 1, 21, f) == 21 && fclose(f) == 0, "cannot write nul.json");
+    int rc = cli_run_limited(dir, 60, "run nul.json --frames 1 --no-video --quiet --out o");
+    CHECK(rc == 2 && strstr(cli_output, "nul.json: NUL byte at offset 18"), "a scene with a NUL byte: exit %d:\n%s", rc, cli_output);
+    CHECK(!cli_exists(dir, "o"), "a scene with a NUL byte left the output folder behind");
+    /* an --out longer than a path can be: refused before a folder is made (it was cut short and 2048 folders made) */
+    {
+        static char args[12000];
+        int used = snprintf(args, sizeof args, "run --frames 1 --no-video --quiet --out ");
+        for (int k = 0; k < 2100; k++) used += snprintf(args + used, sizeof args - (size_t)used, "a/");
+        rc = cli_run_limited(dir, 60, args);
+        CHECK(rc == 2 && strstr(cli_output, "path too long"), "a too long --out: exit %d:\n%.300s", rc, cli_output);
+        CHECK(!cli_exists(dir, "a"), "a too long --out created folders");
+    }
+    /* the renderer library itself refuses a step that would never end the march, and keeps taking valid ones */
+    eddy_volume_def vd = eddy_volume_def_default();
+    vd.step = 1e-30f;
+    CHECK(eddy_volume_def_validate(&vd, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT && strstr(msg, "volume.step"),
+          "the library takes volume.step 1e-30: %s", msg);
+    vd.step = 0.009f;
+    CHECK(eddy_volume_def_validate(&vd, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT, "the library takes volume.step 0.009");
+    vd.step = 0.01f;
+    CHECK(eddy_volume_def_validate(&vd, msg, sizeof msg) == EDDY_OK, "the library refuses volume.step 0.01: %s", msg);
+    vd.step = 4.0f;
+    CHECK(eddy_volume_def_validate(&vd, msg, sizeof msg) == EDDY_OK, "the library refuses volume.step 4: %s", msg);
     cli_cleanup(dir);
     return check_finish("cli_errors");
 }
