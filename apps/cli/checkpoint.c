@@ -145,15 +145,32 @@ bool checkpoint_parse(const uint8_t *data, size_t len, bool verify_hash, checkpo
     return true;
 }
 
-/* A temporary file name beside `path` (same folder, so rename is atomic). */
-static void temp_beside(const char *path, const char *tag, char *out, size_t size) {
-    snprintf(out, size, "%s.%s.%ld.tmp", path, tag, (long)getpid());
+/* A new, empty file with a unique name beside `path` (same folder, so rename is atomic; mkstemp, so that no file of
+ * the user's that happens to have the name is overwritten). Returns an open descriptor, or -1 with errno set. */
+static int temp_beside(const char *path, const char *tag, char *out, size_t size) {
+    if (snprintf(out, size, "%s.%s-XXXXXX", path, tag) >= (int)size) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    int fd = mkstemp(out);
+    if (fd >= 0 && fchmod(fd, 0644) != 0) { /* mkstemp makes 0600; a checkpoint is as readable as the frames */
+        int e = errno;
+        close(fd);
+        remove(out);
+        errno = e;
+        return -1;
+    }
+    return fd;
 }
 
 bool checkpoint_save(const char *path, eddy_sim *sim, const char *json, char *err, size_t err_size) {
     char state_path[4200], tmp[4200];
-    temp_beside(path, "state", state_path, sizeof state_path);
-    temp_beside(path, "ckpt", tmp, sizeof tmp);
+    int state_fd = temp_beside(path, "state", state_path, sizeof state_path);
+    if (state_fd < 0) {
+        snprintf(err, err_size, "%s: cannot create a temporary file beside it: %s", path, strerror(errno));
+        return false;
+    }
+    close(state_fd); /* eddy_sim_save writes the state and renames it over this name */
     eddy_status st = eddy_sim_save(sim, state_path);
     if (st != EDDY_OK) {
         snprintf(err, err_size, "%s: saving the simulation failed: %s (%s)", path, eddy_sim_last_error(sim), eddy_status_string(st));
@@ -181,7 +198,14 @@ bool checkpoint_save(const char *path, eddy_sim *sim, const char *json, char *er
     memcpy(buf + HEADER_SIZE + json_len, state, state_len);
     free(state);
     put_u64(buf + total - HASH_SIZE, checkpoint_hash(buf, total - HASH_SIZE));
-    FILE *f = fopen(tmp, "wb");
+    int fd = temp_beside(path, "ckpt", tmp, sizeof tmp);
+    if (fd < 0) {
+        snprintf(err, err_size, "%s: cannot create a temporary file beside it: %s", path, strerror(errno));
+        free(buf);
+        return false;
+    }
+    FILE *f = fdopen(fd, "wb");
+    if (!f) close(fd);
     ok = f && fwrite(buf, 1, total, f) == total;
     if (f && fclose(f) != 0) ok = false;
     free(buf);

@@ -7,6 +7,7 @@
 #include "checkpoint.h"
 
 #include <cjson/cJSON.h>
+#include <sys/stat.h>
 
 #define MIN_SCENE "{\"grid\": [16, 16]}"
 
@@ -55,11 +56,23 @@ static bool write_mismatched(const char *dir, const char *from, const char *to, 
 }
 
 int main(void) {
+    umask(022);
     char dir[4096];
     cli_tempdir(dir, sizeof dir);
     CHECK(cli_write(dir, "min.json", MIN_SCENE) && cli_write(dir, "victim.json", MIN_SCENE), "cannot write the scenes");
     int rc = cli_run_limited(dir, 60, "run min.json --no-video --quiet --frames 4 --out r1 --checkpoint 2 --stats r1.jsonl");
     CHECK(rc == 0, "run: exit %d:\n%s", rc, cli_output);
+    /* checkpoints are written through unique temporary names beside them (mkstemp): none is left over; the file is
+     * as readable as the frames (0644 under umask 022, set in main), not mkstemp's 0600 */
+    {
+        char cmd[8400];
+        snprintf(cmd, sizeof cmd, "cd '%s/r1' && ls -A | grep -v -E '^(frame_0000[1-4][.]png|checkpoint_0000[24][.]eddy)$'", dir);
+        rc = cli_shell(cmd);
+        CHECK(rc == 1 && !cli_output[0], "the run folder holds more than frames and checkpoints:\n%s", cli_output);
+        snprintf(cmd, sizeof cmd, "stat -c %%a '%s/r1/checkpoint_00002.eddy'", dir);
+        rc = cli_shell(cmd);
+        CHECK(rc == 0 && !strcmp(cli_output, "644\n"), "checkpoint mode %s, expected 644", cli_output);
+    }
 
     /* the run's stats file emptied since the checkpoint: refused, and not padded */
     CHECK(cli_write(dir, "r1.jsonl", ""), "cannot empty r1.jsonl");
