@@ -5,6 +5,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "io_internal.h"
 #include <errno.h>
+#include <float.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,8 +161,9 @@ eddy_status eddy_npy_read(const char *path, eddy_npy *out, char *msg, size_t msg
     else if (!strncmp(descr, "'<f8'", 5)) item = 8;
     else if (!strncmp(descr, "'>f8'", 5)) item = 8, big = 1;
     if (!item) {
-        const char *end = strchr(descr + 1, descr[0]);
-        int n = end ? (int)(end - descr + 1) : 8;
+        /* quote the value as written: up to its closing quote, at most 16 bytes, never past the header's end */
+        const char *end = descr[0] ? strchr(descr + 1, descr[0]) : NULL;
+        int n = end && end - descr < 16 ? (int)(end - descr + 1) : 16;
         st = eddy__io_fail(msg, msg_size, EDDY_ERR_UNSUPPORTED,
                            "%s: element type %.*s: expected float32 ('<f4') or float64 ('<f8')", path, n, descr);
         goto done;
@@ -237,6 +240,12 @@ eddy_status eddy_npy_read(const char *path, eddy_npy *out, char *msg, size_t msg
                 if (swap) swap8(e);
                 double d;
                 memcpy(&d, e, 8);
+                if (isfinite(d) && fabs(d) > FLT_MAX) { /* would become infinite (undefined in C) */
+                    st = eddy__io_fail(msg, msg_size, EDDY_ERR_CORRUPT_FILE,
+                                       "%s: element %zu = %g: beyond the float32 range (|v| <= %g)", path, i + q, d,
+                                       (double)FLT_MAX);
+                    goto done;
+                }
                 out->data[i + q] = (float)d;
             }
         }

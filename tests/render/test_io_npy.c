@@ -28,6 +28,17 @@ static void write_raw(const char *path, const char *dict, const void *data, size
     eddy_file_write(path, buf, total + bytes, msg, sizeof msg);
 }
 
+/* writes a .npy whose header is exactly `dict`, no padding (the reader must not rely on numpy's padding) */
+static void write_unpadded(const char *path, const char *dict) {
+    uint8_t buf[512];
+    size_t dl = strlen(dict);
+    memcpy(buf, "\x93NUMPY\x01\x00", 8);
+    buf[8] = (uint8_t)dl, buf[9] = (uint8_t)(dl >> 8);
+    memcpy(buf + 10, dict, dl);
+    char msg[256];
+    eddy_file_write(path, buf, 10 + dl, msg, sizeof msg);
+}
+
 int main(void) {
     char dir[256], path[512], msg[512];
     test_dir("npy", dir, sizeof dir);
@@ -97,6 +108,21 @@ int main(void) {
     eddy_file_write(path, "PK\x03\x04junk", 8, msg, sizeof msg);
     CHECK(eddy_npy_read(path, &a, msg, sizeof msg) == EDDY_ERR_CORRUPT_FILE, "%s", msg);
     CHECK(eddy_npy_read("missing.npy", &a, msg, sizeof msg) == EDDY_ERR_IO && strstr(msg, "missing.npy"), "%s", msg);
+    /* a descr with no value at the very end of the header: refused without reading past it (ASan) */
+    snprintf(path, sizeof path, "%s/nodescr.npy", dir);
+    write_unpadded(path, "{'fortran_order': False, 'shape': (2,), 'descr':");
+    CHECK(eddy_npy_read(path, &a, msg, sizeof msg) == EDDY_ERR_UNSUPPORTED && strstr(msg, "element type"), "%s", msg);
+    /* a float64 beyond the float32 range is refused, not turned into infinity; inf and NaN themselves pass */
+    double big[3] = {1.0, -1e300, 2.0};
+    snprintf(path, sizeof path, "%s/big.npy", dir);
+    write_raw(path, "{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }", big, sizeof big);
+    CHECK(eddy_npy_read(path, &a, msg, sizeof msg) == EDDY_ERR_CORRUPT_FILE && strstr(msg, "element 1") &&
+              strstr(msg, "float32 range"), "%s", msg);
+    CHECK(a.data == NULL, "failed read leaves the array empty");
+    double inf3[3] = {INFINITY, -INFINITY, NAN};
+    write_raw(path, "{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }", inf3, sizeof inf3);
+    CHECK(eddy_npy_read(path, &a, msg, sizeof msg) == EDDY_OK && isinf(a.data[0]) && isnan(a.data[2]), "%s", msg);
+    eddy_npy_free(&a);
     CHECK(count_matching(dir, ".tmp-") == 0, "no temporary files left");
 
     /* a simulation field: 2D shape (ny, nx), u on its faces (ny, nx+1) */
