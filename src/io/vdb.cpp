@@ -7,6 +7,7 @@
 
 #include <openvdb/openvdb.h>
 
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -15,6 +16,9 @@
 #include <string>
 
 extern "C" int eddy_vdb_available(void) { return 1; }
+
+// the largest dense array eddy_vdb_read makes: 2^31 voxels (8 GiB per float component)
+#define EDDY_VDB_READ_MAX_VOXELS 2147483648.0
 
 namespace {
 
@@ -136,6 +140,17 @@ extern "C" eddy_status eddy_vdb_read(const char *path, const char *name, eddy_vd
         file.close();
         openvdb::CoordBBox box = base->evalActiveVoxelBoundingBox();
         if (box.empty()) box = openvdb::CoordBBox(openvdb::Coord(0), openvdb::Coord(0));
+        // the sides in 64 bits (they can exceed int) and their product checked before it can wrap size_t: active
+        // voxels far apart make a bounding box too large to read densely
+        long long side[3];
+        for (int a = 0; a < 3; a++) side[a] = (long long)box.max()[a] - (long long)box.min()[a] + 1;
+        if ((double)side[0] * (double)side[1] * (double)side[2] > (double)EDDY_VDB_READ_MAX_VOXELS ||
+            side[0] > INT_MAX || side[1] > INT_MAX || side[2] > INT_MAX)
+            return eddy__io_fail(msg, msg_size, EDDY_ERR_UNSUPPORTED,
+                                 "%s: grid \"%s\": its active voxels span %lld x %lld x %lld = %.4g voxels: more than "
+                                 "2^31 to read as a dense array",
+                                 path, name, side[0], side[1], side[2],
+                                 (double)side[0] * (double)side[1] * (double)side[2]);
         openvdb::Coord dim = box.dim();
         out->layout.count = (size_t)dim[0] * (size_t)dim[1] * (size_t)dim[2];
         for (int a = 0; a < 3; a++) {
@@ -148,6 +163,7 @@ extern "C" eddy_status eddy_vdb_read(const char *path, const char *name, eddy_vd
         openvdb::FloatGrid::Ptr fg = openvdb::gridPtrCast<openvdb::FloatGrid>(base);
         openvdb::Vec3SGrid::Ptr vg = openvdb::gridPtrCast<openvdb::Vec3SGrid>(base);
         if (!fg && !vg) {
+            std::memset(out, 0, sizeof *out);
             return eddy__io_fail(msg, msg_size, EDDY_ERR_UNSUPPORTED, "%s: grid \"%s\" is of type %s: expected float or vec3s",
                                  path, name, base->type().c_str());
         }

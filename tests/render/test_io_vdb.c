@@ -1,6 +1,6 @@
 /* OpenVDB files: grids written by eddy read back through the OpenVDB library with the same values at the same
  * world positions (float and Vec3 grids, anisotropic voxels, an offset origin); zero voxels stay inactive (sparse);
- * a missing grid is NOT_FOUND. A simulation's grids carry the documented names. Skipped, with the reason printed,
+ * a missing grid is NOT_FOUND; a grid whose active voxels are too far apart to read densely is refused. A simulation's grids carry the documented names. Skipped, with the reason printed,
  * when this build has no OpenVDB. */
 #include "check.h"
 #include "test_util.h"
@@ -70,6 +70,14 @@ int main(void) {
     eddy_vdb_dense_free(&r);
 
     CHECK(eddy_vdb_read(path, "nope", &r, msg, sizeof msg) == EDDY_ERR_NOT_FOUND && strstr(msg, "nope"), "%s", msg);
+    /* vdb_far_voxels.vdb: a float grid "density" with two active voxels, (0,0,0) and (4194303,4194303,4194303)
+     * (made with OpenVDB: FloatGrid, accessor.setValue at both, io::File::write). Its dense box has 2^66 voxels,
+     * a count that wrapped size_t to 0 and overran a malloc(0); it is refused with the sides named. */
+    CHECK(eddy_vdb_read(EDDY_SOURCE_DIR "/tests/render/vdb_far_voxels.vdb", "density", &r, msg, sizeof msg) ==
+                  EDDY_ERR_UNSUPPORTED &&
+              strstr(msg, "4194304 x 4194304 x 4194304") && strstr(msg, "dense"),
+          "%s", msg);
+    CHECK(r.data[0] == NULL && r.layout.count == 0, "a refused read leaves the dense array empty");
     CHECK(eddy_vdb_read("missing.vdb", "density", &r, msg, sizeof msg) == EDDY_ERR_IO && strstr(msg, "missing.vdb"),
           "%s", msg);
     g[0].components = 2;
