@@ -21,18 +21,20 @@ static bool finite_all(const float *v, int n) {
 }
 
 /* distance from (px, py) to the segment a-b; inside the segment's span the perpendicular distance comes from the
- * cross product, which stays exact for a long line far outside the image (no cancellation of large positions) */
+ * cross product, which stays exact for a long line far outside the image (no cancellation of large positions).
+ * In double: the squares of float coordinates beyond ~1e19 (and differences of ones beyond ~1.7e38) overflow a float,
+ * and an infinite length made every pixel beside the line "on" it. */
 static float segment_distance(const segment *s, float px, float py) {
-    float dx = s->bx - s->ax, dy = s->by - s->ay;
-    float len2 = dx * dx + dy * dy;
-    float rx = px - s->ax, ry = py - s->ay;
-    float dot = rx * dx + ry * dy;
-    if (len2 <= 0.0f || dot <= 0.0f) return sqrtf(rx * rx + ry * ry);
+    double dx = (double)s->bx - s->ax, dy = (double)s->by - s->ay;
+    double len2 = dx * dx + dy * dy;
+    double rx = (double)px - s->ax, ry = (double)py - s->ay;
+    double dot = rx * dx + ry * dy;
+    if (len2 <= 0.0 || dot <= 0.0) return (float)sqrt(rx * rx + ry * ry);
     if (dot >= len2) {
-        float ex = px - s->bx, ey = py - s->by;
-        return sqrtf(ex * ex + ey * ey);
+        double ex = (double)px - s->bx, ey = (double)py - s->by;
+        return (float)sqrt(ex * ex + ey * ey);
     }
-    return fabsf(rx * dy - ry * dx) / sqrtf(len2);
+    return (float)(fabs(rx * dy - ry * dx) / sqrt(len2));
 }
 
 static void blend(uint8_t *p, const uint8_t rgba[4], float cover) {
@@ -104,12 +106,12 @@ eddy_status eddy_image_draw_arrow(eddy_image *img, float x0, float y0, float x1,
     if (check_image(img, rgba) != EDDY_OK || !finite_all(v, 6) || width < 0.0f || head < 0.0f)
         return EDDY_ERR_INVALID_ARGUMENT;
     segment s[3] = {{x0, y0, x1, y1}, {x1, y1, x1, y1}, {x1, y1, x1, y1}};
-    float dx = x1 - x0, dy = y1 - y0, len = sqrtf(dx * dx + dy * dy);
+    const double dx = (double)x1 - x0, dy = (double)y1 - y0, len = sqrt(dx * dx + dy * dy); /* no float overflow */
     int count = 1;
-    if (len > 0.0f && head > 0.0f) {
+    if (len > 0.0 && head > 0.0f) {
         /* two strokes from the tip, back along the shaft turned by +-25 degrees */
         const float c = 0.906307787f, sn = 0.422618262f;
-        float ux = -dx / len * head, uy = -dy / len * head;
+        float ux = (float)(-dx / len * head), uy = (float)(-dy / len * head);
         s[1].bx = x1 + c * ux - sn * uy;
         s[1].by = y1 + sn * ux + c * uy;
         s[2].bx = x1 + c * ux + sn * uy;

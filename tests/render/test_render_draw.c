@@ -99,6 +99,17 @@ int main(void) {
     CHECK(eddy_image_draw_line(&img, -1e9f, 30.5f, 1e9f, 30.5f, 1.0f, white) == EDDY_OK, "huge line");
     CHECK(px(&img, 0, 30)[0] == 255 && px(&img, W - 1, 30)[0] == 255, "a line across the whole image");
     CHECK(eddy_image_draw_point(&img, 1e30f, 5.0f, 3.0f, white) == EDDY_OK, "far away point is a no-op");
+    /* a line whose length squared overflows a float (an arrow of a blown-up velocity) is still a thin line: it used
+     * to paint every pixel beside it, the perpendicular distance divided by an infinite length being 0 */
+    clear(&img, 0, 0, 0);
+    CHECK(eddy_image_draw_line(&img, 10.5f, 20.5f, 1e20f, 20.5f, 1.0f, white) == EDDY_OK, "very long line");
+    CHECK(px(&img, 30, 20)[0] == 255 && px(&img, 30, 10)[0] == 0 && px(&img, 30, 30)[0] == 0,
+          "only the line's row is inked: %d %d", px(&img, 30, 10)[0], px(&img, 30, 30)[0]);
+    CHECK(fabs(ink(&img) - (W - 10.5 + 0.5)) < 1.5, "ink %.2f = the visible length", ink(&img));
+    clear(&img, 0, 0, 0);
+    CHECK(eddy_image_draw_line(&img, 0.0f, 0.0f, 3e38f, 3e38f, 1.0f, white) == EDDY_OK, "diagonal to FLT_MAX");
+    CHECK(px(&img, 5, 5)[0] == 255 && px(&img, 5, 30)[0] == 0 && px(&img, 30, 5)[0] == 0, "the diagonal only");
+    clear(&img, 0, 0, 0);
     CHECK(eddy_image_draw_arrow(&img, 10.0f, 10.0f, 10.0f, 10.0f, 1.0f, 4.0f, white) == EDDY_OK, "zero-length arrow is a dot");
 
     /* ---- bad arguments ---- */
