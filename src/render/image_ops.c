@@ -54,6 +54,12 @@ eddy_status eddy_image_resize(const eddy_image *src, int width, int height, eddy
         if (msg && msg_size) snprintf(msg, msg_size, "image resize: source and destination must be distinct images");
         return EDDY_ERR_INVALID_ARGUMENT;
     }
+    if (src->width < 1 || src->height < 1 || (double)src->width * (double)src->height > (double)(1 << 28)) {
+        if (msg && msg_size)
+            snprintf(msg, msg_size, "image resize: source image is %d x %d: expected >= 1 pixel per side, at most 2^28",
+                     src->width, src->height);
+        return EDDY_ERR_INVALID_ARGUMENT;
+    }
     if (!dst->rgba || dst->width != width || dst->height != height) {
         eddy_image_free(dst);
         eddy_status st = eddy_image_init(dst, width, height, msg, msg_size);

@@ -60,21 +60,26 @@ static eddy_status setup_plane(eddy_renderer *r, const eddy_render_input *in, co
             pm->s_frac = (def->slice_position - lo) / size;
         }
     }
-    int w = def->width, h = def->height;
-    float aspect = in->box_size[pm->h] / in->box_size[pm->v];
+    /* the derived side in double, checked before it becomes an int: a long thin box gave a float beyond int (or
+     * long) whose conversion wrapped, e.g. to a negative width silently raised to 1 */
+    double w = def->width, h = def->height;
+    const double aspect = (double)in->box_size[pm->h] / (double)in->box_size[pm->v];
     if (w == 0 && h == 0) {
         w = ref_n[pm->h];
         h = ref_n[pm->v];
     } else if (w == 0) {
-        w = (int)lroundf((float)h * aspect);
+        w = round(h * aspect);
     } else if (h == 0) {
-        h = (int)lroundf((float)w / aspect);
+        h = round(w / aspect);
     }
-    if (w < 1) w = 1;
+    if (w < 1) w = 1; /* a side thinner than a pixel is one pixel */
     if (h < 1) h = 1;
-    if (w > 16384 || h > 16384)
-        return eddy__rfail(r, EDDY_ERR_INVALID_ARGUMENT, "render size %d x %d: expected at most 16384 per side", w, h);
-    *W = w, *H = h;
+    if (!(w <= 16384 && h <= 16384))
+        return eddy__rfail(r, EDDY_ERR_INVALID_ARGUMENT,
+                           "render size %.0f x %.0f (box %g x %g m along the picture's axes): expected at most 16384 "
+                           "per side; set render.width and render.height",
+                           w, h, (double)in->box_size[pm->h], (double)in->box_size[pm->v]);
+    *W = (int)w, *H = (int)h;
     return EDDY_OK;
 }
 

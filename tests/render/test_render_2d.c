@@ -268,6 +268,37 @@ int main(void) {
     CHECK(eddy_render_sim(r, sim, &rd, &img) == EDDY_OK && img.width == 16 && img.height == 12, "w slice");
     eddy_sim_destroy(sim);
 
+    /* ---- a size derived from a long thin box: beyond 16384 it is refused, not wrapped through an int ---- */
+    {
+        static const float one[4] = {1, 1, 1, 1};
+        eddy_render_input in;
+        memset(&in, 0, sizeof in);
+        in.dim = 2;
+        in.box_size[0] = 1e6f, in.box_size[1] = 1.0f, in.box_size[2] = 1.0f;
+        in.dye_n[0] = 2, in.dye_n[1] = 2, in.dye_n[2] = 1;
+        in.dye[0] = in.dye[1] = in.dye[2] = one;
+        eddy_render_def thin = eddy_render_def_default();
+        thin.height = 16384; /* width = 1.6e10: it used to wrap to a negative int, silently made 1 pixel */
+        CHECK(eddy_render_input_2d(r, &in, &thin, &img) == EDDY_ERR_INVALID_ARGUMENT &&
+                  strstr(eddy_renderer_last_error(r), "16384000000 x 16384"),
+              "%s (%d x %d)", eddy_renderer_last_error(r), img.width, img.height);
+        thin.height = 4; /* width 4e6: refused as before */
+        CHECK(eddy_render_input_2d(r, &in, &thin, &img) == EDDY_ERR_INVALID_ARGUMENT, "width 4e6");
+        thin.height = 0, thin.width = 100; /* height 1e-4 pixel: one pixel */
+        CHECK(eddy_render_input_2d(r, &in, &thin, &img) == EDDY_OK && img.width == 100 && img.height == 1,
+              "%s (%d x %d)", eddy_renderer_last_error(r), img.width, img.height);
+    }
+    /* a resize of an image that claims no pixels is refused, not read out of bounds */
+    {
+        uint8_t four[16] = {0};
+        eddy_image bad = {4, 0, four}, out = {0};
+        CHECK(eddy_image_resize(&bad, 3, 3, &out, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT &&
+                  strstr(msg, "4 x 0"), "%s", msg);
+        bad.width = -2, bad.height = 2;
+        CHECK(eddy_image_resize(&bad, 3, 3, &out, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT, "%s", msg);
+        eddy_image_free(&out);
+    }
+
     eddy_image_free(&plain);
     eddy_image_free(&img);
     eddy_image_free(&a);
