@@ -241,6 +241,19 @@ eddy_status eddy_render_volume_input(eddy_renderer *r, const eddy_render_input *
         v.box_min[a] = in->box_min[a];
         v.box_size[a] = in->box_size[a];
         v.cells_per_m[a] = (float)v.n[a] / v.box_size[a];
+        /* the box must be resolvable in float: a side beyond 1e18 m overflows the camera's squared distances (the
+         * frame never ended), and a cell below 1e-6 of the box's distance from 0 (or a denormal cell, whose
+         * cells-per-metre is infinite) cannot be told apart from its neighbours (the ray steps became 0 and the
+         * cell indices undefined: a crash or a frame that never ended) */
+        const double lo = in->box_min[a], hi = (double)in->box_min[a] + in->box_size[a];
+        const double cell = (double)in->box_size[a] / in->dye_n[a], far = fmax(fabs(lo), fabs(hi));
+        if (in->box_size[a] > 1e18f || far > 1e18 || !(cell >= 1e-30) || !(cell >= 1e-6 * far) ||
+            !isfinite(v.cells_per_m[a]))
+            return eddy__rfail(r, EDDY_ERR_INVALID_ARGUMENT,
+                               "volume input: axis %d: box %.9g .. %.9g m in %d cells (%g m each): expected sides and "
+                               "positions within 1e18 m and cells of at least 1e-30 m and 1e-6 of the box's distance "
+                               "from the origin",
+                               a, lo, hi, in->dye_n[a], cell);
     }
     if ((double)v.n[0] * v.n[1] * v.n[2] > 536870912.0)
         return eddy__rfail(r, EDDY_ERR_INVALID_ARGUMENT, "volume input: more than 2^29 voxels");
@@ -280,6 +293,11 @@ eddy_status eddy_render_volume_input(eddy_renderer *r, const eddy_render_input *
     }
     float fwd[3] = {target[0] - pos[0], target[1] - pos[1], target[2] - pos[2]}, right[3], cup[3];
     normalize3(fwd);
+    if (!(fabsf(fwd[0]) + fabsf(fwd[1]) + fabsf(fwd[2]) > 0.5f)) /* rays of zero direction never leave the box */
+        return eddy__rfail(r, EDDY_ERR_INVALID_ARGUMENT,
+                           "volume.camera: position (%g, %g, %g) and target (%g, %g, %g) coincide at float precision",
+                           (double)pos[0], (double)pos[1], (double)pos[2], (double)target[0], (double)target[1],
+                           (double)target[2]);
     cross3(fwd, up, right);
     if (sqrtf(right[0] * right[0] + right[1] * right[1] + right[2] * right[2]) < 1e-6f) {
         float alt[3] = {0.0f, 0.0f, fabsf(fwd[2]) < 0.9f ? 1.0f : 0.0f};
@@ -334,8 +352,8 @@ eddy_status eddy_render_volume_input(eddy_renderer *r, const eddy_render_input *
                     int b[3];
                     for (int a = 0; a < 3; a++) {
                         c[a] = (pos[a] + d[a] * t - vc->box_min[a]) * vc->cells_per_m[a];
-                        int i = (int)fmaxf(c[a], 0.0f);
-                        if (i > vc->n[a] - 1) i = vc->n[a] - 1;
+                        /* clamped as a float: a float beyond int has no defined conversion (NaN -> 0) */
+                        int i = (int)fminf(fmaxf(c[a], 0.0f), (float)(vc->n[a] - 1));
                         b[a] = i / BLOCK;
                     }
                     if (vc->blocks[(size_t)b[0] + (size_t)vc->nb[0] * ((size_t)b[1] + (size_t)vc->nb[1] * (size_t)b[2])] ==
@@ -347,8 +365,8 @@ eddy_status eddy_render_volume_input(eddy_renderer *r, const eddy_render_input *
                             float wall = (float)(dc[a] > 0.0f ? (b[a] + 1) * BLOCK : b[a] * BLOCK);
                             texit = fminf(texit, t + (wall - c[a]) / dc[a]);
                         }
-                        long skip = (long)((texit - t) / ds);
-                        if (skip > 1) m += skip - 1;
+                        const float q = (texit - t) / ds;
+                        if (q >= 2.0f && q < 1e15f) m += (long)q - 1; /* (an infinite q has no long) */
                         continue;
                     }
                     if (vc->occ && occ_at(vc, c) >= 0.5f) {

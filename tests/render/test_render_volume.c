@@ -124,6 +124,17 @@ int main(void) {
     CHECK(eddy_render_volume_input(r, &in, &vd, &img) == EDDY_ERR_INVALID_ARGUMENT &&
               strstr(eddy_renderer_last_error(r), "volume.step"), "%s", eddy_renderer_last_error(r));
     vd.step = 0.5f;
+    /* boxes float cannot resolve: a 1e-38 m box (cells-per-metre infinite: ray steps of 0 and undefined cell
+     * indices, a crash), a 1 m box 1e9 m from the origin (its cells vanish in float: a frame that never ended), a
+     * 1e30 m box (the camera distance overflows: never ended either). Refused, naming the axis and the box. */
+    const float sizes[3] = {1e-38f, 1.0f, 1e30f}, mins[3] = {0.0f, 1e9f, 0.0f};
+    for (int c = 0; c < 3; c++) {
+        eddy_render_input bad = in;
+        for (int a = 0; a < 3; a++) bad.box_size[a] = sizes[c], bad.box_min[a] = mins[c];
+        CHECK(eddy_render_volume_input(r, &bad, &vd, &img) == EDDY_ERR_INVALID_ARGUMENT &&
+                  strstr(eddy_renderer_last_error(r), "volume input: axis 0: box"),
+              "box %g at %g: %s", (double)sizes[c], (double)mins[c], eddy_renderer_last_error(r));
+    }
     in.dim = 2;
     CHECK(eddy_render_volume_input(r, &in, &vd, &img) == EDDY_ERR_INVALID_ARGUMENT, "2D input refused");
 
