@@ -16,11 +16,14 @@
  * face (else the neighbour cube could draw the same diagonal; a loop without such a fan gets a centre vertex). Marching squares is the same on one face (segments
  * run exit -> entry so that closed loops go counter-clockwise around the inside), chained across cells into
  * polylines. Normals: the central-difference gradient of the field, interpolated along the edge, pointing outside.
- * Files are written to `path`.tmp and renamed, so a reader never sees half a file. */
+ * Files are written to a unique temporary name beside `path` and renamed, so a reader never sees half a file; an
+ * existing `path` that is not a regular file (folder, device, pipe, link) is refused, never replaced. */
+#define _POSIX_C_SOURCE 200809L /* lstat */
 #include "surface_internal.h"
 #include "temp_file.h"
 
 #include <errno.h>
+#include <sys/stat.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,6 +118,20 @@ static eddy_status classify_points(eddy_surface *s, const float *field, float le
     return EDDY_OK;
 }
 
+/* Fraction t in [0, 1] from point a to the crossing of the level between a and b (on opposite sides). In float
+ * as always; where the float indicators overflow (values or a level near the float range, or infinite values,
+ * which would give inf/inf = NaN) in double, with an infinite end taking the crossing to the other end (the limit
+ * of the linear interpolation) and two infinite ends meeting halfway. */
+static float crossing(float fa, float fb, float level, float sign) {
+    const float ga = sign * (fa - level), gb = sign * (fb - level), diff = ga - gb;
+    if (isfinite(diff)) return ga / diff; /* ga, gb on opposite sides: diff != 0 */
+    const double da = (double)sign * ((double)fa - (double)level), db = (double)sign * ((double)fb - (double)level);
+    if (isinf(da) && isinf(db)) return 0.5f;
+    if (isinf(da)) return 1.0f;
+    if (isinf(db)) return 0.0f;
+    return (float)(da / (da - db));
+}
+
 static int ensure_edge_cache(eddy_surface *s, size_t need) {
     return grow((void **)&s->edge_cache, &s->edge_cache_size, need, sizeof(int32_t));
 }
@@ -174,9 +191,9 @@ static int32_t make_vertex(mc_ctx *c, int i, int j, int k, int axis) {
     int o[3] = {i, j, k};
     int q[3] = {i, j, k};
     q[axis]++;
-    const float ga = indicator(c, eddy__sidx(s->n, o[0], o[1], o[2]));
-    const float gb = indicator(c, eddy__sidx(s->n, q[0], q[1], q[2]));
-    const float t = ga / (ga - gb); /* ga, gb on opposite sides: ga - gb != 0 */
+    const size_t pa = eddy__sidx(s->n, o[0], o[1], o[2]), pb = eddy__sidx(s->n, q[0], q[1], q[2]);
+    const float ga = indicator(c, pa);
+    const float t = crossing(c->field[pa], c->field[pb], c->level, c->sign);
     float *pos = m->positions + 3 * m->vertex_count, *nrm = m->normals + 3 * m->vertex_count;
     float gra[3], grb[3];
     field_gradient(s, c->field, o[0], o[1], o[2], gra);
@@ -359,9 +376,8 @@ static int32_t ms_vertex(ms_ctx *c, int i, int j, int axis) {
         s->link = l;
         s->link_capacity = cap;
     }
-    const float ga = c->sign * (c->field[eddy__sidx(s->n, i, j, 0)] - c->level);
-    const float gb = c->sign * (c->field[eddy__sidx(s->n, i + (axis == 0), j + (axis == 1), 0)] - c->level);
-    const float t = ga / (ga - gb);
+    const float t = crossing(c->field[eddy__sidx(s->n, i, j, 0)], c->field[eddy__sidx(s->n, i + (axis == 0), j + (axis == 1), 0)],
+                             c->level, c->sign);
     float *pt = s->link_points + 2 * c->vertex_count;
     pt[0] = s->def.origin[0] + ((float)i + (axis == 0 ? t : 0.0f)) * s->h;
     pt[1] = s->def.origin[1] + ((float)j + (axis == 1 ? t : 0.0f)) * s->h;
@@ -555,6 +571,12 @@ static eddy_status open_out(out_file *o, const char *path, char *msg, size_t msg
     o->path = path;
     o->tmp = NULL;
     if (!path || !path[0]) return eddy__msg(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "output path is empty");
+    /* the rename would replace whatever is there: only an ordinary file is replaced, never a folder, a device, a
+     * pipe or a symbolic link (lstat: the link itself) */
+    struct stat sb;
+    if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+        return eddy__msg(msg, msg_size, EDDY_ERR_IO, "cannot write '%s': it exists and is %s, not a regular file", path,
+                         S_ISDIR(sb.st_mode) ? "a directory" : S_ISLNK(sb.st_mode) ? "a symbolic link" : "a device, pipe or socket");
     o->tmp = eddy__temp_file_beside(path);
     if (!o->tmp) {
         const int e = errno;
@@ -596,6 +618,11 @@ static eddy_status check_mesh(const eddy_mesh *m, char *msg, size_t msg_size) {
         if (m->triangles[i] >= m->vertex_count)
             return eddy__msg(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "triangle %zu uses vertex %u; the mesh has %zu", i / 3,
                              (unsigned)m->triangles[i], m->vertex_count);
+    for (size_t i = 0; i < 3 * m->vertex_count; i++)
+        if (!isfinite(m->positions[i]) || !isfinite(m->normals[i]))
+            return eddy__msg(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "vertex %zu: %s[%zu] = %g: must be finite", i / 3,
+                             isfinite(m->positions[i]) ? "normal" : "position", i % 3,
+                             (double)(isfinite(m->positions[i]) ? m->normals[i] : m->positions[i]));
     return EDDY_OK;
 }
 
@@ -663,8 +690,22 @@ eddy_status eddy_mesh_lines_write_svg(const eddy_mesh_lines *l, const char *path
         return eddy__msg(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "width_px = %d: must be 1..1000000 (0 = 512)", width_px);
     if (l->line_count && (!l->points || !l->start || !l->closed))
         return eddy__msg(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "lines arrays are NULL but line_count is %zu", l->line_count);
+    if (l->line_count) {
+        if (l->start[0] != 0 || l->start[l->line_count] > l->point_count)
+            return eddy__msg(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT,
+                             "lines start[0] = %u, start[%zu] = %u: must be 0 and at most point_count = %zu",
+                             (unsigned)l->start[0], l->line_count, (unsigned)l->start[l->line_count], l->point_count);
+        for (size_t p = 0; p < l->line_count; p++)
+            if (l->start[p + 1] < l->start[p])
+                return eddy__msg(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "lines start[%zu] = %u < start[%zu] = %u: must not decrease",
+                                 p + 1, (unsigned)l->start[p + 1], p, (unsigned)l->start[p]);
+        for (size_t q = 0; q < 2 * (size_t)l->start[l->line_count]; q++)
+            if (!isfinite(l->points[q]))
+                return eddy__msg(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "lines point %zu: %c = %g: must be finite", q / 2,
+                                 q % 2 ? 'y' : 'x', (double)l->points[q]);
+    }
     double w = (double)l->bounds_max[0] - l->bounds_min[0], hgt = (double)l->bounds_max[1] - l->bounds_min[1];
-    if (!(w > 0 && hgt > 0))
+    if (!(w > 0 && hgt > 0 && isfinite(w) && isfinite(hgt)))
         return eddy__msg(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "lines bounds are empty (%g x %g m)", w, hgt);
     double scale = (width_px ? width_px : 512) / w;
     out_file o;

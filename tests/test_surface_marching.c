@@ -11,12 +11,15 @@
  * faces must give closed meshes / closed loops. Circle (marching squares): one closed counter-clockwise loop,
  * length within 1% of 2 pi r, enclosed area within 1% of pi r^2. Files are written, re-read and counted.
  * EDDY_FULL_SIZE (--full): the sphere also at 128^3 and 256^3, random fields at 64^3. */
+#define _POSIX_C_SOURCE 200809L /* mkfifo, symlink, lstat */
 #include "check.h"
 #include "eddy/surface.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static const double PI = 3.14159265358979323846;
 
@@ -315,10 +318,74 @@ static void writers(void) {
     CHECK(eddy_mesh_write_ply(&m, "no/such/dir/b.ply", msg, sizeof msg) == EDDY_ERR_IO && strstr(msg, "no/such/dir/b.ply"),
           "bad path: %s", msg);
     printf("  box 24^3: %zu vertices, %zu triangles written and re-read (OBJ, PLY)\n", m.vertex_count, m.triangle_count);
+    /* only an ordinary file is replaced: a folder, a pipe or a link at the path is refused and left as it was */
+    CHECK(eddy_mesh_write_obj(&m, ".", msg, sizeof msg) == EDDY_ERR_IO && strstr(msg, "a directory"), "folder: %s", msg);
+    remove("test_surface_fifo.ply");
+    int fifo = mkfifo("test_surface_fifo.ply", 0644) == 0;
+    struct stat sb;
+    CHECK(!fifo || (eddy_mesh_write_ply(&m, "test_surface_fifo.ply", msg, sizeof msg) == EDDY_ERR_IO && strstr(msg, "not a regular file") &&
+                    lstat("test_surface_fifo.ply", &sb) == 0 && S_ISFIFO(sb.st_mode)),
+          "a pipe at the path was replaced: %s", msg);
+    remove("test_surface_fifo.ply");
+    int link = symlink("test_surface_box.ply", "test_surface_link.ply") == 0;
+    CHECK(!link || (eddy_mesh_write_ply(&m, "test_surface_link.ply", msg, sizeof msg) == EDDY_ERR_IO && strstr(msg, "symbolic link") &&
+                    lstat("test_surface_link.ply", &sb) == 0 && S_ISLNK(sb.st_mode)),
+          "a link at the path was replaced: %s", msg);
+    remove("test_surface_link.ply");
+    /* nothing non-finite is written */
+    float keep = m.positions[4];
+    m.positions[4] = NAN;
+    CHECK(eddy_mesh_write_obj(&m, "test_surface_nan.obj", msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT && strstr(msg, "vertex 1") &&
+              !fopen("test_surface_nan.obj", "rb"),
+          "NaN position written: %s", msg);
+    m.positions[4] = keep;
     f[5] = NAN;
     CHECK(eddy_mesh_marching_cubes(s, f, N, 0, 0, &m) == EDDY_ERR_INVALID_ARGUMENT && strstr(eddy_surface_last_error(s), "(5, 0, 0) is NaN"),
           "NaN accepted: %s", eddy_surface_last_error(s));
+    /* infinite values and values near the float range cross at finite points (inf/inf was NaN) */
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t p = 0; p < N; p++) {
+            int i = (int)(p % 24), j = (int)(p / 24 % 24), k = (int)(p / 576);
+            int in = (i - 11) * (i - 11) + (j - 12) * (j - 12) + (k - 12) * (k - 12) < 40;
+            f[p] = pass == 0 ? (in ? -INFINITY : 1.0f) : (in ? -3e38f : 3e38f);
+        }
+        float level = pass == 0 ? 0.0f : 3e38f * 0.5f + 1e38f; /* pass 1: level - inside overflows float */
+        CHECK(eddy_mesh_marching_cubes(s, f, N, level, 0, &m) == EDDY_OK && m.vertex_count > 0, "%s", eddy_surface_last_error(s));
+        size_t bad = 0;
+        for (size_t q = 0; q < 3 * m.vertex_count; q++) bad += !isfinite(m.positions[q]) || !isfinite(m.normals[q]);
+        CHECK(bad == 0, "pass %d: %zu non-finite vertex values", pass, bad);
+    }
     eddy_mesh_free(&m);
+    free(f);
+    eddy_surface_destroy(s);
+
+    /* SVG: start offsets past the points, and non-finite points, are refused before anything is written */
+    float pts[4] = {0.1f, 0.1f, 0.5f, 0.5f};
+    uint32_t start[2] = {0, 1000};
+    uint8_t closed[1] = {0};
+    eddy_mesh_lines l = {pts, 2, start, closed, 1, {0, 0}, {1, 1}, 2, 1};
+    CHECK(eddy_mesh_lines_write_svg(&l, "test_surface_bad.svg", 0, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT &&
+              strstr(msg, "start[1] = 1000") && !fopen("test_surface_bad.svg", "rb"),
+          "start past the points: %s", msg);
+    start[1] = 2;
+    pts[3] = INFINITY;
+    CHECK(eddy_mesh_lines_write_svg(&l, "test_surface_bad.svg", 0, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT &&
+              strstr(msg, "point 1"),
+          "infinite point: %s", msg);
+    remove("test_surface_bad.svg");
+
+    /* marching squares across an infinite value: finite points */
+    s = make_surface(2, 16);
+    if (!s) return;
+    N = eddy_surface_point_count(s);
+    f = malloc(N * sizeof(float));
+    for (size_t p = 0; p < N; p++) f[p] = (p % 16 > 4 && p % 16 < 10 && p / 16 > 4 && p / 16 < 10) ? INFINITY : 0.0f;
+    eddy_mesh_lines lines = {0};
+    CHECK(eddy_mesh_marching_squares(s, f, N, 0.5f, 1, &lines) == EDDY_OK && lines.point_count > 0, "%s", eddy_surface_last_error(s));
+    size_t bad = 0;
+    for (size_t q = 0; q < 2 * lines.point_count; q++) bad += !isfinite(lines.points[q]);
+    CHECK(bad == 0, "marching squares over inf: %zu non-finite coordinates", bad);
+    eddy_mesh_lines_free(&lines);
     free(f);
     eddy_surface_destroy(s);
 }

@@ -40,7 +40,7 @@ typedef enum eddy_sweep_schedule {
 typedef struct eddy_surface_def {
     int dim;            /**< 2 or 3; default 2 */
     int n[3];           /**< points per axis, >= 2 each (n[2] is 1 in 2D); default 128 x 128 x 1 */
-    float h;            /**< distance between neighbouring points, m, > 0; default 1/128 */
+    float h;            /**< distance between neighbouring points, m, 1e-9 .. 1e9; default 1/128 */
     float origin[3];    /**< world position of point (0,0,0), m; default 0 */
     float max_distance; /**< narrow band, m: points farther than this from the interface get +-max_distance
                              (and the sweeps do no work there); 0 = whole grid (default) */
@@ -167,8 +167,11 @@ double eddy_mesh_lines_length(const eddy_mesh_lines *lines);
 eddy_status eddy_mesh_edge_check(const eddy_mesh *mesh, size_t *boundary, size_t *nonmanifold, char *msg,
                                  size_t msg_size);
 
-/** Writers. Each writes `path` + ".tmp" and renames it to `path` when complete, so a reader never sees a partial
- *  file; on failure the message (in `msg`, may be NULL) names the path and the system's reason.
+/** Writers. Each writes a unique temporary file `path`.tmp-XXXXXX beside `path` and renames it to `path` when
+ *  complete, so a reader never sees a partial file; an existing `path` that is not a regular file (directory,
+ *  device, pipe, symbolic link) is refused, never replaced. Non-finite positions or normals, indices out of range
+ *  and polyline offsets past the points are refused before anything is written. On failure the message (in `msg`,
+ *  may be NULL) names the path or the bad value and the reason.
  *  OBJ: "v", "vn" and "f a//a b//b c//c" lines (1-based). PLY: binary_little_endian 1.0, float x y z nx ny nz,
  *  faces as uchar count + int indices. SVG: one path per polyline, y up, `width_px` wide (0 = 512). */
 eddy_status eddy_mesh_write_obj(const eddy_mesh *mesh, const char *path, char *msg, size_t msg_size);
