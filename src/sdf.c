@@ -19,19 +19,27 @@
 
 eddy_status eddy__sdf_sweep_impl(eddy_surface *s, float *phi, const uint8_t *pinned); /* eikonal.c */
 
+/* The indicator sign * (f - level): in float as always, in double where the float difference overflows (a value
+ * and a level of opposite signs near the float range), which would make the crossing inf/inf = NaN. The sign is
+ * the same either way (float subtraction is zero only for equal values). */
+static inline double indicator(float f, float level, float sign) {
+    const float g = sign * (f - level);
+    return isinf(g) ? (double)sign * ((double)f - (double)level) : (double)g;
+}
+
 /* Fraction t in (0, 1] from p to the nearest crossing along one axis (p's indicator gp, `in` = gp > 0), or 2 when
  * neither neighbour (where present) lies on the other side. */
 static inline double axis_crossing(const float *field, size_t p, size_t stride, int has_lo, int has_hi, float sign,
-                                   float level, float gp, int in) {
+                                   float level, double gp, int in) {
     double t_min = 2.0;
     if (has_lo) {
-        const float gq = sign * (field[p - stride] - level);
-        if ((gq > 0) != in) t_min = (double)gp / ((double)gp - (double)gq);
+        const double gq = indicator(field[p - stride], level, sign);
+        if ((gq > 0) != in) t_min = gp / (gp - gq);
     }
     if (has_hi) {
-        const float gq = sign * (field[p + stride] - level);
+        const double gq = indicator(field[p + stride], level, sign);
         if ((gq > 0) != in) {
-            const double t = (double)gp / ((double)gp - (double)gq);
+            const double t = gp / (gp - gq);
             if (t < t_min) t_min = t;
         }
     }
@@ -68,7 +76,7 @@ eddy_status eddy_sdf_seed(eddy_surface *s, const float *field, size_t count, flo
         for (int i = 0; i < n0; i++) {
             const size_t p = (size_t)row * sy + (size_t)i;
             if (!isfinite(field[p]) && bad < 0) bad = i;
-            const float gp = sign * (field[p] - level);
+            const double gp = indicator(field[p], level, sign);
             const int in = gp > 0;
             const double t[3] = {axis_crossing(field, p, 1, i > 0, i < n0 - 1, sign, level, gp, in),
                                  axis_crossing(field, p, sy, has_y[0], has_y[1], sign, level, gp, in),
@@ -99,6 +107,7 @@ eddy_status eddy_sdf_seed(eddy_surface *s, const float *field, size_t count, flo
     for (int row = 0; row < rows; row++) {
         if (s->row_bad[row] >= 0) {
             size_t p = (size_t)row * sy + (size_t)s->row_bad[row];
+            if (field == s->copy) memcpy(phi, s->copy, s->count * sizeof(float)); /* in place: give the input back */
             return eddy__surface_fail(s, EDDY_ERR_INVALID_ARGUMENT, "field at point (%d, %d, %d) = %g: values must be finite",
                                       s->row_bad[row], row % n1, row / n1, (double)field[p]);
         }
@@ -174,6 +183,7 @@ eddy_status eddy_sdf_from_shapes(eddy_surface *s, const eddy_obstacle_def *shape
 #pragma omp parallel for num_threads(s->threads) schedule(static)
     for (int row = 0; row < rows; row++) {
         const int j = row % n1, k = row / n1;
+        int bad = -1;
         for (int i = 0; i < n0; i++) {
             const float p[3] = {origin[0] + (float)i * h, origin[1] + (float)j * h, origin[2] + (float)k * h};
             float d = INFINITY;
@@ -183,8 +193,18 @@ eddy_status eddy_sdf_from_shapes(eddy_surface *s, const eddy_obstacle_def *shape
                 if (e < d) d = e;
             }
             phi[eddy__sidx(s->n, i, j, k)] = d;
+            if (!isfinite(d) && bad < 0) bad = i;
         }
+        s->row_bad[row] = bad;
     }
+    for (int row = 0; row < rows; row++)
+        if (s->row_bad[row] >= 0) {
+            const int i = s->row_bad[row], j = row % n1, k = row / n1;
+            return eddy__surface_fail(s, EDDY_ERR_INVALID_ARGUMENT,
+                                      "distance at point (%d, %d, %d) = %g: not finite (an sdf callback returned NaN or "
+                                      "inf, or a shape is too far away or too large for float distances)",
+                                      i, j, k, (double)phi[eddy__sidx(s->n, i, j, k)]);
+        }
     s->stats.seed_ms = (omp_get_wtime() - t0) * 1e3;
     return EDDY_OK;
 }

@@ -88,8 +88,9 @@ eddy_status eddy_surface_def_validate(const eddy_surface_def *d, char *msg, size
     }
     if (d->dim == 2 && d->n[2] != 1)
         return eddy__msg(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "n[2] = %d: must be 1 in 2D", d->n[2]);
-    if (!(isfinite(d->h) && d->h > 0))
-        return eddy__msg(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "h = %g: must be a positive spacing in metres", (double)d->h);
+    /* the sweeps square h and distances of up to 2^30 h in float: 1e9 keeps them finite, 1e-9 keeps h^2 normal */
+    if (!(d->h >= 1e-9f && d->h <= 1e9f))
+        return eddy__msg(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "h = %g: must be a spacing of 1e-9 .. 1e9 metres", (double)d->h);
     for (int a = 0; a < 3; a++)
         if (!isfinite(d->origin[a]))
             return eddy__msg(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "origin[%d] = %g: must be finite", a, (double)d->origin[a]);

@@ -316,6 +316,12 @@ static void shapes(void) {
     eddy_surface_destroy(s);
 }
 
+/* a user distance that is NaN right of x = 0.5 m */
+static float nan_sdf(const float p[3], void *user) {
+    (void)user;
+    return p[0] > 0.5f ? NAN : p[0] - 0.25f;
+}
+
 static void errors_and_edge_cases(void) {
     char msg[256];
     eddy_surface *s = NULL;
@@ -325,6 +331,8 @@ static void errors_and_edge_cases(void) {
     d = eddy_surface_def_default();
     d.h = -1;
     CHECK(eddy_surface_create(&d, &s, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT && strstr(msg, "h = -1"), "h<0: %s", msg);
+    d.h = 1e30f; /* the sweeps square h: 1e60 overflows float and every swept distance came out inf */
+    CHECK(eddy_surface_create(&d, &s, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT && strstr(msg, "h = 1e+30"), "h=1e30: %s", msg);
     eddy_field_layout layout = {{64, 32, 1}, {0.1f, 0.2f, 0.1f}, {0, 0, 0}, 64 * 32};
     CHECK(eddy_surface_def_from_layout(&layout, &d, msg, sizeof msg) == EDDY_ERR_UNSUPPORTED, "anisotropic layout accepted");
     layout.spacing[1] = 0.1f;
@@ -350,6 +358,26 @@ static void errors_and_edge_cases(void) {
     CHECK(fabsf(f[5 + 16 * 5] + 0.5f * h / sqrtf(2.0f)) < 1e-6f && fabsf(f[6 + 16 * 5] - 0.5f * h) < 1e-6f,
           "single point: %g %g", (double)f[5 + 16 * 5], (double)f[6 + 16 * 5]);
     CHECK(eddy_surface_stats(s)->pinned == 5, "pinned %zu", eddy_surface_stats(s)->pinned);
+    /* in place with a NaN: refused, and the caller's level set is given back as it was */
+    for (size_t p = 0; p < N; p++) phi[p] = (float)(p % 16) - 7.5f;
+    phi[40] = NAN;
+    memcpy(f, phi, N * sizeof(float));
+    CHECK(eddy_sdf_reinitialize(s, phi, N) == EDDY_ERR_INVALID_ARGUMENT && !memcmp(f, phi, N * sizeof(float)),
+          "failed in-place call changed its input: %s", eddy_surface_last_error(s));
+    /* values and a level near the float range: field - level overflows float; the distances stay finite */
+    for (size_t p = 0; p < N; p++) f[p] = (p % 16 > 4 && p % 16 < 10 && p / 16 > 4 && p / 16 < 10) ? 3e38f : -3e38f;
+    CHECK(eddy_sdf_from_field(s, f, N, -3e38f, 1, phi) == EDDY_OK, "%s", eddy_surface_last_error(s));
+    size_t bad = 0;
+    for (size_t p = 0; p < N; p++) bad += !isfinite(phi[p]);
+    CHECK(bad == 0 && phi[7 + 16 * 7] < 0 && phi[0] > 0, "huge values: %zu non-finite distances", bad);
+    /* a shape whose distance is not a number is refused, naming the point */
+    eddy_obstacle_def nan_shape;
+    memset(&nan_shape, 0, sizeof nan_shape);
+    nan_shape.shape = EDDY_SHAPE_SDF;
+    nan_shape.sdf = nan_sdf;
+    CHECK(eddy_sdf_from_shapes(s, &nan_shape, 1, phi, N) == EDDY_ERR_INVALID_ARGUMENT &&
+              strstr(eddy_surface_last_error(s), "(8, 0, 0)"),
+          "NaN distance returned: %s", eddy_surface_last_error(s));
     free(f);
     free(phi);
     eddy_surface_destroy(s);
