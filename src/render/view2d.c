@@ -22,10 +22,14 @@ static eddy_status check_input(eddy_renderer *r, const eddy_render_input *in, bo
     if (!in) return eddy__rfail(r, EDDY_ERR_INVALID_ARGUMENT, "render input is NULL");
     if (in->dim != 2 && in->dim != 3)
         return eddy__rfail(r, EDDY_ERR_INVALID_ARGUMENT, "render input: dim = %d: expected 2 or 3", in->dim);
-    for (int a = 0; a < in->dim; a++)
-        if (!(in->box_size[a] > 0.0f) || !isfinite(in->box_size[a]) || !isfinite(in->box_min[a]))
+    for (int a = 0; a < in->dim; a++) {
+        if (!(in->box_size[a] > 0.0f) || !isfinite(in->box_size[a]))
             return eddy__rfail(r, EDDY_ERR_INVALID_ARGUMENT, "render input: box_size[%d] = %g: expected finite > 0", a,
                                (double)in->box_size[a]);
+        if (!isfinite(in->box_min[a]))
+            return eddy__rfail(r, EDDY_ERR_INVALID_ARGUMENT, "render input: box_min[%d] = %g: expected finite", a,
+                               (double)in->box_min[a]);
+    }
     eddy_status st;
     if (need_dye && (in->dye[0] || in->dye[1] || in->dye[2]) && (st = check_array(r, "dye", in->dye_n, in->dim)))
         return st;

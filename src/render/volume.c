@@ -228,9 +228,12 @@ eddy_status eddy_render_volume_input(eddy_renderer *r, const eddy_render_input *
     vol_ctx v;
     memset(&v, 0, sizeof v);
     for (int a = 0; a < 3; a++) {
-        if (!(in->box_size[a] > 0.0f) || !isfinite(in->box_size[a]) || !isfinite(in->box_min[a]))
+        if (!(in->box_size[a] > 0.0f) || !isfinite(in->box_size[a]))
             return eddy__rfail(r, EDDY_ERR_INVALID_ARGUMENT, "volume input: box_size[%d] = %g: expected finite > 0", a,
                                (double)in->box_size[a]);
+        if (!isfinite(in->box_min[a]))
+            return eddy__rfail(r, EDDY_ERR_INVALID_ARGUMENT, "volume input: box_min[%d] = %g: expected finite", a,
+                               (double)in->box_min[a]);
         if (in->dye_n[a] < 1)
             return eddy__rfail(r, EDDY_ERR_INVALID_ARGUMENT, "volume input: dye_n[%d] = %d: expected >= 1", a,
                                in->dye_n[a]);

@@ -135,6 +135,17 @@ int main(void) {
                   strstr(eddy_renderer_last_error(r), "volume input: axis 0: box"),
               "box %g at %g: %s", (double)sizes[c], (double)mins[c], eddy_renderer_last_error(r));
     }
+    {
+        eddy_render_input bad = in; /* the message names the value that is wrong */
+        bad.box_min[1] = INFINITY;
+        CHECK(eddy_render_volume_input(r, &bad, &vd, &img) == EDDY_ERR_INVALID_ARGUMENT &&
+                  strstr(eddy_renderer_last_error(r), "box_min[1] = inf"), "%s", eddy_renderer_last_error(r));
+        bad.dim = 2;
+        const eddy_render_def plain = eddy_render_def_default();
+        CHECK(eddy_render_input_2d(r, &bad, &plain, &img) ==
+                      EDDY_ERR_INVALID_ARGUMENT && strstr(eddy_renderer_last_error(r), "box_min[1] = inf"),
+              "%s", eddy_renderer_last_error(r));
+    }
     in.dim = 2;
     CHECK(eddy_render_volume_input(r, &in, &vd, &img) == EDDY_ERR_INVALID_ARGUMENT, "2D input refused");
 
