@@ -52,6 +52,7 @@ static void lab_to_srgb(const double lab[3], float srgb[3]) {
 }
 
 void eddy_colormap_eval(eddy_colormap map, float t, float srgb[3]) {
+    if (!srgb) return;
     if (map < 0 || map >= EDDY_COLORMAP_COUNT) map = EDDY_COLORMAP_VIRIDIS;
     if (!(t > 0.0f)) t = 0.0f; /* NaN too */
     if (t > 1.0f) t = 1.0f;

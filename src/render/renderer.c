@@ -131,6 +131,7 @@ static eddy_status find_name(const char *name, const char *const *names, int cou
 }
 
 eddy_status eddy_view_from_name(const char *name, eddy_view *out) {
+    if (!out) return EDDY_ERR_INVALID_ARGUMENT;
     int i;
     eddy_status st = find_name(name, view_names, EDDY_VIEW_COUNT, &i);
     if (st == EDDY_OK) *out = (eddy_view)i;
@@ -138,6 +139,7 @@ eddy_status eddy_view_from_name(const char *name, eddy_view *out) {
 }
 
 eddy_status eddy_colormap_from_name(const char *name, eddy_colormap *out) {
+    if (!out) return EDDY_ERR_INVALID_ARGUMENT;
     int i;
     eddy_status st = find_name(name, map_names, EDDY_COLORMAP_COUNT, &i);
     if (st != EDDY_OK && name && !strcmp(name, "gray")) i = EDDY_COLORMAP_GREY, st = EDDY_OK;
@@ -146,6 +148,7 @@ eddy_status eddy_colormap_from_name(const char *name, eddy_colormap *out) {
 }
 
 eddy_status eddy_tonemap_from_name(const char *name, eddy_tonemap *out) {
+    if (!out) return EDDY_ERR_INVALID_ARGUMENT;
     int i;
     eddy_status st = find_name(name, tonemap_names, 3, &i);
     if (st == EDDY_OK) *out = (eddy_tonemap)i;

@@ -72,5 +72,11 @@ int main(void) {
     }
     eddy_view vv;
     CHECK(eddy_view_from_name("vorticty", &vv) == EDDY_ERR_INVALID_ARGUMENT, "unknown view name refused");
+    /* NULL outputs are refused (they used to be written through: a crash), NULL colour is a no-op */
+    CHECK(eddy_view_from_name("dye", NULL) == EDDY_ERR_INVALID_ARGUMENT, "NULL view output");
+    CHECK(eddy_colormap_from_name("viridis", NULL) == EDDY_ERR_INVALID_ARGUMENT, "NULL colormap output");
+    CHECK(eddy_colormap_from_name("gray", NULL) == EDDY_ERR_INVALID_ARGUMENT, "NULL colormap output (alias)");
+    CHECK(eddy_tonemap_from_name("aces", NULL) == EDDY_ERR_INVALID_ARGUMENT, "NULL tonemap output");
+    eddy_colormap_eval(EDDY_COLORMAP_VIRIDIS, 0.5f, NULL);
     return check_finish("test_render_colormap");
 }
