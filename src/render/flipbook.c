@@ -1,7 +1,11 @@
 /* Flipbook sprite sheets: frames tiled row by row from the top left into one RGBA image, written as a PNG with a
  * JSON beside it that game engines and web pages use to play it back. */
+#define _POSIX_C_SOURCE 200809L
 #include "render_internal.h"
+#include <errno.h>
 #include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,11 +96,38 @@ eddy_status eddy_flipbook_add(eddy_flipbook *fb, const eddy_image *frame, char *
 eddy_status eddy_flipbook_write(const eddy_flipbook *fb, const char *png_path, char *msg, size_t msg_size) {
     if (!fb || !png_path || !png_path[0])
         return fb_fail(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "flipbook write: flipbook and path are required");
-    eddy_status st = eddy_png_write(png_path, &fb->sheet, 1, msg, msg_size);
-    if (st != EDDY_OK) return st;
+    /* the pair is written as a whole or not at all: the sheet goes to a unique temporary name beside png_path, the
+     * JSON into place, and only then the sheet; a failing JSON used to leave the new sheet (over the old one)
+     * without its JSON */
+    struct stat sb;
+    if (stat(png_path, &sb) == 0 && S_ISDIR(sb.st_mode))
+        return fb_fail(msg, msg_size, EDDY_ERR_IO, "%s: is a folder: expected a PNG file name", png_path);
     size_t len = strlen(png_path);
-    char *json_path = malloc(len + 6);
-    if (!json_path) return fb_fail(msg, msg_size, EDDY_ERR_OUT_OF_MEMORY, "%s: out of memory", png_path);
+    char *json_path = malloc(len + 6), *png_tmp = malloc(len + sizeof ".tmp-XXXXXX");
+    if (!json_path || !png_tmp) {
+        free(json_path);
+        free(png_tmp);
+        return fb_fail(msg, msg_size, EDDY_ERR_OUT_OF_MEMORY, "%s: out of memory", png_path);
+    }
+    memcpy(png_tmp, png_path, len);
+    memcpy(png_tmp + len, ".tmp-XXXXXX", sizeof ".tmp-XXXXXX");
+    int fd = mkstemp(png_tmp);
+    if (fd < 0) {
+        int e = errno;
+        free(json_path);
+        free(png_tmp);
+        return fb_fail(msg, msg_size, EDDY_ERR_IO, "%s: cannot create a temporary file beside it: %s", png_path,
+                       strerror(e));
+    }
+    fchmod(fd, 0644);
+    close(fd);
+    eddy_status st = eddy_png_write(png_tmp, &fb->sheet, 1, msg, msg_size);
+    if (st != EDDY_OK) {
+        remove(png_tmp);
+        free(json_path);
+        free(png_tmp);
+        return st;
+    }
     memcpy(json_path, png_path, len + 1);
     if (len >= 4 && !strcmp(png_path + len - 4, ".png")) json_path[len - 4] = '\0';
     strcat(json_path, ".json");
@@ -120,6 +151,13 @@ eddy_status eddy_flipbook_write(const eddy_flipbook *fb, const char *png_path, c
                       "  \"order\": \"row-major from top-left\"\n}\n",
                       name, d->columns, d->rows, d->frame_width, d->frame_height, fb->count, (double)d->fps);
     st = eddy_file_write(json_path, json, (size_t)jl, msg, msg_size);
+    if (st == EDDY_OK && rename(png_tmp, png_path) != 0) {
+        int e = errno;
+        st = fb_fail(msg, msg_size, EDDY_ERR_IO, "%s: cannot rename the finished sheet into place: %s", png_path,
+                     strerror(e));
+    }
+    if (st != EDDY_OK) remove(png_tmp);
     free(json_path);
+    free(png_tmp);
     return st;
 }

@@ -35,6 +35,19 @@ int main(void) {
     CHECK(eddy_flipbook_count(fb) == 5, "count");
     snprintf(path, sizeof path, "%s/smoke.png", dir);
     CHECK(eddy_flipbook_write(fb, path, msg, sizeof msg) == EDDY_OK, "%s", msg);
+    /* the PNG and its JSON are written as a pair or not at all: with a folder where the JSON goes, the old sheet
+     * stays as it was (it used to be replaced by the new sheet, left without its JSON), and no temporary remains */
+    {
+        char pair[600], pair_json[600];
+        snprintf(pair, sizeof pair, "%s/pair.png", dir);
+        snprintf(pair_json, sizeof pair_json, "%s/pair.json", dir);
+        CHECK(eddy_file_write(pair, "old", 3, msg, sizeof msg) == EDDY_OK, "%s", msg);
+        mkdir(pair_json, 0755);
+        CHECK(eddy_flipbook_write(fb, pair, msg, sizeof msg) == EDDY_ERR_IO && strstr(msg, "pair.json"), "%s", msg);
+        CHECK(file_size(pair) == 3, "the old sheet is kept: %ld bytes", file_size(pair));
+        CHECK(count_matching(dir, ".tmp-") == 0, "no temporary file left");
+        CHECK(eddy_flipbook_write(fb, dir, msg, sizeof msg) == EDDY_ERR_IO && strstr(msg, "folder"), "%s", msg);
+    }
     eddy_image sheet = {0};
     CHECK(eddy_png_read(path, &sheet, msg, sizeof msg) == EDDY_OK && sheet.width == 24 && sheet.height == 12,
           "sheet 3x2 tiles of 8x6: %d x %d", sheet.width, sheet.height);
