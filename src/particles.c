@@ -58,7 +58,9 @@ eddy_status eddy_particles_def_validate(const eddy_particles_def *d, char *msg, 
         return eddy__def_error(msg, msg_size, "particle count = %d: must be 1..%d", d->count, 1 << 26);
     if (!isfinite(d->drag) || d->drag < 0)
         return eddy__def_error(msg, msg_size, "particle drag = %g: must be >= 0 per second", (double)d->drag);
-    if (!finite3(d->gravity)) return eddy__def_error(msg, msg_size, "particle gravity is not finite");
+    for (int a = 0; a < 3; a++) /* a finite but huge gravity overflowed positions to inf, then NaN */
+        if (!(fabsf(d->gravity[a]) <= 1e6f))
+            return eddy__def_error(msg, msg_size, "particle gravity[%d] = %g: must be within +-1e6 m/s^2", a, (double)d->gravity[a]);
     if (!isfinite(d->lifetime) || d->lifetime <= 0)
         return eddy__def_error(msg, msg_size, "particle lifetime = %g: must be positive seconds", (double)d->lifetime);
     if (!isfinite(d->lifetime_jitter) || d->lifetime_jitter < 0 || d->lifetime_jitter >= 1)

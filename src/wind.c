@@ -51,9 +51,13 @@ eddy_status eddy_wind_def_validate(const eddy_wind_def *d, char *msg, size_t msg
     if (!isfinite(d->cell_size) || d->cell_size <= 0)
         return eddy__def_error(msg, msg_size, "wind cell_size = %g: must be a positive length in metres", (double)d->cell_size);
     if (!finite3(d->center)) return eddy__def_error(msg, msg_size, "wind center is not finite");
-    if (!finite3(d->ambient)) return eddy__def_error(msg, msg_size, "wind ambient is not finite");
-    if (!isfinite(d->noise_amplitude) || d->noise_amplitude < 0)
-        return eddy__def_error(msg, msg_size, "wind noise_amplitude = %g: must be >= 0 m/s", (double)d->noise_amplitude);
+    for (int a = 0; a < 3; a++)
+        if (!(fabsf(d->ambient[a]) <= EDDY__WIND_MAX_SPEED))
+            return eddy__def_error(msg, msg_size, "wind ambient[%d] = %g: must be within +-%g m/s", a, (double)d->ambient[a],
+                                   (double)EDDY__WIND_MAX_SPEED);
+    if (!(d->noise_amplitude >= 0 && d->noise_amplitude <= EDDY__WIND_MAX_SPEED))
+        return eddy__def_error(msg, msg_size, "wind noise_amplitude = %g: must be 0 .. %g m/s", (double)d->noise_amplitude,
+                               (double)EDDY__WIND_MAX_SPEED);
     if (d->noise_amplitude > 0 && (!isfinite(d->noise_scale) || d->noise_scale < d->cell_size))
         return eddy__def_error(msg, msg_size, "wind noise_scale = %g m: must be at least the cell size %g m",
                          (double)d->noise_scale, (double)d->cell_size);
@@ -201,8 +205,11 @@ void eddy_wind_ambient_at(const eddy_wind *w, const float pos[3], float vel[3]) 
 
 eddy_status eddy_wind_set_ambient(eddy_wind *w, const float ambient[3]) {
     if (!w) return EDDY_ERR_INVALID_ARGUMENT;
-    if (!ambient || !finite3(ambient))
-        return eddy__fail(w->sim, EDDY_ERR_INVALID_ARGUMENT, "set_ambient: ambient must be three finite m/s values");
+    if (!ambient) return eddy__fail(w->sim, EDDY_ERR_INVALID_ARGUMENT, "set_ambient: ambient is NULL");
+    for (int a = 0; a < 3; a++)
+        if (!(fabsf(ambient[a]) <= EDDY__WIND_MAX_SPEED))
+            return eddy__fail(w->sim, EDDY_ERR_INVALID_ARGUMENT, "set_ambient: ambient[%d] = %g: must be within +-%g m/s", a,
+                              (double)ambient[a], (double)EDDY__WIND_MAX_SPEED);
     for (int c = 0; c < 3; c++) w->ambient[c] = ambient[c];
     return EDDY_OK;
 }
@@ -595,7 +602,8 @@ eddy_status eddy_wind_sync(eddy_wind *w) {
 eddy_status eddy_wind_sample(const eddy_wind *w, const float pos[3], float vel[3]) {
     if (!w || !pos || !vel) return EDDY_ERR_INVALID_ARGUMENT;
     eddy__wind_sample_world(w, pos, vel);
-    return EDDY_OK;
+    /* a NaN or infinite position got the constant ambient wind; say so (no message: samplers may run at once) */
+    return finite3(pos) ? EDDY_OK : EDDY_ERR_INVALID_ARGUMENT;
 }
 
 eddy_status eddy_wind_sample_batch(const eddy_wind *w, const float *positions, size_t position_stride,
@@ -607,10 +615,14 @@ eddy_status eddy_wind_sample_batch(const eddy_wind *w, const float *positions, s
     if (velocity_stride == 0) velocity_stride = 3;
     if (position_stride < 3 || velocity_stride < 3) return EDDY_ERR_INVALID_ARGUMENT;
     long n = (long)count;
-#pragma omp parallel for num_threads(EDDY_THREADS(w->sim)) schedule(static)
-    for (long p = 0; p < n; p++)
-        eddy__wind_sample_world(w, positions + (size_t)p * position_stride, velocities + (size_t)p * velocity_stride);
-    return EDDY_OK;
+    int bad = 0;
+#pragma omp parallel for num_threads(EDDY_THREADS(w->sim)) schedule(static) reduction(| : bad)
+    for (long p = 0; p < n; p++) {
+        const float *pos = positions + (size_t)p * position_stride;
+        eddy__wind_sample_world(w, pos, velocities + (size_t)p * velocity_stride);
+        bad |= !finite3(pos);
+    }
+    return bad ? EDDY_ERR_INVALID_ARGUMENT : EDDY_OK; /* as eddy_wind_sample, for every point */
 }
 
 /* IEEE 754 binary16 from binary32, round to nearest even; overflow saturates to +-65504, NaN stays NaN */

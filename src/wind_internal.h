@@ -12,6 +12,14 @@
 #include "eddy/wind.h"
 #include "sim_internal.h"
 
+/* Limits on the inputs that keep every product of the frame finite in float (squares of speeds and of lengths,
+ * the explosions' s R^2 / r^2): speeds in m/s (ambient, noise amplitude, colliders, gusts, explosions) and lengths
+ * in m (radii, capsule axes). A finite input beyond them used to overflow to inf/NaN inside the frame and leave the
+ * field non-finite for every later frame. */
+#define EDDY__WIND_MAX_SPEED 1e6f
+#define EDDY__WIND_MIN_LENGTH 1e-9f
+#define EDDY__WIND_MAX_LENGTH 1e15f
+
 struct eddy_wind {
     eddy_wind_def def;
     eddy_sim *sim;

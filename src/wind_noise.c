@@ -17,16 +17,23 @@ static inline float lattice_value(uint32_t seed, int c, int64_t ix, int64_t iy, 
     return (float)(hsh >> 8) * (2.0f / 16777216.0f) - 1.0f; /* 24 bits -> [-1, 1) */
 }
 
+/* The hash takes lattice indices modulo 2^32, so the noise repeats every 2^32 lattice cells: reducing a lattice
+ * coordinate modulo 2^32 (fmod is exact) gives the same values, and keeps floor(q) within int64 for any finite
+ * position (a far position used to convert an out-of-range double to int64: undefined). */
+static inline double lattice_coord(double q) { return isfinite(q) ? fmod(q, 4294967296.0) : 0.0; }
+
 static inline float fade(float t) { return t * t * t * (t * (t * 6.0f - 15.0f) + 10.0f); }
 
 static inline float lerpf(float a, float b, float t) { return a + t * (b - a); }
 
 float eddy__wind_ambient(const eddy_wind *w, const double pos[3], int c) {
     if (w->def.noise_amplitude == 0.0f) return w->ambient[c];
+    /* no noise at a position that is not finite (NaN used to reach the lattice and come back as NaN wind) */
+    if (!(isfinite(pos[0]) && isfinite(pos[1]) && isfinite(pos[2]))) return w->ambient[c];
     int64_t l[3];
     float t[3];
     for (int b = 0; b < 3; b++) {
-        double q = (pos[b] - w->noise_offset[b]) / (double)w->def.noise_scale;
+        double q = lattice_coord((pos[b] - w->noise_offset[b]) / (double)w->def.noise_scale);
         double fl = floor(q);
         l[b] = (int64_t)fl;
         t[b] = fade((float)(q - fl));
@@ -47,17 +54,25 @@ void eddy__wind_ambient_block(eddy_wind *w, int c, const double o[3], const floa
     int64_t lmin[3];
     int L[3];
     for (int b = 0; b < 3; b++) {
-        /* lattice cell and fade weight of every element index along axis b */
+        /* lattice cell and fade weight of every element index along axis b; the cells relative to the first one
+         * (the same modulo 2^32 as in eddy__wind_ambient), at most n[b] + 1 above it */
+        double first = 0.0;
         for (int i = 0; i < cnt[b]; i++) {
-            double q = (o[b] + ((double)(lo[b] + i) + (double)off[b]) * (double)w->h - w->noise_offset[b]) / scale;
+            double q = lattice_coord((o[b] + ((double)(lo[b] + i) + (double)off[b]) * (double)w->h - w->noise_offset[b]) / scale);
             double fl = floor(q);
-            if (i == 0) lmin[b] = (int64_t)fl;
-            w->noise_index[b][i] = (int)((int64_t)fl - lmin[b]);
+            if (i == 0) {
+                first = fl;
+                lmin[b] = (int64_t)fl;
+            }
+            double rel = fl - first; /* negative where the reduction wrapped within the block */
+            if (rel < 0) rel += 4294967296.0;
+            w->noise_index[b][i] = rel <= (double)w->n[b] + 1 ? (int)rel : w->n[b] + 1;
             w->noise_weight[b][i] = fade((float)(q - fl));
         }
         L[b] = w->noise_index[b][cnt[b] - 1] + 2;
     }
-    /* L[b] <= (n[b] + 1) * h / scale + 3 <= n[b] + 4 because scale >= h: fits the lattice scratch */
+    /* L[b] <= (n[b] + 1) * h / scale + 3 <= n[b] + 4 because scale >= h (and by the cap above when rounding far
+     * from the origin makes the positions coarse): fits the lattice scratch */
     float *lat = w->noise_lattice;
     for (int k = 0; k < L[2]; k++)
         for (int j = 0; j < L[1]; j++)

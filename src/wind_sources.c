@@ -21,23 +21,33 @@ eddy_status eddy__wind_check_collider(eddy_wind *w, const eddy_wind_collider *c,
     if (c->shape != EDDY_SHAPE_SPHERE && c->shape != EDDY_SHAPE_CAPSULE)
         return eddy__fail(w->sim, EDDY_ERR_INVALID_ARGUMENT, "wind collider %d: shape = %d: must be sphere or capsule",
                           index, (int)c->shape);
-    if (!isfinite(c->radius) || c->radius <= 0)
-        return eddy__fail(w->sim, EDDY_ERR_INVALID_ARGUMENT, "wind collider %d: radius = %g: must be a positive length in metres",
-                          index, (double)c->radius);
-    if (!finite3(c->center) || !finite3(c->velocity) || !finite3(c->axis))
-        return eddy__fail(w->sim, EDDY_ERR_INVALID_ARGUMENT, "wind collider %d: center, axis and velocity must be finite", index);
+    if (!(c->radius > 0 && c->radius <= EDDY__WIND_MAX_LENGTH))
+        return eddy__fail(w->sim, EDDY_ERR_INVALID_ARGUMENT, "wind collider %d: radius = %g: must be a positive length of at most %g m",
+                          index, (double)c->radius, (double)EDDY__WIND_MAX_LENGTH);
+    if (!finite3(c->center)) return eddy__fail(w->sim, EDDY_ERR_INVALID_ARGUMENT, "wind collider %d: center must be finite", index);
+    for (int a = 0; a < 3; a++) {
+        if (!(fabsf(c->axis[a]) <= EDDY__WIND_MAX_LENGTH))
+            return eddy__fail(w->sim, EDDY_ERR_INVALID_ARGUMENT, "wind collider %d: axis[%d] = %g: must be within +-%g m", index, a,
+                              (double)c->axis[a], (double)EDDY__WIND_MAX_LENGTH);
+        if (!(fabsf(c->velocity[a]) <= EDDY__WIND_MAX_SPEED))
+            return eddy__fail(w->sim, EDDY_ERR_INVALID_ARGUMENT, "wind collider %d: velocity[%d] = %g: must be within +-%g m/s", index,
+                              a, (double)c->velocity[a], (double)EDDY__WIND_MAX_SPEED);
+    }
     return EDDY_OK;
 }
 
 eddy_status eddy__wind_check_gust(eddy_wind *w, const eddy_wind_gust *g, int index) {
-    if (!isfinite(g->radius) || g->radius < 0)
-        return eddy__fail(w->sim, EDDY_ERR_INVALID_ARGUMENT, "wind gust %d: radius = %g: must be >= 0 m (0 = everywhere)",
-                          index, (double)g->radius);
+    if (!(g->radius == 0 || (g->radius >= EDDY__WIND_MIN_LENGTH && g->radius <= EDDY__WIND_MAX_LENGTH)))
+        return eddy__fail(w->sim, EDDY_ERR_INVALID_ARGUMENT, "wind gust %d: radius = %g: must be 0 (everywhere) or %g .. %g m",
+                          index, (double)g->radius, (double)EDDY__WIND_MIN_LENGTH, (double)EDDY__WIND_MAX_LENGTH);
     if (!isfinite(g->rate) || g->rate < 0)
         return eddy__fail(w->sim, EDDY_ERR_INVALID_ARGUMENT, "wind gust %d: rate = %g: must be >= 0 per second", index,
                           (double)g->rate);
-    if (!finite3(g->center) || !finite3(g->velocity))
-        return eddy__fail(w->sim, EDDY_ERR_INVALID_ARGUMENT, "wind gust %d: center and velocity must be finite", index);
+    if (!finite3(g->center)) return eddy__fail(w->sim, EDDY_ERR_INVALID_ARGUMENT, "wind gust %d: center must be finite", index);
+    for (int a = 0; a < 3; a++)
+        if (!(fabsf(g->velocity[a]) <= EDDY__WIND_MAX_SPEED))
+            return eddy__fail(w->sim, EDDY_ERR_INVALID_ARGUMENT, "wind gust %d: velocity[%d] = %g: must be within +-%g m/s", index, a,
+                              (double)g->velocity[a], (double)EDDY__WIND_MAX_SPEED);
     return EDDY_OK;
 }
 
@@ -199,11 +209,12 @@ eddy_status eddy_wind_explode(eddy_wind *w, const eddy_wind_explosion *e) {
     s->error[0] = '\0';
     if (!e) return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "wind explode: explosion is NULL");
     if (!finite3(e->center)) return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "wind explode: center must be finite");
-    if (!isfinite(e->radius) || e->radius <= 0)
-        return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "wind explode: radius = %g: must be a positive length in metres",
-                          (double)e->radius);
-    if (!isfinite(e->speed) || e->speed < 0)
-        return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "wind explode: speed = %g: must be >= 0 m/s", (double)e->speed);
+    if (!(e->radius >= EDDY__WIND_MIN_LENGTH && e->radius <= EDDY__WIND_MAX_LENGTH))
+        return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "wind explode: radius = %g: must be %g .. %g m", (double)e->radius,
+                          (double)EDDY__WIND_MIN_LENGTH, (double)EDDY__WIND_MAX_LENGTH);
+    if (!(e->speed >= 0 && e->speed <= EDDY__WIND_MAX_SPEED))
+        return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "wind explode: speed = %g: must be 0 .. %g m/s", (double)e->speed,
+                          (double)EDDY__WIND_MAX_SPEED);
     if (!isfinite(e->duration) || e->duration < 0)
         return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "wind explode: duration = %g: must be >= 0 s", (double)e->duration);
     if (w->def.max_explosions == 0)
@@ -252,7 +263,13 @@ int eddy__wind_explosion_flow(eddy_wind *w) {
                     float dx = ((float)i + (a == 0 ? 0.0f : 0.5f)) * h - lc[0];
                     float r2 = dx * dx + dy * dy + dz * dz;
                     float da = a == 0 ? dx : (a == 1 ? dy : dz);
-                    o[i] += r2 < R2 ? sp * da / R : sp * R2 * da / (r2 * sqrtf(r2));
+                    float add = r2 < R2 ? sp * da / R : sp * R2 * da / (r2 * sqrtf(r2));
+                    if (!isfinite(add)) { /* far away: s R^2 da or r^2 overflowed float; the flow there is ~0 */
+                        const double ddx = (double)dx, ddy = (double)dy, ddz = (double)dz, dda = (double)da;
+                        const double rr2 = ddx * ddx + ddy * ddy + ddz * ddz, RR2 = (double)R * (double)R;
+                        add = (float)(rr2 < RR2 ? (double)sp * dda / (double)R : (double)sp * RR2 * dda / (rr2 * sqrt(rr2)));
+                    }
+                    o[i] += add;
                 }
             }
         }

@@ -567,8 +567,64 @@ static void test_frame_threads(void) {
     }
 }
 
+/* Finite but enormous inputs are refused by name and leave the field usable (they used to overflow inside the
+ * frame and leave a non-finite field that failed every later frame); positions that are NaN, infinite or far away
+ * never reach the noise lattice as NaN or as an out-of-range integer conversion. */
+static void test_bad_input(void) {
+    eddy_wind_def d = eddy_wind_def_default();
+    d.grid[0] = d.grid[1] = d.grid[2] = 8;
+    d.noise_amplitude = 1.0f;
+    d.noise_scale = 2.0f;
+    eddy_wind *w = make_wind(d);
+    if (!w) return;
+    eddy_wind_collider c = {.shape = EDDY_SHAPE_CAPSULE, .radius = 1.0f, .axis = {3e38f, 3e38f, 0}, .velocity = {1, 0, 0}};
+    eddy_wind_sources src = {.colliders = &c, .collider_count = 1};
+    eddy_status st = eddy_wind_frame(w, 0.016f, &src);
+    CHECK(st == EDDY_ERR_INVALID_ARGUMENT && strstr(eddy_wind_last_error(w), "axis[0] = 3e+38"), "huge capsule: %d %s", (int)st,
+          eddy_wind_last_error(w));
+    c = (eddy_wind_collider){.shape = EDDY_SHAPE_SPHERE, .radius = 1.0f, .velocity = {3e38f, 0, 0}};
+    st = eddy_wind_frame(w, 0.016f, &src);
+    CHECK(st == EDDY_ERR_INVALID_ARGUMENT && strstr(eddy_wind_last_error(w), "velocity[0] = 3e+38"), "fast collider: %d %s", (int)st,
+          eddy_wind_last_error(w));
+    const float fast[3] = {3e38f, 0, 0};
+    CHECK(eddy_wind_set_ambient(w, fast) == EDDY_ERR_INVALID_ARGUMENT && strstr(eddy_wind_last_error(w), "ambient[0] = 3e+38"),
+          "huge ambient: %s", eddy_wind_last_error(w));
+    eddy_wind_gust g = {.center = {0, -0.5f, -0.5f}, .radius = 1e-30f, .velocity = {1, 0, 0}, .rate = 10};
+    eddy_wind_sources gs = {.gusts = &g, .gust_count = 1};
+    CHECK(eddy_wind_frame(w, 0.016f, &gs) == EDDY_ERR_INVALID_ARGUMENT && strstr(eddy_wind_last_error(w), "radius = 1e-30"),
+          "gust radius 1e-30 (1/R^2 = inf): %s", eddy_wind_last_error(w));
+    /* an explosion far from the window: s R^2 dx overflows float there; the flow is ~0, not NaN */
+    eddy_wind_explosion e = {.center = {1e30f, 0, 0}, .radius = 1e15f, .speed = 1e6f, .duration = 1};
+    CHECK(eddy_wind_explode(w, &e) == EDDY_OK, "%s", eddy_wind_last_error(w));
+    st = eddy_wind_frame(w, 0.016f, NULL);
+    CHECK(st == EDDY_OK, "frame after refused inputs and a far explosion: %s", eddy_wind_last_error(w));
+    /* a window far from the origin with noise: frames stay finite */
+    const float far[3] = {1e17f, -3e20f, 1e30f};
+    CHECK(eddy_wind_move(w, far) == EDDY_OK && eddy_wind_frame(w, 0.016f, NULL) == EDDY_OK, "far window: %s", eddy_wind_last_error(w));
+    /* NaN and infinite positions: the constant ambient wind and an error; far positions: finite noise */
+    const float pts[4][3] = {{NAN, 0, 0}, {0, INFINITY, 0}, {1e30f, 0, 0}, {-3e38f, 3e38f, 1}};
+    float v[4][3];
+    for (int p = 0; p < 4; p++) {
+        st = eddy_wind_sample(w, pts[p], v[p]);
+        CHECK(st == (p < 2 ? EDDY_ERR_INVALID_ARGUMENT : EDDY_OK) && isfinite(v[p][0]) && isfinite(v[p][1]) && isfinite(v[p][2]),
+              "sample at (%g, %g, %g): status %d, (%g, %g, %g)", (double)pts[p][0], (double)pts[p][1], (double)pts[p][2], (int)st,
+              (double)v[p][0], (double)v[p][1], (double)v[p][2]);
+    }
+    float vb[4][3];
+    CHECK(eddy_wind_sample_batch(w, &pts[0][0], 3, &vb[0][0], 3, 4) == EDDY_ERR_INVALID_ARGUMENT && !memcmp(v, vb, sizeof v),
+          "batch with NaN positions");
+    eddy_wind_destroy(w);
+    eddy_particles_def pd = eddy_particles_def_default();
+    pd.gravity[1] = -3e38f;
+    char msg[256];
+    eddy_particles *ps = NULL;
+    CHECK(eddy_particles_create(&pd, &ps, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT && !ps && strstr(msg, "gravity[1]"),
+          "huge gravity: %s", msg);
+}
+
 int main(void) {
     test_definition();
+    test_bad_input();
     test_uniform_slide();
     test_whole_cell_slide(0);
     test_whole_cell_slide(1);

@@ -28,8 +28,8 @@ typedef struct eddy_wind_def {
     int grid[3];              /**< cells per axis, 3..1024 each; default 32 x 16 x 32 (16 cells vertically, y up) */
     float cell_size;          /**< m; default 1 */
     float center[3];          /**< initial world position of the window centre, m; default 0 */
-    float ambient[3];         /**< m/s, constant part of the ambient wind; default 0 */
-    float noise_amplitude;    /**< m/s, amplitude of the smooth value noise added to the ambient wind per component;
+    float ambient[3];         /**< m/s, constant part of the ambient wind, within +-1e6; default 0 */
+    float noise_amplitude;    /**< m/s (0 .. 1e6), amplitude of the smooth value noise added to the ambient wind per component;
                                    0 = no noise (default). The noise pattern drifts with the constant ambient wind. */
     float noise_scale;        /**< m, lattice spacing of the noise, >= cell_size; default 8 */
     uint32_t noise_seed;      /**< seed of the noise; default 1 */
@@ -51,16 +51,16 @@ typedef struct eddy_wind_def {
 typedef struct eddy_wind_collider {
     eddy_shape shape;   /**< EDDY_SHAPE_SPHERE or EDDY_SHAPE_CAPSULE */
     float center[3];    /**< m, world */
-    float radius;       /**< m, > 0 */
-    float axis[3];      /**< capsule: half-segment, the ends are center +- axis, m */
-    float velocity[3];  /**< m/s, world */
+    float radius;       /**< m, > 0, at most 1e15 */
+    float axis[3];      /**< capsule: half-segment, the ends are center +- axis, m, within +-1e15 */
+    float velocity[3];  /**< m/s, world, within +-1e6 */
 } eddy_wind_collider;
 
 /** A directional gust given each frame: inside a sphere the air is pulled towards `velocity`. */
 typedef struct eddy_wind_gust {
     float center[3];    /**< m, world */
-    float radius;       /**< m; 0 = the whole window */
-    float velocity[3];  /**< m/s the air is pulled towards */
+    float radius;       /**< m, 1e-9 .. 1e15; 0 = the whole window */
+    float velocity[3];  /**< m/s the air is pulled towards, within +-1e6 */
     float rate;         /**< 1/s: per frame the air moves a fraction 1 - exp(-rate dt) of the way at the centre,
                              falling smoothly to 0 at the radius */
 } eddy_wind_gust;
@@ -70,8 +70,8 @@ typedef struct eddy_wind_gust {
  *  outward speed grows linearly from the centre. The strength falls linearly to 0 over `duration`. */
 typedef struct eddy_wind_explosion {
     float center[3];    /**< m, world */
-    float radius;       /**< m, > 0: radius of the source */
-    float speed;        /**< m/s, outward speed at the radius at the start, >= 0 */
+    float radius;       /**< m, 1e-9 .. 1e15: radius of the source */
+    float speed;        /**< m/s, outward speed at the radius at the start, 0 .. 1e6 */
     float duration;     /**< s, >= 0; 0 = one frame */
 } eddy_wind_explosion;
 
@@ -146,7 +146,8 @@ void eddy_wind_get_window(const eddy_wind *wind, eddy_wind_window *window);
 void eddy_wind_ambient_at(const eddy_wind *wind, const float pos[3], float vel[3]);
 /** Wind velocity at a world position: trilinear between cell centres inside the window (the outer half cell
  *  holds the edge value, like a clamped texture), the ambient wind outside it. Read-only: several threads may
- *  sample at once, but not during eddy_wind_frame / eddy_wind_move. */
+ *  sample at once, but not during eddy_wind_frame / eddy_wind_move. A NaN or infinite position gets the constant
+ *  ambient wind and EDDY_ERR_INVALID_ARGUMENT (the batch sampler: when any position is not finite). */
 eddy_status eddy_wind_sample(const eddy_wind *wind, const float pos[3], float vel[3]);
 /** Samples `count` points. Point p is at positions[p * position_stride + 0..2] and its velocity goes to
  *  velocities[p * velocity_stride + 0..2]; strides are in floats, >= 3 (0 means 3). */
@@ -175,7 +176,7 @@ typedef struct eddy_particles_def {
     int count;                /**< particles, 1..2^26; default 1000 */
     float drag;               /**< 1/s, linear drag rate (reaches 63% of a step change in wind in 1/drag s);
                                    0 = ballistic; default 4 */
-    float gravity[3];         /**< m/s^2; default 0 (tracers). Leaves: drag ~3, gravity (0,-3,0); sparks: drag
+    float gravity[3];         /**< m/s^2, within +-1e6; default 0 (tracers). Leaves: drag ~3, gravity (0,-3,0); sparks: drag
                                    ~0.5, gravity (0,-9.81,0); smoke: gravity (0,+1,0) */
     float lifetime;           /**< s, > 0; default 5 */
     float lifetime_jitter;    /**< fraction in [0,1): lifetimes are uniform in lifetime * (1 +- jitter); default 0.5 */
