@@ -18,12 +18,10 @@
  * polylines. Normals: the central-difference gradient of the field, interpolated along the edge, pointing outside.
  * Files are written to a unique temporary name beside `path` and renamed, so a reader never sees half a file; an
  * existing `path` that is not a regular file (folder, device, pipe, link) is refused, never replaced. */
-#define _POSIX_C_SOURCE 200809L /* lstat */
 #include "surface_internal.h"
 #include "temp_file.h"
 
 #include <errno.h>
-#include <sys/stat.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -571,12 +569,10 @@ static eddy_status open_out(out_file *o, const char *path, char *msg, size_t msg
     o->path = path;
     o->tmp = NULL;
     if (!path || !path[0]) return eddy__msg(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "output path is empty");
-    /* the rename would replace whatever is there: only an ordinary file is replaced, never a folder, a device, a
-     * pipe or a symbolic link (lstat: the link itself) */
-    struct stat sb;
-    if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
-        return eddy__msg(msg, msg_size, EDDY_ERR_IO, "cannot write '%s': it exists and is %s, not a regular file", path,
-                         S_ISDIR(sb.st_mode) ? "a directory" : S_ISLNK(sb.st_mode) ? "a symbolic link" : "a device, pipe or socket");
+    /* the rename would replace whatever is there: only an ordinary file is replaced */
+    const char *kind = eddy__not_replaceable(path);
+    if (kind)
+        return eddy__msg(msg, msg_size, EDDY_ERR_IO, "cannot write '%s': it exists and is %s, not a regular file", path, kind);
     o->tmp = eddy__temp_file_beside(path);
     if (!o->tmp) {
         const int e = errno;

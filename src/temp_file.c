@@ -30,3 +30,9 @@ char *eddy__temp_file_beside(const char *path) {
     close(fd);
     return tmp;
 }
+
+const char *eddy__not_replaceable(const char *path) {
+    struct stat sb;
+    if (lstat(path, &sb) != 0 || S_ISREG(sb.st_mode)) return NULL;
+    return S_ISDIR(sb.st_mode) ? "a directory" : S_ISLNK(sb.st_mode) ? "a symbolic link" : "a device, pipe or socket";
+}

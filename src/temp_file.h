@@ -11,6 +11,11 @@ extern "C" {
  * readable by others (0644), closed. Returns the name (caller frees), or NULL with errno set. */
 char *eddy__temp_file_beside(const char *path);
 
+/* What is at `path` when the rename of a finished temporary file would replace something that is not an ordinary
+ * file: "a directory", "a symbolic link" (lstat: the link itself, which the rename would replace, not its target) or
+ * "a device, pipe or socket". NULL when nothing is there or a regular file is (that one is replaced, as documented). */
+const char *eddy__not_replaceable(const char *path);
+
 #ifdef __cplusplus
 }
 #endif

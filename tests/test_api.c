@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static eddy_status try_def(eddy_sim_def d, char *msg, size_t n) {
@@ -277,6 +278,21 @@ static void test_state_values(void) {
     CHECK(fp && fread(kept, 1, sizeof kept - 1, fp) > 0 && strcmp(kept, "the user's own file") == 0, "save overwrote %s", beside);
     if (fp) fclose(fp);
     remove(beside);
+    /* a symbolic link or a pipe at the path is refused and left as it was: the save's rename would replace it */
+    char link_path[80], fifo_path[80], target[96];
+    snprintf(link_path, sizeof link_path, "%s.link", path);
+    snprintf(fifo_path, sizeof fifo_path, "%s.fifo", path);
+    CHECK(symlink(path, link_path) == 0 && mkfifo(fifo_path, 0600) == 0, "cannot make the link and the pipe");
+    CHECK(eddy_sim_save(s, link_path) == EDDY_ERR_IO && strstr(eddy_sim_last_error(s), "a symbolic link"),
+          "save onto a symbolic link: %s", eddy_sim_last_error(s));
+    const ssize_t tl = readlink(link_path, target, sizeof target - 1);
+    CHECK(tl > 0 && (size_t)tl == strlen(path) && !memcmp(target, path, (size_t)tl), "the link was replaced");
+    CHECK(eddy_sim_save(s, fifo_path) == EDDY_ERR_IO && strstr(eddy_sim_last_error(s), "a device, pipe or socket"),
+          "save onto a pipe: %s", eddy_sim_last_error(s));
+    struct stat sb;
+    CHECK(lstat(fifo_path, &sb) == 0 && S_ISFIFO(sb.st_mode), "the pipe was replaced");
+    remove(link_path);
+    remove(fifo_path);
 
     fp = fopen(path, "rb");
     fseek(fp, 0, SEEK_END);

@@ -30,6 +30,13 @@ char *eddy__tmp_name(const char *path, char *msg, size_t msg_size, eddy_status *
         *st = eddy__io_fail(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "output path is empty");
         return NULL;
     }
+    /* the rename would replace whatever is there: only an ordinary file is replaced */
+    const char *kind = eddy__not_replaceable(path);
+    if (kind) {
+        *st = eddy__io_fail(msg, msg_size, EDDY_ERR_IO, "cannot write '%s': it exists and is %s, not a regular file", path,
+                            kind);
+        return NULL;
+    }
     char *tmp = eddy__temp_file_beside(path);
     if (!tmp) {
         const int e = errno;

@@ -1,8 +1,10 @@
 /* NumPy .npy files: the header is exactly numpy's format 1.0 (magic, version, 64-byte aligned dict with
  * descr '<f4', fortran_order False, shape), the data bytes are the floats as given, reads give the same values;
  * float64 and big-endian files are converted; Fortran order, other types and truncation are refused. */
+#define _POSIX_C_SOURCE 200809L /* symlink, lstat */
 #include "check.h"
 #include "test_util.h"
+#include <unistd.h>
 #include <math.h>
 #include <stdint.h>
 
@@ -69,6 +71,17 @@ int main(void) {
           "shape (%zu,%zu,%zu)", a.shape[0], a.shape[1], a.shape[2]);
     CHECK(a.data && !memcmp(a.data, data, sizeof data), "values back bit for bit");
     eddy_npy_free(&a);
+
+    /* a symbolic link at the path is refused and left pointing where it did: the rename would replace the link */
+    char link_path[600];
+    snprintf(link_path, sizeof link_path, "%s/link.npy", dir);
+    remove(link_path);
+    CHECK(symlink(path, link_path) == 0, "cannot make a link");
+    CHECK(eddy_npy_write(link_path, data, 3, shape, msg, sizeof msg) == EDDY_ERR_IO && strstr(msg, "a symbolic link"),
+          "npy write onto a link: %s", msg);
+    struct stat sb;
+    CHECK(lstat(link_path, &sb) == 0 && S_ISLNK(sb.st_mode), "the link was replaced");
+    remove(link_path);
 
     /* 1-D and 0-D shapes use Python's tuple spelling */
     size_t s1[1] = {4};
