@@ -84,7 +84,7 @@ typedef struct eddy_vdb_grid {
 
 /** Writes `count` grids into one .vdb file (half floats off, Blosc/zip compression as OpenVDB chooses). */
 eddy_status eddy_vdb_write(const char *path, const eddy_vdb_grid *grids, int count, char *msg, size_t msg_size);
-/** Writes a 3D simulation's volumes as the grids: "density" (mean of dye r,g,b), "color" (Vec3 dye), "temperature",
+/** Writes a 3D simulation's volumes as the grids: "density" (max of dye r,g,b), "color" (Vec3 dye), "temperature",
  *  "vel" (Vec3 velocity at cell centres, m/s), "pressure" (Pa). 2D simulations are written as one-voxel-thick
  *  volumes. Names follow Houdini/Blender conventions (docs/files.md). */
 eddy_status eddy_vdb_write_sim(const char *path, eddy_sim *sim, char *msg, size_t msg_size);

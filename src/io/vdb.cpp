@@ -9,6 +9,7 @@
 
 #include <climits>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -86,10 +87,27 @@ extern "C" eddy_status eddy_vdb_write(const char *path, const eddy_vdb_grid *gri
                                      "%s: grid %s: spacing[%d] = %g: expected > 0", path, g.name, a,
                                      (double)g.layout.spacing[a]);
         }
-        for (int c = 0; c < g.components; c++)
+        if (!(g.tolerance >= 0.0f) || !std::isfinite(g.tolerance))
+            return eddy__io_fail(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "%s: grid %s: tolerance = %g: expected finite >= 0",
+                                 path, g.name, (double)g.tolerance);
+        // the voxel count must be addressable: n[0] n[1] n[2] floats per component
+        const size_t nx = (size_t)g.layout.n[0], ny = (size_t)g.layout.n[1], nz = (size_t)g.layout.n[2];
+        if (ny > SIZE_MAX / sizeof(float) / nx || nz > SIZE_MAX / sizeof(float) / (nx * ny))
+            return eddy__io_fail(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT,
+                                 "%s: grid %s: n = %d x %d x %d voxels: more than memory can address", path, g.name,
+                                 g.layout.n[0], g.layout.n[1], g.layout.n[2]);
+        const size_t voxels = nx * ny * nz;
+        for (int c = 0; c < g.components; c++) {
             if (!g.data[c])
                 return eddy__io_fail(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "%s: grid %s: data[%d] is NULL", path,
                                      g.name, c);
+            // a NaN or infinity would be written to disk as a voxel value (or, beside the tolerance, decide activity)
+            for (size_t e = 0; e < voxels; e++)
+                if (!std::isfinite(g.data[c][e]))
+                    return eddy__io_fail(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT,
+                                         "%s: grid %s: data[%d][%zu] (voxel %zu, %zu, %zu) = %g: expected a finite value",
+                                         path, g.name, c, e, e % nx, e / nx % ny, e / (nx * ny), (double)g.data[c][e]);
+        }
     }
     eddy_status st = EDDY_OK;
     char *tmp = eddy__tmp_name(path, msg, msg_size, &st);

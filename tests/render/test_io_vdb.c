@@ -83,6 +83,29 @@ int main(void) {
     g[0].components = 2;
     CHECK(eddy_vdb_write(path, g, 1, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT && strstr(msg, "components"),
           "%s", msg);
+    g[0].components = 1;
+    /* NaN would be written to disk as a voxel (and a NaN tolerance left every voxel out): refused, file kept */
+    char nan_path[600];
+    snprintf(nan_path, sizeof nan_path, "%s/nan.vdb", dir);
+    g[0].tolerance = NAN;
+    CHECK(eddy_vdb_write(nan_path, g, 1, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT && strstr(msg, "tolerance = nan"),
+          "a NaN tolerance: %s", msg);
+    g[0].tolerance = 0.0f;
+    const int bad = 2 + NX * (1 + NY * 3);
+    const float d_bad = d[bad], vy_bad = vy[bad];
+    vy[bad] = INFINITY;
+    CHECK(eddy_vdb_write(nan_path, g, 2, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT &&
+              strstr(msg, "grid vel: data[1]") && strstr(msg, "(voxel 2, 1, 3) = inf"),
+          "an infinite velocity: %s", msg);
+    vy[bad] = vy_bad;
+    d[bad] = NAN;
+    CHECK(eddy_vdb_write(nan_path, g, 1, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT && strstr(msg, "= nan"),
+          "a NaN density: %s", msg);
+    d[bad] = d_bad;
+    FILE *nf = fopen(nan_path, "rb");
+    CHECK(nf == NULL, "a refused write left %s", nan_path);
+    if (nf) fclose(nf);
+    CHECK(count_matching(dir, ".tmp-") == 0, "no temporary file left");
 
     /* a 3D simulation: the documented grid names, density = max(r,g,b) */
     eddy_sim_def def = eddy_sim_def_default();
