@@ -168,9 +168,16 @@ eddy_status eddy_npy_read(const char *path, eddy_npy *out, char *msg, size_t msg
                            "%s: element type %.*s: expected float32 ('<f4') or float64 ('<f8')", path, n, descr);
         goto done;
     }
-    if (strncmp(fortran, "False", 5) != 0) {
+    /* the whole value, up to the next separator: "Falsey" is not False */
+    const size_t fortran_len = strcspn(fortran, ", }");
+    if (fortran_len == 4 && !strncmp(fortran, "True", 4)) {
         st = eddy__io_fail(msg, msg_size, EDDY_ERR_UNSUPPORTED,
                            "%s: fortran_order is not False: save a C-order array (numpy.ascontiguousarray)", path);
+        goto done;
+    }
+    if (fortran_len != 5 || strncmp(fortran, "False", 5) != 0) {
+        st = eddy__io_fail(msg, msg_size, EDDY_ERR_CORRUPT_FILE, "%s: fortran_order = %.*s: expected False or True", path,
+                           fortran_len < 16 ? (int)fortran_len : 16, fortran);
         goto done;
     }
     if (*shape != '(') {

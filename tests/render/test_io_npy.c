@@ -110,6 +110,13 @@ int main(void) {
     snprintf(path, sizeof path, "%s/fortran.npy", dir);
     write_raw(path, "{'descr': '<f4', 'fortran_order': True, 'shape': (2,), }", data, 8);
     CHECK(eddy_npy_read(path, &a, msg, sizeof msg) == EDDY_ERR_UNSUPPORTED && strstr(msg, "fortran"), "%s", msg);
+    /* a value that only starts like False is not False */
+    write_raw(path, "{'descr': '<f4', 'fortran_order': Falsey, 'shape': (2,), }", data, 8);
+    CHECK(eddy_npy_read(path, &a, msg, sizeof msg) == EDDY_ERR_CORRUPT_FILE && strstr(msg, "fortran_order = Falsey"),
+          "fortran_order Falsey: %s", msg);
+    write_raw(path, "{'descr': '<f4', 'fortran_order':False, 'shape': (2,)}", data, 8);
+    CHECK(eddy_npy_read(path, &a, msg, sizeof msg) == EDDY_OK && a.count == 2, "fortran_order False without spaces: %s", msg);
+    eddy_npy_free(&a);
     snprintf(path, sizeof path, "%s/int.npy", dir);
     write_raw(path, "{'descr': '<i4', 'fortran_order': False, 'shape': (2,), }", data, 8);
     CHECK(eddy_npy_read(path, &a, msg, sizeof msg) == EDDY_ERR_UNSUPPORTED && strstr(msg, "<i4"), "%s", msg);
