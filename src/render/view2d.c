@@ -259,13 +259,14 @@ static eddy_status render_scalar(eddy_renderer *r, const eddy_render_input *in, 
     enum { LUT = 256 };
     uint8_t lut[3 * LUT];
     eddy__colormap_lut(map, lut, LUT);
-    const float scale = (float)(LUT - 1) / (vmax - vmin);
+    /* in double: the width of a range near the float limits (e.g. +-3e38) overflows float */
+    const double scale = (double)(LUT - 1) / ((double)vmax - (double)vmin);
 #pragma omp parallel for num_threads(EDDY_R_THREADS(r)) schedule(static)
     for (int y = 0; y < H; y++) {
         for (int x = 0; x < W; x++) {
             size_t p = (size_t)y * (size_t)W + (size_t)x;
-            float t = (val[p] - vmin) * scale + 0.5f;
-            int i = t > 0.0f ? (t < (float)(LUT - 1) ? (int)t : LUT - 1) : 0;
+            double t = ((double)val[p] - (double)vmin) * scale + 0.5;
+            int i = t > 0.0 ? (t < (double)(LUT - 1) ? (int)t : LUT - 1) : 0;
             memcpy(img->rgba + 4 * p, lut + 3 * i, 3);
             img->rgba[4 * p + 3] = 255;
         }

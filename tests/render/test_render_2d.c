@@ -202,6 +202,16 @@ int main(void) {
     CHECK(eddy_render_sim(r, sim, &rd, &img) == EDDY_OK, "fixed range");
     eddy_renderer_last_range(r, &lo, &hi);
     CHECK(lo == 0 && hi == 10, "a fixed range is kept");
+    /* a range as wide as float allows: its width overflowed float and every value took the bottom colour */
+    rd.range_min = -1e30f, rd.range_max = 1e30f;
+    CHECK(eddy_render_sim(r, sim, &rd, &img) == EDDY_OK, "range +-1e30");
+    uint8_t mid[3];
+    memcpy(mid, px(&img, 32, 18), 3);
+    rd.range_min = -3e38f, rd.range_max = 3e38f;
+    CHECK(eddy_render_sim(r, sim, &rd, &img) == EDDY_OK, "range +-3e38");
+    CHECK(!memcmp(mid, px(&img, 32, 18), 3) && (mid[0] | mid[1] | mid[2]) != 0,
+          "range +-3e38 maps speed ~0 to the middle colour as +-1e30 does: %d %d %d against %d %d %d", px(&img, 32, 18)[0],
+          px(&img, 32, 18)[1], px(&img, 32, 18)[2], mid[0], mid[1], mid[2]);
     rd.range_min = rd.range_max = 0;
 
     rd.view = EDDY_VIEW_DIVERGENCE;
