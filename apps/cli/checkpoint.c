@@ -86,31 +86,27 @@ static void cells_text(const int *v, int dim, char *buf, size_t size) {
     else snprintf(buf, size, "[%d, %d]", v[0], v[1]);
 }
 
+/* false, with err naming `key` and both values, when the first `dim` entries of the scene's and the state's differ */
+static bool same_cells(const char *key, const int *scene, const int *state, int dim, char *err, size_t err_size) {
+    for (int a = 0; a < dim; a++) {
+        if (scene[a] == state[a]) continue;
+        char want[64], got[64];
+        cells_text(scene, dim, want, sizeof want);
+        cells_text(state, dim, got, sizeof got);
+        snprintf(err, err_size, "the stored scene's %s %s does not match the stored simulation state's %s", key, want, got);
+        return false;
+    }
+    return true;
+}
+
 bool checkpoint_check_scene(const eddy_sim_def *scene, const eddy_sim_def *state, char *err, size_t err_size) {
     if (scene->dim != state->dim) {
         snprintf(err, err_size, "the stored scene is %dD, the stored simulation state %dD", scene->dim, state->dim);
         return false;
     }
     int dim = scene->dim == 3 ? 3 : 2;
-    for (int a = 0; a < dim; a++) {
-        if (scene->grid[a] != state->grid[a]) {
-            char want[64], got[64];
-            cells_text(scene->grid, dim, want, sizeof want);
-            cells_text(state->grid, dim, got, sizeof got);
-            snprintf(err, err_size, "the stored scene's grid %s does not match the stored simulation state's %s", want, got);
-            return false;
-        }
-    }
-    for (int a = 0; a < dim; a++) {
-        if (scene->dye_scale[a] != state->dye_scale[a]) {
-            char want[64], got[64];
-            cells_text(scene->dye_scale, dim, want, sizeof want);
-            cells_text(state->dye_scale, dim, got, sizeof got);
-            snprintf(err, err_size, "the stored scene's dye_scale %s does not match the stored simulation state's %s", want, got);
-            return false;
-        }
-    }
-    return true;
+    return same_cells("grid", scene->grid, state->grid, dim, err, err_size) &&
+           same_cells("dye_scale", scene->dye_scale, state->dye_scale, dim, err, err_size);
 }
 
 bool checkpoint_parse(const uint8_t *data, size_t len, bool verify_hash, checkpoint_view *out, char *err, size_t err_size) {
