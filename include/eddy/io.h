@@ -114,6 +114,8 @@ typedef struct eddy_video_def {
     eddy_video_format format; /**< default MP4 */
     int crf;                  /**< H.264 constant rate factor 0..51, lower is better; default 18 */
     const char *ffmpeg;       /**< program to run; NULL = "ffmpeg" found on PATH */
+    float stall_seconds;      /**< a frame ffmpeg takes no bytes of for this long fails the video (ffmpeg is stopped)
+                                   instead of blocking forever; 0 = wait without limit; default 300 */
 } eddy_video_def;
 
 eddy_video_def eddy_video_def_default(void);
@@ -125,7 +127,8 @@ typedef struct eddy_video eddy_video;
 /** Starts ffmpeg writing to a temporary file beside `path`. A missing ffmpeg gives EDDY_ERR_UNSUPPORTED with a
  *  message saying how to install it (`apt-get install ffmpeg`). */
 eddy_status eddy_video_open(const char *path, const eddy_video_def *def, eddy_video **out, char *msg, size_t msg_size);
-/** Sends one frame (alpha is ignored). A failing ffmpeg gives EDDY_ERR_IO with the end of its log. */
+/** Sends one frame (alpha is ignored). A failing ffmpeg gives EDDY_ERR_IO with the end of its log, and so does one
+ *  that takes no data for `stall_seconds` (it is then stopped). */
 eddy_status eddy_video_write(eddy_video *v, const eddy_image *frame);
 /** Finishes the video: waits for ffmpeg and renames the temporary file to the path only if ffmpeg exited 0;
  *  otherwise removes it. Frees `v` in every case. */

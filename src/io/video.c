@@ -6,6 +6,8 @@
 #include "io_internal.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
@@ -36,6 +38,7 @@ eddy_video_def eddy_video_def_default(void) {
     d.fps = 30.0f;
     d.format = EDDY_VIDEO_MP4;
     d.crf = 18;
+    d.stall_seconds = 300.0f;
     return d;
 }
 
@@ -117,6 +120,9 @@ eddy_status eddy_video_open(const char *path, const eddy_video_def *def, eddy_vi
                              (int)d.format);
     if (d.crf < 0 || d.crf > 51)
         return eddy__io_fail(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "%s: crf = %d: expected 0..51", path, d.crf);
+    if (!(d.stall_seconds >= 0.0f) || !isfinite(d.stall_seconds))
+        return eddy__io_fail(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT,
+                             "%s: stall_seconds = %g: expected finite >= 0 (0 = no limit)", path, (double)d.stall_seconds);
     const char *program = d.ffmpeg ? d.ffmpeg : "ffmpeg";
     char *exe = find_program(program);
     if (!exe)
@@ -225,6 +231,23 @@ eddy_status eddy_video_write(eddy_video *v, const eddy_image *frame) {
     const uint8_t *p = frame->rgba;
     size_t left = (size_t)frame->width * (size_t)frame->height * 4;
     while (left) {
+        if (v->def.stall_seconds > 0) {
+            /* a program that never reads would block send() forever: wait for room at most stall_seconds */
+            struct pollfd pf = {.fd = v->sock, .events = POLLOUT, .revents = 0};
+            const int pr = poll(&pf, 1, (int)fmin((double)v->def.stall_seconds * 1000.0, 2147483647.0));
+            if (pr < 0 && errno == EINTR) continue;
+            if (pr == 0) {
+                close(v->sock);
+                v->sock = -1;
+                kill(v->pid, SIGKILL);
+                while (waitpid(v->pid, NULL, 0) < 0 && errno == EINTR) {
+                }
+                v->pid = 0;
+                snprintf(v->error, sizeof v->error, "%s: ffmpeg took no data of frame %ld for %g s: stopped", v->path,
+                         v->frames, (double)v->def.stall_seconds);
+                return EDDY_ERR_IO;
+            }
+        }
         ssize_t n = send(v->sock, p, left, MSG_NOSIGNAL);
         if (n < 0) {
             if (errno == EINTR) continue;

@@ -3,6 +3,7 @@
  * final name. Skipped, with the reason printed, when ffmpeg is not installed. */
 #include "check.h"
 #include "test_util.h"
+#include <math.h>
 
 /* asks ffprobe for "width,height,nb_read_frames" of the first video stream */
 static int probe(const char *path, int *w, int *h, int *frames) {
@@ -93,6 +94,32 @@ int main(void) {
         CHECK(strstr(msg, "failed.mp4") != NULL, "message names the path: %s", msg);
     }
     CHECK(file_size(path) < 0, "no partial video under the final name");
+    CHECK(count_matching(dir, ".tmp-") == 0, "no temporary files left");
+
+    /* a program that never reads its input (here a script that only sleeps): the write fails after stall_seconds
+     * instead of blocking forever, and the video is not written */
+    char script[600];
+    snprintf(script, sizeof script, "%s/stalled_ffmpeg.sh", dir);
+    FILE *sf = fopen(script, "w");
+    CHECK(sf && fputs("#!/bin/sh\nexec sleep 600\n", sf) >= 0 && fclose(sf) == 0 && chmod(script, 0755) == 0,
+          "cannot write %s", script);
+    snprintf(path, sizeof path, "%s/stalled.mp4", dir);
+    def.ffmpeg = script;
+    def.stall_seconds = NAN;
+    CHECK(eddy_video_open(path, &def, &v, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT && strstr(msg, "stall_seconds"),
+          "a NaN stall_seconds: %s", msg);
+    def.stall_seconds = 0.5f;
+    CHECK(eddy_video_open(path, &def, &v, msg, sizeof msg) == EDDY_OK, "%s", msg);
+    if (v) {
+        eddy_status st = EDDY_OK;
+        int f = 0;
+        for (; f < 5000 && st == EDDY_OK; f++) st = eddy_video_write(v, &img); /* until the socket's buffer is full */
+        CHECK(st == EDDY_ERR_IO && strstr(eddy_video_last_error(v), "took no data") &&
+                  strstr(eddy_video_last_error(v), "stalled.mp4"),
+              "a stalled ffmpeg after %d frames: %s", f, eddy_video_last_error(v));
+        CHECK(eddy_video_close(v, msg, sizeof msg) == EDDY_ERR_IO, "close after a stalled ffmpeg: %s", msg);
+    }
+    CHECK(file_size(path) < 0, "no video from a stalled ffmpeg");
     CHECK(count_matching(dir, ".tmp-") == 0, "no temporary files left");
     eddy_image_free(&img);
     eddy_image_free(&small);
