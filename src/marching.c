@@ -567,21 +567,12 @@ typedef struct out_file {
 static eddy_status open_out(out_file *o, const char *path, char *msg, size_t msg_size) {
     o->f = NULL;
     o->path = path;
-    o->tmp = NULL;
-    if (!path || !path[0]) return eddy__msg(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "output path is empty");
-    /* the rename would replace whatever is there: only an ordinary file is replaced */
-    const char *kind = eddy__not_replaceable(path);
-    if (kind)
-        return eddy__msg(msg, msg_size, EDDY_ERR_IO, "cannot write '%s': it exists and is %s, not a regular file", path, kind);
-    o->tmp = eddy__temp_file_beside(path);
-    if (!o->tmp) {
-        const int e = errno;
-        return eddy__msg(msg, msg_size, e == ENOMEM ? EDDY_ERR_OUT_OF_MEMORY : EDDY_ERR_IO,
-                         "cannot create a temporary file beside '%s': %s", path, strerror(e));
-    }
+    eddy_status st;
+    o->tmp = eddy__temp_file_for(path, msg, msg_size, &st);
+    if (!o->tmp) return st;
     o->f = fopen(o->tmp, "wb");
     if (!o->f) {
-        eddy_status st = eddy__msg(msg, msg_size, EDDY_ERR_IO, "cannot create '%s': %s", o->tmp, strerror(errno));
+        st = eddy__msg(msg, msg_size, EDDY_ERR_IO, "cannot create '%s': %s", o->tmp, strerror(errno));
         remove(o->tmp);
         free(o->tmp);
         o->tmp = NULL;

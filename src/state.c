@@ -199,18 +199,12 @@ eddy_status eddy_sim_save(eddy_sim *s, const char *path) {
         free(b.p);
         return eddy__fail(s, EDDY_ERR_OUT_OF_MEMORY, "save: out of memory serialising the state");
     }
-    /* the rename would replace whatever is there: only an ordinary file is replaced */
-    const char *kind = eddy__not_replaceable(path);
-    if (kind) {
-        free(b.p);
-        return eddy__fail(s, EDDY_ERR_IO, "save: cannot write '%s': it exists and is %s, not a regular file", path, kind);
-    }
-    char *tmp = eddy__temp_file_beside(path);
+    char why[600];
+    eddy_status made;
+    char *tmp = eddy__temp_file_for(path, why, sizeof why, &made);
     if (!tmp) {
-        const int e = errno;
         free(b.p);
-        return eddy__fail(s, e == ENOMEM ? EDDY_ERR_OUT_OF_MEMORY : EDDY_ERR_IO,
-                          "save: cannot create a temporary file beside '%s': %s", path, strerror(e));
+        return eddy__fail(s, made, "save: %s", why);
     }
     FILE *fp = fopen(tmp, "wb");
     eddy_status st = EDDY_OK;

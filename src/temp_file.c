@@ -4,6 +4,7 @@
 #include "temp_file.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -31,8 +32,37 @@ char *eddy__temp_file_beside(const char *path) {
     return tmp;
 }
 
-const char *eddy__not_replaceable(const char *path) {
+/* what is at `path` when it is not a regular file (the rename would replace it), else NULL */
+static const char *not_replaceable(const char *path) {
     struct stat sb;
     if (lstat(path, &sb) != 0 || S_ISREG(sb.st_mode)) return NULL;
-    return S_ISDIR(sb.st_mode) ? "a directory" : S_ISLNK(sb.st_mode) ? "a symbolic link" : "a device, pipe or socket";
+    return S_ISDIR(sb.st_mode)   ? "a directory (a folder)"
+           : S_ISLNK(sb.st_mode) ? "a symbolic link"
+                                 : "a device, pipe or socket";
+}
+
+char *eddy__temp_file_for(const char *path, char *msg, size_t msg_size, eddy_status *st) {
+    if (!path || !path[0]) {
+        *st = EDDY_ERR_INVALID_ARGUMENT;
+        if (msg && msg_size) snprintf(msg, msg_size, "output path is empty");
+        return NULL;
+    }
+    const char *kind = not_replaceable(path);
+    if (kind) {
+        *st = EDDY_ERR_IO;
+        if (msg && msg_size) snprintf(msg, msg_size, "cannot write '%s': it exists and is %s, not a regular file", path, kind);
+        return NULL;
+    }
+    char *tmp = eddy__temp_file_beside(path);
+    if (!tmp) {
+        const int e = errno;
+        *st = e == ENOMEM ? EDDY_ERR_OUT_OF_MEMORY : EDDY_ERR_IO;
+        if (msg && msg_size) {
+            if (e == ENOMEM) snprintf(msg, msg_size, "%s: out of memory", path);
+            else snprintf(msg, msg_size, "%s: cannot create a temporary file beside it: %s", path, strerror(e));
+        }
+        return NULL;
+    }
+    *st = EDDY_OK;
+    return tmp;
 }

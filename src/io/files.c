@@ -24,34 +24,10 @@ eddy_status eddy__io_ok(char *msg, size_t msg_size) {
     return EDDY_OK;
 }
 
-char *eddy__tmp_name(const char *path, char *msg, size_t msg_size, eddy_status *st) {
-    *st = EDDY_OK;
-    if (!path || !path[0]) {
-        *st = eddy__io_fail(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "output path is empty");
-        return NULL;
-    }
-    /* the rename would replace whatever is there: only an ordinary file is replaced */
-    const char *kind = eddy__not_replaceable(path);
-    if (kind) {
-        *st = eddy__io_fail(msg, msg_size, EDDY_ERR_IO, "cannot write '%s': it exists and is %s, not a regular file", path,
-                            kind);
-        return NULL;
-    }
-    char *tmp = eddy__temp_file_beside(path);
-    if (!tmp) {
-        const int e = errno;
-        *st = e == ENOMEM ? eddy__io_fail(msg, msg_size, EDDY_ERR_OUT_OF_MEMORY, "%s: out of memory", path)
-                          : eddy__io_fail(msg, msg_size, EDDY_ERR_IO, "%s: cannot create a temporary file beside it: %s",
-                                          path, strerror(e));
-        return NULL;
-    }
-    return tmp;
-}
-
 eddy_status eddy__tmp_open(const char *path, eddy__tmpfile *t, char *msg, size_t msg_size) {
     memset(t, 0, sizeof *t);
     eddy_status st;
-    t->tmp_path = eddy__tmp_name(path, msg, msg_size, &st);
+    t->tmp_path = eddy__temp_file_for(path, msg, msg_size, &st);
     if (!t->tmp_path) return st;
     t->path = path;
     t->fp = fopen(t->tmp_path, "wb");

@@ -34,8 +34,6 @@ eddy_status eddy__tmp_open(const char *path, eddy__tmpfile *t, char *msg, size_t
 eddy_status eddy__tmp_commit(eddy__tmpfile *t, char *msg, size_t msg_size);
 /* Closes and removes the temporary file (safe after commit or on a zeroed struct). */
 void eddy__tmp_abort(eddy__tmpfile *t);
-/* Makes a unique temporary path "<path>.tmp-XXXXXX" (the file is created empty, closed). Caller frees. */
-char *eddy__tmp_name(const char *path, char *msg, size_t msg_size, eddy_status *st);
 
 #ifdef __cplusplus
 }

@@ -4,6 +4,7 @@
 // world origin + (i,j,k) * spacing, so voxel centres land on eddy's cell centres.
 // Written only when OpenVDB is found at configure time (vdb_none.c otherwise).
 #include "io_internal.h"
+#include "temp_file.h"
 
 #include <openvdb/openvdb.h>
 
@@ -110,7 +111,7 @@ extern "C" eddy_status eddy_vdb_write(const char *path, const eddy_vdb_grid *gri
         }
     }
     eddy_status st = EDDY_OK;
-    char *tmp = eddy__tmp_name(path, msg, msg_size, &st);
+    char *tmp = eddy__temp_file_for(path, msg, msg_size, &st);
     if (!tmp) return st;
     try {
         openvdb::initialize();  // idempotent and thread-safe: registers the grid types once per process

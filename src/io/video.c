@@ -4,6 +4,7 @@
  * passed off as whole. ffmpeg's log goes to an anonymous temporary file, quoted in error messages. */
 #define _POSIX_C_SOURCE 200809L
 #include "io_internal.h"
+#include "temp_file.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -141,7 +142,7 @@ eddy_status eddy_video_open(const char *path, const eddy_video_def *def, eddy_vi
     v->path_copy = strdup(path);
     v->path = v->path_copy;
     eddy_status st = EDDY_OK;
-    v->tmp_path = v->path_copy ? eddy__tmp_name(path, msg, msg_size, &st) : NULL;
+    v->tmp_path = v->path_copy ? eddy__temp_file_for(path, msg, msg_size, &st) : NULL;
     if (!v->tmp_path) {
         free(exe);
         video_free(v);

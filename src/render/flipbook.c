@@ -2,10 +2,9 @@
  * JSON beside it that game engines and web pages use to play it back. */
 #define _POSIX_C_SOURCE 200809L
 #include "render_internal.h"
+#include "temp_file.h"
 #include <errno.h>
 #include <stdio.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,29 +98,16 @@ eddy_status eddy_flipbook_write(const eddy_flipbook *fb, const char *png_path, c
     /* the pair is written as a whole or not at all: the sheet goes to a unique temporary name beside png_path, the
      * JSON into place, and only then the sheet; a failing JSON used to leave the new sheet (over the old one)
      * without its JSON */
-    struct stat sb;
-    if (stat(png_path, &sb) == 0 && S_ISDIR(sb.st_mode))
-        return fb_fail(msg, msg_size, EDDY_ERR_IO, "%s: is a folder: expected a PNG file name", png_path);
     size_t len = strlen(png_path);
-    char *json_path = malloc(len + 6), *png_tmp = malloc(len + sizeof ".tmp-XXXXXX");
-    if (!json_path || !png_tmp) {
+    char *json_path = malloc(len + 6);
+    if (!json_path) return fb_fail(msg, msg_size, EDDY_ERR_OUT_OF_MEMORY, "%s: out of memory", png_path);
+    eddy_status st;
+    char *png_tmp = eddy__temp_file_for(png_path, msg, msg_size, &st);
+    if (!png_tmp) {
         free(json_path);
-        free(png_tmp);
-        return fb_fail(msg, msg_size, EDDY_ERR_OUT_OF_MEMORY, "%s: out of memory", png_path);
+        return st;
     }
-    memcpy(png_tmp, png_path, len);
-    memcpy(png_tmp + len, ".tmp-XXXXXX", sizeof ".tmp-XXXXXX");
-    int fd = mkstemp(png_tmp);
-    if (fd < 0) {
-        int e = errno;
-        free(json_path);
-        free(png_tmp);
-        return fb_fail(msg, msg_size, EDDY_ERR_IO, "%s: cannot create a temporary file beside it: %s", png_path,
-                       strerror(e));
-    }
-    fchmod(fd, 0644);
-    close(fd);
-    eddy_status st = eddy_png_write(png_tmp, &fb->sheet, 1, msg, msg_size);
+    st = eddy_png_write(png_tmp, &fb->sheet, 1, msg, msg_size);
     if (st != EDDY_OK) {
         remove(png_tmp);
         free(json_path);
