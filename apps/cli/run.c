@@ -349,17 +349,6 @@ static bool continue_stats(run *r, const char *path, long long keep_bytes, char 
     return true;
 }
 
-/* --fps F: one frame must fit in the step limit at the scene's largest step (the fixed dt, or max_dt) */
-static bool check_fps_flag(const eddy_scene *sc, double fps, char *err, size_t err_size) {
-    const eddy_sim_def *d = &sc->def;
-    double step = d->dt > 0 ? d->dt : d->max_dt;
-    if (sc->wind || !(step > 0) || 1.0 / fps <= SCENE_MAX_STEPS_PER_FRAME * step) return true;
-    snprintf(err, err_size, "--fps %g: one frame of %g s would take more than %d steps of %s = %g s; expected fps >= %g",
-             fps, 1.0 / fps, SCENE_MAX_STEPS_PER_FRAME, d->dt > 0 ? "dt" : "max_dt", step,
-             1.0 / (SCENE_MAX_STEPS_PER_FRAME * step));
-    return false;
-}
-
 int run_command(const run_options *opt) {
     run R;
     memset(&R, 0, sizeof R);
@@ -380,8 +369,8 @@ int run_command(const run_options *opt) {
     }
     const eddy_scene *sc = r->scene;
     run_state *s = &r->st;
-    if (opt->fps > 0 && !check_fps_flag(sc, opt->fps, err, sizeof err)) {
-        fprintf(stderr, "eddy: %s\n", err);
+    if (opt->fps > 0 && !scene_fps_fits(sc, opt->fps, err, sizeof err)) {
+        fprintf(stderr, "eddy: --fps %s\n", err);
         run_free(r);
         return EXIT_USAGE;
     }

@@ -891,6 +891,16 @@ static bool parse_render(loader *L, const cJSON *root) {
     return true;
 }
 
+bool scene_fps_fits(const eddy_scene *sc, double fps, char *why, size_t why_size) {
+    const eddy_sim_def *d = &sc->def;
+    const double step = d->dt > 0 ? d->dt : d->max_dt;
+    if (sc->wind || !(step > 0) || 1.0 / fps <= SCENE_MAX_STEPS_PER_FRAME * step) return true;
+    snprintf(why, why_size, "%g: one frame of %g s would take more than %d steps of %s = %g s; expected fps >= %g", fps,
+             1.0 / fps, SCENE_MAX_STEPS_PER_FRAME, d->dt > 0 ? "dt" : "max_dt", step,
+             1.0 / (SCENE_MAX_STEPS_PER_FRAME * step));
+    return false;
+}
+
 static bool parse_output(loader *L, const cJSON *root) {
     scene_output *o = &L->sc->output;
     o->fps = 30;
@@ -932,13 +942,8 @@ static bool parse_output(loader *L, const cJSON *root) {
     if (!o->dir) o->dir = strdup("out");
     if (!o->dir) return jc_fail(&L->c, "output.dir", "out of memory");
     o->sheet_def.fps = (float)o->fps;
-    /* a frame of 1/fps seconds must fit in the run's step limit at the largest step the scene allows (parse_time ran) */
-    const eddy_sim_def *d = &L->sc->def;
-    double step = d->dt > 0 ? d->dt : d->max_dt;
-    if (!L->sc->wind && step > 0 && 1.0 / o->fps > SCENE_MAX_STEPS_PER_FRAME * step)
-        return jc_fail(&L->c, "output.fps", "%g: one frame of %g s would take more than %d steps of %s = %g s; expected fps >= %g",
-                       o->fps, 1.0 / o->fps, SCENE_MAX_STEPS_PER_FRAME, d->dt > 0 ? "dt" : "max_dt", step,
-                       1.0 / (SCENE_MAX_STEPS_PER_FRAME * step));
+    char why[256]; /* parse_time ran: dt and max_dt are known */
+    if (!scene_fps_fits(L->sc, o->fps, why, sizeof why)) return jc_fail(&L->c, "output.fps", "%s", why);
     double frames = L->sc->duration * o->fps;
     if (frames > 10000000.0) return jc_fail(&L->c, "duration", "%g s at %g frames per second is more than 10 million frames", L->sc->duration, o->fps);
     return true;

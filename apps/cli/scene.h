@@ -196,6 +196,9 @@ typedef struct scene_load_options {
 } scene_load_options;
 
 scene_load_options scene_load_options_default(void);
+/* A frame of 1/fps seconds fits in SCENE_MAX_STEPS_PER_FRAME steps at the scene's largest step (dt, or max_dt);
+ * false with `why` = "FPS: ... expected fps >= F" when it does not (the caller names the key or option). */
+bool scene_fps_fits(const eddy_scene *sc, double fps, char *why, size_t why_size);
 
 /* Parses `text` (`len` bytes) named `file` (for messages); relative paths resolve against `base_dir` (NULL = cwd).
  * Returns NULL on error with the message in err. */
