@@ -33,11 +33,12 @@ static int replay_fail(char *msg, size_t msg_size, const char *name, int line, c
     return -1;
 }
 
+/* Positions may lie off the window (a drag that leaves it) but not far: -1 .. 2 window widths or heights. A value too
+ * small for a double (1e-400) reads as 0, as it is. */
 static int parse_fraction(const char *tok, float *out) {
     char *end;
-    errno = 0;
     double v = tok ? strtod(tok, &end) : 0;
-    if (!tok || *end || errno || !isfinite(v) || v < -1.0 || v > 2.0) return -1;
+    if (!tok || end == tok || *end || !(v >= -1.0 && v <= 2.0)) return -1;
     *out = (float)v;
     return 0;
 }
@@ -65,12 +66,12 @@ int replay_parse(const char *text, const char *name, replay *out, char *msg, siz
         if (ntok == 0) continue;
         viewer_event ev;
         memset(&ev, 0, sizeof ev);
-        char *end;
-        errno = 0;
+        char *end, what[160];
         ev.time = strtod(tok[0], &end);
-        if (*end || errno || !isfinite(ev.time) || ev.time < 0) {
+        if (end == tok[0] || *end || !isfinite(ev.time) || ev.time < 0) {
             replay_free(out);
-            return replay_fail(msg, msg_size, name, line_no, "time: expected seconds >= 0");
+            snprintf(what, sizeof what, "time '%.40s': expected seconds >= 0", tok[0]);
+            return replay_fail(msg, msg_size, name, line_no, what);
         }
         if (ev.time < last_time) {
             replay_free(out);
@@ -84,9 +85,12 @@ int replay_parse(const char *text, const char *name, replay *out, char *msg, siz
             expected_tokens = ev.kind == VIEWER_EVENT_MOVE ? 4 : 5;
             if (ntok != expected_tokens || parse_fraction(tok[2], &ev.x) || parse_fraction(tok[3], &ev.y)) {
                 replay_free(out);
-                return replay_fail(msg, msg_size, name, line_no,
-                                   ev.kind == VIEWER_EVENT_MOVE ? "move: expected 'TIME move X Y' with X, Y window fractions"
-                                                                : "down/up: expected 'TIME down|up X Y BUTTON' with X, Y window fractions");
+                const char *bad = ntok != expected_tokens ? NULL : parse_fraction(tok[2], &ev.x) ? tok[2] : tok[3];
+                snprintf(what, sizeof what, "%s: expected '%s' with X, Y window fractions from -1 to 2%s%.40s%s",
+                         ev.kind == VIEWER_EVENT_MOVE ? "move" : "down/up",
+                         ev.kind == VIEWER_EVENT_MOVE ? "TIME move X Y" : "TIME down|up X Y BUTTON", bad ? ", got '" : "",
+                         bad ? bad : "", bad ? "'" : "");
+                return replay_fail(msg, msg_size, name, line_no, what);
             }
             if (ev.kind != VIEWER_EVENT_MOVE) {
                 const char *b = tok[4];
@@ -108,11 +112,13 @@ int replay_parse(const char *text, const char *name, replay *out, char *msg, siz
             }
         } else if (!strcmp(kind, "wheel")) {
             ev.kind = VIEWER_EVENT_WHEEL;
-            errno = 0;
+            /* bounded: a float holds it, and a thousand notches already zoom from one end to the other */
             double v = ntok == 3 ? strtod(tok[2], &end) : 0;
-            if (ntok != 3 || *end || errno || !isfinite(v)) {
+            if (ntok != 3 || end == tok[2] || *end || !(fabs(v) <= 1000.0)) {
                 replay_free(out);
-                return replay_fail(msg, msg_size, name, line_no, "wheel: expected 'TIME wheel NOTCHES'");
+                snprintf(what, sizeof what, "wheel%s%.40s%s: expected 'TIME wheel NOTCHES', notches from -1000 to 1000",
+                         ntok == 3 ? " '" : "", ntok == 3 ? tok[2] : "", ntok == 3 ? "'" : "");
+                return replay_fail(msg, msg_size, name, line_no, what);
             }
             ev.wheel = (float)v;
         } else if (!strcmp(kind, "leave") || !strcmp(kind, "quit")) {
@@ -137,6 +143,12 @@ int replay_parse(const char *text, const char *name, replay *out, char *msg, siz
     return 0;
 }
 
+/* A replay is text of short lines. What is not is refused as it is read, so an input that does not end (/dev/zero, a
+ * device, a stream) stops at its first NUL byte or overlong line instead of being read until memory runs out. Text of
+ * valid length stops at 1 GiB (hours of input recorded from a 1000 Hz mouse). */
+#define REPLAY_MAX_BYTES ((size_t)1 << 30)
+#define REPLAY_MAX_LINE 511
+
 int replay_load(const char *path, replay *out, char *msg, size_t msg_size) {
     memset(out, 0, sizeof *out);
     FILE *f = fopen(path, "rb");
@@ -144,22 +156,35 @@ int replay_load(const char *path, replay *out, char *msg, size_t msg_size) {
         if (msg && msg_size) snprintf(msg, msg_size, "%s: cannot open: %s", path, strerror(errno));
         return -1;
     }
-    size_t cap = 4096, len = 0;
+    size_t cap = 4096, len = 0, line_len = 0;
     char *text = malloc(cap);
+    int line = 1, nul = 0, too_long = 0, too_large = 0;
+    errno = 0;
     while (text) {
         size_t got = fread(text + len, 1, cap - len - 1, f);
+        for (size_t i = len; i < len + got && !nul && !too_long; i++) {
+            if (text[i] == '\n') { line++; line_len = 0; }
+            else if (text[i] == '\0') nul = 1; /* the parser reads NUL-terminated text: the file would end there */
+            else too_long = ++line_len > REPLAY_MAX_LINE;
+        }
         len += got;
-        if (len < cap - 1) break;
+        if (nul || too_long || len < cap - 1) break;
+        if (len > REPLAY_MAX_BYTES) { too_large = 1; break; }
         char *grown = realloc(text, cap * 2);
         if (!grown) { free(text); text = NULL; break; }
         text = grown;
         cap *= 2;
     }
-    int read_error = ferror(f);
+    int read_error = ferror(f) ? (errno ? errno : EIO) : 0;
     fclose(f);
-    if (!text || read_error) {
+    if (!text || read_error || nul || too_long || too_large) {
         free(text);
-        if (msg && msg_size) snprintf(msg, msg_size, "%s: cannot read", path);
+        if (!msg || !msg_size) return -1;
+        if (nul) snprintf(msg, msg_size, "%s:%d: a NUL byte: a replay file is text", path, line);
+        else if (too_long) snprintf(msg, msg_size, "%s:%d: line longer than %d characters", path, line, REPLAY_MAX_LINE);
+        else if (too_large) snprintf(msg, msg_size, "%s: more than %zu MiB: not a replay file", path, REPLAY_MAX_BYTES >> 20);
+        else if (read_error) snprintf(msg, msg_size, "%s: cannot read: %s", path, strerror(read_error));
+        else snprintf(msg, msg_size, "%s: out of memory", path);
         return -1;
     }
     text[len] = '\0';

@@ -25,7 +25,9 @@ typedef struct replay {
 /** Parses `text` (NUL-terminated) into `out`; on error returns -1 with a message naming `name`, the line and
  *  what was expected. */
 int replay_parse(const char *text, const char *name, replay *out, char *msg, size_t msg_size);
-/** Reads and parses a file. */
+/** Reads and parses a file. Refused with a message, as soon as it is seen (an input that does not end is not read
+ *  for ever): a file that cannot be read (a folder, ...), a NUL byte or a line over 511 characters (not a replay),
+ *  more than 1 GiB. */
 int replay_load(const char *path, replay *out, char *msg, size_t msg_size);
 void replay_free(replay *r);
 /** The next event with time <= `now`, or NULL. */

@@ -66,6 +66,53 @@ static void test_replay(void) {
     CHECK(replay_load("/nonexistent/x.replay", &r, msg, sizeof msg) != 0 && strstr(msg, "cannot open"), "missing file: %s", msg);
 }
 
+/* Files that are not replays: each refused with a message naming the file and what is wrong, nothing parsed. */
+static void test_replay_bad_files(void) {
+    char dir[] = "/tmp/viewer_units_XXXXXX", path[64], msg[256];
+    CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+    replay r;
+    /* a NUL byte used to end the text there: a quit after it was never seen and the viewer ran on for ever */
+    snprintf(path, sizeof path, "%s/nul.replay", dir);
+    FILE *f = fopen(path, "wb");
+    static const char with_nul[] = "0 move 0.5 0.5\n\0" "0.1 quit\n";
+    fwrite(with_nul, 1, sizeof with_nul - 1, f);
+    fclose(f);
+    msg[0] = '\0';
+    CHECK(replay_load(path, &r, msg, sizeof msg) != 0 && strstr(msg, "nul.replay:2:") && strstr(msg, "NUL"),
+          "NUL byte refused naming line 2: '%s'", msg);
+    replay_free(&r);
+    remove(path);
+    /* a folder: the reason is named */
+    msg[0] = '\0';
+    CHECK(replay_load(dir, &r, msg, sizeof msg) != 0 && strstr(msg, "directory"), "folder refused naming why: '%s'", msg);
+    /* an input that does not end (it used to be read until memory ran out) */
+    msg[0] = '\0';
+    CHECK(replay_load("/dev/zero", &r, msg, sizeof msg) != 0 && strstr(msg, "/dev/zero:1:") && strstr(msg, "NUL"),
+          "/dev/zero refused at its first byte: '%s'", msg);
+    remove(dir);
+}
+
+/* Replay values out of range: the message names the value and the range; a float-overflowing wheel (1e300 became an
+ * infinite zoom) is refused; a time too small for a double is a time of 0, not an error. */
+static void test_replay_values(void) {
+    replay r;
+    char msg[256] = "";
+    struct { const char *text, *expect; } bad[] = {
+        {"-1 quit\n", "time '-1'"},
+        {"0 move 0.5 nan\n", "got 'nan'"},
+        {"0 down 3 0.5 left\n", "got '3'"},
+        {"0 wheel 1e300\n", "wheel '1e300'"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        msg[0] = '\0';
+        CHECK(replay_parse(bad[i].text, "v.replay", &r, msg, sizeof msg) != 0 && strstr(msg, bad[i].expect),
+              "value %zu: message '%s' names '%s'", i, msg, bad[i].expect);
+    }
+    CHECK(replay_parse("1e-400 move 1e-400 0.5\n", "v.replay", &r, msg, sizeof msg) == 0 && r.count == 1 &&
+              r.events[0].time == 0.0, "a tiny time reads as 0: %s", msg);
+    replay_free(&r);
+}
+
 static void test_font(void) {
     /* distinct glyphs for the characters of the status line */
     const char *chars = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.:+-/()%";
@@ -154,6 +201,8 @@ static void test_bench(void) {
 int main(void) {
     test_bench();
     test_replay();
+    test_replay_bad_files();
+    test_replay_values();
     test_font();
     test_stir();
     printf("%d passed, %d failed\n", passes, failures);
