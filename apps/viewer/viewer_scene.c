@@ -14,7 +14,7 @@
 #define VIEWER_MAX_SETS 64
 
 struct viewer_scene {
-    char name[256];
+    char *name;            /* owned: a preset name or a file path of any length */
     viewer_scene_options opt;
     const char *sets[VIEWER_MAX_SETS + 4];
     char profile_sets[4][96];
@@ -56,8 +56,14 @@ static int scene_prepare(viewer_scene *sc, char *msg, size_t msg_size) {
         scene_free(scene);
         return -1;
     }
+    if (sc->opt.grid[0] > 0 && scene->def.dim != 2) { /* it would be left out without a word */
+        snprintf(msg, msg_size, "--grid %dx%d: %s is a 3D scene; --grid sets a 2D grid (give a 3D one with --set grid=[NX,NY,NZ])",
+                 sc->opt.grid[0], sc->opt.grid[1], scene->file);
+        scene_free(scene);
+        return -1;
+    }
     int extra = 0;
-    if (sc->opt.grid[0] > 0 && scene->def.dim == 2) {
+    if (sc->opt.grid[0] > 0) {
         snprintf(sc->profile_sets[extra++], sizeof sc->profile_sets[0], "grid=[%d,%d]", sc->opt.grid[0], sc->opt.grid[1]);
     } else if (!sc->opt.full_resolution) {
         const int dim = scene->def.dim, limit = dim == 2 ? 128 : 48;
@@ -132,7 +138,8 @@ int viewer_scene_open(const char *name, const viewer_scene_options *opt, viewer_
     *out = NULL;
     viewer_scene *sc = calloc(1, sizeof *sc);
     if (!sc) { snprintf(msg, msg_size, "out of memory"); return -1; }
-    snprintf(sc->name, sizeof sc->name, "%s", name ? name : "default");
+    sc->name = strdup(name ? name : "default");
+    if (!sc->name) { free(sc); snprintf(msg, msg_size, "out of memory"); return -1; }
     if (opt) sc->opt = *opt;
     if (scene_prepare(sc, msg, msg_size) != 0 || scene_build(sc, msg, msg_size) != 0) {
         viewer_scene_close(sc);
@@ -146,6 +153,7 @@ void viewer_scene_close(viewer_scene *sc) {
     if (!sc) return;
     scene_release_run(sc);
     scene_free(sc->scene);
+    free(sc->name);
     free(sc);
 }
 

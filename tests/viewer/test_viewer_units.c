@@ -5,6 +5,7 @@
 #include "font.h"
 #include "replay.h"
 #include "stir.h"
+#include "viewer_scene.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -113,6 +114,36 @@ static void test_replay_values(void) {
     replay_free(&r);
 }
 
+/* Scenes: a path of any length is opened as given (it was cut at 255 characters, naming another file or none); --grid
+ * on a 3D scene is refused (it was left out without a word). */
+static void test_scene_inputs(void) {
+    char dir[] = "/tmp/viewer_units_XXXXXX", path[512], msg[512] = "";
+    CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+    int n = snprintf(path, sizeof path, "%s/", dir);
+    memset(path + n, 's', 240);
+    snprintf(path + n + 240, sizeof path - (size_t)n - 240, ".json");
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL, "create %s", path);
+    if (f) {
+        fputs("{\"name\": \"long\", \"dim\": 2, \"grid\": [16, 16], \"size\": 1}", f);
+        fclose(f);
+    }
+    viewer_scene *sc = NULL;
+    CHECK(viewer_scene_open(path, NULL, &sc, msg, sizeof msg) == 0, "a %zu-character path opens: %s", strlen(path), msg);
+    viewer_scene_close(sc);
+    remove(path);
+    remove(dir);
+    viewer_scene_options so;
+    memset(&so, 0, sizeof so);
+    so.grid[0] = so.grid[1] = 20;
+    so.threads = 1;
+    msg[0] = '\0';
+    sc = NULL;
+    CHECK(viewer_scene_open("smoke3d", &so, &sc, msg, sizeof msg) != 0 && strstr(msg, "--grid") && strstr(msg, "3D"),
+          "--grid on a 3D scene refused: '%s'", msg);
+    viewer_scene_close(sc);
+}
+
 static void test_font(void) {
     /* distinct glyphs for the characters of the status line */
     const char *chars = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.:+-/()%";
@@ -203,6 +234,7 @@ int main(void) {
     test_replay();
     test_replay_bad_files();
     test_replay_values();
+    test_scene_inputs();
     test_font();
     test_stir();
     printf("%d passed, %d failed\n", passes, failures);
