@@ -2,6 +2,7 @@
  * events, shows the viewer's framebuffer through a streaming texture, and saves screenshots read back from the
  * window. `eddy view ...` runs this program. Usage: eddy-view --help; docs/viewer.md. */
 #include "bench.h"
+#include "output_file.h"
 #include "replay.h"
 #include "stir.h"
 #include "viewer.h"
@@ -9,7 +10,9 @@
 #include "eddy/render.h"
 
 #include <SDL.h>
+#include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,8 +39,9 @@ static const char *usage =
     "  --background-image F   a PNG behind the dye (implies --transparent)\n"
     "  --seed N               stroke colours (default 1)\n"
     "  --replay FILE          feed recorded input events (docs/viewer.md); runs with a fixed 1/60 s step\n"
-    "  --record FILE          write the input events of this session in the replay format\n"
-    "  --screenshot-at T FILE save the window as a PNG when the viewer clock reaches T seconds, then exit\n"
+    "  --record FILE          write the input events of this session in the replay format (a new file)\n"
+    "  --screenshot-at T FILE save the window as a PNG (a new file) when the viewer clock reaches T seconds, then exit\n"
+    "  --force                let --screenshot-at and --record overwrite a file that exists\n"
     "  --bench N              N frames with a scripted drag, post-processing on then off; print frame times, exit\n"
     "  --no-status            hide the status line\n"
     "  --no-overlap           2D: step, then draw, on one thread (default: the step runs beside the drawing)\n"
@@ -51,73 +55,205 @@ typedef struct shell_args {
     const char *replay_path, *record_path, *screenshot_path;
     double screenshot_at;
     int bench_frames;
+    int force;      /* --force: --screenshot-at and --record may replace a file that exists */
 } shell_args;
 
-static int parse_pair(const char *s, int out[2]) {
-    char tail;
-    return sscanf(s, "%dx%d%c", &out[0], &out[1], &tail) == 2 && out[0] > 0 && out[1] > 0 ? 0 : -1;
+/* The viewer's limits on option values: a window the framebuffer can cover (below 16 pixels the framebuffer and the
+ * window would differ), the renderer's largest picture; a frame step short enough that a replay or screenshot time is
+ * reached in a sensible number of frames and long enough not to make one frame's step take minutes. */
+#define SHELL_WINDOW_MIN 16
+#define SHELL_WINDOW_MAX 16384
+#define SHELL_GRID_MIN 3
+#define SHELL_GRID_MAX 1048576
+#define SHELL_FIXED_DT_MIN 1e-4
+#define SHELL_FIXED_DT_MAX 1.0
+#define SHELL_VORTICITY_MAX 1000.0 /* as a scene's "vorticity" (apps/cli/scene.c) */
+#define SHELL_BENCH_MAX 100000
+
+static int usage_error(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("eddy-view: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputs("\n(see eddy-view --help)\n", stderr);
+    va_end(ap);
+    return 2;
+}
+
+/* A whole number in [lo, hi], all of `s`. */
+static int parse_long(const char *s, long lo, long hi, long *out) {
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi) return -1;
+    *out = v;
+    return 0;
+}
+
+/* A number in [lo, hi], all of `s` (NaN and infinities are not in any range). */
+static int parse_double(const char *s, double lo, double hi, double *out) {
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end || !(v >= lo && v <= hi)) return -1;
+    *out = v;
+    return 0;
+}
+
+/* "AxB", each a whole number in [lo, hi]. */
+static int parse_pair(const char *s, int lo, int hi, int out[2]) {
+    const char *x = strchr(s, 'x');
+    char first[32];
+    long a, b;
+    if (!x || (size_t)(x - s) >= sizeof first) return -1;
+    memcpy(first, s, (size_t)(x - s));
+    first[x - s] = '\0';
+    if (parse_long(first, lo, hi, &a) || parse_long(x + 1, lo, hi, &b)) return -1;
+    out[0] = (int)a;
+    out[1] = (int)b;
+    return 0;
+}
+
+/* options that take one value: each may be given once */
+enum {
+    GIVEN_WINDOW = 1 << 0, GIVEN_GRID = 1 << 1, GIVEN_THREADS = 1 << 2, GIVEN_FIXED_DT = 1 << 3, GIVEN_VIEW = 1 << 4,
+    GIVEN_VORTICITY = 1 << 5, GIVEN_COLORS = 1 << 6, GIVEN_RADIUS = 1 << 7, GIVEN_BACKGROUND = 1 << 8,
+    GIVEN_BACKGROUND_IMAGE = 1 << 9, GIVEN_SEED = 1 << 10, GIVEN_REPLAY = 1 << 11, GIVEN_RECORD = 1 << 12,
+    GIVEN_SCREENSHOT = 1 << 13, GIVEN_BENCH = 1 << 14,
+};
+
+/* Whether argv[*i] is the option `name`, which takes one value: 1 with the value in *val (*i moved onto it), 0 when it
+ * is another argument, -1 (said on stderr) when the value is missing or the option was given before (`flag` in
+ * *given; 0 for an option that may be repeated). */
+static int value_option(int argc, char **argv, int *i, const char *name, unsigned flag, unsigned *given, const char **val) {
+    if (strcmp(argv[*i], name) != 0) return 0;
+    if (*i + 1 >= argc) {
+        fprintf(stderr, "eddy-view: %s needs a value\n%s", name, usage);
+        return -1;
+    }
+    if (*given & flag) {
+        if (flag == GIVEN_COLORS) usage_error("%s: the stroke colours were given before (--color and --palette set them): give them once", name);
+        else usage_error("%s given twice: give it once", name);
+        return -1;
+    }
+    *given |= flag;
+    *val = argv[++*i];
+    return 1;
 }
 
 static int parse_args(int argc, char **argv, shell_args *a) {
     memset(a, 0, sizeof *a);
     a->opt = viewer_options_default();
     a->screenshot_at = -1;
+    unsigned given = 0;
     for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-#define NEED_VALUE()                                                                   \
-    do {                                                                               \
-        if (!val) { fprintf(stderr, "eddy-view: %s needs a value\n%s", arg, usage); return 2; } \
-        i++;                                                                           \
-    } while (0)
+        const char *arg = argv[i], *val = NULL;
+        long n;
+        double d;
+        int m;
+#define VALUE_OPTION(name, flag) if ((m = value_option(argc, argv, &i, name, flag, &given, &val)) < 0) return 2; else if (m)
         if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) { fputs(usage, stdout); return 1; }
-        else if (!strcmp(arg, "--window")) { NEED_VALUE(); if (parse_pair(val, a->opt.window)) goto bad; }
-        else if (!strcmp(arg, "--grid")) { NEED_VALUE(); if (parse_pair(val, a->opt.grid)) goto bad; }
         else if (!strcmp(arg, "--full")) a->opt.full_resolution = 1;
-        else if (!strcmp(arg, "--set")) {
-            NEED_VALUE();
-            if (a->opt.set_count >= SHELL_MAX_SETS || !strchr(val, '=')) goto bad;
+        else if (!strcmp(arg, "--no-post")) a->opt.post = 0;
+        else if (!strcmp(arg, "--hover")) a->opt.stir.hover = 1;
+        else if (!strcmp(arg, "--transparent")) a->opt.transparent = 1;
+        else if (!strcmp(arg, "--no-status")) a->opt.show_status = 0;
+        else if (!strcmp(arg, "--no-overlap")) a->opt.overlap = 0;
+        else if (!strcmp(arg, "--force")) a->force = 1;
+        else VALUE_OPTION("--window", GIVEN_WINDOW) {
+            if (parse_pair(val, SHELL_WINDOW_MIN, SHELL_WINDOW_MAX, a->opt.window))
+                return usage_error("--window %s: expected WIDTHxHEIGHT in pixels, each from %d to %d", val, SHELL_WINDOW_MIN,
+                                   SHELL_WINDOW_MAX);
+        }
+        else VALUE_OPTION("--grid", GIVEN_GRID) {
+            if (parse_pair(val, SHELL_GRID_MIN, SHELL_GRID_MAX, a->opt.grid))
+                return usage_error("--grid %s: expected NXxNY cells, each from %d to %d", val, SHELL_GRID_MIN, SHELL_GRID_MAX);
+        }
+        else VALUE_OPTION("--set", 0) {
+            if (!strchr(val, '=')) return usage_error("--set %s: expected KEY=VALUE", val);
+            if (a->opt.set_count >= SHELL_MAX_SETS) return usage_error("--set %s: more than %d --set options", val, SHELL_MAX_SETS);
             a->sets[a->opt.set_count++] = val;
         }
-        else if (!strcmp(arg, "--threads")) { NEED_VALUE(); a->opt.threads = atoi(val); if (a->opt.threads < 0) goto bad; }
-        else if (!strcmp(arg, "--fixed-dt")) { NEED_VALUE(); a->opt.fixed_dt = strtof(val, NULL); if (!(a->opt.fixed_dt > 0)) goto bad; }
-        else if (!strcmp(arg, "--view")) {
-            NEED_VALUE();
+        else VALUE_OPTION("--threads", GIVEN_THREADS) {
+            if (parse_long(val, 0, 1024, &n)) return usage_error("--threads %s: expected a whole number from 0 (the default) to 1024", val);
+            a->opt.threads = (int)n;
+        }
+        else VALUE_OPTION("--fixed-dt", GIVEN_FIXED_DT) {
+            if (parse_double(val, SHELL_FIXED_DT_MIN, SHELL_FIXED_DT_MAX, &d))
+                return usage_error("--fixed-dt %s: expected seconds per frame from %g to %g", val, SHELL_FIXED_DT_MIN,
+                                   SHELL_FIXED_DT_MAX);
+            a->opt.fixed_dt = (float)d;
+        }
+        else VALUE_OPTION("--view", GIVEN_VIEW) {
+            /* the views the viewer cycles through; the renderer knows more, which the viewer does not show */
             eddy_view view;
-            if (eddy_view_from_name(val, &view) != EDDY_OK) goto bad;
+            if (eddy_view_from_name(val, &view) != EDDY_OK ||
+                (view != EDDY_VIEW_DYE && view != EDDY_VIEW_SPEED && view != EDDY_VIEW_VORTICITY && view != EDDY_VIEW_PRESSURE))
+                return usage_error("--view %s: expected dye, speed, vorticity or pressure", val);
             a->opt.view = view;
         }
-        else if (!strcmp(arg, "--no-post")) a->opt.post = 0;
-        else if (!strcmp(arg, "--vorticity")) { NEED_VALUE(); a->opt.vorticity = strtof(val, NULL); if (!(a->opt.vorticity >= 0)) goto bad; }
-        else if (!strcmp(arg, "--hover")) a->opt.stir.hover = 1;
-        else if (!strcmp(arg, "--color") || !strcmp(arg, "--palette")) { NEED_VALUE(); if (stir_parse_palette(val, &a->opt.stir)) goto bad; }
-        else if (!strcmp(arg, "--radius")) { NEED_VALUE(); a->opt.stir.radius = strtof(val, NULL); if (!(a->opt.stir.radius > 0 && a->opt.stir.radius < 1)) goto bad; }
-        else if (!strcmp(arg, "--transparent")) a->opt.transparent = 1;
-        else if (!strcmp(arg, "--background")) { NEED_VALUE(); if (stir_parse_color(val, a->opt.background)) goto bad; }
-        else if (!strcmp(arg, "--background-image")) { NEED_VALUE(); a->opt.background_image = val; }
-        else if (!strcmp(arg, "--seed")) { NEED_VALUE(); a->opt.seed = (unsigned)strtoul(val, NULL, 10); }
-        else if (!strcmp(arg, "--replay")) { NEED_VALUE(); a->replay_path = val; }
-        else if (!strcmp(arg, "--record")) { NEED_VALUE(); a->record_path = val; }
+        else VALUE_OPTION("--vorticity", GIVEN_VORTICITY) {
+            if (parse_double(val, 0, SHELL_VORTICITY_MAX, &d))
+                return usage_error("--vorticity %s: expected a number from 0 to %g", val, SHELL_VORTICITY_MAX);
+            a->opt.vorticity = (float)d;
+        }
+        else VALUE_OPTION("--color", GIVEN_COLORS) {
+            if (stir_parse_palette(val, &a->opt.stir) || a->opt.stir.color_count != 1)
+                return usage_error("--color %s: expected one colour #RRGGBB", val);
+        }
+        else VALUE_OPTION("--palette", GIVEN_COLORS) {
+            if (stir_parse_palette(val, &a->opt.stir))
+                return usage_error("--palette %s: expected #RRGGBB colours separated by commas, at most %d", val, STIR_MAX_COLORS);
+        }
+        else VALUE_OPTION("--radius", GIVEN_RADIUS) {
+            if (parse_double(val, 0, 1, &d) || !(d > 0 && d < 1))
+                return usage_error("--radius %s: expected a fraction of the box height, more than 0 and less than 1", val);
+            a->opt.stir.radius = (float)d;
+        }
+        else VALUE_OPTION("--background", GIVEN_BACKGROUND) {
+            if (stir_parse_color(val, a->opt.background)) return usage_error("--background %s: expected a colour #RRGGBB", val);
+        }
+        else VALUE_OPTION("--background-image", GIVEN_BACKGROUND_IMAGE) {
+            if (!*val) return usage_error("--background-image: expected a PNG file name, got an empty one");
+            a->opt.background_image = val;
+        }
+        else VALUE_OPTION("--seed", GIVEN_SEED) {
+            if (parse_long(val, 0, 4294967295L, &n)) return usage_error("--seed %s: expected a whole number from 0 to 4294967295", val);
+            a->opt.seed = (unsigned)n;
+        }
+        else VALUE_OPTION("--replay", GIVEN_REPLAY) {
+            if (!*val) return usage_error("--replay: expected a replay file name, got an empty one");
+            a->replay_path = val;
+        }
+        else VALUE_OPTION("--record", GIVEN_RECORD) {
+            if (!*val) return usage_error("--record: expected a file name, got an empty one");
+            a->record_path = val;
+        }
         else if (!strcmp(arg, "--screenshot-at")) {
-            if (i + 2 >= argc) { fprintf(stderr, "eddy-view: --screenshot-at needs T and FILE\n"); return 2; }
-            char *end;
-            a->screenshot_at = strtod(argv[i + 1], &end);
-            if (*end || !(a->screenshot_at >= 0)) { val = argv[i + 1]; i++; goto bad; }
+            if (i + 2 >= argc) return usage_error("--screenshot-at needs T and FILE");
+            if (given & GIVEN_SCREENSHOT) return usage_error("--screenshot-at given twice: give it once");
+            given |= GIVEN_SCREENSHOT;
+            /* finite: the viewer clock never reaches an infinite time, and the viewer would run for ever */
+            if (parse_double(argv[i + 1], 0, HUGE_VAL, &a->screenshot_at) || !isfinite(a->screenshot_at))
+                return usage_error("--screenshot-at %s: expected a time in seconds >= 0", argv[i + 1]);
+            if (!argv[i + 2][0]) return usage_error("--screenshot-at %s: expected a PNG file name, got an empty one", argv[i + 1]);
             a->screenshot_path = argv[i + 2];
             i += 2;
         }
-        else if (!strcmp(arg, "--bench")) { NEED_VALUE(); a->bench_frames = atoi(val); if (a->bench_frames < 1) goto bad; }
-        else if (!strcmp(arg, "--no-status")) a->opt.show_status = 0;
-        else if (!strcmp(arg, "--no-overlap")) a->opt.overlap = 0;
+        else VALUE_OPTION("--bench", GIVEN_BENCH) {
+            if (parse_long(val, 1, SHELL_BENCH_MAX, &n))
+                return usage_error("--bench %s: expected a number of frames from 1 to %d", val, SHELL_BENCH_MAX);
+            a->bench_frames = (int)n;
+        }
         else if (arg[0] == '-' && arg[1]) { fprintf(stderr, "eddy-view: unknown option %s\n%s", arg, usage); return 2; }
         else if (!a->opt.scene) a->opt.scene = arg;
-        else { fprintf(stderr, "eddy-view: more than one scene given (%s, %s)\n", a->opt.scene, arg); return 2; }
-        continue;
-    bad:
-        fprintf(stderr, "eddy-view: %s %s: invalid value (see --help)\n", arg, val ? val : "");
-        return 2;
-#undef NEED_VALUE
+        else return usage_error("more than one scene given (%s, %s)", a->opt.scene, arg);
+#undef VALUE_OPTION
     }
+    /* the bench drives its own stroke and ends after its runs: a replay or a screenshot would cut it short, and the
+     * table would silently not be printed */
+    if (a->bench_frames && (a->replay_path || a->screenshot_path))
+        return usage_error("--bench runs a scripted drag of its own: it does not combine with %s",
+                           a->replay_path ? "--replay" : "--screenshot-at");
     a->opt.sets = a->sets;
     if ((a->replay_path || a->screenshot_path || a->bench_frames) && !(a->opt.fixed_dt > 0)) a->opt.fixed_dt = 1.0f / 60.0f;
     return 0;
@@ -195,24 +331,29 @@ int main(int argc, char **argv) {
     if (rc) return rc == 1 ? 0 : rc;
 
     char msg[1024];
+    /* the outputs first: a run is not spent on a file that cannot be saved, nor one that would replace the user's */
+    if ((args.screenshot_path && output_file_check("--screenshot-at", args.screenshot_path, args.force, msg, sizeof msg) != 0) ||
+        (args.record_path && output_file_check("--record", args.record_path, args.force, msg, sizeof msg) != 0)) {
+        fprintf(stderr, "eddy-view: %s\n", msg);
+        return 2;
+    }
     replay rep = {0};
     if (args.replay_path && replay_load(args.replay_path, &rep, msg, sizeof msg) != 0) {
         fprintf(stderr, "eddy-view: replay: %s\n", msg);
         return 2;
     }
-    FILE *record = NULL;
-    if (args.record_path && !(record = fopen(args.record_path, "w"))) {
-        fprintf(stderr, "eddy-view: cannot write %s\n", args.record_path);
+    replay_recorder recorder = {0};
+    if (args.record_path && replay_recorder_open(&recorder, args.record_path, msg, sizeof msg) != 0) {
+        fprintf(stderr, "eddy-view: --record: %s\n", msg);
         replay_free(&rep);
         return 2;
     }
-    if (record) fputs("# eddy viewer replay: TIME KIND [ARGS] (docs/viewer.md)\n", record);
 
     viewer *v;
     if (viewer_create(&args.opt, &v, msg, sizeof msg) != 0) {
         fprintf(stderr, "eddy-view: %s\n", msg);
         replay_free(&rep);
-        if (record) fclose(record);
+        replay_recorder_abort(&recorder);
         return 2;
     }
     int scripted = args.replay_path || args.screenshot_path || args.bench_frames;
@@ -222,7 +363,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "eddy-view: cannot open a window: %s (no display? try xvfb-run)\n", SDL_GetError());
         viewer_destroy(v);
         replay_free(&rep);
-        if (record) fclose(record);
+        replay_recorder_abort(&recorder);
         return 1;
     }
     int win_w = args.opt.window[0], win_h = args.opt.window[1];
@@ -232,9 +373,12 @@ int main(int argc, char **argv) {
      * one conversion, no texture upload */
     if (!win || !SDL_GetWindowSurface(win)) {
         fprintf(stderr, "eddy-view: cannot create the window: %s\n", SDL_GetError());
+        replay_recorder_abort(&recorder); /* nothing was recorded */
         rc = 1;
         goto done;
     }
+    /* the framebuffer is at least 16 pixels a side (viewer_resize): a smaller window could not show it */
+    SDL_SetWindowMinimumSize(win, SHELL_WINDOW_MIN, SHELL_WINDOW_MIN);
     const int bgra = window_is_bgra(win);
     viewer_set_bgra(v, bgra);
 
@@ -243,6 +387,7 @@ int main(int argc, char **argv) {
     if (args.bench_frames && bench_init(&bench_state, args.bench_frames) != 0) {
         fprintf(stderr, "eddy-view: out of memory\n");
         bench_free(&bench_state);
+        replay_recorder_abort(&recorder);
         rc = 1;
         goto done;
     }
@@ -303,7 +448,7 @@ int main(int argc, char **argv) {
             }
             /* during a replay only closing the window counts: the script drives the input */
             if (!have || (scripted && ev.kind != VIEWER_EVENT_QUIT)) continue;
-            if (record) replay_write_event(record, &ev);
+            replay_recorder_write(&recorder, &ev);
             viewer_handle(v, &ev);
         }
         if (args.bench_frames) { /* a scripted stroke: a circle around the box centre, the button held */
@@ -389,6 +534,11 @@ int main(int argc, char **argv) {
         }
     }
 loop_end:
+    if (args.bench_frames && bench_state.run_count != bench_runs && rc == 0) {
+        /* closed before the runs were done: no table, and no success */
+        fprintf(stderr, "eddy-view: --bench: stopped after %d of %d runs, before the table\n", bench_state.run_count, bench_runs);
+        rc = 1;
+    }
     if (args.bench_frames && bench_state.run_count == bench_runs) {
         char grid[32], dye[32];
         viewer_grid_text(v, grid, sizeof grid);
@@ -408,6 +558,9 @@ done:
      * what those libraries keep for the process's life (tests/viewer/lsan.supp); the process ends here anyway. */
     viewer_destroy(v);
     replay_free(&rep);
-    if (record) fclose(record);
+    if (args.record_path && replay_recorder_finish(&recorder, msg, sizeof msg) != 0) {
+        fprintf(stderr, "eddy-view: --record: %s\n", msg);
+        if (rc == 0) rc = 1;
+    }
     return rc;
 }

@@ -1,5 +1,8 @@
 /* Replay files: parsing and writing the event lines described in replay.h. */
+#define _POSIX_C_SOURCE 200809L
 #include "replay.h"
+
+#include "temp_file.h"
 
 #include <errno.h>
 #include <math.h>
@@ -218,4 +221,58 @@ void replay_write_event(FILE *f, const viewer_event *ev) {
     case VIEWER_EVENT_LEAVE: fprintf(f, "%.4f leave\n", ev->time); break;
     case VIEWER_EVENT_QUIT: fprintf(f, "%.4f quit\n", ev->time); break;
     }
+}
+
+int replay_recorder_open(replay_recorder *rec, const char *path, char *msg, size_t msg_size) {
+    memset(rec, 0, sizeof *rec);
+    eddy_status st;
+    rec->tmp_path = eddy__temp_file_for(path, msg, msg_size, &st);
+    rec->path = strdup(path);
+    if (!rec->tmp_path || !rec->path) {
+        if (rec->tmp_path && msg && msg_size) snprintf(msg, msg_size, "%s: out of memory", path);
+        replay_recorder_abort(rec);
+        return -1;
+    }
+    rec->file = fopen(rec->tmp_path, "w");
+    if (!rec->file) {
+        if (msg && msg_size) snprintf(msg, msg_size, "%s: cannot write %s: %s", path, rec->tmp_path, strerror(errno));
+        replay_recorder_abort(rec);
+        return -1;
+    }
+    fputs("# eddy viewer replay: TIME KIND [ARGS] (docs/viewer.md)\n", rec->file);
+    return 0;
+}
+
+void replay_recorder_write(replay_recorder *rec, const viewer_event *ev) {
+    if (!rec->file) return;
+    errno = 0;
+    replay_write_event(rec->file, ev);
+    if (ferror(rec->file) && !rec->error) rec->error = errno ? errno : EIO;
+}
+
+int replay_recorder_finish(replay_recorder *rec, char *msg, size_t msg_size) {
+    if (!rec->file) { replay_recorder_abort(rec); return 0; }
+    int e = rec->error ? rec->error : ferror(rec->file) ? EIO : 0;
+    errno = 0;
+    if (fclose(rec->file) != 0 && !e) e = errno ? errno : EIO;
+    rec->file = NULL;
+    if (!e && rename(rec->tmp_path, rec->path) != 0) e = errno;
+    if (e) {
+        if (msg && msg_size) snprintf(msg, msg_size, "%s: the recording could not be written whole: %s (nothing kept)",
+                                      rec->path, strerror(e));
+        replay_recorder_abort(rec);
+        return -1;
+    }
+    free(rec->tmp_path);
+    free(rec->path);
+    memset(rec, 0, sizeof *rec);
+    return 0;
+}
+
+void replay_recorder_abort(replay_recorder *rec) {
+    if (rec->file) fclose(rec->file);
+    if (rec->tmp_path) remove(rec->tmp_path);
+    free(rec->tmp_path);
+    free(rec->path);
+    memset(rec, 0, sizeof *rec);
 }

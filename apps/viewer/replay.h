@@ -34,6 +34,25 @@ void replay_free(replay *r);
 const viewer_event *replay_poll(replay *r, double now);
 /** Writes one event as a line of the format (for --record). */
 void replay_write_event(FILE *f, const viewer_event *ev);
+/** A recording (--record): events written to a temporary file beside `path`, renamed to `path` when the recording is
+ *  finished and every byte was written, so a failed or cut-short recording never stands under the final name. */
+typedef struct replay_recorder {
+    FILE *file;
+    char *tmp_path; /* owned */
+    char *path;     /* owned */
+    int error;      /* errno of the first failed write, 0 while all went well */
+} replay_recorder;
+
+/** Starts a recording for `path` (the caller has checked what is there: output_file_check). Returns 0, or -1 with a
+ *  message. */
+int replay_recorder_open(replay_recorder *rec, const char *path, char *msg, size_t msg_size);
+/** Writes one event (a failed write is reported by replay_recorder_finish). */
+void replay_recorder_write(replay_recorder *rec, const viewer_event *ev);
+/** Finishes the recording: the file is complete and renamed into place (0), or it could not be written whole and
+ *  is removed (-1 with a message naming the file and why). Frees the recorder either way. */
+int replay_recorder_finish(replay_recorder *rec, char *msg, size_t msg_size);
+/** Drops the recording: the temporary file is removed, nothing is left at the path. */
+void replay_recorder_abort(replay_recorder *rec);
 /** Name of a key for the format ("space", "v", ...); `buf` holds single characters. */
 const char *replay_key_name(int key, char buf[2]);
 

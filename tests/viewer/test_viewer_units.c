@@ -3,6 +3,7 @@
  * splats a stroke leaves in a simulation (dye along the segment, none far away). */
 #include "bench.h"
 #include "font.h"
+#include "output_file.h"
 #include "replay.h"
 #include "stir.h"
 #include "viewer_scene.h"
@@ -11,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static int failures = 0, passes = 0;
 #define CHECK(cond, ...)                                          \
@@ -112,6 +115,52 @@ static void test_replay_values(void) {
     CHECK(replay_parse("1e-400 move 1e-400 0.5\n", "v.replay", &r, msg, sizeof msg) == 0 && r.count == 1 &&
               r.events[0].time == 0.0, "a tiny time reads as 0: %s", msg);
     replay_free(&r);
+}
+
+/* --record and --screenshot-at files: nothing of the user's is replaced unasked; a recording is renamed into place
+ * only when finished, and a dropped one leaves nothing. */
+static void test_output_files(void) {
+    char dir[] = "/tmp/viewer_units_XXXXXX", path[96], link_path[96], msg[512];
+    CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+    snprintf(path, sizeof path, "%s/out.replay", dir);
+    CHECK(output_file_check("--record", path, 0, msg, sizeof msg) == 0, "a new file is fine: %s", msg);
+    CHECK(access(path, F_OK) != 0, "the check leaves nothing behind");
+    replay_recorder rec;
+    CHECK(replay_recorder_open(&rec, path, msg, sizeof msg) == 0, "recorder: %s", msg);
+    viewer_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = VIEWER_EVENT_QUIT;
+    ev.time = 0.5;
+    replay_recorder_write(&rec, &ev);
+    CHECK(access(path, F_OK) != 0, "nothing under the final name while recording");
+    CHECK(replay_recorder_finish(&rec, msg, sizeof msg) == 0, "finish: %s", msg);
+    replay back;
+    CHECK(replay_load(path, &back, msg, sizeof msg) == 0 && back.count == 1 && back.events[0].kind == VIEWER_EVENT_QUIT,
+          "the recording reads back: %s", msg);
+    replay_free(&back);
+    msg[0] = '\0';
+    CHECK(output_file_check("--record", path, 0, msg, sizeof msg) != 0 && strstr(msg, "exists") && strstr(msg, "--force"),
+          "an existing file is refused without --force: '%s'", msg);
+    CHECK(output_file_check("--record", path, 1, msg, sizeof msg) == 0, "and allowed with it: %s", msg);
+    snprintf(link_path, sizeof link_path, "%s/link.png", dir);
+    CHECK(symlink(path, link_path) == 0, "symlink");
+    msg[0] = '\0';
+    CHECK(output_file_check("--screenshot-at", link_path, 1, msg, sizeof msg) != 0 && strstr(msg, "symbolic link"),
+          "a link is refused even with --force: '%s'", msg);
+    CHECK(output_file_check("--screenshot-at", dir, 1, msg, sizeof msg) != 0 && strstr(msg, "directory"),
+          "a folder is refused: '%s'", msg);
+    CHECK(output_file_check("--screenshot-at", "/dev/null", 1, msg, sizeof msg) != 0 && strstr(msg, "device"),
+          "a device is refused: '%s'", msg);
+    CHECK(output_file_check("--screenshot-at", "/nonexistent-folder/x.png", 0, msg, sizeof msg) != 0 &&
+              strstr(msg, "No such file"), "a missing folder is found before the run: '%s'", msg);
+    /* a dropped recording (the window could not open) leaves nothing */
+    snprintf(path, sizeof path, "%s/dropped.replay", dir);
+    CHECK(replay_recorder_open(&rec, path, msg, sizeof msg) == 0, "recorder 2: %s", msg);
+    replay_recorder_abort(&rec);
+    CHECK(access(path, F_OK) != 0, "a dropped recording leaves nothing");
+    char cmd[160];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CHECK(system(cmd) == 0, "clean up");
 }
 
 /* Scenes: a path of any length is opened as given (it was cut at 255 characters, naming another file or none); --grid
@@ -234,6 +283,7 @@ int main(void) {
     test_replay();
     test_replay_bad_files();
     test_replay_values();
+    test_output_files();
     test_scene_inputs();
     test_font();
     test_stir();
