@@ -55,7 +55,7 @@ int eddy_serve_main(const char *argv0, int argc, char **argv) {
     const char *port = argc > 0 ? argv[0] : "8080";
     char *end;
     long p = strtol(port, &end, 10);
-    if (*end || p < 0 || p > 65535) {
+    if (end == port || *end || p < 0 || p > 65535) { /* '' is not port 0 */
         fprintf(stderr, "eddy serve: port '%s': expected a number 0..65535\n", port);
         return 2;
     }

@@ -11,16 +11,18 @@
 #include "stepper.h"
 #include "viewer_scene.h"
 
+#include <errno.h>
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 static const eddy_view viewer_views[] = {EDDY_VIEW_DYE, EDDY_VIEW_SPEED, EDDY_VIEW_VORTICITY, EDDY_VIEW_PRESSURE};
-enum { VIEWER_VIEW_COUNT = 4 };
+enum { VIEWER_VIEW_COUNT = 4, SCREENSHOT_NAMES = 9999 };
 
 struct viewer {
     viewer_options opt;
@@ -284,12 +286,18 @@ static int viewer_pointer_world(viewer *v, float world[3]) {
     return 1;
 }
 
+/* The next free eddy-NNNN.png: never an earlier screenshot (lstat, so a dangling link counts as taken, not as
+ * free), and none at all, with a note, when the names up to eddy-9999.png are all taken. */
 static void viewer_next_screenshot(viewer *v) {
-    for (int tries = 0; tries < 10000; tries++) {
+    while (v->screenshot_counter < SCREENSHOT_NAMES) {
         snprintf(v->screenshot_path, sizeof v->screenshot_path, "eddy-%04d.png", ++v->screenshot_counter);
-        if (access(v->screenshot_path, F_OK) != 0) break; /* never overwrite an earlier screenshot */
+        struct stat st;
+        if (lstat(v->screenshot_path, &st) != 0 && errno == ENOENT) {
+            v->screenshot_pending = 1;
+            return;
+        }
     }
-    v->screenshot_pending = 1;
+    viewer_note(v, "screenshot not saved: eddy-0001.png .. eddy-9999.png are all taken here");
 }
 
 static void viewer_key(viewer *v, int key) {

@@ -157,6 +157,7 @@ static const error_case cases[] = {
     {NULL, "serve 18081 extra", {"serve takes one port number; extra is one too many"}},
     {NULL, "serve 18082 --bogus", {"--bogus is one too many"}},
     {NULL, "serve --bogus", {"serve: unknown option --bogus"}},
+    {NULL, "serve ''", {"port '': expected a number 0..65535"}}, /* an empty port was taken as port 0 */
 };
 
 int main(void) {

@@ -5,7 +5,7 @@
 # at once, so a value that is wrongly accepted ends the run quickly (status 0: a failure here) instead of hanging.
 #   run_bad_input.sh EDDY_VIEW OUT_DIR
 set -uo pipefail
-view="$1"; out="$2"
+view="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; out="$2" # absolute: one case runs in another folder
 here="$(cd "$(dirname "$0")" && pwd)"
 export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$here/lsan.supp:print_suppressions=0"
 export SDL_VIDEODRIVER=dummy
@@ -67,6 +67,19 @@ if timeout 60 "$view" empty --threads 1 --window 64x36 --replay "$quit" --screen
   echo "ok   --force: the screenshot replaced mine.png"
 else
   echo "FAIL --force: mine.png was not replaced by a PNG"
+  failures=$((failures + 1))
+fi
+
+# the S key saves under the next free eddy-NNNN.png: a dangling link or a file of the user's is a taken name
+keys="$out/keys"
+mkdir -p "$keys" && ln -s missing.png "$keys/eddy-0001.png" && echo "the user's eddy-0002" > "$keys/eddy-0002.png"
+printf '0.05 key s\n0.3 quit\n' > "$keys/s.replay"
+( cd "$keys" && timeout 60 "$view" empty --threads 1 --window 64x36 --replay s.replay > /dev/null 2>&1 )
+if [ -L "$keys/eddy-0001.png" ] && [ ! -e "$keys/missing.png" ] && [ "$(cat "$keys/eddy-0002.png")" = "the user's eddy-0002" ] &&
+   [ "$(head -c 4 "$keys/eddy-0003.png" 2> /dev/null | tail -c 3)" = "PNG" ]; then
+  echo "ok   S key: saved eddy-0003.png past a dangling link and a user's file"
+else
+  echo "FAIL S key: expected eddy-0003.png with eddy-0001.png (dangling link) and eddy-0002.png untouched: $(ls -l "$keys")"
   failures=$((failures + 1))
 fi
 
