@@ -1,8 +1,10 @@
 /* Video through the ffmpeg program: raw RGBA frames are sent to `ffmpeg -f rawvideo -i pipe:0` over a socket pair
  * (send() with MSG_NOSIGNAL, so a dying ffmpeg gives EPIPE, never SIGPIPE in the caller). ffmpeg writes a temporary
  * file beside the destination, which is renamed into place only when ffmpeg exits 0, so no partial video is ever
- * passed off as whole. ffmpeg's log goes to an anonymous temporary file, quoted in error messages. */
-#define _POSIX_C_SOURCE 200809L
+ * passed off as whole. ffmpeg's log goes to an anonymous temporary file, quoted in error messages. Every descriptor
+ * we open is close-on-exec, so no other child of the host inherits one, and ffmpeg is given fds 0-2 only (with
+ * glibc 2.34 or later the host's own descriptors that lack close-on-exec are closed in it too). */
+#define _GNU_SOURCE /* mkostemp, posix_spawn_file_actions_addclosefrom_np */
 #include "io_internal.h"
 #include "temp_file.h"
 #include <errno.h>
@@ -20,6 +22,12 @@
 #include <unistd.h>
 
 extern char **environ;
+
+/* glibc 2.34 can close every other descriptor in the spawned child, including ones the host opened without
+ * close-on-exec */
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+#define EDDY_SPAWN_CLOSEFROM 1
+#endif
 
 struct eddy_video {
     eddy_video_def def;
@@ -104,6 +112,38 @@ static void video_free(eddy_video *v) {
     free(v);
 }
 
+/* `fd` moved to a number of at least 3 (still close-on-exec), so that giving the child its fds 0-2 in order never
+ * overwrites one still to be given; only a host that closed its own stdin/stdout/stderr has such low fds free. */
+static int fd_above_stdio(int fd) {
+    if (fd < 0 || fd > 2) return fd;
+    const int moved = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    const int e = errno;
+    close(fd);
+    errno = e;
+    return moved;
+}
+
+/* ffmpeg's log: an anonymous (already unlinked) temporary file, close-on-exec */
+static FILE *open_log(void) {
+    const char *dir = getenv("TMPDIR");
+    if (!dir || !dir[0]) dir = "/tmp";
+    char name[4096];
+    if (snprintf(name, sizeof name, "%s/eddy-ffmpeg-log-XXXXXX", dir) >= (int)sizeof name) {
+        errno = ENAMETOOLONG;
+        return NULL;
+    }
+    const int fd = fd_above_stdio(mkostemp(name, O_CLOEXEC));
+    if (fd < 0) return NULL;
+    unlink(name);
+    FILE *log = fdopen(fd, "w+");
+    if (!log) {
+        const int e = errno;
+        close(fd);
+        errno = e;
+    }
+    return log;
+}
+
 eddy_status eddy_video_open(const char *path, const eddy_video_def *def, eddy_video **out, char *msg,
                             size_t msg_size) {
     if (!out) return eddy__io_fail(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "video output handle is NULL");
@@ -148,16 +188,17 @@ eddy_status eddy_video_open(const char *path, const eddy_video_def *def, eddy_vi
         video_free(v);
         return st != EDDY_OK ? st : eddy__io_fail(msg, msg_size, EDDY_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
     }
-    v->log = tmpfile();
+    v->log = open_log();
     int sv[2] = {-1, -1};
-    if (!v->log || socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) {
+    if (!v->log || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0 ||
+        (sv[0] = fd_above_stdio(sv[0])) < 0 || (sv[1] = fd_above_stdio(sv[1])) < 0) {
         int e = errno;
+        if (sv[0] >= 0) close(sv[0]);
+        if (sv[1] >= 0) close(sv[1]);
         free(exe);
         video_free(v);
         return eddy__io_fail(msg, msg_size, EDDY_ERR_IO, "%s: cannot set up the pipe to ffmpeg: %s", path, strerror(e));
     }
-    fcntl(sv[0], F_SETFD, FD_CLOEXEC);
-    fcntl(sv[1], F_SETFD, FD_CLOEXEC);
     v->sock = sv[0];
 
     char size[32], rate[32], crf[16];
@@ -181,6 +222,9 @@ eddy_status eddy_video_open(const char *path, const eddy_video_def *def, eddy_vi
     posix_spawn_file_actions_adddup2(&fa, sv[1], 0);
     posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_adddup2(&fa, fileno(v->log), 2);
+#ifdef EDDY_SPAWN_CLOSEFROM
+    posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+#endif
     int rc = posix_spawn(&v->pid, exe, &fa, NULL,
                          (char *const *)(d.format == EDDY_VIDEO_GIF ? argv_gif : argv_mp4), environ);
     posix_spawn_file_actions_destroy(&fa);

@@ -1,9 +1,13 @@
 /* Video through ffmpeg: an MP4 of odd-sized frames (padded to even) and a GIF are written and probed with ffprobe
  * for size and frame count; a missing ffmpeg says how to install it; a failing ffmpeg leaves no file under the
- * final name. Skipped, with the reason printed, when ffmpeg is not installed. */
+ * final name. A shell script standing in for ffmpeg checks the descriptors ffmpeg and other children inherit. The
+ * checks that need the real ffmpeg are skipped, with the reason printed, when it is not installed. */
+#define _POSIX_C_SOURCE 200809L
 #include "check.h"
 #include "test_util.h"
+#include <fcntl.h>
 #include <math.h>
+#include <unistd.h>
 
 /* asks ffprobe for "width,height,nb_read_frames" of the first video stream */
 static int probe(const char *path, int *w, int *h, int *frames) {
@@ -26,6 +30,89 @@ static void frame(eddy_image *img, int f) {
         }
 }
 
+/* writes an executable script `name` into `dir`; its path goes to `out` */
+static int write_script(const char *dir, const char *name, const char *body, char *out, size_t out_size) {
+    snprintf(out, out_size, "%s/%s", dir, name);
+    FILE *f = fopen(out, "w");
+    int ok = f && fputs(body, f) >= 0;
+    if (f && fclose(f) != 0) ok = 0;
+    return ok && chmod(out, 0755) == 0;
+}
+
+/* the numbers in a listing of /proc/PID/fd (one per line) */
+static int read_fd_listing(const char *path, int *fds, int max) {
+    FILE *f = fopen(path, "r");
+    int n = 0, fd;
+    while (f && n < max && fscanf(f, "%d", &fd) == 1) fds[n++] = fd;
+    if (f) fclose(f);
+    return n;
+}
+
+/* Descriptors: every descriptor an open video holds is close-on-exec, so a child the host starts meanwhile does
+ * not inherit it (the log file used to be inherited), and ffmpeg itself is given only stdin, stdout and stderr
+ * (not the log, nor the pipes between it and the library, nor, where the C library can close them at spawn, the
+ * host's own descriptors opened without close-on-exec). */
+static void check_descriptors(const char *dir, const eddy_image *img) {
+    if (access("/proc/self/fd", R_OK) != 0) {
+        printf("test_io_video: descriptor checks skipped: no /proc/self/fd\n");
+        return;
+    }
+    enum { MAX_FD = 1024 };
+    char lister[600], path[600], listing[600], cmd[1400], msg[512];
+    /* lists the descriptors of a shell as its output (`ls` in a child, so that ls's own are not listed; `exec >`
+     * redirects without the copy of stdout a shell keeps for `ls > file`) */
+    CHECK(write_script(dir, "fd_listing_ffmpeg.sh",
+                       "#!/bin/sh\n# stand-in for ffmpeg: takes all frames, then writes as its video the descriptors "
+                       "it was given\nfor out; do :; done\ncat > /dev/null\n"
+                       "exec /bin/sh -c 'ls /proc/$$/fd; exit 0' > \"$out\"\n",
+                       lister, sizeof lister),
+          "cannot write %s", lister);
+    const int host_fd = open("/dev/null", O_RDONLY); /* the host's own, not close-on-exec */
+    static char open_before[MAX_FD];
+    for (int fd = 3; fd < MAX_FD; fd++) open_before[fd] = fcntl(fd, F_GETFD) != -1;
+
+    eddy_video_def def = eddy_video_def_default();
+    def.width = img->width, def.height = img->height, def.ffmpeg = lister;
+    snprintf(path, sizeof path, "%s/descriptors.txt", dir);
+    eddy_video *v = NULL;
+    CHECK(eddy_video_open(path, &def, &v, msg, sizeof msg) == EDDY_OK, "%s", msg);
+    int video_fds[MAX_FD], n_video = 0;
+    for (int fd = 3; fd < MAX_FD; fd++) {
+        const int flags = fcntl(fd, F_GETFD);
+        if (flags == -1 || open_before[fd]) continue;
+        video_fds[n_video++] = fd;
+        CHECK(flags & FD_CLOEXEC, "the video's descriptor %d is not close-on-exec", fd);
+    }
+    CHECK(n_video >= 1, "the open video holds %d descriptors", n_video);
+
+    /* another child started while the video is open */
+    snprintf(listing, sizeof listing, "%s/other_child_fds.txt", dir);
+    snprintf(cmd, sizeof cmd, "exec > '%s'; ls /proc/$$/fd; exit 0", listing);
+    CHECK(system(cmd) == 0, "%s", cmd);
+    int child_fds[MAX_FD];
+    const int n_child = read_fd_listing(listing, child_fds, MAX_FD);
+    CHECK(n_child >= 3, "%d descriptors listed in %s", n_child, listing);
+    for (int i = 0; i < n_child; i++)
+        for (int k = 0; k < n_video; k++)
+            CHECK(child_fds[i] != video_fds[k], "another child of the host inherited the video's descriptor %d",
+                  video_fds[k]);
+
+    for (int f = 0; f < 2 && v; f++) CHECK(eddy_video_write(v, img) == EDDY_OK, "%s", eddy_video_last_error(v));
+    if (v) CHECK(eddy_video_close(v, msg, sizeof msg) == EDDY_OK, "%s", msg);
+    const int n_ffmpeg = read_fd_listing(path, child_fds, MAX_FD);
+    CHECK(n_ffmpeg >= 3, "%d descriptors listed by the stand-in in %s", n_ffmpeg, path);
+    for (int i = 0; i < n_ffmpeg; i++) {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+        CHECK(child_fds[i] <= 2, "ffmpeg was given descriptor %d besides stdin, stdout and stderr%s", child_fds[i],
+              child_fds[i] == host_fd ? " (the host's own)" : "");
+#else /* without posix_spawn_file_actions_addclosefrom_np the host's own descriptors are passed on */
+        if (!(child_fds[i] <= 2 || (child_fds[i] < MAX_FD && open_before[child_fds[i]])))
+            CHECK(0, "ffmpeg was given descriptor %d besides stdin, stdout and stderr", child_fds[i]);
+#endif
+    }
+    if (host_fd >= 0) close(host_fd);
+}
+
 int main(void) {
     char dir[256], path[512], msg[512];
     test_dir("video", dir, sizeof dir);
@@ -40,12 +127,16 @@ int main(void) {
     CHECK(strstr(msg, "apt-get install ffmpeg") && strstr(msg, path), "message: %s", msg);
     def.ffmpeg = NULL;
 
-    if (!eddy_ffmpeg_available(NULL)) {
-        printf("test_io_video: video checks skipped: ffmpeg is not installed (apt-get install ffmpeg)\n");
-        return check_finish("test_io_video");
-    }
     eddy_image img = {0};
     eddy_image_init(&img, 33, 17, msg, sizeof msg);
+    frame(&img, 0);
+    check_descriptors(dir, &img);
+
+    if (!eddy_ffmpeg_available(NULL)) {
+        printf("test_io_video: video checks skipped: ffmpeg is not installed (apt-get install ffmpeg)\n");
+        eddy_image_free(&img);
+        return check_finish("test_io_video");
+    }
     snprintf(path, sizeof path, "%s/a.mp4", dir);
     CHECK(eddy_video_open(path, &def, &v, msg, sizeof msg) == EDDY_OK, "%s", msg);
     for (int f = 0; f < 10 && v; f++) {
