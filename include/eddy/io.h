@@ -131,7 +131,9 @@ eddy_status eddy_video_open(const char *path, const eddy_video_def *def, eddy_vi
  *  that takes no data for `stall_seconds` (it is then stopped). */
 eddy_status eddy_video_write(eddy_video *v, const eddy_image *frame);
 /** Finishes the video: waits for ffmpeg and renames the temporary file to the path only if ffmpeg exited 0;
- *  otherwise removes it. Frees `v` in every case. */
+ *  otherwise removes it, leaving whatever was at the path untouched. Frees `v` in every case. The outcome does not depend on the caller's SIGCHLD
+ *  disposition (ffmpeg's exit status comes from a shell that runs it, not from waitpid in the caller), and neither
+ *  ffmpeg nor any other child of the caller inherits the video's descriptors. */
 eddy_status eddy_video_close(eddy_video *v, char *msg, size_t msg_size);
 /** Stops ffmpeg, removes the temporary file and frees `v` (NULL is fine). */
 void eddy_video_abort(eddy_video *v);

@@ -1,12 +1,14 @@
 /* Video through ffmpeg: an MP4 of odd-sized frames (padded to even) and a GIF are written and probed with ffprobe
  * for size and frame count; a missing ffmpeg says how to install it; a failing ffmpeg leaves no file under the
- * final name. A shell script standing in for ffmpeg checks the descriptors ffmpeg and other children inherit. The
- * checks that need the real ffmpeg are skipped, with the reason printed, when it is not installed. */
+ * final name. Shell scripts standing in for ffmpeg check the outcome with SIGCHLD ignored and the descriptors
+ * ffmpeg and other children inherit. The checks that need the real ffmpeg are skipped, with the reason printed,
+ * when it is not installed. */
 #define _POSIX_C_SOURCE 200809L
 #include "check.h"
 #include "test_util.h"
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <unistd.h>
 
 /* asks ffprobe for "width,height,nb_read_frames" of the first video stream */
@@ -37,6 +39,46 @@ static int write_script(const char *dir, const char *name, const char *body, cha
     int ok = f && fputs(body, f) >= 0;
     if (f && fclose(f) != 0) ok = 0;
     return ok && chmod(out, 0755) == 0;
+}
+
+/* With SIGCHLD ignored the kernel reaps the caller's children itself, so waitpid cannot give ffmpeg's exit status
+ * (ECHILD). The outcome must still follow that status: a program that writes its output and exits 0 gives the
+ * video (it used to be reported as "waiting for ffmpeg failed: No child processes"), one that exits 1 does not,
+ * and the caller's SIGCHLD disposition is left as it was. */
+static void check_sigchld_ignored(const char *dir, const eddy_image *img) {
+    char copier[600], path[600], msg[512];
+    CHECK(write_script(dir, "copying_ffmpeg.sh",
+                       "#!/bin/sh\n# stand-in for ffmpeg: the raw frames are the video\nfor out; do :; done\n"
+                       "exec cat > \"$out\"\n",
+                       copier, sizeof copier),
+          "cannot write %s", copier);
+    struct sigaction ignore, before, during;
+    memset(&ignore, 0, sizeof ignore);
+    ignore.sa_handler = SIG_IGN;
+    sigemptyset(&ignore.sa_mask);
+    sigaction(SIGCHLD, &ignore, &before);
+
+    eddy_video_def def = eddy_video_def_default();
+    def.width = img->width, def.height = img->height, def.ffmpeg = copier;
+    snprintf(path, sizeof path, "%s/sigchld_ignored.raw", dir);
+    eddy_video *v = NULL;
+    CHECK(eddy_video_open(path, &def, &v, msg, sizeof msg) == EDDY_OK, "%s", msg);
+    for (int f = 0; f < 3 && v; f++) CHECK(eddy_video_write(v, img) == EDDY_OK, "%s", eddy_video_last_error(v));
+    if (v) CHECK(eddy_video_close(v, msg, sizeof msg) == EDDY_OK, "SIGCHLD ignored, program exited 0: %s", msg);
+    CHECK(file_size(path) == 3L * img->width * img->height * 4, "the video is in place: %ld bytes", file_size(path));
+
+    def.ffmpeg = "false";
+    snprintf(path, sizeof path, "%s/sigchld_ignored_failed.raw", dir);
+    CHECK(eddy_video_open(path, &def, &v, msg, sizeof msg) == EDDY_OK, "%s", msg);
+    if (v) {
+        eddy_video_write(v, img); /* may already fail: `false` does not read */
+        CHECK(eddy_video_close(v, msg, sizeof msg) == EDDY_ERR_IO && strstr(msg, "false exited with status 1"),
+              "SIGCHLD ignored, program exited 1: %s", msg);
+    }
+    CHECK(file_size(path) < 0, "no video from a program that exited 1");
+    sigaction(SIGCHLD, &before, &during);
+    CHECK(during.sa_handler == SIG_IGN, "the caller's SIGCHLD disposition is left as it was");
+    CHECK(count_matching(dir, ".tmp-") == 0, "no temporary files left");
 }
 
 /* the numbers in a listing of /proc/PID/fd (one per line) */
@@ -130,6 +172,7 @@ int main(void) {
     eddy_image img = {0};
     eddy_image_init(&img, 33, 17, msg, sizeof msg);
     frame(&img, 0);
+    check_sigchld_ignored(dir, &img);
     check_descriptors(dir, &img);
 
     if (!eddy_ffmpeg_available(NULL)) {
@@ -181,6 +224,9 @@ int main(void) {
     if (v) {
         eddy_status st = EDDY_OK;
         for (int f = 0; f < 200 && st == EDDY_OK; f++) st = eddy_video_write(v, &img); /* until the socket breaks */
+        /* the program's exit status is quoted, not replaced by "stopped reading" */
+        CHECK(st == EDDY_ERR_IO && strstr(eddy_video_last_error(v), "false exited with status 1"),
+              "a write to a failed ffmpeg: %s", eddy_video_last_error(v));
         CHECK(eddy_video_close(v, msg, sizeof msg) == EDDY_ERR_IO, "close after a failed ffmpeg: %s", msg);
         CHECK(strstr(msg, "failed.mp4") != NULL, "message names the path: %s", msg);
     }
