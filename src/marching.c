@@ -40,6 +40,21 @@ static int grow(void **data, size_t *capacity, size_t need, size_t elem_size) {
     return 1;
 }
 
+/* room for `need` entries of start (line count + 1) and of closed, which share line_capacity */
+static int grow_lines(eddy_mesh_lines *l, size_t need) {
+    if (need <= l->line_capacity) return 1;
+    size_t cap = l->line_capacity ? l->line_capacity : 64;
+    while (cap < need) cap *= 2;
+    uint32_t *start = (uint32_t *)realloc(l->start, cap * sizeof(uint32_t));
+    if (!start) return 0;
+    l->start = start;
+    uint8_t *closed = (uint8_t *)realloc(l->closed, cap);
+    if (!closed) return 0;
+    l->closed = closed;
+    l->line_capacity = cap;
+    return 1;
+}
+
 static int grow_mesh_vertices(eddy_mesh *m, size_t need) {
     if (need <= m->vertex_capacity) return 1;
     size_t cap = m->vertex_capacity ? m->vertex_capacity : 1024;
@@ -308,6 +323,17 @@ static int cut_cube(mc_ctx *c, int i, int j, int k, const float g[8]) {
     return 1;
 }
 
+/* A failure part-way: the caller gets an empty mesh, never a half-built one passed off as the surface. (Its old
+ * contents are overwritten by then; keeping a copy to restore would double the memory that may just have run out.) */
+static eddy_status mesh_failed(eddy_surface *s, eddy_mesh *mesh, eddy_status st) {
+    const size_t vertices = mesh->vertex_count, triangles = mesh->triangle_count;
+    mesh->vertex_count = mesh->triangle_count = 0;
+    if (st == EDDY_ERR_OUT_OF_MEMORY)
+        return eddy__surface_fail(s, st, "out of memory for a mesh of %zu vertices, %zu triangles (the mesh is left empty)",
+                                  vertices, triangles);
+    return eddy__surface_fail(s, st, "mesh exceeds 2^31 vertices (the mesh is left empty)");
+}
+
 eddy_status eddy_mesh_marching_cubes(eddy_surface *s, const float *field, size_t count, float level, int inside_above,
                                      eddy_mesh *mesh) {
     if (!s) return EDDY_ERR_INVALID_ARGUMENT;
@@ -338,11 +364,8 @@ eddy_status eddy_mesh_marching_cubes(eddy_surface *s, const float *field, size_t
                 float g[8];
                 for (int corner = 0; corner < 8; corner++)
                     g[corner] = indicator(&c, eddy__sidx(s->n, i + (corner & 1), j + ((corner >> 1) & 1), k + (corner >> 2)));
-                if (!cut_cube(&c, i, j, k, g))
-                    return eddy__surface_fail(s, EDDY_ERR_OUT_OF_MEMORY, "out of memory for a mesh of %zu vertices, %zu triangles",
-                                              mesh->vertex_count, mesh->triangle_count);
-                if (mesh->vertex_count > (size_t)INT32_MAX - 16)
-                    return eddy__surface_fail(s, EDDY_ERR_UNSUPPORTED, "mesh exceeds 2^31 vertices");
+                if (!cut_cube(&c, i, j, k, g)) return mesh_failed(s, mesh, EDDY_ERR_OUT_OF_MEMORY);
+                if (mesh->vertex_count > (size_t)INT32_MAX - 16) return mesh_failed(s, mesh, EDDY_ERR_UNSUPPORTED);
             }
         }
     }
@@ -441,25 +464,17 @@ eddy_status eddy_mesh_marching_squares(eddy_surface *s, const float *field, size
     /* chain: open polylines first (from points without a predecessor), then closed loops; in vertex order */
     const size_t nv = c.vertex_count;
     int32_t *link = s->link;
-    if (!grow((void **)&lines->points, &lines->point_capacity, nv > 0 ? nv : 1, 2 * sizeof(float)))
+    /* Every allocation before the first write, so that a failure leaves the caller's lines as they were. Each
+     * polyline has at least 2 points (a segment's two ends), so at most nv / 2 lines. */
+    const size_t max_lines = nv / 2;
+    if (!grow((void **)&lines->points, &lines->point_capacity, nv > 0 ? nv : 1, 2 * sizeof(float)) ||
+        !grow_lines(lines, max_lines + 1))
         return eddy__surface_fail(s, EDDY_ERR_OUT_OF_MEMORY, "out of memory for %zu contour points", nv);
     lines->point_count = lines->line_count = 0;
     for (int pass = 0; pass < 2; pass++)
         for (size_t v0 = 0; v0 < nv; v0++) {
             int32_t prev = link[2 * v0 + 1];
             if (pass == 0 ? prev != -1 : prev < 0) continue; /* pass 0: chain starts; pass 1: unvisited loop points */
-            size_t need = lines->line_count + 2;
-            size_t cap = lines->line_capacity;
-            if (need > cap) {
-                size_t nc = cap ? cap : 64;
-                while (nc < need) nc *= 2;
-                uint32_t *st2 = (uint32_t *)realloc(lines->start, nc * sizeof(uint32_t));
-                if (st2) lines->start = st2;
-                uint8_t *cl = st2 ? (uint8_t *)realloc(lines->closed, nc) : NULL;
-                if (cl) lines->closed = cl;
-                if (!st2 || !cl) return eddy__surface_fail(s, EDDY_ERR_OUT_OF_MEMORY, "out of memory for contour lines");
-                lines->line_capacity = nc;
-            }
             lines->start[lines->line_count] = (uint32_t)lines->point_count;
             int32_t v = (int32_t)v0;
             do {
@@ -474,7 +489,7 @@ eddy_status eddy_mesh_marching_squares(eddy_surface *s, const float *field, size
             lines->line_count++;
             lines->start[lines->line_count] = (uint32_t)lines->point_count;
         }
-    if (lines->line_count == 0 && lines->start) lines->start[0] = 0;
+    if (lines->line_count == 0) lines->start[0] = 0;
     lines->bounds_min[0] = s->def.origin[0];
     lines->bounds_min[1] = s->def.origin[1];
     lines->bounds_max[0] = s->def.origin[0] + (float)(n0 - 1) * s->h;

@@ -10,15 +10,20 @@
  * Watertightness under ambiguity: random fields (many ambiguous faces, exact zeros) kept outside on the grid's
  * faces must give closed meshes / closed loops. Circle (marching squares): one closed counter-clockwise loop,
  * length within 1% of 2 pi r, enclosed area within 1% of pi r^2. Files are written, re-read and counted.
- * EDDY_FULL_SIZE (--full): the sphere also at 128^3 and 256^3, random fields at 64^3. */
-#define _POSIX_C_SOURCE 200809L /* mkfifo, symlink, lstat */
+ * Out of memory part-way (real failures: RLIMIT_AS lowered in child processes):
+ * marching squares leaves the caller's lines exactly as they were, marching cubes leaves the mesh empty, never
+ * half-built. EDDY_FULL_SIZE (--full): the sphere also at 128^3 and 256^3, random fields at 64^3. */
+#define _POSIX_C_SOURCE 200809L /* mkfifo, symlink, lstat, fork, setrlimit */
 #include "check.h"
 #include "eddy/surface.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static const double PI = 3.14159265358979323846;
@@ -390,8 +395,244 @@ static void writers(void) {
     eddy_surface_destroy(s);
 }
 
+/* ---------------------------------------------------------------- out of memory while building the output */
+
+/* Real allocation failures, no fault hooks in the library: each extraction runs in a child process whose address
+ * space (RLIMIT_AS) may grow by only `room` bytes. A binary search over room (to 4 KiB) finds where the extraction
+ * just fits; every probe on the way that ran out of memory must have returned EDDY_ERR_OUT_OF_MEMORY with a message
+ * and left the output as documented (squares: exactly as before the call; cubes: empty). The probes just below the
+ * fit fail at the extraction's last allocation, which used to come after part of the output was written (the
+ * lines' start/closed arrays, grown line by line; the mesh arrays, grown vertex by vertex). */
+#if defined(__SANITIZE_ADDRESS__)
+#define EDDY_TEST_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define EDDY_TEST_UNDER_ASAN 1
+#endif
+#endif
+#ifdef EDDY_TEST_UNDER_ASAN
+/* AddressSanitizer's allocator aborts when the limit refuses it memory; this makes malloc return NULL instead, as
+ * without it (its shadow memory is reserved before main, so the limit above the current size still works) */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void) { return "allocator_may_return_null=1"; }
+#endif
+
+/* a probe's exit codes: apart from 1, which a sanitizer's error report exits with */
+enum { PROBE_BUILT = 10, PROBE_REFUSED_AS_DOCUMENTED, PROBE_BROKEN, PROBE_OTHER, PROBE_NO_LIMIT };
+
+typedef struct oom_case {
+    eddy_surface *s;
+    const float *field;
+    size_t count;
+    size_t expect;                /* lines or triangles of the extraction when it fits */
+    eddy_mesh_lines *lines;       /* squares: the caller's lines, holding an earlier result ... */
+    const eddy_mesh_lines *saved; /* ... and a copy of it */
+    eddy_mesh *mesh;              /* cubes: the caller's mesh, holding an earlier result */
+} oom_case;
+
+/* the process's address space in bytes (Linux /proc), 0 when unknown */
+static size_t address_space_bytes(void) {
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long pages = 0;
+    int ok = f && fscanf(f, "%lu", &pages) == 1;
+    if (f) fclose(f);
+    long page = sysconf(_SC_PAGESIZE);
+    return ok && page > 0 ? (size_t)pages * (size_t)page : 0;
+}
+
+/* Runs probe(c) in a child whose address space may grow by `room` bytes beyond `base`; its exit code, or
+ * 100 + signal when it was killed. */
+static int run_with_room(size_t base, size_t room, int (*probe)(const oom_case *), const oom_case *c) {
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        struct rlimit lim;
+        if (getrlimit(RLIMIT_AS, &lim) != 0) _exit(PROBE_NO_LIMIT);
+        lim.rlim_cur = (rlim_t)(base + room);
+        if (setrlimit(RLIMIT_AS, &lim) != 0) _exit(PROBE_NO_LIMIT);
+        _exit(probe(c));
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 100 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+static int same_lines(const eddy_mesh_lines *a, const eddy_mesh_lines *b) {
+    return a->point_count == b->point_count && a->line_count == b->line_count &&
+           !memcmp(a->bounds_min, b->bounds_min, sizeof a->bounds_min) && !memcmp(a->bounds_max, b->bounds_max, sizeof a->bounds_max) &&
+           !memcmp(a->points, b->points, 2 * a->point_count * sizeof(float)) &&
+           !memcmp(a->start, b->start, (a->line_count + 1) * sizeof(uint32_t)) && !memcmp(a->closed, b->closed, a->line_count);
+}
+
+static int squares_probe(const oom_case *c) {
+    eddy_status st = eddy_mesh_marching_squares(c->s, c->field, c->count, 0.5f, 1, c->lines);
+    if (st == EDDY_OK) return c->lines->line_count == c->expect ? PROBE_BUILT : PROBE_OTHER;
+    if (st != EDDY_ERR_OUT_OF_MEMORY || !strstr(eddy_surface_last_error(c->s), "out of memory")) return PROBE_OTHER;
+    if (same_lines(c->lines, c->saved)) return PROBE_REFUSED_AS_DOCUMENTED;
+    fprintf(stderr, "  marching squares out of memory: lines changed from %zu lines, %zu points to %zu lines, %zu points\n",
+            c->saved->line_count, c->saved->point_count, c->lines->line_count, c->lines->point_count);
+    return PROBE_BROKEN;
+}
+
+static int cubes_probe(const oom_case *c) {
+    eddy_status st = eddy_mesh_marching_cubes(c->s, c->field, c->count, 0.5f, 1, c->mesh);
+    if (st == EDDY_OK) return c->mesh->triangle_count == c->expect ? PROBE_BUILT : PROBE_OTHER;
+    if (st != EDDY_ERR_OUT_OF_MEMORY || !strstr(eddy_surface_last_error(c->s), "out of memory")) return PROBE_OTHER;
+    if (c->mesh->vertex_count == 0 && c->mesh->triangle_count == 0) return PROBE_REFUSED_AS_DOCUMENTED;
+    fprintf(stderr, "  marching cubes out of memory: a partial mesh of %zu vertices, %zu triangles was left (expected empty)\n",
+            c->mesh->vertex_count, c->mesh->triangle_count);
+    return PROBE_BROKEN;
+}
+
+static const char *probe_name(int code) {
+    switch (code) {
+    case PROBE_BUILT: return "built";
+    case PROBE_REFUSED_AS_DOCUMENTED: return "out of memory, output as documented";
+    case PROBE_BROKEN: return "out of memory, output left half-built";
+    case PROBE_OTHER: return "another status or a wrong result";
+    case PROBE_NO_LIMIT: return "setrlimit failed";
+    default: return code < 0 ? "fork failed" : code >= 100 ? "killed by a signal" : "exited early (a sanitizer's report?)";
+    }
+}
+
+static void out_of_memory_search(const char *what, int (*probe)(const oom_case *), const oom_case *c) {
+    const size_t base = address_space_bytes();
+    if (!base) {
+        printf("  %s out of memory: skipped (no /proc/self/statm to measure the address space)\n", what);
+        return;
+    }
+    size_t lo = (size_t)1 << 20, hi = (size_t)1 << 26; /* room: 1 MiB for the stack and stdio; these need ~10 MiB */
+    struct rlimit lim;
+    if (getrlimit(RLIMIT_AS, &lim) != 0 || (lim.rlim_max != RLIM_INFINITY && lim.rlim_max < base + hi)) {
+        printf("  %s out of memory: skipped (the hard RLIMIT_AS leaves less than %zu MiB of room)\n", what, hi >> 20);
+        return;
+    }
+    int code = run_with_room(base, hi, probe, c);
+    CHECK(code == PROBE_BUILT, "%s with %zu MiB of room: %s (%d)", what, hi >> 20, probe_name(code), code);
+    if (code != PROBE_BUILT) return;
+    int refused = 0;
+    code = run_with_room(base, lo, probe, c);
+    CHECK(code == PROBE_REFUSED_AS_DOCUMENTED, "%s with %zu MiB of room: %s (%d)", what, lo >> 20, probe_name(code), code);
+    if (code != PROBE_REFUSED_AS_DOCUMENTED) return;
+    refused++;
+    while (hi - lo > 4096) {
+        const size_t mid = lo + (hi - lo) / 2;
+        code = run_with_room(base, mid, probe, c);
+        CHECK(code == PROBE_BUILT || code == PROBE_REFUSED_AS_DOCUMENTED, "%s with %zu bytes of room: %s (%d)", what, mid,
+              probe_name(code), code);
+        if (code == PROBE_BUILT) hi = mid;
+        else if (code == PROBE_REFUSED_AS_DOCUMENTED) lo = mid, refused++;
+        else return;
+    }
+    printf("  %s: out of memory in %d probes, each leaving the output as documented; fits in %zu KiB of room\n", what, refused,
+           hi >> 10);
+}
+
+static eddy_surface *make_serial_surface(int dim, int n) {
+    eddy_surface_def d = eddy_surface_def_default();
+    d.dim = dim;
+    d.n[0] = d.n[1] = n;
+    d.n[2] = dim == 3 ? n : 1;
+    d.h = 1.0f / (float)(n - 1);
+    d.threads = 1; /* OpenMP's thread pool does not survive fork */
+    eddy_surface *s = NULL;
+    char msg[256];
+    CHECK(eddy_surface_create(&d, &s, msg, sizeof msg) == EDDY_OK, "%s", msg);
+    return s;
+}
+
+/* 1 at the even points away from the faces (each one an isolated bump: one small loop / closed surface each),
+ * else 0; `single` keeps only the bump nearest the middle. Returns the number of bumps. */
+static size_t bumps(float *f, int n, int dim, int single) {
+    const int nk = dim == 3 ? n : 1, mid = n / 2 & ~1;
+    size_t count = 0;
+    for (int k = 0; k < nk; k++)
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < n; i++) {
+                const int interior = i >= 2 && j >= 2 && i < n - 2 && j < n - 2 && (dim == 2 || (k >= 2 && k < n - 2));
+                const int even = !(i & 1) && !(j & 1) && !(k & 1);
+                const int chosen = !single || (i == mid && j == mid && (dim == 2 || k == mid));
+                const int bump = interior && even && chosen;
+                f[(size_t)i + (size_t)n * ((size_t)j + (size_t)n * (size_t)k)] = bump ? 1.0f : 0.0f;
+                count += (size_t)bump;
+            }
+    return count;
+}
+
+static void squares_out_of_memory(void) {
+    /* the caller's lines hold one small loop; the probes extract ~65 000 loops (4 points each) into them */
+    const int n = 512;
+    eddy_surface *s = make_serial_surface(2, n);
+    if (!s) return;
+    const size_t N = eddy_surface_point_count(s);
+    float *f = malloc(N * sizeof(float));
+    eddy_mesh_lines lines = {0}, saved = {0};
+    bumps(f, n, 2, 1);
+    CHECK(eddy_mesh_marching_squares(s, f, N, 0.5f, 1, &lines) == EDDY_OK && lines.line_count == 1, "one bump: %zu lines",
+          lines.line_count);
+    saved = lines;
+    saved.points = malloc(2 * lines.point_count * sizeof(float));
+    saved.start = malloc((lines.line_count + 1) * sizeof(uint32_t));
+    saved.closed = malloc(lines.line_count);
+    memcpy(saved.points, lines.points, 2 * lines.point_count * sizeof(float));
+    memcpy(saved.start, lines.start, (lines.line_count + 1) * sizeof(uint32_t));
+    memcpy(saved.closed, lines.closed, lines.line_count);
+    const size_t all_loops = bumps(f, n, 2, 0);
+    const oom_case c = {s, f, N, all_loops, &lines, &saved, NULL};
+    out_of_memory_search("marching squares", squares_probe, &c);
+    eddy_mesh_lines_free(&saved);
+    eddy_mesh_lines_free(&lines);
+    free(f);
+    eddy_surface_destroy(s);
+}
+
+static void cubes_out_of_memory(void) {
+    /* the caller's mesh holds one small surface; the probes extract ~27 000 closed surfaces into it */
+    const int n = 64;
+    eddy_surface *s = make_serial_surface(3, n);
+    if (!s) return;
+    const size_t N = eddy_surface_point_count(s);
+    float *f = malloc(N * sizeof(float));
+    eddy_mesh mesh = {0};
+    bumps(f, n, 3, 1);
+    CHECK(eddy_mesh_marching_cubes(s, f, N, 0.5f, 1, &mesh) == EDDY_OK && mesh.triangle_count == 8, "one bump: %zu triangles",
+          mesh.triangle_count);
+    const size_t all_triangles = 8 * bumps(f, n, 3, 0); /* an octahedron each: one triangle in each of its 8 cubes */
+    const oom_case c = {s, f, N, all_triangles, NULL, NULL, &mesh};
+    out_of_memory_search("marching cubes", cubes_probe, &c);
+    eddy_mesh_free(&mesh);
+    free(f);
+    eddy_surface_destroy(s);
+}
+
+/* Runs `part` in a child forked before anything large was allocated and freed: memory the allocator kept from
+ * earlier tests would let the probes grow without touching the limit. */
+static void in_fresh_process(void (*part)(void), const char *what) {
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid == 0) {
+        part();
+        fflush(stdout);
+        _exit(check_failures_ ? 1 : 0);
+    }
+    int status = 0;
+    while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    CHECK(pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s out of memory: failed (status %d)", what, status);
+}
+
+static void out_of_memory(void) {
+    in_fresh_process(squares_out_of_memory, "marching squares");
+    in_fresh_process(cubes_out_of_memory, "marching cubes");
+}
+
 int main(int argc, char **argv) {
     int full = check_full_size(argc, argv); /* EDDY_FULL_SIZE */
+    printf("out of memory (first, while the heap is fresh):\n");
+    out_of_memory();
     printf("marching cubes:\n");
     for (int source = 0; source < 3; source++) sphere_case(64, source);
     if (full) {

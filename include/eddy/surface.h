@@ -147,11 +147,16 @@ typedef struct eddy_mesh_lines {
 /** Marching cubes (3D): the surface {field = level} as triangles with one vertex per crossed grid edge (shared by
  *  the cubes around it, so a surface that closes inside the grid is watertight: every edge has two triangles).
  *  Ambiguous cube faces are resolved by the bilinear saddle (asymptotic decider), the same in both cubes sharing
- *  the face. Normals are the normalised field gradient (central differences), interpolated along the edge. */
+ *  the face. Normals are the normalised field gradient (central differences), interpolated along the edge.
+ *  On failure `mesh` never holds a partial surface: a failure before extraction starts (a bad argument, a NaN in
+ *  the field) leaves it as it was; running out of memory (EDDY_ERR_OUT_OF_MEMORY) or past 2^31 vertices
+ *  (EDDY_ERR_UNSUPPORTED) part-way leaves it empty (counts 0, arrays kept for reuse). */
 eddy_status eddy_mesh_marching_cubes(eddy_surface *surf, const float *field, size_t count, float level,
                                      int inside_above, eddy_mesh *mesh);
 /** Marching squares (2D): the curve {field = level} as polylines, joined across cells, closed where the curve
- *  closes inside the grid, open where it leaves the grid. Saddle cells use the asymptotic decider. */
+ *  closes inside the grid, open where it leaves the grid. Saddle cells use the asymptotic decider.
+ *  On any failure (out of memory included) `lines` holds exactly what it held before the call (its arrays may
+ *  have been reallocated larger). */
 eddy_status eddy_mesh_marching_squares(eddy_surface *surf, const float *field, size_t count, float level,
                                        int inside_above, eddy_mesh_lines *lines);
 void eddy_mesh_free(eddy_mesh *mesh);
