@@ -1,5 +1,6 @@
 /* Checkpoint container of the eddy command (layout in checkpoint.h). */
 #include "checkpoint.h"
+#include "read_file.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -40,17 +41,8 @@ static uint64_t get_u64(const uint8_t *p) {
 bool checkpoint_read_file(const char *path, uint8_t **data, size_t *len, char *err, size_t err_size) {
     *data = NULL;
     *len = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, err_size, "%s: cannot open: %s", path, strerror(errno));
-        return false;
-    }
-    struct stat sb;
-    if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
-        fclose(f);
-        snprintf(err, err_size, "%s: is a directory, not a checkpoint file", path);
-        return false;
-    }
+    FILE *f = cli_open_for_reading(path, "checkpoint file", err, err_size);
+    if (!f) return false;
     if (fseek(f, 0, SEEK_END) != 0) {
         fclose(f);
         snprintf(err, err_size, "%s: cannot seek: %s", path, strerror(errno));
@@ -159,7 +151,22 @@ static int temp_beside(const char *path, const char *tag, char *out, size_t size
     return fd;
 }
 
+/* What is at `path` when it is not a regular file (the final rename would replace it), else NULL. The same rule and
+ * words as the library's writers (src/temp_file.c, internal to the library). */
+static const char *not_replaceable(const char *path) {
+    struct stat sb;
+    if (lstat(path, &sb) != 0 || S_ISREG(sb.st_mode)) return NULL;
+    return S_ISDIR(sb.st_mode)   ? "a directory (a folder)"
+           : S_ISLNK(sb.st_mode) ? "a symbolic link"
+                                 : "a device, pipe or socket";
+}
+
 bool checkpoint_save(const char *path, eddy_sim *sim, const char *json, char *err, size_t err_size) {
+    const char *kind = not_replaceable(path);
+    if (kind) {
+        snprintf(err, err_size, "cannot write '%s': it exists and is %s, not a regular file", path, kind);
+        return false;
+    }
     char state_path[4200], tmp[4200];
     int state_fd = temp_beside(path, "state", state_path, sizeof state_path);
     if (state_fd < 0) {

@@ -23,7 +23,9 @@ typedef struct checkpoint_view {
     size_t state_len;
 } checkpoint_view;
 
-/* Saves `sim` and wraps it with `json` into `path` (written to a temporary file, then renamed). */
+/* Saves `sim` and wraps it with `json` into `path` (written to a temporary file, then renamed). An existing `path`
+ * that is not a regular file (a directory, a symbolic link itself, a device, pipe or socket) is refused, with err
+ * naming it and its kind, and left as it was: the rename would replace it. */
 bool checkpoint_save(const char *path, eddy_sim *sim, const char *json, char *err, size_t err_size);
 /* Checks a checkpoint held in memory; `verify_hash` false skips the hash (fuzzing reaches the fields then). */
 bool checkpoint_parse(const uint8_t *data, size_t len, bool verify_hash, checkpoint_view *out, char *err, size_t err_size);
