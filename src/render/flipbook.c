@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 struct eddy_flipbook {
     eddy_flipbook_def def;
@@ -92,58 +94,131 @@ eddy_status eddy_flipbook_add(eddy_flipbook *fb, const eddy_image *frame, char *
     return EDDY_OK;
 }
 
+/* A hard link to the file at `path` under a new unique name beside it, to put back if the pair cannot be completed;
+ * a copy of its bytes where the file system has no hard links (FAT). NULL with *st = EDDY_OK when nothing is at
+ * `path` (there is nothing to keep); NULL with *st and msg set when it cannot be kept. */
+static char *keep_old_file(const char *path, eddy_status *st, char *msg, size_t msg_size) {
+    *st = EDDY_OK;
+    struct stat sb;
+    if (lstat(path, &sb) != 0 && errno == ENOENT) return NULL;
+    char *keep = eddy__temp_file_beside(path); /* a name no other file has */
+    int e = keep ? 0 : errno;
+    if (keep && (unlink(keep) != 0 || link(path, keep) != 0)) {
+        e = errno;
+        FILE *in = fopen(path, "rb"), *out = in ? fopen(keep, "wbx") : NULL;
+        char buf[65536];
+        size_t n;
+        bool copied = out != NULL;
+        while (copied && (n = fread(buf, 1, sizeof buf, in)) > 0) copied = fwrite(buf, 1, n, out) == n;
+        copied = copied && !ferror(in);
+        if (out && fclose(out) != 0) copied = false;
+        if (in) fclose(in);
+        if (copied) e = 0;
+        else remove(keep);
+    }
+    if (!e) return keep;
+    free(keep);
+    *st = e == ENOMEM ? EDDY_ERR_OUT_OF_MEMORY : EDDY_ERR_IO;
+    fb_fail(msg, msg_size, *st, "%s: cannot keep the old file while the new pair is put in place: %s", path,
+            strerror(e));
+    return NULL;
+}
+
+/* Renames two finished temporary files over their destinations as a pair, `first` then `second`. POSIX renames one
+ * file at a time: the old first file is kept (keep_old_file) until the second rename has succeeded, and put back if
+ * it fails (or the new first file removed, when there was none), so a failure leaves the old pair and never a new
+ * file beside an old one. Both temporaries are gone afterwards, whatever happened. */
+static eddy_status rename_pair(const char *first_tmp, const char *first, const char *second_tmp, const char *second,
+                               char *msg, size_t msg_size) {
+    eddy_status st;
+    char *kept = keep_old_file(first, &st, msg, msg_size);
+    if (st != EDDY_OK) {
+        remove(first_tmp);
+        remove(second_tmp);
+        return st;
+    }
+    if (rename(first_tmp, first) != 0) {
+        const int e = errno;
+        remove(first_tmp);
+        remove(second_tmp);
+        if (kept) remove(kept);
+        free(kept);
+        return fb_fail(msg, msg_size, EDDY_ERR_IO, "%s: cannot rename the finished file into place: %s", first,
+                       strerror(e));
+    }
+    if (rename(second_tmp, second) != 0) {
+        const int e = errno;
+        remove(second_tmp);
+        const int put_back = kept ? rename(kept, first) : unlink(first);
+        const int e_back = errno;
+        if (put_back == 0)
+            st = fb_fail(msg, msg_size, EDDY_ERR_IO,
+                         "%s: cannot rename the finished file into place: %s; %s is back as it was", second,
+                         strerror(e), first);
+        else if (kept) /* the old first file stays under the kept name: say where */
+            st = fb_fail(msg, msg_size, EDDY_ERR_IO,
+                         "%s: cannot rename the finished file into place: %s; the new %s could not be replaced by "
+                         "the old one (%s), which is kept as %s",
+                         second, strerror(e), first, strerror(e_back), kept);
+        else
+            st = fb_fail(msg, msg_size, EDDY_ERR_IO,
+                         "%s: cannot rename the finished file into place: %s; the new %s could not be removed: %s",
+                         second, strerror(e), first, strerror(e_back));
+        free(kept);
+        return st;
+    }
+    if (kept) remove(kept);
+    free(kept);
+    if (msg && msg_size) msg[0] = '\0';
+    return EDDY_OK;
+}
+
 eddy_status eddy_flipbook_write(const eddy_flipbook *fb, const char *png_path, char *msg, size_t msg_size) {
     if (!fb || !png_path || !png_path[0])
         return fb_fail(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "flipbook write: flipbook and path are required");
-    /* the pair is written as a whole or not at all: the sheet goes to a unique temporary name beside png_path, the
-     * JSON into place, and only then the sheet; a failing JSON used to leave the new sheet (over the old one)
-     * without its JSON */
+    /* the pair is written as a whole or not at all: the sheet and the JSON go to unique temporary names beside
+     * their paths (which refuses a folder, link or device at either path before anything is written), and are then
+     * renamed as a pair, the JSON first and the sheet last (rename_pair) */
     size_t len = strlen(png_path);
     char *json_path = malloc(len + 6);
     if (!json_path) return fb_fail(msg, msg_size, EDDY_ERR_OUT_OF_MEMORY, "%s: out of memory", png_path);
-    eddy_status st;
-    char *png_tmp = eddy__temp_file_for(png_path, msg, msg_size, &st);
-    if (!png_tmp) {
-        free(json_path);
-        return st;
-    }
-    st = eddy_png_write(png_tmp, &fb->sheet, 1, msg, msg_size);
-    if (st != EDDY_OK) {
-        remove(png_tmp);
-        free(json_path);
-        free(png_tmp);
-        return st;
-    }
     memcpy(json_path, png_path, len + 1);
     if (len >= 4 && !strcmp(png_path + len - 4, ".png")) json_path[len - 4] = '\0';
     strcat(json_path, ".json");
-    const char *base = strrchr(png_path, '/');
-    base = base ? base + 1 : png_path;
-    /* the image name goes into JSON: escape quotes, backslashes and control bytes */
-    char name[1024];
-    size_t n = 0;
-    for (const char *p = base; *p && n + 7 < sizeof name; p++) {
-        unsigned char c = (unsigned char)*p;
-        if (c == '"' || c == '\\') name[n++] = '\\', name[n++] = (char)c;
-        else if (c < 0x20) n += (size_t)snprintf(name + n, sizeof name - n, "\\u%04x", c);
-        else name[n++] = (char)c;
+    eddy_status st;
+    char *png_tmp = eddy__temp_file_for(png_path, msg, msg_size, &st), *json_tmp = NULL;
+    if (png_tmp) json_tmp = eddy__temp_file_for(json_path, msg, msg_size, &st);
+    if (json_tmp) st = eddy_png_write(png_tmp, &fb->sheet, 1, msg, msg_size);
+    if (st == EDDY_OK) {
+        const char *base = strrchr(png_path, '/');
+        base = base ? base + 1 : png_path;
+        /* the image name goes into JSON: escape quotes, backslashes and control bytes */
+        char name[1024];
+        size_t n = 0;
+        for (const char *p = base; *p && n + 7 < sizeof name; p++) {
+            unsigned char c = (unsigned char)*p;
+            if (c == '"' || c == '\\') name[n++] = '\\', name[n++] = (char)c;
+            else if (c < 0x20) n += (size_t)snprintf(name + n, sizeof name - n, "\\u%04x", c);
+            else name[n++] = (char)c;
+        }
+        name[n] = '\0';
+        char json[1400];
+        const eddy_flipbook_def *d = &fb->def;
+        int jl = snprintf(json, sizeof json,
+                          "{\n  \"image\": \"%s\",\n  \"columns\": %d,\n  \"rows\": %d,\n  \"frame_width\": %d,\n"
+                          "  \"frame_height\": %d,\n  \"frame_count\": %d,\n  \"fps\": %.9g,\n"
+                          "  \"order\": \"row-major from top-left\"\n}\n",
+                          name, d->columns, d->rows, d->frame_width, d->frame_height, fb->count, (double)d->fps);
+        st = eddy_file_write(json_tmp, json, (size_t)jl, msg, msg_size);
     }
-    name[n] = '\0';
-    char json[1400];
-    const eddy_flipbook_def *d = &fb->def;
-    int jl = snprintf(json, sizeof json,
-                      "{\n  \"image\": \"%s\",\n  \"columns\": %d,\n  \"rows\": %d,\n  \"frame_width\": %d,\n"
-                      "  \"frame_height\": %d,\n  \"frame_count\": %d,\n  \"fps\": %.9g,\n"
-                      "  \"order\": \"row-major from top-left\"\n}\n",
-                      name, d->columns, d->rows, d->frame_width, d->frame_height, fb->count, (double)d->fps);
-    st = eddy_file_write(json_path, json, (size_t)jl, msg, msg_size);
-    if (st == EDDY_OK && rename(png_tmp, png_path) != 0) {
-        int e = errno;
-        st = fb_fail(msg, msg_size, EDDY_ERR_IO, "%s: cannot rename the finished sheet into place: %s", png_path,
-                     strerror(e));
+    if (st == EDDY_OK) {
+        st = rename_pair(json_tmp, json_path, png_tmp, png_path, msg, msg_size);
+    } else {
+        if (png_tmp) remove(png_tmp);
+        if (json_tmp) remove(json_tmp);
     }
-    if (st != EDDY_OK) remove(png_tmp);
     free(json_path);
     free(png_tmp);
+    free(json_tmp);
     return st;
 }

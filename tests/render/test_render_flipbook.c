@@ -1,14 +1,86 @@
 /* Flipbook sprite sheets and image helpers: frames land in their tiles row by row from the top left (read back
- * from the written PNG), the JSON beside it parses and gives the tiling, frame size, count and fps; frames of
- * another size are resampled; a full sheet refuses more. Resizing preserves flat colours and averages when
- * shrinking; dye from a picture is sRGB-decoded, alpha-weighted and flipped so the image top is max y; plain
- * arrays render through eddy_render_input_2d. */
+ * from the written PNG), the JSON beside it parses and gives the tiling, frame size, count and fps; the PNG and
+ * JSON are replaced as a pair or not at all; frames of another size are resampled; a full sheet refuses more.
+ * Resizing preserves flat colours and averages when shrinking; dye from a picture is sRGB-decoded, alpha-weighted
+ * and flipped so the image top is max y; plain arrays render through eddy_render_input_2d. */
 #include "check.h"
 #include "test_util.h"
 #include <math.h>
 #ifdef EDDY_HAVE_CJSON
 #include <cjson/cJSON.h>
 #endif
+#ifdef __linux__
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+#endif
+
+/* Marks a file immutable (chattr +i) or clears the mark: nobody, root included, may then rename over it. Returns 0
+ * when done; -1 without CAP_LINUX_IMMUTABLE, on a file system without the flag, or off Linux. */
+static int set_immutable(const char *path, int on) {
+#ifdef __linux__
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    if (fd < 0) return -1;
+    int flags = 0, rc = ioctl(fd, FS_IOC_GETFLAGS, &flags);
+    if (rc == 0) {
+        flags = on ? flags | FS_IMMUTABLE_FL : flags & ~FS_IMMUTABLE_FL;
+        rc = ioctl(fd, FS_IOC_SETFLAGS, &flags);
+    }
+    close(fd);
+    return rc == 0 ? 0 : -1;
+#else
+    (void)path, (void)on;
+    return -1;
+#endif
+}
+
+static int file_equals(const char *path, const char *text) {
+    char buf[256];
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return 0;
+    size_t n = fread(buf, 1, sizeof buf, fp);
+    fclose(fp);
+    return n == strlen(text) && !memcmp(buf, text, n);
+}
+
+/* The sheet cannot be renamed into place after the JSON has been (the second rename of the pair fails): a real
+ * condition that passes every check made before writing is an old sheet marked immutable. The old JSON must be put
+ * back (it used to stay replaced: the new JSON beside the old sheet), the new JSON removed when there was no old
+ * one, and no temporary file or kept copy left. */
+static void check_second_rename_fails(const eddy_flipbook *fb, const char *dir) {
+    char sheet[600], json[600], msg[1024];
+    snprintf(sheet, sizeof sheet, "%s/locked.png", dir);
+    snprintf(json, sizeof json, "%s/locked.json", dir);
+    CHECK(eddy_file_write(sheet, "old sheet", 9, msg, sizeof msg) == EDDY_OK, "%s", msg);
+    CHECK(eddy_file_write(json, "old json", 8, msg, sizeof msg) == EDDY_OK, "%s", msg);
+    if (set_immutable(sheet, 1) != 0) {
+        printf("note: the sheet could not be marked immutable (needs CAP_LINUX_IMMUTABLE and a file system with the "
+               "flag): a failing second rename of the pair is not checked here\n");
+        return;
+    }
+    eddy_status with_old = eddy_flipbook_write(fb, sheet, msg, sizeof msg);
+    char msg_with_old[1024];
+    snprintf(msg_with_old, sizeof msg_with_old, "%s", msg);
+    const int old_json_back = file_equals(json, "old json"), temps_with_old = count_matching(dir, ".tmp-");
+    remove(json);
+    eddy_status without_old = eddy_flipbook_write(fb, sheet, msg, sizeof msg);
+    const long json_left = file_size(json);
+    const int temps_without_old = count_matching(dir, ".tmp-");
+    set_immutable(sheet, 0); /* before any check can stop the test: an immutable file cannot be cleaned up */
+    CHECK(with_old == EDDY_ERR_IO && strstr(msg_with_old, "locked.png") && strstr(msg_with_old, "back as it was"),
+          "the sheet cannot replace an immutable file: %s", msg_with_old);
+    CHECK(old_json_back, "the old JSON is put back beside the old sheet");
+    CHECK(file_equals(sheet, "old sheet"), "the old sheet is untouched");
+    CHECK(temps_with_old == 0, "no temporary file or kept copy left: %d", temps_with_old);
+    CHECK(without_old == EDDY_ERR_IO && json_left == -1,
+          "with no old JSON the new one is removed again: status %d, %ld bytes left: %s", (int)without_old, json_left,
+          msg);
+    CHECK(temps_without_old == 0, "no temporary file left: %d", temps_without_old);
+    CHECK(eddy_flipbook_write(fb, sheet, msg, sizeof msg) == EDDY_OK && file_size(json) > 0 &&
+              !file_equals(sheet, "old sheet"),
+          "writable again, the pair is replaced: %s", msg);
+}
 
 static void fill(eddy_image *img, uint8_t r, uint8_t g, uint8_t b, uint8_t a) {
     for (size_t p = 0; p < (size_t)img->width * img->height; p++) {
@@ -48,6 +120,7 @@ int main(void) {
         CHECK(count_matching(dir, ".tmp-") == 0, "no temporary file left");
         CHECK(eddy_flipbook_write(fb, dir, msg, sizeof msg) == EDDY_ERR_IO && strstr(msg, "folder"), "%s", msg);
     }
+    check_second_rename_fails(fb, dir);
     eddy_image sheet = {0};
     CHECK(eddy_png_read(path, &sheet, msg, sizeof msg) == EDDY_OK && sheet.width == 24 && sheet.height == 12,
           "sheet 3x2 tiles of 8x6: %d x %d", sheet.width, sheet.height);
