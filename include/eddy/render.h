@@ -141,7 +141,11 @@ typedef struct eddy_volume_def {
     eddy_camera camera;        /**< all zero position and target (default) = automatic: looking at the box centre
                                     from the +z side, a little above, framing the whole box */
     float density_scale;       /**< optical thickness of unit density across the box's largest side; default 20 */
-    float step;                /**< ray-march step in scalar cells, (0, 4]; default 0.5 */
+    float step;                /**< ray-march step in scalar cells, 0.01 .. 4; default 0.5. No sample moves more than
+                                    `step` cells along any axis: a ray steps `step` x the smallest cell side, or
+                                    `step`/2 cells along the axis it crosses fastest where that is longer (uneven
+                                    cells; with cubic cells it never is), so a ray takes at most about
+                                    2 x (the most cells along an axis) / step samples however thin the cells */
     float light_dir[3];        /**< towards the light (world); default 0.4, 1, 0.3 (normalised) */
     float light_color[3];      /**< linear RGB times intensity; default 1,1,1 (x light_intensity) */
     float light_intensity;     /**< default 1.2 */

@@ -8,7 +8,8 @@
  * over the voxels plus the camera rays. Solid cells are opaque surfaces (shaded by the occupancy gradient) that
  * also cast shadows. Rays jump over empty 8^3 blocks (max density of the block and its one-voxel rim is 0), which
  * changes no sample: samples stay on the same lattice t0 + m ds. Ray starts are jittered by a fixed per-pixel hash against banding, so results are the same
- * for every thread count. */
+ * for every thread count. The step ds of a ray is measured in cells (eddy_volume_def.step): however much thinner the
+ * cells are along one axis, a ray takes at most about 2 x (the most cells along an axis) / step samples. */
 #include "render_internal.h"
 #include <math.h>
 #include <string.h>
@@ -310,8 +311,13 @@ eddy_status eddy_render_volume_input(eddy_renderer *r, const eddy_render_input *
     normalize3(right);
     cross3(right, fwd, cup);
     const float tan_half = tanf(half_fov);
-    const float ds = def->step * fminf(v.box_size[0] / (float)v.n[0],
-                                       fminf(v.box_size[1] / (float)v.n[1], v.box_size[2] / (float)v.n[2]));
+    /* the march step of a ray (see eddy_volume_def.step): `step` x the smallest cell side, or `step`/2 cells along
+     * the axis the ray crosses fastest where that is longer. The smallest side alone made a ray along a coarse axis
+     * of uneven cells take box / smallest cell steps: 1.3e8 per ray across a 1 m x 1 m x 1e-6 m box of 64^3 cells
+     * seen edge-on, hours per frame. With cubic cells the second term is at most 0.87 x the first: the same march as always. */
+    const float ds_min = def->step * fminf(v.box_size[0] / (float)v.n[0],
+                                           fminf(v.box_size[1] / (float)v.n[1], v.box_size[2] / (float)v.n[2]));
+    const float half_step = 0.5f * def->step;
     const float light[3] = {def->light_color[0] * def->light_intensity, def->light_color[1] * def->light_intensity,
                             def->light_color[2] * def->light_intensity};
     const float amb = def->ambient, ex = def->exposure;
@@ -345,6 +351,9 @@ eddy_status eddy_render_volume_input(eddy_renderer *r, const eddy_render_input *
             }
             float col[3] = {0, 0, 0}, T = 1.0f;
             if (t0 < t1) {
+                float fastest = 0.0f; /* cells per metre along the ray on the axis it crosses fastest */
+                for (int a = 0; a < 3; a++) fastest = fmaxf(fastest, fabsf(d[a]) * vc->cells_per_m[a]);
+                const float ds = fmaxf(ds_min, half_step / fastest);
                 const float tstart = t0 + ds * pixel_hash(x, y);
                 float dc[3]; /* cells per metre along the ray */
                 for (int a = 0; a < 3; a++) dc[a] = d[a] * vc->cells_per_m[a];

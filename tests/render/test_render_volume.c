@@ -1,7 +1,8 @@
 /* Volume rendering: a ball of dye shows where it is and in its colour, the empty corners show the background (or
  * alpha 0 in transparent mode), self-shadowing darkens the side away from the light and a ball behind another
  * (seen from the light) is darker than without shadows, obstacles are opaque grey, the camera aims where told,
- * and 1 and 2 threads give the same bytes. Pictures go to scratch_render_volume/. */
+ * 1 and 2 threads give the same bytes, and a box of very uneven cells renders in a bounded number of steps per ray.
+ * Pictures go to scratch_render_volume/. */
 #include "check.h"
 #include "test_util.h"
 #include <math.h>
@@ -118,6 +119,44 @@ int main(void) {
     int border_dye = 0;
     for (int x = 0; x < 96; x++) border_dye += px(&img, x, 0)[0] > 45 || px(&img, x, 95)[0] > 45;
     CHECK(border_dye == 0, "automatic framing keeps the dye inside the picture (%d border pixels)", border_dye);
+
+    /* cells far thinner along one axis than the others: a 1 m x 1 m x 1e-6 m box of 128^3 cells seen edge-on, its
+     * middle row of rays running inside the slab through faint red dye. The march used to step half the smallest
+     * cell side on every ray: 2.6e8 steps for each of these rays, many minutes for this small picture (the test's
+     * timeout in tests/render/CMakeLists.txt stops it). A ray now steps at most half a cell along any axis: about
+     * 500 steps. The picture is the one a march five times finer gives. */
+    {
+        enum { T = 128 };
+        const size_t count = (size_t)T * T * T;
+        float *faint = malloc(count * sizeof *faint);
+        for (size_t e = 0; e < count; e++) faint[e] = 0.015f * (1.0f + sinf(0.3f * (float)(e % T))); /* along x */
+        eddy_render_input slab = {.dim = 3, .box_size = {1, 1, 1e-6f}, .dye_n = {T, T, T}, .dye = {faint, NULL, NULL}};
+        eddy_volume_def edge = eddy_volume_def_default();
+        edge.width = 255, edge.height = 15; /* odd: the middle row's rays have no z component */
+        edge.camera.fov = 1.7f;             /* the box's near face (1 m at 2 m) fills the width */
+        const float from[3] = {3.0f, 0.5f, 0.5e-6f}, at[3] = {0.5f, 0.5f, 0.5e-6f}, up[3] = {0, 0, 1};
+        memcpy(edge.camera.position, from, sizeof from);
+        memcpy(edge.camera.target, at, sizeof at);
+        memcpy(edge.camera.up, up, sizeof up);
+        eddy_image coarse = {0}, fine = {0};
+        CHECK(eddy_render_volume_input(r, &slab, &edge, &coarse) == EDDY_OK, "%s", eddy_renderer_last_error(r));
+        edge.step = 0.1f;
+        CHECK(eddy_render_volume_input(r, &slab, &edge, &fine) == EDDY_OK, "%s", eddy_renderer_last_error(r));
+        save("thin_slab_edge_on", &coarse);
+        int worst = 0, dye_seen = 0;
+        for (int x = 0; x < 255 && coarse.rgba && fine.rgba; x++) {
+            for (int c = 0; c < 3; c++) {
+                const int diff = abs(px(&coarse, x, 7)[c] - px(&fine, x, 7)[c]);
+                worst = diff > worst ? diff : worst;
+            }
+            dye_seen += px(&coarse, x, 7)[0] > px(&coarse, x, 0)[0] + 20;
+        }
+        CHECK(dye_seen > 100, "the middle row shows the slab's red dye (%d of 255 pixels)", dye_seen);
+        CHECK(worst <= 2, "step 0.5 and step 0.1 give the same picture: largest difference %d", worst);
+        eddy_image_free(&coarse);
+        eddy_image_free(&fine);
+        free(faint);
+    }
 
     /* errors */
     vd.step = 0;
