@@ -1252,8 +1252,9 @@ void scene_free(eddy_scene *sc) {
     free(sc);
 }
 
-/* The size of the pictures (as the renderer picks it, src/render/view2d.c) and of the sprite sheet (as run_output.c
- * makes it): checked here, as the renderer would only refuse them after the first frame was simulated. */
+/* The size of the pictures (eddy_render_size: the renderer's own rule, times render.scale as run_output.c draws it)
+ * and of the sprite sheet (as run_output.c makes it): checked here, as the renderer would only refuse them after the
+ * first frame was simulated. */
 enum { PICTURE_MAX = 16384 };
 
 static bool check_picture_size(loader *L) {
@@ -1267,34 +1268,21 @@ static bool check_picture_size(loader *L) {
         w = r->vol.width, h = r->vol.height; /* each checked to be at most 16384 */
     } else {
         const eddy_render_def *p = &r->picture;
-        int ax = 0, ay = 1;
-        if (d->dim == 3 && p->slice_axis == 1) ay = 2;
-        if (d->dim == 3 && p->slice_axis == 0) ax = 2;
-        double nx = (double)d->grid[ax] * d->dye_scale[ax], ny = (double)d->grid[ay] * d->dye_scale[ay];
-        double aspect = (double)d->size[ax] / (double)d->size[ay];
-        const char *key;
-        char why[160];
-        if (p->width == 0 && p->height == 0) {
-            int scale = r->scale > 1 ? r->scale : 1;
-            w = scale * nx, h = scale * ny;
-            key = r->scale > 1 ? "render.scale" : "grid";
-            if (r->scale > 1) snprintf(why, sizeof why, "%d pixels per cell of the %.0f x %.0f dye cells", scale, nx, ny);
-            else snprintf(why, sizeof why, "one pixel per cell of the %.0f x %.0f dye cells (set render.width or render.height)", nx, ny);
-        } else if (p->height == 0) {
-            w = p->width, h = fmax(1.0, floor(p->width / aspect + 0.5));
-            key = "render.width";
-            snprintf(why, sizeof why, "%d pixels wide with the box's aspect %g", p->width, aspect);
-        } else if (p->width == 0) {
-            w = fmax(1.0, floor(p->height * aspect + 0.5)), h = p->height;
-            key = "render.height";
-            snprintf(why, sizeof why, "%d pixels high with the box's aspect %g", p->height, aspect);
-        } else {
-            w = p->width, h = p->height; /* each checked to be at most 16384 */
-            key = "render";
-            why[0] = '\0';
+        /* definitions the library refuses for another reason are reported after this check, naming their keys */
+        if (eddy_sim_def_validate(d, NULL, 0) != EDDY_OK || eddy_render_def_validate(p, NULL, 0) != EDDY_OK) return true;
+        const bool scaled = p->width == 0 && p->height == 0 && r->scale > 1;
+        const char *key = scaled ? "render.scale" : p->width && p->height ? "render" : p->width ? "render.width"
+                                                 : p->height ? "render.height" : "grid";
+        int pw, ph;
+        char why[512];
+        if (eddy_render_size(p, d, &pw, &ph, why, sizeof why) != EDDY_OK) return jc_fail(&L->c, key, "%s", why);
+        w = pw, h = ph;
+        if (scaled) { /* run_output.c asks for render.scale pixels per dye cell: that size times the scale */
+            w *= r->scale, h *= r->scale;
+            if (w > EDDY_RENDER_MAX_SIDE || h > EDDY_RENDER_MAX_SIDE)
+                return jc_fail(&L->c, key, "%d pixels per cell of the %d x %d dye cells makes a %.0f x %.0f picture: "
+                               "expected at most %d pixels per side", r->scale, pw, ph, w, h, EDDY_RENDER_MAX_SIDE);
         }
-        if (w > PICTURE_MAX || h > PICTURE_MAX)
-            return jc_fail(&L->c, key, "%s makes a %.0f x %.0f picture: expected at most %d pixels per side", why, w, h, PICTURE_MAX);
     }
     if (!o->sheet) return true;
     /* the sheet's cells: as given, or 128 pixels on the picture's longer side (run_output.c, sheet_add) */

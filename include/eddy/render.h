@@ -125,6 +125,18 @@ eddy_render_def eddy_render_def_default(void);
 /** Checks a definition; `msg` (may be NULL) names the first bad value. */
 eddy_status eddy_render_def_validate(const eddy_render_def *def, char *msg, size_t msg_size);
 
+/** The largest side of a 2D picture, pixels. */
+#define EDDY_RENDER_MAX_SIDE 16384
+
+/** The size of the 2D picture eddy_render_sim makes with `def` of a simulation created from `sim_def`, without the
+ *  simulation (e.g. to check a scene before running it): width and height as `def` gives them, a side left at 0
+ *  derived as eddy_render_def says (both 0: one pixel per dye cell of the plane shown, grid x dye_scale; one 0: from
+ *  the other with the box's aspect ratio, at least 1 pixel). eddy_render_sim uses this. EDDY_ERR_INVALID_ARGUMENT
+ *  with `msg` (may be NULL) naming the size and where it came from when a side would exceed EDDY_RENDER_MAX_SIDE,
+ *  or naming the bad value of an invalid `def` or `sim_def`; *width and *height are then 0. */
+eddy_status eddy_render_size(const eddy_render_def *def, const eddy_sim_def *sim_def, int *width, int *height,
+                             char *msg, size_t msg_size);
+
 /** A pinhole camera. */
 typedef struct eddy_camera {
     float position[3]; /**< m (world) */

@@ -117,6 +117,20 @@ typedef struct plane_map {
     float s_frac;     /* slice position as a fraction of the box along s, in [0,1] */
 } plane_map;
 
+/* the box axes a 2D picture shows horizontally and vertically: x, y in 2D; 3D slices across z: x, y; across y: x, z;
+ * across x: z, y */
+static inline void eddy__plane_axes(int dim, int slice_axis, int *h, int *v) {
+    *h = dim == 3 && slice_axis == 0 ? 2 : 0;
+    *v = dim == 3 && slice_axis == 1 ? 2 : 1;
+}
+
+/* The picture size rule of eddy_render_def.width/height, for a plane of box_size[h] x box_size[v] m with n[h] x
+ * n[v] cells: both 0 = one pixel per cell, one 0 = derived from the other with the box's aspect (at least 1 pixel).
+ * Worked out in double; a side over EDDY_RENDER_MAX_SIDE is refused with msg naming the size and where it came
+ * from. `def` must be valid. The one rule for eddy_render_size and every 2D render. */
+eddy_status eddy__picture_size(const eddy_render_def *def, const int n[3], const float box_size[3], int h, int v,
+                               int *width, int *height, char *msg, size_t msg_size);
+
 /* the cell coordinate of pixel centre (x, y) in an array of n cells */
 static inline void pixel_cells(const plane_map *pm, const int n[3], int W, int H, int x, int y, float c[3]) {
     c[0] = c[1] = c[2] = 0.5f;

@@ -2,6 +2,7 @@
  * computed ones into the renderer's scratch) into an eddy_render_input, then drawn by view2d.c or volume.c.
  * The box is the simulation domain: origin .. origin + n*h. Solid cells come from EDDY_FIELD_SOLID. */
 #include "render_internal.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -155,6 +156,32 @@ static eddy_status gather(eddy_renderer *r, eddy_sim *sim, bool want_dye, int sc
     return EDDY_OK;
 }
 
+eddy_status eddy_render_size(const eddy_render_def *def, const eddy_sim_def *sim_def, int *width, int *height,
+                             char *msg, size_t msg_size) {
+    if (!width || !height) {
+        if (msg && msg_size) snprintf(msg, msg_size, "render size: width and height outputs are required");
+        return EDDY_ERR_INVALID_ARGUMENT;
+    }
+    *width = *height = 0;
+    eddy_status st = eddy_render_def_validate(def, msg, msg_size);
+    if (st == EDDY_OK) st = eddy_sim_def_validate(sim_def, msg, msg_size);
+    if (st != EDDY_OK) return st;
+    /* the box and dye grid as eddy_sim_create makes them (gather reads them back): cells of h = size[0] / grid[0],
+     * dye cells grid x dye_scale, one cell and no refinement on the axis a 2D simulation lacks */
+    const int dim = sim_def->dim;
+    const float h = sim_def->size[0] / (float)sim_def->grid[0];
+    int n[3];
+    float box[3];
+    for (int a = 0; a < 3; a++) {
+        const int cells = a < dim ? sim_def->grid[a] : 1;
+        n[a] = cells * (a < dim ? sim_def->dye_scale[a] : 1);
+        box[a] = (float)cells * h;
+    }
+    int ph, pv;
+    eddy__plane_axes(dim, def->slice_axis, &ph, &pv);
+    return eddy__picture_size(def, n, box, ph, pv, width, height, msg, msg_size);
+}
+
 static eddy_status render_gathered(eddy_renderer *r, eddy_sim *sim, const eddy_render_input *gathered,
                                    const eddy_render_def *def, eddy_image *img);
 
@@ -163,44 +190,42 @@ eddy_status eddy_render_sim(eddy_renderer *r, eddy_sim *sim, const eddy_render_d
     r->error[0] = '\0';
     eddy_status st = eddy_render_def_validate(def, r->error, sizeof r->error);
     if (st != EDDY_OK) return st;
+    if (!sim) return eddy__rfail(r, EDDY_ERR_INVALID_ARGUMENT, "render: simulation is NULL");
+    /* the size by the published rule, from the simulation's definition; every view then draws at that size */
+    eddy_render_def sized = *def;
+    if ((st = eddy_render_size(def, eddy_sim_get_def(sim), &sized.width, &sized.height, r->error, sizeof r->error)) !=
+        EDDY_OK)
+        return st;
     eddy_render_input in;
     bool dye = def->view == EDDY_VIEW_DYE;
     const double t0 = eddy__ms();
     if ((st = gather(r, sim, dye, dye ? -1 : (int)def->view, def->liquid_level, def->draw_obstacles != 0, &in)) != EDDY_OK)
         return st;
     const double gather_ms = eddy__ms() - t0;
-    st = render_gathered(r, sim, &in, def, img);
+    st = render_gathered(r, sim, &in, &sized, img);
     r->timing.gather_ms = gather_ms;
     return st;
 }
 
-/* the 2D picture of fields already gathered */
+/* the 2D picture of fields already gathered, at the size `def` gives (both sides set) */
 static eddy_status render_gathered(eddy_renderer *r, eddy_sim *sim, const eddy_render_input *gathered,
                                    const eddy_render_def *def, eddy_image *img) {
     eddy_render_input in = *gathered;
     eddy_status st;
     bool dye = def->view == EDDY_VIEW_DYE;
-    if (!dye) {
-        /* sizes and slice indices count scalar (dye) cells for every view, while speed, pressure, ... live on the
-         * velocity cells: translate both into what the input path expects */
+    if (!dye && in.dim == 3 && def->slice_index >= 0) {
+        /* slice indices count scalar (dye) cells for every view, while speed, pressure, ... live on the velocity
+         * cells: translate the index into the position the input path expects */
         eddy_field_layout dl;
         if ((st = eddy_sim_field_layout(sim, EDDY_FIELD_DYE_R, &dl)) != EDDY_OK) return sim_fail(r, sim, st, "dye layout");
         eddy_render_def d2 = *def;
-        int h = 0, v = 1;
-        if (in.dim == 3) h = def->slice_axis == 0 ? 2 : 0, v = def->slice_axis == 1 ? 2 : 1;
-        if (def->width == 0 && def->height == 0) {
-            d2.width = dl.n[h];
-            d2.height = dl.n[v];
-        }
-        if (in.dim == 3 && def->slice_index >= 0) {
-            int s = def->slice_axis;
-            if (def->slice_index >= dl.n[s])
-                return eddy__rfail(r, EDDY_ERR_INVALID_ARGUMENT,
-                                   "render.slice_index = %d: expected 0 .. %d (cells along axis %d)", def->slice_index,
-                                   dl.n[s] - 1, s);
-            d2.slice_index = -1;
-            d2.slice_position = in.box_min[s] + ((float)def->slice_index + 0.5f) / (float)dl.n[s] * in.box_size[s];
-        }
+        int s = def->slice_axis;
+        if (def->slice_index >= dl.n[s])
+            return eddy__rfail(r, EDDY_ERR_INVALID_ARGUMENT,
+                               "render.slice_index = %d: expected 0 .. %d (cells along axis %d)", def->slice_index,
+                               dl.n[s] - 1, s);
+        d2.slice_index = -1;
+        d2.slice_position = in.box_min[s] + ((float)def->slice_index + 0.5f) / (float)dl.n[s] * in.box_size[s];
         return eddy_render_input_2d(r, &in, &d2, img);
     }
     return eddy_render_input_2d(r, &in, def, img);

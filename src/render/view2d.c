@@ -5,6 +5,7 @@
  * so the image top is the box's maximum along the vertical axis. */
 #include "render_internal.h"
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 static eddy_status check_array(eddy_renderer *r, const char *name, const int n[3], int dim) {
@@ -38,15 +39,51 @@ static eddy_status check_input(eddy_renderer *r, const eddy_render_input *in, bo
     return EDDY_OK;
 }
 
+eddy_status eddy__picture_size(const eddy_render_def *def, const int n[3], const float box_size[3], int h, int v,
+                               int *width, int *height, char *msg, size_t msg_size) {
+    *width = *height = 0;
+    /* in double, checked before it becomes an int: a long thin box gave a float beyond int (or long) whose
+     * conversion wrapped, e.g. to a negative width silently raised to 1 */
+    double w = def->width, ht = def->height;
+    const double aspect = (double)box_size[h] / (double)box_size[v];
+    char from[200];
+    if (w == 0 && ht == 0) {
+        w = n[h];
+        ht = n[v];
+        snprintf(from, sizeof from, "one pixel per cell of the %d x %d cells on the picture's axes", n[h], n[v]);
+    } else if (w == 0) {
+        w = round(ht * aspect);
+        snprintf(from, sizeof from, "render.height = %d with the box's aspect %g (%g x %g m)", def->height, aspect,
+                 (double)box_size[h], (double)box_size[v]);
+    } else if (ht == 0) {
+        ht = round(w / aspect);
+        snprintf(from, sizeof from, "render.width = %d with the box's aspect %g (%g x %g m)", def->width, aspect,
+                 (double)box_size[h], (double)box_size[v]);
+    } else {
+        snprintf(from, sizeof from, "render.width and render.height");
+    }
+    if (w < 1) w = 1; /* a side thinner than a pixel is one pixel */
+    if (ht < 1) ht = 1;
+    if (!(w <= EDDY_RENDER_MAX_SIDE && ht <= EDDY_RENDER_MAX_SIDE)) {
+        if (msg && msg_size)
+            snprintf(msg, msg_size, "%s makes a %.0f x %.0f picture: expected at most %d pixels per side%s", from, w, ht,
+                     EDDY_RENDER_MAX_SIDE,
+                     def->width == 0 && def->height == 0 ? "; set render.width or render.height" : "");
+        return EDDY_ERR_INVALID_ARGUMENT;
+    }
+    *width = (int)w, *height = (int)ht;
+    if (msg && msg_size) msg[0] = '\0';
+    return EDDY_OK;
+}
+
 /* plane axes, slice position and output size */
 static eddy_status setup_plane(eddy_renderer *r, const eddy_render_input *in, const eddy_render_def *def,
                                const int ref_n[3], plane_map *pm, int *W, int *H) {
+    eddy__plane_axes(in->dim, def->slice_axis, &pm->h, &pm->v);
     if (in->dim == 2) {
-        pm->h = 0, pm->v = 1, pm->s = -1, pm->s_frac = 0.5f;
+        pm->s = -1, pm->s_frac = 0.5f;
     } else {
         pm->s = def->slice_axis;
-        pm->h = def->slice_axis == 0 ? 2 : 0;
-        pm->v = def->slice_axis == 1 ? 2 : 1;
         if (def->slice_index >= 0) {
             if (def->slice_index >= ref_n[pm->s])
                 return eddy__rfail(r, EDDY_ERR_INVALID_ARGUMENT,
@@ -64,27 +101,7 @@ static eddy_status setup_plane(eddy_renderer *r, const eddy_render_input *in, co
             pm->s_frac = (def->slice_position - lo) / size;
         }
     }
-    /* the derived side in double, checked before it becomes an int: a long thin box gave a float beyond int (or
-     * long) whose conversion wrapped, e.g. to a negative width silently raised to 1 */
-    double w = def->width, h = def->height;
-    const double aspect = (double)in->box_size[pm->h] / (double)in->box_size[pm->v];
-    if (w == 0 && h == 0) {
-        w = ref_n[pm->h];
-        h = ref_n[pm->v];
-    } else if (w == 0) {
-        w = round(h * aspect);
-    } else if (h == 0) {
-        h = round(w / aspect);
-    }
-    if (w < 1) w = 1; /* a side thinner than a pixel is one pixel */
-    if (h < 1) h = 1;
-    if (!(w <= 16384 && h <= 16384))
-        return eddy__rfail(r, EDDY_ERR_INVALID_ARGUMENT,
-                           "render size %.0f x %.0f (box %g x %g m along the picture's axes): expected at most 16384 "
-                           "per side; set render.width and render.height",
-                           w, h, (double)in->box_size[pm->h], (double)in->box_size[pm->v]);
-    *W = (int)w, *H = (int)h;
-    return EDDY_OK;
+    return eddy__picture_size(def, ref_n, in->box_size, pm->h, pm->v, W, H, r->error, sizeof r->error);
 }
 
 void eddy__draw_obstacles(eddy_renderer *r, const eddy_render_input *in, const eddy_render_def *def, const plane_map *pm,

@@ -1,7 +1,8 @@
 /* 2D pictures of a simulation, checked for content: dye shows where it was written (and the image top is max y),
  * transparent mode gives coverage alpha, each post-processing pass does what it says where it should and nothing
  * where it should not, obstacles are flat grey, scalar views use the documented maps, ranges and colour bar,
- * slices of a 3D simulation pick the right layer, results are the same bytes for 1 and 2 threads.
+ * slices of a 3D simulation pick the right layer, results are the same bytes for 1 and 2 threads, and
+ * eddy_render_size gives the size the renderer makes (or its refusal) from the definitions alone.
  * The pictures are written to scratch_render_2d/ for a look. */
 #include "check.h"
 #include "test_util.h"
@@ -28,6 +29,79 @@ static void disk(float *f, float h, float cx, float cy, float r) {
 }
 
 static int lum(const uint8_t *p) { return p[0] + p[1] + p[2]; }
+
+/* eddy_render_size: the picture size from the definitions alone, and the size eddy_render_sim then makes (the same
+ * rule: the renderer uses it). 2D and each 3D slice axis, dye_scale, one side given, refusals over 16384. */
+static void check_render_size(eddy_renderer *r) {
+    char msg[512];
+    int w = -1, h = -1;
+    eddy_image img = {0};
+    struct {
+        int dim, grid[3], dye_scale[3], slice_axis, view, width, height, want_w, want_h;
+    } cases[] = {
+        {2, {40, 30, 1}, {1, 1, 1}, 2, EDDY_VIEW_DYE, 0, 0, 40, 30},      /* one pixel per dye cell */
+        {2, {40, 30, 1}, {2, 3, 1}, 2, EDDY_VIEW_DYE, 0, 0, 80, 90},      /* dye cells = grid x dye_scale */
+        {2, {40, 30, 1}, {1, 1, 1}, 2, EDDY_VIEW_DYE, 100, 0, 100, 75},   /* height from the box's aspect */
+        {2, {40, 30, 1}, {1, 1, 1}, 2, EDDY_VIEW_SPEED, 0, 60, 80, 60},   /* width from it; any view */
+        {2, {40, 30, 1}, {1, 1, 1}, 2, EDDY_VIEW_DYE, 33, 7, 33, 7},      /* both given */
+        {2, {400, 3, 1}, {1, 1, 1}, 2, EDDY_VIEW_DYE, 100, 0, 100, 1},    /* a side under a pixel is one pixel */
+        {3, {16, 8, 12}, {1, 2, 1}, 2, EDDY_VIEW_DYE, 0, 0, 16, 16},      /* across z: x right, y up */
+        {3, {16, 8, 12}, {1, 2, 1}, 1, EDDY_VIEW_PRESSURE, 0, 0, 16, 12}, /* across y: x right, z up */
+        {3, {16, 8, 12}, {1, 2, 1}, 0, EDDY_VIEW_DYE, 0, 32, 48, 32},     /* across x: z right, y up */
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        eddy_sim_def sd = eddy_sim_def_default();
+        sd.dim = cases[c].dim;
+        memcpy(sd.grid, cases[c].grid, sizeof sd.grid);
+        memcpy(sd.dye_scale, cases[c].dye_scale, sizeof sd.dye_scale);
+        sd.size[0] = 0.5f * (float)sd.grid[0]; /* cells of 0.5 m */
+        eddy_render_def rd = eddy_render_def_default();
+        rd.slice_axis = cases[c].slice_axis, rd.view = (eddy_view)cases[c].view;
+        rd.width = cases[c].width, rd.height = cases[c].height;
+        CHECK(eddy_render_size(&rd, &sd, &w, &h, msg, sizeof msg) == EDDY_OK && w == cases[c].want_w &&
+                  h == cases[c].want_h,
+              "case %zu: %d x %d, expected %d x %d: %s", c, w, h, cases[c].want_w, cases[c].want_h, msg);
+        eddy_sim *sim = NULL;
+        CHECK(eddy_sim_create(&sd, &sim, msg, sizeof msg) == EDDY_OK, "case %zu: %s", c, msg);
+        CHECK(sim && eddy_render_sim(r, sim, &rd, &img) == EDDY_OK && img.width == w && img.height == h,
+              "case %zu: the renderer makes %d x %d, eddy_render_size said %d x %d: %s", c, img.width, img.height, w, h,
+              eddy_renderer_last_error(r));
+        eddy_sim_destroy(sim);
+    }
+    /* refusals: a side over 16384, named with where it came from; the renderer refuses with the same words */
+    eddy_sim_def tall = eddy_sim_def_default();
+    tall.grid[0] = 3, tall.grid[1] = 100000;
+    eddy_render_def rd = eddy_render_def_default();
+    rd.width = 16384;
+    CHECK(eddy_render_size(&rd, &tall, &w, &h, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT && w == 0 && h == 0 &&
+              strstr(msg, "render.width = 16384") && strstr(msg, "16384 x 546133") &&
+              strstr(msg, "at most 16384"),
+          "%s", msg);
+    eddy_sim *sim = NULL;
+    CHECK(eddy_sim_create(&tall, &sim, NULL, 0) == EDDY_OK, "a 3 x 100000 simulation");
+    CHECK(sim && eddy_render_sim(r, sim, &rd, &img) == EDDY_ERR_INVALID_ARGUMENT &&
+              !strcmp(eddy_renderer_last_error(r), msg),
+          "the renderer's refusal is the same: %s", eddy_renderer_last_error(r));
+    eddy_sim_destroy(sim);
+    rd.width = 0;
+    CHECK(eddy_render_size(&rd, &tall, &w, &h, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT &&
+              strstr(msg, "one pixel per cell of the 3 x 100000 cells") && strstr(msg, "set render.width"),
+          "%s", msg);
+    tall.dim = 3, tall.grid[2] = 4, rd.slice_axis = 0, rd.height = 300; /* across x: z right, y up */
+    CHECK(eddy_render_size(&rd, &tall, &w, &h, msg, sizeof msg) == EDDY_OK && w == 1 && h == 300, "%d x %d: %s", w,
+          h, msg);
+    /* bad definitions are named, and the outputs are required */
+    tall.grid[0] = 2;
+    CHECK(eddy_render_size(&rd, &tall, &w, &h, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT && strstr(msg, "grid[0]"),
+          "%s", msg);
+    tall.grid[0] = 3, rd.height = -1;
+    CHECK(eddy_render_size(&rd, &tall, &w, &h, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT &&
+              strstr(msg, "render.height"), "%s", msg);
+    rd.height = 0;
+    CHECK(eddy_render_size(&rd, &tall, NULL, &h, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT, "%s", msg);
+    CHECK(eddy_render_size(NULL, &tall, &w, &h, NULL, 0) == EDDY_ERR_INVALID_ARGUMENT, "NULL definition");
+    eddy_image_free(&img);
+}
 
 int main(void) {
     char msg[512];
@@ -298,6 +372,7 @@ int main(void) {
         CHECK(eddy_render_input_2d(r, &in, &thin, &img) == EDDY_OK && img.width == 100 && img.height == 1,
               "%s (%d x %d)", eddy_renderer_last_error(r), img.width, img.height);
     }
+    check_render_size(r);
     /* a resize of an image that claims no pixels is refused, not read out of bounds */
     {
         uint8_t four[16] = {0};
