@@ -116,6 +116,8 @@ typedef struct eddy_video_def {
     const char *ffmpeg;       /**< program to run; NULL = "ffmpeg" found on PATH */
     float stall_seconds;      /**< a frame ffmpeg takes no bytes of for this long fails the video (ffmpeg is stopped)
                                    instead of blocking forever; 0 = wait without limit; default 300 */
+    float finish_seconds;     /**< after the last frame, ffmpeg has this long to finish the file and exit, else it is
+                                   killed and the video is not written; 0 = wait without limit; default 300 */
 } eddy_video_def;
 
 eddy_video_def eddy_video_def_default(void);
@@ -130,8 +132,9 @@ eddy_status eddy_video_open(const char *path, const eddy_video_def *def, eddy_vi
 /** Sends one frame (alpha is ignored). A failing ffmpeg gives EDDY_ERR_IO with the end of its log, and so does one
  *  that takes no data for `stall_seconds` (it is then stopped). */
 eddy_status eddy_video_write(eddy_video *v, const eddy_image *frame);
-/** Finishes the video: waits for ffmpeg and renames the temporary file to the path only if ffmpeg exited 0;
- *  otherwise removes it, leaving whatever was at the path untouched. Frees `v` in every case. The outcome does not depend on the caller's SIGCHLD
+/** Finishes the video: waits for ffmpeg (at most `finish_seconds`) and renames the temporary file to the path only
+ *  if ffmpeg exited 0; otherwise (ffmpeg failed, or did not exit in time and was killed) removes it, leaving
+ *  whatever was at the path untouched. Frees `v` in every case. The outcome does not depend on the caller's SIGCHLD
  *  disposition (ffmpeg's exit status comes from a shell that runs it, not from waitpid in the caller), and neither
  *  ffmpeg nor any other child of the caller inherits the video's descriptors. */
 eddy_status eddy_video_close(eddy_video *v, char *msg, size_t msg_size);

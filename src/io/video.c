@@ -7,9 +7,10 @@
  * pipe. We judge the video by that report, so the outcome does not depend on the caller's SIGCHLD disposition:
  * with SIGCHLD ignored the kernel reaps our children itself and waitpid can only say ECHILD, whereas the watcher
  * starts with SIGCHLD at its default (a per-child spawn attribute; the caller's own disposition is never touched).
- * (A host whose SIGCHLD handler reaps every child is covered the same way.) Every descriptor we open is
- * close-on-exec, so no other child of the host inherits one, and the watcher is given fds 0-3 only (with glibc
- * 2.34 or later the host's own descriptors that lack close-on-exec are closed too); ffmpeg gets 0-2. */
+ * (A host whose SIGCHLD handler reaps every child is covered the same way.) The same pipe gives eddy_video_close
+ * its time limit: it polls the pipe for at most finish_seconds, then has the watcher kill ffmpeg. Every descriptor
+ * we open is close-on-exec, so no other child of the host inherits one, and the watcher is given fds 0-3 only
+ * (with glibc 2.34 or later the host's own descriptors that lack close-on-exec are closed too); ffmpeg gets 0-2. */
 #define _GNU_SOURCE /* pipe2, mkostemp, posix_spawn_file_actions_addclosefrom_np */
 #include "io_internal.h"
 #include "temp_file.h"
@@ -25,6 +26,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -75,6 +77,7 @@ eddy_video_def eddy_video_def_default(void) {
     d.format = EDDY_VIDEO_MP4;
     d.crf = 18;
     d.stall_seconds = 300.0f;
+    d.finish_seconds = 300.0f;
     return d;
 }
 
@@ -173,12 +176,31 @@ static FILE *open_log(void) {
     return log;
 }
 
-/* Waits for the watcher's report of ffmpeg's exit status and reaps the watcher. Returns the status, or -1 when the
- * watcher ended without a report. */
-static int await_exit_code(eddy_video *v) {
+static double seconds_now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Waits for the watcher's report of ffmpeg's exit status for at most limit_s seconds (0 = without limit). Returns 1
+ * with *exit_code (-1 when the watcher ended without a report) once the watcher has ended and been reaped, or 0
+ * when the limit passed first (the watcher and ffmpeg then still run). */
+static int await_exit_code(eddy_video *v, double limit_s, int *exit_code) {
     char report[32];
     size_t got = 0;
+    const double deadline = seconds_now() + limit_s;
     for (;;) {
+        int wait_ms = -1;
+        if (limit_s > 0) {
+            const double left = deadline - seconds_now();
+            if (left <= 0) return 0;
+            wait_ms = (int)fmin(ceil(left * 1000.0), 2147483647.0);
+        }
+        struct pollfd pf = {.fd = v->status_fd, .events = POLLIN, .revents = 0};
+        const int pr = poll(&pf, 1, wait_ms);
+        if (pr < 0 && errno == EINTR) continue;
+        if (pr == 0) continue; /* the deadline is checked above */
+        if (pr < 0) break;
         const ssize_t n = read(v->status_fd, report + got, sizeof report - 1 - got);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) break; /* end of the pipe: the watcher has exited */
@@ -194,7 +216,8 @@ static int await_exit_code(eddy_video *v) {
     v->watcher = 0;
     char *end = NULL;
     const long code = strtol(report, &end, 10);
-    return end != report && *end == '\n' && code >= 0 && code <= 255 ? (int)code : -1;
+    *exit_code = end != report && *end == '\n' && code >= 0 && code <= 255 ? (int)code : -1;
+    return 1;
 }
 
 /* Gives up on ffmpeg: kills it (through the watcher) and waits until it has been reaped. */
@@ -208,16 +231,24 @@ static void stop_ffmpeg(eddy_video *v) {
      * even when SIGCHLD is ignored and the kernel reaps it at once */
     struct pollfd pf = {.fd = v->status_fd, .events = POLLIN, .revents = 0};
     if (poll(&pf, 1, 0) != 1) kill(v->watcher, SIGTERM);
-    await_exit_code(v);
+    int exit_code;
+    await_exit_code(v, 0, &exit_code);
 }
 
-/* Waits for ffmpeg to exit; returns 1 when it exited 0, else 0 with the reason in `why`. */
+/* Waits at most finish_seconds for ffmpeg to exit; returns 1 when it exited 0, else 0 with the reason in `why`
+ * (on a timeout ffmpeg is killed first). */
 static int wait_ffmpeg(eddy_video *v, char *why, size_t why_size) {
     if (v->status_fd < 0) {
         snprintf(why, why_size, "%s had already failed", v->program);
         return 0;
     }
-    const int code = await_exit_code(v);
+    int code = -1;
+    if (!await_exit_code(v, (double)v->def.finish_seconds, &code)) {
+        stop_ffmpeg(v);
+        snprintf(why, why_size, "%s did not exit within %g s (finish_seconds) after the end of its input: it was killed",
+                 v->program, (double)v->def.finish_seconds);
+        return 0;
+    }
     if (code == 0) return 1;
     char tail[400];
     log_tail(v->log, tail, sizeof tail);
@@ -317,6 +348,10 @@ eddy_status eddy_video_open(const char *path, const eddy_video_def *def, eddy_vi
     if (!(d.stall_seconds >= 0.0f) || !isfinite(d.stall_seconds))
         return eddy__io_fail(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT,
                              "%s: stall_seconds = %g: expected finite >= 0 (0 = no limit)", path, (double)d.stall_seconds);
+    if (!(d.finish_seconds >= 0.0f) || !isfinite(d.finish_seconds))
+        return eddy__io_fail(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT,
+                             "%s: finish_seconds = %g: expected finite >= 0 (0 = no limit)", path,
+                             (double)d.finish_seconds);
     const char *program = d.ffmpeg ? d.ffmpeg : "ffmpeg";
     char *exe = find_program(program);
     if (!exe)

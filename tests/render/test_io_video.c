@@ -1,14 +1,16 @@
 /* Video through ffmpeg: an MP4 of odd-sized frames (padded to even) and a GIF are written and probed with ffprobe
  * for size and frame count; a missing ffmpeg says how to install it; a failing ffmpeg leaves no file under the
- * final name. Shell scripts standing in for ffmpeg check the outcome with SIGCHLD ignored and the descriptors
- * ffmpeg and other children inherit. The checks that need the real ffmpeg are skipped, with the reason printed,
- * when it is not installed. */
+ * final name. Shell scripts standing in for ffmpeg check the outcome with SIGCHLD ignored, the descriptors ffmpeg
+ * and other children inherit, and ffmpeg not exiting after its input ends. The checks that need the real ffmpeg
+ * are skipped, with the reason printed, when it is not installed. */
 #define _POSIX_C_SOURCE 200809L
 #include "check.h"
 #include "test_util.h"
+#include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 /* asks ffprobe for "width,height,nb_read_frames" of the first video stream */
@@ -39,6 +41,22 @@ static int write_script(const char *dir, const char *name, const char *body, cha
     int ok = f && fputs(body, f) >= 0;
     if (f && fclose(f) != 0) ok = 0;
     return ok && chmod(out, 0755) == 0;
+}
+
+/* the whole of a small text file ("" when unreadable) */
+static void read_text(const char *path, char *out, size_t size) {
+    out[0] = '\0';
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    size_t got = fread(out, 1, size - 1, f);
+    out[got] = '\0';
+    fclose(f);
+}
+
+static double seconds_now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
 /* With SIGCHLD ignored the kernel reaps the caller's children itself, so waitpid cannot give ffmpeg's exit status
@@ -155,6 +173,52 @@ static void check_descriptors(const char *dir, const eddy_image *img) {
     if (host_fd >= 0) close(host_fd);
 }
 
+/* A program that takes every frame but then never exits (here it even ignores SIGTERM): eddy_video_close gives up
+ * after finish_seconds (it used to wait forever), kills and reaps the program, names it and the wait, removes the
+ * partial output and leaves the file the user had at the path as it was. */
+static void check_finish_timeout(const char *dir, const eddy_image *img) {
+    char hung[600], path[600], pid_path[640], text[256], msg[768];
+    CHECK(write_script(dir, "hung_ffmpeg.sh",
+                       "#!/bin/sh\n# stand-in for ffmpeg: takes all frames, then never exits\necho $$ > \"$0.pid\"\n"
+                       "trap '' TERM\ncat > /dev/null\nexec sleep 600\n",
+                       hung, sizeof hung),
+          "cannot write %s", hung);
+    snprintf(pid_path, sizeof pid_path, "%s.pid", hung);
+    snprintf(path, sizeof path, "%s/hung.mp4", dir);
+    const char precious[] = "the user's earlier video";
+    CHECK(eddy_file_write(path, precious, strlen(precious), msg, sizeof msg) == EDDY_OK, "%s", msg);
+
+    eddy_video_def def = eddy_video_def_default();
+    def.width = img->width, def.height = img->height, def.ffmpeg = hung;
+    def.finish_seconds = NAN;
+    eddy_video *v = NULL;
+    CHECK(eddy_video_open(path, &def, &v, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT &&
+              strstr(msg, "finish_seconds"),
+          "a NaN finish_seconds: %s", msg);
+    def.finish_seconds = 0.5f;
+    CHECK(eddy_video_open(path, &def, &v, msg, sizeof msg) == EDDY_OK, "%s", msg);
+    for (int f = 0; f < 2 && v; f++) CHECK(eddy_video_write(v, img) == EDDY_OK, "%s", eddy_video_last_error(v));
+    const struct timespec a_while = {0, 10000000};
+    for (int waits = 0; waits < 1000 && file_size(pid_path) <= 0; waits++) nanosleep(&a_while, NULL); /* it runs */
+    if (v) {
+        const double t0 = seconds_now();
+        alarm(10); /* a close that never returns ends the test (SIGALRM) instead of hanging ctest */
+        const eddy_status st = eddy_video_close(v, msg, sizeof msg);
+        alarm(0);
+        const double waited = seconds_now() - t0;
+        CHECK(st == EDDY_ERR_IO && strstr(msg, hung) && strstr(msg, "0.5 s") && strstr(msg, "finish_seconds") &&
+                  strstr(msg, "hung.mp4"),
+              "a program that never exits: %s", msg);
+        CHECK(waited >= 0.45 && waited < 3.0, "close gave up after %.2f s (finish_seconds 0.5)", waited);
+    }
+    read_text(path, text, sizeof text);
+    CHECK(strcmp(text, precious) == 0, "the file at the path is as it was: '%s'", text);
+    CHECK(count_matching(dir, ".tmp-") == 0, "no partial output left");
+    read_text(pid_path, text, sizeof text);
+    const long pid = atol(text);
+    CHECK(pid > 1 && kill((pid_t)pid, 0) != 0 && errno == ESRCH, "the program (pid %ld) was killed and reaped", pid);
+}
+
 int main(void) {
     char dir[256], path[512], msg[512];
     test_dir("video", dir, sizeof dir);
@@ -174,6 +238,7 @@ int main(void) {
     frame(&img, 0);
     check_sigchld_ignored(dir, &img);
     check_descriptors(dir, &img);
+    check_finish_timeout(dir, &img);
 
     if (!eddy_ffmpeg_available(NULL)) {
         printf("test_io_video: video checks skipped: ffmpeg is not installed (apt-get install ffmpeg)\n");
