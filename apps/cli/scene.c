@@ -2,6 +2,7 @@
  * eddy_sim_def plus the obstacles, emitters, splats, paths, initial fields, probes and output settings the command
  * drives. Every error names the file, the key path and what was expected; nothing is guessed. */
 #include "scene.h"
+#include "read_file.h"
 #include "scene_json.h"
 #include "scene_set.h"
 
@@ -10,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 static const char *const face_keys[6] = {"x-", "x+", "y-", "y+", "z-", "z+"};
@@ -1255,7 +1255,6 @@ void scene_free(eddy_scene *sc) {
 /* The size of the pictures (eddy_render_size: the renderer's own rule, times render.scale as run_output.c draws it)
  * and of the sprite sheet (as run_output.c makes it): checked here, as the renderer would only refuse them after the
  * first frame was simulated. */
-enum { PICTURE_MAX = 16384 };
 
 static bool check_picture_size(loader *L) {
     const eddy_scene *sc = L->sc;
@@ -1294,12 +1293,12 @@ static bool check_picture_size(loader *L) {
         else fh = 128, fw = fmax(1.0, floor(w * 128 / h));
     }
     const char *src = automatic ? ", not set: 128 on the picture's longer side" : "";
-    if (f->columns * fw > PICTURE_MAX)
+    if (f->columns * fw > EDDY_RENDER_MAX_SIDE)
         return jc_fail(&L->c, "output.sprite_sheet", "%d columns of %.0f pixels (frame_width%s) make a sheet %.0f pixels wide: "
-                       "expected at most %d", f->columns, fw, src, f->columns * fw, PICTURE_MAX);
-    if (f->rows * fh > PICTURE_MAX)
+                       "expected at most %d", f->columns, fw, src, f->columns * fw, EDDY_RENDER_MAX_SIDE);
+    if (f->rows * fh > EDDY_RENDER_MAX_SIDE)
         return jc_fail(&L->c, "output.sprite_sheet", "%d rows of %.0f pixels (frame_height%s) make a sheet %.0f pixels high: "
-                       "expected at most %d", f->rows, fh, src, f->rows * fh, PICTURE_MAX);
+                       "expected at most %d", f->rows, fh, src, f->rows * fh, EDDY_RENDER_MAX_SIDE);
     return true;
 }
 
@@ -1422,17 +1421,8 @@ eddy_scene *scene_parse(const char *text, size_t len, const char *file, const ch
 }
 
 eddy_scene *scene_load_file(const char *path, const scene_load_options *opt, char *err, size_t err_size) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, err_size, "%s: cannot open the scene file: %s", path, strerror(errno));
-        return NULL;
-    }
-    struct stat sb;
-    if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
-        fclose(f);
-        snprintf(err, err_size, "%s: is a directory, not a scene file", path);
-        return NULL;
-    }
+    FILE *f = cli_open_for_reading(path, "scene file", err, err_size);
+    if (!f) return NULL;
     size_t cap = 1 << 16, len = 0;
     char *buf = (char *)malloc(cap);
     while (buf) {

@@ -41,8 +41,8 @@ eddy_status eddy_flipbook_create(const eddy_flipbook_def *def, eddy_flipbook **o
     if (d.columns < 1 || d.rows < 1 || d.columns > 256 || d.rows > 256)
         return fb_fail(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "flipbook tiling %d x %d: expected 1..256 each",
                        d.columns, d.rows);
-    if (d.frame_width < 1 || d.frame_height < 1 || (double)d.frame_width * d.columns > 16384 ||
-        (double)d.frame_height * d.rows > 16384)
+    if (d.frame_width < 1 || d.frame_height < 1 || (double)d.frame_width * d.columns > EDDY_RENDER_MAX_SIDE ||
+        (double)d.frame_height * d.rows > EDDY_RENDER_MAX_SIDE)
         return fb_fail(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT,
                        "flipbook frame %d x %d in %d x %d tiles: the sheet must be 1..16384 pixels per side",
                        d.frame_width, d.frame_height, d.columns, d.rows);

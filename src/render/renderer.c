@@ -210,8 +210,8 @@ eddy_status eddy_render_def_validate(const eddy_render_def *d, char *msg, size_t
     if (!d) return def_error(msg, msg_size, "render definition is NULL");
     if (d->view < 0 || d->view >= EDDY_VIEW_COUNT)
         return def_error(msg, msg_size, "render.view = %d: expected 0 .. %d", (int)d->view, EDDY_VIEW_COUNT - 1);
-    CHECK_RANGE("width", d->width, 0, 16384);
-    CHECK_RANGE("height", d->height, 0, 16384);
+    CHECK_RANGE("width", d->width, 0, EDDY_RENDER_MAX_SIDE);
+    CHECK_RANGE("height", d->height, 0, EDDY_RENDER_MAX_SIDE);
     CHECK_RANGE("slice_axis", d->slice_axis, 0, 2);
     if (d->slice_index < -1) return def_error(msg, msg_size, "render.slice_index = %d: expected -1 or >= 0", d->slice_index);
     if (isinf(d->slice_position)) return def_error(msg, msg_size, "render.slice_position is infinite");
@@ -282,8 +282,8 @@ eddy_volume_def eddy_volume_def_default(void) {
 
 eddy_status eddy_volume_def_validate(const eddy_volume_def *d, char *msg, size_t msg_size) {
     if (!d) return def_error(msg, msg_size, "volume definition is NULL");
-    CHECK_RANGE("width", d->width, 1, 16384);
-    CHECK_RANGE("height", d->height, 1, 16384);
+    CHECK_RANGE("width", d->width, 1, EDDY_RENDER_MAX_SIDE);
+    CHECK_RANGE("height", d->height, 1, EDDY_RENDER_MAX_SIDE);
     CHECK_RANGE("camera.fov", d->camera.fov, 0.01, 179);
     for (int c = 0; c < 3; c++) {
         CHECK_RANGE("camera.position", d->camera.position[c], -1e9, 1e9);
