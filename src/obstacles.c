@@ -71,6 +71,8 @@ eddy_status eddy_sim_add_obstacle(eddy_sim *s, const eddy_obstacle_def *def, edd
     if (!s) return EDDY_ERR_INVALID_ARGUMENT;
     eddy_status st = check_obstacle_def(s, def);
     if (st != EDDY_OK) return st;
+    if (s->next_id == 0) /* wrapped: every id was given out once, and 0 is never valid */
+        return eddy__fail(s, EDDY_ERR_UNSUPPORTED, "add_obstacle: all 2^32 - 1 obstacle and emitter ids have been given out");
     if (s->obstacle_count == s->obstacle_cap) {
         int cap = s->obstacle_cap ? 2 * s->obstacle_cap : 8;
         eddy_obstacle *o = (eddy_obstacle *)realloc(s->obstacles, (size_t)cap * sizeof *o);

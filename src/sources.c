@@ -169,6 +169,8 @@ eddy_status eddy_sim_add_emitter(eddy_sim *s, const eddy_emitter_def *def, eddy_
     if (!s) return EDDY_ERR_INVALID_ARGUMENT;
     eddy_status st = check_emitter(s, def);
     if (st != EDDY_OK) return st;
+    if (s->next_id == 0) /* wrapped: every id was given out once, and 0 is never valid */
+        return eddy__fail(s, EDDY_ERR_UNSUPPORTED, "add_emitter: all 2^32 - 1 obstacle and emitter ids have been given out");
     if (s->emitter_count == s->emitter_cap) {
         int cap = s->emitter_cap ? 2 * s->emitter_cap : 8;
         eddy_emitter *e = (eddy_emitter *)realloc(s->emitters, (size_t)cap * sizeof *e);

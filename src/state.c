@@ -170,6 +170,18 @@ static int state_arrays(eddy_sim *s, float *arr[8], size_t cnt[8]) {
     return n;
 }
 
+/* bytes of the arrays state_arrays lists, for a valid definition (each field has at most 2^31 values) */
+static uint64_t stored_field_bytes(const eddy_sim_def *d) {
+    uint64_t n[3], sn[3];
+    for (int a = 0; a < 3; a++) {
+        n[a] = a < d->dim ? (uint64_t)d->grid[a] : 1;
+        sn[a] = a < d->dim ? n[a] * (uint64_t)d->dye_scale[a] : 1;
+    }
+    uint64_t values = n[0] * n[1] * n[2] + 4 * sn[0] * sn[1] * sn[2]; /* pressure; dye r, g, b and temperature */
+    for (int a = 0; a < d->dim; a++) values += (n[0] + (a == 0)) * (n[1] + (a == 1)) * (n[2] + (a == 2));
+    return values * sizeof(float);
+}
+
 eddy_status eddy_sim_save(eddy_sim *s, const char *path) {
     if (!s) return EDDY_ERR_INVALID_ARGUMENT;
     if (!path || !*path) return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "save: path is empty");
@@ -232,6 +244,22 @@ eddy_status eddy_sim_save(eddy_sim *s, const char *path) {
     return st;
 }
 
+static bool id_in_order(eddy_id id, eddy_id previous, eddy_id next_id) {
+    return id > previous && (next_id == 0 || id < next_id);
+}
+
+/* the obstacles' ids increase (id_in_order), so a binary search finds one */
+static bool obstacle_has_id(const eddy_sim *s, eddy_id id) {
+    int lo = 0, hi = s->obstacle_count - 1;
+    while (lo <= hi) {
+        const int mid = lo + (hi - lo) / 2;
+        if (s->obstacles[mid].id == id) return true;
+        if (s->obstacles[mid].id < id) lo = mid + 1;
+        else hi = mid - 1;
+    }
+    return false;
+}
+
 static eddy_status load_error(char *msg, size_t msg_size, eddy_status st, const char *fmt, const char *path, const char *why) {
     if (msg && msg_size) snprintf(msg, msg_size, fmt, path, why);
     return st;
@@ -265,7 +293,8 @@ eddy_status eddy_sim_load(const char *path, eddy_sim **out, char *msg, size_t ms
         return load_error(msg, msg_size, EDDY_ERR_IO, "state file '%s': %s", path, "cannot seek");
     }
     long end = ftell(fp);
-    if (end < here || (uint64_t)(end - here) != plen + 8) {
+    /* compared without forming plen + 8, which wraps for a declared size near 2^64 */
+    if (end < here || (uint64_t)(end - here) < 8 || plen != (uint64_t)(end - here) - 8) {
         fclose(fp);
         return load_error(msg, msg_size, EDDY_ERR_CORRUPT_FILE, "state file '%s' is truncated or has extra bytes (%s)", path,
                           "size does not match its header");
@@ -289,7 +318,19 @@ eddy_status eddy_sim_load(const char *path, eddy_sim **out, char *msg, size_t ms
     get_def(&b, &def, version);
     eddy_sim *s = NULL;
     char why[400];
-    eddy_status st = b.bad ? EDDY_ERR_CORRUPT_FILE : eddy_sim_create(&def, &s, why, sizeof why);
+    eddy_status st = b.bad ? EDDY_ERR_CORRUPT_FILE : eddy_sim_def_validate(&def, why, sizeof why);
+    /* the fields are stored in the file: a grid larger than the file can hold is refused before it is allocated
+     * (a few bytes declaring 2^31 cells would otherwise allocate and clear tens of gigabytes) */
+    const uint64_t field_bytes = st == EDDY_OK ? stored_field_bytes(&def) : 0;
+    if (st == EDDY_OK && field_bytes > plen) {
+        free(p);
+        if (msg && msg_size)
+            snprintf(msg, msg_size, "state file '%s' is corrupt (its %d x %d x %d grid needs %llu bytes of fields; the payload holds %llu)",
+                     path, def.grid[0], def.grid[1], def.dim == 3 ? def.grid[2] : 1, (unsigned long long)field_bytes,
+                     (unsigned long long)plen);
+        return EDDY_ERR_CORRUPT_FILE;
+    }
+    if (st == EDDY_OK) st = eddy_sim_create(&def, &s, why, sizeof why);
     if (st != EDDY_OK) {
         free(p);
         if (st == EDDY_ERR_INVALID_ARGUMENT) st = EDDY_ERR_CORRUPT_FILE;
@@ -308,21 +349,28 @@ eddy_status eddy_sim_load(const char *path, eddy_sim **out, char *msg, size_t ms
     s->time = time;
     s->step = bad ? 0 : (long)step;
     if (!bad && (no < 0 || (size_t)no > plen / 16)) bad = "obstacle count";
+    /* ids as a simulation gives them: nonzero, below next_id (0: every id was given), increasing in each list
+     * (adds append, removes keep the order), and never shared by an obstacle and an emitter */
+    eddy_id last_id = 0;
     for (int i = 0; !bad && i < no; i++) {
         eddy_obstacle o;
         get_obstacle(&b, &o);
         if (b.bad) break;
-        if (o.def.shape == EDDY_SHAPE_SDF || eddy_sim_add_obstacle(s, &o.def, NULL) != EDDY_OK) bad = "obstacle";
-        else s->obstacles[s->obstacle_count - 1].id = o.id;
+        if (!id_in_order(o.id, last_id, next_id)) bad = "obstacle ids are not increasing, nonzero and below the next id";
+        else if (o.def.shape == EDDY_SHAPE_SDF || eddy_sim_add_obstacle(s, &o.def, NULL) != EDDY_OK) bad = "obstacle";
+        else s->obstacles[s->obstacle_count - 1].id = last_id = o.id;
     }
     int ne = bad ? 0 : get_i32(&b);
     if (!bad && (ne < 0 || (size_t)ne > plen / 16)) bad = "emitter count";
+    last_id = 0;
     for (int i = 0; !bad && i < ne; i++) {
         eddy_emitter e;
         get_emitter(&b, &e);
         if (b.bad) break;
-        if (eddy_sim_add_emitter(s, &e.def, NULL) != EDDY_OK) bad = "emitter";
-        else s->emitters[s->emitter_count - 1].id = e.id;
+        if (!id_in_order(e.id, last_id, next_id)) bad = "emitter ids are not increasing, nonzero and below the next id";
+        else if (obstacle_has_id(s, e.id)) bad = "an emitter has the id of an obstacle";
+        else if (eddy_sim_add_emitter(s, &e.def, NULL) != EDDY_OK) bad = "emitter";
+        else s->emitters[s->emitter_count - 1].id = last_id = e.id;
     }
     if (!bad && get_i32(&b)) {
         uint8_t *mask = (uint8_t *)malloc(s->ncells);

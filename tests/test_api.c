@@ -332,6 +332,129 @@ static void test_state_values(void) {
     eddy_sim_destroy(s);
 }
 
+static unsigned char *read_whole(const char *path, long *n) {
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return NULL;
+    fseek(fp, 0, SEEK_END);
+    *n = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    unsigned char *bytes = malloc((size_t)*n);
+    if (fread(bytes, 1, (size_t)*n, fp) != (size_t)*n) { free(bytes); bytes = NULL; }
+    fclose(fp);
+    return bytes;
+}
+
+/* writes a state file of `payload` with a correct hash (a file written by other code) and loads it */
+static eddy_status load_payload(const char *path, const unsigned char *payload, uint64_t plen, char *msg, size_t msg_size,
+                                eddy_sim **out) {
+    FILE *fp = fopen(path, "wb");
+    const uint32_t version = 2;
+    const uint64_t h = state_hash(payload, (size_t)plen);
+    fwrite("EDDYSTAT", 1, 8, fp);
+    fwrite(&version, 4, 1, fp);
+    fwrite(&plen, 8, 1, fp);
+    fwrite(payload, 1, (size_t)plen, fp);
+    fwrite(&h, 8, 1, fp);
+    fclose(fp);
+    *out = NULL;
+    return eddy_sim_load(path, out, msg, msg_size);
+}
+
+/* Header sizes and ids of a state file: a declared payload size near 2^64 (plen + 8 wrapped to the real size, then
+ * a 2^64-byte malloc), a grid far larger than the file (allocated and cleared before the payload ran short), and
+ * obstacle or emitter ids a simulation never gives (0, repeated, at or above the next id) are refused. */
+static void test_state_sizes_and_ids(void) {
+    char path[] = "/tmp/eddy_state_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0, "mkstemp");
+    close(fd);
+    char msg[512];
+    eddy_sim *t = NULL;
+    FILE *fp = fopen(path, "wb");
+    const uint32_t version = 2;
+    const uint64_t wrapping = UINT64_MAX - 7;
+    fwrite("EDDYSTAT", 1, 8, fp);
+    fwrite(&version, 4, 1, fp);
+    fwrite(&wrapping, 8, 1, fp);
+    fclose(fp);
+    eddy_status st = eddy_sim_load(path, &t, msg, sizeof msg);
+    CHECK(st == EDDY_ERR_CORRUPT_FILE && t == NULL && strstr(msg, "size does not match"), "payload size 2^64 - 8: %d %s", (int)st, msg);
+
+    eddy_sim *s = make(2, 12, 10, 1);
+    if (!s) return;
+    eddy_obstacle_def o = {0};
+    o.shape = EDDY_SHAPE_SPHERE;
+    o.center[0] = 0.4f; o.center[1] = 0.5f; o.radius = 0.2f;
+    eddy_id first = 0, second = 0;
+    eddy_sim_add_obstacle(s, &o, &first);
+    o.center[0] = 0.9f;
+    eddy_sim_add_obstacle(s, &o, &second);
+    eddy_emitter_def e = {0};
+    e.shape = EDDY_SHAPE_SPHERE;
+    e.center[0] = 0.6f; e.center[1] = 0.3f; e.radius = 0.1f;
+    eddy_id emitter = 0;
+    eddy_sim_add_emitter(s, &e, &emitter);
+    CHECK(first == 1 && second == 2 && emitter == 3 && s->next_id == 4, "ids %u %u %u", first, second, emitter);
+    CHECK(eddy_sim_step(s) == EDDY_OK, "step: %s", eddy_sim_last_error(s)); /* a time and step to find in the file */
+    CHECK(eddy_sim_save(s, path) == EDDY_OK, "save: %s", eddy_sim_last_error(s));
+    long n = 0;
+    unsigned char *bytes = read_whole(path, &n);
+    if (!bytes) { eddy_sim_destroy(s); return; }
+    unsigned char *payload = bytes + 20, *edit = malloc((size_t)n);
+    const uint64_t plen = (uint64_t)n - 28;
+    /* the definition opens with dim and grid[3]: a 64^3 grid needs 4 MiB of fields, the file holds 2 KiB */
+    memcpy(edit, payload, (size_t)plen);
+    const int32_t big[4] = {3, 64, 64, 64};
+    const float derived[2] = {0, 0}; /* size[1], size[2] follow the grid */
+    memcpy(edit, big, sizeof big);
+    memcpy(edit + sizeof big + 4, derived, sizeof derived);
+    st = load_payload(path, edit, plen, msg, sizeof msg, &t);
+    CHECK(st == EDDY_ERR_CORRUPT_FILE && t == NULL && strstr(msg, "64 x 64 x 64 grid needs"), "grid larger than the file: %d %s",
+          (int)st, msg);
+    eddy_sim_destroy(t);
+    /* after the definition: time, step (doubles), next_id, last dt, obstacle count, obstacles of 60 bytes */
+    const double time = s->time, step = (double)s->step;
+    long at = -1;
+    for (long i = 0; i + 16 <= (long)plen && at < 0; i++)
+        if (memcmp(payload + i, &time, 8) == 0 && memcmp(payload + i + 8, &step, 8) == 0) at = i + 16;
+    CHECK(at > 0, "next_id not found");
+    const long first_id = at + 12, second_id = first_id + 60, emitter_id = second_id + 64;
+    const struct { long where; uint32_t id; const char *why; } cases[] = {
+        {at, 2, "obstacle ids"},        /* the next id would repeat the second obstacle's */
+        {first_id, 0, "obstacle ids"},  /* id 0 is never valid */
+        {second_id, 1, "obstacle ids"}, /* two obstacles of id 1 */
+        {emitter_id, 2, "id of an obstacle"},
+        {emitter_id, 4, "emitter ids"},
+    };
+    for (size_t c = 0; at > 0 && c < sizeof cases / sizeof cases[0]; c++) {
+        memcpy(edit, payload, (size_t)plen);
+        memcpy(edit + cases[c].where, &cases[c].id, 4);
+        st = load_payload(path, edit, plen, msg, sizeof msg, &t);
+        CHECK(st == EDDY_ERR_CORRUPT_FILE && t == NULL && strstr(msg, cases[c].why), "id %u at %ld accepted: %d %s", cases[c].id,
+              cases[c].where, (int)st, msg);
+        eddy_sim_destroy(t);
+    }
+    /* the last id: given once, then adds are refused instead of wrapping to 0 and repeating ids */
+    const uint32_t last = UINT32_MAX;
+    memcpy(edit, payload, (size_t)plen);
+    memcpy(edit + at, &last, 4);
+    st = load_payload(path, edit, plen, msg, sizeof msg, &t);
+    CHECK(st == EDDY_OK && t, "next id 2^32 - 1: %s", msg);
+    if (t) {
+        eddy_id id = 0;
+        CHECK(eddy_sim_add_obstacle(t, &o, &id) == EDDY_OK && id == UINT32_MAX, "the last id: %u", id);
+        id = 0;
+        CHECK(eddy_sim_add_emitter(t, &e, &id) == EDDY_ERR_UNSUPPORTED && id == 0 && t->emitter_count == 1 &&
+                  strstr(eddy_sim_last_error(t), "ids"), "an id past the last: %u %s", id, eddy_sim_last_error(t));
+        CHECK(eddy_sim_add_obstacle(t, &o, &id) == EDDY_ERR_UNSUPPORTED && t->obstacle_count == 3, "an obstacle id past the last");
+        eddy_sim_destroy(t);
+    }
+    free(edit);
+    free(bytes);
+    remove(path);
+    eddy_sim_destroy(s);
+}
+
 static void test_set_def(void) {
     eddy_sim *s = make(2, 16, 12, 1);
     if (!s) return;
@@ -364,5 +487,6 @@ int main(void) {
     test_splat_and_obstacles();
     test_state_files();
     test_state_values();
+    test_state_sizes_and_ids();
     return check_finish("test_api");
 }
