@@ -203,15 +203,10 @@ static bool render(run_output *o, run *r, char *err, size_t err_size) {
         st = eddy_render_volume_sim(o->renderer, r->sim, &sr->vol, &o->img);
     } else {
         eddy_render_def def = sr->picture;
-        if (def.width == 0 && def.height == 0 && sr->scale > 1) {
-            const eddy_sim_def *d = &r->scene->def;
-            /* the plane shown: x,y (2D and slices across z), x,z (across y), z,y (across x) */
-            int ax = 0, ay = 1;
-            if (d->dim == 3 && def.slice_axis == 1) ay = 2;
-            if (d->dim == 3 && def.slice_axis == 0) ax = 2;
-            def.width = sr->scale * d->grid[ax] * d->dye_scale[ax];
-            def.height = sr->scale * d->grid[ay] * d->dye_scale[ay];
-        }
+        int w, h; /* render.scale: that many pixels per dye cell of the renderer's own size (checked at load) */
+        if (def.width == 0 && def.height == 0 && sr->scale > 1 &&
+            eddy_render_size(&def, &r->scene->def, &w, &h, NULL, 0) == EDDY_OK)
+            def.width = sr->scale * w, def.height = sr->scale * h;
         st = eddy_render_sim(o->renderer, r->sim, &def, &o->img);
     }
     if (st != EDDY_OK) {
