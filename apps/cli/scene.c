@@ -1496,7 +1496,7 @@ eddy_scene *scene_load_preset(const char *name, const scene_load_options *opt, c
         if (w < 0) break;
         used += (size_t)w;
     }
-    snprintf(err, err_size, "--scene %s: no such built-in scene (the presets are: %s; `eddy scenes` describes them)", name, list);
+    snprintf(err, err_size, "%s: no such built-in scene (the presets are: %s; `eddy scenes` describes them)", name, list);
     return NULL;
 }
 

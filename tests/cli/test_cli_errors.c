@@ -132,7 +132,7 @@ static const error_case cases[] = {
     {"{'dim': 2, 'grid': [16, 16]}", "--set grid=[16,16,16]", {"bad.json: grid: expected 2 cell counts for dim 2", "(from --set)"}},
     /* usage */
     {NULL, "run nowhere.json", {"nowhere.json: cannot open the scene file"}},
-    {NULL, "run --scene nowhere", {"--scene nowhere: no such built-in scene", "karman"}},
+    {NULL, "run --scene nowhere", {"nowhere: no such built-in scene", "karman"}},
     {NULL, "run --frames -3", {"--frames -3: expected a whole number"}},
     {NULL, "run --colour", {"unknown option --colour"}},
     {NULL, "launch", {"unknown command \"launch\""}},
