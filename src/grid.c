@@ -56,6 +56,9 @@ static inline void axis_weights(const eddy_grid_desc *g, int b, float x, int *i0
     }
     if (g->periodic[b]) {
         int per = g->period[b];
+        /* past 2^23 a float is a whole number, which fmodf wraps exactly (1e30 fits no int: converting it is undefined
+         * behaviour); a coordinate that overflowed to infinity is in no cell, and takes cell 0 */
+        if (!(fabsf(x) < 8388608.0f)) x = isfinite(x) ? fmodf(x, (float)per) : 0.0f;
         float fl = floorf(x);
         int i = (int)fl;
         *w = x - fl;

@@ -16,22 +16,25 @@
 static void index_range(const eddy_grid_desc *g, int b, float x0, float x1, int *lo, int *hi) {
     float a0 = (x0 - g->origin[b]) / g->spacing[b] - g->off[b];
     float a1 = (x1 - g->origin[b]) / g->spacing[b] - g->off[b];
-    int i0 = (int)floorf(a0), i1 = (int)ceilf(a1);
     if (g->n[b] == 1) { *lo = *hi = 0; return; }
-    *lo = eddy__clampi(i0, 0, g->n[b] - 1);
-    *hi = eddy__clampi(i1, 0, g->n[b] - 1);
+    /* clamped before the conversion: a far splat gives coordinates no int holds (undefined behaviour to convert) */
+    const float top = (float)(g->n[b] - 1);
+    *lo = !(a0 > 0.0f) ? 0 : (a0 >= top ? g->n[b] - 1 : (int)floorf(a0));
+    *hi = !(a1 > 0.0f) ? 0 : (a1 >= top ? g->n[b] - 1 : (int)ceilf(a1));
 }
 
-/* Adds amount[c] * exp(-d^2/r^2) to each of `count` arrays laid out as grid g. */
-static void splat_grid(eddy_sim *s, const eddy_grid_desc *g, float *const *arrays, const float *amount, int count,
-                       const float c[3], float r) {
+/* Adds amount[c] * exp(-d^2/r^2) to each of `count` arrays laid out as grid g; with `write` false it changes
+ * nothing. Returns whether every sum is (or would be) finite. */
+static bool splat_grid(eddy_sim *s, const eddy_grid_desc *g, float *const *arrays, const float *amount, int count,
+                       const float c[3], float r, bool write) {
     int lo[3], hi[3];
     for (int b = 0; b < 3; b++) index_range(g, b, c[b] - SPLAT_CUTOFF * r, c[b] + SPLAT_CUTOFF * r, &lo[b], &hi[b]);
     float inv_r2 = 1.0f / (r * r);
     int nj = hi[1] - lo[1] + 1, nk = hi[2] - lo[2] + 1;
     int rows = nj * nk;
     int dim = s->dim;
-#pragma omp parallel for num_threads(EDDY_THREADS(s)) schedule(static)
+    int overflow = 0;
+#pragma omp parallel for num_threads(EDDY_THREADS(s)) schedule(static) reduction(| : overflow)
     for (int row = 0; row < rows; row++) {
         int j = lo[1] + row % nj, k = lo[2] + row / nj;
         for (int i = lo[0]; i <= hi[0]; i++) {
@@ -40,9 +43,14 @@ static void splat_grid(eddy_sim *s, const eddy_grid_desc *g, float *const *array
             float dx = p[0] - c[0], dy = p[1] - c[1], dz = dim == 3 ? p[2] - c[2] : 0.0f;
             float w = expf(-(dx * dx + dy * dy + dz * dz) * inv_r2);
             size_t q = eddy__idx(g->n, i, j, k);
-            for (int m = 0; m < count; m++) arrays[m][q] += amount[m] * w;
+            for (int m = 0; m < count; m++) {
+                const float sum = arrays[m][q] + amount[m] * w;
+                if (write) arrays[m][q] = sum;
+                else overflow |= !isfinite(sum);
+            }
         }
     }
+    return !overflow;
 }
 
 static bool finite_n(const float *v, int n) {
@@ -58,17 +66,31 @@ eddy_status eddy__apply_splat(eddy_sim *s, const eddy_splat *sp) {
     if (!isfinite(sp->radius) || sp->radius <= 0)
         return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "splat radius = %g: must be a positive length in metres",
                           (double)sp->radius);
+    /* the weight is exp(-d^2 * (1/r^2)): outside these bounds 1/r^2 is infinite or 0, and d = 0 or d^2 = inf then
+     * gives 0 * inf = NaN in the fields */
+    if (!(sp->radius >= 1e-19f && sp->radius <= 1e19f))
+        return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "splat radius = %g m: must be 1e-19 .. 1e19 m (1/r^2 must be a finite, nonzero float)",
+                          (double)sp->radius);
     float c[3] = {sp->position[0], sp->position[1], s->dim == 3 ? sp->position[2] : s->origin[2] + 0.5f * s->h};
     if (s->backend_ops) return s->backend_ops->splat(s, sp, c);
     eddy_grid_desc sg = eddy__scalar_desc(s, NULL);
     float *scalars[4] = {s->dye[0], s->dye[1], s->dye[2], s->temperature};
     float amounts[4] = {sp->dye[0], sp->dye[1], sp->dye[2], sp->temperature};
-    splat_grid(s, &sg, scalars, amounts, 4, c, sp->radius);
-    for (int a = 0; a < s->dim; a++) {
-        if (sp->velocity[a] == 0.0f) continue;
-        eddy_grid_desc vg = eddy__velocity_desc(s, a, NULL);
-        float *arr[1] = {s->vel[a]};
-        splat_grid(s, &vg, arr, &sp->velocity[a], 1, c, sp->radius);
+    /* a dry run first: a splat that would overflow a value to infinity is refused with the fields untouched */
+    for (int pass = 0; pass < 2; pass++) {
+        const bool write = pass == 1;
+        if (!splat_grid(s, &sg, scalars, amounts, 4, c, sp->radius, write))
+            return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "splat: dye %g %g %g, temperature %g would overflow dye or temperature "
+                              "to infinity (past +-3.4e38); nothing was added", (double)sp->dye[0], (double)sp->dye[1],
+                              (double)sp->dye[2], (double)sp->temperature);
+        for (int a = 0; a < s->dim; a++) {
+            if (sp->velocity[a] == 0.0f) continue;
+            eddy_grid_desc vg = eddy__velocity_desc(s, a, NULL);
+            float *arr[1] = {s->vel[a]};
+            if (!splat_grid(s, &vg, arr, &sp->velocity[a], 1, c, sp->radius, write))
+                return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "splat: velocity[%d] = %g would overflow %s to infinity "
+                                  "(past +-3.4e38); nothing was added", a, (double)sp->velocity[a], eddy_field_name((eddy_field)a));
+        }
     }
     eddy__apply_velocity_boundaries(s);
     eddy__apply_scalar_boundaries(s);

@@ -455,6 +455,84 @@ static void test_state_sizes_and_ids(void) {
     eddy_sim_destroy(s);
 }
 
+static size_t non_finite_values(eddy_sim *s) {
+    size_t bad = 0;
+    for (int f = 0; f <= EDDY_FIELD_TEMPERATURE; f++) {
+        if (f == EDDY_FIELD_W && s->dim == 2) continue;
+        eddy_field_layout L;
+        const float *p = eddy_sim_field_view(s, (eddy_field)f, &L);
+        for (size_t i = 0; p && i < L.count; i++) bad += !isfinite(p[i]);
+    }
+    return bad;
+}
+
+/* Splats at the float limits: a radius whose 1/r^2 is infinite put 0 * inf = NaN at a sample on the centre, a
+ * radius past 2^31 cells converted its index range to int (undefined; on x86 it touched one corner cell only), and
+ * adding to values near 3.4e38 overflowed them to infinity; all returned EDDY_OK. */
+static void test_splat_limits(void) {
+    eddy_sim *s = make(2, 16, 12, 1);
+    if (!s) return;
+    eddy_splat sp = {{0.05f, 0.05f, 0}, 1e-25f, {1, 0, 0}, {1, 0, 0}, 0}; /* the centre of cell (0, 0) */
+    CHECK(eddy_sim_splat(s, &sp) == EDDY_ERR_INVALID_ARGUMENT && strstr(eddy_sim_last_error(s), "radius = 1e-25"),
+          "radius 1e-25: %s", eddy_sim_last_error(s));
+    CHECK(non_finite_values(s) == 0, "a refused splat left %zu non-finite values", non_finite_values(s));
+    sp.radius = 1e20f;
+    CHECK(eddy_sim_splat(s, &sp) == EDDY_ERR_INVALID_ARGUMENT && strstr(eddy_sim_last_error(s), "1e-19 .. 1e19"), "radius 1e20");
+    /* a splat far wider than the domain adds its full amount everywhere */
+    sp.radius = 1e18f;
+    CHECK(eddy_sim_splat(s, &sp) == EDDY_OK, "radius 1e18: %s", eddy_sim_last_error(s));
+    const float *dye = eddy_sim_field_view(s, EDDY_FIELD_DYE_R, NULL);
+    size_t wrong = 0;
+    for (size_t q = 0; q < s->nscalar; q++) wrong += dye[q] != 1.0f;
+    CHECK(wrong == 0, "a splat of radius 1e18 m missed %zu of %zu cells", wrong, s->nscalar);
+    /* far outside the domain: adds nothing, converts nothing out of range */
+    eddy_splat far = {{1e30f, -1e30f, 0}, 0.1f, {1, 1, 0}, {1, 0, 0}, 0};
+    CHECK(eddy_sim_splat(s, &far) == EDDY_OK && dye[0] == 1.0f && dye[s->nscalar - 1] == 1.0f, "far splat: %s", eddy_sim_last_error(s));
+    /* overflow: the first splat fits, the second would pass 3.4e38 and is refused whole */
+    eddy_splat big = {{0.8f, 0.6f, 0}, 0.2f, {0, 0, 0}, {0, 0, 0}, 3e38f};
+    CHECK(eddy_sim_splat(s, &big) == EDDY_OK, "first big splat: %s", eddy_sim_last_error(s));
+    float *before = malloc(s->nscalar * sizeof(float));
+    memcpy(before, s->temperature, s->nscalar * sizeof(float));
+    CHECK(eddy_sim_splat(s, &big) == EDDY_ERR_INVALID_ARGUMENT && strstr(eddy_sim_last_error(s), "temperature 3e+38"),
+          "overflowing temperature: %s", eddy_sim_last_error(s));
+    CHECK(memcmp(before, s->temperature, s->nscalar * sizeof(float)) == 0 && non_finite_values(s) == 0, "a refused splat changed the field");
+    free(before);
+    big.temperature = 0;
+    big.velocity[1] = -3e38f;
+    CHECK(eddy_sim_splat(s, &big) == EDDY_OK, "first fast splat: %s", eddy_sim_last_error(s));
+    CHECK(eddy_sim_splat(s, &big) == EDDY_ERR_INVALID_ARGUMENT && strstr(eddy_sim_last_error(s), "velocity[1]") &&
+              non_finite_values(s) == 0, "overflowing v: %s", eddy_sim_last_error(s));
+    eddy_sim_destroy(s);
+}
+
+/* Sampling far out along a periodic axis: the coordinate was converted to int (undefined past 2^31; on x86 it became
+ * INT_MIN and wrapped to the wrong cell). It wraps exactly now. */
+static void test_periodic_far_sample(void) {
+    eddy_sim_def d = eddy_sim_def_default();
+    d.grid[0] = 16; d.grid[1] = 12;
+    d.size[0] = 2.0f; /* h = 1/8: the positions below are exact */
+    for (int f = 0; f < 4; f++) d.boundary[f].type = EDDY_BOUNDARY_PERIODIC;
+    eddy_sim *s = NULL;
+    char msg[256];
+    CHECK(eddy_sim_create(&d, &s, msg, sizeof msg) == EDDY_OK, "create: %s", msg);
+    if (!s) return;
+    eddy_field_layout L;
+    eddy_sim_field_layout(s, EDDY_FIELD_DYE_R, &L);
+    float *rows = malloc(L.count * sizeof(float));
+    for (size_t q = 0; q < L.count; q++) rows[q] = (float)(q / (size_t)L.n[0]); /* the row index j */
+    CHECK(eddy_sim_write_field(s, EDDY_FIELD_DYE_R, rows, L.count) == EDDY_OK, "write: %s", eddy_sim_last_error(s));
+    free(rows);
+    /* y = 3 * 2^30 cells: a whole number of periods of 12 rows, so row 0's centre (float has no half cell left there) */
+    const float at[3] = {0.0625f, 3.0f * 1073741824.0f * 0.125f, 0};
+    float value = -1;
+    CHECK(eddy_sim_sample_field(s, EDDY_FIELD_DYE_R, at, &value) == EDDY_OK && value == 0.0f, "far periodic sample gave row %g, expected 0",
+          (double)value);
+    const float overflow[3] = {3e38f, -3e38f, 0}; /* (p - origin) / h overflows to infinity */
+    float v[3];
+    CHECK(eddy_sim_sample_velocity(s, overflow, v) == EDDY_OK && isfinite(v[0]) && isfinite(v[1]), "sample at 3e38");
+    eddy_sim_destroy(s);
+}
+
 static void test_set_def(void) {
     eddy_sim *s = make(2, 16, 12, 1);
     if (!s) return;
@@ -488,5 +566,7 @@ int main(void) {
     test_state_files();
     test_state_values();
     test_state_sizes_and_ids();
+    test_splat_limits();
+    test_periodic_far_sample();
     return check_finish("test_api");
 }
