@@ -30,7 +30,13 @@ float eddy__shape_sdf(eddy_shape shape, const float center[3], float radius, con
         float aa = ax[0] * ax[0] + ax[1] * ax[1] + ax[2] * ax[2];
         float t = 0.0f;
         if (aa > 0) {
-            t = (d[0] * ax[0] + d[1] * ax[1] + d[2] * ax[2]) / aa;
+            const float dot = d[0] * ax[0] + d[1] * ax[1] + d[2] * ax[2];
+            if (isfinite(aa) && isfinite(dot)) t = dot / aa;
+            else { /* products past 3.4e38 (an axis longer than ~1.8e19 m): t = inf/inf = NaN or 0, in double they fit */
+                const double tt = ((double)d[0] * ax[0] + (double)d[1] * ax[1] + (double)d[2] * ax[2]) /
+                                  ((double)ax[0] * ax[0] + (double)ax[1] * ax[1] + (double)ax[2] * ax[2]);
+                t = tt < -1 ? -1.0f : (tt > 1 ? 1.0f : (float)tt);
+            }
             t = t < -1 ? -1 : (t > 1 ? 1 : t);
         }
         float e[3] = {d[0] - t * ax[0], d[1] - t * ax[1], d[2] - t * ax[2]};
@@ -83,8 +89,15 @@ eddy_status eddy_sim_add_obstacle(eddy_sim *s, const eddy_obstacle_def *def, edd
     eddy_obstacle *o = &s->obstacles[s->obstacle_count++];
     o->id = s->next_id++;
     o->def = *def;
+    st = eddy__rasterize_solids(s);
+    if (st != EDDY_OK) { /* not added (an SDF returning NaN, say): the others rasterised again, the id not used */
+        s->obstacle_count--;
+        s->next_id--;
+        eddy__rasterize_solids(s);
+        return st;
+    }
     if (id) *id = o->id;
-    return eddy__rasterize_solids(s);
+    return EDDY_OK;
 }
 
 static eddy_obstacle *find_obstacle(eddy_sim *s, eddy_id id) {
@@ -175,14 +188,18 @@ eddy_status eddy__rasterize_solids_cpu(eddy_sim *s) {
         if (hi[0] < lo[0] || nj <= 0 || nk <= 0) continue;
         int rows = nj * nk;
         float vel[3] = {d->velocity[0], d->velocity[1], dim == 3 ? d->velocity[2] : 0.0f};
-#pragma omp parallel for num_threads(EDDY_THREADS(s)) schedule(static)
+        int nan_seen = 0;
+#pragma omp parallel for num_threads(EDDY_THREADS(s)) schedule(static) reduction(| : nan_seen)
         for (int row = 0; row < rows; row++) {
             int j = lo[1] + row % nj, k = lo[2] + row / nj;
             for (int i = lo[0]; i <= hi[0]; i++) {
                 float p[3] = {s->origin[0] + ((float)i + 0.5f) * s->h, s->origin[1] + ((float)j + 0.5f) * s->h,
                               s->origin[2] + ((float)k + 0.5f) * s->h};
-                if (eddy__shape_sdf(d->shape, d->center, d->radius, d->half_size, d->axis, d->sdf, d->sdf_user, p, dim) >= 0)
+                const float dist = eddy__shape_sdf(d->shape, d->center, d->radius, d->half_size, d->axis, d->sdf, d->sdf_user, p, dim);
+                if (!(dist < 0)) {
+                    nan_seen |= isnan(dist);
                     continue;
+                }
                 size_t c = eddy__idx(s->n, i, j, k);
                 s->solid[c] = EDDY_CELL_SOLID;
                 s->solid_vel[0][c] = vel[0];
@@ -190,6 +207,9 @@ eddy_status eddy__rasterize_solids_cpu(eddy_sim *s) {
                 s->solid_vel[2][c] = vel[2];
             }
         }
+        if (nan_seen) /* NaN was taken for inside: every cell of a NaN-returning callback became solid */
+            return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "obstacle %u: its distance is NaN at a cell centre (an sdf callback "
+                              "must return a signed distance, negative inside, at every point)", (unsigned)s->obstacles[o].id);
     }
     return eddy__update_solid_faces(s);
 }
@@ -232,7 +252,8 @@ eddy_status eddy__update_solid_faces(eddy_sim *s) {
                         eddy_solid_face *sf = &s->solid_faces[s->solid_face_count++];
                         sf->index = eddy__idx(fn, f[0], f[1], f[2]);
                         sf->axis = a;
-                        sf->value = sum / (float)cnt;
+                        /* two solid velocities near 3.4e38 overflow their sum: halve them first (only then, for the same bits) */
+                        sf->value = isfinite(sum) ? sum / (float)cnt : 0.5f * s->solid_vel[a][cl] + 0.5f * s->solid_vel[a][ch];
                     }
                 }
             }

@@ -533,6 +533,57 @@ static void test_periodic_far_sample(void) {
     eddy_sim_destroy(s);
 }
 
+static float sdf_nan_right(const float p[3], void *user) {
+    (void)user;
+    return p[0] > 1.0f ? NAN : 1.0f; /* fluid on the left, no distance on the right */
+}
+
+static size_t solid_cells(const eddy_sim *s) {
+    size_t n = 0;
+    for (size_t c = 0; c < s->ncells; c++) n += s->solid[c];
+    return n;
+}
+
+/* Obstacles at the float limits: an SDF callback returning NaN made every such cell solid (NaN >= 0 is false), a
+ * capsule of axis past ~1.8e19 m was rasterised as a sphere (|axis|^2 overflowed, t = 0), and two solid cells of
+ * velocity 3e38 gave their shared face (3e38 + 3e38) / 2 = inf, written into u by any call applying the boundaries. */
+static void test_obstacle_limits(void) {
+    eddy_sim *s = make(2, 16, 12, 1); /* h = 0.1 m */
+    if (!s) return;
+    eddy_obstacle_def o = {0};
+    o.shape = EDDY_SHAPE_SDF;
+    o.sdf = sdf_nan_right;
+    eddy_id id = 0;
+    const eddy_id next = s->next_id;
+    CHECK(eddy_sim_add_obstacle(s, &o, &id) == EDDY_ERR_INVALID_ARGUMENT && strstr(eddy_sim_last_error(s), "NaN") && id == 0,
+          "NaN sdf: %s", eddy_sim_last_error(s));
+    CHECK(s->obstacle_count == 0 && s->next_id == next && solid_cells(s) == 0, "a refused obstacle stayed: %d obstacles, %zu solid cells",
+          s->obstacle_count, solid_cells(s));
+    /* an infinite-looking capsule along x through y = 0.6 of radius 0.06: the two rows of centres 0.55 and 0.65 */
+    memset(&o, 0, sizeof o);
+    o.shape = EDDY_SHAPE_CAPSULE;
+    o.center[0] = 0.8f; o.center[1] = 0.6f; o.radius = 0.06f;
+    const float axes[2] = {1e19f, 1e20f};
+    for (int c = 0; c < 2; c++) {
+        o.axis[0] = axes[c];
+        CHECK(eddy_sim_add_obstacle(s, &o, &id) == EDDY_OK, "capsule: %s", eddy_sim_last_error(s));
+        CHECK(solid_cells(s) == 32, "capsule of axis %g m covers %zu cells, expected 2 rows of 16", (double)axes[c], solid_cells(s));
+        eddy_sim_remove_obstacle(s, id);
+    }
+    /* a box of 4 x 4 cells moving at 3e38 m/s: faces between its cells take that speed, finite */
+    memset(&o, 0, sizeof o);
+    o.shape = EDDY_SHAPE_BOX;
+    o.center[0] = 0.8f; o.center[1] = 0.6f; o.half_size[0] = o.half_size[1] = 0.2f; o.velocity[0] = 3e38f;
+    CHECK(eddy_sim_add_obstacle(s, &o, &id) == EDDY_OK, "fast box: %s", eddy_sim_last_error(s));
+    eddy_field_layout L;
+    eddy_sim_field_layout(s, EDDY_FIELD_U, &L);
+    float *u = calloc(L.count, sizeof(float));
+    CHECK(eddy_sim_write_field(s, EDDY_FIELD_U, u, L.count) == EDDY_OK && non_finite_values(s) == 0,
+          "a 3e38 m/s obstacle put %zu non-finite values into the fields", non_finite_values(s));
+    free(u);
+    eddy_sim_destroy(s);
+}
+
 static void test_set_def(void) {
     eddy_sim *s = make(2, 16, 12, 1);
     if (!s) return;
@@ -568,5 +619,6 @@ int main(void) {
     test_state_sizes_and_ids();
     test_splat_limits();
     test_periodic_far_sample();
+    test_obstacle_limits();
     return check_finish("test_api");
 }
