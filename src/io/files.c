@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 eddy_status eddy__io_fail(char *msg, size_t msg_size, eddy_status st, const char *fmt, ...) {
     if (msg && msg_size) {
@@ -21,6 +22,21 @@ eddy_status eddy__io_fail(char *msg, size_t msg_size, eddy_status st, const char
 
 eddy_status eddy__io_ok(char *msg, size_t msg_size) {
     if (msg && msg_size) msg[0] = '\0';
+    return EDDY_OK;
+}
+
+eddy_status eddy__io_open_read(const char *path, FILE **fp, char *msg, size_t msg_size) {
+    *fp = fopen(path, "rb");
+    if (!*fp) {
+        int e = errno;
+        return eddy__io_fail(msg, msg_size, EDDY_ERR_IO, "%s: cannot open: %s", path, strerror(e));
+    }
+    struct stat sb;
+    if (fstat(fileno(*fp), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        fclose(*fp);
+        *fp = NULL;
+        return eddy__io_fail(msg, msg_size, EDDY_ERR_IO, "%s: cannot open: it is a directory (a folder), not a file", path);
+    }
     return EDDY_OK;
 }
 

@@ -21,6 +21,10 @@ eddy_status eddy__io_fail(char *msg, size_t msg_size, eddy_status st, const char
 /* Clears msg (when not NULL) and returns EDDY_OK. */
 eddy_status eddy__io_ok(char *msg, size_t msg_size);
 
+/* fopen(path, "rb") for the readers, refusing a folder (Linux opens one, and only the first read fails, which the
+ * readers would report as a file of the wrong format). */
+eddy_status eddy__io_open_read(const char *path, FILE **fp, char *msg, size_t msg_size);
+
 /* A file being written under a temporary name in the destination's folder. */
 typedef struct eddy__tmpfile {
     FILE *fp;

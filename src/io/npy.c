@@ -108,11 +108,9 @@ eddy_status eddy_npy_read(const char *path, eddy_npy *out, char *msg, size_t msg
     if (!out) return eddy__io_fail(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "npy output is NULL");
     memset(out, 0, sizeof *out);
     if (!path) return eddy__io_fail(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "npy path is NULL");
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        int e = errno;
-        return eddy__io_fail(msg, msg_size, EDDY_ERR_IO, "%s: cannot open: %s", path, strerror(e));
-    }
+    FILE *fp;
+    eddy_status opened = eddy__io_open_read(path, &fp, msg, msg_size);
+    if (opened != EDDY_OK) return opened;
     eddy_status st = EDDY_OK;
     char *dict = NULL;
     uint8_t pre[12];

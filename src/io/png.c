@@ -54,11 +54,9 @@ eddy_status eddy_png_read(const char *path, eddy_image *img, char *msg, size_t m
     if (!img) return eddy__io_fail(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "image is NULL");
     memset(img, 0, sizeof *img);
     if (!path) return eddy__io_fail(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "PNG path is NULL");
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        int e = errno;
-        return eddy__io_fail(msg, msg_size, EDDY_ERR_IO, "%s: cannot open: %s", path, strerror(e));
-    }
+    FILE *fp;
+    eddy_status opened = eddy__io_open_read(path, &fp, msg, msg_size);
+    if (opened != EDDY_OK) return opened;
     png_image pi;
     memset(&pi, 0, sizeof pi);
     pi.version = PNG_IMAGE_VERSION;

@@ -53,6 +53,10 @@ int main(void) {
     snprintf(path, sizeof path, "%s/a.npy", dir);
     CHECK(eddy_npy_write(path, data, 3, shape, msg, sizeof msg) == EDDY_OK, "%s", msg);
 
+    /* a folder: was "not a .npy file (no \x93NUMPY magic)" */
+    eddy_npy folder = {0};
+    CHECK(eddy_npy_read(dir, &folder, msg, sizeof msg) == EDDY_ERR_IO && strstr(msg, "directory"), "folder: %s", msg);
+
     uint8_t raw[4096];
     size_t n = read_all(path, raw, sizeof raw);
     CHECK(n > 10 && !memcmp(raw, "\x93NUMPY\x01\x00", 8), "magic and version 1.0");

@@ -51,6 +51,9 @@ int main(void) {
     snprintf(path, sizeof path, "%s/cut.png", dir);
     CHECK(n > 200 && eddy_file_write(path, buf, n / 2, msg, sizeof msg) == EDDY_OK, "%s", msg);
     CHECK(eddy_png_read(path, &back, msg, sizeof msg) == EDDY_ERR_CORRUPT_FILE, "truncated PNG: %s", msg);
+    /* a folder: Linux opens it and only the read fails, which was reported as "not a readable PNG: Read Error" */
+    CHECK(eddy_png_read(dir, &back, msg, sizeof msg) == EDDY_ERR_IO && strstr(msg, dir) && strstr(msg, "directory"),
+          "folder: %s", msg);
     eddy_image empty = {0};
     CHECK(eddy_png_write(path, &empty, 1, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT, "empty image");
     CHECK(eddy_image_init(&back, 0, 5, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT, "zero width");
