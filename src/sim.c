@@ -442,13 +442,24 @@ eddy_status eddy_sim_advance(eddy_sim *s, double duration) {
     if (!isfinite(duration) || duration < 0)
         return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "duration = %g: must be finite and >= 0 seconds", duration);
     double end = s->time + duration;
+    /* at a large time (a loaded state, say) a double no longer resolves the duration or a substep: the loop below
+     * returned having done nothing, or stepped for ever without the time moving */
+    if (duration > 0 && !(end > s->time))
+        return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "advance: duration = %g s is below the resolution of the time %.17g s; "
+                          "nothing was done", duration, s->time);
+    const long first_step = s->step;
     while (end - s->time > 1e-9 * (duration > 1 ? duration : 1)) {
         double remaining = end - s->time;
         double dt = eddy__choose_dt(s);
         /* split the remainder evenly so the last substep is never a sliver */
         double k = ceil(remaining / dt - 1e-6);
         if (k < 1) k = 1;
-        eddy_status st = step_dt(s, (float)(remaining / k));
+        const float substep = (float)(remaining / k);
+        if (!(s->time + substep > s->time))
+            return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "advance: at time %.17g s a step of %g s does not change the time "
+                              "(below a double's resolution there); stopped after %ld steps", s->time, (double)substep,
+                              s->step - first_step);
+        eddy_status st = step_dt(s, substep);
         if (st != EDDY_OK) return st;
         if (k == 1) s->time = end; /* absorb float rounding of the last substep */
     }

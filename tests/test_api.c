@@ -584,6 +584,24 @@ static void test_obstacle_limits(void) {
     eddy_sim_destroy(s);
 }
 
+/* At a large time (a loaded state can hold any finite time) a double does not resolve the step: advance stepped
+ * for ever without the time moving (1.2e15 s: steps of 0.05 s round away) or returned EDDY_OK having done nothing
+ * (1e17 s: the whole second rounds away). */
+static void test_advance_at_large_time(void) {
+    eddy_sim *s = make(2, 8, 8, 1);
+    if (!s) return;
+    s->time = 1.2e15;
+    CHECK(eddy_sim_advance(s, 1.0) == EDDY_ERR_INVALID_ARGUMENT && strstr(eddy_sim_last_error(s), "does not change the time") &&
+              s->step == 0, "advance at 1.2e15 s: %s", eddy_sim_last_error(s));
+    s->time = 1e17;
+    CHECK(eddy_sim_advance(s, 1.0) == EDDY_ERR_INVALID_ARGUMENT && strstr(eddy_sim_last_error(s), "resolution") && s->step == 0,
+          "advance at 1e17 s: %s", eddy_sim_last_error(s));
+    CHECK(eddy_sim_advance(s, 0.0) == EDDY_OK, "advance by 0 s: %s", eddy_sim_last_error(s));
+    s->time = 0;
+    CHECK(eddy_sim_advance(s, 0.1) == EDDY_OK && s->time == 0.1, "advance from 0: %s", eddy_sim_last_error(s));
+    eddy_sim_destroy(s);
+}
+
 static void test_set_def(void) {
     eddy_sim *s = make(2, 16, 12, 1);
     if (!s) return;
@@ -620,5 +638,6 @@ int main(void) {
     test_splat_limits();
     test_periodic_far_sample();
     test_obstacle_limits();
+    test_advance_at_large_time();
     return check_finish("test_api");
 }
