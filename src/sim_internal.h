@@ -170,6 +170,9 @@ static inline void eddy__grid_pos(const eddy_grid_desc *g, int i, int j, int k, 
 /* ---- stages; each returns EDDY_OK or fails through eddy__fail ---- */
 /* sources.c */
 eddy_status eddy__apply_splat(eddy_sim *s, const eddy_splat *sp);
+/* The refusal of a splat that would overflow a value to infinity: component -1 for the dye and temperature, else the
+ * velocity component (the same words for every backend; the fields are left untouched). */
+eddy_status eddy__splat_overflow(eddy_sim *s, const eddy_splat *sp, int component);
 eddy_status eddy__apply_emitters(eddy_sim *s, float dt);
 /* forces.c: buoyancy; vorticity.c: confinement */
 eddy_status eddy__apply_buoyancy(eddy_sim *s, float dt);

@@ -59,6 +59,16 @@ static bool finite_n(const float *v, int n) {
     return true;
 }
 
+eddy_status eddy__splat_overflow(eddy_sim *s, const eddy_splat *sp, int component) {
+    if (component < 0)
+        return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "splat: dye %g %g %g, temperature %g would overflow dye or temperature "
+                          "to infinity (past +-3.4e38); nothing was added", (double)sp->dye[0], (double)sp->dye[1],
+                          (double)sp->dye[2], (double)sp->temperature);
+    return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "splat: velocity[%d] = %g would overflow %s to infinity "
+                      "(past +-3.4e38); nothing was added", component, (double)sp->velocity[component],
+                      eddy_field_name((eddy_field)component));
+}
+
 eddy_status eddy__apply_splat(eddy_sim *s, const eddy_splat *sp) {
     if (!sp) return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "splat is NULL");
     if (!finite_n(sp->position, 3) || !finite_n(sp->velocity, 3) || !finite_n(sp->dye, 3) || !isfinite(sp->temperature))
@@ -80,16 +90,13 @@ eddy_status eddy__apply_splat(eddy_sim *s, const eddy_splat *sp) {
     for (int pass = 0; pass < 2; pass++) {
         const bool write = pass == 1;
         if (!splat_grid(s, &sg, scalars, amounts, 4, c, sp->radius, write))
-            return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "splat: dye %g %g %g, temperature %g would overflow dye or temperature "
-                              "to infinity (past +-3.4e38); nothing was added", (double)sp->dye[0], (double)sp->dye[1],
-                              (double)sp->dye[2], (double)sp->temperature);
+            return eddy__splat_overflow(s, sp, -1);
         for (int a = 0; a < s->dim; a++) {
             if (sp->velocity[a] == 0.0f) continue;
             eddy_grid_desc vg = eddy__velocity_desc(s, a, NULL);
             float *arr[1] = {s->vel[a]};
             if (!splat_grid(s, &vg, arr, &sp->velocity[a], 1, c, sp->radius, write))
-                return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "splat: velocity[%d] = %g would overflow %s to infinity "
-                                  "(past +-3.4e38); nothing was added", a, (double)sp->velocity[a], eddy_field_name((eddy_field)a));
+                return eddy__splat_overflow(s, sp, a);
         }
     }
     eddy__apply_velocity_boundaries(s);

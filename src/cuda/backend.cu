@@ -275,10 +275,12 @@ static eddy_status cu_splat(eddy_sim *s, const eddy_splat *sp, const float cente
     cu_sim *c = CS(s);
     c->slot = -1;
     refresh_geo(s, c);
+    int overflow_at = -2;
+    CU_TRY(launch_splat(c, sp, center, &overflow_at), "splat");
+    if (overflow_at != -2) return eddy__splat_overflow(s, sp, overflow_at);
     for (int q = 0; q < 3; q++)
         if (sp->dye[q] != 0.0f) c->scalar_live |= 1u << q;
     if (sp->temperature != 0.0f) c->scalar_live |= 8u;
-    CU_TRY(launch_splat(c, sp, center), "splat");
     CU_TRY(launch_velocity_boundaries(c), "velocity boundaries");
     CU_TRY(launch_scalar_boundaries(c), "scalar boundaries");
     c->host_valid &= ~(unsigned)(EDDY_SYNC_VELOCITY | (1u << EDDY_FIELD_DYE_R) | (1u << EDDY_FIELD_DYE_G) |

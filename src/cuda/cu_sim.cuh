@@ -25,6 +25,8 @@ struct Readback {
     double red[R_COUNT];
     int flags[SLOT_COUNT];
     unsigned diag_done; /* k_diag blocks done in the launch under way (0 between launches: the last one resets it) */
+    int splat_overflow[4]; /* a splat's dry run: nonzero where its scalars (0) or velocity component a (1 + a) would
+                              overflow to infinity */
 };
 
 struct AdvectWS;
@@ -89,7 +91,10 @@ cudaError_t finalize_reductions(cu_sim *c, const int *slots, const int *ops, int
 /* k_solids.cu: solid / solid_vel from the user mask and the analytic obstacles (SDF callbacks: see backend.cu) */
 cudaError_t launch_rasterize(cu_sim *c, int obstacle_count);
 /* k_sources.cu */
-cudaError_t launch_splat(cu_sim *c, const eddy_splat *sp, const float center[3]);
+/* k_sources.cu: a splat, after a dry run that refuses one that would overflow a value to infinity (waits for the
+ * device to read the dry run's flags back): *overflow_at is then -1 (scalars) or the velocity component and nothing
+ * is written; -2 when the splat was added */
+cudaError_t launch_splat(cu_sim *c, const eddy_splat *sp, const float center[3], int *overflow_at);
 cudaError_t launch_emitters(cu_sim *c, int emitter_count, float dt);
 /* k_boundary.cu */
 cudaError_t launch_velocity_boundaries(cu_sim *c);

@@ -13,10 +13,11 @@ namespace ecu {
 static void index_range(const GDesc &d, int b, float x0, float x1, int *lo, int *hi) {
     float a0 = (x0 - d.origin[b]) / d.spacing[b] - d.off[b];
     float a1 = (x1 - d.origin[b]) / d.spacing[b] - d.off[b];
-    int i0 = (int)floorf(a0), i1 = (int)ceilf(a1);
     if (d.n[b] == 1) { *lo = *hi = 0; return; }
-    *lo = clampi(i0, 0, d.n[b] - 1);
-    *hi = clampi(i1, 0, d.n[b] - 1);
+    /* clamped before the conversion: a far splat gives coordinates no int holds (undefined behaviour to convert) */
+    const float top = (float)(d.n[b] - 1);
+    *lo = !(a0 > 0.0f) ? 0 : (a0 >= top ? d.n[b] - 1 : (int)floorf(a0));
+    *hi = !(a1 > 0.0f) ? 0 : (a1 >= top ? d.n[b] - 1 : (int)ceilf(a1));
 }
 
 struct SplatArgs {
@@ -28,6 +29,7 @@ struct SplatArgs {
     int narrays;
     float *arr[4];
     float amount[4];
+    int *overflow; /* the dry run (sources.c): set where a sum would not be finite, nothing written; NULL: write */
 };
 
 __global__ void k_splat(SplatArgs a) {
@@ -41,11 +43,15 @@ __global__ void k_splat(SplatArgs a) {
      * device's expf can differ by an ulp or two; a splat costs O(r^d), so the double exp is free */
     float w = (float)exp((double)(-(dx * dx + dy * dy + dz * dz) * a.inv_r2));
     size_t q = idx3(a.d.n, ii, jj, kk);
-    for (int m = 0; m < a.narrays; m++) a.arr[m][q] += a.amount[m] * w;
+    for (int m = 0; m < a.narrays; m++) {
+        const float sum = a.arr[m][q] + a.amount[m] * w;
+        if (!a.overflow) a.arr[m][q] = sum;
+        else if (!isfinite(sum)) atomicOr(a.overflow, 1);
+    }
 }
 
 static cudaError_t splat_grid(cu_sim *c, const GDesc &d, float *const *arrays, const float *amount, int count,
-                              const float ctr[3], float r) {
+                              const float ctr[3], float r, int *overflow) {
     SplatArgs a;
     a.d = d;
     int hi[3];
@@ -57,6 +63,7 @@ static cudaError_t splat_grid(cu_sim *c, const GDesc &d, float *const *arrays, c
     a.inv_r2 = 1.0f / (r * r);
     a.dim = c->g.dim;
     a.narrays = count;
+    a.overflow = overflow;
     for (int m = 0; m < count; m++) {
         a.arr[m] = arrays[m];
         a.amount[m] = amount[m];
@@ -65,16 +72,34 @@ static cudaError_t splat_grid(cu_sim *c, const GDesc &d, float *const *arrays, c
     return cudaGetLastError();
 }
 
-cudaError_t launch_splat(cu_sim *c, const eddy_splat *sp, const float ctr[3]) {
+cudaError_t launch_splat(cu_sim *c, const eddy_splat *sp, const float ctr[3], int *overflow_at) {
     GDesc sg = scalar_desc(c->g);
     float *scalars[4] = {c->dye[0], c->dye[1], c->dye[2], c->temp};
     float amounts[4] = {sp->dye[0], sp->dye[1], sp->dye[2], sp->temperature};
-    cudaError_t e = splat_grid(c, sg, scalars, amounts, 4, ctr, sp->radius);
+    /* the dry run: one flag word per grid (scalars, then each velocity component), read back once */
+    int *flags = c->d_rb->splat_overflow;
+    cudaError_t e = cudaMemsetAsync(flags, 0, sizeof c->d_rb->splat_overflow, c->stream);
+    if (e == cudaSuccess) e = splat_grid(c, sg, scalars, amounts, 4, ctr, sp->radius, &flags[0]);
     for (int a = 0; a < c->g.dim && e == cudaSuccess; a++) {
         if (sp->velocity[a] == 0.0f) continue;
         GDesc vg = velocity_desc(c->g, a);
         float *arr[1] = {c->vel[a]};
-        e = splat_grid(c, vg, arr, &sp->velocity[a], 1, ctr, sp->radius);
+        e = splat_grid(c, vg, arr, &sp->velocity[a], 1, ctr, sp->radius, &flags[1 + a]);
+    }
+    if (e == cudaSuccess)
+        e = cudaMemcpyAsync(c->h_rb->splat_overflow, flags, sizeof c->d_rb->splat_overflow, cudaMemcpyDeviceToHost, c->stream);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(c->stream);
+    if (e != cudaSuccess) return e;
+    *overflow_at = -2;
+    for (int g = 0; g < 4 && *overflow_at == -2; g++)
+        if (c->h_rb->splat_overflow[g]) *overflow_at = g - 1;
+    if (*overflow_at != -2) return cudaSuccess;
+    e = splat_grid(c, sg, scalars, amounts, 4, ctr, sp->radius, nullptr);
+    for (int a = 0; a < c->g.dim && e == cudaSuccess; a++) {
+        if (sp->velocity[a] == 0.0f) continue;
+        GDesc vg = velocity_desc(c->g, a);
+        float *arr[1] = {c->vel[a]};
+        e = splat_grid(c, vg, arr, &sp->velocity[a], 1, ctr, sp->radius, nullptr);
     }
     return e;
 }
