@@ -1,12 +1,12 @@
 /* Checkpoint container of the eddy command (layout in checkpoint.h). */
 #include "checkpoint.h"
 #include "read_file.h"
+#include "temp_file.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 static const char magic[8] = {'E', 'D', 'D', 'Y', 'C', 'K', 'P', 'T'};
@@ -133,91 +133,57 @@ bool checkpoint_parse(const uint8_t *data, size_t len, bool verify_hash, checkpo
     return true;
 }
 
-/* A new, empty file with a unique name beside `path` (same folder, so rename is atomic; mkstemp, so that no file of
- * the user's that happens to have the name is overwritten). Returns an open descriptor, or -1 with errno set. */
-static int temp_beside(const char *path, const char *tag, char *out, size_t size) {
-    if (snprintf(out, size, "%s.%s-XXXXXX", path, tag) >= (int)size) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    int fd = mkstemp(out);
-    if (fd >= 0 && fchmod(fd, 0644) != 0) { /* mkstemp makes 0600; a checkpoint is as readable as the frames */
-        int e = errno;
-        close(fd);
-        remove(out);
-        errno = e;
-        return -1;
-    }
-    return fd;
-}
-
-/* What is at `path` when it is not a regular file (the final rename would replace it), else NULL. The same rule and
- * words as the library's writers (src/temp_file.c, internal to the library). */
-static const char *not_replaceable(const char *path) {
-    struct stat sb;
-    if (lstat(path, &sb) != 0 || S_ISREG(sb.st_mode)) return NULL;
-    return S_ISDIR(sb.st_mode)   ? "a directory (a folder)"
-           : S_ISLNK(sb.st_mode) ? "a symbolic link"
-                                 : "a device, pipe or socket";
-}
-
+/* Both temporary files come from the library's writers' own rule (src/temp_file.c, in-tree): mkstemp names beside
+ * the checkpoint (0644), and a folder, link, device, pipe or socket at its path refused before anything is written. */
 bool checkpoint_save(const char *path, eddy_sim *sim, const char *json, char *err, size_t err_size) {
-    const char *kind = not_replaceable(path);
-    if (kind) {
-        snprintf(err, err_size, "cannot write '%s': it exists and is %s, not a regular file", path, kind);
-        return false;
-    }
-    char state_path[4200], tmp[4200];
-    int state_fd = temp_beside(path, "state", state_path, sizeof state_path);
-    if (state_fd < 0) {
+    eddy_status st;
+    char *tmp = eddy__temp_file_for(path, err, err_size, &st);
+    if (!tmp) return false;
+    char *state_path = eddy__temp_file_beside(path);
+    if (!state_path) {
         snprintf(err, err_size, "%s: cannot create a temporary file beside it: %s", path, strerror(errno));
+        remove(tmp);
+        free(tmp);
         return false;
     }
-    close(state_fd); /* eddy_sim_save writes the state and renames it over this name */
-    eddy_status st = eddy_sim_save(sim, state_path);
-    if (st != EDDY_OK) {
-        snprintf(err, err_size, "%s: saving the simulation failed: %s (%s)", path, eddy_sim_last_error(sim), eddy_status_string(st));
-        remove(state_path);
-        return false;
-    }
+    st = eddy_sim_save(sim, state_path); /* writes the state and renames it over this name */
     uint8_t *state = NULL;
     size_t state_len = 0;
-    bool ok = checkpoint_read_file(state_path, &state, &state_len, err, err_size);
+    bool ok = st == EDDY_OK;
+    if (!ok)
+        snprintf(err, err_size, "%s: saving the simulation failed: %s (%s)", path, eddy_sim_last_error(sim), eddy_status_string(st));
+    else
+        ok = checkpoint_read_file(state_path, &state, &state_len, err, err_size);
     remove(state_path);
-    if (!ok) return false;
+    free(state_path);
     size_t json_len = strlen(json);
     size_t total = HEADER_SIZE + json_len + state_len + HASH_SIZE;
-    uint8_t *buf = (uint8_t *)malloc(total);
-    if (!buf) {
-        free(state);
+    uint8_t *buf = ok ? (uint8_t *)malloc(total) : NULL;
+    if (ok && !buf) {
         snprintf(err, err_size, "%s: out of memory", path);
-        return false;
+        ok = false;
     }
-    memcpy(buf, magic, sizeof magic);
-    put_u32(buf + 8, CHECKPOINT_VERSION);
-    put_u64(buf + 12, json_len);
-    put_u64(buf + 20, state_len);
-    memcpy(buf + HEADER_SIZE, json, json_len);
-    memcpy(buf + HEADER_SIZE + json_len, state, state_len);
+    if (ok) {
+        memcpy(buf, magic, sizeof magic);
+        put_u32(buf + 8, CHECKPOINT_VERSION);
+        put_u64(buf + 12, json_len);
+        put_u64(buf + 20, state_len);
+        memcpy(buf + HEADER_SIZE, json, json_len);
+        memcpy(buf + HEADER_SIZE + json_len, state, state_len);
+        put_u64(buf + total - HASH_SIZE, checkpoint_hash(buf, total - HASH_SIZE));
+        FILE *f = fopen(tmp, "wb");
+        ok = f && fwrite(buf, 1, total, f) == total;
+        if (f && fclose(f) != 0) ok = false;
+        if (!ok || rename(tmp, path) != 0) {
+            snprintf(err, err_size, "%s: cannot write: %s", path, strerror(errno));
+            ok = false;
+        }
+    }
     free(state);
-    put_u64(buf + total - HASH_SIZE, checkpoint_hash(buf, total - HASH_SIZE));
-    int fd = temp_beside(path, "ckpt", tmp, sizeof tmp);
-    if (fd < 0) {
-        snprintf(err, err_size, "%s: cannot create a temporary file beside it: %s", path, strerror(errno));
-        free(buf);
-        return false;
-    }
-    FILE *f = fdopen(fd, "wb");
-    if (!f) close(fd);
-    ok = f && fwrite(buf, 1, total, f) == total;
-    if (f && fclose(f) != 0) ok = false;
     free(buf);
-    if (!ok || rename(tmp, path) != 0) {
-        snprintf(err, err_size, "%s: cannot write: %s", path, strerror(errno));
-        remove(tmp);
-        return false;
-    }
-    return true;
+    if (!ok) remove(tmp);
+    free(tmp);
+    return ok;
 }
 
 eddy_status checkpoint_load_sim(const uint8_t *state, size_t len, eddy_sim **out, char *err, size_t err_size) {
