@@ -173,6 +173,9 @@ eddy_status eddy__apply_splat(eddy_sim *s, const eddy_splat *sp);
 /* The refusal of a splat that would overflow a value to infinity: component -1 for the dye and temperature, else the
  * velocity component (the same words for every backend; the fields are left untouched). */
 eddy_status eddy__splat_overflow(eddy_sim *s, const eddy_splat *sp, int component);
+/* Whether a splat's amounts are large enough (|amount| >= 2^103) that adding it to finite fields could overflow;
+ * only then do the backends run the dry run that eddy__splat_overflow reports. */
+bool eddy__splat_may_overflow(const eddy_splat *sp, int dim);
 eddy_status eddy__apply_emitters(eddy_sim *s, float dt);
 /* forces.c: buoyancy; vorticity.c: confinement */
 eddy_status eddy__apply_buoyancy(eddy_sim *s, float dt);

@@ -59,6 +59,15 @@ static bool finite_n(const float *v, int n) {
     return true;
 }
 
+bool eddy__splat_may_overflow(const eddy_splat *sp, int dim) {
+    /* a finite value plus amount * w (w <= 1) rounds past FLT_MAX only when |amount| reaches half an ulp of FLT_MAX,
+     * 2^103 (~1.01e31): below that, every sum of a splat with finite fields is finite, and the dry run is skipped */
+    const float half_ulp = 0x1p103f;
+    bool large = fabsf(sp->temperature) >= half_ulp;
+    for (int a = 0; a < 3; a++) large |= fabsf(sp->dye[a]) >= half_ulp || (a < dim && fabsf(sp->velocity[a]) >= half_ulp);
+    return large;
+}
+
 eddy_status eddy__splat_overflow(eddy_sim *s, const eddy_splat *sp, int component) {
     if (component < 0)
         return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "splat: dye %g %g %g, temperature %g would overflow dye or temperature "
@@ -86,8 +95,9 @@ eddy_status eddy__apply_splat(eddy_sim *s, const eddy_splat *sp) {
     eddy_grid_desc sg = eddy__scalar_desc(s, NULL);
     float *scalars[4] = {s->dye[0], s->dye[1], s->dye[2], s->temperature};
     float amounts[4] = {sp->dye[0], sp->dye[1], sp->dye[2], sp->temperature};
-    /* a dry run first: a splat that would overflow a value to infinity is refused with the fields untouched */
-    for (int pass = 0; pass < 2; pass++) {
+    /* a dry run first, where the amounts are large enough to overflow: such a splat is refused with the fields
+     * untouched */
+    for (int pass = eddy__splat_may_overflow(sp, s->dim) ? 0 : 1; pass < 2; pass++) {
         const bool write = pass == 1;
         if (!splat_grid(s, &sg, scalars, amounts, 4, c, sp->radius, write))
             return eddy__splat_overflow(s, sp, -1);

@@ -76,30 +76,27 @@ cudaError_t launch_splat(cu_sim *c, const eddy_splat *sp, const float ctr[3], in
     GDesc sg = scalar_desc(c->g);
     float *scalars[4] = {c->dye[0], c->dye[1], c->dye[2], c->temp};
     float amounts[4] = {sp->dye[0], sp->dye[1], sp->dye[2], sp->temperature};
-    /* the dry run: one flag word per grid (scalars, then each velocity component), read back once */
     int *flags = c->d_rb->splat_overflow;
-    cudaError_t e = cudaMemsetAsync(flags, 0, sizeof c->d_rb->splat_overflow, c->stream);
-    if (e == cudaSuccess) e = splat_grid(c, sg, scalars, amounts, 4, ctr, sp->radius, &flags[0]);
-    for (int a = 0; a < c->g.dim && e == cudaSuccess; a++) {
-        if (sp->velocity[a] == 0.0f) continue;
-        GDesc vg = velocity_desc(c->g, a);
-        float *arr[1] = {c->vel[a]};
-        e = splat_grid(c, vg, arr, &sp->velocity[a], 1, ctr, sp->radius, &flags[1 + a]);
-    }
-    if (e == cudaSuccess)
-        e = cudaMemcpyAsync(c->h_rb->splat_overflow, flags, sizeof c->d_rb->splat_overflow, cudaMemcpyDeviceToHost, c->stream);
-    if (e == cudaSuccess) e = cudaStreamSynchronize(c->stream);
-    if (e != cudaSuccess) return e;
     *overflow_at = -2;
-    for (int g = 0; g < 4 && *overflow_at == -2; g++)
-        if (c->h_rb->splat_overflow[g]) *overflow_at = g - 1;
-    if (*overflow_at != -2) return cudaSuccess;
-    e = splat_grid(c, sg, scalars, amounts, 4, ctr, sp->radius, nullptr);
-    for (int a = 0; a < c->g.dim && e == cudaSuccess; a++) {
-        if (sp->velocity[a] == 0.0f) continue;
-        GDesc vg = velocity_desc(c->g, a);
-        float *arr[1] = {c->vel[a]};
-        e = splat_grid(c, vg, arr, &sp->velocity[a], 1, ctr, sp->radius, nullptr);
+    cudaError_t e = cudaSuccess;
+    /* a dry run first, only where the amounts could overflow (sources.c): one flag word per grid (scalars, then each
+     * velocity component), read back once; an ordinary splat neither launches it nor waits for the device */
+    for (int pass = eddy__splat_may_overflow(sp, c->g.dim) ? 0 : 1; pass < 2 && e == cudaSuccess; pass++) {
+        const bool dry = pass == 0;
+        if (dry) e = cudaMemsetAsync(flags, 0, sizeof c->d_rb->splat_overflow, c->stream);
+        if (e == cudaSuccess) e = splat_grid(c, sg, scalars, amounts, 4, ctr, sp->radius, dry ? &flags[0] : nullptr);
+        for (int a = 0; a < c->g.dim && e == cudaSuccess; a++) {
+            if (sp->velocity[a] == 0.0f) continue;
+            GDesc vg = velocity_desc(c->g, a);
+            float *arr[1] = {c->vel[a]};
+            e = splat_grid(c, vg, arr, &sp->velocity[a], 1, ctr, sp->radius, dry ? &flags[1 + a] : nullptr);
+        }
+        if (!dry || e != cudaSuccess) continue;
+        e = cudaMemcpyAsync(c->h_rb->splat_overflow, flags, sizeof c->d_rb->splat_overflow, cudaMemcpyDeviceToHost, c->stream);
+        if (e == cudaSuccess) e = cudaStreamSynchronize(c->stream);
+        for (int g = 0; g < 4 && e == cudaSuccess && *overflow_at == -2; g++)
+            if (c->h_rb->splat_overflow[g]) *overflow_at = g - 1;
+        if (*overflow_at != -2) return cudaSuccess;
     }
     return e;
 }
