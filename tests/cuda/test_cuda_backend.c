@@ -410,6 +410,15 @@ static void test_stages(void) {
 }
 
 /* ---------------------------------------------------------------- the API paths */
+/* a splat of nothing yet at (x, y), radius r */
+static eddy_splat splat_at(float x, float y, float r) {
+    eddy_splat sp;
+    memset(&sp, 0, sizeof sp);
+    sp.position[0] = x, sp.position[1] = y;
+    sp.radius = r;
+    return sp;
+}
+
 /* A splat that would overflow a value to infinity is refused whole on both backends, with the same words, and the
  * fields stay as they were; a splat far outside the box (float coordinates no int holds) adds nothing. */
 static void test_splat_limits(void) {
@@ -417,27 +426,20 @@ static void test_splat_limits(void) {
     eddy_sim_def d = def2(32, 32);
     eddy_sim *cpu = make(d, EDDY_BACKEND_CPU), *gpu = make(d, EDDY_BACKEND_CUDA);
     if (!cpu || !gpu) { eddy_sim_destroy(cpu); eddy_sim_destroy(gpu); return; }
-    eddy_splat sp;
-    memset(&sp, 0, sizeof sp);
-    sp.position[0] = 0.5f; sp.position[1] = 0.5f;
-    sp.radius = 0.1f;
+    eddy_splat sp = splat_at(0.5f, 0.5f, 0.1f);
     sp.temperature = 3.0e38f;
     CHECK(eddy_sim_splat(cpu, &sp) == EDDY_OK && eddy_sim_splat(gpu, &sp) == EDDY_OK, "first hot splat: %s", eddy_sim_last_error(gpu));
     eddy_status sc = eddy_sim_splat(cpu, &sp), sg = eddy_sim_splat(gpu, &sp);
     CHECK(sc == EDDY_ERR_INVALID_ARGUMENT && sg == EDDY_ERR_INVALID_ARGUMENT, "overflowing temperature: cpu %d gpu %d", sc, sg);
     CHECK(!strcmp(eddy_sim_last_error(cpu), eddy_sim_last_error(gpu)), "messages differ: '%s' / '%s'", eddy_sim_last_error(cpu),
           eddy_sim_last_error(gpu));
-    memset(&sp, 0, sizeof sp);
-    sp.position[0] = 0.5f; sp.position[1] = 0.5f;
-    sp.radius = 0.1f;
+    sp = splat_at(0.5f, 0.5f, 0.1f);
     sp.velocity[1] = 3.0e38f;
     CHECK(eddy_sim_splat(cpu, &sp) == EDDY_OK && eddy_sim_splat(gpu, &sp) == EDDY_OK, "first fast splat: %s", eddy_sim_last_error(gpu));
     sc = eddy_sim_splat(cpu, &sp), sg = eddy_sim_splat(gpu, &sp);
     CHECK(sc == EDDY_ERR_INVALID_ARGUMENT && sg == EDDY_ERR_INVALID_ARGUMENT && strstr(eddy_sim_last_error(gpu), "velocity[1]"),
           "overflowing v: cpu %d gpu %d: %s", sc, sg, eddy_sim_last_error(gpu));
-    memset(&sp, 0, sizeof sp);
-    sp.position[0] = 1e30f; sp.position[1] = -1e30f;
-    sp.radius = 1.0f;
+    sp = splat_at(1e30f, -1e30f, 1.0f);
     sp.dye[0] = 1.0f;
     CHECK(eddy_sim_splat(cpu, &sp) == EDDY_OK && eddy_sim_splat(gpu, &sp) == EDDY_OK, "far splat: %s", eddy_sim_last_error(gpu));
     static const eddy_field fs[] = {EDDY_FIELD_U, EDDY_FIELD_V, EDDY_FIELD_DYE_R, EDDY_FIELD_TEMPERATURE};
@@ -455,10 +457,7 @@ static void test_api_paths(void) {
     eddy_sim_def d = def2(64, 48);
     eddy_sim *cpu = make(d, EDDY_BACKEND_CPU), *gpu = make(d, EDDY_BACKEND_CUDA);
     if (!cpu || !gpu) { eddy_sim_destroy(cpu); eddy_sim_destroy(gpu); return; }
-    eddy_splat sp;
-    memset(&sp, 0, sizeof sp);
-    sp.position[0] = 0.4f; sp.position[1] = 0.3f;
-    sp.radius = 0.05f;
+    eddy_splat sp = splat_at(0.4f, 0.3f, 0.05f);
     sp.velocity[0] = 2.0f; sp.velocity[1] = -1.0f;
     sp.dye[0] = 1.0f; sp.dye[2] = 0.5f;
     sp.temperature = 3.0f;
