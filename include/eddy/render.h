@@ -133,7 +133,9 @@ eddy_status eddy_render_def_validate(const eddy_render_def *def, char *msg, size
  *  derived as eddy_render_def says (both 0: one pixel per dye cell of the plane shown, grid x dye_scale; one 0: from
  *  the other with the box's aspect ratio, at least 1 pixel). eddy_render_sim uses this. EDDY_ERR_INVALID_ARGUMENT
  *  with `msg` (may be NULL) naming the size and where it came from when a side would exceed EDDY_RENDER_MAX_SIDE,
- *  or naming the bad value of an invalid `def` or `sim_def`; *width and *height are then 0. */
+ *  or naming the bad value of an invalid `def` or `sim_def`, or, for a 3D simulation, a slice_index past the last
+ *  dye cell along slice_axis or a slice_position outside the box (what eddy_render_sim refuses, in its words; 2D
+ *  simulations ignore the slice options); *width and *height are then 0. */
 eddy_status eddy_render_size(const eddy_render_def *def, const eddy_sim_def *sim_def, int *width, int *height,
                              char *msg, size_t msg_size);
 

@@ -131,6 +131,13 @@ static inline void eddy__plane_axes(int dim, int slice_axis, int *h, int *v) {
 eddy_status eddy__picture_size(const eddy_render_def *def, const int n[3], const float box_size[3], int h, int v,
                                int *width, int *height, char *msg, size_t msg_size);
 
+/* The slice rule of eddy_render_def for a 3D picture: where the plane cuts the box along slice_axis, as a fraction
+ * of the box in [0,1], from slice_index (>= 0: that layer of `cells` cells) or slice_position (m, inside lo .. lo +
+ * size; NaN: the middle). An index past the last cell or a position outside the box is refused with msg naming it.
+ * `def` must be valid. The one rule for eddy_render_size and every 3D render. */
+eddy_status eddy__slice_fraction(const eddy_render_def *def, int cells, float lo, float size, float *frac, char *msg,
+                                 size_t msg_size);
+
 /* the cell coordinate of pixel centre (x, y) in an array of n cells */
 static inline void pixel_cells(const plane_map *pm, const int n[3], int W, int H, int x, int y, float c[3]) {
     c[0] = c[1] = c[2] = 0.5f;

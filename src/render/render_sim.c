@@ -177,6 +177,11 @@ eddy_status eddy_render_size(const eddy_render_def *def, const eddy_sim_def *sim
         n[a] = cells * (a < dim ? sim_def->dye_scale[a] : 1);
         box[a] = (float)cells * h;
     }
+    /* the slice first, as every render checks it: an index counts dye cells whatever the view; 2D ignores it */
+    float frac;
+    const int s = def->slice_axis;
+    if (dim == 3 && (st = eddy__slice_fraction(def, n[s], sim_def->origin[s], box[s], &frac, msg, msg_size)) != EDDY_OK)
+        return st;
     int ph, pv;
     eddy__plane_axes(dim, def->slice_axis, &ph, &pv);
     return eddy__picture_size(def, n, box, ph, pv, width, height, msg, msg_size);
@@ -215,15 +220,11 @@ static eddy_status render_gathered(eddy_renderer *r, eddy_sim *sim, const eddy_r
     bool dye = def->view == EDDY_VIEW_DYE;
     if (!dye && in.dim == 3 && def->slice_index >= 0) {
         /* slice indices count scalar (dye) cells for every view, while speed, pressure, ... live on the velocity
-         * cells: translate the index into the position the input path expects */
+         * cells: translate the index (checked by eddy_render_size) into the position the input path expects */
         eddy_field_layout dl;
         if ((st = eddy_sim_field_layout(sim, EDDY_FIELD_DYE_R, &dl)) != EDDY_OK) return sim_fail(r, sim, st, "dye layout");
         eddy_render_def d2 = *def;
         int s = def->slice_axis;
-        if (def->slice_index >= dl.n[s])
-            return eddy__rfail(r, EDDY_ERR_INVALID_ARGUMENT,
-                               "render.slice_index = %d: expected 0 .. %d (cells along axis %d)", def->slice_index,
-                               dl.n[s] - 1, s);
         d2.slice_index = -1;
         d2.slice_position = in.box_min[s] + ((float)def->slice_index + 0.5f) / (float)dl.n[s] * in.box_size[s];
         return eddy_render_input_2d(r, &in, &d2, img);

@@ -76,31 +76,41 @@ eddy_status eddy__picture_size(const eddy_render_def *def, const int n[3], const
     return EDDY_OK;
 }
 
+eddy_status eddy__slice_fraction(const eddy_render_def *def, int cells, float lo, float size, float *frac, char *msg,
+                                 size_t msg_size) {
+    const int s = def->slice_axis;
+    if (def->slice_index >= 0) {
+        if (def->slice_index >= cells) {
+            if (msg && msg_size)
+                snprintf(msg, msg_size, "render.slice_index = %d: expected 0 .. %d (cells along axis %d)",
+                         def->slice_index, cells - 1, s);
+            return EDDY_ERR_INVALID_ARGUMENT;
+        }
+        *frac = ((float)def->slice_index + 0.5f) / (float)cells;
+    } else if (isnan(def->slice_position)) {
+        *frac = 0.5f;
+    } else {
+        if (!(def->slice_position >= lo && def->slice_position <= lo + size)) {
+            if (msg && msg_size)
+                snprintf(msg, msg_size, "render.slice_position = %g m: expected inside the box, %g .. %g along axis %d",
+                         (double)def->slice_position, (double)lo, (double)(lo + size), s);
+            return EDDY_ERR_INVALID_ARGUMENT;
+        }
+        *frac = (def->slice_position - lo) / size;
+    }
+    return EDDY_OK;
+}
+
 /* plane axes, slice position and output size */
 static eddy_status setup_plane(eddy_renderer *r, const eddy_render_input *in, const eddy_render_def *def,
                                const int ref_n[3], plane_map *pm, int *W, int *H) {
     eddy__plane_axes(in->dim, def->slice_axis, &pm->h, &pm->v);
-    if (in->dim == 2) {
-        pm->s = -1, pm->s_frac = 0.5f;
-    } else {
-        pm->s = def->slice_axis;
-        if (def->slice_index >= 0) {
-            if (def->slice_index >= ref_n[pm->s])
-                return eddy__rfail(r, EDDY_ERR_INVALID_ARGUMENT,
-                                   "render.slice_index = %d: expected 0 .. %d (cells along axis %d)", def->slice_index,
-                                   ref_n[pm->s] - 1, pm->s);
-            pm->s_frac = ((float)def->slice_index + 0.5f) / (float)ref_n[pm->s];
-        } else if (isnan(def->slice_position)) {
-            pm->s_frac = 0.5f;
-        } else {
-            float lo = in->box_min[pm->s], size = in->box_size[pm->s];
-            if (!(def->slice_position >= lo && def->slice_position <= lo + size))
-                return eddy__rfail(r, EDDY_ERR_INVALID_ARGUMENT,
-                                   "render.slice_position = %g m: expected inside the box, %g .. %g along axis %d",
-                                   (double)def->slice_position, (double)lo, (double)(lo + size), pm->s);
-            pm->s_frac = (def->slice_position - lo) / size;
-        }
-    }
+    pm->s = in->dim == 2 ? -1 : def->slice_axis;
+    pm->s_frac = 0.5f;
+    eddy_status st;
+    if (pm->s >= 0 && (st = eddy__slice_fraction(def, ref_n[pm->s], in->box_min[pm->s], in->box_size[pm->s],
+                                                 &pm->s_frac, r->error, sizeof r->error)) != EDDY_OK)
+        return st;
     return eddy__picture_size(def, ref_n, in->box_size, pm->h, pm->v, W, H, r->error, sizeof r->error);
 }
 

@@ -103,6 +103,92 @@ static void check_render_size(eddy_renderer *r) {
     eddy_image_free(&img);
 }
 
+/* eddy_render_size checks the slice as the render does (one rule): on a 3D simulation a slice_index past the last
+ * dye cell along slice_axis, or a slice_position outside the box, used to be sized as OK and then refused by the
+ * render. Each axis, the dye view and one on the velocity cells (an index counts dye cells whatever the view),
+ * dye_scale 2 on the y axis, an origin away from 0; a 2D simulation ignores the slice options. */
+static void check_render_size_slices(eddy_renderer *r) {
+    char msg[512], first[512];
+    int w = -1, h = -1;
+    eddy_image img = {0};
+    eddy_sim_def sd = eddy_sim_def_default();
+    sd.dim = 3;
+    sd.grid[0] = 16, sd.grid[1] = 8, sd.grid[2] = 12;
+    sd.dye_scale[1] = 2;                               /* dye cells 16 x 16 x 12 */
+    sd.size[0] = 8.0f;                                 /* cells of 0.5 m: a box of 8 x 4 x 6 m */
+    sd.origin[0] = -1.0f, sd.origin[1] = 2.0f, sd.origin[2] = 10.0f;
+    eddy_sim *sim = NULL;
+    CHECK(eddy_sim_create(&sd, &sim, msg, sizeof msg) == EDDY_OK, "%s", msg);
+    const int dye_cells[3] = {16, 16, 12};
+    const float lo[3] = {-1.0f, 2.0f, 10.0f}, hi[3] = {7.0f, 6.0f, 16.0f};
+    const eddy_view views[2] = {EDDY_VIEW_DYE, EDDY_VIEW_PRESSURE};
+    for (int a = 0; a < 3 && sim; a++)
+        for (int vi = 0; vi < 2; vi++) {
+            eddy_render_def rd = eddy_render_def_default();
+            rd.slice_axis = a, rd.view = views[vi];
+            /* the last layer and the box's ends are in; one past them is out, for both */
+            const int good_index[2] = {0, dye_cells[a] - 1}, bad_index[2] = {dye_cells[a], 1000000};
+            const float good_pos[2] = {lo[a], hi[a]}, bad_pos[2] = {lo[a] - 0.01f, hi[a] + 0.01f};
+            for (int q = 0; q < 2; q++) {
+                rd.slice_index = good_index[q];
+                eddy_status st = eddy_render_size(&rd, &sd, &w, &h, msg, sizeof msg);
+                CHECK(st == EDDY_OK && w > 0 && h > 0, "axis %d %s slice_index %d: %s", a, eddy_view_name(rd.view),
+                      rd.slice_index, msg);
+                CHECK(eddy_render_sim(r, sim, &rd, &img) == EDDY_OK && img.width == w && img.height == h,
+                      "axis %d %s slice_index %d renders: %s", a, eddy_view_name(rd.view), rd.slice_index,
+                      eddy_renderer_last_error(r));
+                rd.slice_index = bad_index[q];
+                st = eddy_render_size(&rd, &sd, &w, &h, msg, sizeof msg);
+                char want[64];
+                snprintf(want, sizeof want, "slice_index = %d: expected 0 .. %d", rd.slice_index, dye_cells[a] - 1);
+                CHECK(st == EDDY_ERR_INVALID_ARGUMENT && w == 0 && h == 0 && strstr(msg, want),
+                      "axis %d %s slice_index %d: status %d, %d x %d: %s", a, eddy_view_name(rd.view), rd.slice_index,
+                      (int)st, w, h, msg);
+                CHECK(eddy_render_sim(r, sim, &rd, &img) == EDDY_ERR_INVALID_ARGUMENT &&
+                          !strcmp(eddy_renderer_last_error(r), msg),
+                      "the render refuses it in the same words: '%s' / '%s'", eddy_renderer_last_error(r), msg);
+                rd.slice_index = -1, rd.slice_position = good_pos[q];
+                CHECK(eddy_render_size(&rd, &sd, &w, &h, msg, sizeof msg) == EDDY_OK &&
+                          eddy_render_sim(r, sim, &rd, &img) == EDDY_OK,
+                      "axis %d slice_position %g m: %s / %s", a, (double)rd.slice_position, msg,
+                      eddy_renderer_last_error(r));
+                rd.slice_position = bad_pos[q];
+                st = eddy_render_size(&rd, &sd, &w, &h, msg, sizeof msg);
+                CHECK(st == EDDY_ERR_INVALID_ARGUMENT && w == 0 && h == 0 && strstr(msg, "slice_position") &&
+                          strstr(msg, "inside the box"),
+                      "axis %d slice_position %g m: status %d: %s", a, (double)rd.slice_position, (int)st, msg);
+                CHECK(eddy_render_sim(r, sim, &rd, &img) == EDDY_ERR_INVALID_ARGUMENT &&
+                          !strcmp(eddy_renderer_last_error(r), msg),
+                      "the render refuses it in the same words: '%s' / '%s'", eddy_renderer_last_error(r), msg);
+                rd.slice_position = NAN;
+            }
+        }
+    eddy_sim_destroy(sim);
+    /* an index below -1 is a bad definition for both */
+    eddy_render_def rd = eddy_render_def_default();
+    rd.slice_index = -2;
+    CHECK(eddy_render_size(&rd, &sd, &w, &h, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT &&
+              strstr(msg, "slice_index = -2"), "%s", msg);
+    snprintf(first, sizeof first, "%s", msg);
+    sd.dim = 2, sd.grid[2] = 1;
+    CHECK(eddy_render_size(&rd, &sd, &w, &h, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT && !strcmp(msg, first),
+          "-2 is refused in 2D too: %s", msg);
+    /* 2D: the slice options are ignored, by the size and by the render */
+    sim = NULL;
+    CHECK(eddy_sim_create(&sd, &sim, msg, sizeof msg) == EDDY_OK, "%s", msg);
+    rd.slice_index = 1000000, rd.slice_axis = 0;
+    CHECK(eddy_render_size(&rd, &sd, &w, &h, msg, sizeof msg) == EDDY_OK && w == 16 && h == 16, "2D: %d x %d: %s", w,
+          h, msg);
+    CHECK(sim && eddy_render_sim(r, sim, &rd, &img) == EDDY_OK && img.width == 16 && img.height == 16, "2D: %s",
+          eddy_renderer_last_error(r));
+    rd.slice_index = -1, rd.slice_position = -1e30f;
+    CHECK(eddy_render_size(&rd, &sd, &w, &h, msg, sizeof msg) == EDDY_OK && sim &&
+              eddy_render_sim(r, sim, &rd, &img) == EDDY_OK,
+          "2D ignores slice_position: %s / %s", msg, eddy_renderer_last_error(r));
+    eddy_sim_destroy(sim);
+    eddy_image_free(&img);
+}
+
 int main(void) {
     char msg[512];
     test_dir("render_2d", dir, sizeof dir);
@@ -373,6 +459,7 @@ int main(void) {
               "%s (%d x %d)", eddy_renderer_last_error(r), img.width, img.height);
     }
     check_render_size(r);
+    check_render_size_slices(r);
     /* a resize of an image that claims no pixels is refused, not read out of bounds */
     {
         uint8_t four[16] = {0};
