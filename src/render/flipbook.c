@@ -97,13 +97,13 @@ eddy_status eddy_flipbook_add(eddy_flipbook *fb, const eddy_image *frame, char *
 /* A hard link to the file at `path` under a new unique name beside it, to put back if the pair cannot be completed;
  * a copy of its bytes where the file system has no hard links (FAT). NULL with *st = EDDY_OK when nothing is at
  * `path` (there is nothing to keep); NULL with *st and msg set when it cannot be kept. */
-static char *keep_old_file(const char *path, eddy_status *st, char *msg, size_t msg_size) {
+static char *keep_old_file(const char *path, eddy__link_fn link_fn, eddy_status *st, char *msg, size_t msg_size) {
     *st = EDDY_OK;
     struct stat sb;
     if (lstat(path, &sb) != 0 && errno == ENOENT) return NULL;
     char *keep = eddy__temp_file_beside(path); /* a name no other file has */
     int e = keep ? 0 : errno;
-    if (keep && (unlink(keep) != 0 || link(path, keep) != 0)) {
+    if (keep && (unlink(keep) != 0 || link_fn(path, keep) != 0)) {
         e = errno;
         FILE *in = fopen(path, "rb"), *out = in ? fopen(keep, "wbx") : NULL;
         char buf[65536];
@@ -129,9 +129,9 @@ static char *keep_old_file(const char *path, eddy_status *st, char *msg, size_t 
  * it fails (or the new first file removed, when there was none), so a failure leaves the old pair and never a new
  * file beside an old one. Both temporaries are gone afterwards, whatever happened. */
 static eddy_status rename_pair(const char *first_tmp, const char *first, const char *second_tmp, const char *second,
-                               char *msg, size_t msg_size) {
+                               eddy__link_fn link_fn, char *msg, size_t msg_size) {
     eddy_status st;
-    char *kept = keep_old_file(first, &st, msg, msg_size);
+    char *kept = keep_old_file(first, link_fn, &st, msg, msg_size);
     if (st != EDDY_OK) {
         remove(first_tmp);
         remove(second_tmp);
@@ -174,6 +174,11 @@ static eddy_status rename_pair(const char *first_tmp, const char *first, const c
 }
 
 eddy_status eddy_flipbook_write(const eddy_flipbook *fb, const char *png_path, char *msg, size_t msg_size) {
+    return eddy__flipbook_write_linking(fb, png_path, link, msg, msg_size);
+}
+
+eddy_status eddy__flipbook_write_linking(const eddy_flipbook *fb, const char *png_path, eddy__link_fn link_fn,
+                                         char *msg, size_t msg_size) {
     if (!fb || !png_path || !png_path[0])
         return fb_fail(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "flipbook write: flipbook and path are required");
     /* the pair is written as a whole or not at all: the sheet and the JSON go to unique temporary names beside
@@ -212,7 +217,7 @@ eddy_status eddy_flipbook_write(const eddy_flipbook *fb, const char *png_path, c
         st = eddy_file_write(json_tmp, json, (size_t)jl, msg, msg_size);
     }
     if (st == EDDY_OK) {
-        st = rename_pair(json_tmp, json_path, png_tmp, png_path, msg, msg_size);
+        st = rename_pair(json_tmp, json_path, png_tmp, png_path, link_fn, msg, msg_size);
     } else {
         if (png_tmp) remove(png_tmp);
         if (json_tmp) remove(json_tmp);

@@ -164,4 +164,12 @@ void eddy__draw_colorbar(eddy_image *img, const uint8_t *lut, int lut_size, floa
 void eddy__draw_text(eddy_image *img, int x, int y, int s, const char *text, const uint8_t color[4]);
 int eddy__text_width(const char *text, int s);
 
+/* ---- flipbook.c ---- */
+/* link(2) as the flipbook writer calls it to keep the old JSON while the new pair goes into place */
+typedef int (*eddy__link_fn)(const char *existing, const char *new_path);
+/* eddy_flipbook_write with `link_fn` in place of link(2): a test passes one that fails as on a file system without
+ * hard links (FAT: EPERM), which takes the byte-copy path for real. Not public API. */
+eddy_status eddy__flipbook_write_linking(const eddy_flipbook *fb, const char *png_path, eddy__link_fn link_fn,
+                                         char *msg, size_t msg_size);
+
 #endif

@@ -1,10 +1,14 @@
 /* Flipbook sprite sheets and image helpers: frames land in their tiles row by row from the top left (read back
  * from the written PNG), the JSON beside it parses and gives the tiling, frame size, count and fps; the PNG and
- * JSON are replaced as a pair or not at all; frames of another size are resampled; a full sheet refuses more.
+ * JSON are replaced as a pair or not at all, with the old JSON kept under a hard link and, through the internal
+ * seam eddy__flipbook_write_linking, under a byte copy as where the file system has no hard links; frames of
+ * another size are resampled; a full sheet refuses more.
  * Resizing preserves flat colours and averages when shrinking; dye from a picture is sRGB-decoded, alpha-weighted
  * and flipped so the image top is max y; plain arrays render through eddy_render_input_2d. */
 #include "check.h"
+#include "render_internal.h"
 #include "test_util.h"
+#include <errno.h>
 #include <math.h>
 #ifdef EDDY_HAVE_CJSON
 #include <cjson/cJSON.h>
@@ -35,6 +39,15 @@ static int set_immutable(const char *path, int on) {
 #endif
 }
 
+static int link_calls;
+/* link(2) as on a file system without hard links (FAT answers EPERM): the writer keeps the old JSON as a copy */
+static int no_links(const char *existing, const char *new_path) {
+    (void)existing, (void)new_path;
+    link_calls++;
+    errno = EPERM;
+    return -1;
+}
+
 static int file_equals(const char *path, const char *text) {
     char buf[256];
     FILE *fp = fopen(path, "rb");
@@ -47,28 +60,30 @@ static int file_equals(const char *path, const char *text) {
 /* The sheet cannot be renamed into place after the JSON has been (the second rename of the pair fails): a real
  * condition that passes every check made before writing is an old sheet marked immutable. The old JSON must be put
  * back (it used to stay replaced: the new JSON beside the old sheet), the new JSON removed when there was no old
- * one, and no temporary file or kept copy left. */
-static void check_second_rename_fails(const eddy_flipbook *fb, const char *dir) {
+ * one, and no temporary file or kept copy left. With `link_fn` = link the old JSON is kept under a hard link, with
+ * no_links under a copy (`name` tells the two runs' files apart). */
+static int check_second_rename_fails(const eddy_flipbook *fb, const char *dir, const char *name,
+                                     eddy__link_fn link_fn) {
     char sheet[600], json[600], msg[1024];
-    snprintf(sheet, sizeof sheet, "%s/locked.png", dir);
-    snprintf(json, sizeof json, "%s/locked.json", dir);
+    snprintf(sheet, sizeof sheet, "%s/%s.png", dir, name);
+    snprintf(json, sizeof json, "%s/%s.json", dir, name);
     CHECK(eddy_file_write(sheet, "old sheet", 9, msg, sizeof msg) == EDDY_OK, "%s", msg);
     CHECK(eddy_file_write(json, "old json", 8, msg, sizeof msg) == EDDY_OK, "%s", msg);
     if (set_immutable(sheet, 1) != 0) {
         printf("note: the sheet could not be marked immutable (needs CAP_LINUX_IMMUTABLE and a file system with the "
                "flag): a failing second rename of the pair is not checked here\n");
-        return;
+        return 0;
     }
-    eddy_status with_old = eddy_flipbook_write(fb, sheet, msg, sizeof msg);
+    eddy_status with_old = eddy__flipbook_write_linking(fb, sheet, link_fn, msg, sizeof msg);
     char msg_with_old[1024];
     snprintf(msg_with_old, sizeof msg_with_old, "%s", msg);
     const int old_json_back = file_equals(json, "old json"), temps_with_old = count_matching(dir, ".tmp-");
     remove(json);
-    eddy_status without_old = eddy_flipbook_write(fb, sheet, msg, sizeof msg);
+    eddy_status without_old = eddy__flipbook_write_linking(fb, sheet, link_fn, msg, sizeof msg);
     const long json_left = file_size(json);
     const int temps_without_old = count_matching(dir, ".tmp-");
     set_immutable(sheet, 0); /* before any check can stop the test: an immutable file cannot be cleaned up */
-    CHECK(with_old == EDDY_ERR_IO && strstr(msg_with_old, "locked.png") && strstr(msg_with_old, "back as it was"),
+    CHECK(with_old == EDDY_ERR_IO && strstr(msg_with_old, sheet) && strstr(msg_with_old, "back as it was"),
           "the sheet cannot replace an immutable file: %s", msg_with_old);
     CHECK(old_json_back, "the old JSON is put back beside the old sheet");
     CHECK(file_equals(sheet, "old sheet"), "the old sheet is untouched");
@@ -77,9 +92,42 @@ static void check_second_rename_fails(const eddy_flipbook *fb, const char *dir) 
           "with no old JSON the new one is removed again: status %d, %ld bytes left: %s", (int)without_old, json_left,
           msg);
     CHECK(temps_without_old == 0, "no temporary file left: %d", temps_without_old);
-    CHECK(eddy_flipbook_write(fb, sheet, msg, sizeof msg) == EDDY_OK && file_size(json) > 0 &&
+    CHECK(eddy__flipbook_write_linking(fb, sheet, link_fn, msg, sizeof msg) == EDDY_OK && file_size(json) > 0 &&
               !file_equals(sheet, "old sheet"),
           "writable again, the pair is replaced: %s", msg);
+    return 1;
+}
+
+/* The new pair is whole after a write that kept the old JSON as a copy: the sheet a PNG of the sheet's size, the
+ * JSON the new one, no temporary file or kept copy left; with no old JSON as well. */
+static void check_copy_replaces_pair(const eddy_flipbook *fb, const char *dir) {
+    char sheet[600], json[600], msg[1024];
+    snprintf(sheet, sizeof sheet, "%s/copied.png", dir);
+    snprintf(json, sizeof json, "%s/copied.json", dir);
+    for (int with_old = 1; with_old >= 0; with_old--) {
+        CHECK(eddy_file_write(sheet, "old sheet", 9, msg, sizeof msg) == EDDY_OK, "%s", msg);
+        if (with_old) CHECK(eddy_file_write(json, "old json", 8, msg, sizeof msg) == EDDY_OK, "%s", msg);
+        else remove(json);
+        link_calls = 0;
+        CHECK(eddy__flipbook_write_linking(fb, sheet, no_links, msg, sizeof msg) == EDDY_OK, "%s", msg);
+        CHECK(link_calls == with_old, "link tried %d times, expected %d (only when there is an old JSON to keep)",
+              link_calls, with_old);
+        eddy_image back = {0};
+        CHECK(eddy_png_read(sheet, &back, msg, sizeof msg) == EDDY_OK &&
+                  back.width == eddy_flipbook_image(fb)->width && back.height == eddy_flipbook_image(fb)->height &&
+                  !memcmp(back.rgba, eddy_flipbook_image(fb)->rgba, (size_t)back.width * back.height * 4),
+              "the new sheet is in place, whole: %s", msg);
+        eddy_image_free(&back);
+        char text[1024] = {0};
+        FILE *fp = fopen(json, "rb");
+        if (fp) {
+            if (fread(text, 1, sizeof text - 1, fp) == 0) text[0] = '\0';
+            fclose(fp);
+        }
+        CHECK(strstr(text, "\"image\": \"copied.png\"") && strstr(text, "\"frame_count\""),
+              "the new JSON is in place (old one %s): %s", with_old ? "kept as a copy" : "absent", text);
+        CHECK(count_matching(dir, ".tmp-") == 0, "no temporary file or kept copy left: %d", count_matching(dir, ".tmp-"));
+    }
 }
 
 static void fill(eddy_image *img, uint8_t r, uint8_t g, uint8_t b, uint8_t a) {
@@ -120,7 +168,11 @@ int main(void) {
         CHECK(count_matching(dir, ".tmp-") == 0, "no temporary file left");
         CHECK(eddy_flipbook_write(fb, dir, msg, sizeof msg) == EDDY_ERR_IO && strstr(msg, "folder"), "%s", msg);
     }
-    check_second_rename_fails(fb, dir);
+    check_second_rename_fails(fb, dir, "locked", link);
+    /* the same where the file system has no hard links: the old JSON is kept as a copy */
+    link_calls = 0;
+    if (check_second_rename_fails(fb, dir, "locked_copy", no_links)) CHECK(link_calls > 0, "the copy path was taken");
+    check_copy_replaces_pair(fb, dir);
     eddy_image sheet = {0};
     CHECK(eddy_png_read(path, &sheet, msg, sizeof msg) == EDDY_OK && sheet.width == 24 && sheet.height == 12,
           "sheet 3x2 tiles of 8x6: %d x %d", sheet.width, sheet.height);
