@@ -130,13 +130,16 @@ typedef struct eddy_video eddy_video;
  *  message saying how to install it (`apt-get install ffmpeg`). */
 eddy_status eddy_video_open(const char *path, const eddy_video_def *def, eddy_video **out, char *msg, size_t msg_size);
 /** Sends one frame (alpha is ignored). A failing ffmpeg gives EDDY_ERR_IO with the end of its log, and so does one
- *  that takes no data for `stall_seconds` (it is then stopped). */
+ *  that takes no data for `stall_seconds` (it is then stopped, as in eddy_video_close). */
 eddy_status eddy_video_write(eddy_video *v, const eddy_image *frame);
 /** Finishes the video: waits for ffmpeg (at most `finish_seconds`) and renames the temporary file to the path only
- *  if ffmpeg exited 0; otherwise (ffmpeg failed, or did not exit in time and was killed) removes it, leaving
- *  whatever was at the path untouched. Frees `v` in every case. The outcome does not depend on the caller's SIGCHLD
- *  disposition (ffmpeg's exit status comes from a shell that runs it, not from waitpid in the caller), and neither
- *  ffmpeg nor any other child of the caller inherits the video's descriptors. */
+ *  if ffmpeg exited 0; otherwise (ffmpeg exited with a status, was killed by a signal, or did not exit in time and
+ *  was killed) removes it, leaving whatever was at the path untouched, and says which. An ffmpeg that is still not
+ *  reaped 5 s after SIGKILL (stuck in the kernel) is given up on: close then fails naming its pid, and returns
+ *  instead of waiting for ever. Frees `v` in every case. The outcome does not depend on the caller's SIGCHLD
+ *  disposition (ffmpeg's exit status comes from a forked watcher process that runs it, not from waitpid in the
+ *  caller; the watcher is signalled through a pidfd where the kernel has them, Linux 5.3+), and neither ffmpeg nor
+ *  any other child of the caller inherits the video's descriptors. */
 eddy_status eddy_video_close(eddy_video *v, char *msg, size_t msg_size);
 /** Stops ffmpeg, removes the temporary file and frees `v` (NULL is fine). */
 void eddy_video_abort(eddy_video *v);

@@ -3,15 +3,23 @@
  * file beside the destination, which is renamed into place only when ffmpeg exits 0, so no partial video is ever
  * passed off as whole. ffmpeg's log goes to an anonymous temporary file, quoted in error messages.
  *
- * ffmpeg is not our child: /bin/sh runs it (the "watcher" below), waits for it and writes its exit status into a
- * pipe. We judge the video by that report, so the outcome does not depend on the caller's SIGCHLD disposition:
- * with SIGCHLD ignored the kernel reaps our children itself and waitpid can only say ECHILD, whereas the watcher
- * starts with SIGCHLD at its default (a per-child spawn attribute; the caller's own disposition is never touched).
- * (A host whose SIGCHLD handler reaps every child is covered the same way.) The same pipe gives eddy_video_close
- * its time limit: it polls the pipe for at most finish_seconds, then has the watcher kill ffmpeg. Every descriptor
- * we open is close-on-exec, so no other child of the host inherits one, and the watcher is given fds 0-3 only
- * (with glibc 2.34 or later the host's own descriptors that lack close-on-exec are closed too); ffmpeg gets 0-2. */
-#define _GNU_SOURCE /* pipe2, mkostemp, posix_spawn_file_actions_addclosefrom_np */
+ * ffmpeg is not our child: a "watcher" (a fork of the caller that makes only the system calls of watch() below; no
+ * shell) starts it, waits for it and reports on a socket "pid P", then "exit N" or "signal N" (or why ffmpeg could
+ * not be run). We judge the video by that report, so the outcome does not depend on the caller's SIGCHLD
+ * disposition: with SIGCHLD ignored the kernel reaps our children itself and waitpid can only say ECHILD, whereas
+ * the watcher sets SIGCHLD to its default in its own process (the caller's dispositions are never touched). The
+ * report tells an exit status from a signal, which a shell's $? cannot (130 for `exit 130` and for SIGINT alike).
+ *
+ * Signals: the watcher waits for our go-ahead before anything else, and we open a pidfd for it first, so a signal
+ * always reaches the watcher, never a process that took its pid after it exited (with SIGCHLD ignored nothing keeps
+ * the pid). Without pidfds (Linux before 5.3) signals go by pid, with that small window. Asked to stop (SIGTERM),
+ * the watcher SIGKILLs ffmpeg, its own unreaped child, whose pid cannot have been reused. Limits: eddy_video_close
+ * reads the report for at most finish_seconds, then stops ffmpeg and waits at most REAP_SECONDS more; an ffmpeg not
+ * reaped by then (stuck in the kernel) is left behind, the watcher killed and reaped, and the failure says so.
+ *
+ * Descriptors: every descriptor we open is close-on-exec, so no other child of the host inherits one; the watcher
+ * keeps only fds 0-3 (frames, /dev/null, log, report), and ffmpeg gets 0-2. */
+#define _GNU_SOURCE /* mkostemp, syscall numbers */
 #include "io_internal.h"
 #include "temp_file.h"
 #include <errno.h>
@@ -19,11 +27,12 @@
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -31,30 +40,11 @@
 
 extern char **environ;
 
-/* glibc 2.34 can close every other descriptor in the spawned child, including ones the host opened without
- * close-on-exec */
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
-#define EDDY_SPAWN_CLOSEFROM 1
-#endif
+/* how long ffmpeg may take to be reaped after SIGKILL (and the watcher after its own) before we give up on it, s */
+#define REAP_SECONDS 5.0
 
-/* The watcher, run as `/bin/sh -c watcher_script eddy-video FFMPEG ARGS...` with the frames on fd 0, ffmpeg's log
- * on fd 2 and the status pipe on fd 3. It runs ffmpeg in the background (so that it knows its pid) with the
- * frames as input and without fd 3, waits for it and writes its exit status (128 + n when signal n killed it) to
- * fd 3. The frames travel through fd 4 because a background command's stdin is otherwise /dev/null; the watcher
- * then closes its own copies, so that ffmpeg sees the end of its input when we close our end. SIGTERM to the
- * watcher (when we give up on ffmpeg) kills ffmpeg and still reaps it before the watcher exits. As for any
- * background command of a shell, ffmpeg starts with SIGINT and SIGQUIT ignored; ffmpeg sets its own SIGINT handler,
- * and a host killed by Ctrl-C closes the frames socket, which ends ffmpeg's input either way. */
-static const char watcher_script[] =
-    "trap 'stop=1; [ -z \"$pid\" ] || kill -KILL \"$pid\" 2>/dev/null' TERM\n"
-    "exec 4<&0 0</dev/null\n"
-    "\"$@\" <&4 3>&- 4<&- &\n"
-    "pid=$!\n"
-    "exec 4<&-\n"
-    "[ -z \"$stop\" ] || kill -KILL \"$pid\" 2>/dev/null\n"
-    "wait \"$pid\"; code=$?\n"
-    "[ -z \"$stop\" ] || { wait \"$pid\"; code=$?; }\n"
-    "echo \"$code\" >&3\n";
+/* waitid's idtype for a pidfd (Linux 5.4; an enum constant in glibc, so #ifdef cannot test it) */
+#define EDDY_P_PIDFD ((idtype_t)3)
 
 struct eddy_video {
     eddy_video_def def;
@@ -62,8 +52,11 @@ struct eddy_video {
     char *path_copy;
     char *tmp_path;
     char *program;        /* the program as the caller named it, for messages */
-    pid_t watcher;        /* the shell running ffmpeg; 0 when none was started or it has been reaped */
-    int status_fd;        /* read end of the pipe the watcher reports ffmpeg's exit status on; -1 when closed */
+    pid_t watcher;        /* the watcher process; 0 when none was started, or once it is reaped or given up on */
+    int pidfd;            /* the watcher's pidfd; -1 where the kernel has none (signals then go by pid) or closed */
+    int report_fd;        /* our end of the socket the watcher reports on; -1 once it has ended */
+    char report[128];     /* what the watcher has reported so far */
+    size_t report_len;
     int sock;             /* our end of the socket pair, -1 when closed */
     FILE *log;            /* ffmpeg's stderr */
     long frames;
@@ -133,7 +126,8 @@ static void log_tail(FILE *log, char *out, size_t n) {
 
 static void video_free(eddy_video *v) {
     if (v->sock >= 0) close(v->sock);
-    if (v->status_fd >= 0) close(v->status_fd);
+    if (v->report_fd >= 0) close(v->report_fd);
+    if (v->pidfd >= 0) close(v->pidfd);
     if (v->log) fclose(v->log);
     if (v->tmp_path) {
         remove(v->tmp_path);
@@ -182,12 +176,160 @@ static double seconds_now(void) {
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* Waits for the watcher's report of ffmpeg's exit status for at most limit_s seconds (0 = without limit). Returns 1
- * with *exit_code (-1 when the watcher ended without a report) once the watcher has ended and been reaped, or 0
- * when the limit passed first (the watcher and ffmpeg then still run). */
-static int await_exit_code(eddy_video *v, double limit_s, int *exit_code) {
-    char report[32];
-    size_t got = 0;
+/* ---- the watcher's side: it runs in a fork of a possibly multithreaded caller, so it makes system calls only ---- */
+
+/* Sends "word n\n" (n >= 0) on the report socket. */
+static void report_line(int fd, const char *word, long n) {
+    char line[48], digits[24];
+    size_t k = 0;
+    while (*word && k < 20) line[k++] = *word++;
+    line[k++] = ' ';
+    int d = 0;
+    unsigned long u = n > 0 ? (unsigned long)n : 0;
+    do digits[d++] = (char)('0' + u % 10);
+    while ((u /= 10) != 0);
+    while (d > 0) line[k++] = digits[--d];
+    line[k++] = '\n';
+    (void)send(fd, line, k, MSG_NOSIGNAL);
+}
+
+/* Closes every descriptor from `first` up: close_range (Linux 5.9), else one by one up to the descriptor limit. */
+static void close_from(int first) {
+#ifdef SYS_close_range
+    if (syscall(SYS_close_range, (unsigned)first, ~0u, 0u) == 0) return;
+#endif
+    struct rlimit rl;
+    long top = 1L << 20;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < (rlim_t)top)
+        top = (long)rl.rlim_cur;
+    for (long fd = first; fd < top; fd++) close((int)fd);
+}
+
+/* The watcher: the child of start_ffmpeg's fork, started with every signal blocked; it never returns. */
+static void watch(int frames_fd, int log_fd, int report_fd, const char *exe, char *const *argv) {
+    /* nothing here may exit before the go-ahead, which comes once the caller holds a pidfd for this process */
+    char go;
+    ssize_t got;
+    do got = read(report_fd, &go, 1);
+    while (got < 0 && errno == EINTR);
+    if (got != 1) _exit(1);
+    /* the caller's handlers are not ours (exec would reset them too; ignored signals stay ignored, as through exec).
+     * SIGCHLD and SIGTERM are taken by sigwaitinfo below, so they stay blocked here but must not be ignored; SIGINT and
+     * SIGQUIT are ignored, as a shell does for a background command, so ffmpeg keeps that (it sets its own SIGINT
+     * handler, and a host stopped by Ctrl-C closes the frames socket, which ends ffmpeg's input either way) */
+    struct sigaction dfl, ign, old;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    ign = dfl;
+    ign.sa_handler = SIG_IGN;
+    for (int s = 1; s < NSIG; s++)
+        if (sigaction(s, NULL, &old) == 0 && old.sa_handler != SIG_IGN) sigaction(s, &dfl, NULL);
+    sigaction(SIGCHLD, &dfl, NULL);
+    sigaction(SIGTERM, &dfl, NULL);
+    sigaction(SIGINT, &ign, NULL);
+    sigaction(SIGQUIT, &ign, NULL);
+    /* fds 0-3: each source is >= 3, fd 3 is filled last (it may be a source or /dev/null's first number), and every
+     * other descriptor, the caller's included, is closed: a copy of the caller's end of the frames socket here would
+     * keep ffmpeg's input from ever ending */
+    int null_fd = -1;
+    if (dup2(frames_fd, 0) < 0 || dup2(log_fd, 2) < 0 || (null_fd = open("/dev/null", O_WRONLY)) < 0 ||
+        dup2(null_fd, 1) < 0 || dup2(report_fd, 3) < 0) {
+        report_line(report_fd, "setup", errno);
+        _exit(1);
+    }
+    close_from(4);
+    const pid_t ffmpeg = fork();
+    if (ffmpeg == 0) { /* ffmpeg: fds 0-2 (3 closes on exec, or says why exec failed), no signal blocked */
+        sigset_t none;
+        sigemptyset(&none);
+        fcntl(3, F_SETFD, FD_CLOEXEC);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        execve(exe, argv, environ);
+        report_line(3, "exec", errno);
+        _exit(127);
+    }
+    if (ffmpeg < 0) {
+        report_line(3, "fork", errno);
+        _exit(1);
+    }
+    report_line(3, "pid", (long)ffmpeg);
+    sigset_t wake;
+    sigemptyset(&wake);
+    sigaddset(&wake, SIGCHLD);
+    sigaddset(&wake, SIGTERM);
+    int status = 0;
+    for (;;) {
+        const pid_t r = waitpid(ffmpeg, &status, WNOHANG);
+        if (r == ffmpeg) break;
+        if (r < 0 && errno != EINTR) {
+            report_line(3, "wait", errno);
+            _exit(1);
+        }
+        /* a SIGCHLD that came since waitpid is pending (blocked), so this returns at once */
+        if (sigwaitinfo(&wake, NULL) == SIGTERM) kill(ffmpeg, SIGKILL); /* our unreaped child: its pid is its own */
+    }
+    if (WIFSIGNALED(status))
+        report_line(3, "signal", WTERMSIG(status));
+    else
+        report_line(3, "exit", WEXITSTATUS(status));
+    _exit(0);
+}
+
+/* ---- the caller's side ---- */
+
+/* Sends `sig` to the watcher. */
+static void signal_watcher(eddy_video *v, int sig) {
+    if (v->watcher == 0) return;
+#ifdef SYS_pidfd_send_signal
+    if (v->pidfd >= 0) {
+        syscall(SYS_pidfd_send_signal, v->pidfd, sig, NULL, 0u);
+        return;
+    }
+#endif
+    /* by pid only while the watcher still holds its end of the report socket: until then it has not exited, so the
+     * pid is still its own (a small window remains between this check and kill) */
+    struct pollfd pf = {.fd = v->report_fd, .events = 0, .revents = 0};
+    if (v->report_fd >= 0 && !(poll(&pf, 1, 0) == 1 && (pf.revents & POLLHUP))) kill(v->watcher, sig);
+}
+
+/* 1 when the watcher has been reaped, by us or for us (SIGCHLD ignored, a host handler reaping every child) */
+static int try_reap(eddy_video *v) {
+    if (v->pidfd >= 0) {
+        siginfo_t si;
+        memset(&si, 0, sizeof si);
+        if (waitid(EDDY_P_PIDFD, (id_t)v->pidfd, &si, WEXITED | WNOHANG) == 0) return si.si_pid != 0;
+        if (errno == EINTR) return 0;
+        if (errno != EINVAL) return 1; /* ECHILD: reaped for us */
+        /* EINVAL: Linux 5.3 has pidfds but no waitid on them */
+    }
+    const pid_t r = waitpid(v->watcher, NULL, WNOHANG);
+    return r == v->watcher || (r < 0 && errno == ECHILD);
+}
+
+/* Reaps the watcher, waiting at most limit_s seconds; 1 when reaped. Either way we are done with it after this. */
+static int reap_watcher(eddy_video *v, double limit_s) {
+    int reaped = v->watcher == 0;
+    const double deadline = seconds_now() + limit_s;
+    while (!reaped && !(reaped = try_reap(v))) {
+        const double left = deadline - seconds_now();
+        if (left <= 0) break;
+        struct pollfd pf = {.fd = v->pidfd, .events = POLLIN, .revents = 0}; /* readable once it has exited */
+        if (v->pidfd >= 0)
+            poll(&pf, 1, (int)ceil(fmin(left, 0.1) * 1000.0));
+        else
+            nanosleep(&(struct timespec){0, 10000000}, NULL);
+    }
+    v->watcher = 0;
+    if (v->pidfd >= 0) close(v->pidfd);
+    v->pidfd = -1;
+    return reaped;
+}
+
+/* Reads the watcher's report for at most limit_s seconds (0 = without limit). Returns 1 once the report has ended
+ * (the watcher has exited; it is then reaped), or 0 when the limit passed first. */
+static int await_report(eddy_video *v, double limit_s) {
+    if (v->report_fd < 0) return 1;
     const double deadline = seconds_now() + limit_s;
     for (;;) {
         int wait_ms = -1;
@@ -196,136 +338,167 @@ static int await_exit_code(eddy_video *v, double limit_s, int *exit_code) {
             if (left <= 0) return 0;
             wait_ms = (int)fmin(ceil(left * 1000.0), 2147483647.0);
         }
-        struct pollfd pf = {.fd = v->status_fd, .events = POLLIN, .revents = 0};
+        struct pollfd pf = {.fd = v->report_fd, .events = POLLIN, .revents = 0};
         const int pr = poll(&pf, 1, wait_ms);
         if (pr < 0 && errno == EINTR) continue;
         if (pr == 0) continue; /* the deadline is checked above */
         if (pr < 0) break;
-        const ssize_t n = read(v->status_fd, report + got, sizeof report - 1 - got);
+        char buf[64];
+        const ssize_t n = read(v->report_fd, buf, sizeof buf);
         if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break; /* end of the pipe: the watcher has exited */
-        got += (size_t)n;
-        if (got == sizeof report - 1) break;
+        if (n <= 0) break; /* the end of the report: the watcher has exited */
+        const size_t room = sizeof v->report - 1 - v->report_len, take = (size_t)n < room ? (size_t)n : room;
+        memcpy(v->report + v->report_len, buf, take);
+        v->report_len += take;
     }
-    report[got] = '\0';
-    close(v->status_fd);
-    v->status_fd = -1;
-    /* reap the watcher; with SIGCHLD ignored the kernel already has (ECHILD), which is fine: the report says it all */
-    while (waitpid(v->watcher, NULL, 0) < 0 && errno == EINTR) {
-    }
-    v->watcher = 0;
-    char *end = NULL;
-    const long code = strtol(report, &end, 10);
-    *exit_code = end != report && *end == '\n' && code >= 0 && code <= 255 ? (int)code : -1;
+    v->report[v->report_len] = '\0';
+    close(v->report_fd);
+    v->report_fd = -1;
+    reap_watcher(v, REAP_SECONDS);
     return 1;
 }
 
-/* Gives up on ffmpeg: kills it (through the watcher) and waits until it has been reaped. */
-static void stop_ffmpeg(eddy_video *v) {
+/* The number of the report's line "word N", if there is one. */
+static int reported(const eddy_video *v, const char *word, long *value) {
+    const size_t len = strlen(word);
+    for (const char *line = v->report; *line;) {
+        if (strncmp(line, word, len) == 0 && line[len] == ' ') {
+            char *end = NULL;
+            const long x = strtol(line + len + 1, &end, 10);
+            if (end != line + len + 1 && *end == '\n') {
+                *value = x;
+                return 1;
+            }
+        }
+        const char *next = strchr(line, '\n');
+        if (!next) break;
+        line = next + 1;
+    }
+    return 0;
+}
+
+/* Gives up on ffmpeg: has the watcher kill it, and waits at most REAP_SECONDS for that. Returns 1 once ffmpeg is
+ * gone; else 0 with `why` saying so: it was not reaped in time (stuck in the kernel, or the watcher could not act),
+ * so the watcher is killed and ffmpeg left behind. */
+static int stop_ffmpeg(eddy_video *v, char *why, size_t why_size) {
+    if (why_size) why[0] = '\0';
     if (v->sock >= 0) {
         close(v->sock);
         v->sock = -1;
     }
-    if (v->status_fd < 0) return;
-    /* signal the watcher only while it has not reported: until then it has not exited, so its pid is still its own
-     * even when SIGCHLD is ignored and the kernel reaps it at once */
-    struct pollfd pf = {.fd = v->status_fd, .events = POLLIN, .revents = 0};
-    if (poll(&pf, 1, 0) != 1) kill(v->watcher, SIGTERM);
-    int exit_code;
-    await_exit_code(v, 0, &exit_code);
+    if (v->report_fd < 0) return 1;
+    signal_watcher(v, SIGTERM);
+    if (await_report(v, REAP_SECONDS)) return 1;
+    long pid = 0;
+    const int pid_known = reported(v, "pid", &pid);
+    signal_watcher(v, SIGKILL);
+    close(v->report_fd);
+    v->report_fd = -1;
+    reap_watcher(v, REAP_SECONDS);
+    char pid_text[48] = "";
+    if (pid_known) snprintf(pid_text, sizeof pid_text, " (pid %ld)", pid);
+    snprintf(why, why_size, "killed, but it could not be reaped within %g s (stuck in the kernel?): given up, leaving "
+             "its process%s behind", REAP_SECONDS, pid_text);
+    return 0;
 }
 
 /* Waits at most finish_seconds for ffmpeg to exit; returns 1 when it exited 0, else 0 with the reason in `why`
  * (on a timeout ffmpeg is killed first). */
 static int wait_ffmpeg(eddy_video *v, char *why, size_t why_size) {
-    if (v->status_fd < 0) {
+    if (v->report_fd < 0 && v->report_len == 0) {
         snprintf(why, why_size, "%s had already failed", v->program);
         return 0;
     }
-    int code = -1;
-    if (!await_exit_code(v, (double)v->def.finish_seconds, &code)) {
-        stop_ffmpeg(v);
-        snprintf(why, why_size, "%s did not exit within %g s (finish_seconds) after the end of its input: it was killed",
-                 v->program, (double)v->def.finish_seconds);
+    if (!await_report(v, (double)v->def.finish_seconds)) {
+        char stop[400];
+        const int gone = stop_ffmpeg(v, stop, sizeof stop);
+        snprintf(why, why_size, "%s did not exit within %g s (finish_seconds) after the end of its input: %s",
+                 v->program, (double)v->def.finish_seconds, gone ? "it was killed" : stop);
         return 0;
     }
-    if (code == 0) return 1;
+    long x = 0;
+    if (reported(v, "exit", &x) && x == 0) return 1;
     char tail[400];
     log_tail(v->log, tail, sizeof tail);
-    if (code < 0)
-        snprintf(why, why_size, "the shell running %s ended without reporting its exit status%s%s", v->program,
-                 tail[0] ? ": " : "", tail);
-    else if (code > 128 && code <= 128 + 64) /* the shell's way of saying "killed by signal code - 128" */
-        snprintf(why, why_size, "%s was killed by signal %d%s%s", v->program, code - 128, tail[0] ? ": " : "", tail);
+    const char *sep = tail[0] ? ": " : "";
+    if (reported(v, "exec", &x)) /* before "exit 127", which follows it */
+        snprintf(why, why_size, "cannot run %s: %s", v->program, strerror((int)x));
+    else if (reported(v, "exit", &x))
+        snprintf(why, why_size, "%s exited with status %ld%s%s", v->program, x, sep, tail);
+    else if (reported(v, "signal", &x))
+        snprintf(why, why_size, "%s was killed by signal %ld%s%s", v->program, x, sep, tail);
+    else if (reported(v, "fork", &x) || reported(v, "setup", &x) || reported(v, "wait", &x))
+        snprintf(why, why_size, "the process watching %s failed: %s", v->program, strerror((int)x));
     else
-        snprintf(why, why_size, "%s exited with status %d%s%s", v->program, code, tail[0] ? ": " : "", tail);
+        snprintf(why, why_size, "the process watching %s ended without reporting its exit status%s%s", v->program,
+                 sep, tail);
     return 0;
 }
 
-/* Starts the watcher running `exe` with `ffmpeg_args` (argv[1..], NULL-terminated); fills v->watcher and
- * v->status_fd. Returns 0 or an errno value. */
-static int start_ffmpeg(eddy_video *v, const char *exe, const char *const *ffmpeg_args, int frames_fd) {
-    const char *argv[64];
+/* Starts the watcher running `exe` with `ffmpeg_args` (argv[1..], NULL-terminated); fills v->watcher, v->pidfd and
+ * v->report_fd. Returns 0, or an errno value with `why` naming the step that failed. */
+static int start_ffmpeg(eddy_video *v, const char *exe, const char *const *ffmpeg_args, int frames_fd,
+                        const char **why) {
+    char *argv[64];
     size_t n = 0;
-    argv[n++] = "sh";
-    argv[n++] = "-c";
-    argv[n++] = watcher_script;
-    argv[n++] = "eddy-video"; /* $0: names the shell in its own messages */
-    argv[n++] = exe;
-    for (size_t i = 0; ffmpeg_args[i] && n < sizeof argv / sizeof argv[0] - 1; i++) argv[n++] = ffmpeg_args[i];
+    argv[n++] = (char *)exe;
+    for (size_t i = 0; ffmpeg_args[i] && n < sizeof argv / sizeof argv[0] - 1; i++) argv[n++] = (char *)ffmpeg_args[i];
     argv[n] = NULL;
 
-    int status_pipe[2];
-    if (pipe2(status_pipe, O_CLOEXEC) != 0) return errno;
-    status_pipe[0] = fd_above_stdio(status_pipe[0]);
-    status_pipe[1] = fd_above_stdio(status_pipe[1]);
-    if (status_pipe[0] < 0 || status_pipe[1] < 0) {
+    *why = "socketpair";
+    int pair[2] = {-1, -1};
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0 || (pair[0] = fd_above_stdio(pair[0])) < 0 ||
+        (pair[1] = fd_above_stdio(pair[1])) < 0) {
         const int e = errno;
-        if (status_pipe[0] >= 0) close(status_pipe[0]);
-        if (status_pipe[1] >= 0) close(status_pipe[1]);
+        if (pair[0] >= 0) close(pair[0]);
+        if (pair[1] >= 0) close(pair[1]);
         return e;
     }
-    posix_spawn_file_actions_t fa;
-    posix_spawnattr_t attr;
-    int rc = posix_spawn_file_actions_init(&fa);
-    if (rc == 0) {
-        rc = posix_spawnattr_init(&attr);
-        if (rc != 0) posix_spawn_file_actions_destroy(&fa);
+    /* every signal blocked in the child from its first instruction: no handler of the caller's runs there */
+    sigset_t all, caller_mask;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &caller_mask);
+    const pid_t pid = fork();
+    if (pid == 0) watch(frames_fd, fileno(v->log), pair[1], exe, argv);
+    const int fork_errno = errno;
+    pthread_sigmask(SIG_SETMASK, &caller_mask, NULL);
+    close(pair[1]);
+    if (pid < 0) {
+        close(pair[0]);
+        *why = "fork";
+        return fork_errno;
     }
-    if (rc != 0) {
-        close(status_pipe[0]);
-        close(status_pipe[1]);
-        return rc;
+    v->watcher = pid;
+    v->report_fd = pair[0];
+    int e = 0;
+    v->pidfd = -1;
+#ifdef SYS_pidfd_open
+    v->pidfd = (int)syscall(SYS_pidfd_open, pid, 0u); /* always close-on-exec */
+    if (v->pidfd < 0 && errno != ENOSYS && errno != EPERM) { /* ENOSYS, or EPERM from a filter: signals go by pid */
+        e = errno;
+        *why = "pidfd_open";
     }
-    /* the watcher gets fds 0-3 and nothing else; each source fd is >= 3, so none is overwritten before it is used */
-    rc = posix_spawn_file_actions_adddup2(&fa, frames_fd, 0);
-    if (!rc) rc = posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    if (!rc) rc = posix_spawn_file_actions_adddup2(&fa, fileno(v->log), 2);
-    if (!rc) rc = posix_spawn_file_actions_adddup2(&fa, status_pipe[1], 3);
-#ifdef EDDY_SPAWN_CLOSEFROM
-    if (!rc) rc = posix_spawn_file_actions_addclosefrom_np(&fa, 4);
 #endif
-    /* per child, not the caller's: SIGCHLD at its default so the watcher's wait works, SIGTERM at its default so the
-     * watcher's trap can be set (a shell cannot trap a signal ignored on entry), and no signal blocked */
-    sigset_t to_default, none;
-    sigemptyset(&to_default);
-    sigaddset(&to_default, SIGCHLD);
-    sigaddset(&to_default, SIGTERM);
-    sigemptyset(&none);
-    if (!rc) rc = posix_spawnattr_setsigdefault(&attr, &to_default);
-    if (!rc) rc = posix_spawnattr_setsigmask(&attr, &none);
-    if (!rc) rc = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-    if (!rc) rc = posix_spawn(&v->watcher, "/bin/sh", &fa, &attr, (char *const *)argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&attr);
-    close(status_pipe[1]); /* only the watcher holds the write end: its exit ends the pipe */
-    if (rc != 0) {
-        v->watcher = 0;
-        close(status_pipe[0]);
-        return rc;
+    /* until the go-ahead the watcher alone holds the other end of the socket: a hang-up means it was killed before
+     * pidfd_open, which may then have opened another process that took its pid */
+    struct pollfd pf = {.fd = v->report_fd, .events = 0, .revents = 0};
+    if (!e && poll(&pf, 1, 0) == 1 && (pf.revents & POLLHUP)) {
+        e = ESRCH;
+        *why = "the watching process ended at once";
+        if (v->pidfd >= 0) close(v->pidfd);
+        v->pidfd = -1; /* not to be signalled: signal_watcher sees the hang-up */
     }
-    v->status_fd = status_pipe[0];
-    return 0;
+    if (!e && send(v->report_fd, "g", 1, MSG_NOSIGNAL) != 1) {
+        e = errno;
+        *why = "send";
+    }
+    if (e) {
+        signal_watcher(v, SIGKILL);
+        close(v->report_fd);
+        v->report_fd = -1;
+        reap_watcher(v, REAP_SECONDS);
+    }
+    return e;
 }
 
 eddy_status eddy_video_open(const char *path, const eddy_video_def *def, eddy_video **out, char *msg,
@@ -367,7 +540,8 @@ eddy_status eddy_video_open(const char *path, const eddy_video_def *def, eddy_vi
     v->def = d;
     v->def.ffmpeg = NULL;
     v->sock = -1;
-    v->status_fd = -1;
+    v->report_fd = -1;
+    v->pidfd = -1;
     v->path_copy = strdup(path);
     v->program = strdup(program);
     v->path = v->path_copy;
@@ -407,12 +581,13 @@ eddy_status eddy_video_open(const char *path, const eddy_video_def *def, eddy_vi
                               "-i", "pipe:0",
                               "-vf", "format=rgb24,split[a][b];[a]palettegen=stats_mode=diff[p];[b][p]paletteuse",
                               "-loop", "0", "-f", "gif", v->tmp_path, NULL};
-    const int rc = start_ffmpeg(v, exe, d.format == EDDY_VIDEO_GIF ? args_gif : args_mp4, sv[1]);
+    const char *step = "";
+    const int rc = start_ffmpeg(v, exe, d.format == EDDY_VIDEO_GIF ? args_gif : args_mp4, sv[1], &step);
     close(sv[1]);
     free(exe);
     if (rc != 0) {
         video_free(v);
-        return eddy__io_fail(msg, msg_size, EDDY_ERR_IO, "%s: cannot start %s (through /bin/sh): %s", path, program,
+        return eddy__io_fail(msg, msg_size, EDDY_ERR_IO, "%s: cannot start %s: %s: %s", path, program, step,
                              strerror(rc));
     }
     *out = v;
@@ -441,9 +616,10 @@ eddy_status eddy_video_write(eddy_video *v, const eddy_image *frame) {
             const int pr = poll(&pf, 1, (int)fmin((double)v->def.stall_seconds * 1000.0, 2147483647.0));
             if (pr < 0 && errno == EINTR) continue;
             if (pr == 0) {
-                stop_ffmpeg(v);
-                snprintf(v->error, sizeof v->error, "%s: %s took no data of frame %ld for %g s: stopped", v->path,
-                         v->program, v->frames, (double)v->def.stall_seconds);
+                char why[400];
+                const int gone = stop_ffmpeg(v, why, sizeof why);
+                snprintf(v->error, sizeof v->error, "%s: %s took no data of frame %ld for %g s: %s", v->path,
+                         v->program, v->frames, (double)v->def.stall_seconds, gone ? "stopped" : why);
                 return EDDY_ERR_IO;
             }
         }
@@ -501,6 +677,7 @@ eddy_status eddy_video_close(eddy_video *v, char *msg, size_t msg_size) {
 
 void eddy_video_abort(eddy_video *v) {
     if (!v) return;
-    stop_ffmpeg(v);
+    char why[400];
+    stop_ffmpeg(v, why, sizeof why);
     video_free(v);
 }
