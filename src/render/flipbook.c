@@ -94,33 +94,69 @@ eddy_status eddy_flipbook_add(eddy_flipbook *fb, const eddy_image *frame, char *
     return EDDY_OK;
 }
 
+/* The bytes of the file at `path` copied into `keep`, an empty temporary file of ours, with the permission bits and
+ * times of `sb` (the old file's) where the file system keeps them: put back, the old file is as it was, as it is
+ * through a hard link. 0, or the errno of what failed. */
+static int copy_file(const char *path, const struct stat *sb, const char *keep) {
+    FILE *in = fopen(path, "rb");
+    if (!in) return errno;
+    FILE *out = fopen(keep, "wb");
+    if (!out) {
+        const int e = errno;
+        fclose(in);
+        return e;
+    }
+    char buf[65536];
+    size_t n;
+    int e = 0;
+    errno = 0;
+    while (!e && (n = fread(buf, 1, sizeof buf, in)) > 0)
+        if (fwrite(buf, 1, n, out) != n) e = errno ? errno : EIO;
+    if (!e && ferror(in)) e = errno ? errno : EIO;
+    if (!e && fflush(out) != 0) e = errno; /* before the times: a later write would set them again */
+    if (!e) { /* best effort: FAT, the file system this is for, may refuse permission bits */
+        const struct timespec times[2] = {sb->st_atim, sb->st_mtim};
+        (void)fchmod(fileno(out), sb->st_mode & 07777);
+        (void)futimens(fileno(out), times);
+    }
+    if (fclose(out) != 0 && !e) e = errno;
+    fclose(in);
+    return e;
+}
+
 /* A hard link to the file at `path` under a new unique name beside it, to put back if the pair cannot be completed;
- * a copy of its bytes where the file system has no hard links (FAT). NULL with *st = EDDY_OK when nothing is at
- * `path` (there is nothing to keep); NULL with *st and msg set when it cannot be kept. */
+ * a copy (copy_file) where the file system has no hard links (FAT). NULL with *st = EDDY_OK when nothing is at
+ * `path` (there is nothing to keep); NULL with *st and msg set when it cannot be kept. Only files this call made are
+ * removed. */
 static char *keep_old_file(const char *path, eddy__link_fn link_fn, eddy_status *st, char *msg, size_t msg_size) {
     *st = EDDY_OK;
     struct stat sb;
-    if (lstat(path, &sb) != 0 && errno == ENOENT) return NULL;
-    char *keep = eddy__temp_file_beside(path); /* a name no other file has */
-    int e = keep ? 0 : errno;
-    if (keep && (unlink(keep) != 0 || link_fn(path, keep) != 0)) {
+    int e = 0, link_e = 0;
+    char *keep = NULL;
+    if (lstat(path, &sb) != 0) {
+        if (errno == ENOENT) return NULL;
         e = errno;
-        FILE *in = fopen(path, "rb"), *out = in ? fopen(keep, "wbx") : NULL;
-        char buf[65536];
-        size_t n;
-        bool copied = out != NULL;
-        while (copied && (n = fread(buf, 1, sizeof buf, in)) > 0) copied = fwrite(buf, 1, n, out) == n;
-        copied = copied && !ferror(in);
-        if (out && fclose(out) != 0) copied = false;
-        if (in) fclose(in);
-        if (copied) e = 0;
-        else remove(keep);
+    } else if (!(keep = eddy__temp_file_beside(path))) { /* a name no other file has */
+        e = errno;
+    } else if (unlink(keep) == 0) { /* link(2) wants the name free */
+        if (link_fn(path, keep) == 0) return keep;
+        link_e = errno;
+        /* the copy goes to a new temporary file: the name just freed may be another's by now */
+        free(keep);
+        if (!(keep = eddy__temp_file_beside(path))) e = errno;
     }
+    if (keep && (e = copy_file(path, &sb, keep)) != 0) remove(keep);
     if (!e) return keep;
     free(keep);
     *st = e == ENOMEM ? EDDY_ERR_OUT_OF_MEMORY : EDDY_ERR_IO;
-    fb_fail(msg, msg_size, *st, "%s: cannot keep the old file while the new pair is put in place: %s", path,
-            strerror(e));
+    if (link_e)
+        fb_fail(msg, msg_size, *st,
+                "%s: cannot keep the old file while the new pair is put in place: no hard link (%s), and a copy "
+                "failed: %s",
+                path, strerror(link_e), strerror(e));
+    else
+        fb_fail(msg, msg_size, *st, "%s: cannot keep the old file while the new pair is put in place: %s", path,
+                strerror(e));
     return NULL;
 }
 

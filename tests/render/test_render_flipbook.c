@@ -9,12 +9,14 @@
 #include "render_internal.h"
 #include "test_util.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <signal.h>
+#include <sys/resource.h>
 #ifdef EDDY_HAVE_CJSON
 #include <cjson/cJSON.h>
 #endif
 #ifdef __linux__
-#include <fcntl.h>
 #include <linux/fs.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -48,6 +50,20 @@ static int no_links(const char *existing, const char *new_path) {
     return -1;
 }
 
+static char taken[700];
+/* link(2) losing a race: another process creates a file under the name freed for the link, and the link fails */
+static int name_taken(const char *existing, const char *new_path) {
+    (void)existing;
+    snprintf(taken, sizeof taken, "%s", new_path);
+    FILE *fp = fopen(new_path, "wbx");
+    if (fp) {
+        fputs("another's", fp);
+        fclose(fp);
+    }
+    errno = EEXIST;
+    return -1;
+}
+
 static int file_equals(const char *path, const char *text) {
     char buf[256];
     FILE *fp = fopen(path, "rb");
@@ -59,9 +75,10 @@ static int file_equals(const char *path, const char *text) {
 
 /* The sheet cannot be renamed into place after the JSON has been (the second rename of the pair fails): a real
  * condition that passes every check made before writing is an old sheet marked immutable. The old JSON must be put
- * back (it used to stay replaced: the new JSON beside the old sheet), the new JSON removed when there was no old
- * one, and no temporary file or kept copy left. With `link_fn` = link the old JSON is kept under a hard link, with
- * no_links under a copy (`name` tells the two runs' files apart). */
+ * back (it used to stay replaced: the new JSON beside the old sheet) with its permission bits and modification
+ * time, the new JSON removed when there was no old one, and no temporary file or kept copy left. With `link_fn` =
+ * link the old JSON is kept under a hard link, with no_links under a copy (which used to come back with the
+ * umask's permissions, 0604 -> 0644, and the time of the copy); `name` tells the two runs' files apart. */
 static int check_second_rename_fails(const eddy_flipbook *fb, const char *dir, const char *name,
                                      eddy__link_fn link_fn) {
     char sheet[600], json[600], msg[1024];
@@ -69,6 +86,8 @@ static int check_second_rename_fails(const eddy_flipbook *fb, const char *dir, c
     snprintf(json, sizeof json, "%s/%s.json", dir, name);
     CHECK(eddy_file_write(sheet, "old sheet", 9, msg, sizeof msg) == EDDY_OK, "%s", msg);
     CHECK(eddy_file_write(json, "old json", 8, msg, sizeof msg) == EDDY_OK, "%s", msg);
+    const struct timespec old_times[2] = {{1000000000, 0}, {1000000000, 0}}; /* 2001-09-09 */
+    CHECK(chmod(json, 0604) == 0 && utimensat(AT_FDCWD, json, old_times, 0) == 0, "old JSON's mode and time set");
     if (set_immutable(sheet, 1) != 0) {
         printf("note: the sheet could not be marked immutable (needs CAP_LINUX_IMMUTABLE and a file system with the "
                "flag): a failing second rename of the pair is not checked here\n");
@@ -78,6 +97,8 @@ static int check_second_rename_fails(const eddy_flipbook *fb, const char *dir, c
     char msg_with_old[1024];
     snprintf(msg_with_old, sizeof msg_with_old, "%s", msg);
     const int old_json_back = file_equals(json, "old json"), temps_with_old = count_matching(dir, ".tmp-");
+    struct stat back;
+    const int stat_back = stat(json, &back);
     remove(json);
     eddy_status without_old = eddy__flipbook_write_linking(fb, sheet, link_fn, msg, sizeof msg);
     const long json_left = file_size(json);
@@ -86,6 +107,9 @@ static int check_second_rename_fails(const eddy_flipbook *fb, const char *dir, c
     CHECK(with_old == EDDY_ERR_IO && strstr(msg_with_old, sheet) && strstr(msg_with_old, "back as it was"),
           "the sheet cannot replace an immutable file: %s", msg_with_old);
     CHECK(old_json_back, "the old JSON is put back beside the old sheet");
+    CHECK(stat_back == 0 && (back.st_mode & 07777) == 0604 && back.st_mtim.tv_sec == 1000000000,
+          "the old JSON is back with its mode 0604 and time 1000000000: %o, %lld", (unsigned)(back.st_mode & 07777),
+          (long long)back.st_mtim.tv_sec);
     CHECK(file_equals(sheet, "old sheet"), "the old sheet is untouched");
     CHECK(temps_with_old == 0, "no temporary file or kept copy left: %d", temps_with_old);
     CHECK(without_old == EDDY_ERR_IO && json_left == -1,
@@ -128,6 +152,55 @@ static void check_copy_replaces_pair(const eddy_flipbook *fb, const char *dir) {
               "the new JSON is in place (old one %s): %s", with_old ? "kept as a copy" : "absent", text);
         CHECK(count_matching(dir, ".tmp-") == 0, "no temporary file or kept copy left: %d", count_matching(dir, ".tmp-"));
     }
+}
+
+/* The copy of the old JSON fails (a file size limit below the old JSON's size, as a full disk would): nothing is
+ * replaced, no temporary file is left, and the message gives the copy's error beside the link's (it gave the
+ * link's alone: "Operation not permitted" for what was a full disk). */
+static void check_copy_fails(const eddy_flipbook *fb, const char *dir) {
+    char sheet[600], json[600], msg[1024];
+    snprintf(sheet, sizeof sheet, "%s/big.png", dir);
+    snprintf(json, sizeof json, "%s/big.json", dir);
+    static char big[300000];
+    memset(big, ' ', sizeof big);
+    CHECK(eddy_file_write(sheet, "old sheet", 9, msg, sizeof msg) == EDDY_OK, "%s", msg);
+    CHECK(eddy_file_write(json, big, sizeof big, msg, sizeof msg) == EDDY_OK, "%s", msg);
+    struct rlimit before, small;
+    getrlimit(RLIMIT_FSIZE, &before);
+    small = before;
+    small.rlim_cur = 100000; /* the new sheet and JSON are far smaller */
+    void (*handler)(int) = signal(SIGXFSZ, SIG_IGN); /* a write past the limit then fails with EFBIG */
+    const int limited = setrlimit(RLIMIT_FSIZE, &small) == 0;
+    const eddy_status st = eddy__flipbook_write_linking(fb, sheet, no_links, msg, sizeof msg);
+    setrlimit(RLIMIT_FSIZE, &before);
+    signal(SIGXFSZ, handler);
+    if (!limited) {
+        printf("note: no file size limit could be set: a failing copy of the old JSON is not checked here\n");
+        return;
+    }
+    CHECK(st == EDDY_ERR_IO && strstr(msg, "big.json") && strstr(msg, strerror(EPERM)) && strstr(msg, strerror(EFBIG)),
+          "the copy's error is named beside the link's: status %d: %s", (int)st, msg);
+    CHECK(file_size(json) == (long)sizeof big && file_equals(sheet, "old sheet"), "the old pair is untouched: %ld bytes",
+          file_size(json));
+    CHECK(count_matching(dir, ".tmp-") == 0, "no temporary file left: %d", count_matching(dir, ".tmp-"));
+}
+
+/* The name freed for the hard link is taken by another file before the link is made: the copy used to go to that
+ * name, fail to create it, and remove the other file; it now goes to a new temporary file of its own, and the
+ * write succeeds with the other file left alone. */
+static void check_name_taken(const eddy_flipbook *fb, const char *dir) {
+    char sheet[600], json[600], msg[1024];
+    snprintf(sheet, sizeof sheet, "%s/race.png", dir);
+    snprintf(json, sizeof json, "%s/race.json", dir);
+    CHECK(eddy_file_write(sheet, "old sheet", 9, msg, sizeof msg) == EDDY_OK, "%s", msg);
+    CHECK(eddy_file_write(json, "old json", 8, msg, sizeof msg) == EDDY_OK, "%s", msg);
+    taken[0] = '\0';
+    CHECK(eddy__flipbook_write_linking(fb, sheet, name_taken, msg, sizeof msg) == EDDY_OK, "%s", msg);
+    CHECK(taken[0] && file_equals(taken, "another's"), "the other file is left alone: %s", taken);
+    if (taken[0]) remove(taken);
+    CHECK(!file_equals(json, "old json") && file_size(json) > 0 && !file_equals(sheet, "old sheet"),
+          "the new pair is in place");
+    CHECK(count_matching(dir, ".tmp-") == 0, "no temporary file left: %d", count_matching(dir, ".tmp-"));
 }
 
 static void fill(eddy_image *img, uint8_t r, uint8_t g, uint8_t b, uint8_t a) {
@@ -173,6 +246,8 @@ int main(void) {
     link_calls = 0;
     if (check_second_rename_fails(fb, dir, "locked_copy", no_links)) CHECK(link_calls > 0, "the copy path was taken");
     check_copy_replaces_pair(fb, dir);
+    check_copy_fails(fb, dir);
+    check_name_taken(fb, dir);
     eddy_image sheet = {0};
     CHECK(eddy_png_read(path, &sheet, msg, sizeof msg) == EDDY_OK && sheet.width == 24 && sheet.height == 12,
           "sheet 3x2 tiles of 8x6: %d x %d", sheet.width, sheet.height);
