@@ -77,9 +77,14 @@ static inline uint8_t eddy__encode(const eddy_renderer *r, float linear) {
 }
 float eddy__srgb_to_linear(float s);
 float eddy__linear_to_srgb(float l);
+/* The largest linear colour a 2D dye picture carries into post-processing. Past it every tonemap is white already;
+ * below it shading (x <= 200), bloom (12 levels x intensity <= 1e6) and edges stay finite. Unbounded, dye near
+ * FLT_MAX (or times exposure) overflowed to infinity, whose NaNs (inf - inf, inf / inf) blacked out a whole glow. */
+#define EDDY_R_LINEAR_MAX 1e25f
 /* inline: it runs per channel of every pixel */
 static inline float eddy__tonemap(eddy_tonemap tm, float v) {
     if (!(v > 0.0f)) return 0.0f;
+    if (v >= 1e19f) return 1.0f; /* every curve is 1 here; at infinity Reinhard's and ACES's ratios are NaN */
     switch (tm) {
     case EDDY_TONEMAP_REINHARD: return v / (1.0f + v);
     case EDDY_TONEMAP_ACES: {

@@ -2,6 +2,8 @@
  * computed ones into the renderer's scratch) into an eddy_render_input, then drawn by view2d.c or volume.c.
  * The box is the simulation domain: origin .. origin + n*h. Solid cells come from EDDY_FIELD_SOLID. */
 #include "render_internal.h"
+#include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,8 +42,10 @@ static eddy_status face_to_centre(eddy_renderer *r, eddy_sim *sim, int a, const 
         for (int j = 0; j < n[1]; j++)
             for (int i = 0; i < n[0]; i++) {
                 size_t f0 = (size_t)i + (size_t)fl.n[0] * ((size_t)j + (size_t)fl.n[1] * (size_t)k);
+                const float sum = face[f0] + face[f0 + stride];
+                /* two faces near FLT_MAX overflow the sum (an infinite centre between finite faces): halve first */
                 out[(size_t)i + (size_t)n[0] * ((size_t)j + (size_t)n[1] * (size_t)k)] =
-                    0.5f * (face[f0] + face[f0 + stride]);
+                    isfinite(sum) ? 0.5f * sum : 0.5f * face[f0] + 0.5f * face[f0 + stride];
             }
     return EDDY_OK;
 }
@@ -71,7 +75,12 @@ static eddy_status liquid_sdf(eddy_renderer *r, eddy_sim *sim, float level, eddy
     if ((st = eddy__fbuf_reserve(r, &r->field, dl.count)) != EDDY_OK) return st;
     if ((st = eddy__fbuf_reserve(r, &r->sdf, dl.count)) != EDDY_OK) return st;
     float *total = r->field.p;
-    for (size_t e = 0; e < dl.count; e++) total[e] = dye[0][e] + dye[1][e] + dye[2][e];
+    for (size_t e = 0; e < dl.count; e++) {
+        float t = dye[0][e] + dye[1][e] + dye[2][e];
+        /* three finite channels near FLT_MAX overflow a float sum, which the distance refused as not finite */
+        if (!isfinite(t)) t = (float)fmax(fmin((double)dye[0][e] + dye[1][e] + dye[2][e], FLT_MAX), -FLT_MAX);
+        total[e] = t;
+    }
     if ((st = eddy_sdf_from_field(r->surface, total, dl.count, level, 1, r->sdf.p)) != EDDY_OK)
         return eddy__rfail(r, st, "render.view = liquid: %s", eddy_surface_last_error(r->surface));
     in->scalar = r->sdf.p;

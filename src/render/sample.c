@@ -21,6 +21,20 @@ static inline void axis_weights(float c, int n, int *i0, int *i1, float *f) {
     *f = x - (float)i;
 }
 
+/* The trilinear value of corners q (x fastest) as a sum in double over the corners that have a weight: for when
+ * the float lerps were not finite. Finite values of opposite signs near FLT_MAX overflow b - a in float (a value
+ * of finite data drawn as NaN or infinity), and an infinite corner times a zero weight is NaN; here the finite
+ * case fits (the result lies between the corners) and an infinity stays one. */
+static float sample_slow(const float q[8], float fx, float fy, float fz) {
+    double v = 0.0;
+    for (int k = 0; k < 8; k++) {
+        const double w = (k & 1 ? (double)fx : 1.0 - fx) * (k & 2 ? (double)fy : 1.0 - fy) *
+                         (k & 4 ? (double)fz : 1.0 - fz);
+        if (w > 0.0) v += w * q[k];
+    }
+    return (float)v;
+}
+
 float eddy__sample_cells(const float *d, const int n[3], const float c[3]) {
     int i0, i1, j0, j1;
     float fx, fy;
@@ -31,7 +45,10 @@ float eddy__sample_cells(const float *d, const int n[3], const float c[3]) {
         const float *r0 = d + nx * (size_t)j0, *r1 = d + nx * (size_t)j1;
         float a = r0[i0] + (r0[i1] - r0[i0]) * fx;
         float b = r1[i0] + (r1[i1] - r1[i0]) * fx;
-        return a + (b - a) * fy;
+        const float v = a + (b - a) * fy;
+        if (isfinite(v)) return v;
+        const float q[8] = {r0[i0], r0[i1], r1[i0], r1[i1], 0, 0, 0, 0};
+        return sample_slow(q, fx, fy, 0.0f);
     }
     int k0, k1;
     float fz;
@@ -43,7 +60,10 @@ float eddy__sample_cells(const float *d, const int n[3], const float c[3]) {
     float a0 = r00[i0] + (r00[i1] - r00[i0]) * fx, b0 = r01[i0] + (r01[i1] - r01[i0]) * fx;
     float a1 = r10[i0] + (r10[i1] - r10[i0]) * fx, b1 = r11[i0] + (r11[i1] - r11[i0]) * fx;
     float s0 = a0 + (b0 - a0) * fy, s1 = a1 + (b1 - a1) * fy;
-    return s0 + (s1 - s0) * fz;
+    const float v = s0 + (s1 - s0) * fz;
+    if (isfinite(v)) return v;
+    const float q[8] = {r00[i0], r00[i1], r01[i0], r01[i1], r10[i0], r10[i1], r11[i0], r11[i1]};
+    return sample_slow(q, fx, fy, fz);
 }
 
 uint8_t eddy__sample_cells_u8(const uint8_t *d, const int n[3], const float c[3]) {

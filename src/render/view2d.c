@@ -187,7 +187,8 @@ static eddy_status render_dye(eddy_renderer *r, const eddy_render_input *in, con
             for (int x = 0; x < W; x++)
                 for (int k = 0; k < 3; k++) {
                     float v = in->dye[k][src + (size_t)x] * ex;
-                    o[3 * x + k] = v > 0.0f ? v : 0.0f; /* negative dye (overshoot) is no colour, NaN neither */
+                    /* negative dye (overshoot) is no colour, NaN neither; infinity is the brightest */
+                    o[3 * x + k] = v > 0.0f ? eddy__minf(v, EDDY_R_LINEAR_MAX) : 0.0f;
                 }
         }
     } else {
@@ -199,7 +200,7 @@ static eddy_status render_dye(eddy_renderer *r, const eddy_render_input *in, con
                 float *o = rgb + 3 * ((size_t)y * (size_t)W + (size_t)x);
                 for (int k = 0; k < 3; k++) {
                     float v = in->dye[k] ? eddy__sample_cells(in->dye[k], in->dye_n, c) * ex : 0.0f;
-                    o[k] = v > 0.0f ? v : 0.0f; /* negative dye (overshoot) is no colour */
+                    o[k] = v > 0.0f ? eddy__minf(v, EDDY_R_LINEAR_MAX) : 0.0f; /* as above */
                 }
             }
         }
@@ -286,13 +287,20 @@ static eddy_status render_scalar(eddy_renderer *r, const eddy_render_input *in, 
     enum { LUT = 256 };
     uint8_t lut[3 * LUT];
     eddy__colormap_lut(map, lut, LUT);
-    /* in double: the width of a range near the float limits (e.g. +-3e38) overflows float */
-    const double scale = (double)(LUT - 1) / ((double)vmax - (double)vmin);
+    /* in double: the width of a range near the float limits (e.g. +-3e38) overflows float, and the unit range of
+     * a constant plane past 2^24 is lost in float (vmin = vmax: a zero width, every value the map's low end);
+     * widened here by a part of the value it is held apart in double too */
+    double dmin = vmin, dmax = vmax;
+    if (!(dmax > dmin)) {
+        const double half = fmax(0.5, fabs(dmin) * 0x1p-20);
+        dmin -= half, dmax += half;
+    }
+    const double scale = (double)(LUT - 1) / (dmax - dmin);
 #pragma omp parallel for num_threads(EDDY_R_THREADS(r)) schedule(static)
     for (int y = 0; y < H; y++) {
         for (int x = 0; x < W; x++) {
             size_t p = (size_t)y * (size_t)W + (size_t)x;
-            double t = ((double)val[p] - (double)vmin) * scale + 0.5;
+            double t = ((double)val[p] - dmin) * scale + 0.5;
             int i = t > 0.0 ? (t < (double)(LUT - 1) ? (int)t : LUT - 1) : 0;
             memcpy(img->rgba + 4 * p, lut + 3 * i, 3);
             img->rgba[4 * p + 3] = 255;

@@ -11,6 +11,7 @@
  * for every thread count. The step ds of a ray is measured in cells (eddy_volume_def.step): however much thinner the
  * cells are along one axis, a ray takes at most about 2 x (the most cells along an axis) / step samples. */
 #include "render_internal.h"
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -26,6 +27,9 @@ typedef struct vol_ctx {
 } vol_ctx;
 
 enum { BLOCK = 8 };
+/* optical depths are capped here: exp(-tau) is 0 in float from about 104, and capped depths stay finite, so the
+ * sweep's interpolation never meets infinity - infinity (NaN) */
+#define EDDY_TAU_MAX 1e30f
 
 static inline size_t vidx(const int n[3], int i, int j, int k) {
     return (size_t)i + (size_t)n[0] * ((size_t)j + (size_t)n[1] * (size_t)k);
@@ -83,11 +87,13 @@ static eddy_status build_volume(eddy_renderer *r, const eddy_render_input *in, c
                 float rho = 0.0f;
                 for (int c = 0; c < 3; c++) {
                     float x = in->dye[c] ? in->dye[c][e] : 0.0f;
-                    x = x > 0.0f ? x : 0.0f;
+                    x = x > 0.0f ? eddy__minf(x, FLT_MAX) : 0.0f; /* NaN: none; infinity: differences stay finite */
                     vol[4 * e + c] = x;
                     rho = fmaxf(rho, x);
                 }
-                float sigma = v->sigma_unit * rho;
+                /* finite: dye near FLT_MAX times density_scale / box overflowed, and the sweep's differences of
+                 * infinite depths were NaN (black pictures); an infinite sigma_unit times no dye too */
+                float sigma = rho > 0.0f ? eddy__minf(v->sigma_unit * rho, FLT_MAX) : 0.0f;
                 if (occ) {
                     float cc[3] = {((float)i + 0.5f) / (float)n[0] * (float)in->solid_n[0],
                                    ((float)j + 0.5f) / (float)n[1] * (float)in->solid_n[1],
@@ -184,6 +190,7 @@ static eddy_status light_sweep(eddy_renderer *r, vol_ctx *v, const float l[3]) {
                         tau = ptau + 0.5f * (sig + psig) * ds;
                     }
                 }
+                tau = eddy__minf(tau, EDDY_TAU_MAX);
                 cur_tau[pe] = tau;
                 cur_sig[pe] = sig;
                 vol[4 * e + 3] = tau;

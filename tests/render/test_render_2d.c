@@ -189,6 +189,125 @@ static void check_render_size_slices(eddy_renderer *r) {
     eddy_image_free(&img);
 }
 
+/* Dye at the float limits: a finite 3e38 written into a simulation, 3e38 times exposure 2 (infinity in float) and
+ * an infinite input array are the brightest dye, red 255 and opaque, with every post-process and tonemap. They used
+ * to overflow into NaN: bloom blacked out the disk and its glow, Reinhard's inf / (1 + inf) made it black, and in
+ * transparent mode its alpha was a NaN converted to a byte (undefined; 0 on x86). */
+static void check_huge_dye(eddy_renderer *r) {
+    enum { M = 32 };
+    char msg[512];
+    static float red[M * M];
+    int inside[M * M];
+    for (int j = 0; j < M; j++)
+        for (int i = 0; i < M; i++) {
+            inside[i + M * j] = (i - 16) * (i - 16) + (j - 16) * (j - 16) < 36;
+            red[i + M * j] = inside[i + M * j] ? 3e38f : 0.0f;
+        }
+    eddy_sim_def sd = eddy_sim_def_default();
+    sd.grid[0] = sd.grid[1] = M;
+    eddy_sim *sim = NULL;
+    CHECK(eddy_sim_create(&sd, &sim, msg, sizeof msg) == EDDY_OK, "%s", msg);
+    CHECK(sim && eddy_sim_write_field(sim, EDDY_FIELD_DYE_R, red, M * M) == EDDY_OK, "a finite 3e38 is a valid dye");
+    static float inf_red[M * M];
+    for (int e = 0; e < M * M; e++) inf_red[e] = inside[e] ? INFINITY : 0.0f;
+    eddy_render_input in = {.dim = 2, .box_size = {1, 1, 1}, .dye_n = {M, M, 1}, .dye = {inf_red, NULL, NULL}};
+    eddy_image img = {0};
+    for (int variant = 0; variant < 9 && sim; variant++)
+        for (int source = 0; source < 2; source++) {
+            eddy_render_def rd = eddy_render_def_default();
+            const char *what = "plain";
+            switch (variant) {
+            case 1: rd.bloom = 1, what = "bloom"; break;
+            case 2: rd.shading = 1, rd.specular = 1, what = "shading"; break;
+            case 3: rd.edges = 1, what = "edges"; break;
+            case 4: rd.bloom = rd.shading = rd.edges = 1, rd.bloom_intensity = 1e6f, what = "all, bloom 1e6"; break;
+            case 5: rd.tonemap = EDDY_TONEMAP_REINHARD, rd.exposure = 2, what = "reinhard x2"; break;
+            case 6: rd.tonemap = EDDY_TONEMAP_ACES, rd.exposure = 2, what = "aces x2"; break;
+            case 7: rd.tonemap = EDDY_TONEMAP_REINHARD, rd.exposure = 2, rd.transparent = 1, what = "transparent"; break;
+            case 8: rd.bloom = 1, rd.width = 80, rd.transparent = 1, what = "bloom, resampled, transparent"; break;
+            default: break;
+            }
+            const eddy_status st =
+                source == 0 ? eddy_render_sim(r, sim, &rd, &img) : eddy_render_input_2d(r, &in, &rd, &img);
+            CHECK(st == EDDY_OK, "%s: %s", what, eddy_renderer_last_error(r));
+            int wrong = 0, first = -1;
+            for (int y = 0; y < img.height && st == EDDY_OK; y++)
+                for (int x = 0; x < img.width; x++) {
+                    const int i = x * M / img.width, j = M - 1 - y * M / img.height; /* the cell under the pixel */
+                    if (!inside[i + M * j]) continue;
+                    const uint8_t *p = px(&img, x, y);
+                    if (p[0] != 255 || p[3] != 255) wrong++, first = first < 0 ? x + img.width * y : first;
+                }
+            CHECK(wrong == 0, "%s, %s: %d pixels of the disk are not red 255 and opaque (the first: %d %d %d %d)", what,
+                  source ? "infinite input" : "3e38 in a simulation", wrong, first < 0 ? 0 : img.rgba[4 * first],
+                  first < 0 ? 0 : img.rgba[4 * first + 1], first < 0 ? 0 : img.rgba[4 * first + 2],
+                  first < 0 ? 0 : img.rgba[4 * first + 3]);
+        }
+    eddy_sim_destroy(sim);
+    eddy_image_free(&img);
+}
+
+/* Scalar views of finite fields at the float limits. Bilinear sampling between cells of -3e38 and +3e38 took b - a
+ * in float (infinite, times a zero weight NaN: a cell of +3e38 drew the map's low end); u faces of 3e38 averaged to
+ * an infinite centre (left out of the automatic range: [-0.5, 0.5]); a constant plane of 1e30 lost its unit range
+ * in float (a zero width: the low end, not the middle a constant plane gets). */
+static void check_scalar_limits(eddy_renderer *r) {
+    enum { M = 32 };
+    char msg[512];
+    eddy_sim_def sd = eddy_sim_def_default();
+    sd.grid[0] = sd.grid[1] = M;
+    eddy_sim *sim = NULL;
+    CHECK(eddy_sim_create(&sd, &sim, msg, sizeof msg) == EDDY_OK, "%s", msg);
+    if (!sim) return;
+    static float f[(M + 1) * M];
+    for (int e = 0; e < M * M; e++) f[e] = (e % 2) ? 3e38f : -3e38f; /* odd columns +3e38 */
+    CHECK(eddy_sim_write_field(sim, EDDY_FIELD_PRESSURE, f, M * M) == EDDY_OK, "%s", eddy_sim_last_error(sim));
+    eddy_render_def rd = eddy_render_def_default();
+    rd.view = EDDY_VIEW_PRESSURE;
+    rd.width = 3 * M; /* pixel 3i + 1 sits on the centre of cell column i */
+    eddy_image img = {0};
+    CHECK(eddy_render_sim(r, sim, &rd, &img) == EDDY_OK, "%s", eddy_renderer_last_error(r));
+    float lo, hi, top[3], bottom[3];
+    eddy_renderer_last_range(r, &lo, &hi);
+    eddy_colormap_eval(EDDY_COLORMAP_DIVERGING, 1.0f, top);
+    eddy_colormap_eval(EDDY_COLORMAP_DIVERGING, 0.0f, bottom);
+    CHECK(lo == -3e38f && hi == 3e38f, "range [%g, %g]", (double)lo, (double)hi);
+    int wrong = 0;
+    for (int i = 0; i < M && img.rgba; i++) {
+        const float *want = i % 2 ? top : bottom;
+        const uint8_t *p = px(&img, 3 * i + 1, 10);
+        for (int k = 0; k < 3; k++) wrong += abs(p[k] - (int)(want[k] * 255.0f + 0.5f)) > 1;
+    }
+    CHECK(wrong == 0, "cells of +3e38 at the top of the map and -3e38 at the bottom: %d channels wrong", wrong);
+    const uint8_t *between = px(&img, 2, 10); /* a third of the way from -3e38 to +3e38 */
+    CHECK(between[2] < 250 && between[0] > 100, "between the cells a value between: %d %d %d", between[0], between[1],
+          between[2]);
+    /* u of 3e38 on every face: 3e38 at every centre (no-slip walls: half that beside them) */
+    for (int e = 0; e < (M + 1) * M; e++) f[e] = 3e38f;
+    CHECK(eddy_sim_write_field(sim, EDDY_FIELD_U, f, (M + 1) * M) == EDDY_OK, "%s", eddy_sim_last_error(sim));
+    rd = eddy_render_def_default();
+    rd.view = EDDY_VIEW_U;
+    CHECK(eddy_render_sim(r, sim, &rd, &img) == EDDY_OK, "%s", eddy_renderer_last_error(r));
+    eddy_renderer_last_range(r, &lo, &hi);
+    CHECK(hi == 3e38f && lo == -3e38f, "u range [%g, %g]: the centres are finite", (double)lo, (double)hi);
+    /* a constant plane: the middle of the map at 1 K and at 1e30 K */
+    rd = eddy_render_def_default();
+    rd.view = EDDY_VIEW_TEMPERATURE;
+    uint8_t mid[2][4];
+    const float constant[2] = {1.0f, 1e30f};
+    for (int c = 0; c < 2; c++) {
+        for (int e = 0; e < M * M; e++) f[e] = constant[c];
+        CHECK(eddy_sim_write_field(sim, EDDY_FIELD_TEMPERATURE, f, M * M) == EDDY_OK, "%s", eddy_sim_last_error(sim));
+        CHECK(eddy_render_sim(r, sim, &rd, &img) == EDDY_OK && image_is_constant(&img), "%s",
+              eddy_renderer_last_error(r));
+        memcpy(mid[c], px(&img, 5, 5), 4);
+    }
+    CHECK(!memcmp(mid[0], mid[1], 4), "a constant 1e30 K is the middle colour, as 1 K: %d %d %d against %d %d %d",
+          mid[1][0], mid[1][1], mid[1][2], mid[0][0], mid[0][1], mid[0][2]);
+    eddy_sim_destroy(sim);
+    eddy_image_free(&img);
+}
+
 int main(void) {
     char msg[512];
     test_dir("render_2d", dir, sizeof dir);
@@ -460,6 +579,8 @@ int main(void) {
     }
     check_render_size(r);
     check_render_size_slices(r);
+    check_huge_dye(r);
+    check_scalar_limits(r);
     /* a resize of an image that claims no pixels is refused, not read out of bounds */
     {
         uint8_t four[16] = {0};

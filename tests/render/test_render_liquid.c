@@ -114,6 +114,21 @@ int main(void) {
     CHECK(eddy_render_sim(r, sim, &sdef, &img) == EDDY_OK && eddy_render_sim(r2, sim, &sdef, &img2) == EDDY_OK, "render");
     CHECK(img.width == img2.width && !memcmp(img.rgba, img2.rgba, (size_t)img.width * img.height * 4), "1 and 2 threads differ");
 
+    /* dye of 3e38 (finite) in all three channels: the total r+g+b overflowed float, and the distance refused the
+     * infinity the renderer made ("values must be finite"); now the liquid is where the dye is */
+    {
+        static float huge[48 * 48];
+        for (int e = 0; e < 48 * 48; e++) huge[e] = dye[e] > 0.0f ? 3e38f : 0.0f;
+        int written = 1;
+        for (int c = 0; c < 3; c++)
+            written &= eddy_sim_write_field(sim, (eddy_field)(EDDY_FIELD_DYE_R + c), huge, 48 * 48) == EDDY_OK;
+        CHECK(written, "a finite 3e38 is a valid dye");
+        CHECK(eddy_render_sim(r, sim, &sdef, &img) == EDDY_OK, "%s", eddy_renderer_last_error(r));
+        in_px = px(&img, 28, 38), out_px = px(&img, 81, 81);
+        CHECK(in_px[2] > 100 && in_px[2] > in_px[0] + 50 && lum(out_px) == 0, "liquid where the dye is: %d %d %d",
+              in_px[0], in_px[1], in_px[2]);
+    }
+
     eddy_image_free(&img);
     eddy_image_free(&img2);
     eddy_image_free(&alpha);

@@ -158,6 +158,57 @@ int main(void) {
         free(faint);
     }
 
+    /* dye at the float limits: a finite 3e38 in a simulation (its extinction density_scale x 3e38 / box overflowed
+     * float, and the light sweep's differences of infinite depths were NaN) and an infinite input array (NaN from
+     * its interpolation, and in transparent mode a NaN alpha converted to a byte: undefined) used to come out
+     * black; an opaque red ball now, drawn as one of 1e30 is */
+    {
+        enum { S = 16 };
+        static float big[S * S * S], huge[S * S * S], inf[S * S * S];
+        for (int k = 0; k < S; k++)
+            for (int j = 0; j < S; j++)
+                for (int i = 0; i < S; i++) {
+                    const int e = i + S * (j + S * k);
+                    const int in_ball = (i - 8) * (i - 8) + (j - 8) * (j - 8) + (k - 8) * (k - 8) < 25;
+                    big[e] = in_ball ? 1e30f : 0.0f;
+                    huge[e] = in_ball ? 3e38f : 0.0f;
+                    inf[e] = in_ball ? INFINITY : 0.0f;
+                }
+        eddy_sim_def sd = eddy_sim_def_default();
+        sd.dim = 3;
+        sd.grid[0] = sd.grid[1] = sd.grid[2] = S;
+        eddy_sim *sim = NULL;
+        CHECK(eddy_sim_create(&sd, &sim, msg, sizeof msg) == EDDY_OK, "%s", msg);
+        eddy_volume_def ld = eddy_volume_def_default();
+        ld.width = ld.height = 48;
+        eddy_image ref = {0}, got = {0};
+        CHECK(sim && eddy_sim_write_field(sim, EDDY_FIELD_DYE_R, big, S * S * S) == EDDY_OK &&
+                  eddy_render_volume_sim(r, sim, &ld, &ref) == EDDY_OK,
+              "a ball of 1e30: %s", eddy_renderer_last_error(r));
+        const uint8_t *c = ref.rgba ? px(&ref, 24, 24) : (const uint8_t *)"\0\0\0\0";
+        CHECK(c[0] > 60 && c[0] > c[1] + 40 && c[3] == 255, "the 1e30 ball is red: %d %d %d %d", c[0], c[1], c[2], c[3]);
+        for (int t = 0; t < 2 && sim; t++) {
+            ld.transparent = t;
+            CHECK(eddy_render_volume_sim(r, sim, &ld, &ref) == EDDY_OK, "%s", eddy_renderer_last_error(r));
+            CHECK(eddy_sim_write_field(sim, EDDY_FIELD_DYE_R, huge, S * S * S) == EDDY_OK &&
+                      eddy_render_volume_sim(r, sim, &ld, &got) == EDDY_OK,
+                  "a ball of 3e38: %s", eddy_renderer_last_error(r));
+            CHECK(got.rgba && !memcmp(got.rgba, ref.rgba, 48 * 48 * 4),
+                  "transparent %d: a ball of 3e38 is drawn as one of 1e30: centre %d %d %d %d", t,
+                  got.rgba ? px(&got, 24, 24)[0] : 0, got.rgba ? px(&got, 24, 24)[1] : 0,
+                  got.rgba ? px(&got, 24, 24)[2] : 0, got.rgba ? px(&got, 24, 24)[3] : 0);
+            eddy_render_input vin = {.dim = 3, .box_size = {1, 1, 1}, .dye_n = {S, S, S}, .dye = {inf, NULL, NULL}};
+            CHECK(eddy_render_volume_input(r, &vin, &ld, &got) == EDDY_OK, "%s", eddy_renderer_last_error(r));
+            const uint8_t *g = px(&got, 24, 24);
+            CHECK(g[0] > 60 && g[0] > g[1] + 40 && g[3] == 255, "transparent %d: an infinite ball is opaque red: %d %d %d %d",
+                  t, g[0], g[1], g[2], g[3]);
+            CHECK(sim && eddy_sim_write_field(sim, EDDY_FIELD_DYE_R, big, S * S * S) == EDDY_OK, "back to 1e30");
+        }
+        eddy_sim_destroy(sim);
+        eddy_image_free(&ref);
+        eddy_image_free(&got);
+    }
+
     /* errors */
     vd.step = 0;
     CHECK(eddy_render_volume_input(r, &in, &vd, &img) == EDDY_ERR_INVALID_ARGUMENT &&
