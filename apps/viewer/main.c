@@ -325,6 +325,14 @@ static int save_window(SDL_Window *win, const char *path, char *msg, size_t msg_
     return rc;
 }
 
+/* Every event the viewer handles comes through here, whatever its source (the window, the replay file, the bench's
+ * script): with --record it is written down first, so that replaying the recording hands the viewer the same events
+ * in the same frames and runs the session again (a replay recorded only the window's own events: its closing). */
+static void deliver(viewer *v, replay_recorder *rec, const viewer_event *ev) {
+    replay_recorder_write(rec, ev);
+    viewer_handle(v, ev);
+}
+
 int main(int argc, char **argv) {
     shell_args args;
     int rc = parse_args(argc, argv, &args);
@@ -399,6 +407,7 @@ int main(int argc, char **argv) {
     Uint64 freq = SDL_GetPerformanceFrequency(), last = SDL_GetPerformanceCounter();
     double fps_ema = 0;
     int frame = 0, mouse_down_buttons = 0;
+    double last_frame_clock = 0; /* the viewer clock when the last frame began */
     rc = 0;
     while (!viewer_want_quit(v)) {
         SDL_Event e;
@@ -448,27 +457,28 @@ int main(int argc, char **argv) {
             }
             /* during a replay only closing the window counts: the script drives the input */
             if (!have || (scripted && ev.kind != VIEWER_EVENT_QUIT)) continue;
-            replay_recorder_write(&recorder, &ev);
-            viewer_handle(v, &ev);
+            deliver(v, &recorder, &ev);
         }
         if (args.bench_frames) { /* a scripted stroke: a circle around the box centre, the button held */
             viewer_event ev;
             memset(&ev, 0, sizeof ev);
             double t = viewer_clock(v);
+            ev.time = t;
             ev.kind = frame == 0 ? VIEWER_EVENT_DOWN : VIEWER_EVENT_MOVE;
             ev.button = VIEWER_BUTTON_LEFT;
             ev.x = (float)(0.5 + 0.25 * cos(2.0 * t));
             ev.y = (float)(0.5 + 0.25 * sin(2.0 * t));
-            viewer_handle(v, &ev);
+            deliver(v, &recorder, &ev);
         }
         const viewer_event *rev;
-        while ((rev = replay_poll(&rep, viewer_clock(v)))) viewer_handle(v, rev);
+        while ((rev = replay_poll(&rep, viewer_clock(v)))) deliver(v, &recorder, rev);
 
         Uint64 now = SDL_GetPerformanceCounter();
         double wall_dt = (double)(now - last) / (double)freq;
         last = now;
         if (wall_dt > 0) fps_ema = fps_ema > 0 ? 0.9 * fps_ema + 0.1 / wall_dt : 1.0 / wall_dt;
         viewer_set_fps(v, fps_ema);
+        last_frame_clock = viewer_clock(v);
         if (viewer_frame(v, wall_dt) != 0 && scripted) {
             fprintf(stderr, "eddy-view: %s\n", viewer_error(v));
             rc = 1;
@@ -522,18 +532,30 @@ int main(int argc, char **argv) {
             if (bench_run_done(&bench_state)) {
                 bench_finish_run(&bench_state, viewer_post(v) ? "on" : "off");
                 if (++bench_run >= bench_runs) break;
-                /* the next run: post-processing off, the scene from its start */
-                viewer_set_post(v, 0);
+                /* the next run: post-processing off (it is on: two runs), the scene from its start; as keys, which a
+                 * recording keeps */
                 viewer_event key;
                 memset(&key, 0, sizeof key);
+                key.time = viewer_clock(v);
                 key.kind = VIEWER_EVENT_KEY;
+                key.key = 'p';
+                deliver(v, &recorder, &key);
                 key.key = 'r';
-                viewer_handle(v, &key);
+                deliver(v, &recorder, &key);
                 frame = 0;
             }
         }
     }
 loop_end:
+    if (!viewer_want_quit(v)) {
+        /* the session ended without a quit event (the screenshot was taken, the bench finished, a failure): the
+         * recording ends with one at the start of the last frame, so that its replay draws the same frames and stops */
+        viewer_event quit;
+        memset(&quit, 0, sizeof quit);
+        quit.time = last_frame_clock;
+        quit.kind = VIEWER_EVENT_QUIT;
+        replay_recorder_write(&recorder, &quit);
+    }
     if (args.bench_frames && bench_state.run_count != bench_runs && rc == 0) {
         /* closed before the runs were done: no table, and no success */
         fprintf(stderr, "eddy-view: --bench: stopped after %d of %d runs, before the table\n", bench_state.run_count, bench_runs);

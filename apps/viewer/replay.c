@@ -10,7 +10,8 @@
 #include <string.h>
 
 static const struct { const char *name; int key; } replay_named_keys[] = {
-    {"space", ' '}, {"escape", VIEWER_KEY_ESCAPE}, {"plus", '+'}, {"minus", '-'}, {"left", VIEWER_KEY_LEFT},
+    /* '#' has a name: as a character it would start a comment, and a recorded '#' key could not be read back */
+    {"space", ' '}, {"escape", VIEWER_KEY_ESCAPE}, {"plus", '+'}, {"minus", '-'}, {"hash", '#'}, {"left", VIEWER_KEY_LEFT},
     {"right", VIEWER_KEY_RIGHT}, {"up", VIEWER_KEY_UP}, {"down", VIEWER_KEY_DOWN},
 };
 
@@ -111,7 +112,7 @@ int replay_parse(const char *text, const char *name, replay *out, char *msg, siz
             if (ev.key < 0) {
                 replay_free(out);
                 return replay_fail(msg, msg_size, name, line_no,
-                                   "key: expected one character or space, escape, plus, minus, left, right, up, down");
+                                   "key: expected one character or space, escape, plus, minus, hash, left, right, up, down");
             }
         } else if (!strcmp(kind, "wheel")) {
             ev.kind = VIEWER_EVENT_WHEEL;
@@ -207,19 +208,35 @@ const viewer_event *replay_poll(replay *r, double now) {
     return NULL;
 }
 
+/* `v` in the fewest decimals that read back as the same value (a float, as the reader converts positions and wheel
+ * notches, or a double: times), so that a recording replays exactly the events that were handled: four decimals
+ * moved a frame's time (1/60 s written as 0.0167) into the next frame, and positions off by up to 5e-5. Exponent
+ * notation only for values too small for 20 decimals. */
+static const char *replay_number(char buf[64], double v, int as_float) {
+    for (int d = 0; d <= 20; d++) {
+        int n = snprintf(buf, 64, "%.*f", d, v);
+        if (n < 0 || n >= 64) break;
+        double back = strtod(buf, NULL);
+        if (as_float ? (float)back == (float)v : back == v) return buf;
+    }
+    snprintf(buf, 64, as_float ? "%.9g" : "%.17g", v);
+    return buf;
+}
+
 void replay_write_event(FILE *f, const viewer_event *ev) {
-    char buf[2];
+    char key[2], t[64], x[64], y[64], w[64];
+    replay_number(t, ev->time, 0);
     switch (ev->kind) {
-    case VIEWER_EVENT_MOVE: fprintf(f, "%.4f move %.4f %.4f\n", ev->time, ev->x, ev->y); break;
+    case VIEWER_EVENT_MOVE: fprintf(f, "%s move %s %s\n", t, replay_number(x, ev->x, 1), replay_number(y, ev->y, 1)); break;
     case VIEWER_EVENT_DOWN:
     case VIEWER_EVENT_UP:
-        fprintf(f, "%.4f %s %.4f %.4f %s%s\n", ev->time, ev->kind == VIEWER_EVENT_DOWN ? "down" : "up", ev->x, ev->y,
-                ev->shift ? "shift-" : "", ev->button == VIEWER_BUTTON_RIGHT ? "right" : "left");
+        fprintf(f, "%s %s %s %s %s%s\n", t, ev->kind == VIEWER_EVENT_DOWN ? "down" : "up", replay_number(x, ev->x, 1),
+                replay_number(y, ev->y, 1), ev->shift ? "shift-" : "", ev->button == VIEWER_BUTTON_RIGHT ? "right" : "left");
         break;
-    case VIEWER_EVENT_KEY: fprintf(f, "%.4f key %s\n", ev->time, replay_key_name(ev->key, buf)); break;
-    case VIEWER_EVENT_WHEEL: fprintf(f, "%.4f wheel %g\n", ev->time, ev->wheel); break;
-    case VIEWER_EVENT_LEAVE: fprintf(f, "%.4f leave\n", ev->time); break;
-    case VIEWER_EVENT_QUIT: fprintf(f, "%.4f quit\n", ev->time); break;
+    case VIEWER_EVENT_KEY: fprintf(f, "%s key %s\n", t, replay_key_name(ev->key, key)); break;
+    case VIEWER_EVENT_WHEEL: fprintf(f, "%s wheel %s\n", t, replay_number(w, ev->wheel, 1)); break;
+    case VIEWER_EVENT_LEAVE: fprintf(f, "%s leave\n", t); break;
+    case VIEWER_EVENT_QUIT: fprintf(f, "%s quit\n", t); break;
     }
 }
 
@@ -245,8 +262,13 @@ int replay_recorder_open(replay_recorder *rec, const char *path, char *msg, size
 
 void replay_recorder_write(replay_recorder *rec, const viewer_event *ev) {
     if (!rec->file) return;
+    /* never earlier than the last line (the format's rule): a frame's window events are handled before its replayed
+     * ones, which may carry an earlier time inside the same frame; either time hands them to the same frame */
+    viewer_event e = *ev;
+    if (e.time < rec->last_time) e.time = rec->last_time;
+    rec->last_time = e.time;
     errno = 0;
-    replay_write_event(rec->file, ev);
+    replay_write_event(rec->file, &e);
     if (ferror(rec->file) && !rec->error) rec->error = errno ? errno : EIO;
 }
 

@@ -723,7 +723,6 @@ double viewer_sim_time(const viewer *v) { return v->shown_time; }
 double viewer_work_ms(const viewer *v) { return v->timing.work_ms; }
 const viewer_timing *viewer_last_timing(const viewer *v) { return &v->timing; }
 int viewer_post(const viewer *v) { return v->post; }
-void viewer_set_post(viewer *v, int on) { v->post = on != 0; }
 void viewer_set_fps(viewer *v, double fps) { v->fps = fps; }
 int viewer_want_quit(const viewer *v) { return v->quit; }
 const char *viewer_error(const viewer *v) { return v->error; }

@@ -86,8 +86,6 @@ const viewer_timing *viewer_last_timing(const viewer *v);
 double viewer_work_ms(const viewer *v);
 /** Post-processing (shading, bloom) is on. */
 int viewer_post(const viewer *v);
-/** Switches post-processing on or off (as the P key). */
-void viewer_set_post(viewer *v, int on);
 /** The simulation grid as text ("128x72"). */
 void viewer_grid_text(const viewer *v, char *buf, size_t size);
 /** The dye grid as text ("256x144"). */

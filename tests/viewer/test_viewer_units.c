@@ -70,6 +70,76 @@ static void test_replay(void) {
     CHECK(replay_load("/nonexistent/x.replay", &r, msg, sizeof msg) != 0 && strstr(msg, "cannot open"), "missing file: %s", msg);
 }
 
+/* A recording replays what was handled, exactly: times of frames (sums of float 1/60 steps, which four decimals
+ * moved into the next frame), positions and wheel notches read back bit for bit, a '#' key reads back (as a character
+ * it started a comment), and a recorder writes times in order even when an event comes with an earlier time in the
+ * same frame (a replayed event handled after the window's own). */
+static void test_replay_exact(void) {
+    viewer_event ev[6];
+    memset(ev, 0, sizeof ev);
+    double clock = 0;
+    for (int i = 0; i < 7; i++) clock += (double)(1.0f / 60.0f); /* the viewer's clock after 7 frames */
+    ev[0].kind = VIEWER_EVENT_MOVE; ev[0].time = clock; ev[0].x = 0.123456789f; ev[0].y = -0.98765431f;
+    ev[1].kind = VIEWER_EVENT_DOWN; ev[1].time = clock; ev[1].x = 1.0f / 3.0f; ev[1].y = 1.9999999f;
+    ev[1].button = VIEWER_BUTTON_RIGHT; ev[1].shift = 1;
+    ev[2].kind = VIEWER_EVENT_KEY; ev[2].time = 0.123456789012345678; ev[2].key = '#';
+    ev[3].kind = VIEWER_EVENT_WHEEL; ev[3].time = 1e-30; ev[3].wheel = 2.71828f;
+    ev[4].kind = VIEWER_EVENT_KEY; ev[4].time = 3.0; ev[4].key = '+';
+    ev[5].kind = VIEWER_EVENT_QUIT; ev[5].time = 1e6 / 7.0;
+    /* the times must not decrease: sort the two small ones first */
+    viewer_event ordered[6] = {ev[3], ev[0], ev[1], ev[2], ev[4], ev[5]};
+    ordered[3].time = 0.3333333333333333; /* after clock (0.1167) */
+    FILE *f = tmpfile();
+    for (int i = 0; i < 6; i++) replay_write_event(f, &ordered[i]);
+    rewind(f);
+    char buf[2048], msg[256] = "";
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    replay r;
+    CHECK(replay_parse(buf, "exact", &r, msg, sizeof msg) == 0 && r.count == 6, "written events read back: %s\n%s", msg, buf);
+    for (int i = 0; i < r.count && i < 6; i++) {
+        const viewer_event *a = &ordered[i], *b = &r.events[i];
+        CHECK(a->kind == b->kind && a->time == b->time && a->x == b->x && a->y == b->y && a->wheel == b->wheel &&
+                  a->key == b->key && a->button == b->button && a->shift == b->shift,
+              "event %d exactly as written: time %.17g -> %.17g, x %.9g -> %.9g, y %.9g -> %.9g, wheel %.9g -> %.9g, key %d -> %d",
+              i, a->time, b->time, (double)a->x, (double)b->x, (double)a->y, (double)b->y, (double)a->wheel,
+              (double)b->wheel, a->key, b->key);
+    }
+    replay_free(&r);
+    /* short values stay short: what a person wrote reads as they wrote it */
+    viewer_event m;
+    memset(&m, 0, sizeof m);
+    m.kind = VIEWER_EVENT_MOVE; m.time = 0.05; m.x = 0.3f; m.y = 0.5f;
+    f = tmpfile();
+    replay_write_event(f, &m);
+    rewind(f);
+    n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    CHECK(strcmp(buf, "0.05 move 0.3 0.5\n") == 0, "short values written short: '%s'", buf);
+
+    /* the recorder: a window's quit at the frame's clock, then a replayed move of the same frame at an earlier time */
+    char dir[] = "/tmp/viewer_units_XXXXXX", path[96];
+    CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+    snprintf(path, sizeof path, "%s/order.replay", dir);
+    replay_recorder rec;
+    CHECK(replay_recorder_open(&rec, path, msg, sizeof msg) == 0, "recorder: %s", msg);
+    viewer_event q;
+    memset(&q, 0, sizeof q);
+    q.kind = VIEWER_EVENT_QUIT; q.time = clock;
+    m.time = clock - 0.01;
+    replay_recorder_write(&rec, &q);
+    replay_recorder_write(&rec, &m);
+    CHECK(replay_recorder_finish(&rec, msg, sizeof msg) == 0, "finish: %s", msg);
+    msg[0] = '\0';
+    CHECK(replay_load(path, &r, msg, sizeof msg) == 0 && r.count == 2 && r.events[1].time == clock &&
+              r.events[1].kind == VIEWER_EVENT_MOVE, "an earlier time in the same frame is written at the last time: %s", msg);
+    replay_free(&r);
+    remove(path);
+    remove(dir);
+}
+
 /* Files that are not replays: each refused with a message naming the file and what is wrong, nothing parsed. */
 static void test_replay_bad_files(void) {
     char dir[] = "/tmp/viewer_units_XXXXXX", path[64], msg[256];
@@ -281,6 +351,7 @@ static void test_bench(void) {
 int main(void) {
     test_bench();
     test_replay();
+    test_replay_exact();
     test_replay_bad_files();
     test_replay_values();
     test_output_files();
