@@ -144,7 +144,7 @@ typedef struct eddy_camera {
     float position[3]; /**< m (world) */
     float target[3];   /**< point looked at, m */
     float up[3];       /**< approximate up direction; default 0,1,0 */
-    float fov;         /**< vertical field of view, degrees, in (0, 180); default 40 */
+    float fov;         /**< vertical field of view, degrees, 0.01 .. 179; default 40 */
 } eddy_camera;
 
 /** A ray-marched volume rendering of dye (3D). Density is max(r,g,b); its colour (albedo) is dye / density.

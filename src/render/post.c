@@ -30,6 +30,7 @@ static void compute_luminance(eddy_renderer *r, const float *rgb, float *lum, in
 
 static void shade(eddy_renderer *r, float *rgb, const float *lum, int W, int H, const eddy_render_def *d, float ppc) {
     float l[3] = {d->light_dir[0], d->light_dir[1], d->light_dir[2]};
+    eddy__dir_rescale(l);
     float ln = sqrtf(l[0] * l[0] + l[1] * l[1] + l[2] * l[2]);
     for (int k = 0; k < 3; k++) l[k] /= ln;
     const float half_bump = 0.5f * d->bump_scale * ppc; /* slopes per cell, whatever the output size */

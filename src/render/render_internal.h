@@ -8,6 +8,8 @@
 
 #include "eddy/render.h"
 #include "eddy/surface.h"
+#include <float.h>
+#include <math.h>
 #include <omp.h>
 #include <stdbool.h>
 
@@ -98,6 +100,17 @@ static inline float eddy__tonemap(eddy_tonemap tm, float v) {
 /* the larger of two values that are not NaN (fmaxf is a library call at -O2; these loops run per pixel) */
 static inline float eddy__maxf(float a, float b) { return a > b ? a : b; }
 static inline float eddy__minf(float a, float b) { return a < b ? a : b; }
+/* Scales a direction given by the caller (a light_dir, camera.up) by a power of two, so exactly that its normalised
+ * bits do not change, to a largest component in [0.5, 1): its squared length then neither underflows nor overflows.
+ * A light_dir of 1e-30 normalised to 0/0 (no light at all) and a camera.up of 1e-7 read as no up (the picture
+ * turned). The zero vector stays zero. */
+static inline void eddy__dir_rescale(float v[3]) {
+    const float m = eddy__maxf(fabsf(v[0]), eddy__maxf(fabsf(v[1]), fabsf(v[2])));
+    if (!(m > 0.0f && m <= FLT_MAX)) return;
+    int e;
+    (void)frexpf(m, &e);
+    for (int k = 0; k < 3; k++) v[k] = ldexpf(v[k], -e);
+}
 
 /* ---- sample.c: cell-centred arrays over the box ---- */
 /* value of a cell-centred array of n cells at continuous cell coordinate c (cell i spans [i, i+1), centre i+0.5);

@@ -224,7 +224,7 @@ eddy_status eddy_render_def_validate(const eddy_render_def *d, char *msg, size_t
         CHECK_RANGE("light_dir", d->light_dir[c], -1e6, 1e6);
         CHECK_RANGE("liquid_color", d->liquid_color[c], 0, 1e6);
     }
-    CHECK_RANGE("liquid_level", d->liquid_level, -1e30, 1e30);
+    CHECK_RANGE("liquid_level", d->liquid_level, -1e30f, 1e30f); /* float bounds: 1e30f itself is above 1e30 */
     if (d->shading && d->light_dir[0] == 0 && d->light_dir[1] == 0 && d->light_dir[2] == 0)
         return def_error(msg, msg_size, "render.light_dir is the zero vector: expected a direction");
     CHECK_RANGE("bump_scale", d->bump_scale, 0, 1e6);
@@ -284,7 +284,7 @@ eddy_status eddy_volume_def_validate(const eddy_volume_def *d, char *msg, size_t
     if (!d) return def_error(msg, msg_size, "volume definition is NULL");
     CHECK_RANGE("width", d->width, 1, EDDY_RENDER_MAX_SIDE);
     CHECK_RANGE("height", d->height, 1, EDDY_RENDER_MAX_SIDE);
-    CHECK_RANGE("camera.fov", d->camera.fov, 0.01, 179);
+    CHECK_RANGE("camera.fov", d->camera.fov, 0.01f, 179); /* float bounds: 0.01f itself is below 0.01 */
     for (int c = 0; c < 3; c++) {
         CHECK_RANGE("camera.position", d->camera.position[c], -1e9, 1e9);
         CHECK_RANGE("camera.target", d->camera.target[c], -1e9, 1e9);

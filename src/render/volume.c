@@ -273,6 +273,7 @@ eddy_status eddy_render_volume_input(eddy_renderer *r, const eddy_render_input *
     const bool solids = def->draw_obstacles && in->solid;
     if ((st = build_volume(r, in, def, &v, solids)) != EDDY_OK) return st;
     float l[3] = {def->light_dir[0], def->light_dir[1], def->light_dir[2]};
+    eddy__dir_rescale(l);
     normalize3(l);
     if (def->shadows) {
         if ((st = light_sweep(r, &v, l)) != EDDY_OK) return st;
@@ -303,12 +304,14 @@ eddy_status eddy_render_volume_input(eddy_renderer *r, const eddy_render_input *
         memcpy(target, ct, sizeof target);
     }
     float fwd[3] = {target[0] - pos[0], target[1] - pos[1], target[2] - pos[2]}, right[3], cup[3];
+    eddy__dir_rescale(fwd); /* a target 1e-25 m away is a direction too */
     normalize3(fwd);
     if (!(fabsf(fwd[0]) + fabsf(fwd[1]) + fabsf(fwd[2]) > 0.5f)) /* rays of zero direction never leave the box */
         return eddy__rfail(r, EDDY_ERR_INVALID_ARGUMENT,
                            "volume.camera: position (%g, %g, %g) and target (%g, %g, %g) coincide at float precision",
                            (double)pos[0], (double)pos[1], (double)pos[2], (double)target[0], (double)target[1],
                            (double)target[2]);
+    eddy__dir_rescale(up); /* the test below is then on the angle between up and fwd, not on up's length */
     cross3(fwd, up, right);
     if (sqrtf(right[0] * right[0] + right[1] * right[1] + right[2] * right[2]) < 1e-6f) {
         float alt[3] = {0.0f, 0.0f, fabsf(fwd[2]) < 0.9f ? 1.0f : 0.0f};

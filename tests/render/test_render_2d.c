@@ -394,6 +394,20 @@ int main(void) {
             CHECK(0, "shading brightened pixel %zu", p);
             break;
         }
+    /* a light direction of any length is the same light: (2^-100, 2^-101, 2^-100) used to normalise to 0/0 (no
+     * light: the shading of a light from the viewer), now it lights as (1, 0.5, 1) does, to the byte */
+    {
+        eddy_image lit = {0}, tiny = {0};
+        rd.light_dir[0] = 1.0f, rd.light_dir[1] = 0.5f, rd.light_dir[2] = 1.0f;
+        CHECK(eddy_render_sim(r, sim, &rd, &lit) == EDDY_OK, "%s", eddy_renderer_last_error(r));
+        rd.light_dir[0] = ldexpf(1.0f, -100), rd.light_dir[1] = ldexpf(1.0f, -101), rd.light_dir[2] = ldexpf(1.0f, -100);
+        CHECK(eddy_render_sim(r, sim, &rd, &tiny) == EDDY_OK, "%s", eddy_renderer_last_error(r));
+        CHECK(lit.rgba && tiny.rgba && !memcmp(lit.rgba, tiny.rgba, (size_t)NX * NY * 4) && memcmp(lit.rgba, img.rgba, (size_t)NX * NY * 4),
+              "light_dir (2^-100, 2^-101, 2^-100) lights as (1, 0.5, 1), not as the light from the viewer");
+        eddy_image_free(&lit);
+        eddy_image_free(&tiny);
+        rd.light_dir[0] = rd.light_dir[1] = 0.0f, rd.light_dir[2] = 1.0f;
+    }
     rd.shading = 0;
 
     /* ---- edges: white is added on the rims only ---- */

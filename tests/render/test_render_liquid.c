@@ -105,6 +105,17 @@ int main(void) {
     /* a level above all the dye: no liquid anywhere */
     sdef.liquid_level = 0.7f;
     CHECK(eddy_render_sim(r, sim, &sdef, &img) == EDDY_OK && image_is_constant(&img), "level above the dye: no liquid");
+    /* the range the refusal gives, -1e30 .. 1e30, holds its ends: 1e30f (above 1e30 as a float) was refused */
+    {
+        const float levels[3] = {1e30f, -1e30f, 1.1e30f};
+        for (int l = 0; l < 3; l++) {
+            eddy_render_def ld = sdef;
+            ld.liquid_level = levels[l];
+            const eddy_status st = eddy_render_def_validate(&ld, msg, sizeof msg);
+            CHECK(l < 2 ? st == EDDY_OK : st == EDDY_ERR_INVALID_ARGUMENT && strstr(msg, "-1e+30 .. 1e+30"),
+                  "liquid_level %g: status %d: %s", (double)levels[l], (int)st, msg);
+        }
+    }
     sdef.liquid_level = 0.5f;
 
     /* ---- thread count does not change the bytes ---- */

@@ -209,6 +209,47 @@ int main(void) {
         eddy_image_free(&got);
     }
 
+    /* directions of any length: a light_dir of (2^-100, 2^-99, 2^-101) used to normalise to 0/0 (every voxel in
+     * shadow), a camera.up of 2^-30 (below the 1e-6 parallel test) read as no up (the picture turned by 90
+     * degrees), a target 1e-25 m from the camera as the same point ("coincide at float precision"). Each now draws
+     * as its unit-length direction does, to the byte. */
+    {
+        eddy_volume_def unit = eddy_volume_def_default(), small = unit;
+        unit.width = unit.height = small.width = small.height = 40;
+        unit.light_dir[0] = 1, unit.light_dir[1] = 2, unit.light_dir[2] = 0.5f;
+        small.light_dir[0] = ldexpf(1, -100), small.light_dir[1] = ldexpf(1, -99), small.light_dir[2] = ldexpf(1, -101);
+        eddy_image a = {0}, b = {0};
+        CHECK(eddy_render_volume_input(r, &in, &unit, &a) == EDDY_OK && eddy_render_volume_input(r, &in, &small, &b) == EDDY_OK,
+              "%s", eddy_renderer_last_error(r));
+        CHECK(a.rgba && b.rgba && !memcmp(a.rgba, b.rgba, 40 * 40 * 4) && !image_is_constant(&a),
+              "light_dir (2^-100, 2^-99, 2^-101) draws as (1, 2, 0.5)");
+        memcpy(small.light_dir, unit.light_dir, sizeof small.light_dir);
+        small.camera.up[1] = ldexpf(1, -30);
+        CHECK(eddy_render_volume_input(r, &in, &small, &b) == EDDY_OK, "%s", eddy_renderer_last_error(r));
+        CHECK(a.rgba && b.rgba && !memcmp(a.rgba, b.rgba, 40 * 40 * 4), "camera.up (0, 2^-30, 0) draws as (0, 1, 0)");
+        /* looking from the origin along +z at a target 1 m or 1e-25 m away (the box behind it, seen from inside) */
+        const float target[2] = {1.0f, 1e-25f};
+        for (int t = 0; t < 2; t++) {
+            eddy_volume_def look = unit;
+            look.camera.target[2] = target[t];
+            look.camera.fov = 120.0f;
+            CHECK(eddy_render_volume_input(r, &in, &look, t ? &b : &a) == EDDY_OK, "target %g m away: %s",
+                  (double)target[t], eddy_renderer_last_error(r));
+        }
+        CHECK(a.rgba && b.rgba && !memcmp(a.rgba, b.rgba, 40 * 40 * 4), "a target 1e-25 m away gives the direction");
+        /* the field of view's documented ends: 0.01f (below 0.01 in float) was refused as outside 0.01 .. 179 */
+        const float fovs[4] = {0.01f, 179.0f, 0.0099f, 179.01f};
+        for (int f = 0; f < 4; f++) {
+            eddy_volume_def look = unit;
+            look.camera.fov = fovs[f];
+            const eddy_status st = eddy_render_volume_input(r, &in, &look, &a);
+            CHECK(f < 2 ? st == EDDY_OK : st == EDDY_ERR_INVALID_ARGUMENT && strstr(eddy_renderer_last_error(r), "camera.fov"),
+                  "fov %g: status %d: %s", (double)fovs[f], (int)st, eddy_renderer_last_error(r));
+        }
+        eddy_image_free(&a);
+        eddy_image_free(&b);
+    }
+
     /* errors */
     vd.step = 0;
     CHECK(eddy_render_volume_input(r, &in, &vd, &img) == EDDY_ERR_INVALID_ARGUMENT &&
