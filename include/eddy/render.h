@@ -224,7 +224,8 @@ eddy_status eddy_render_volume_input(eddy_renderer *r, const eddy_render_input *
 
 /* ---- image helpers ---- */
 /** Resamples `src` to width x height into `dst` (area average when shrinking, bilinear when growing).
- *  `dst` must be zeroed or a valid image, and not `src`. */
+ *  `dst` must be zeroed or a valid image, and not `src` nor a copy of it sharing its pixels
+ *  (EDDY_ERR_INVALID_ARGUMENT). */
 eddy_status eddy_image_resize(const eddy_image *src, int width, int height, eddy_image *dst, char *msg, size_t msg_size);
 /** Dye from a picture (an initial condition): the image is resampled to nx x ny cells, flipped so the top row
  *  becomes max y, sRGB-decoded to linear and multiplied by alpha. dye[c] hold nx*ny floats each, x fastest. */

@@ -50,7 +50,9 @@ static int make_taps(int src, int dst, taps *t) {
 
 eddy_status eddy_image_resize(const eddy_image *src, int width, int height, eddy_image *dst, char *msg,
                               size_t msg_size) {
-    if (!src || !src->rgba || !dst || src == dst) {
+    /* a copy of the source struct shares its pixels: freeing the destination to reallocate it freed the source's
+     * pixels, which were then read */
+    if (!src || !src->rgba || !dst || src == dst || dst->rgba == src->rgba) {
         if (msg && msg_size) snprintf(msg, msg_size, "image resize: source and destination must be distinct images");
         return EDDY_ERR_INVALID_ARGUMENT;
     }

@@ -604,6 +604,19 @@ int main(void) {
         bad.width = -2, bad.height = 2;
         CHECK(eddy_image_resize(&bad, 3, 3, &out, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT, "%s", msg);
         eddy_image_free(&out);
+        /* a copy of the source struct as the destination shares its pixels: they were freed to reallocate the
+         * destination, then read (a use after free); refused, the source left as it was */
+        eddy_image src = {0};
+        CHECK(eddy_image_init(&src, 4, 4, msg, sizeof msg) == EDDY_OK, "%s", msg);
+        if (src.rgba) memset(src.rgba, 77, 4 * 4 * 4);
+        eddy_image alias = src;
+        const int sizes[2] = {8, 4}; /* a new size, and the same */
+        for (int q = 0; q < 2 && src.rgba; q++) {
+            CHECK(eddy_image_resize(&src, sizes[q], sizes[q], &alias, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT &&
+                      strstr(msg, "distinct") && alias.rgba == src.rgba && src.rgba[63] == 77,
+                  "a destination sharing the source's pixels (%d x %d): %s", sizes[q], sizes[q], msg);
+        }
+        eddy_image_free(&src);
     }
 
     eddy_image_free(&plain);
