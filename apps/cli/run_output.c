@@ -254,6 +254,7 @@ static bool video_start(run_output *o, run *r, const eddy_image *img, char *err,
     def.height = img->height;
     def.fps = (float)r->st.fps;
     def.format = r->scene->output.video == SCENE_VIDEO_GIF ? EDDY_VIDEO_GIF : EDDY_VIDEO_MP4;
+    def.finish_seconds = r->scene->output.video_finish_seconds;
     char msg[1024];
     o->video_started = true;
     /* no video does not stop the run (the frames are still written), but the run then fails at the end */

@@ -6,6 +6,7 @@
 #include "scene_json.h"
 #include "scene_set.h"
 
+#include "eddy/io.h"
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -907,16 +908,19 @@ static bool parse_output(loader *L, const cJSON *root) {
     o->png = true;
     o->video = SCENE_VIDEO_MP4;
     o->vdb = false;
+    o->video_finish_seconds = eddy_video_def_default().finish_seconds;
     o->sheet_def = eddy_flipbook_def_default();
     o->sheet_def.frame_width = o->sheet_def.frame_height = 0; /* 0: 128 pixels on the picture's longer side */
     const cJSON *v = jc_member(root, "output");
     if (v) {
-        static const char *const keys[] = {"dir", "fps", "png", "video", "sprite_sheet", "vdb", "dump", "checkpoint", NULL};
+        static const char *const keys[] = {"dir", "fps", "png", "video", "video_finish_seconds", "sprite_sheet", "vdb",
+                                           "dump", "checkpoint", NULL};
         static const char *const videos[] = {"none", "mp4", "gif", NULL};
         int vid = (int)o->video;
         if (!jc_object(&L->c, v, "output", keys) || !jc_string(&L->c, v, "output", "dir", &o->dir) ||
             !jc_number(&L->c, v, "output", "fps", ((jrange){0, 1000, true, false, "frames per second"}), &o->fps) ||
             !jc_bool(&L->c, v, "output", "png", &o->png) || !jc_enum(&L->c, v, "output", "video", videos, &vid) ||
+            !jc_float(&L->c, v, "output", "video_finish_seconds", JR_NONNEG("s"), &o->video_finish_seconds) ||
             !jc_bool(&L->c, v, "output", "vdb", &o->vdb) ||
             !jc_int(&L->c, v, "output", "dump", JR(0, 1000000, "frames"), &o->dump) ||
             !jc_int(&L->c, v, "output", "checkpoint", JR(0, 1000000, "frames"), &o->checkpoint))

@@ -117,6 +117,7 @@ typedef struct scene_output {
     bool vdb;          /* 3D: .vdb volumes every dump */
     int dump;          /* .npy fields every N frames, 0 = never */
     int checkpoint;    /* checkpoint every N frames, 0 = never */
+    float video_finish_seconds; /* s ffmpeg has to finish the video after the last frame (eddy_video_def), 0 = no limit */
 } scene_output;
 
 /* Surfaces (--surface, "surface"): the signed distance of a field at a level, in the dumps, and meshes per frame. */

@@ -89,6 +89,16 @@ static const error_case cases[] = {
     {"{" BASE ", 'output': {'sprite_sheet': {'columns': 2, 'rows': 200}}}", "",
      {"bad.json: output.sprite_sheet: 200 rows of 128 pixels", "frame_height, not set"}},
     {"{" BASE ", 'render': {'slice': {'axis': 'z'}}}", "", {"bad.json: render.slice: a 2D scene is drawn whole"}},
+    /* the video writer's time to finish (eddy_video_def.finish_seconds) */
+    {"{" BASE ", 'output': {'video_finish_seconds': -1}}", "",
+     {"bad.json: output.video_finish_seconds: expected a number >= 0 s, got -1\n"}},
+    {"{" BASE ", 'output': {'video_finish_seconds': 1e999}}", "",
+     {"bad.json: output.video_finish_seconds: expected a number >= 0 s, got inf\n"}},
+    {"{" BASE ", 'output': {'video_finish_seconds': 'soon'}}", "",
+     {"bad.json: output.video_finish_seconds: expected a number >= 0 s, got string \"soon\"\n"}},
+    {"{" BASE "}", "--set output.video_finish_seconds=-2",
+     {"bad.json: output.video_finish_seconds: expected a number >= 0 s, got -2 (from --set)\n"}},
+    {"{" BASE ", 'output': {'video_finish_seconds': 1e-46}}", "", {"bad.json: output.video_finish_seconds: 1e-46 is too close to 0"}},
     /* files */
     {"{" BASE ", 'initial': {'dye': 'nowhere.npy'}}", "", {"bad.json: initial.dye: file", "nowhere.npy\" cannot be read"}},
     {"{" BASE ", 'initial': {'u': 'field.txt'}}", "", {"bad.json: initial.u: expected a .npy file name"}},
