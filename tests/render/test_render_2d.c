@@ -305,6 +305,26 @@ static void check_scalar_limits(eddy_renderer *r) {
     CHECK(!memcmp(mid[0], mid[1], 4), "a constant 1e30 K is the middle colour, as 1 K: %d %d %d against %d %d %d",
           mid[1][0], mid[1][1], mid[1][2], mid[0][0], mid[0][1], mid[0][2]);
     eddy_sim_destroy(sim);
+    /* values that are not finite (plain arrays; a simulation stopped by a non-finite step) are drawn as
+     * docs/rendering.md says: left out of the automatic range, NaN at the map's low end as eddy_colormap_eval draws
+     * it, infinities at the ends */
+    static const float row[4] = {NAN, INFINITY, -INFINITY, 2.0f};
+    const float values[4] = {0.0f, 1.0f, 0.0f, 1.0f}; /* where each lands on the map */
+    eddy_render_input in = {.dim = 2, .box_size = {4, 1, 1}, .scalar_n = {4, 1, 1}, .scalar = row};
+    eddy_render_def sv = eddy_render_def_default();
+    sv.view = EDDY_VIEW_SPEED; /* viridis */
+    CHECK(eddy_render_input_2d(r, &in, &sv, &img) == EDDY_OK && img.width == 4, "%s", eddy_renderer_last_error(r));
+    eddy_renderer_last_range(r, &lo, &hi);
+    CHECK(lo == 1.5f && hi == 2.5f, "the automatic range holds the finite value only: [%g, %g]", (double)lo, (double)hi);
+    for (int i = 0; i < 4 && img.rgba; i++) {
+        float want[3];
+        eddy_colormap_eval(EDDY_COLORMAP_VIRIDIS, i == 3 ? 0.5f : values[i], want);
+        const uint8_t *p = px(&img, i, 0);
+        int off = 0;
+        for (int k = 0; k < 3; k++) off += abs(p[k] - (int)(want[k] * 255.0f + 0.5f)) > 2;
+        CHECK(off == 0, "value %g drawn at t = %g: %d %d %d", (double)row[i], i == 3 ? 0.5 : (double)values[i], p[0],
+              p[1], p[2]);
+    }
     eddy_image_free(&img);
 }
 
