@@ -45,7 +45,7 @@ static const char *usage =
     "  --bench N              N frames with a scripted drag, post-processing on then off; print frame times, exit\n"
     "  --no-status            hide the status line\n"
     "  --no-overlap           2D: step, then draw, on one thread (default: the step runs beside the drawing)\n"
-    "keys: space pause, R reset, P post-processing, V view, +/- vorticity, S screenshot, H help, Esc quit\n";
+    "keys: space pause, R reset, P post-processing, V view, +/- vorticity (0 to " VIEWER_VORTICITY_MAX_TEXT "), S screenshot, H help, Esc quit\n";
 
 #define SHELL_MAX_SETS 64
 
@@ -67,7 +67,6 @@ typedef struct shell_args {
 #define SHELL_GRID_MAX 1048576
 #define SHELL_FIXED_DT_MIN 1e-4
 #define SHELL_FIXED_DT_MAX 1.0
-#define SHELL_VORTICITY_MAX 1000.0 /* as a scene's "vorticity" (apps/cli/scene.c) */
 #define SHELL_BENCH_MAX 100000
 
 static int usage_error(const char *fmt, ...) {
@@ -192,8 +191,8 @@ static int parse_args(int argc, char **argv, shell_args *a) {
             a->opt.view = view;
         }
         else VALUE_OPTION("--vorticity", GIVEN_VORTICITY) {
-            if (parse_double(val, 0, SHELL_VORTICITY_MAX, &d))
-                return usage_error("--vorticity %s: expected a number from 0 to %g", val, SHELL_VORTICITY_MAX);
+            if (parse_double(val, 0, VIEWER_VORTICITY_MAX, &d))
+                return usage_error("--vorticity %s: expected a number from 0 to %g", val, (double)VIEWER_VORTICITY_MAX);
             a->opt.vorticity = (float)d;
         }
         else VALUE_OPTION("--color", GIVEN_COLORS) {

@@ -326,11 +326,16 @@ static void viewer_key(viewer *v, int key) {
     case '+': case '=':
     case '-': case '_': {
         int up = key == '+' || key == '=';
-        /* steps of 0.05 (the demo's slider resolution), kept >= 0 */
-        v->vorticity = fmaxf(0.0f, v->vorticity + (up ? 0.05f : -0.05f));
+        /* steps of 0.05 (the demo's slider resolution), kept in 0 .. VIEWER_VORTICITY_MAX (it rose without end) */
+        v->vorticity = fminf(fmaxf(0.0f, v->vorticity + (up ? 0.05f : -0.05f)), VIEWER_VORTICITY_MAX);
         v->vorticity = roundf(v->vorticity * 100.0f) / 100.0f;
         viewer_sim_set_vorticity(viewer_scene_sim(v->scene), v->vorticity);
-        snprintf(text, sizeof text, "vorticity confinement %.2f", (double)v->vorticity);
+        const int at_limit = v->vorticity == (up ? VIEWER_VORTICITY_MAX : 0.0f);
+        if (at_limit) /* said, as --vorticity says its range */
+            snprintf(text, sizeof text, "vorticity confinement %.2f (the %s: 0 to %g)", (double)v->vorticity,
+                     up ? "most" : "least", (double)VIEWER_VORTICITY_MAX);
+        else
+            snprintf(text, sizeof text, "vorticity confinement %.2f", (double)v->vorticity);
         viewer_note(v, text);
         break;
     }
@@ -614,7 +619,7 @@ static void viewer_overlay(viewer *v) {
             "R                reset the scene\n"
             "P                post-processing on/off\n"
             "V                view: dye, speed, vorticity, pressure\n"
-            "+ / -            vorticity confinement\n"
+            "+ / -            vorticity confinement (0 to " VIEWER_VORTICITY_MAX_TEXT ")\n"
             "S                save a PNG screenshot\n"
             "H                this help\n"
             "Esc, Q           quit\n"
@@ -726,6 +731,11 @@ int viewer_post(const viewer *v) { return v->post; }
 void viewer_set_fps(viewer *v, double fps) { v->fps = fps; }
 int viewer_want_quit(const viewer *v) { return v->quit; }
 const char *viewer_error(const viewer *v) { return v->error; }
+eddy_sim *viewer_sim(viewer *v) {
+    viewer_sync(v);
+    return viewer_scene_sim(v->scene);
+}
+const char *viewer_status_note(const viewer *v) { return v->note[0] && v->clock < v->note_until ? v->note : ""; }
 const char *viewer_pending_screenshot(const viewer *v) { return v->screenshot_pending ? v->screenshot_path : NULL; }
 
 void viewer_screenshot_done(viewer *v, int ok, const char *message) {

@@ -12,6 +12,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/** The most vorticity confinement the viewer sets (--vorticity, the + key): a scene's `vorticity` range (0 to 1000,
+ *  apps/cli/scene.c), so that a key never takes it where no scene can start. */
+#define VIEWER_VORTICITY_MAX 1000.0f
+#define VIEWER_VORTICITY_MAX_TEXT "1000" /* the same, in help texts */
+
 typedef struct viewer_options {
     const char *scene;        /**< scene file or preset; NULL = default */
     int window[2];            /**< window size, pixels; default 960 x 540 */
@@ -97,6 +102,10 @@ int viewer_threads(const viewer *v);
 /** Sets the measured frames per second shown on the status line. */
 void viewer_set_fps(viewer *v, double fps);
 int viewer_want_quit(const viewer *v);
+/** The simulation, to read (tests, tools): waits for the step in flight first. Valid until the next frame or event. */
+eddy_sim *viewer_sim(viewer *v);
+/** The note on the status line (the last key's effect, a saved screenshot, ...), "" when none is shown. */
+const char *viewer_status_note(const viewer *v);
 const char *viewer_error(const viewer *v);
 /** Set by the S key: the path the next screenshot goes to (then cleared by viewer_screenshot_done). */
 const char *viewer_pending_screenshot(const viewer *v);

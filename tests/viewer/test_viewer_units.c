@@ -6,6 +6,7 @@
 #include "output_file.h"
 #include "replay.h"
 #include "stir.h"
+#include "viewer.h"
 #include "viewer_scene.h"
 
 #include <math.h>
@@ -263,6 +264,60 @@ static void test_scene_inputs(void) {
     viewer_scene_close(sc);
 }
 
+/* A viewer without a window on the empty scene, for replaying key and pointer input. */
+static viewer *units_viewer(const char *scene) {
+    viewer_options o = viewer_options_default();
+    o.scene = scene;
+    o.window[0] = 160;
+    o.window[1] = 90;
+    o.threads = 1;
+    o.fixed_dt = 1.0f / 60.0f;
+    o.overlap = 0;
+    viewer *v = NULL;
+    char msg[512] = "";
+    CHECK(viewer_create(&o, &v, msg, sizeof msg) == 0, "viewer on %s: %s", scene, msg);
+    return v;
+}
+
+/* Replays `text` into the viewer (every event at once: keys need no frames). */
+static void units_replay(viewer *v, const char *text) {
+    replay r;
+    char msg[256] = "";
+    CHECK(replay_parse(text, "keys", &r, msg, sizeof msg) == 0, "keys parse: %s", msg);
+    for (int i = 0; i < r.count; i++) viewer_handle(v, &r.events[i]);
+    replay_free(&r);
+}
+
+/* The + key stops at the viewer's limit (a scene's range, as --vorticity): 20,001 presses gave 1000.05 and went on;
+ * the note says the limit, and - steps down from it. The simulation runs with the value shown. */
+static void test_vorticity_keys(void) {
+    viewer *v = units_viewer("empty");
+    if (!v) return;
+    enum { PRESSES = 20100 };
+    char *text = malloc(PRESSES * sizeof "0 key minus\n"), *p = text; /* the longer line */
+    CHECK(text != NULL, "out of memory");
+    if (!text) { viewer_destroy(v); return; }
+    for (int i = 0; i < PRESSES; i++) p += sprintf(p, "0 key plus\n");
+    units_replay(v, text);
+    float e = eddy_sim_get_def(viewer_sim(v))->vorticity;
+    CHECK(e == VIEWER_VORTICITY_MAX, "%d presses of + give the most, %g: got %.9g", PRESSES, (double)VIEWER_VORTICITY_MAX, (double)e);
+    CHECK(strstr(viewer_status_note(v), "1000.00") && strstr(viewer_status_note(v), "the most: 0 to 1000"), "the note says the limit: '%s'",
+          viewer_status_note(v));
+    units_replay(v, "0 key minus\n");
+    e = eddy_sim_get_def(viewer_sim(v))->vorticity;
+    CHECK(fabsf(e - 999.95f) < 1e-3f && !strstr(viewer_status_note(v), "the most"), "- steps down from it: %.9g, '%s'", (double)e,
+          viewer_status_note(v));
+    CHECK(viewer_frame(v, 0) == 0, "a frame at the most: %s", viewer_error(v));
+    /* and down to the least */
+    p = text;
+    for (int i = 0; i < PRESSES; i++) p += sprintf(p, "0 key minus\n");
+    units_replay(v, text);
+    e = eddy_sim_get_def(viewer_sim(v))->vorticity;
+    CHECK(e == 0.0f && strstr(viewer_status_note(v), "the least: 0 to 1000"), "- stops at 0: %g, '%s'", (double)e, viewer_status_note(v));
+    free(text);
+    viewer_destroy(v);
+}
+
 static void test_font(void) {
     /* distinct glyphs for the characters of the status line */
     const char *chars = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.:+-/()%";
@@ -356,6 +411,7 @@ int main(void) {
     test_replay_values();
     test_output_files();
     test_scene_inputs();
+    test_vorticity_keys();
     test_font();
     test_stir();
     printf("%d passed, %d failed\n", passes, failures);
