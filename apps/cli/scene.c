@@ -1278,7 +1278,13 @@ static bool check_picture_size(loader *L) {
                                                  : p->height ? "render.height" : "grid";
         int pw, ph;
         char why[512];
-        if (eddy_render_size(p, d, &pw, &ph, why, sizeof why) != EDDY_OK) return jc_fail(&L->c, key, "%s", why);
+        if (eddy_render_size(p, d, &pw, &ph, why, sizeof why) != EDDY_OK) {
+            /* the reason starts with the key when render.width or render.height gave the size ("render.width = 1000
+             * with ..."): said once */
+            const size_t n = strlen(key);
+            const bool keyed = strncmp(why, key, n) == 0 && why[n] == ' ';
+            return keyed ? jc_fail_keyed(&L->c, key, "%s", why) : jc_fail(&L->c, key, "%s", why);
+        }
         w = pw, h = ph;
         if (scaled) { /* run_output.c asks for render.scale pixels per dye cell: that size times the scale */
             w *= r->scale, h *= r->scale;

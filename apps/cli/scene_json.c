@@ -21,18 +21,32 @@ static bool path_from_set(const jcheck *c, const char *path) {
     return false;
 }
 
-bool jc_fail(jcheck *c, const char *path, const char *fmt, ...) {
+/* "FILE: PATH: message", or "FILE: message" when `say_path` is false (the message names the key itself) */
+static bool fail_v(jcheck *c, const char *path, bool say_path, const char *fmt, va_list ap) {
     if (!c->err || !c->err_size) return false;
     char body[768];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(body, sizeof body, fmt, ap);
-    va_end(ap);
     const char *from_set = (path && *path && path_from_set(c, path)) ? " (from --set)" : "";
-    if (path && *path)
+    if (path && *path && say_path)
         snprintf(c->err, c->err_size, "%s: %s: %s%s", c->file ? c->file : "scene", path, body, from_set);
     else
-        snprintf(c->err, c->err_size, "%s: %s", c->file ? c->file : "scene", body);
+        snprintf(c->err, c->err_size, "%s: %s%s", c->file ? c->file : "scene", body, from_set);
+    return false;
+}
+
+bool jc_fail(jcheck *c, const char *path, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fail_v(c, path, true, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+bool jc_fail_keyed(jcheck *c, const char *path, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fail_v(c, path, false, fmt, ap);
+    va_end(ap);
     return false;
 }
 

@@ -36,6 +36,14 @@ bool jc_fail(jcheck *c, const char *path, const char *fmt, ...)
 #endif
     ;
 
+/* jc_fail for a message that starts with the key itself (a library's "render.width = 1000 with ..."): "FILE:
+ * message", so that the key is said once; `path` still tells whether the value came from --set. */
+bool jc_fail_keyed(jcheck *c, const char *path, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
 /* child key path ("a.b") and element path ("a[3]") into `out` (JPATH_MAX bytes) */
 const char *jc_key_path(char *out, const char *path, const char *key);
 const char *jc_index_path(char *out, const char *path, int index);

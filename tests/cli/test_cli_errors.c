@@ -211,6 +211,28 @@ int main(void) {
         snprintf(rm, sizeof rm, "rm -rf '%s/o'", dir);
         if (system(rm) != 0) fprintf(stderr, "could not remove %s/o\n", dir);
     }
+    /* the picture-size refusal says its key once (it read "render.width: render.width = 1000 with ..."), whole */
+    static const struct {
+        const char *scene, *args, *message;
+    } exact[] = {
+        {"{\"grid\": [4, 100], \"render\": {\"width\": 1000}}", "",
+         "eddy: bad.json: render.width = 1000 with the box's aspect 0.04 (1 x 25 m) makes a 1000 x 25000 picture: "
+         "expected at most 16384 pixels per side\n"},
+        {"{\"grid\": [100, 4]}", "--set render.height=16384",
+         "eddy: bad.json: render.height = 16384 with the box's aspect 25 (1 x 0.04 m) makes a 409600 x 16384 picture: "
+         "expected at most 16384 pixels per side (from --set)\n"},
+        {"{\"grid\": [3, 100000]}", "",
+         "eddy: bad.json: grid: one pixel per cell of the 3 x 100000 cells on the picture's axes makes a 3 x 100000 "
+         "picture: expected at most 16384 pixels per side; set render.width or render.height\n"},
+    };
+    for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++) {
+        char args[512];
+        CHECK(cli_write(dir, "bad.json", exact[i].scene), "cannot write the scene");
+        snprintf(args, sizeof args, "run bad.json --frames 1 --no-video --quiet --out o %s", exact[i].args);
+        int rc = cli_run_limited(dir, 60, args);
+        CHECK(rc == 2 && strcmp(cli_output, exact[i].message) == 0, "picture size %zu: exit %d, message\n%s\nexpected\n%s",
+              i, rc, cli_output, exact[i].message);
+    }
     /* a scene file with a NUL byte: cJSON would read only the text before it */
     snprintf(path, sizeof path, "%s/nul.json", dir);
     FILE *f = fopen(path, "wb");
