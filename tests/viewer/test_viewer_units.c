@@ -318,6 +318,45 @@ static void test_vorticity_keys(void) {
     viewer_destroy(v);
 }
 
+/* The largest |value| of a field. */
+static float field_max_abs(eddy_sim *sim, eddy_field field) {
+    eddy_field_layout l;
+    if (eddy_sim_field_layout(sim, field, &l) != EDDY_OK) return INFINITY;
+    size_t n = (size_t)l.n[0] * (size_t)l.n[1] * (size_t)(l.n[2] > 0 ? l.n[2] : 1);
+    float *buf = malloc(n * sizeof *buf), m = 0;
+    if (!buf || eddy_sim_read_field(sim, field, buf, n) != EDDY_OK) { free(buf); return INFINITY; }
+    for (size_t i = 0; i < n; i++) m = fmaxf(m, fabsf(buf[i]));
+    free(buf);
+    return m;
+}
+
+/* A right-drag that grabs the default scene's cylinder from the far side of the box: the cylinder goes to the
+ * pointer, but pushes the fluid no faster than a stroke may move it (3 box heights per second: 3 m/s here); it
+ * moved at 71 m/s for a frame, the step took 31 substeps and the fluid reached 65-71 m/s. */
+static void test_obstacle_grab(void) {
+    viewer *v = units_viewer("default");
+    if (!v) return;
+    eddy_sim *sim = viewer_sim(v);
+    const float box_h = eddy_sim_cell_size(sim) * (float)eddy_sim_get_def(sim)->grid[1];
+    CHECK(viewer_frame(v, 0) == 0, "first frame: %s", viewer_error(v)); /* lays the picture out in the window */
+    float before = fmaxf(field_max_abs(viewer_sim(v), EDDY_FIELD_U), field_max_abs(viewer_sim(v), EDDY_FIELD_V));
+    units_replay(v, "0 down 0.9 0.5 right\n");
+    int most_substeps = 0;
+    float fastest = 0;
+    for (int f = 0; f < 4; f++) {
+        CHECK(viewer_frame(v, 0) == 0, "frame %d: %s", f, viewer_error(v));
+        if (viewer_last_timing(v)->substeps > most_substeps) most_substeps = viewer_last_timing(v)->substeps;
+        sim = viewer_sim(v);
+        fastest = fmaxf(fastest, fmaxf(field_max_abs(sim, EDDY_FIELD_U), field_max_abs(sim, EDDY_FIELD_V)));
+    }
+    /* the scene's own flow (about 2 m/s) plus the cylinder's push at 3 box heights per second, with room for the
+     * flow around it */
+    CHECK(fastest < before + 1.5f * 3.0f * box_h, "the fluid moves at most %g m/s after the grab (%g before): %g m/s",
+          (double)(before + 1.5f * 3.0f * box_h), (double)before, (double)fastest);
+    CHECK(most_substeps <= 4, "a frame of the grab takes a few substeps: %d", most_substeps);
+    viewer_destroy(v);
+}
+
 static void test_font(void) {
     /* distinct glyphs for the characters of the status line */
     const char *chars = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.:+-/()%";
@@ -412,6 +451,7 @@ int main(void) {
     test_output_files();
     test_scene_inputs();
     test_vorticity_keys();
+    test_obstacle_grab();
     test_font();
     test_stir();
     printf("%d passed, %d failed\n", passes, failures);
