@@ -4,6 +4,7 @@
 #include "bench.h"
 #include "output_file.h"
 #include "replay.h"
+#include "sdl_input.h"
 #include "stir.h"
 #include "viewer.h"
 
@@ -266,24 +267,6 @@ static double process_cpu_ms(void) {
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
-/* SDL keys to the viewer's codes (printable keys as lower-case ASCII). */
-static int translate_key(const SDL_KeyboardEvent *k) {
-    SDL_Keycode code = k->keysym.sym;
-    switch (code) {
-    case SDLK_ESCAPE: return VIEWER_KEY_ESCAPE;
-    case SDLK_LEFT: return VIEWER_KEY_LEFT;
-    case SDLK_RIGHT: return VIEWER_KEY_RIGHT;
-    case SDLK_UP: return VIEWER_KEY_UP;
-    case SDLK_DOWN: return VIEWER_KEY_DOWN;
-    case SDLK_KP_PLUS: return '+';
-    case SDLK_KP_MINUS: return '-';
-    case SDLK_EQUALS: return (k->keysym.mod & KMOD_SHIFT) ? '+' : '=';
-    default: break;
-    }
-    if (code >= 32 && code < 127) return (int)code;
-    return -1;
-}
-
 /* The window surface holds 32-bit pixels with bytes B, G, R, (A or unused) on this machine: the viewer can compose
  * in that order and the frame is copied as it is. */
 static int window_is_bgra(SDL_Window *win) {
@@ -412,33 +395,10 @@ int main(int argc, char **argv) {
         SDL_Event e;
         while (SDL_PollEvent(&e)) {
             viewer_event ev;
-            memset(&ev, 0, sizeof ev);
-            ev.time = viewer_clock(v);
-            int have = 1;
-            switch (e.type) {
-            case SDL_QUIT: ev.kind = VIEWER_EVENT_QUIT; break;
-            case SDL_MOUSEMOTION:
-                ev.kind = VIEWER_EVENT_MOVE;
-                ev.x = (float)e.motion.x / (float)win_w;
-                ev.y = (float)e.motion.y / (float)win_h;
-                break;
-            case SDL_MOUSEBUTTONDOWN:
-            case SDL_MOUSEBUTTONUP:
-                ev.kind = e.type == SDL_MOUSEBUTTONDOWN ? VIEWER_EVENT_DOWN : VIEWER_EVENT_UP;
-                ev.x = (float)e.button.x / (float)win_w;
-                ev.y = (float)e.button.y / (float)win_h;
-                ev.button = e.button.button == SDL_BUTTON_RIGHT ? VIEWER_BUTTON_RIGHT : VIEWER_BUTTON_LEFT;
-                ev.shift = (SDL_GetModState() & KMOD_SHIFT) != 0;
+            int have = sdl_input_translate(&e, win_w, win_h, (SDL_GetModState() & KMOD_SHIFT) != 0, viewer_clock(v), &ev);
+            if (have && (ev.kind == VIEWER_EVENT_DOWN || ev.kind == VIEWER_EVENT_UP))
                 mouse_down_buttons += ev.kind == VIEWER_EVENT_DOWN ? 1 : -1;
-                break;
-            case SDL_MOUSEWHEEL: ev.kind = VIEWER_EVENT_WHEEL; ev.wheel = (float)e.wheel.y; break;
-            case SDL_KEYDOWN:
-                ev.kind = VIEWER_EVENT_KEY;
-                ev.key = translate_key(&e.key);
-                have = ev.key >= 0;
-                break;
-            case SDL_WINDOWEVENT:
-                have = 0;
+            if (e.type == SDL_WINDOWEVENT) {
                 if (e.window.event == SDL_WINDOWEVENT_LEAVE && mouse_down_buttons <= 0) {
                     ev.kind = VIEWER_EVENT_LEAVE;
                     have = 1;
@@ -451,8 +411,6 @@ int main(int argc, char **argv) {
                         goto loop_end;
                     }
                 }
-                break;
-            default: have = 0; break;
             }
             /* during a replay only closing the window counts: the script drives the input */
             if (!have || (scripted && ev.kind != VIEWER_EVENT_QUIT)) continue;
