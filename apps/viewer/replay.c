@@ -37,12 +37,12 @@ static int replay_fail(char *msg, size_t msg_size, const char *name, int line, c
     return -1;
 }
 
-/* Positions may lie off the window (a drag that leaves it) but not far: -1 .. 2 window widths or heights. A value too
- * small for a double (1e-400) reads as 0, as it is. */
+/* Positions may lie off the window, VIEWER_FRACTION_MIN .. MAX. A value too small for a double (1e-400) reads as 0, as
+ * it is. */
 static int parse_fraction(const char *tok, float *out) {
     char *end;
     double v = tok ? strtod(tok, &end) : 0;
-    if (!tok || end == tok || *end || !(v >= -1.0 && v <= 2.0)) return -1;
+    if (!tok || end == tok || *end || !(v >= VIEWER_FRACTION_MIN && v <= VIEWER_FRACTION_MAX)) return -1;
     *out = (float)v;
     return 0;
 }

@@ -1,7 +1,13 @@
 /* Input events of the viewer, independent of SDL: the SDL shell translates its events into these, and replay files
- * (replay.h) hold them as text. Positions are fractions of the window: x from the left, y from the top, in [0,1]. */
+ * (replay.h) hold them as text. Positions are fractions of the window: x from the left, y from the top, in [0,1]
+ * inside it. */
 #ifndef VIEWER_EVENT_H
 #define VIEWER_EVENT_H
+
+/** Positions may lie off the window (a drag that leaves it) but not far: -1 to 2 window widths or heights, the range of
+ *  a replay file; further off the pointer is as far from the picture as it matters. */
+#define VIEWER_FRACTION_MIN (-1.0f)
+#define VIEWER_FRACTION_MAX 2.0f
 
 typedef enum viewer_event_kind {
     VIEWER_EVENT_MOVE = 0, /**< pointer moved to (x, y) */
