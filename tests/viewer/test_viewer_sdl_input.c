@@ -3,18 +3,12 @@
  * its replay refused), only the left and right buttons drag (the middle button and side buttons acted as the left
  * one, and letting go of one ended a left-drag), and a held key repeats only where a press steps a value (+, -,
  * arrows): a held S saved a screenshot per repeat, a held space or P flickered. */
+#include "../check.h"
 #include "replay.h"
 #include "sdl_input.h"
 
 #include <stdio.h>
 #include <string.h>
-
-static int failures = 0, passes = 0;
-#define CHECK(cond, ...)                                          \
-    do {                                                          \
-        if (cond) passes++;                                       \
-        else { failures++; printf("FAIL %s:%d: ", __FILE__, __LINE__); printf(__VA_ARGS__); printf("\n"); } \
-    } while (0)
 
 enum { W = 960, H = 540 };
 
@@ -146,6 +140,5 @@ int main(void) {
     test_buttons();
     test_keys();
     test_other();
-    printf("%d passed, %d failed\n", passes, failures);
-    return failures ? 1 : 0;
+    return check_finish("viewer_sdl_input");
 }
