@@ -48,6 +48,7 @@ struct viewer {
     int pointer_inside;
     int left_down, right_down, shift_down;
     int dragged_obstacle;    /* scene index, -1 when none */
+    int dragged_moving;      /* the dragged obstacle imposes a velocity (it moved since it last stood still) */
 
     int view_index, post, paused, show_help;
     float vorticity;
@@ -350,6 +351,15 @@ static void viewer_key(viewer *v, int key) {
     }
 }
 
+/* The dragged obstacle stays where it is and stops pushing the fluid. */
+static void viewer_halt_obstacle(viewer *v) {
+    int i = v->dragged_obstacle;
+    float zero[3] = {0, 0, 0};
+    eddy_sim_move_obstacle(viewer_scene_sim(v->scene), viewer_scene_obstacle_id(v->scene, i),
+                           viewer_scene_obstacle_center(v->scene, i), zero);
+    v->dragged_moving = 0;
+}
+
 void viewer_handle(viewer *v, const viewer_event *ev) {
     /* pointer moves, the wheel and leaving only change the viewer's own state; the rest may touch the simulation */
     if (ev->kind != VIEWER_EVENT_MOVE && ev->kind != VIEWER_EVENT_WHEEL && ev->kind != VIEWER_EVENT_LEAVE) viewer_sync(v);
@@ -377,10 +387,7 @@ void viewer_handle(viewer *v, const viewer_event *ev) {
         } else if (ev->button == VIEWER_BUTTON_RIGHT) {
             v->right_down = down;
             if (!down && v->dragged_obstacle >= 0) { /* let go: the obstacle stops */
-                int i = v->dragged_obstacle;
-                float zero[3] = {0, 0, 0};
-                eddy_sim_move_obstacle(viewer_scene_sim(v->scene), viewer_scene_obstacle_id(v->scene, i),
-                                       viewer_scene_obstacle_center(v->scene, i), zero);
+                viewer_halt_obstacle(v);
                 v->dragged_obstacle = -1;
             }
         }
@@ -427,6 +434,7 @@ static void viewer_drag_obstacle(viewer *v, const float world[3], float dt) {
     const float max_speed = v->stirrer.def.max_speed * eddy_sim_cell_size(sim) * (float)d->grid[1];
     if (speed2 > max_speed * max_speed)
         for (int a = 0; a < v->dim; a++) vel[a] *= max_speed / sqrtf(speed2);
+    v->dragged_moving = speed2 > 0;
     memcpy(c, world, 3 * sizeof(float));
     eddy_sim_move_obstacle(sim, viewer_scene_obstacle_id(v->scene, i), c, vel);
 }
@@ -663,6 +671,9 @@ int viewer_frame(viewer *v, double wall_dt) {
     if (dt > 0 && !v->error[0]) {
         eddy_status st = stir_frame(&v->stirrer, sim, v->left_down && splatting, have_pointer && splatting ? world : NULL, dt);
         if (st == EDDY_OK && v->right_down && have_pointer) viewer_drag_obstacle(v, world, dt);
+        /* held off the picture, the obstacle stands still: it pushed on at its last velocity until the pointer came
+         * back or the button was let go */
+        else if (v->right_down && v->dragged_obstacle >= 0 && v->dragged_moving) viewer_halt_obstacle(v);
         if (st == EDDY_OK && !v->paused) st = viewer_scene_before_step(v->scene, dt);
         if (st != EDDY_OK) {
             snprintf(v->error, sizeof v->error, "simulation stopped: %s: %s", eddy_status_string(st), eddy_sim_last_error(sim));

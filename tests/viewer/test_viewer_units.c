@@ -357,6 +357,32 @@ static void test_obstacle_grab(void) {
     viewer_destroy(v);
 }
 
+/* A right-drag that leaves the picture with the button held: the obstacle stays where the pointer left it and stands
+ * still. It went on imposing its last velocity (3 m/s here, the clamp) on the fluid, frame after frame, until the
+ * pointer came back or the button was let go. */
+static void test_obstacle_left_behind(void) {
+    viewer *v = units_viewer("default");
+    if (!v) return;
+    CHECK(viewer_frame(v, 0) == 0, "first frame: %s", viewer_error(v)); /* lays the picture out in the window */
+    /* the cylinder (at 0.236, 0.49 of the window) dragged right, then the pointer out of the window */
+    const char *steps[] = {"0 down 0.236 0.49 right\n", "0 move 0.28 0.49\n", "0 move 0.32 0.49\n"};
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        units_replay(v, steps[i]);
+        CHECK(viewer_frame(v, 0) == 0, "drag frame %zu: %s", i, viewer_error(v));
+    }
+    eddy_sim *sim = viewer_sim(v);
+    const eddy_sim_def *d = eddy_sim_get_def(sim);
+    const float h = eddy_sim_cell_size(sim);
+    const float centre[3] = {d->origin[0] + 0.32f * h * (float)d->grid[0], d->origin[1] + (1 - 0.49f) * h * (float)d->grid[1], 0};
+    float u[3];
+    CHECK(eddy_sim_sample_velocity(sim, centre, u) == EDDY_OK && u[0] > 1.0f, "dragged: the cylinder moves at %g m/s", (double)u[0]);
+    units_replay(v, "0 move 1.5 0.49\n");
+    for (int f = 0; f < 10; f++) CHECK(viewer_frame(v, 0) == 0, "frame %d off the picture: %s", f, viewer_error(v));
+    CHECK(eddy_sim_sample_velocity(viewer_sim(v), centre, u) == EDDY_OK && fabsf(u[0]) < 1e-6f && fabsf(u[1]) < 1e-6f,
+          "held off the picture, the cylinder stands still: %g %g m/s", (double)u[0], (double)u[1]);
+    viewer_destroy(v);
+}
+
 static void test_font(void) {
     /* distinct glyphs for the characters of the status line */
     const char *chars = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.:+-/()%";
@@ -452,6 +478,7 @@ int main(void) {
     test_scene_inputs();
     test_vorticity_keys();
     test_obstacle_grab();
+    test_obstacle_left_behind();
     test_font();
     test_stir();
     printf("%d passed, %d failed\n", passes, failures);
