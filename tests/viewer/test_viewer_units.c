@@ -1,6 +1,7 @@
-/* Unit checks of the viewer's logic without a window: the replay format (parse, errors, round trip), the bitmap
- * font (glyphs differ, text lands where asked, clipping), stirring colours (palette order, parse errors) and the
- * splats a stroke leaves in a simulation (dye along the segment, none far away). */
+/* Unit checks of the viewer's logic without a window: the replay format (parse, errors, exact round trip), the bitmap
+ * font (glyphs differ, text lands where asked, clipping), stirring colours (palette order, parse errors), the splats a
+ * stroke leaves in a simulation (dye along the segment, none far away), and input replayed into a viewer: the
+ * vorticity keys' limits, a right-drag's grab and its pointer leaving the picture. */
 #include "bench.h"
 #include "font.h"
 #include "output_file.h"
