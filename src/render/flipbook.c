@@ -233,24 +233,33 @@ eddy_status eddy__flipbook_write_linking(const eddy_flipbook *fb, const char *pn
     if (st == EDDY_OK) {
         const char *base = strrchr(png_path, '/');
         base = base ? base + 1 : png_path;
-        /* the image name goes into JSON: escape quotes, backslashes and control bytes */
-        char name[1024];
+        /* the image name goes into JSON: escape quotes, backslashes and control bytes, each at most 6 bytes (a
+         * fixed buffer cut long names of control bytes short without a word) */
+        const size_t base_len = strlen(base);
+        char *name = malloc(6 * base_len + 1);
         size_t n = 0;
-        for (const char *p = base; *p && n + 7 < sizeof name; p++) {
+        for (const char *p = base; name && *p; p++) {
             unsigned char c = (unsigned char)*p;
             if (c == '"' || c == '\\') name[n++] = '\\', name[n++] = (char)c;
-            else if (c < 0x20) n += (size_t)snprintf(name + n, sizeof name - n, "\\u%04x", c);
+            else if (c < 0x20) n += (size_t)snprintf(name + n, 7, "\\u%04x", c);
             else name[n++] = (char)c;
         }
-        name[n] = '\0';
-        char json[1400];
-        const eddy_flipbook_def *d = &fb->def;
-        int jl = snprintf(json, sizeof json,
-                          "{\n  \"image\": \"%s\",\n  \"columns\": %d,\n  \"rows\": %d,\n  \"frame_width\": %d,\n"
-                          "  \"frame_height\": %d,\n  \"frame_count\": %d,\n  \"fps\": %.9g,\n"
-                          "  \"order\": \"row-major from top-left\"\n}\n",
-                          name, d->columns, d->rows, d->frame_width, d->frame_height, fb->count, (double)d->fps);
-        st = eddy_file_write(json_tmp, json, (size_t)jl, msg, msg_size);
+        if (name) name[n] = '\0';
+        const size_t json_size = n + 400;
+        char *json = name ? malloc(json_size) : NULL;
+        if (!json) {
+            st = fb_fail(msg, msg_size, EDDY_ERR_OUT_OF_MEMORY, "%s: out of memory for the JSON", png_path);
+        } else {
+            const eddy_flipbook_def *d = &fb->def;
+            int jl = snprintf(json, json_size,
+                              "{\n  \"image\": \"%s\",\n  \"columns\": %d,\n  \"rows\": %d,\n  \"frame_width\": %d,\n"
+                              "  \"frame_height\": %d,\n  \"frame_count\": %d,\n  \"fps\": %.9g,\n"
+                              "  \"order\": \"row-major from top-left\"\n}\n",
+                              name, d->columns, d->rows, d->frame_width, d->frame_height, fb->count, (double)d->fps);
+            st = eddy_file_write(json_tmp, json, (size_t)jl, msg, msg_size);
+        }
+        free(json);
+        free(name);
     }
     if (st == EDDY_OK) {
         st = rename_pair(json_tmp, json_path, png_tmp, png_path, link_fn, msg, msg_size);

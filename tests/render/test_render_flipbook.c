@@ -210,6 +210,36 @@ static void fill(eddy_image *img, uint8_t r, uint8_t g, uint8_t b, uint8_t a) {
     }
 }
 
+/* The JSON names the sheet whole however long its escaped name: 200 control bytes escape to 1200 (a fixed buffer of
+ * 1024 cut the name short without a word). */
+static void check_long_escaped_name(const eddy_flipbook *fb, const char *dir) {
+    char base[256], path[600], json_path[600], msg[512];
+    memset(base, 1, 200);
+    strcpy(base + 200, ".png");
+    snprintf(path, sizeof path, "%s/%s", dir, base);
+    snprintf(json_path, sizeof json_path, "%s/%.200s.json", dir, base);
+    CHECK(eddy_flipbook_write(fb, path, msg, sizeof msg) == EDDY_OK, "%s", msg);
+    static char json[4096];
+    FILE *fp = fopen(json_path, "rb");
+    CHECK(fp != NULL, "the JSON of the long name");
+    if (!fp) return;
+    size_t n = fread(json, 1, sizeof json - 1, fp);
+    json[n] = 0;
+    fclose(fp);
+    char escaped[1300] = "\"image\": \"";
+    for (int i = 0; i < 200; i++) strcat(escaped, "\\u0001");
+    strcat(escaped, ".png\",");
+    CHECK(strstr(json, escaped) != NULL, "the image name escaped whole (%zu bytes of JSON)", n);
+#ifdef EDDY_HAVE_CJSON
+    cJSON *j = cJSON_Parse(json);
+    const char *image = j ? cJSON_GetStringValue(cJSON_GetObjectItem(j, "image")) : NULL;
+    CHECK(image && !strcmp(image, base), "the JSON parses and names the sheet");
+    cJSON_Delete(j);
+#endif
+    remove(path);
+    remove(json_path);
+}
+
 int main(void) {
     char dir[256], path[512], msg[512];
     test_dir("flipbook", dir, sizeof dir);
@@ -248,6 +278,7 @@ int main(void) {
     check_copy_replaces_pair(fb, dir);
     check_copy_fails(fb, dir);
     check_name_taken(fb, dir);
+    check_long_escaped_name(fb, dir);
     eddy_image sheet = {0};
     CHECK(eddy_png_read(path, &sheet, msg, sizeof msg) == EDDY_OK && sheet.width == 24 && sheet.height == 12,
           "sheet 3x2 tiles of 8x6: %d x %d", sheet.width, sheet.height);
