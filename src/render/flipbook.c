@@ -86,8 +86,8 @@ eddy_status eddy_flipbook_add(eddy_flipbook *fb, const eddy_image *frame, char *
     }
     int col = fb->count % d->columns, row = fb->count / d->columns;
     size_t stride = (size_t)fb->sheet.width * 4;
-    for (int y = 0; y < d->frame_height; y++)
-        memcpy(fb->sheet.rgba + ((size_t)(row * d->frame_height + y)) * stride + (size_t)col * d->frame_width * 4,
+    for (int y = 0; y < d->frame_height; y++) /* memmove: a 1 x 1 sheet may be added to itself */
+        memmove(fb->sheet.rgba + ((size_t)(row * d->frame_height + y)) * stride + (size_t)col * d->frame_width * 4,
                src->rgba + (size_t)y * (size_t)d->frame_width * 4, (size_t)d->frame_width * 4);
     fb->count++;
     if (msg && msg_size) msg[0] = '\0';
