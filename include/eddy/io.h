@@ -137,9 +137,10 @@ eddy_status eddy_video_write(eddy_video *v, const eddy_image *frame);
  *  was killed) removes it, leaving whatever was at the path untouched, and says which. An ffmpeg that is still not
  *  reaped 5 s after SIGKILL (stuck in the kernel) is given up on: close then fails naming its pid, and returns
  *  instead of waiting for ever. Frees `v` in every case. The outcome does not depend on the caller's SIGCHLD
- *  disposition (ffmpeg's exit status comes from a forked watcher process that runs it, not from waitpid in the
- *  caller; the watcher is signalled through a pidfd where the kernel has them, Linux 5.3+), and neither ffmpeg nor
- *  any other child of the caller inherits the video's descriptors. */
+ *  disposition (ffmpeg's exit status comes from a `/bin/sh` that runs it, started with posix_spawn, so it shares
+ *  none of the caller's memory; it is signalled through a pidfd where the kernel has them, Linux 5.3+). As for any
+ *  shell, a status of 129..192 may be an exit status or a signal (128 + n): it is reported as either. Neither ffmpeg
+ *  nor any other child of the caller inherits the video's descriptors. */
 eddy_status eddy_video_close(eddy_video *v, char *msg, size_t msg_size);
 /** Stops ffmpeg, removes the temporary file and frees `v` (NULL is fine). */
 void eddy_video_abort(eddy_video *v);

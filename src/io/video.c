@@ -3,30 +3,37 @@
  * file beside the destination, which is renamed into place only when ffmpeg exits 0, so no partial video is ever
  * passed off as whole. ffmpeg's log goes to an anonymous temporary file, quoted in error messages.
  *
- * ffmpeg is not our child: a "watcher" (a fork of the caller that makes only the system calls of watch() below; no
- * shell) starts it, waits for it and reports on a socket "pid P", then "exit N" or "signal N" (or why ffmpeg could
- * not be run). We judge the video by that report, so the outcome does not depend on the caller's SIGCHLD
- * disposition: with SIGCHLD ignored the kernel reaps our children itself and waitpid can only say ECHILD, whereas
- * the watcher sets SIGCHLD to its default in its own process (the caller's dispositions are never touched). The
- * report tells an exit status from a signal, which a shell's $? cannot (130 for `exit 130` and for SIGINT alike).
+ * ffmpeg is not our child: /bin/sh, started with posix_spawn (the "watcher", watcher_script below), runs it, waits
+ * for it and reports on a socket "pid P", then "exit N" (the shell's $?). We judge the video by that report, so the
+ * outcome does not depend on the caller's SIGCHLD disposition: with SIGCHLD ignored the kernel reaps our children
+ * itself and waitpid can only say ECHILD, whereas the watcher starts with SIGCHLD at its default (a per-child spawn
+ * attribute; the caller's dispositions are never touched). The watcher is a new program, not a fork of the caller:
+ * a fork alive for the whole video would keep the caller's memory shared copy-on-write, so every page the caller
+ * wrote meanwhile (a simulation's fields) would be copied, doubling its memory; glibc's posix_spawn copies nothing
+ * (CLONE_VM|CLONE_VFORK) and runs no pthread_atfork handler. The price: $? cannot tell `exit 130` from a death by
+ * SIGINT (128 + 2), so statuses 129..192 are reported as either.
  *
- * Signals: the watcher waits for our go-ahead before anything else, and we open a pidfd for it first, so a signal
+ * Signals: the watcher does nothing before it reads a go-ahead, which we send once we hold a pidfd for it, so a signal
  * always reaches the watcher, never a process that took its pid after it exited (with SIGCHLD ignored nothing keeps
- * the pid). Without pidfds (Linux before 5.3) signals go by pid, with that small window. Asked to stop (SIGTERM),
- * the watcher SIGKILLs ffmpeg, its own unreaped child, whose pid cannot have been reused. Limits: eddy_video_close
+ * the pid). Without pidfds (Linux before 5.3) signals go by pid, with that small window. Asked to stop (SIGTERM), the
+ * watcher SIGKILLs ffmpeg, its own unreaped child, whose pid cannot have been reused. Limits: eddy_video_close
  * reads the report for at most finish_seconds, then stops ffmpeg and waits at most REAP_SECONDS more; an ffmpeg not
  * reaped by then (stuck in the kernel) is left behind, the watcher killed and reaped, and the failure says so.
  *
  * Descriptors: every descriptor we open is close-on-exec, so no other child of the host inherits one; the watcher
- * keeps only fds 0-3 (frames, /dev/null, log, report), and ffmpeg gets 0-2. */
-#define _GNU_SOURCE /* mkostemp, syscall numbers */
+ * gets fds 0-3 only (frames, /dev/null, log, report; the host's own descriptors without close-on-exec are closed in
+ * the child: posix_spawn_file_actions_addclosefrom_np where glibc has it, else one close action for each listed),
+ * and ffmpeg gets 0-2. */
+#define _GNU_SOURCE /* mkostemp, posix_spawn_file_actions_addclosefrom_np, syscall numbers */
 #include "io_internal.h"
 #include "temp_file.h"
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -40,11 +47,43 @@
 
 extern char **environ;
 
+/* glibc 2.34 closes every descriptor from a number up in the spawned child, whatever the host opened meanwhile
+ * (EDDY_VIDEO_NO_CLOSEFROM, for testing, takes the other path: a close action per descriptor listed now) */
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34)) && \
+    !defined(EDDY_VIDEO_NO_CLOSEFROM)
+#define EDDY_SPAWN_CLOSEFROM 1
+#endif
+
 /* how long ffmpeg may take to be reaped after SIGKILL (and the watcher after its own) before we give up on it, s */
 #define REAP_SECONDS 5.0
 
 /* waitid's idtype for a pidfd (Linux 5.4; an enum constant in glibc, so #ifdef cannot test it) */
 #define EDDY_P_PIDFD ((idtype_t)3)
+
+/* The watcher, run as `/bin/sh -c watcher_script eddy-video FFMPEG ARGS...` with the frames on fd 0, /dev/null on 1,
+ * ffmpeg's log on 2 and the report socket on 3. Before the go-ahead only a signal, or our end of the socket closing
+ * (we gave up), makes it exit. It runs ffmpeg in the background (so that it knows its pid) with the frames as input
+ * and without fd 3, reports the pid, waits and reports the exit status ($?: 128 + n when signal n killed it). The
+ * frames travel through fd 4 because a background command's stdin is otherwise /dev/null; the watcher then closes its
+ * own copies, so that ffmpeg sees the end of its input when we close our end. SIGTERM (when we give up on ffmpeg)
+ * kills ffmpeg and still reaps it before the watcher exits (a SIGTERM just after `wait` reaped ffmpeg aims at a pid
+ * freed that moment, which Linux hands out again only once its pid counter has wrapped). SIGINT and SIGQUIT are
+ * ignored, by the watcher as by a background command of a shell (ffmpeg sets its own SIGINT handler): a Ctrl-C meant
+ * for the host must not end the watcher under a host that handles it and then closes the video. */
+static const char watcher_script[] =
+    "trap '' INT QUIT\n"
+    "trap 'stop=1; [ -z \"$pid\" ] || kill -KILL \"$pid\" 2>/dev/null' TERM\n"
+    "read -r go <&3 || exit 1\n"
+    "[ -z \"$stop\" ] || exit 1\n"
+    "exec 4<&0 0</dev/null\n"
+    "\"$@\" <&4 3>&- 4<&- &\n"
+    "pid=$!\n"
+    "echo \"pid $pid\" >&3\n"
+    "exec 4<&-\n"
+    "[ -z \"$stop\" ] || kill -KILL \"$pid\" 2>/dev/null\n"
+    "wait \"$pid\"; code=$?\n"
+    "[ -z \"$stop\" ] || { wait \"$pid\"; code=$?; }\n"
+    "echo \"exit $code\" >&3\n";
 
 struct eddy_video {
     eddy_video_def def;
@@ -52,7 +91,7 @@ struct eddy_video {
     char *path_copy;
     char *tmp_path;
     char *program;        /* the program as the caller named it, for messages */
-    pid_t watcher;        /* the watcher process; 0 when none was started, or once it is reaped or given up on */
+    pid_t watcher;        /* the shell running ffmpeg; 0 when none was started, or once it is reaped or given up on */
     int pidfd;            /* the watcher's pidfd; -1 where the kernel has none (signals then go by pid) or closed */
     int report_fd;        /* our end of the socket the watcher reports on; -1 once it has ended */
     char report[128];     /* what the watcher has reported so far */
@@ -174,106 +213,6 @@ static double seconds_now(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-/* ---- the watcher's side: it runs in a fork of a possibly multithreaded caller, so it makes system calls only ---- */
-
-/* Sends "word n\n" (n >= 0) on the report socket. */
-static void report_line(int fd, const char *word, long n) {
-    char line[48], digits[24];
-    size_t k = 0;
-    while (*word && k < 20) line[k++] = *word++;
-    line[k++] = ' ';
-    int d = 0;
-    unsigned long u = n > 0 ? (unsigned long)n : 0;
-    do digits[d++] = (char)('0' + u % 10);
-    while ((u /= 10) != 0);
-    while (d > 0) line[k++] = digits[--d];
-    line[k++] = '\n';
-    (void)send(fd, line, k, MSG_NOSIGNAL);
-}
-
-/* Closes every descriptor from `first` up: close_range (Linux 5.9), else one by one up to the descriptor limit. */
-static void close_from(int first) {
-#ifdef SYS_close_range
-    if (syscall(SYS_close_range, (unsigned)first, ~0u, 0u) == 0) return;
-#endif
-    struct rlimit rl;
-    long top = 1L << 20;
-    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < (rlim_t)top)
-        top = (long)rl.rlim_cur;
-    for (long fd = first; fd < top; fd++) close((int)fd);
-}
-
-/* The watcher: the child of start_ffmpeg's fork, started with every signal blocked; it never returns. */
-static void watch(int frames_fd, int log_fd, int report_fd, const char *exe, char *const *argv) {
-    /* nothing here may exit before the go-ahead, which comes once the caller holds a pidfd for this process */
-    char go;
-    ssize_t got;
-    do got = read(report_fd, &go, 1);
-    while (got < 0 && errno == EINTR);
-    if (got != 1) _exit(1);
-    /* the caller's handlers are not ours (exec would reset them too; ignored signals stay ignored, as through exec).
-     * SIGCHLD and SIGTERM are taken by sigwaitinfo below, so they stay blocked here but must not be ignored; SIGINT and
-     * SIGQUIT are ignored, as a shell does for a background command, so ffmpeg keeps that (it sets its own SIGINT
-     * handler, and a host stopped by Ctrl-C closes the frames socket, which ends ffmpeg's input either way) */
-    struct sigaction dfl, ign, old;
-    memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
-    sigemptyset(&dfl.sa_mask);
-    ign = dfl;
-    ign.sa_handler = SIG_IGN;
-    for (int s = 1; s < NSIG; s++)
-        if (sigaction(s, NULL, &old) == 0 && old.sa_handler != SIG_IGN) sigaction(s, &dfl, NULL);
-    sigaction(SIGCHLD, &dfl, NULL);
-    sigaction(SIGTERM, &dfl, NULL);
-    sigaction(SIGINT, &ign, NULL);
-    sigaction(SIGQUIT, &ign, NULL);
-    /* fds 0-3: each source is >= 3, fd 3 is filled last (it may be a source or /dev/null's first number), and every
-     * other descriptor, the caller's included, is closed: a copy of the caller's end of the frames socket here would
-     * keep ffmpeg's input from ever ending */
-    int null_fd = -1;
-    if (dup2(frames_fd, 0) < 0 || dup2(log_fd, 2) < 0 || (null_fd = open("/dev/null", O_WRONLY)) < 0 ||
-        dup2(null_fd, 1) < 0 || dup2(report_fd, 3) < 0) {
-        report_line(report_fd, "setup", errno);
-        _exit(1);
-    }
-    close_from(4);
-    const pid_t ffmpeg = fork();
-    if (ffmpeg == 0) { /* ffmpeg: fds 0-2 (3 closes on exec, or says why exec failed), no signal blocked */
-        sigset_t none;
-        sigemptyset(&none);
-        fcntl(3, F_SETFD, FD_CLOEXEC);
-        sigprocmask(SIG_SETMASK, &none, NULL);
-        execve(exe, argv, environ);
-        report_line(3, "exec", errno);
-        _exit(127);
-    }
-    if (ffmpeg < 0) {
-        report_line(3, "fork", errno);
-        _exit(1);
-    }
-    report_line(3, "pid", (long)ffmpeg);
-    sigset_t wake;
-    sigemptyset(&wake);
-    sigaddset(&wake, SIGCHLD);
-    sigaddset(&wake, SIGTERM);
-    int status = 0;
-    for (;;) {
-        const pid_t r = waitpid(ffmpeg, &status, WNOHANG);
-        if (r == ffmpeg) break;
-        if (r < 0 && errno != EINTR) {
-            report_line(3, "wait", errno);
-            _exit(1);
-        }
-        /* a SIGCHLD that came since waitpid is pending (blocked), so this returns at once */
-        if (sigwaitinfo(&wake, NULL) == SIGTERM) kill(ffmpeg, SIGKILL); /* our unreaped child: its pid is its own */
-    }
-    if (WIFSIGNALED(status))
-        report_line(3, "signal", WTERMSIG(status));
-    else
-        report_line(3, "exit", WEXITSTATUS(status));
-    _exit(0);
 }
 
 /* ---- the caller's side ---- */
@@ -421,28 +360,62 @@ static int wait_ffmpeg(eddy_video *v, char *why, size_t why_size) {
     char tail[400];
     log_tail(v->log, tail, sizeof tail);
     const char *sep = tail[0] ? ": " : "";
-    if (reported(v, "exec", &x)) /* before "exit 127", which follows it */
-        snprintf(why, why_size, "cannot run %s: %s", v->program, strerror((int)x));
-    else if (reported(v, "exit", &x))
-        snprintf(why, why_size, "%s exited with status %ld%s%s", v->program, x, sep, tail);
-    else if (reported(v, "signal", &x))
-        snprintf(why, why_size, "%s was killed by signal %ld%s%s", v->program, x, sep, tail);
-    else if (reported(v, "fork", &x) || reported(v, "setup", &x) || reported(v, "wait", &x))
-        snprintf(why, why_size, "the process watching %s failed: %s", v->program, strerror((int)x));
-    else
-        snprintf(why, why_size, "the process watching %s ended without reporting its exit status%s%s", v->program,
+    if (!reported(v, "exit", &x))
+        snprintf(why, why_size, "the shell running %s ended without reporting its exit status%s%s", v->program, sep,
+                 tail);
+    else if (x > 128 && x <= 128 + 64) /* the shell's $? for signal x - 128, and an exit status as well */
+        snprintf(why, why_size, "%s exited with status %ld (or was killed by signal %ld)%s%s", v->program, x, x - 128,
                  sep, tail);
+    else if (x == 126 || x == 127) /* the shell's $? for a program it could not run; its message is in the log */
+        snprintf(why, why_size, "%s exited with status %ld (or could not be run)%s%s", v->program, x, sep, tail);
+    else
+        snprintf(why, why_size, "%s exited with status %ld%s%s", v->program, x, sep, tail);
     return 0;
 }
+
+#ifndef EDDY_SPAWN_CLOSEFROM
+/* A close action for each descriptor from 4 up that would survive exec (the host's own, opened without
+ * close-on-exec), listed from /proc/self/fd, else tried one by one below the descriptor limit (at most 65536).
+ * One the host opens after the listing is missed; posix_spawn ignores closing one it closed meanwhile. */
+static int add_close_actions(posix_spawn_file_actions_t *fa) {
+    int rc = 0;
+    DIR *dir = opendir("/proc/self/fd");
+    if (dir) {
+        const int own = dirfd(dir);
+        for (struct dirent *e; rc == 0 && (e = readdir(dir)) != NULL;) {
+            char *end = NULL;
+            const long fd = strtol(e->d_name, &end, 10);
+            if (end == e->d_name || *end || fd < 4 || fd == own || fd > 2147483647L) continue;
+            const int flags = fcntl((int)fd, F_GETFD);
+            if (flags >= 0 && !(flags & FD_CLOEXEC)) rc = posix_spawn_file_actions_addclose(fa, (int)fd);
+        }
+        closedir(dir);
+        return rc;
+    }
+    struct rlimit rl;
+    long top = 65536;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < (rlim_t)top)
+        top = (long)rl.rlim_cur;
+    for (long fd = 4; rc == 0 && fd < top; fd++) {
+        const int flags = fcntl((int)fd, F_GETFD);
+        if (flags >= 0 && !(flags & FD_CLOEXEC)) rc = posix_spawn_file_actions_addclose(fa, (int)fd);
+    }
+    return rc;
+}
+#endif
 
 /* Starts the watcher running `exe` with `ffmpeg_args` (argv[1..], NULL-terminated); fills v->watcher, v->pidfd and
  * v->report_fd. Returns 0, or an errno value with `why` naming the step that failed. */
 static int start_ffmpeg(eddy_video *v, const char *exe, const char *const *ffmpeg_args, int frames_fd,
                         const char **why) {
-    char *argv[64];
+    const char *argv[64];
     size_t n = 0;
-    argv[n++] = (char *)exe;
-    for (size_t i = 0; ffmpeg_args[i] && n < sizeof argv / sizeof argv[0] - 1; i++) argv[n++] = (char *)ffmpeg_args[i];
+    argv[n++] = "sh";
+    argv[n++] = "-c";
+    argv[n++] = watcher_script;
+    argv[n++] = "eddy-video"; /* $0: names the shell in its own messages (in ffmpeg's log) */
+    argv[n++] = exe;
+    for (size_t i = 0; ffmpeg_args[i] && n < sizeof argv / sizeof argv[0] - 1; i++) argv[n++] = ffmpeg_args[i];
     argv[n] = NULL;
 
     *why = "socketpair";
@@ -454,19 +427,47 @@ static int start_ffmpeg(eddy_video *v, const char *exe, const char *const *ffmpe
         if (pair[1] >= 0) close(pair[1]);
         return e;
     }
-    /* every signal blocked in the child from its first instruction: no handler of the caller's runs there */
-    sigset_t all, caller_mask;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &caller_mask);
-    const pid_t pid = fork();
-    if (pid == 0) watch(frames_fd, fileno(v->log), pair[1], exe, argv);
-    const int fork_errno = errno;
-    pthread_sigmask(SIG_SETMASK, &caller_mask, NULL);
-    close(pair[1]);
-    if (pid < 0) {
+    *why = "posix_spawn";
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t attr;
+    int rc = posix_spawn_file_actions_init(&fa);
+    if (rc == 0) {
+        rc = posix_spawnattr_init(&attr);
+        if (rc != 0) posix_spawn_file_actions_destroy(&fa);
+    }
+    if (rc != 0) {
         close(pair[0]);
-        *why = "fork";
-        return fork_errno;
+        close(pair[1]);
+        return rc;
+    }
+    /* fds 0-3 and nothing else; each source is >= 3, so none is overwritten before it is used */
+    rc = posix_spawn_file_actions_adddup2(&fa, frames_fd, 0);
+    if (!rc) rc = posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    if (!rc) rc = posix_spawn_file_actions_adddup2(&fa, fileno(v->log), 2);
+    if (!rc) rc = posix_spawn_file_actions_adddup2(&fa, pair[1], 3);
+#ifdef EDDY_SPAWN_CLOSEFROM
+    if (!rc) rc = posix_spawn_file_actions_addclosefrom_np(&fa, 4);
+#else
+    if (!rc) rc = add_close_actions(&fa);
+#endif
+    /* per child, not the caller's: SIGCHLD at its default so the watcher's wait works, SIGTERM at its default so its
+     * trap can be set (a shell cannot trap a signal ignored on entry), and no signal blocked */
+    sigset_t to_default, none;
+    sigemptyset(&to_default);
+    sigaddset(&to_default, SIGCHLD);
+    sigaddset(&to_default, SIGTERM);
+    sigemptyset(&none);
+    if (!rc) rc = posix_spawnattr_setsigdefault(&attr, &to_default);
+    if (!rc) rc = posix_spawnattr_setsigmask(&attr, &none);
+    if (!rc) rc = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+    pid_t pid = 0;
+    if (!rc) rc = posix_spawn(&pid, "/bin/sh", &fa, &attr, (char *const *)argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&attr);
+    close(pair[1]); /* the watcher alone holds the other end: its exit ends the report */
+    if (rc != 0) {
+        close(pair[0]);
+        return rc;
     }
     v->watcher = pid;
     v->report_fd = pair[0];
@@ -479,20 +480,21 @@ static int start_ffmpeg(eddy_video *v, const char *exe, const char *const *ffmpe
         *why = "pidfd_open";
     }
 #endif
-    /* until the go-ahead the watcher alone holds the other end of the socket: a hang-up means it was killed before
+    /* until the go-ahead the watcher cannot exit of itself: a hang-up means it was killed (or /bin/sh failed) before
      * pidfd_open, which may then have opened another process that took its pid */
     struct pollfd pf = {.fd = v->report_fd, .events = 0, .revents = 0};
     if (!e && poll(&pf, 1, 0) == 1 && (pf.revents & POLLHUP)) {
         e = ESRCH;
-        *why = "the watching process ended at once";
+        *why = "the shell ended at once";
         if (v->pidfd >= 0) close(v->pidfd);
         v->pidfd = -1; /* not to be signalled: signal_watcher sees the hang-up */
     }
-    if (!e && send(v->report_fd, "g", 1, MSG_NOSIGNAL) != 1) {
-        e = errno;
+    const ssize_t sent = e ? 0 : send(v->report_fd, "go\n", 3, MSG_NOSIGNAL);
+    if (!e && sent != 3) {
+        e = sent < 0 ? errno : EIO;
         *why = "send";
     }
-    if (e) {
+    if (e) { /* a watcher waiting for its go-ahead exits once we close our end, if SIGKILL cannot reach it */
         signal_watcher(v, SIGKILL);
         close(v->report_fd);
         v->report_fd = -1;
@@ -587,8 +589,8 @@ eddy_status eddy_video_open(const char *path, const eddy_video_def *def, eddy_vi
     free(exe);
     if (rc != 0) {
         video_free(v);
-        return eddy__io_fail(msg, msg_size, EDDY_ERR_IO, "%s: cannot start %s: %s: %s", path, program, step,
-                             strerror(rc));
+        return eddy__io_fail(msg, msg_size, EDDY_ERR_IO, "%s: cannot start %s (through /bin/sh): %s: %s", path,
+                             program, step, strerror(rc));
     }
     *out = v;
     return eddy__io_ok(msg, msg_size);
