@@ -611,34 +611,45 @@ eddy_status eddy_video_write(eddy_video *v, const eddy_image *frame) {
     }
     const uint8_t *p = frame->rgba;
     size_t left = (size_t)frame->width * (size_t)frame->height * 4;
+    /* stall_seconds counts from the last byte the program took, as a deadline: a signal interrupting the wait (a
+     * host's periodic timer) does not start it again, and no send blocks (MSG_DONTWAIT): a room to write says
+     * nothing of how much, and a blocking send of a frame larger than it waited for all of it without limit */
+    const double limit = (double)v->def.stall_seconds;
+    double deadline = seconds_now() + limit;
     while (left) {
-        if (v->def.stall_seconds > 0) {
-            /* a program that never reads would block send() forever: wait for room at most stall_seconds */
-            struct pollfd pf = {.fd = v->sock, .events = POLLOUT, .revents = 0};
-            const int pr = poll(&pf, 1, (int)fmin((double)v->def.stall_seconds * 1000.0, 2147483647.0));
-            if (pr < 0 && errno == EINTR) continue;
-            if (pr == 0) {
-                char why[400];
-                const int gone = stop_ffmpeg(v, why, sizeof why);
-                snprintf(v->error, sizeof v->error, "%s: %s took no data of frame %ld for %g s: %s", v->path,
-                         v->program, v->frames, (double)v->def.stall_seconds, gone ? "stopped" : why);
-                return EDDY_ERR_IO;
+        const ssize_t n = send(v->sock, p, left, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n > 0) {
+            p += n;
+            left -= (size_t)n;
+            deadline = seconds_now() + limit;
+            continue;
+        }
+        int e = n < 0 ? errno : EAGAIN;
+        if (e == EINTR) continue;
+        if (e == EAGAIN || e == EWOULDBLOCK) {
+            int wait_ms = -1;
+            if (limit > 0) {
+                const double remaining = deadline - seconds_now();
+                if (remaining <= 0) {
+                    char why[400];
+                    const int gone = stop_ffmpeg(v, why, sizeof why);
+                    snprintf(v->error, sizeof v->error, "%s: %s took no data of frame %ld for %g s: %s", v->path,
+                             v->program, v->frames, (double)v->def.stall_seconds, gone ? "stopped" : why);
+                    return EDDY_ERR_IO;
+                }
+                wait_ms = (int)fmin(ceil(remaining * 1000.0), 2147483647.0);
             }
+            struct pollfd pf = {.fd = v->sock, .events = POLLOUT, .revents = 0};
+            if (poll(&pf, 1, wait_ms) >= 0 || errno == EINTR) continue; /* room, a hang-up, the deadline: see above */
+            e = errno;
         }
-        ssize_t n = send(v->sock, p, left, MSG_NOSIGNAL);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            int e = errno;
-            close(v->sock);
-            v->sock = -1;
-            char why[600];
-            if (wait_ffmpeg(v, why, sizeof why)) snprintf(why, sizeof why, "%s stopped reading", v->program);
-            snprintf(v->error, sizeof v->error, "%s: sending frame %ld to %s failed: %s (%s)", v->path, v->frames,
-                     v->program, strerror(e), why);
-            return EDDY_ERR_IO;
-        }
-        p += n;
-        left -= (size_t)n;
+        close(v->sock);
+        v->sock = -1;
+        char why[600];
+        if (wait_ffmpeg(v, why, sizeof why)) snprintf(why, sizeof why, "%s stopped reading", v->program);
+        snprintf(v->error, sizeof v->error, "%s: sending frame %ld to %s failed: %s (%s)", v->path, v->frames,
+                 v->program, strerror(e), why);
+        return EDDY_ERR_IO;
     }
     v->frames++;
     return EDDY_OK;

@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -310,6 +311,71 @@ static void check_finish_timeout(const char *dir, const eddy_image *img) {
     CHECK(pid > 1 && kill((pid_t)pid, 0) != 0 && errno == ESRCH, "the program (pid %ld) was killed and reaped", pid);
 }
 
+/* counts the ticks of the periodic timer of check_stall_limits, and stops it after `tick_limit` of them */
+static volatile sig_atomic_t ticks, tick_limit;
+static void count_tick(int sig) {
+    (void)sig;
+    if (++ticks >= tick_limit) {
+        const struct itimerval off = {{0, 0}, {0, 0}};
+        setitimer(ITIMER_REAL, &off, NULL);
+    }
+}
+
+/* stall_seconds bounds a write however the host's signals and the frame size fall: a frame larger than the socket's
+ * buffer sent to a program that stops reading part-way (send() blocked for the rest without limit: the poll before
+ * it only says there is some room), and a host whose periodic timer signal (a profiler's, a game loop's) interrupts
+ * the wait more often than stall_seconds (each EINTR started the whole wait again). The big frames are sent under a
+ * single timer tick at 8 s, the small ones under one every 50 ms that stops after 8 s: the old code gave up only then. */
+static void check_stall_limits(const char *dir) {
+    struct sigaction tick, before;
+    memset(&tick, 0, sizeof tick);
+    tick.sa_handler = count_tick; /* no SA_RESTART: the write sees EINTR */
+    sigemptyset(&tick.sa_mask);
+    sigaction(SIGALRM, &tick, &before);
+    for (int big = 0; big <= 1; big++) {
+        char script[600], path[600];
+        CHECK(write_script(dir, big ? "reads_a_little.sh" : "reads_nothing.sh",
+                           big ? "#!/bin/sh\nhead -c 65536 > /dev/null\nexec sleep 600\n" : "#!/bin/sh\nexec sleep 600\n",
+                           script, sizeof script),
+              "cannot write %s", script);
+        snprintf(path, sizeof path, "%s/stall_limit_%d.mp4", dir, big);
+        eddy_video_def def = eddy_video_def_default();
+        def.width = big ? 1024 : 33, def.height = big ? 1024 : 17; /* 4 MiB: many times the socket's buffer */
+        def.ffmpeg = script, def.stall_seconds = 0.5f;
+        eddy_image img = {0};
+        char msg[512];
+        CHECK(eddy_image_init(&img, def.width, def.height, msg, sizeof msg) == EDDY_OK, "%s", msg);
+        eddy_video *v = NULL;
+        CHECK(eddy_video_open(path, &def, &v, msg, sizeof msg) == EDDY_OK, "%s", msg);
+        if (v && img.rgba) {
+            /* the small frames under a tick every 50 ms, the big ones under one tick at 8 s (blocked in send()) */
+            ticks = 0, tick_limit = big ? 1 : 160;
+            const struct itimerval timer = {{0, big ? 0 : 50000}, {big ? 8 : 0, big ? 0 : 50000}};
+            setitimer(ITIMER_REAL, &timer, NULL);
+            eddy_status st = EDDY_OK;
+            double took = 0;
+            for (int f = 0; f < 5000 && st == EDDY_OK; f++) { /* until the socket's buffer is full */
+                const double t0 = seconds_now();
+                st = eddy_video_write(v, &img);
+                took = seconds_now() - t0;
+            }
+            const struct itimerval off = {{0, 0}, {0, 0}};
+            setitimer(ITIMER_REAL, &off, NULL);
+            CHECK(st == EDDY_ERR_IO && strstr(eddy_video_last_error(v), "took no data"),
+                  "%s: a stalled program under a 50 ms timer: %s", big ? "4 MiB frames" : "small frames",
+                  eddy_video_last_error(v));
+            CHECK(took >= 0.45 && took < 4.0, "%s: the stalled write gave up after %.2f s (stall_seconds 0.5)",
+                  big ? "4 MiB frames" : "small frames", took);
+            CHECK(eddy_video_close(v, msg, sizeof msg) == EDDY_ERR_IO, "close after a stalled program: %s", msg);
+        } else if (v) {
+            eddy_video_abort(v);
+        }
+        eddy_image_free(&img);
+        CHECK(file_size(path) < 0, "no video from a stalled program");
+    }
+    sigaction(SIGALRM, &before, NULL);
+}
+
 /* the number of descriptors this process has open (-1 without /proc) */
 static int open_fd_count(void) {
     return count_matching("/proc/self/fd", "") - 2; /* less "." and ".." (and opendir's own, counted in both) */
@@ -459,6 +525,7 @@ int main(void) {
     check_finish_timeout(dir, &img);
     check_exit_or_signal(dir, &img);
     check_not_reaped(dir, &img);
+    check_stall_limits(dir);
 
     if (!eddy_ffmpeg_available(NULL)) {
         printf("test_io_video: video checks skipped: ffmpeg is not installed (apt-get install ffmpeg)\n");
