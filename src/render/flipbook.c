@@ -106,6 +106,9 @@ static int copy_file(const char *path, const struct stat *sb, const char *keep) 
         fclose(in);
         return e;
     }
+    /* the old file's permission bits before any byte of it is written: a private file is never readable by others
+     * through its copy (best effort: FAT, the file system this is for, may refuse them) */
+    (void)fchmod(fileno(out), sb->st_mode & 07777);
     char buf[65536];
     size_t n;
     int e = 0;
@@ -114,9 +117,8 @@ static int copy_file(const char *path, const struct stat *sb, const char *keep) 
         if (fwrite(buf, 1, n, out) != n) e = errno ? errno : EIO;
     if (!e && ferror(in)) e = errno ? errno : EIO;
     if (!e && fflush(out) != 0) e = errno; /* before the times: a later write would set them again */
-    if (!e) { /* best effort: FAT, the file system this is for, may refuse permission bits */
+    if (!e) { /* best effort, as the permission bits */
         const struct timespec times[2] = {sb->st_atim, sb->st_mtim};
-        (void)fchmod(fileno(out), sb->st_mode & 07777);
         (void)futimens(fileno(out), times);
     }
     if (fclose(out) != 0 && !e) e = errno;
