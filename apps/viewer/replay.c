@@ -118,7 +118,7 @@ int replay_parse(const char *text, const char *name, replay *out, char *msg, siz
             ev.kind = VIEWER_EVENT_WHEEL;
             /* bounded: a float holds it, and a thousand notches already zoom from one end to the other */
             double v = ntok == 3 ? strtod(tok[2], &end) : 0;
-            if (ntok != 3 || end == tok[2] || *end || !(fabs(v) <= 1000.0)) {
+            if (ntok != 3 || end == tok[2] || *end || !(fabs(v) <= (double)VIEWER_WHEEL_MAX)) {
                 replay_free(out);
                 snprintf(what, sizeof what, "wheel%s%.40s%s: expected 'TIME wheel NOTCHES', notches from -1000 to 1000",
                          ntok == 3 ? " '" : "", ntok == 3 ? tok[2] : "", ntok == 3 ? "'" : "");

@@ -1,6 +1,8 @@
 /* See sdl_input.h. */
 #include "sdl_input.h"
 
+#include <math.h>
+
 #include <string.h>
 
 /* SDL keys to the viewer's codes (printable keys as lower-case ASCII). A held key repeats only where a press steps a
@@ -54,7 +56,10 @@ int sdl_input_translate(const SDL_Event *e, int win_w, int win_h, int shift, dou
         out->button = e->button.button == SDL_BUTTON_RIGHT ? VIEWER_BUTTON_RIGHT : VIEWER_BUTTON_LEFT;
         out->shift = shift != 0;
         return 1;
-    case SDL_MOUSEWHEEL: out->kind = VIEWER_EVENT_WHEEL; out->wheel = (float)e->wheel.y; return 1;
+    case SDL_MOUSEWHEEL: /* within the replay range (the zoom is the same: it saturates long before), so a recording replays */
+        out->kind = VIEWER_EVENT_WHEEL;
+        out->wheel = fminf(fmaxf((float)e->wheel.y, -VIEWER_WHEEL_MAX), VIEWER_WHEEL_MAX);
+        return 1;
     case SDL_KEYDOWN:
         out->kind = VIEWER_EVENT_KEY;
         out->key = translate_key(&e->key);

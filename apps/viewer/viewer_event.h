@@ -8,6 +8,9 @@
  *  a replay file; further off the pointer is as far from the picture as it matters. */
 #define VIEWER_FRACTION_MIN (-1.0f)
 #define VIEWER_FRACTION_MAX 2.0f
+/** Wheel turns of one event: -1000 to 1000 notches, the range of a replay file; a thousand already zoom from one end
+ *  to the other. */
+#define VIEWER_WHEEL_MAX 1000.0f
 
 typedef enum viewer_event_kind {
     VIEWER_EVENT_MOVE = 0, /**< pointer moved to (x, y) */

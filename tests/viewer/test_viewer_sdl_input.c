@@ -129,6 +129,11 @@ static void test_other(void) {
     e.type = SDL_MOUSEWHEEL;
     e.wheel.y = -3;
     CHECK(sdl_input_translate(&e, W, H, 0, 0, &ev) == 1 && ev.kind == VIEWER_EVENT_WHEEL && ev.wheel == -3.0f, "wheel");
+    /* a wheel event beyond the replay range is recorded within it (a recording of it used to be refused on replay) */
+    e.wheel.y = 5000;
+    CHECK(sdl_input_translate(&e, W, H, 0, 0, &ev) == 1 && ev.wheel == VIEWER_WHEEL_MAX, "wheel 5000 -> %g", ev.wheel);
+    e.wheel.y = -5000;
+    CHECK(sdl_input_translate(&e, W, H, 0, 0, &ev) == 1 && ev.wheel == -VIEWER_WHEEL_MAX, "wheel -5000 -> %g", ev.wheel);
     memset(&e, 0, sizeof e);
     e.type = SDL_WINDOWEVENT;
     e.window.event = SDL_WINDOWEVENT_LEAVE;
