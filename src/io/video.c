@@ -188,6 +188,21 @@ static int fd_above_stdio(int fd) {
     return moved;
 }
 
+/* A close-on-exec stream socket pair, both ends above the standard descriptors (fd_above_stdio). 0, or -1 with errno
+ * set and nothing left open. */
+static int socket_pair_above_stdio(int sv[2]) {
+    sv[0] = sv[1] = -1;
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0 && (sv[0] = fd_above_stdio(sv[0])) >= 0 &&
+        (sv[1] = fd_above_stdio(sv[1])) >= 0)
+        return 0;
+    const int e = errno;
+    if (sv[0] >= 0) close(sv[0]);
+    if (sv[1] >= 0) close(sv[1]);
+    sv[0] = sv[1] = -1;
+    errno = e;
+    return -1;
+}
+
 /* ffmpeg's log: an anonymous (already unlinked) temporary file, close-on-exec */
 static FILE *open_log(void) {
     const char *dir = getenv("TMPDIR");
@@ -419,14 +434,8 @@ static int start_ffmpeg(eddy_video *v, const char *exe, const char *const *ffmpe
     argv[n] = NULL;
 
     *why = "socketpair";
-    int pair[2] = {-1, -1};
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0 || (pair[0] = fd_above_stdio(pair[0])) < 0 ||
-        (pair[1] = fd_above_stdio(pair[1])) < 0) {
-        const int e = errno;
-        if (pair[0] >= 0) close(pair[0]);
-        if (pair[1] >= 0) close(pair[1]);
-        return e;
-    }
+    int pair[2];
+    if (socket_pair_above_stdio(pair) != 0) return errno;
     *why = "posix_spawn";
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t attr;
@@ -555,12 +564,9 @@ eddy_status eddy_video_open(const char *path, const eddy_video_def *def, eddy_vi
         return st != EDDY_OK ? st : eddy__io_fail(msg, msg_size, EDDY_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
     }
     v->log = open_log();
-    int sv[2] = {-1, -1};
-    if (!v->log || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0 ||
-        (sv[0] = fd_above_stdio(sv[0])) < 0 || (sv[1] = fd_above_stdio(sv[1])) < 0) {
+    int sv[2];
+    if (!v->log || socket_pair_above_stdio(sv) != 0) {
         int e = errno;
-        if (sv[0] >= 0) close(sv[0]);
-        if (sv[1] >= 0) close(sv[1]);
         free(exe);
         video_free(v);
         return eddy__io_fail(msg, msg_size, EDDY_ERR_IO, "%s: cannot set up the pipe to ffmpeg: %s", path, strerror(e));
