@@ -82,7 +82,8 @@ typedef struct eddy_vdb_grid {
     float tolerance;              /**< default 0: only exact zeros are left out */
 } eddy_vdb_grid;
 
-/** Writes `count` grids into one .vdb file (half floats off, Blosc/zip compression as OpenVDB chooses). */
+/** Writes `count` grids into one .vdb file (half floats off, Blosc/zip compression as OpenVDB chooses). Grid names
+ *  must differ; values, origins and tolerances must be finite (EDDY_ERR_INVALID_ARGUMENT, nothing written). */
 eddy_status eddy_vdb_write(const char *path, const eddy_vdb_grid *grids, int count, char *msg, size_t msg_size);
 /** Writes a 3D simulation's volumes as the grids: "density" (max of dye r,g,b), "color" (Vec3 dye), "temperature",
  *  "vel" (Vec3 velocity at cell centres, m/s), "pressure" (Pa). 2D simulations are written as one-voxel-thick

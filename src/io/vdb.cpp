@@ -8,6 +8,7 @@
 
 #include <openvdb/openvdb.h>
 
+#include <cerrno>
 #include <climits>
 #include <cmath>
 #include <cstdint>
@@ -15,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <fstream>
 #include <string>
 
 extern "C" int eddy_vdb_available(void) { return 1; }
@@ -64,6 +66,14 @@ openvdb::GridBase::Ptr make_grid(const eddy_vdb_grid &g) {
     return grid;
 }
 
+// OpenVDB's io::File::write writes through an std::ofstream whose state it never checks, so a full disk (or a file
+// size limit) left a truncated file that was then renamed into place as a success. The same archive (seekable, with
+// grid offsets, as File::write makes it) is written here into a stream of ours, whose state is checked after close.
+class checked_archive : public openvdb::io::Archive {
+public:
+    void write_to(std::ostream &os, const openvdb::GridPtrVec &grids) const { Archive::write(os, grids, true); }
+};
+
 }  // namespace
 
 extern "C" eddy_status eddy_vdb_write(const char *path, const eddy_vdb_grid *grids, int count, char *msg,
@@ -88,6 +98,17 @@ extern "C" eddy_status eddy_vdb_write(const char *path, const eddy_vdb_grid *gri
                                      "%s: grid %s: spacing[%d] = %g: expected > 0", path, g.name, a,
                                      (double)g.layout.spacing[a]);
         }
+        for (int b = 0; b < i; b++)
+            if (!std::strcmp(grids[b].name, g.name))
+                return eddy__io_fail(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT,
+                                     "%s: grids %d and %d are both named \"%s\": names must differ (OpenVDB would "
+                                     "rename them \"%s[0]\" and \"%s[1]\")",
+                                     path, b, i, g.name, g.name, g.name);
+        for (int a = 0; a < 3; a++)
+            if (!std::isfinite(g.layout.origin[a]))
+                return eddy__io_fail(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT,
+                                     "%s: grid %s: origin[%d] = %g: expected a finite position (m)", path, g.name, a,
+                                     (double)g.layout.origin[a]);
         if (!(g.tolerance >= 0.0f) || !std::isfinite(g.tolerance))
             return eddy__io_fail(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "%s: grid %s: tolerance = %g: expected finite >= 0",
                                  path, g.name, (double)g.tolerance);
@@ -113,17 +134,26 @@ extern "C" eddy_status eddy_vdb_write(const char *path, const eddy_vdb_grid *gri
     eddy_status st = EDDY_OK;
     char *tmp = eddy__temp_file_for(path, msg, msg_size, &st);
     if (!tmp) return st;
+    int write_errno = 0;
     try {
         openvdb::initialize();  // idempotent and thread-safe: registers the grid types once per process
         openvdb::GridPtrVec vec;
         for (int i = 0; i < count; i++) vec.push_back(make_grid(grids[i]));
-        openvdb::io::File file(tmp);
-        file.write(vec);
-        file.close();
+        std::ofstream os(tmp, std::ios_base::out | std::ios_base::binary | std::ios_base::trunc);
+        errno = 0;
+        if (os) checked_archive().write_to(os, vec);
+        if (os) os.flush();
+        if (os) os.close();
+        if (!os) write_errno = errno ? errno : EIO; // the stream failed at some write (or close): errno says why
     } catch (const std::exception &e) {
         std::remove(tmp);
         std::free(tmp);
         return eddy__io_fail(msg, msg_size, EDDY_ERR_IO, "%s: OpenVDB write failed: %s", path, e.what());
+    }
+    if (write_errno) {
+        std::remove(tmp);
+        std::free(tmp);
+        return eddy__io_fail(msg, msg_size, EDDY_ERR_IO, "%s: write failed: %s", path, std::strerror(write_errno));
     }
     if (std::rename(tmp, path) != 0) {
         int e = errno;

@@ -102,6 +102,39 @@ int main(void) {
     CHECK(eddy_vdb_write(nan_path, g, 1, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT && strstr(msg, "= nan"),
           "a NaN density: %s", msg);
     d[bad] = d_bad;
+    /* a NaN origin of cubic voxels was written as no translation at all (voxel (0,0,0) at the world origin, no error);
+     * with other voxels OpenVDB failed with "Inversion of singular 4x4 matrix". Both are refused, naming the origin */
+    eddy_vdb_grid cubic = g[0];
+    cubic.layout.spacing[1] = cubic.layout.spacing[2] = cubic.layout.spacing[0];
+    cubic.layout.origin[0] = NAN;
+    CHECK(eddy_vdb_write(nan_path, &cubic, 1, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT &&
+              strstr(msg, "grid density: origin[0] = nan"),
+          "a NaN origin, cubic voxels: %s", msg);
+    g[1].layout.origin[2] = NAN;
+    CHECK(eddy_vdb_write(nan_path, g, 2, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT &&
+              strstr(msg, "grid vel: origin[2] = nan"),
+          "a NaN origin: %s", msg);
+    g[1].layout.origin[2] = -INFINITY;
+    CHECK(eddy_vdb_write(nan_path, g, 2, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT &&
+              strstr(msg, "grid vel: origin[2] = -inf"),
+          "an infinite origin: %s", msg);
+    g[1].layout.origin[2] = g[0].layout.origin[2];
+    /* two grids of one name were written as "density[0]" and "density[1]", so no grid "density" was in the file */
+    g[1].name = "density";
+    CHECK(eddy_vdb_write(nan_path, g, 2, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT &&
+              strstr(msg, "grids 0 and 1 are both named \"density\""),
+          "two grids named density: %s", msg);
+    g[1].name = "vel";
+    /* all zero (no dye yet): a valid grid with no active voxel and its transform; read as one voxel of 0 */
+    static float zeros[N];
+    eddy_vdb_grid empty = g[0];
+    empty.data[0] = zeros;
+    snprintf(path, sizeof path, "%s/empty.vdb", dir);
+    CHECK(eddy_vdb_write(path, &empty, 1, msg, sizeof msg) == EDDY_OK, "all-zero grid: %s", msg);
+    CHECK(eddy_vdb_read(path, "density", &r, msg, sizeof msg) == EDDY_OK && r.layout.count == 1 && r.data[0] &&
+              r.data[0][0] == 0.0f && r.index_min[0] == 0 && fabsf(r.layout.spacing[2] - 0.3f) < 1e-6f,
+          "all-zero grid read back as one voxel of 0 with its voxel size: %s", msg);
+    eddy_vdb_dense_free(&r);
     FILE *nf = fopen(nan_path, "rb");
     CHECK(nf == NULL, "a refused write left %s", nan_path);
     if (nf) fclose(nf);
