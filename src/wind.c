@@ -9,7 +9,9 @@
  * Moving the window: the new origin is o' = o + (n + f) h with n whole cells and 0 <= f < 1 per axis. The arrays
  * are shifted by n cells exactly (row copies), then by f with the linear interpolation v_i + f (v_{i+1} - v_i),
  * which leaves a uniform field exactly unchanged; samples coming from outside the old window take the ambient
- * wind. The sampling copy (cell-centred RGBA32F) is rebuilt after every frame and move. */
+ * wind. A move towards -a is shifted by n + 1 cells, then back by 1 - f (v_{i-1} + f (v_i - v_{i-1}), the same
+ * numbers), so that only the side the window moved to takes outside samples. The sampling copy (cell-centred
+ * RGBA32F) is rebuilt after every frame and move. */
 #include "wind_internal.h"
 
 #include <float.h>
@@ -269,18 +271,22 @@ static void shift_whole(eddy_wind *w, float *data, float *scratch, const int fn[
     memcpy(data, scratch, (size_t)rows * fn[0] * sizeof(float));
 }
 
-/* data <- data shifted by the fraction f of a cell along axis a: v_l + f (v_{l+1} - v_l), in place (ascending l
- * reads v_{l+1} before it is overwritten); the sample past the end is the ambient wind. `o` is the current origin
- * (before this fractional shift). Along y and z whole x rows are combined, which keeps the loops contiguous. */
+/* data <- data shifted by a fraction of a cell along axis a, in place. Forward (the window moved towards +a):
+ * v_l <- v_l + f (v_{l+1} - v_l), ascending l (reads v_{l+1} before it is overwritten), the sample past the end
+ * (index m) is the ambient wind. Backward (towards -a, after a whole-cell shift rounded towards zero):
+ * v_l <- v_{l-1} + f (v_l - v_{l-1}), descending l, the sample before the start (index -1) is the ambient wind.
+ * Either way the only sample taken from outside is on the side the window moved to: the far side keeps the
+ * old window's edge sample. `o` is the current origin (before this fractional shift). Along y and z whole x
+ * rows are combined, which keeps the loops contiguous. */
 static void shift_fraction(eddy_wind *w, float *data, const int fn[3], const float off[3], int comp, int a, float f,
-                           const double o[3]) {
+                           bool backward, const double o[3]) {
     const size_t stride[3] = {1, (size_t)fn[0], (size_t)fn[0] * fn[1]};
     const int m = fn[a];
-    /* the layer of samples past the end (index m along a): constant, or the noise on that layer */
+    /* the layer of samples entering (index m, or -1 backward): constant, or the noise on that layer */
     const float *ghost = NULL;
     if (w->def.noise_amplitude > 0) {
         int lo[3] = {0, 0, 0}, cnt[3] = {fn[0], fn[1], fn[2]};
-        lo[a] = m;
+        lo[a] = backward ? -1 : m;
         cnt[a] = 1;
         eddy__wind_ambient_block(w, comp, o, off, lo, cnt, w->noise_layer);
         ghost = w->noise_layer; /* element (i,j,k) with the a index dropped, x fastest */
@@ -291,9 +297,14 @@ static void shift_fraction(eddy_wind *w, float *data, const int fn[3], const flo
 #pragma omp parallel for num_threads(EDDY_THREADS(w->sim)) schedule(static)
         for (int row = 0; row < rows; row++) {
             float *v = data + (size_t)row * fn[0];
-            for (int i = 0; i < m - 1; i++) v[i] = v[i] + f * (v[i + 1] - v[i]);
             float g = ghost ? ghost[row] : constant;
-            v[m - 1] = v[m - 1] + f * (g - v[m - 1]);
+            if (backward) {
+                for (int i = m - 1; i > 0; i--) v[i] = v[i - 1] + f * (v[i] - v[i - 1]);
+                v[0] = g + f * (v[0] - g);
+            } else {
+                for (int i = 0; i < m - 1; i++) v[i] = v[i] + f * (v[i + 1] - v[i]);
+                v[m - 1] = v[m - 1] + f * (g - v[m - 1]);
+            }
         }
         return;
     }
@@ -301,13 +312,25 @@ static void shift_fraction(eddy_wind *w, float *data, const int fn[3], const flo
 #pragma omp parallel for num_threads(EDDY_THREADS(w->sim)) schedule(static)
     for (int t = 0; t < fn[other]; t++) {
         float *base = data + (size_t)t * stride[other];
+        const float *g = ghost ? ghost + (size_t)t * fn[0] : NULL;
+        if (backward) {
+            for (int l = m - 1; l > 0; l--) {
+                float *r = base + (size_t)l * stride[a];
+                const float *rp = r - stride[a];
+                for (int i = 0; i < fn[0]; i++) r[i] = rp[i] + f * (r[i] - rp[i]);
+            }
+            for (int i = 0; i < fn[0]; i++) {
+                float gi = g ? g[i] : constant;
+                base[i] = gi + f * (base[i] - gi);
+            }
+            continue;
+        }
         for (int l = 0; l < m - 1; l++) {
             float *r = base + (size_t)l * stride[a];
             const float *rn = r + stride[a];
             for (int i = 0; i < fn[0]; i++) r[i] = r[i] + f * (rn[i] - r[i]);
         }
         float *r = base + (size_t)(m - 1) * stride[a];
-        const float *g = ghost ? ghost + (size_t)t * fn[0] : NULL;
         for (int i = 0; i < fn[0]; i++) r[i] = r[i] + f * ((g ? g[i] : constant) - r[i]);
     }
 }
@@ -323,6 +346,7 @@ eddy_status eddy_wind_move(eddy_wind *w, const float center[3]) {
     double target[3], o[3];
     int whole[3];
     float frac[3];
+    bool backward[3];
     bool any_whole = false;
     for (int a = 0; a < 3; a++) {
         target[a] = window_origin_for(w, a, center[a]);
@@ -332,12 +356,18 @@ eddy_status eddy_wind_move(eddy_wind *w, const float center[3]) {
         double fl = floor(d);
         frac[a] = (float)(d - fl);
         if (frac[a] >= 1.0f) frac[a] = 0.0f, fl += 1.0; /* d - fl rounded up to 1 in float */
+        /* a move towards -a: whole cells rounded towards zero, then the remainder interpolated backwards, so that
+         * the far edge interpolates towards the old window's edge sample (rounding down and interpolating
+         * forwards blended it with the ambient wind although the old window held the sample) */
+        backward[a] = frac[a] > 0.0f && fl < 0.0;
+        if (backward[a]) fl += 1.0;
         /* beyond the window everything is ambient: clamp (also keeps a teleport from overflowing int) */
         double lim = (double)w->n[a] + 2.0;
         fl = fl > lim ? lim : (fl < -lim ? -lim : fl);
         whole[a] = (int)fl;
         any_whole = any_whole || whole[a] != 0;
-        o[a] = target[a] - (double)frac[a] * h; /* origin after the whole-cell shift (also when clamped) */
+        /* origin after the whole-cell shift (also when clamped) */
+        o[a] = backward[a] ? target[a] + (1.0 - (double)frac[a]) * h : target[a] - (double)frac[a] * h;
     }
     /* the velocity faces move; the pressure is not kept between frames (each projection solves afresh) */
     struct { float *data; float *scratch; int fn[3]; float off[3]; } arr[3];
@@ -351,8 +381,9 @@ eddy_status eddy_wind_move(eddy_wind *w, const float center[3]) {
         for (int q = 0; q < 3; q++) shift_whole(w, arr[q].data, arr[q].scratch, arr[q].fn, arr[q].off, q, whole, o);
     for (int a = 0; a < 3; a++) {
         if (frac[a] == 0.0f) continue;
-        for (int q = 0; q < 3; q++) shift_fraction(w, arr[q].data, arr[q].fn, arr[q].off, q, a, frac[a], o);
-        o[a] += (double)frac[a] * h;
+        for (int q = 0; q < 3; q++) shift_fraction(w, arr[q].data, arr[q].fn, arr[q].off, q, a, frac[a], backward[a], o);
+        if (backward[a]) o[a] -= (1.0 - (double)frac[a]) * h;
+        else o[a] += (double)frac[a] * h;
     }
     for (int a = 0; a < 3; a++) {
         w->origin[a] = target[a];
