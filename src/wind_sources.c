@@ -248,6 +248,9 @@ int eddy__wind_explosion_flow(eddy_wind *w) {
         const float sp = e->speed * strength, R = e->radius, R2 = R * R;
         float lc[3];
         to_local(w, e->center, lc);
+        /* farther from the window than float reaches (a window near +3e38 m, an explosion near -3e38 m): its flow
+         * here, at most s R^2 / r^2 < 1e6 * 1e30 / 1e76 m/s, is 0 in float; computed, inf - inf made it NaN */
+        if (!(isfinite(lc[0]) && isfinite(lc[1]) && isfinite(lc[2]))) continue;
         for (int a = 0; a < 3; a++) {
             int fn[3];
             eddy__face_dims(s, a, fn);

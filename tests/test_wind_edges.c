@@ -170,9 +170,39 @@ static void test_move_threads(void) {
     }
 }
 
+/* Positions may be any finite float. An explosion near -3e38 m seen from a window near +3e38 m is farther away
+ * than float reaches (the window-local offset is -inf): it used to make the explosions' flow inf - inf = NaN, and
+ * the field stayed NaN for every later frame. Colliders and gusts that far away are checked alongside. */
+static void test_far_sources(void) {
+    eddy_wind_def d = eddy_wind_def_default();
+    d.grid[0] = d.grid[1] = d.grid[2] = 8;
+    d.ambient[0] = 1.5f;
+    d.center[0] = 3e38f;
+    eddy_wind *w = make_wind(d);
+    if (!w) return;
+    eddy_wind_explosion e = {.center = {-3e38f, 0, 0}, .radius = 1.0f, .speed = 1.0f, .duration = 1.0f};
+    CHECK(eddy_wind_explode(w, &e) == EDDY_OK, "explode: %s", eddy_wind_last_error(w));
+    eddy_wind_collider c = {.shape = EDDY_SHAPE_CAPSULE, .center = {-3e38f, 0, 0}, .radius = 2, .axis = {0, 1, 0}, .velocity = {5, 0, 0}};
+    eddy_wind_gust g = {.center = {-3e38f, 0, 0}, .radius = 1e15f, .velocity = {0, 9, 0}, .rate = 100};
+    eddy_wind_sources src = {.colliders = &c, .collider_count = 1, .gusts = &g, .gust_count = 1};
+    for (int f = 0; f < 3; f++) {
+        eddy_status st = eddy_wind_frame(w, 1.0f / 60.0f, &src);
+        CHECK(st == EDDY_OK, "frame %d with sources 6e38 m away: %d %s", f, (int)st, eddy_wind_last_error(w));
+    }
+    /* nothing reached the window: the air is the ambient wind, exactly */
+    int off = 0;
+    for (int a = 0; a < 3; a++)
+        for (size_t q = 0; q < w->sim->nface[a]; q++) off += w->sim->vel[a][q] != d.ambient[a];
+    CHECK(off == 0 && eddy_wind_stats(w)->active_explosions == 1 && eddy_wind_stats(w)->solid_cells == 0,
+          "%d faces moved by sources 6e38 m away (active explosions %d, solid cells %d)", off,
+          eddy_wind_stats(w)->active_explosions, eddy_wind_stats(w)->solid_cells);
+    eddy_wind_destroy(w);
+}
+
 int main(void) {
     test_move_backwards();
     test_move_mirror();
     test_move_threads();
+    test_far_sources();
     return check_finish("test_wind_edges");
 }
