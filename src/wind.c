@@ -42,6 +42,23 @@ eddy_wind_def eddy_wind_def_default(void) {
 
 static bool finite3(const float v[3]) { return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]); }
 
+static eddy_sim_def sim_def_for(const eddy_wind_def *d) {
+    eddy_sim_def sd = eddy_sim_def_default();
+    sd.dim = 3;
+    for (int a = 0; a < 3; a++) {
+        sd.grid[a] = d->grid[a];
+        sd.origin[a] = 0.0f; /* window-local coordinates */
+        sd.gravity[a] = 0.0f;
+    }
+    sd.size[0] = (float)d->grid[0] * d->cell_size;
+    sd.viscosity = d->viscosity;
+    sd.advection = EDDY_ADVECT_SEMI_LAGRANGIAN; /* unused: the wind advects with wind_advect.c */
+    sd.pressure = d->pressure;
+    sd.threads = d->threads;
+    for (int f = 0; f < 6; f++) sd.boundary[f].type = EDDY_BOUNDARY_OUTFLOW;
+    return sd;
+}
+
 eddy_status eddy_wind_def_validate(const eddy_wind_def *d, char *msg, size_t msg_size) {
     if (msg && msg_size) msg[0] = '\0';
     if (!d) return eddy__def_error(msg, msg_size, "wind definition is NULL");
@@ -50,8 +67,8 @@ eddy_status eddy_wind_def_validate(const eddy_wind_def *d, char *msg, size_t msg
             return eddy__def_error(msg, msg_size, "wind grid[%d] = %d: must be between 3 and 1024 cells", a, d->grid[a]);
     if ((size_t)d->grid[0] * d->grid[1] * d->grid[2] > ((size_t)1 << 26))
         return eddy__def_error(msg, msg_size, "wind grid %d x %d x %d: more than 2^26 cells", d->grid[0], d->grid[1], d->grid[2]);
-    if (!isfinite(d->cell_size) || d->cell_size <= 0)
-        return eddy__def_error(msg, msg_size, "wind cell_size = %g: must be a positive length in metres", (double)d->cell_size);
+    if (!(d->cell_size >= 1e-9f && d->cell_size <= 1e9f)) /* the simulation's range of cell sizes */
+        return eddy__def_error(msg, msg_size, "wind cell_size = %g: must be 1e-9 .. 1e9 m", (double)d->cell_size);
     if (!finite3(d->center)) return eddy__def_error(msg, msg_size, "wind center is not finite");
     for (int a = 0; a < 3; a++)
         if (!(fabsf(d->ambient[a]) <= EDDY__WIND_MAX_SPEED))
@@ -73,25 +90,13 @@ eddy_status eddy_wind_def_validate(const eddy_wind_def *d, char *msg, size_t msg
         return eddy__def_error(msg, msg_size, "wind threads = %d: must be 0..1024", d->threads);
     if (d->snap_to_cells != 0 && d->snap_to_cells != 1)
         return eddy__def_error(msg, msg_size, "wind snap_to_cells = %d: must be 0 or 1", d->snap_to_cells);
-    /* the pressure settings are checked by the simulation's own validation (see eddy_wind_create) */
+    /* the pressure settings (and the rest of the simulation behind the field) by the simulation's own checks, so
+     * that a definition this accepts is one eddy_wind_create accepts */
+    eddy_sim_def sd = sim_def_for(d);
+    char sim_msg[256];
+    if (eddy_sim_def_validate(&sd, sim_msg, sizeof sim_msg) != EDDY_OK)
+        return eddy__def_error(msg, msg_size, "wind %s", sim_msg);
     return EDDY_OK;
-}
-
-static eddy_sim_def sim_def_for(const eddy_wind_def *d) {
-    eddy_sim_def sd = eddy_sim_def_default();
-    sd.dim = 3;
-    for (int a = 0; a < 3; a++) {
-        sd.grid[a] = d->grid[a];
-        sd.origin[a] = 0.0f; /* window-local coordinates */
-        sd.gravity[a] = 0.0f;
-    }
-    sd.size[0] = (float)d->grid[0] * d->cell_size;
-    sd.viscosity = d->viscosity;
-    sd.advection = EDDY_ADVECT_SEMI_LAGRANGIAN; /* unused: the wind advects with wind_advect.c */
-    sd.pressure = d->pressure;
-    sd.threads = d->threads;
-    for (int f = 0; f < 6; f++) sd.boundary[f].type = EDDY_BOUNDARY_OUTFLOW;
-    return sd;
 }
 
 void eddy_wind_destroy(eddy_wind *w) {
@@ -125,9 +130,6 @@ eddy_status eddy_wind_create(const eddy_wind_def *def, eddy_wind **out, char *ms
     eddy_status st = eddy_wind_def_validate(def, msg, msg_size);
     if (st != EDDY_OK) return st;
     eddy_sim_def sd = sim_def_for(def);
-    char sim_msg[256];
-    st = eddy_sim_def_validate(&sd, sim_msg, sizeof sim_msg);
-    if (st != EDDY_OK) return eddy__def_error(msg, msg_size, "wind simulation settings: %s", sim_msg);
     eddy_wind *w = (eddy_wind *)calloc(1, sizeof *w);
     if (!w) return EDDY_ERR_OUT_OF_MEMORY;
     w->def = *def;

@@ -199,10 +199,40 @@ static void test_far_sources(void) {
     eddy_wind_destroy(w);
 }
 
+/* eddy_wind_def_validate accepts exactly what eddy_wind_create accepts: a cell size outside the simulation's
+ * 1e-9 .. 1e9 m and bad pressure settings used to pass validation and fail creation only (naming size[0], a key
+ * the wind definition does not have). */
+static void test_validate_matches_create(void) {
+    char msg[256];
+    const float sizes[] = {1e-10f, 2e9f, 1e-40f};
+    for (int t = 0; t < 3; t++) {
+        eddy_wind_def d = eddy_wind_def_default();
+        d.cell_size = sizes[t];
+        d.noise_scale = 8.0f * sizes[t];
+        eddy_status st = eddy_wind_def_validate(&d, msg, sizeof msg);
+        CHECK(st == EDDY_ERR_INVALID_ARGUMENT && strstr(msg, "wind cell_size = ") && strstr(msg, "1e-9 .. 1e9 m"),
+              "cell_size %g: validate %d '%s'", (double)sizes[t], (int)st, msg);
+        eddy_wind *w = NULL;
+        CHECK(eddy_wind_create(&d, &w, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT && !w && strstr(msg, "wind cell_size = "),
+              "cell_size %g: create '%s'", (double)sizes[t], msg);
+    }
+    eddy_wind_def d = eddy_wind_def_default();
+    d.pressure.tolerance = 2.0f;
+    eddy_status st = eddy_wind_def_validate(&d, msg, sizeof msg);
+    CHECK(st == EDDY_ERR_INVALID_ARGUMENT && strstr(msg, "wind pressure.tolerance = 2"), "pressure tolerance 2: validate %d '%s'",
+          (int)st, msg);
+    d = eddy_wind_def_default();
+    d.cell_size = 1e-9f;
+    d.noise_scale = 1.0f;
+    CHECK(eddy_wind_def_validate(&d, msg, sizeof msg) == EDDY_OK, "cell_size 1e-9 refused: %s", msg);
+    CHECK(eddy_wind_def_validate(&d, NULL, 0) == EDDY_OK, "validate without a message buffer");
+}
+
 int main(void) {
     test_move_backwards();
     test_move_mirror();
     test_move_threads();
     test_far_sources();
+    test_validate_matches_create();
     return check_finish("test_wind_edges");
 }

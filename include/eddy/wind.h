@@ -26,7 +26,7 @@ typedef struct eddy_particles eddy_particles;
 /** Everything needed to create a wind field. Start from `eddy_wind_def_default()`. */
 typedef struct eddy_wind_def {
     int grid[3];              /**< cells per axis, 3..1024 each; default 32 x 16 x 32 (16 cells vertically, y up) */
-    float cell_size;          /**< m; default 1 */
+    float cell_size;          /**< m, 1e-9 .. 1e9; default 1 */
     float center[3];          /**< initial world position of the window centre, m; default 0 */
     float ambient[3];         /**< m/s, constant part of the ambient wind, within +-1e6; default 0 */
     float noise_amplitude;    /**< m/s (0 .. 1e6), amplitude of the smooth value noise added to the ambient wind per component;
