@@ -634,9 +634,10 @@ eddy_status eddy_wind_sync(eddy_wind *w) {
 
 eddy_status eddy_wind_sample(const eddy_wind *w, const float pos[3], float vel[3]) {
     if (!w || !pos || !vel) return EDDY_ERR_INVALID_ARGUMENT;
+    const bool finite = finite3(pos); /* before sampling: vel may be pos (in place) */
     eddy__wind_sample_world(w, pos, vel);
     /* a NaN or infinite position got the constant ambient wind; say so (no message: samplers may run at once) */
-    return finite3(pos) ? EDDY_OK : EDDY_ERR_INVALID_ARGUMENT;
+    return finite ? EDDY_OK : EDDY_ERR_INVALID_ARGUMENT;
 }
 
 eddy_status eddy_wind_sample_batch(const eddy_wind *w, const float *positions, size_t position_stride,
@@ -652,8 +653,8 @@ eddy_status eddy_wind_sample_batch(const eddy_wind *w, const float *positions, s
 #pragma omp parallel for num_threads(EDDY_THREADS(w->sim)) schedule(static) reduction(| : bad)
     for (long p = 0; p < n; p++) {
         const float *pos = positions + (size_t)p * position_stride;
+        bad |= !finite3(pos); /* before sampling: velocities may overwrite positions (in place) */
         eddy__wind_sample_world(w, pos, velocities + (size_t)p * velocity_stride);
-        bad |= !finite3(pos);
     }
     return bad ? EDDY_ERR_INVALID_ARGUMENT : EDDY_OK; /* as eddy_wind_sample, for every point */
 }

@@ -228,11 +228,36 @@ static void test_validate_matches_create(void) {
     CHECK(eddy_wind_def_validate(&d, NULL, 0) == EDDY_OK, "validate without a message buffer");
 }
 
+/* Sampling in place (velocities written over the positions they came from: an array converted from positions to
+ * velocities) still reports a NaN or infinite position; the status used to be taken after the write, from the
+ * finite ambient wind that replaced the position, so it said EDDY_OK. */
+static void test_sample_in_place(void) {
+    eddy_wind_def d = eddy_wind_def_default();
+    d.ambient[0] = 2.0f;
+    d.noise_amplitude = 0.5f;
+    eddy_wind *w = make_wind(d);
+    if (!w) return;
+    float buf[4][3] = {{1, 2, 3}, {NAN, 0, 0}, {0, -INFINITY, 0}, {4, 1, -2}};
+    float copy[4][3], want[4][3];
+    memcpy(copy, buf, sizeof buf);
+    CHECK(eddy_wind_sample_batch(w, &copy[0][0], 3, &want[0][0], 3, 4) == EDDY_ERR_INVALID_ARGUMENT, "batch into another array");
+    CHECK(eddy_wind_sample_batch(w, &buf[0][0], 3, &buf[0][0], 3, 4) == EDDY_ERR_INVALID_ARGUMENT,
+          "batch in place with NaN and infinite positions: EDDY_OK");
+    CHECK(memcmp(buf, want, sizeof buf) == 0, "batch in place: other velocities than into another array");
+    float one[3] = {NAN, 1, 1};
+    CHECK(eddy_wind_sample(w, one, one) == EDDY_ERR_INVALID_ARGUMENT && one[0] == 2.0f && one[1] == 0.0f,
+          "sample in place at a NaN position: (%g %g %g)", (double)one[0], (double)one[1], (double)one[2]);
+    float ok[3] = {1, 2, 3};
+    CHECK(eddy_wind_sample(w, ok, ok) == EDDY_OK, "sample in place at a finite position");
+    eddy_wind_destroy(w);
+}
+
 int main(void) {
     test_move_backwards();
     test_move_mirror();
     test_move_threads();
     test_far_sources();
     test_validate_matches_create();
+    test_sample_in_place();
     return check_finish("test_wind_edges");
 }

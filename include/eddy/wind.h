@@ -150,7 +150,8 @@ void eddy_wind_ambient_at(const eddy_wind *wind, const float pos[3], float vel[3
  *  ambient wind and EDDY_ERR_INVALID_ARGUMENT (the batch sampler: when any position is not finite). */
 eddy_status eddy_wind_sample(const eddy_wind *wind, const float pos[3], float vel[3]);
 /** Samples `count` points. Point p is at positions[p * position_stride + 0..2] and its velocity goes to
- *  velocities[p * velocity_stride + 0..2]; strides are in floats, >= 3 (0 means 3). */
+ *  velocities[p * velocity_stride + 0..2]; strides are in floats, >= 3 (0 means 3). `velocities` may be
+ *  `positions` with the same stride (in place); otherwise the two must not overlap. */
 eddy_status eddy_wind_sample_batch(const eddy_wind *wind, const float *positions, size_t position_stride,
                                    float *velocities, size_t velocity_stride, size_t count);
 
