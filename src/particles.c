@@ -117,6 +117,7 @@ const float *eddy_particles_lifetimes(const eddy_particles *p) { return p ? p->l
 
 eddy_status eddy_particles_set_region(eddy_particles *p, const float lo[3], const float hi[3]) {
     if (!p) return EDDY_ERR_INVALID_ARGUMENT;
+    p->error[0] = '\0';
     if (!lo || !hi) return eddy__def_error(p->error, sizeof p->error, "set_region: region_min and region_max must not be NULL");
     eddy_status st = check_region(lo, hi, p->error, sizeof p->error);
     if (st != EDDY_OK) return st;
@@ -139,10 +140,15 @@ static inline float draw_lifetime(const eddy_particles *p, uint32_t i, uint32_t 
 
 eddy_status eddy_particles_set(eddy_particles *p, int index, const float pos[3], const float vel[3]) {
     if (!p) return EDDY_ERR_INVALID_ARGUMENT;
+    p->error[0] = '\0';
     if (index < 0 || index >= p->def.count)
         return eddy__def_error(p->error, sizeof p->error, "particle index = %d: must be 0..%d", index, p->def.count - 1);
     if (!pos || !vel || !finite3(pos) || !finite3(vel))
         return eddy__def_error(p->error, sizeof p->error, "particle %d: position and velocity must be finite", index);
+    for (int a = 0; a < 3; a++) /* as every speed of the wind: a faster one overflowed the position to inf */
+        if (!(fabsf(vel[a]) <= EDDY__WIND_MAX_SPEED))
+            return eddy__def_error(p->error, sizeof p->error, "particle %d: velocity[%d] = %g: must be within +-%g m/s", index,
+                                   a, (double)vel[a], (double)EDDY__WIND_MAX_SPEED);
     if (p->gen[index] == 0) {
         p->gen[index] = 1;
         p->age[index] = 0.0f;
@@ -171,6 +177,7 @@ static inline void respawn(eddy_particles *p, const eddy_wind *w, size_t i, cons
 
 eddy_status eddy_particles_update(eddy_particles *p, const eddy_wind *w, float dt) {
     if (!p) return EDDY_ERR_INVALID_ARGUMENT;
+    p->error[0] = '\0'; /* "" after a call that succeeded, as the wind's and the simulation's calls */
     if (!isfinite(dt) || dt <= 0 || dt > 1)
         return eddy__def_error(p->error, sizeof p->error, "particle update: dt = %g: must be in (0, 1] seconds", (double)dt);
     /* exact-integration factors, in double: c1 and c2 lose digits to cancellation when k dt is small */

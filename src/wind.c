@@ -209,6 +209,7 @@ void eddy_wind_ambient_at(const eddy_wind *w, const float pos[3], float vel[3]) 
 
 eddy_status eddy_wind_set_ambient(eddy_wind *w, const float ambient[3]) {
     if (!w) return EDDY_ERR_INVALID_ARGUMENT;
+    w->sim->error[0] = '\0';
     if (!ambient) return eddy__fail(w->sim, EDDY_ERR_INVALID_ARGUMENT, "set_ambient: ambient is NULL");
     for (int a = 0; a < 3; a++)
         if (!(fabsf(ambient[a]) <= EDDY__WIND_MAX_SPEED))
@@ -624,6 +625,7 @@ eddy_status eddy_wind_frame(eddy_wind *w, float dt, const eddy_wind_sources *src
 
 eddy_status eddy_wind_sync(eddy_wind *w) {
     if (!w) return EDDY_ERR_INVALID_ARGUMENT;
+    w->sim->error[0] = '\0';
     bool finite;
     build_cache(w, &finite);
     if (!finite) return eddy__fail(w->sim, EDDY_ERR_NON_FINITE, "wind sync: the simulation holds non-finite velocities");

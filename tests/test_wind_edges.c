@@ -252,6 +252,60 @@ static void test_sample_in_place(void) {
     eddy_wind_destroy(w);
 }
 
+/* A scripted particle faster than the wind's speed limit is refused by name: at 3.4e38 m/s from 3.4e38 m it
+ * used to leave an infinite position in the vertex buffer. A finite position at the float limit with a fast but
+ * allowed velocity stays finite. */
+static void test_particle_set_limits(void) {
+    eddy_particles_def pd = eddy_particles_def_default();
+    pd.count = 4;
+    pd.lifetime = 100.0f;
+    char msg[256];
+    eddy_particles *p = NULL;
+    CHECK(eddy_particles_create(&pd, &p, msg, sizeof msg) == EDDY_OK, "create: %s", msg);
+    if (!p) return;
+    const float far[3] = {3.4e38f, 0, -3.4e38f}, huge[3] = {3.4e38f, 0, -3.4e38f}, fast[3] = {1e6f, 0, -1e6f};
+    eddy_status st = eddy_particles_set(p, 0, far, huge);
+    CHECK(st == EDDY_ERR_INVALID_ARGUMENT && strstr(eddy_particles_last_error(p), "particle 0: velocity[0] = 3.4e+38"),
+          "velocity 3.4e38 m/s: %d '%s'", (int)st, eddy_particles_last_error(p));
+    CHECK(eddy_particles_set(p, 1, far, fast) == EDDY_OK, "velocity 1e6 m/s: %s", eddy_particles_last_error(p));
+    for (int f = 0; f < 5; f++) CHECK(eddy_particles_update(p, NULL, 1.0f) == EDDY_OK, "update: %s", eddy_particles_last_error(p));
+    int bad = 0;
+    for (int i = 0; i < 3 * pd.count; i++) bad += !isfinite(eddy_particles_positions(p)[i]) || !isfinite(eddy_particles_velocities(p)[i]);
+    CHECK(bad == 0, "%d non-finite particle coordinates", bad);
+    eddy_particles_destroy(p);
+}
+
+/* The last error is "" after a call that succeeded (the wind's frame, move and explode already cleared it; the
+ * particles' calls, set_ambient and sync kept the previous failure's message). */
+static void test_errors_cleared(void) {
+    eddy_particles_def pd = eddy_particles_def_default();
+    pd.count = 8;
+    char msg[256];
+    eddy_particles *p = NULL;
+    CHECK(eddy_particles_create(&pd, &p, msg, sizeof msg) == EDDY_OK, "create: %s", msg);
+    if (!p) return;
+    const float zero[3] = {0, 0, 0}, lo[3] = {-1, -1, -1}, hi[3] = {1, 1, 1};
+    CHECK(eddy_particles_update(p, NULL, -1.0f) == EDDY_ERR_INVALID_ARGUMENT && *eddy_particles_last_error(p), "dt -1 accepted");
+    CHECK(eddy_particles_update(p, NULL, 0.1f) == EDDY_OK && !*eddy_particles_last_error(p), "after an update: '%s'",
+          eddy_particles_last_error(p));
+    CHECK(eddy_particles_set(p, 99, zero, zero) == EDDY_ERR_INVALID_ARGUMENT, "index 99 accepted");
+    CHECK(eddy_particles_set(p, 1, zero, zero) == EDDY_OK && !*eddy_particles_last_error(p), "after a set: '%s'",
+          eddy_particles_last_error(p));
+    CHECK(eddy_particles_set_region(p, hi, lo) == EDDY_ERR_INVALID_ARGUMENT, "empty region accepted");
+    CHECK(eddy_particles_set_region(p, lo, hi) == EDDY_OK && !*eddy_particles_last_error(p), "after set_region: '%s'",
+          eddy_particles_last_error(p));
+    eddy_particles_destroy(p);
+    eddy_wind_def d = eddy_wind_def_default();
+    d.grid[0] = d.grid[1] = d.grid[2] = 4;
+    eddy_wind *w = make_wind(d);
+    if (!w) return;
+    CHECK(eddy_wind_frame(w, -1.0f, NULL) == EDDY_ERR_INVALID_ARGUMENT, "dt -1 accepted");
+    CHECK(eddy_wind_set_ambient(w, zero) == EDDY_OK && !*eddy_wind_last_error(w), "after set_ambient: '%s'", eddy_wind_last_error(w));
+    CHECK(eddy_wind_frame(w, -1.0f, NULL) == EDDY_ERR_INVALID_ARGUMENT, "dt -1 accepted");
+    CHECK(eddy_wind_sync(w) == EDDY_OK && !*eddy_wind_last_error(w), "after sync: '%s'", eddy_wind_last_error(w));
+    eddy_wind_destroy(w);
+}
+
 int main(void) {
     test_move_backwards();
     test_move_mirror();
@@ -259,5 +313,7 @@ int main(void) {
     test_far_sources();
     test_validate_matches_create();
     test_sample_in_place();
+    test_particle_set_limits();
+    test_errors_cleared();
     return check_finish("test_wind_edges");
 }

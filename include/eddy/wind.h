@@ -207,7 +207,8 @@ const float *eddy_particles_positions(const eddy_particles *particles);
 const float *eddy_particles_velocities(const eddy_particles *particles);
 const float *eddy_particles_ages(const eddy_particles *particles);
 const float *eddy_particles_lifetimes(const eddy_particles *particles);
-/** Sets one particle's state (for tests and scripted effects); it keeps its age. */
+/** Sets one particle's state (for tests and scripted effects): a finite position (m), a velocity within
+ *  +-1e6 m/s; it keeps its age. */
 eddy_status eddy_particles_set(eddy_particles *particles, int index, const float pos[3], const float vel[3]);
 
 #ifdef __cplusplus
