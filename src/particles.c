@@ -40,10 +40,11 @@ eddy_particles_def eddy_particles_def_default(void) {
     return d;
 }
 
-static bool finite3(const float v[3]) { return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]); }
-
 static eddy_status check_region(const float lo[3], const float hi[3], char *msg, size_t msg_size) {
-    if (!finite3(lo) || !finite3(hi)) return eddy__def_error(msg, msg_size, "particle region must be finite");
+    for (int a = 0; a < 3; a++)
+        if (!isfinite(lo[a]) || !isfinite(hi[a]))
+            return eddy__def_error(msg, msg_size, "particle region_%s[%d] = %g: must be finite (m)", isfinite(lo[a]) ? "max" : "min", a,
+                                   (double)(isfinite(lo[a]) ? hi[a] : lo[a]));
     for (int a = 0; a < 3; a++)
         if (lo[a] > hi[a])
             return eddy__def_error(msg, msg_size, "particle region_min[%d] = %g > region_max[%d] = %g: the box is empty", a,
@@ -143,8 +144,11 @@ eddy_status eddy_particles_set(eddy_particles *p, int index, const float pos[3],
     p->error[0] = '\0';
     if (index < 0 || index >= p->def.count)
         return eddy__def_error(p->error, sizeof p->error, "particle index = %d: must be 0..%d", index, p->def.count - 1);
-    if (!pos || !vel || !finite3(pos) || !finite3(vel))
-        return eddy__def_error(p->error, sizeof p->error, "particle %d: position and velocity must be finite", index);
+    if (!pos || !vel) return eddy__def_error(p->error, sizeof p->error, "particle %d: position or velocity is NULL", index);
+    for (int a = 0; a < 3; a++)
+        if (!isfinite(pos[a]))
+            return eddy__def_error(p->error, sizeof p->error, "particle %d: position[%d] = %g: must be finite (m)", index, a,
+                                   (double)pos[a]);
     for (int a = 0; a < 3; a++) /* as every speed of the wind: a faster one overflowed the position to inf */
         if (!(fabsf(vel[a]) <= EDDY__WIND_MAX_SPEED))
             return eddy__def_error(p->error, sizeof p->error, "particle %d: velocity[%d] = %g: must be within +-%g m/s", index,

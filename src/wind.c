@@ -69,7 +69,9 @@ eddy_status eddy_wind_def_validate(const eddy_wind_def *d, char *msg, size_t msg
         return eddy__def_error(msg, msg_size, "wind grid %d x %d x %d: more than 2^26 cells", d->grid[0], d->grid[1], d->grid[2]);
     if (!(d->cell_size >= 1e-9f && d->cell_size <= 1e9f)) /* the simulation's range of cell sizes */
         return eddy__def_error(msg, msg_size, "wind cell_size = %g: must be 1e-9 .. 1e9 m", (double)d->cell_size);
-    if (!finite3(d->center)) return eddy__def_error(msg, msg_size, "wind center is not finite");
+    for (int a = 0; a < 3; a++)
+        if (!isfinite(d->center[a]))
+            return eddy__def_error(msg, msg_size, "wind center[%d] = %g: must be a finite position in metres", a, (double)d->center[a]);
     for (int a = 0; a < 3; a++)
         if (!(fabsf(d->ambient[a]) <= EDDY__WIND_MAX_SPEED))
             return eddy__def_error(msg, msg_size, "wind ambient[%d] = %g: must be within +-%g m/s", a, (double)d->ambient[a],
@@ -342,8 +344,11 @@ eddy_status eddy_wind_move(eddy_wind *w, const float center[3]) {
     if (!w) return EDDY_ERR_INVALID_ARGUMENT;
     eddy_sim *s = w->sim;
     s->error[0] = '\0';
-    if (!center || !finite3(center))
-        return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "wind move: center must be three finite metres");
+    if (!center) return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "wind move: center is NULL");
+    for (int a = 0; a < 3; a++)
+        if (!isfinite(center[a]))
+            return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "wind move: center[%d] = %g: must be a finite position in metres", a,
+                              (double)center[a]);
     double t0 = eddy__now_ms();
     const double h = w->h;
     double target[3], o[3];

@@ -15,8 +15,6 @@
 #include <math.h>
 #include <string.h>
 
-static bool finite3(const float v[3]) { return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]); }
-
 eddy_status eddy__wind_check_collider(eddy_wind *w, const eddy_wind_collider *c, int index) {
     if (c->shape != EDDY_SHAPE_SPHERE && c->shape != EDDY_SHAPE_CAPSULE)
         return eddy__fail(w->sim, EDDY_ERR_INVALID_ARGUMENT, "wind collider %d: shape = %d: must be sphere or capsule",
@@ -24,7 +22,10 @@ eddy_status eddy__wind_check_collider(eddy_wind *w, const eddy_wind_collider *c,
     if (!(c->radius > 0 && c->radius <= EDDY__WIND_MAX_LENGTH))
         return eddy__fail(w->sim, EDDY_ERR_INVALID_ARGUMENT, "wind collider %d: radius = %g: must be a positive length of at most %g m",
                           index, (double)c->radius, (double)EDDY__WIND_MAX_LENGTH);
-    if (!finite3(c->center)) return eddy__fail(w->sim, EDDY_ERR_INVALID_ARGUMENT, "wind collider %d: center must be finite", index);
+    for (int a = 0; a < 3; a++)
+        if (!isfinite(c->center[a]))
+            return eddy__fail(w->sim, EDDY_ERR_INVALID_ARGUMENT, "wind collider %d: center[%d] = %g: must be finite (m)", index, a,
+                              (double)c->center[a]);
     for (int a = 0; a < 3; a++) {
         if (!(fabsf(c->axis[a]) <= EDDY__WIND_MAX_LENGTH))
             return eddy__fail(w->sim, EDDY_ERR_INVALID_ARGUMENT, "wind collider %d: axis[%d] = %g: must be within +-%g m", index, a,
@@ -43,7 +44,10 @@ eddy_status eddy__wind_check_gust(eddy_wind *w, const eddy_wind_gust *g, int ind
     if (!isfinite(g->rate) || g->rate < 0)
         return eddy__fail(w->sim, EDDY_ERR_INVALID_ARGUMENT, "wind gust %d: rate = %g: must be >= 0 per second", index,
                           (double)g->rate);
-    if (!finite3(g->center)) return eddy__fail(w->sim, EDDY_ERR_INVALID_ARGUMENT, "wind gust %d: center must be finite", index);
+    for (int a = 0; a < 3; a++)
+        if (!isfinite(g->center[a]))
+            return eddy__fail(w->sim, EDDY_ERR_INVALID_ARGUMENT, "wind gust %d: center[%d] = %g: must be finite (m)", index, a,
+                              (double)g->center[a]);
     for (int a = 0; a < 3; a++)
         if (!(fabsf(g->velocity[a]) <= EDDY__WIND_MAX_SPEED))
             return eddy__fail(w->sim, EDDY_ERR_INVALID_ARGUMENT, "wind gust %d: velocity[%d] = %g: must be within +-%g m/s", index, a,
@@ -208,7 +212,9 @@ eddy_status eddy_wind_explode(eddy_wind *w, const eddy_wind_explosion *e) {
     eddy_sim *s = w->sim;
     s->error[0] = '\0';
     if (!e) return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "wind explode: explosion is NULL");
-    if (!finite3(e->center)) return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "wind explode: center must be finite");
+    for (int a = 0; a < 3; a++)
+        if (!isfinite(e->center[a]))
+            return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "wind explode: center[%d] = %g: must be finite (m)", a, (double)e->center[a]);
     if (!(e->radius >= EDDY__WIND_MIN_LENGTH && e->radius <= EDDY__WIND_MAX_LENGTH))
         return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "wind explode: radius = %g: must be %g .. %g m", (double)e->radius,
                           (double)EDDY__WIND_MIN_LENGTH, (double)EDDY__WIND_MAX_LENGTH);

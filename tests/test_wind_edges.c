@@ -306,6 +306,53 @@ static void test_errors_cleared(void) {
     eddy_wind_destroy(w);
 }
 
+/* A position that is not finite is named with its component and value, as every other bad input is (the
+ * messages used to say only "center must be finite"). */
+static void test_position_messages(void) {
+    char msg[256];
+    eddy_wind_def d = eddy_wind_def_default();
+    d.grid[0] = d.grid[1] = d.grid[2] = 4;
+    d.center[2] = INFINITY;
+    CHECK(eddy_wind_def_validate(&d, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT && strstr(msg, "wind center[2] = inf"),
+          "definition: '%s'", msg);
+    d.center[2] = 0;
+    eddy_wind *w = make_wind(d);
+    if (!w) return;
+    const float bad[3] = {0, NAN, 0};
+    CHECK(eddy_wind_move(w, bad) == EDDY_ERR_INVALID_ARGUMENT && strstr(eddy_wind_last_error(w), "wind move: center[1] = nan"),
+          "move: '%s'", eddy_wind_last_error(w));
+    eddy_wind_collider c = {.shape = EDDY_SHAPE_SPHERE, .center = {-INFINITY, 0, 0}, .radius = 1};
+    eddy_wind_sources src = {.colliders = &c, .collider_count = 1};
+    CHECK(eddy_wind_frame(w, 0.01f, &src) == EDDY_ERR_INVALID_ARGUMENT &&
+              strstr(eddy_wind_last_error(w), "wind collider 0: center[0] = -inf"),
+          "collider: '%s'", eddy_wind_last_error(w));
+    eddy_wind_gust g = {.center = {0, 0, NAN}, .rate = 1};
+    eddy_wind_sources gs = {.gusts = &g, .gust_count = 1};
+    CHECK(eddy_wind_frame(w, 0.01f, &gs) == EDDY_ERR_INVALID_ARGUMENT && strstr(eddy_wind_last_error(w), "wind gust 0: center[2] = nan"),
+          "gust: '%s'", eddy_wind_last_error(w));
+    eddy_wind_explosion e = {.center = {0, INFINITY, 0}, .radius = 1, .speed = 1};
+    CHECK(eddy_wind_explode(w, &e) == EDDY_ERR_INVALID_ARGUMENT && strstr(eddy_wind_last_error(w), "wind explode: center[1] = inf"),
+          "explosion: '%s'", eddy_wind_last_error(w));
+    eddy_wind_destroy(w);
+    eddy_particles_def pd = eddy_particles_def_default();
+    pd.count = 2;
+    pd.region_max[1] = NAN;
+    eddy_particles *p = NULL;
+    CHECK(eddy_particles_create(&pd, &p, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT && strstr(msg, "particle region_max[1] = nan"),
+          "region: '%s'", msg);
+    pd.region_max[1] = 6;
+    CHECK(eddy_particles_create(&pd, &p, msg, sizeof msg) == EDDY_OK, "create: %s", msg);
+    if (!p) return;
+    const float pos[3] = {0, 0, -INFINITY}, vel[3] = {0, NAN, 0}, zero[3] = {0, 0, 0};
+    CHECK(eddy_particles_set(p, 1, pos, zero) == EDDY_ERR_INVALID_ARGUMENT &&
+              strstr(eddy_particles_last_error(p), "particle 1: position[2] = -inf"),
+          "set position: '%s'", eddy_particles_last_error(p));
+    CHECK(eddy_particles_set(p, 0, zero, vel) == EDDY_ERR_INVALID_ARGUMENT &&
+              strstr(eddy_particles_last_error(p), "particle 0: velocity[1] = nan"),
+          "set velocity: '%s'", eddy_particles_last_error(p));
+    eddy_particles_destroy(p);
+}
+
 int main(void) {
     test_move_backwards();
     test_move_mirror();
@@ -315,5 +362,6 @@ int main(void) {
     test_sample_in_place();
     test_particle_set_limits();
     test_errors_cleared();
+    test_position_messages();
     return check_finish("test_wind_edges");
 }
