@@ -160,13 +160,13 @@ static void get_emitter(rbuf *b, eddy_emitter *e) {
     e->def.set_velocity = get_i32(b);
 }
 
-/* the arrays, in one order */
-static int state_arrays(eddy_sim *s, float *arr[8], size_t cnt[8]) {
+/* the arrays, in one order, and their fields */
+static int state_arrays(eddy_sim *s, float *arr[8], size_t cnt[8], eddy_field field[8]) {
     int n = 0;
-    for (int a = 0; a < s->dim; a++) { arr[n] = s->vel[a]; cnt[n++] = s->nface[a]; }
-    arr[n] = s->pressure; cnt[n++] = s->ncells;
-    for (int c = 0; c < 3; c++) { arr[n] = s->dye[c]; cnt[n++] = s->nscalar; }
-    arr[n] = s->temperature; cnt[n++] = s->nscalar;
+    for (int a = 0; a < s->dim; a++) { field[n] = (eddy_field)(EDDY_FIELD_U + a); arr[n] = s->vel[a]; cnt[n++] = s->nface[a]; }
+    field[n] = EDDY_FIELD_PRESSURE; arr[n] = s->pressure; cnt[n++] = s->ncells;
+    for (int c = 0; c < 3; c++) { field[n] = (eddy_field)(EDDY_FIELD_DYE_R + c); arr[n] = s->dye[c]; cnt[n++] = s->nscalar; }
+    field[n] = EDDY_FIELD_TEMPERATURE; arr[n] = s->temperature; cnt[n++] = s->nscalar;
     return n;
 }
 
@@ -191,6 +191,16 @@ eddy_status eddy_sim_save(eddy_sim *s, const char *path) {
                               "save: obstacle %u is an SDF callback, which cannot be stored in a file", (unsigned)s->obstacles[i].id);
     eddy_status fst = eddy__fetch(s, EDDY_SYNC_ALL);
     if (fst != EDDY_OK) return fst;
+    float *arr[8];
+    size_t cnt[8];
+    eddy_field field[8];
+    const int na = state_arrays(s, arr, cnt, field);
+    /* a step stopped on a non-finite value leaves it in the fields: such a file would be refused by eddy_sim_load */
+    for (int i = 0; i < na; i++)
+        for (size_t q = 0; q < cnt[i]; q++)
+            if (!isfinite(arr[i][q]))
+                return eddy__fail(s, EDDY_ERR_NON_FINITE, "save: %s[%zu] = %g is not finite (left by a step that stopped on "
+                                  "it); nothing was written", eddy_field_name(field[i]), q, (double)arr[i][q]);
     wbuf b = {0};
     put_def(&b, &s->def);
     put_f64(&b, s->time);
@@ -203,9 +213,6 @@ eddy_status eddy_sim_save(eddy_sim *s, const char *path) {
     for (int i = 0; i < s->emitter_count; i++) put_emitter(&b, &s->emitters[i]);
     put_i32(&b, s->user_mask ? 1 : 0);
     if (s->user_mask) put(&b, s->user_mask, s->ncells);
-    float *arr[8];
-    size_t cnt[8];
-    int na = state_arrays(s, arr, cnt);
     for (int i = 0; i < na; i++) put_f32s(&b, arr[i], cnt[i]);
     if (b.oom) {
         free(b.p);
@@ -384,7 +391,8 @@ eddy_status eddy_sim_load(const char *path, eddy_sim **out, char *msg, size_t ms
     s->next_id = next_id; /* after re-adding, which advanced it */
     float *arr[8];
     size_t cnt[8];
-    int na = state_arrays(s, arr, cnt);
+    eddy_field field[8];
+    int na = state_arrays(s, arr, cnt, field);
     for (int i = 0; !bad && i < na; i++) get(&b, arr[i], cnt[i] * sizeof(float));
     if (!bad && !b.bad && b.at != b.len) bad = "trailing bytes";
     if (!bad && b.bad) bad = "truncated payload";

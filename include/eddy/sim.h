@@ -90,7 +90,8 @@ eddy_status eddy_sim_sample_velocity(eddy_sim *sim, const float pos[3], float ve
 eddy_status eddy_sim_sample_field(eddy_sim *sim, eddy_field field, const float pos[3], float *value);
 
 /** Writes the whole state (definition, fields, obstacles, emitters, time) to a file, replacing it atomically.
- *  Obstacles with an SDF callback cannot be saved (EDDY_ERR_UNSUPPORTED). */
+ *  Obstacles with an SDF callback cannot be saved (EDDY_ERR_UNSUPPORTED), nor fields holding a non-finite value that a
+ *  stopped step left (EDDY_ERR_NON_FINITE); a refused or failed save leaves the file at `path` as it was. */
 eddy_status eddy_sim_save(eddy_sim *sim, const char *path);
 /** Creates a simulation from a state file; a truncated or corrupt file gives EDDY_ERR_CORRUPT_FILE. */
 eddy_status eddy_sim_load(const char *path, eddy_sim **out, char *msg, size_t msg_size);
