@@ -1,6 +1,7 @@
 /* The wind field at its edges: window moves towards -x/-y/-z, explosions and positions at the far ends of the
  * float range, definitions that creation would refuse, in-place batch sampling, particles' scripted states and
- * their error messages. Every check here failed on the code before its fix (see the commit messages). */
+ * their error messages. Each test says what the code before its fix did; the commit messages say which checks
+ * fail on it (all but a thread-count guard and the creations between checks). */
 #include "eddy/wind.h"
 #include "wind_internal.h"
 
