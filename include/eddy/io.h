@@ -34,10 +34,12 @@ eddy_status eddy_file_write(const char *path, const void *data, size_t size, cha
 /* ------------------------------------------------------------------------------------------------------------ */
 /* PNG (libpng)                                                                                                  */
 
-/** Writes an 8-bit PNG: RGBA when `with_alpha` is nonzero, else RGB (alpha dropped). */
+/** Writes an 8-bit PNG: RGBA when `with_alpha` is nonzero, else RGB (alpha dropped). Sides of at most 1000000
+ *  pixels (libpng's limit; EDDY_ERR_INVALID_ARGUMENT beyond). */
 eddy_status eddy_png_write(const char *path, const eddy_image *img, int with_alpha, char *msg, size_t msg_size);
 /** Reads any PNG (grey, palette, 16-bit, with or without alpha) into a new RGBA8 image (free it with
- *  eddy_image_free). A missing, truncated or non-PNG file gives EDDY_ERR_IO / EDDY_ERR_CORRUPT_FILE. */
+ *  eddy_image_free); a 16-bit PNG with no colour-space chunk is read as sRGB, like an 8-bit one. A missing,
+ *  truncated or non-PNG file gives EDDY_ERR_IO / EDDY_ERR_CORRUPT_FILE. */
 eddy_status eddy_png_read(const char *path, eddy_image *img, char *msg, size_t msg_size);
 
 /* ------------------------------------------------------------------------------------------------------------ */

@@ -10,6 +10,11 @@ eddy_status eddy_png_write(const char *path, const eddy_image *img, int with_alp
     if (!img || !img->rgba || img->width < 1 || img->height < 1)
         return eddy__io_fail(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "%s: the image is empty", path ? path : "(null)");
     if (!path) return eddy__io_fail(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "PNG path is NULL");
+    /* libpng refuses a side past its limit only once writing, as "Invalid IHDR data" */
+    if (img->width > PNG_USER_WIDTH_MAX || img->height > PNG_USER_HEIGHT_MAX)
+        return eddy__io_fail(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT,
+                             "%s: image of %d x %d pixels: a PNG side is at most %ld x %ld pixels (libpng's limit)",
+                             path, img->width, img->height, (long)PNG_USER_WIDTH_MAX, (long)PNG_USER_HEIGHT_MAX);
     const uint8_t *pixels = img->rgba;
     uint8_t *rgb = NULL;
     size_t npx = (size_t)img->width * (size_t)img->height;
@@ -68,6 +73,9 @@ eddy_status eddy_png_read(const char *path, eddy_image *img, char *msg, size_t m
         return st;
     }
     pi.format = PNG_FORMAT_RGBA;
+    /* a 16-bit PNG without gAMA/sRGB is sRGB-encoded like an 8-bit one (as browsers, GIMP and Pillow read it), not
+     * linear, libpng's default, which brightened it (0x8080 grey read as 186, not 128); begin_read resets the flags */
+    pi.flags |= PNG_IMAGE_FLAG_16BIT_sRGB;
     eddy_status st = eddy_image_init(img, (int)pi.width, (int)pi.height, msg, msg_size);
     if (pi.width > (1u << 28) || pi.height > (1u << 28) || st != EDDY_OK) {
         png_image_free(&pi);

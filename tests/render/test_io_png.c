@@ -2,7 +2,27 @@
  * file is left behind, and a failed write leaves no file under the final name. */
 #include "check.h"
 #include "test_util.h"
+#include <png.h>
 #include <stdint.h>
+
+/* a 16-bit RGBA PNG of one row of `n` pixels with no gAMA, sRGB or iCCP chunk (as Pillow and GIMP write them), through
+ * libpng's own writer; libpng's default error handling aborts, which is what a test wants here */
+static int write_png16(const char *path, const uint16_t *rgba, int n) {
+    FILE *fp = fopen(path, "wb");
+    if (!fp) return 0;
+    png_structp p = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+    png_infop info = png_create_info_struct(p);
+    png_init_io(p, fp);
+    png_set_IHDR(p, info, (png_uint_32)n, 1, 16, PNG_COLOR_TYPE_RGB_ALPHA, PNG_INTERLACE_NONE,
+                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_write_info(p, info);
+    uint8_t row[4 * 2 * 8];
+    for (int q = 0; q < 4 * n && q < 4 * 8; q++) row[2 * q] = (uint8_t)(rgba[q] >> 8), row[2 * q + 1] = (uint8_t)rgba[q];
+    png_write_row(p, row);
+    png_write_end(p, info);
+    png_destroy_write_struct(&p, &info);
+    return fclose(fp) == 0;
+}
 
 int main(void) {
     char dir[256], path[512], msg[512];
@@ -54,6 +74,34 @@ int main(void) {
     /* a folder: Linux opens it and only the read fails, which was reported as "not a readable PNG: Read Error" */
     CHECK(eddy_png_read(dir, &back, msg, sizeof msg) == EDDY_ERR_IO && strstr(msg, dir) && strstr(msg, "directory"),
           "folder: %s", msg);
+    /* a 16-bit PNG with no colour-space chunk is sRGB-encoded like an 8-bit one: 0x8080 is the 8-bit 128 (it was
+     * taken as linear light, libpng's default, and brightened to 186); alpha stays straight */
+    const uint16_t px16[4 * 4] = {0, 0, 0, 0xffff,          0x4040, 0x4040, 0x4040, 0xffff,
+                                  0x8080, 0x8080, 0x8080, 0xffff, 0xffff, 0x8080, 0, 0x8080};
+    const uint8_t want8[4 * 4] = {0, 0, 0, 255, 64, 64, 64, 255, 128, 128, 128, 255, 255, 128, 0, 128};
+    snprintf(path, sizeof path, "%s/deep.png", dir);
+    CHECK(write_png16(path, px16, 4), "cannot write %s", path);
+    CHECK(eddy_png_read(path, &back, msg, sizeof msg) == EDDY_OK && back.width == 4 && back.height == 1, "%s", msg);
+    CHECK(back.rgba && !memcmp(back.rgba, want8, sizeof want8),
+          "16-bit PNG read as (%d %d %d %d) (%d %d %d %d) (%d %d %d %d) (%d %d %d %d): expected value / 257",
+          back.rgba[0], back.rgba[1], back.rgba[2], back.rgba[3], back.rgba[4], back.rgba[5], back.rgba[6], back.rgba[7],
+          back.rgba[8], back.rgba[9], back.rgba[10], back.rgba[11], back.rgba[12], back.rgba[13], back.rgba[14],
+          back.rgba[15]);
+    eddy_image_free(&back);
+
+    /* a side past libpng's limit (1000000 pixels) failed only inside libpng, as "Invalid IHDR data": refused up
+     * front with the size and the limit, nothing written */
+    eddy_image wide = {0};
+    CHECK(eddy_image_init(&wide, PNG_USER_WIDTH_MAX + 1, 1, msg, sizeof msg) == EDDY_OK, "%s", msg);
+    snprintf(path, sizeof path, "%s/wide.png", dir);
+    char want[128];
+    snprintf(want, sizeof want, "%ld x 1 pixels", (long)PNG_USER_WIDTH_MAX + 1);
+    CHECK(eddy_png_write(path, &wide, 1, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT && strstr(msg, path) &&
+              strstr(msg, want) && strstr(msg, "at most"),
+          "a PNG wider than libpng's limit: %s", msg);
+    CHECK(file_size(path) == -1 && count_matching(dir, ".tmp-") == 0, "a refused PNG left a file");
+    eddy_image_free(&wide);
+
     eddy_image empty = {0};
     CHECK(eddy_png_write(path, &empty, 1, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT, "empty image");
     CHECK(eddy_image_init(&back, 0, 5, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT, "zero width");
