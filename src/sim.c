@@ -11,6 +11,10 @@
 
 /* 2^31 cells per field keeps every index in size_t and every per-axis loop in int. */
 #define EDDY_MAX_CELLS ((size_t)1 << 31)
+/* the most steps one eddy_sim_advance takes; test_api_advance builds this file with a lower one */
+#ifndef EDDY__ADVANCE_STEP_LIMIT
+#define EDDY__ADVANCE_STEP_LIMIT EDDY_ADVANCE_MAX_STEPS
+#endif
 
 eddy_sim_def eddy_sim_def_default(void) {
     eddy_sim_def d;
@@ -447,6 +451,12 @@ eddy_status eddy_sim_advance(eddy_sim *s, double duration) {
     if (duration > 0 && !(end > s->time))
         return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "advance: duration = %g s is below the resolution of the time %.17g s; "
                           "nothing was done", duration, s->time);
+    /* steps are never longer than dt or max_dt: a duration that needs more steps than a call takes is refused whole */
+    const double longest = s->def.dt > 0 ? s->def.dt : s->def.max_dt;
+    if (duration / longest > (double)EDDY__ADVANCE_STEP_LIMIT)
+        return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "advance: duration = %g s needs at least %.3g steps of %g s (%s), more "
+                          "than the %ld one call takes; nothing was done", duration, ceil(duration / longest), longest,
+                          s->def.dt > 0 ? "dt" : "max_dt", (long)EDDY__ADVANCE_STEP_LIMIT);
     const long first_step = s->step;
     while (end - s->time > 1e-9 * (duration > 1 ? duration : 1)) {
         double remaining = end - s->time;
@@ -454,6 +464,12 @@ eddy_status eddy_sim_advance(eddy_sim *s, double duration) {
         /* split the remainder evenly so the last substep is never a sliver */
         double k = ceil(remaining / dt - 1e-6);
         if (k < 1) k = 1;
+        /* a huge velocity that does not decay (uniform, periodic) keeps the CFL step tiny (1e10 m/s at h = 0.1 m:
+         * 1e-11 s), and one frame took ~1e9 steps: the call did not come back */
+        if (s->step - first_step >= EDDY__ADVANCE_STEP_LIMIT)
+            return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "advance: stopped after %ld steps, the most one call takes, at "
+                              "t = %.17g s with %g s left in steps of %g s (the %s); the steps taken stand",
+                              s->step - first_step, s->time, remaining, dt, s->def.dt > 0 ? "fixed dt" : "CFL limit: a huge velocity");
         const float substep = (float)(remaining / k);
         if (!(s->time + substep > s->time))
             return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "advance: at time %.17g s a step of %g s does not change the time "

@@ -48,7 +48,12 @@ float eddy_sim_cell_size(const eddy_sim *sim);
 
 /** One step: dt = def.dt when fixed, else the CFL-limited dt. */
 eddy_status eddy_sim_step(eddy_sim *sim);
-/** Advances by exactly `duration` seconds in substeps no larger than the step `eddy_sim_step` would take. */
+/** The most steps one eddy_sim_advance takes. */
+#define EDDY_ADVANCE_MAX_STEPS (1L << 20)
+/** Advances by exactly `duration` seconds in substeps no larger than the step `eddy_sim_step` would take.
+ *  At most EDDY_ADVANCE_MAX_STEPS of them: a duration that needs more even at dt (or max_dt) is refused before any
+ *  step; a velocity so large that the CFL steps run past that many (1e10 m/s at h = 0.1 m: steps of 1e-11 s) stops
+ *  the call there with EDDY_ERR_INVALID_ARGUMENT, the steps taken standing (eddy_sim_time says how far it got). */
 eddy_status eddy_sim_advance(eddy_sim *sim, double duration);
 /** Statistics of the last step. */
 const eddy_step_stats *eddy_sim_stats(const eddy_sim *sim);
