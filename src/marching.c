@@ -499,12 +499,54 @@ eddy_status eddy_mesh_marching_squares(eddy_surface *s, const float *field, size
 
 /* ---------------------------------------------------------------- measures */
 
+/* The caller may fill a mesh or polylines in itself: the measures and the checks below read through its indices
+ * and offsets only after these say that every one of them lands inside the arrays. */
+
+/* triangles given and every index below vertex_count; returns the first bad triangle entry, or SIZE_MAX when
+ * all are good (and (size_t)-2 when the triangles are NULL) */
+#define MESH_TRIANGLES_NULL ((size_t)-2)
+static size_t mesh_bad_index(const eddy_mesh *m) {
+    if (m->triangle_count && !m->triangles) return MESH_TRIANGLES_NULL;
+    for (size_t i = 0; i < 3 * m->triangle_count; i++)
+        if (m->triangles[i] >= m->vertex_count) return i;
+    return SIZE_MAX;
+}
+
+/* the positions can be read at every index of every triangle */
+static int mesh_readable(const eddy_mesh *m) {
+    return (!m->triangle_count || m->positions) && mesh_bad_index(m) == SIZE_MAX;
+}
+
+/* polyline offsets: arrays given, start[0] = 0, not decreasing, the last within point_count; returns 0 when so,
+ * else writes the reason into msg (may be NULL) */
+static int lines_bad(const eddy_mesh_lines *l, char *msg, size_t msg_size) {
+    if (!l->line_count) return 0;
+    if (!l->points || !l->start || !l->closed) {
+        eddy__msg(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "lines arrays are NULL but line_count is %zu", l->line_count);
+        return 1;
+    }
+    if (l->start[0] != 0 || l->start[l->line_count] > l->point_count) {
+        eddy__msg(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT,
+                  "lines start[0] = %u, start[%zu] = %u: must be 0 and at most point_count = %zu", (unsigned)l->start[0],
+                  l->line_count, (unsigned)l->start[l->line_count], l->point_count);
+        return 1;
+    }
+    for (size_t p = 0; p < l->line_count; p++)
+        if (l->start[p + 1] < l->start[p]) {
+            eddy__msg(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "lines start[%zu] = %u < start[%zu] = %u: must not decrease",
+                      p + 1, (unsigned)l->start[p + 1], p, (unsigned)l->start[p]);
+            return 1;
+        }
+    return 0;
+}
+
 double eddy_mesh_area(const eddy_mesh *m) {
     if (!m) return 0;
+    if (!mesh_readable(m)) return NAN;
     double area = 0;
     for (size_t t = 0; t < m->triangle_count; t++) {
-        const float *a = m->positions + 3 * m->triangles[3 * t], *b = m->positions + 3 * m->triangles[3 * t + 1],
-                    *c = m->positions + 3 * m->triangles[3 * t + 2];
+        const float *a = m->positions + 3 * (size_t)m->triangles[3 * t], *b = m->positions + 3 * (size_t)m->triangles[3 * t + 1],
+                    *c = m->positions + 3 * (size_t)m->triangles[3 * t + 2];
         double u[3] = {(double)b[0] - a[0], (double)b[1] - a[1], (double)b[2] - a[2]};
         double v[3] = {(double)c[0] - a[0], (double)c[1] - a[1], (double)c[2] - a[2]};
         double x = u[1] * v[2] - u[2] * v[1], y = u[2] * v[0] - u[0] * v[2], z = u[0] * v[1] - u[1] * v[0];
@@ -515,10 +557,11 @@ double eddy_mesh_area(const eddy_mesh *m) {
 
 double eddy_mesh_volume(const eddy_mesh *m) {
     if (!m) return 0;
+    if (!mesh_readable(m)) return NAN;
     double vol = 0;
     for (size_t t = 0; t < m->triangle_count; t++) {
-        const float *a = m->positions + 3 * m->triangles[3 * t], *b = m->positions + 3 * m->triangles[3 * t + 1],
-                    *c = m->positions + 3 * m->triangles[3 * t + 2];
+        const float *a = m->positions + 3 * (size_t)m->triangles[3 * t], *b = m->positions + 3 * (size_t)m->triangles[3 * t + 1],
+                    *c = m->positions + 3 * (size_t)m->triangles[3 * t + 2];
         vol += (double)a[0] * ((double)b[1] * c[2] - (double)b[2] * c[1]) + (double)a[1] * ((double)b[2] * c[0] - (double)b[0] * c[2]) +
                (double)a[2] * ((double)b[0] * c[1] - (double)b[1] * c[0]);
     }
@@ -527,6 +570,7 @@ double eddy_mesh_volume(const eddy_mesh *m) {
 
 double eddy_mesh_lines_length(const eddy_mesh_lines *l) {
     if (!l) return 0;
+    if (lines_bad(l, NULL, 0)) return NAN;
     double len = 0;
     for (size_t p = 0; p < l->line_count; p++) {
         size_t a = l->start[p], b = l->start[p + 1];
@@ -539,35 +583,49 @@ double eddy_mesh_lines_length(const eddy_mesh_lines *l) {
     return len;
 }
 
-static int compare_u64(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
+/* an edge use: the vertex pair (low index << 32 | high index) and whether the triangle runs high -> low */
+typedef struct edge_use {
+    uint64_t pair;
+    uint8_t reversed;
+} edge_use;
+
+static int compare_edge_use(const void *a, const void *b) {
+    const edge_use *x = (const edge_use *)a, *y = (const edge_use *)b;
+    if (x->pair != y->pair) return x->pair < y->pair ? -1 : 1;
+    return (int)x->reversed - (int)y->reversed;
 }
 
 eddy_status eddy_mesh_edge_check(const eddy_mesh *m, size_t *boundary, size_t *nonmanifold, char *msg, size_t msg_size) {
     if (msg && msg_size) msg[0] = '\0';
     if (!m || !boundary || !nonmanifold) return eddy__msg(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "mesh or outputs NULL");
     *boundary = *nonmanifold = 0;
+    const size_t bad = mesh_bad_index(m);
+    if (bad == MESH_TRIANGLES_NULL)
+        return eddy__msg(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "mesh triangles are NULL but triangle_count is %zu",
+                         m->triangle_count);
+    if (bad != SIZE_MAX)
+        return eddy__msg(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "triangle %zu uses vertex %u; the mesh has %zu", bad / 3,
+                         (unsigned)m->triangles[bad], m->vertex_count);
     size_t ne = 3 * m->triangle_count;
     if (ne == 0) return EDDY_OK;
-    /* key: low index << 33 | high index << 1 | (1 when the triangle runs high -> low) */
-    uint64_t *keys = (uint64_t *)malloc(ne * sizeof(uint64_t));
-    if (!keys) return eddy__msg(msg, msg_size, EDDY_ERR_OUT_OF_MEMORY, "out of memory checking %zu edges", ne);
+    edge_use *uses = (edge_use *)malloc(ne * sizeof(edge_use));
+    if (!uses) return eddy__msg(msg, msg_size, EDDY_ERR_OUT_OF_MEMORY, "out of memory checking %zu edges", ne);
     for (size_t t = 0; t < m->triangle_count; t++)
         for (int e = 0; e < 3; e++) {
             uint64_t a = m->triangles[3 * t + e], b = m->triangles[3 * t + (e + 1) % 3];
-            keys[3 * t + e] = a < b ? (a << 33 | b << 1) : (b << 33 | a << 1 | 1);
+            uses[3 * t + e].pair = a < b ? (a << 32 | b) : (b << 32 | a);
+            uses[3 * t + e].reversed = (uint8_t)(a > b);
         }
-    qsort(keys, ne, sizeof *keys, compare_u64);
+    qsort(uses, ne, sizeof *uses, compare_edge_use);
     for (size_t i = 0; i < ne;) {
         size_t j = i;
-        while (j < ne && (keys[j] >> 1) == (keys[i] >> 1)) j++;
-        size_t uses = j - i;
-        if (uses == 1) (*boundary)++;
-        else if (uses > 2 || (keys[i] & 1) == (keys[i + 1] & 1)) (*nonmanifold)++;
+        while (j < ne && uses[j].pair == uses[i].pair) j++;
+        size_t count = j - i;
+        if (count == 1) (*boundary)++;
+        else if (count > 2 || uses[i].reversed == uses[i + 1].reversed) (*nonmanifold)++;
         i = j;
     }
-    free(keys);
+    free(uses);
     return EDDY_OK;
 }
 
@@ -616,10 +674,10 @@ static eddy_status check_mesh(const eddy_mesh *m, char *msg, size_t msg_size) {
     if (!m) return eddy__msg(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "mesh is NULL");
     if ((m->vertex_count && (!m->positions || !m->normals)) || (m->triangle_count && !m->triangles))
         return eddy__msg(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "mesh arrays are NULL but counts are not zero");
-    for (size_t i = 0; i < 3 * m->triangle_count; i++)
-        if (m->triangles[i] >= m->vertex_count)
-            return eddy__msg(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "triangle %zu uses vertex %u; the mesh has %zu", i / 3,
-                             (unsigned)m->triangles[i], m->vertex_count);
+    const size_t bad = mesh_bad_index(m);
+    if (bad != SIZE_MAX)
+        return eddy__msg(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "triangle %zu uses vertex %u; the mesh has %zu", bad / 3,
+                         (unsigned)m->triangles[bad], m->vertex_count);
     for (size_t i = 0; i < 3 * m->vertex_count; i++)
         if (!isfinite(m->positions[i]) || !isfinite(m->normals[i]))
             return eddy__msg(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "vertex %zu: %s[%zu] = %g: must be finite", i / 3,
@@ -690,17 +748,8 @@ eddy_status eddy_mesh_lines_write_svg(const eddy_mesh_lines *l, const char *path
     if (!l) return eddy__msg(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "lines is NULL");
     if (width_px < 0 || width_px > 1000000)
         return eddy__msg(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "width_px = %d: must be 1..1000000 (0 = 512)", width_px);
-    if (l->line_count && (!l->points || !l->start || !l->closed))
-        return eddy__msg(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "lines arrays are NULL but line_count is %zu", l->line_count);
+    if (lines_bad(l, msg, msg_size)) return EDDY_ERR_INVALID_ARGUMENT;
     if (l->line_count) {
-        if (l->start[0] != 0 || l->start[l->line_count] > l->point_count)
-            return eddy__msg(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT,
-                             "lines start[0] = %u, start[%zu] = %u: must be 0 and at most point_count = %zu",
-                             (unsigned)l->start[0], l->line_count, (unsigned)l->start[l->line_count], l->point_count);
-        for (size_t p = 0; p < l->line_count; p++)
-            if (l->start[p + 1] < l->start[p])
-                return eddy__msg(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "lines start[%zu] = %u < start[%zu] = %u: must not decrease",
-                                 p + 1, (unsigned)l->start[p + 1], p, (unsigned)l->start[p]);
         for (size_t q = 0; q < 2 * (size_t)l->start[l->line_count]; q++)
             if (!isfinite(l->points[q]))
                 return eddy__msg(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "lines point %zu: %c = %g: must be finite", q / 2,

@@ -162,13 +162,16 @@ eddy_status eddy_mesh_marching_squares(eddy_surface *surf, const float *field, s
 void eddy_mesh_free(eddy_mesh *mesh);
 void eddy_mesh_lines_free(eddy_mesh_lines *lines);
 
-/** Surface area, m^2, and enclosed volume, m^3 (divergence theorem; exact for a closed mesh). */
+/** Surface area, m^2, and enclosed volume, m^3 (divergence theorem; exact for a closed mesh). 0 for a NULL mesh;
+ *  NaN for a mesh that cannot be read as it says (NULL arrays with triangles, an index >= vertex_count). */
 double eddy_mesh_area(const eddy_mesh *mesh);
 double eddy_mesh_volume(const eddy_mesh *mesh);
-/** Total length of the polylines, m (closing segments included). */
+/** Total length of the polylines, m (closing segments included). 0 for NULL lines; NaN for lines whose arrays are
+ *  NULL or whose `start` offsets do not begin at 0, decrease or run past `point_count`. */
 double eddy_mesh_lines_length(const eddy_mesh_lines *lines);
 /** Edge check: `boundary` = edges used by one triangle, `nonmanifold` = edges used by more than two or twice in
- *  the same direction (inconsistent orientation). A closed, consistently oriented mesh has 0 and 0. */
+ *  the same direction (inconsistent orientation). A closed, consistently oriented mesh has 0 and 0. Reads only the
+ *  triangles: NULL triangles with a nonzero count or an index >= vertex_count fail (EDDY_ERR_INVALID_ARGUMENT). */
 eddy_status eddy_mesh_edge_check(const eddy_mesh *mesh, size_t *boundary, size_t *nonmanifold, char *msg,
                                  size_t msg_size);
 
