@@ -9,10 +9,13 @@
 #include "temp_file.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define STATE_MAGIC "EDDYSTAT"
 /* version 2 added pressure.warm_start after the boundaries; version 1 files load with it 0 */
@@ -272,22 +275,56 @@ static eddy_status load_error(char *msg, size_t msg_size, eddy_status st, const 
     return st;
 }
 
+/* the file at `path` opened for reading, or NULL with the message written: only a regular file (a directory read as
+ * an empty stream and was called 'not an eddy state file'; a FIFO without a writer blocked the open for ever) */
+static FILE *open_state_file(const char *path, char *msg, size_t msg_size, eddy_status *st) {
+    *st = EDDY_ERR_IO;
+    const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        load_error(msg, msg_size, EDDY_ERR_IO, "cannot open state file '%s': %s", path, strerror(errno));
+        return NULL;
+    }
+    struct stat sb;
+    const char *kind = fstat(fd, &sb) != 0 ? "unreadable (fstat failed)"
+                       : S_ISREG(sb.st_mode) ? NULL
+                       : S_ISDIR(sb.st_mode) ? "a directory (a folder)"
+                                             : "a device, pipe or socket";
+    FILE *fp = kind ? NULL : fdopen(fd, "rb");
+    if (!fp) {
+        if (!kind) kind = "not readable as a stream (fdopen failed)";
+        close(fd);
+        load_error(msg, msg_size, EDDY_ERR_IO, "cannot load '%s': it is %s, not a state file", path, kind);
+    }
+    return fp;
+}
+
 eddy_status eddy_sim_load(const char *path, eddy_sim **out, char *msg, size_t msg_size) {
-    if (!out) return EDDY_ERR_INVALID_ARGUMENT;
+    if (!out) return load_error(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "%s%s", "load: ", "out pointer is NULL");
     *out = NULL;
     if (!path) return load_error(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "%s%s", "load: ", "path is NULL");
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return load_error(msg, msg_size, EDDY_ERR_IO, "cannot open state file '%s': %s", path, strerror(errno));
+    eddy_status st;
+    FILE *fp = open_state_file(path, msg, msg_size, &st);
+    if (!fp) return st;
     char magic[8];
     uint32_t version = 0;
     uint64_t plen = 0;
-    if (fread(magic, 1, 8, fp) != 8 || memcmp(magic, STATE_MAGIC, 8) != 0) {
+    const size_t got = fread(magic, 1, 8, fp);
+    if (got != 8 || memcmp(magic, STATE_MAGIC, 8) != 0) {
+        const bool read_error = ferror(fp);
         fclose(fp);
-        return load_error(msg, msg_size, EDDY_ERR_CORRUPT_FILE, "'%s' is not an eddy state file (%s)", path, "bad magic");
+        if (read_error) return load_error(msg, msg_size, EDDY_ERR_IO, "cannot read state file '%s': %s", path, strerror(errno));
+        return load_error(msg, msg_size, EDDY_ERR_CORRUPT_FILE, "'%s' is not an eddy state file (%s)", path,
+                          got == 0 ? "it is empty" : (got < 8 ? "shorter than the 8-byte magic" : "bad magic"));
     }
-    if (fread(&version, 4, 1, fp) != 1 || (version != 1 && version != STATE_VERSION)) {
+    if (fread(&version, 4, 1, fp) != 1) {
         fclose(fp);
-        return load_error(msg, msg_size, EDDY_ERR_CORRUPT_FILE, "state file '%s': %s", path, "unsupported version");
+        return load_error(msg, msg_size, EDDY_ERR_CORRUPT_FILE, "state file '%s' is truncated (%s)", path, "header");
+    }
+    if (version != 1 && version != STATE_VERSION) {
+        fclose(fp);
+        char why[64];
+        snprintf(why, sizeof why, "%u; this build reads 1 and %u", (unsigned)version, STATE_VERSION);
+        return load_error(msg, msg_size, EDDY_ERR_CORRUPT_FILE, "state file '%s' has an unsupported version %s", path, why);
     }
     if (fread(&plen, 8, 1, fp) != 1) {
         fclose(fp);
@@ -325,7 +362,15 @@ eddy_status eddy_sim_load(const char *path, eddy_sim **out, char *msg, size_t ms
     get_def(&b, &def, version);
     eddy_sim *s = NULL;
     char why[400];
-    eddy_status st = b.bad ? EDDY_ERR_CORRUPT_FILE : eddy_sim_def_validate(&def, why, sizeof why);
+    /* a file saved on a backend this build or machine lacks is not corrupt: say so, and which backend */
+    if (!b.bad && (unsigned)def.backend <= EDDY_BACKEND_CUDA && !eddy_backend_available(def.backend, why, sizeof why)) {
+        free(p);
+        if (msg && msg_size)
+            snprintf(msg, msg_size, "state file '%s' holds a simulation on the %s backend, which is not available here (%s)",
+                     path, eddy_backend_name(def.backend), why);
+        return EDDY_ERR_UNSUPPORTED;
+    }
+    st = b.bad ? EDDY_ERR_CORRUPT_FILE : eddy_sim_def_validate(&def, why, sizeof why);
     /* the fields are stored in the file: a grid larger than the file can hold is refused before it is allocated
      * (a few bytes declaring 2^31 cells would otherwise allocate and clear tens of gigabytes) */
     const uint64_t field_bytes = st == EDDY_OK ? stored_field_bytes(&def) : 0;
@@ -337,11 +382,15 @@ eddy_status eddy_sim_load(const char *path, eddy_sim **out, char *msg, size_t ms
                      (unsigned long long)plen);
         return EDDY_ERR_CORRUPT_FILE;
     }
-    if (st == EDDY_OK) st = eddy_sim_create(&def, &s, why, sizeof why);
     if (st != EDDY_OK) {
         free(p);
-        if (st == EDDY_ERR_INVALID_ARGUMENT) st = EDDY_ERR_CORRUPT_FILE;
-        return load_error(msg, msg_size, st, "state file '%s' holds an invalid definition: %s", path, b.bad ? "truncated" : why);
+        return load_error(msg, msg_size, EDDY_ERR_CORRUPT_FILE, "state file '%s' holds an invalid definition: %s", path,
+                          b.bad ? "truncated" : why);
+    }
+    st = eddy_sim_create(&def, &s, why, sizeof why);
+    if (st != EDDY_OK) { /* a valid definition: out of memory, or the device could not take it */
+        free(p);
+        return load_error(msg, msg_size, st, "state file '%s': its simulation cannot be created: %s", path, why);
     }
     const double time = get_f64(&b), step = get_f64(&b);
     eddy_id next_id = get_u32(&b);
@@ -353,8 +402,8 @@ eddy_status eddy_sim_load(const char *path, eddy_sim **out, char *msg, size_t ms
     if (!(isfinite(time) && time >= 0)) bad = "time is not a finite, non-negative number of seconds";
     else if (!(step >= 0 && step <= MAX_STEP && step == floor(step))) bad = "step is not a whole number from 0 to 2^53";
     else if (!(isfinite(s->stats.dt) && s->stats.dt >= 0)) bad = "last dt is not a finite, non-negative number";
-    s->time = time;
-    s->step = bad ? 0 : (long)step;
+    s->time = s->stats.time = time;
+    s->step = s->stats.step = bad ? 0 : (long)step;
     if (!bad && (no < 0 || (size_t)no > plen / 16)) bad = "obstacle count";
     /* ids as a simulation gives them: nonzero, below next_id (0: every id was given), increasing in each list
      * (adds append, removes keep the order), and never shared by an obstacle and an emitter */

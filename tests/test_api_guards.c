@@ -70,7 +70,86 @@ static void test_save_refuses_non_finite(void) {
     eddy_sim_destroy(s);
 }
 
+static uint64_t fnv1a(const unsigned char *p, size_t n) {
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+static void write_bytes(const char *path, const void *bytes, size_t n) {
+    FILE *fp = fopen(path, "wb");
+    if (fp) {
+        fwrite(bytes, 1, n, fp);
+        fclose(fp);
+    }
+}
+
+/* What eddy_sim_load said about files that are not state files: a directory and an empty file were 'not an eddy state
+ * file (bad magic)', CORRUPT_FILE; a FIFO blocked in the open for ever; a file cut inside its version 'unsupported
+ * version'; a valid file of a backend this build lacks 'holds an invalid definition', CORRUPT_FILE. A loaded
+ * simulation's stats said step 0 at time 0 while eddy_sim_step_count said otherwise; a NULL out pointer gave no
+ * message. */
+static void test_load_messages(void) {
+    char dir[64], path[96], msg[512];
+    snprintf(dir, sizeof dir, "/tmp/eddy_guard_dir_XXXXXX");
+    CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+    eddy_sim *t = NULL;
+    eddy_status st = eddy_sim_load(dir, &t, msg, sizeof msg);
+    CHECK(st == EDDY_ERR_IO && t == NULL && strstr(msg, "a directory"), "a directory: %d %s", (int)st, msg);
+    snprintf(path, sizeof path, "%s/fifo", dir);
+    CHECK(mkfifo(path, 0600) == 0, "mkfifo");
+    st = eddy_sim_load(path, &t, msg, sizeof msg);
+    CHECK(st == EDDY_ERR_IO && t == NULL && strstr(msg, "pipe"), "a FIFO: %d %s", (int)st, msg);
+    remove(path);
+    snprintf(path, sizeof path, "%s/x.state", dir);
+    write_bytes(path, "", 0);
+    st = eddy_sim_load(path, &t, msg, sizeof msg);
+    CHECK(st == EDDY_ERR_CORRUPT_FILE && strstr(msg, "empty"), "an empty file: %d %s", (int)st, msg);
+    write_bytes(path, "EDDYSTAT\2\0", 10);
+    st = eddy_sim_load(path, &t, msg, sizeof msg);
+    CHECK(st == EDDY_ERR_CORRUPT_FILE && strstr(msg, "truncated (header)"), "cut in the version: %d %s", (int)st, msg);
+    write_bytes(path, "EDDYSTAT\7\0\0\0", 12);
+    st = eddy_sim_load(path, &t, msg, sizeof msg);
+    CHECK(st == EDDY_ERR_CORRUPT_FILE && strstr(msg, "unsupported version 7"), "version 7: %d %s", (int)st, msg);
+    CHECK(eddy_sim_load(path, NULL, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT && strstr(msg, "out pointer"), "NULL out: %s", msg);
+
+    eddy_sim *s = make(2, 8, 8, 1);
+    if (s) {
+        CHECK(eddy_sim_step(s) == EDDY_OK && eddy_sim_step(s) == EDDY_OK && eddy_sim_save(s, path) == EDDY_OK, "save: %s",
+              eddy_sim_last_error(s));
+        st = eddy_sim_load(path, &t, msg, sizeof msg);
+        CHECK(st == EDDY_OK && eddy_sim_stats(t)->step == 2 && eddy_sim_stats(t)->time == s->time, "stats after load: step %ld, time %g",
+              t ? eddy_sim_stats(t)->step : -1, t ? eddy_sim_stats(t)->time : -1.0);
+        eddy_sim_destroy(t);
+        t = NULL;
+        /* the backend is the definition's 37th value (after dim ... threads); the hash made right again */
+        FILE *fp = fopen(path, "rb");
+        unsigned char bytes[4096];
+        const size_t n = fp ? fread(bytes, 1, sizeof bytes, fp) : 0;
+        if (fp) fclose(fp);
+        if (n > 28 && n < sizeof bytes && !eddy_backend_available(EDDY_BACKEND_CUDA, NULL, 0)) {
+            const int32_t cuda = EDDY_BACKEND_CUDA;
+            memcpy(bytes + 20 + 36 * 4, &cuda, 4);
+            const uint64_t h = fnv1a(bytes + 20, n - 28);
+            memcpy(bytes + n - 8, &h, 8);
+            write_bytes(path, bytes, n);
+            st = eddy_sim_load(path, &t, msg, sizeof msg);
+            CHECK(st == EDDY_ERR_UNSUPPORTED && t == NULL && strstr(msg, "on the cuda backend, which is not available"),
+                  "a CUDA state on a machine without it: %d %s", (int)st, msg);
+        } else {
+            CHECK(n > 28 && n < sizeof bytes, "state file of %zu bytes", n);
+        }
+        eddy_sim_destroy(s);
+    }
+    remove(path);
+    rmdir(dir);
+}
+
 int main(void) {
+    test_load_messages();
     test_save_refuses_non_finite();
     return check_finish("test_api_guards");
 }
