@@ -11,6 +11,9 @@
 
 /* 2^31 points keeps every index in size_t and every per-axis loop and vertex index in 32 bits. */
 #define EDDY_SURFACE_MAX_POINTS ((size_t)1 << 31)
+/* Distances and vertex positions are floats: whole steps of h are exact up to 2^24 of them. On a longer axis the
+ * sweeps' a + h stops growing (distances stall at 2^24 h) and neighbouring points round to one position. */
+#define EDDY_SURFACE_MAX_AXIS (1 << 24)
 
 eddy_surface_def eddy_surface_def_default(void) {
     eddy_surface_def d;
@@ -79,16 +82,17 @@ eddy_status eddy_surface_def_validate(const eddy_surface_def *d, char *msg, size
     if (d->dim != 2 && d->dim != 3) return eddy__msg(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "dim = %d: must be 2 or 3", d->dim);
     size_t points = 1;
     for (int a = 0; a < d->dim; a++) {
-        if (d->n[a] < 2 || d->n[a] > (1 << 30))
-            return eddy__msg(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "n[%d] = %d: must be between 2 and %d points", a,
-                             d->n[a], 1 << 30);
+        if (d->n[a] < 2 || d->n[a] > EDDY_SURFACE_MAX_AXIS)
+            return eddy__msg(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT,
+                             "n[%d] = %d: must be between 2 and %d points (2^24: float distances and positions resolve "
+                             "that many steps of h)", a, d->n[a], EDDY_SURFACE_MAX_AXIS);
         points *= (size_t)d->n[a];
         if (points > EDDY_SURFACE_MAX_POINTS)
             return eddy__msg(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "grid too large: more than 2^31 points");
     }
     if (d->dim == 2 && d->n[2] != 1)
         return eddy__msg(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "n[2] = %d: must be 1 in 2D", d->n[2]);
-    /* the sweeps square h and distances of up to 2^30 h in float: 1e9 keeps them finite, 1e-9 keeps h^2 normal */
+    /* the sweeps square h and distances of up to 2^24 h in float: 1e9 keeps them finite, 1e-9 keeps h^2 normal */
     if (!(d->h >= 1e-9f && d->h <= 1e9f))
         return eddy__msg(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "h = %g: must be a spacing of 1e-9 .. 1e9 metres", (double)d->h);
     for (int a = 0; a < 3; a++)

@@ -4,7 +4,9 @@
  * positions through the caller's indices and offsets, so an index past vertex_count, NULL arrays with nonzero
  * counts or start offsets past point_count must give NaN, never a read out of bounds; eddy_mesh_edge_check refuses
  * them with a message naming the triangle. Vertex indices are 32-bit: edges of vertices at and past 2^31 are
- * told apart (the check reads only the indices, so a mesh of 2^31 + 8 vertices needs no vertex arrays here). */
+ * told apart (the check reads only the indices, so a mesh of 2^31 + 8 vertices needs no vertex arrays here).
+ * Grid size: the distances and vertex positions are floats, which count whole steps of h exactly only up to 2^24;
+ * a longer axis (distances stalled at 2^24 h, grid points that round together) is refused. */
 #include "check.h"
 #include "eddy/surface.h"
 
@@ -103,9 +105,27 @@ static void lines_measures(void) {
     CHECK(isnan(eddy_mesh_lines_length(&l)), "NULL closed: length %g, not NaN", eddy_mesh_lines_length(&l));
 }
 
+static void axis_limit(void) {
+    eddy_surface_def d = eddy_surface_def_default();
+    char msg[256] = "";
+    d.n[0] = (1 << 24) + 1;
+    d.n[1] = 2;
+    CHECK(eddy_surface_def_validate(&d, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT && strstr(msg, "n[0] = 16777217"),
+          "2D axis of 2^24 + 1 points: '%s'", msg);
+    d.dim = 3;
+    d.n[0] = 2;
+    d.n[1] = 4;
+    d.n[2] = (1 << 24) + 7;
+    CHECK(eddy_surface_def_validate(&d, msg, sizeof msg) == EDDY_ERR_INVALID_ARGUMENT && strstr(msg, "n[2] = 16777223"),
+          "3D axis of 2^24 + 7 points: '%s'", msg);
+    d.n[2] = 1 << 24; /* the longest axis still accepted (checked, not allocated) */
+    CHECK(eddy_surface_def_validate(&d, msg, sizeof msg) == EDDY_OK, "3D axis of 2^24 points: '%s'", msg);
+}
+
 int main(void) {
     mesh_measures();
     edge_check_high_indices();
     lines_measures();
+    axis_limit();
     return check_finish("test_surface_inputs");
 }

@@ -39,7 +39,7 @@ typedef enum eddy_sweep_schedule {
 /** A grid of points and the solver settings. Start from `eddy_surface_def_default()` (or `_from_layout`). */
 typedef struct eddy_surface_def {
     int dim;            /**< 2 or 3; default 2 */
-    int n[3];           /**< points per axis, >= 2 each (n[2] is 1 in 2D); default 128 x 128 x 1 */
+    int n[3];           /**< points per axis, 2 .. 2^24 each (n[2] is 1 in 2D), 2^31 in all; default 128 x 128 x 1 */
     float h;            /**< distance between neighbouring points, m, 1e-9 .. 1e9; default 1/128 */
     float origin[3];    /**< world position of point (0,0,0), m; default 0 */
     float max_distance; /**< narrow band, m: points farther than this from the interface get +-max_distance
