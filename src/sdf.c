@@ -133,6 +133,10 @@ eddy_status eddy_sdf_from_densities(eddy_surface *s, const float *field, size_t 
                                   "inside_density = %g, outside_density = %g: must be finite and different",
                                   (double)inside_density, (double)outside_density);
     float level = 0.5f * inside_density + 0.5f * outside_density;
+    /* adjacent floats have no float between them: the halfway sum rounds onto one, and onto the inside density the
+     * inside would count as outside (a value at the level is outside), leaving no interface. The outside density
+     * as the level still puts each density on its side. */
+    if (level == inside_density) level = outside_density;
     return eddy_sdf_from_field(s, field, count, level, inside_density > outside_density, phi);
 }
 

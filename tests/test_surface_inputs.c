@@ -6,7 +6,8 @@
  * them with a message naming the triangle. Vertex indices are 32-bit: edges of vertices at and past 2^31 are
  * told apart (the check reads only the indices, so a mesh of 2^31 + 8 vertices needs no vertex arrays here).
  * Grid size: the distances and vertex positions are floats, which count whole steps of h exactly only up to 2^24;
- * a longer axis (distances stalled at 2^24 h, grid points that round together) is refused. */
+ * a longer axis (distances stalled at 2^24 h, grid points that round together) is refused.
+ * Densities one float apart: eddy_sdf_from_densities still finds the interface between them. */
 #include "check.h"
 #include "eddy/surface.h"
 
@@ -122,10 +123,35 @@ static void axis_limit(void) {
     CHECK(eddy_surface_def_validate(&d, msg, sizeof msg) == EDDY_OK, "3D axis of 2^24 points: '%s'", msg);
 }
 
+/* Densities that are adjacent floats (or the two smallest): the halfway level must still leave the inside density
+ * inside and the outside density outside, so a half-and-half field has its interface (columns 0..2 inside). */
+static void adjacent_densities(void) {
+    const float pairs[4][2] = {{1.0f, 0x1.000002p0f}, {0x1.000002p0f, 1.0f}, {0.0f, 0x1p-149f}, {0x1p-149f, 0.0f}};
+    eddy_surface_def d = eddy_surface_def_default();
+    d.n[0] = d.n[1] = 8;
+    d.h = 1;
+    eddy_surface *s = NULL;
+    char msg[256];
+    CHECK(eddy_surface_create(&d, &s, msg, sizeof msg) == EDDY_OK, "%s", msg);
+    if (!s) return;
+    for (int c = 0; c < 4; c++) {
+        float f[64], phi[64];
+        for (int p = 0; p < 64; p++) f[p] = p % 8 < 3 ? pairs[c][0] : pairs[c][1];
+        CHECK(eddy_sdf_from_densities(s, f, 64, pairs[c][0], pairs[c][1], phi) == EDDY_OK, "%s", eddy_surface_last_error(s));
+        size_t wrong = 0;
+        for (int p = 0; p < 64; p++) wrong += !isfinite(phi[p]) || (phi[p] < 0) != (p % 8 < 3);
+        CHECK(eddy_surface_stats(s)->pinned == 16 && wrong == 0,
+              "inside %a, outside %a: %zu pinned (expected 16), %zu points not finite or on the wrong side", (double)pairs[c][0],
+              (double)pairs[c][1], eddy_surface_stats(s)->pinned, wrong);
+    }
+    eddy_surface_destroy(s);
+}
+
 int main(void) {
     mesh_measures();
     edge_check_high_indices();
     lines_measures();
     axis_limit();
+    adjacent_densities();
     return check_finish("test_surface_inputs");
 }

@@ -96,7 +96,7 @@ const eddy_sdf_stats *eddy_surface_stats(const eddy_surface *surf);
 eddy_status eddy_sdf_from_field(eddy_surface *surf, const float *field, size_t count, float level, int inside_above,
                                 float *phi);
 /** As `eddy_sdf_from_field` with the level halfway between an inside and an outside density, inside on the
- *  inside density's side. */
+ *  inside density's side (densities that are adjacent floats: the outside density is the level). */
 eddy_status eddy_sdf_from_densities(eddy_surface *surf, const float *field, size_t count, float inside_density,
                                     float outside_density, float *phi);
 /** The interface step alone: at points with a face neighbour across the level, phi = the signed distance to the
