@@ -32,10 +32,16 @@ char *eddy__temp_file_beside(const char *path) {
     return tmp;
 }
 
-/* what is at `path` when it is not a regular file (the rename would replace it), else NULL */
-static const char *not_replaceable(const char *path) {
+/* what is at `path` when it is not a regular file (the rename would replace it), else NULL; *mode: the permission
+ * bits of the regular file there, -1 when there is none */
+static const char *not_replaceable(const char *path, int *mode) {
     struct stat sb;
-    if (lstat(path, &sb) != 0 || S_ISREG(sb.st_mode)) return NULL;
+    *mode = -1;
+    if (lstat(path, &sb) != 0) return NULL;
+    if (S_ISREG(sb.st_mode)) {
+        *mode = (int)(sb.st_mode & 0777);
+        return NULL;
+    }
     return S_ISDIR(sb.st_mode)   ? "a directory (a folder)"
            : S_ISLNK(sb.st_mode) ? "a symbolic link"
                                  : "a device, pipe or socket";
@@ -47,7 +53,8 @@ char *eddy__temp_file_for(const char *path, char *msg, size_t msg_size, eddy_sta
         if (msg && msg_size) snprintf(msg, msg_size, "output path is empty");
         return NULL;
     }
-    const char *kind = not_replaceable(path);
+    int mode;
+    const char *kind = not_replaceable(path, &mode);
     if (kind) {
         *st = EDDY_ERR_IO;
         if (msg && msg_size) snprintf(msg, msg_size, "cannot write '%s': it exists and is %s, not a regular file", path, kind);
@@ -61,6 +68,17 @@ char *eddy__temp_file_for(const char *path, char *msg, size_t msg_size, eddy_sta
             if (e == ENOMEM) snprintf(msg, msg_size, "%s: out of memory", path);
             else snprintf(msg, msg_size, "%s: cannot create a temporary file beside it: %s", path, strerror(e));
         }
+        return NULL;
+    }
+    /* the file it replaces keeps its permission bits (a private 0600 file saved over became 0644, readable by others);
+     * the owner's write bit stays, which the writer needs (a read-only file is replaced, as before) */
+    if (mode >= 0 && chmod(tmp, (mode_t)(mode | 0200)) != 0) {
+        const int e = errno;
+        remove(tmp);
+        free(tmp);
+        *st = EDDY_ERR_IO;
+        if (msg && msg_size) snprintf(msg, msg_size, "%s: cannot give its temporary file the old file's mode %03o: %s", path,
+                                      (unsigned)(mode | 0200), strerror(e));
         return NULL;
     }
     *st = EDDY_OK;

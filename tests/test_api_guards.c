@@ -148,7 +148,34 @@ static void test_load_messages(void) {
     rmdir(dir);
 }
 
+static unsigned mode_of(const char *path) {
+    struct stat sb;
+    return stat(path, &sb) == 0 ? (unsigned)(sb.st_mode & 07777) : 07777u;
+}
+
+/* Saving over an existing state file replaced it with a 0644 one whatever its mode: a private (0600) file became
+ * readable by others. The file saved over keeps its permission bits now (with the owner's write bit, which the write
+ * needs); a new file is 0644 as before. */
+static void test_save_keeps_mode(void) {
+    eddy_sim *s = make(2, 8, 8, 1);
+    if (!s) return;
+    char path[64];
+    temp_path(path, sizeof path, "eddy_guard_mode");
+    CHECK(eddy_sim_save(s, path) == EDDY_OK && mode_of(path) == 0644, "a new file: mode %03o", mode_of(path));
+    const unsigned modes[3] = {0600, 0640, 0755};
+    for (int i = 0; i < 3; i++) {
+        CHECK(chmod(path, modes[i]) == 0, "chmod");
+        CHECK(eddy_sim_save(s, path) == EDDY_OK && mode_of(path) == modes[i], "a %03o file saved over became %03o: %s", modes[i],
+              mode_of(path), eddy_sim_last_error(s));
+    }
+    CHECK(chmod(path, 0444) == 0 && eddy_sim_save(s, path) == EDDY_OK && mode_of(path) == 0644, "a 0444 file saved over: %03o %s",
+          mode_of(path), eddy_sim_last_error(s));
+    remove(path);
+    eddy_sim_destroy(s);
+}
+
 int main(void) {
+    test_save_keeps_mode();
     test_load_messages();
     test_save_refuses_non_finite();
     return check_finish("test_api_guards");
