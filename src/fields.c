@@ -11,7 +11,8 @@ static bool field_exists(const eddy_sim *s, eddy_field f) {
 }
 
 eddy_status eddy_sim_field_layout(const eddy_sim *s, eddy_field f, eddy_field_layout *out) {
-    if (!s || !out) return EDDY_ERR_INVALID_ARGUMENT;
+    if (!s) return EDDY_ERR_INVALID_ARGUMENT;
+    if (!out) return eddy__fail((eddy_sim *)s, EDDY_ERR_INVALID_ARGUMENT, "field_layout(%s): layout is NULL", eddy_field_name(f));
     if (!field_exists(s, f)) return eddy__fail((eddy_sim *)s, EDDY_ERR_INVALID_ARGUMENT, "field %d does not exist in a %dD simulation", (int)f, s->dim);
     eddy_grid_desc g;
     switch (f) {

@@ -174,7 +174,18 @@ static void test_save_keeps_mode(void) {
     eddy_sim_destroy(s);
 }
 
+/* eddy_sim_field_layout with a NULL layout returned INVALID_ARGUMENT and left the previous error's message */
+static void test_layout_null(void) {
+    eddy_sim *s = make(2, 8, 8, 1);
+    if (!s) return;
+    eddy_sim_remove_obstacle(s, 99); /* an earlier, unrelated message */
+    CHECK(eddy_sim_field_layout(s, EDDY_FIELD_U, NULL) == EDDY_ERR_INVALID_ARGUMENT && strstr(eddy_sim_last_error(s), "layout is NULL"),
+          "NULL layout: %s", eddy_sim_last_error(s));
+    eddy_sim_destroy(s);
+}
+
 int main(void) {
+    test_layout_null();
     test_save_keeps_mode();
     test_load_messages();
     test_save_refuses_non_finite();
