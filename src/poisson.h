@@ -201,8 +201,10 @@ void eddy__plevel_remove_mean(eddy_plevel *L, float *v, double *partial, int thr
 /* exactly `iterations` Jacobi iterations from x = 0; the result is in P->sol, |b - Ax|^2 in residual2 */
 void eddy__poisson_jacobi(eddy_poisson *P, int iterations, double *residual2);
 /* red-black SOR from x = 0 until |r| <= tol*|b| (checked every few iterations) or max_iterations;
- * returns the iterations done and |b - Ax|^2 in residual2 */
-int eddy__poisson_rbgs(eddy_poisson *P, float omega, double tol, double bnorm, int max_iterations, double *residual2);
+ * returns the iterations done and |b - Ax|^2 in residual2. *diverged: stopped because |r| grew past any bound a
+ * convergent sweep allows (omega > 1 on a periodic axis of odd length); x is then not a solution */
+int eddy__poisson_rbgs(eddy_poisson *P, float omega, double tol, double bnorm, int max_iterations, double *residual2,
+                       bool *diverged);
 
 /* ---- poisson_mg.c ---- */
 eddy_status eddy__poisson_mg_alloc(eddy_poisson *P, int dim, const int n[3], const bool periodic[3],

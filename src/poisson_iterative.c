@@ -12,6 +12,13 @@
 
 /* residual norm checks of SOR: every this many iterations (each check costs about one half sweep) */
 #define RBGS_CHECK_EVERY 8
+/* |r| beyond this many |b| means SOR is diverging. A true red-black sweep is a sequence of single-cell relaxations,
+ * none of which raises the A-norm of the error for 0 < omega < 2, so |r| <= sqrt(lambda_max / lambda_min) |b|, under
+ * 4e9 |b| even for 2^31 cells in one snake-shaped region. Only a sweep that is not a true red-black order does
+ * more: on a periodic axis of odd length the first and last cells of a line share a colour and are updated
+ * together, and with omega > 1 that pair can grow without bound (7 x 13 periodic in x, omega 1.9: |r| / |b| = 1e29
+ * after 400 iterations, then infinities and NaN in the velocity). */
+#define RBGS_DIVERGED 1e12
 
 void eddy__poisson_jacobi(eddy_poisson *P, int iterations, double *residual2) {
     eddy_plevel *L = &P->levels[0];
@@ -29,14 +36,20 @@ void eddy__poisson_jacobi(eddy_poisson *P, int iterations, double *residual2) {
     *residual2 = eddy__plevel_residual_norm2(L, P->sol, P->rhs, P->partial, P->threads);
 }
 
-int eddy__poisson_rbgs(eddy_poisson *P, float omega, double tol, double bnorm, int max_iterations, double *residual2) {
+int eddy__poisson_rbgs(eddy_poisson *P, float omega, double tol, double bnorm, int max_iterations, double *residual2,
+                       bool *diverged) {
     eddy_plevel *L = &P->levels[0];
     float *x = P->sol;
+    *diverged = false;
     for (int it = 1; it <= max_iterations; it++) {
         eddy__plevel_sweep_pair(L, x, P->rhs, 0, omega, it == 1, NULL, P->threads);
         if (it % RBGS_CHECK_EVERY == 0 || it == max_iterations) {
             *residual2 = eddy__plevel_residual_norm2(L, x, P->rhs, P->partial, P->threads);
             if (sqrt(*residual2) <= tol * bnorm) return it;
+            if (!(sqrt(*residual2) <= RBGS_DIVERGED * bnorm)) { /* also NaN */
+                *diverged = true;
+                return it;
+            }
         }
     }
     return max_iterations;

@@ -499,7 +499,11 @@ int eddy__poisson_mgpcg(eddy_poisson *P, double tol, double bnorm, int max_itera
             *converged = true;
             return 0;
         }
-    } else {
+        /* a guess float cannot hold (a huge pressure written by the caller, or dt / (rho h) beyond float) made
+         * infinities: start from 0 instead, as a cold solve does */
+        if (!isfinite(*initial2)) warm = false;
+    }
+    if (!warm) {
         memset(P->sol, 0, L->count * sizeof(float));
         memcpy(P->res, P->rhs, L->count * sizeof(float));
         *initial2 = bnorm * bnorm;

@@ -263,12 +263,37 @@ static int project_mgpcg(eddy_sim *s, eddy_poisson *P, float dt, float scale, do
     }
 }
 
+/* SOR stopped diverging (poisson_iterative.c): nothing is applied, the velocity and pressure stay as they were */
+static eddy_status rbgs_diverged(eddy_sim *s, float omega, int iterations, double rel) {
+    static const char axis_name[3] = {'x', 'y', 'z'};
+    s->stats.pressure_iterations = iterations;
+    s->stats.pressure_residual = (float)rel;
+    s->stats.pressure_residual_initial = 1.0f;
+    for (int a = 0; a < s->dim; a++)
+        if (s->periodic[a] && s->n[a] % 2 == 1)
+            return eddy__fail(s, EDDY_ERR_NON_FINITE,
+                              "pressure: red-black SOR diverged (|r|/|b| = %.3g after %d iterations): pressure.omega = %g "
+                              "with the periodic %c axis of odd length %d, whose first and last cells share a colour; "
+                              "use pressure.omega <= 1, an even grid[%d] or MGPCG (velocity left unprojected)",
+                              rel, iterations, (double)omega, axis_name[a], s->n[a], a);
+    return eddy__fail(s, EDDY_ERR_NON_FINITE,
+                      "pressure: red-black SOR diverged (|r|/|b| = %.3g after %d iterations) with pressure.omega = %g; "
+                      "use MGPCG (velocity left unprojected)", rel, iterations, (double)omega);
+}
+
 eddy_status eddy__project(eddy_sim *s, float dt) {
     eddy_poisson *P = s->poisson;
     if (!P) return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "pressure solver not initialised");
     if (!(dt > 0.0f) || !isfinite(dt))
         return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "projection dt = %g: must be a positive number of seconds",
                           (double)dt);
+    const float scale = s->def.density * s->h / dt;
+    if (!isfinite(scale))
+        return eddy__fail(s, EDDY_ERR_NON_FINITE,
+                          "projection: the pressure scale density h / dt = %g kg/(m^2 s) overflows float (density = %g "
+                          "kg/m^3, h = %g m, dt = %g s): the pressure in Pa cannot be stored; use a larger dt or a "
+                          "smaller density (velocity left unprojected)",
+                          (double)s->def.density * s->h / dt, (double)s->def.density, (double)s->h, (double)dt);
     P->threads = EDDY_THREADS(s);
     if (!P->built || memcmp(P->solid_seen, s->solid, s->ncells) != 0) {
         eddy_status st = build_operator(s, P);
@@ -278,7 +303,6 @@ eddy_status eddy__project(eddy_sim *s, float dt) {
     compute_rhs(s, P);
     double bnorm = sqrt(eddy__plevel_dot(L, P->rhs, P->rhs, P->partial, P->threads));
     const eddy_pressure_def *pd = &s->def.pressure;
-    const float scale = s->def.density * s->h / dt;
     int iterations = 0;
     double residual = 0.0, residual2 = 0.0, residual_initial = 1.0;
     if (bnorm > 0.0 && isfinite(bnorm)) {
@@ -287,9 +311,12 @@ eddy_status eddy__project(eddy_sim *s, float dt) {
             eddy__poisson_jacobi(P, iterations, &residual2);
             apply_solution(s, P, scale, false);
         } else if (pd->solver == EDDY_PRESSURE_RBGS) {
-            iterations = eddy__poisson_rbgs(P, pd->omega > 0.0f ? pd->omega : 1.0f, pd->tolerance, bnorm,
+            const float omega = pd->omega > 0.0f ? pd->omega : 1.0f;
+            bool diverged;
+            iterations = eddy__poisson_rbgs(P, omega, pd->tolerance, bnorm,
                                             pd->max_iterations > 0 ? pd->max_iterations : RBGS_DEFAULT_ITERATIONS,
-                                            &residual2);
+                                            &residual2, &diverged);
+            if (diverged) return rbgs_diverged(s, omega, iterations, sqrt(residual2) / bnorm);
             apply_solution(s, P, scale, false);
         } else {
             iterations = project_mgpcg(s, P, dt, scale, bnorm, &residual2, &residual_initial); /* applies its x itself */
