@@ -60,6 +60,10 @@ eddy_status eddy__backend_attach(eddy_sim *s) {
 }
 
 eddy_status eddy__fetch(eddy_sim *s, unsigned fields) {
+    if (fields & EDDY_SYNC_SOLID) {
+        eddy_status st = eddy__solids_current(s);
+        if (st != EDDY_OK) return st;
+    }
     return s->backend_ops ? s->backend_ops->fetch(s, fields) : EDDY_OK;
 }
 

@@ -1,5 +1,5 @@
-/* Obstacles: analytic shapes (sphere/circle, box, capsule), user SDF callbacks and a static mask, rasterised each
- * step into the cell-type array `solid` (a cell is solid when the signed distance at its centre is negative) and
+/* Obstacles: analytic shapes (sphere/circle, box, capsule), user SDF callbacks and a static mask, rasterised after
+ * they change, before the next reader (eddy__solids_current), into the cell-type array `solid` (a cell is solid when the signed distance at its centre is negative) and
  * the per-cell solid velocity `solid_vel` that the boundary stage imposes on faces touching the solid. */
 #include "sim_internal.h"
 
@@ -89,11 +89,12 @@ eddy_status eddy_sim_add_obstacle(eddy_sim *s, const eddy_obstacle_def *def, edd
     eddy_obstacle *o = &s->obstacles[s->obstacle_count++];
     o->id = s->next_id++;
     o->def = *def;
-    st = eddy__rasterize_solids(s);
-    if (st != EDDY_OK) { /* not added (an SDF returning NaN, say): the others rasterised again, the id not used */
-        s->obstacle_count--;
+    /* an analytic shape is rasterised with the others before the next reader of the solids (eddy__solids_current);
+     * a callback now, so that one returning NaN is refused by this call rather than by a later step */
+    if (def->shape != EDDY_SHAPE_SDF) s->solids_stale = true;
+    else if ((st = eddy__rasterize_solids(s)) != EDDY_OK) {
+        s->obstacle_count--; /* not added, the id not used; the others are rasterised again when next read */
         s->next_id--;
-        eddy__rasterize_solids(s);
         return st;
     }
     if (id) *id = o->id;
@@ -116,7 +117,8 @@ eddy_status eddy_sim_move_obstacle(eddy_sim *s, eddy_id id, const float center[3
             return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "move_obstacle: center and velocity must be finite");
     memcpy(o->def.center, center, sizeof o->def.center);
     if (velocity) memcpy(o->def.velocity, velocity, sizeof o->def.velocity);
-    return eddy__rasterize_solids(s);
+    s->solids_stale = true;
+    return EDDY_OK;
 }
 
 eddy_status eddy_sim_remove_obstacle(eddy_sim *s, eddy_id id) {
@@ -126,7 +128,8 @@ eddy_status eddy_sim_remove_obstacle(eddy_sim *s, eddy_id id) {
     size_t at = (size_t)(o - s->obstacles);
     memmove(o, o + 1, (size_t)(s->obstacle_count - 1 - (int)at) * sizeof *o);
     s->obstacle_count--;
-    return eddy__rasterize_solids(s);
+    s->solids_stale = true;
+    return EDDY_OK;
 }
 
 eddy_status eddy_sim_set_solid_mask(eddy_sim *s, const uint8_t *mask, size_t count) {
@@ -135,7 +138,8 @@ eddy_status eddy_sim_set_solid_mask(eddy_sim *s, const uint8_t *mask, size_t cou
         free(s->user_mask);
         s->user_mask = NULL;
         s->mask_version++;
-        return eddy__rasterize_solids(s);
+        s->solids_stale = true;
+        return EDDY_OK;
     }
     if (count != s->ncells)
         return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "solid mask has %zu cells; the grid has %zu", count, s->ncells);
@@ -145,13 +149,17 @@ eddy_status eddy_sim_set_solid_mask(eddy_sim *s, const uint8_t *mask, size_t cou
     }
     for (size_t i = 0; i < count; i++) s->user_mask[i] = mask[i] ? 1 : 0;
     s->mask_version++;
-    return eddy__rasterize_solids(s);
+    s->solids_stale = true;
+    return EDDY_OK;
 }
 
 eddy_status eddy__rasterize_solids(eddy_sim *s) {
-    if (s->backend_ops) return s->backend_ops->rasterize(s);
-    return eddy__rasterize_solids_cpu(s);
+    const eddy_status st = s->backend_ops ? s->backend_ops->rasterize(s) : eddy__rasterize_solids_cpu(s);
+    s->solids_stale = st != EDDY_OK; /* a failed pass may have left part of the cells written */
+    return st;
 }
+
+eddy_status eddy__solids_current(eddy_sim *s) { return s->solids_stale ? eddy__rasterize_solids(s) : EDDY_OK; }
 
 /* Index range of cells whose centres may lie inside an obstacle: its bounding box, or the whole grid for a
  * user SDF (unbounded). */

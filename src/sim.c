@@ -406,14 +406,21 @@ static eddy_status forces_stage(eddy_sim *s, float dt) {
     return eddy__apply_vorticity(s, dt);
 }
 
-/* Solids are rasterised when obstacles or the mask change (add, move, remove, set mask, load), not here: SDFs are
- * pure, so re-rasterising every step would rewrite the same bytes at the cost of a pass over the grid. */
-static eddy_status sources_stage(eddy_sim *s, float dt) { return eddy__apply_emitters(s, dt); }
+/* Solids are rasterised here only when obstacles or the mask changed since the last time (add, move, remove, set
+ * mask, load): SDFs are pure, so re-rasterising every step would rewrite the same bytes at the cost of a pass over
+ * the grid. */
+static eddy_status sources_stage(eddy_sim *s, float dt) {
+    eddy_status st = eddy__solids_current(s);
+    return st != EDDY_OK ? st : eddy__apply_emitters(s, dt);
+}
 
 static eddy_status step_dt(eddy_sim *s, float dt) {
     s->error[0] = '\0';
     if (!(dt > 0) || !isfinite(dt)) return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "dt = %g: must be positive", (double)dt);
-    if (s->backend_ops) return s->backend_ops->step(s, dt);
+    if (s->backend_ops) {
+        eddy_status st = eddy__solids_current(s);
+        return st != EDDY_OK ? st : s->backend_ops->step(s, dt);
+    }
     double t0 = eddy__now_ms();
     for (int i = 0; i < EDDY_STAGE_COUNT; i++) s->stats.stage_ms[i] = 0;
     s->stats.dt = dt;
@@ -486,9 +493,9 @@ eddy_status eddy_sim_advance(eddy_sim *s, double duration) {
 eddy_status eddy_sim_project(eddy_sim *s) {
     if (!s) return EDDY_ERR_INVALID_ARGUMENT;
     s->error[0] = '\0';
-    if (s->backend_ops) return s->backend_ops->project(s);
-    eddy_status st = eddy__rasterize_solids(s);
+    eddy_status st = eddy__solids_current(s);
     if (st != EDDY_OK) return st;
+    if (s->backend_ops) return s->backend_ops->project(s);
     eddy__apply_velocity_boundaries(s);
     float dt = s->def.dt > 0 ? s->def.dt : eddy__choose_dt(s);
     st = eddy__project(s, dt);
@@ -499,6 +506,8 @@ eddy_status eddy_sim_project(eddy_sim *s) {
 
 eddy_status eddy_sim_update_diagnostics(eddy_sim *s) {
     if (!s) return EDDY_ERR_INVALID_ARGUMENT;
+    eddy_status st = eddy__solids_current(s);
+    if (st != EDDY_OK) return st;
     if (s->backend_ops) return s->backend_ops->diagnostics(s, s->stats.dt > 0 ? s->stats.dt : eddy__choose_dt(s));
     return eddy__diagnostics(s, s->stats.dt > 0 ? s->stats.dt : eddy__choose_dt(s));
 }

@@ -101,6 +101,7 @@ struct eddy_sim {
     const eddy_backend_ops *backend_ops; /* NULL on the CPU backend */
     void *backend;                       /* the backend's own state */
     unsigned mask_version;               /* bumped when user_mask changes, so a backend knows to resend it */
+    bool solids_stale;                   /* obstacles or the mask changed since the last rasterisation */
 };
 
 /* ---- indexing ---- */
@@ -196,6 +197,11 @@ void eddy__project_free(eddy_sim *s);
 eddy_status eddy__project(eddy_sim *s, float dt);
 /* obstacles.c: rasterise mask + obstacles into solid / solid_vel */
 eddy_status eddy__rasterize_solids(eddy_sim *s);
+/* Rasterises the solids if obstacles or the mask changed since the last time: add, move and remove of analytic
+ * shapes and set_solid_mask only mark them stale, so a game moving many obstacles per frame pays for one pass over
+ * the grid, not one per call. Every reader of solid / solid_vel / the solid faces comes through here first (the
+ * step, project, diagnostics, splat, eddy__fetch of EDDY_SYNC_SOLID). */
+eddy_status eddy__solids_current(eddy_sim *s);
 /* rebuilds the list of interior faces touching solid cells (and their imposed velocity) from solid/solid_vel */
 eddy_status eddy__update_solid_faces(eddy_sim *s);
 float eddy__shape_sdf(eddy_shape shape, const float center[3], float radius, const float half_size[3],

@@ -91,6 +91,8 @@ eddy_status eddy__apply_splat(eddy_sim *s, const eddy_splat *sp) {
         return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "splat radius = %g m: must be 1e-19 .. 1e19 m (1/r^2 must be a finite, nonzero float)",
                           (double)sp->radius);
     float c[3] = {sp->position[0], sp->position[1], s->dim == 3 ? sp->position[2] : s->origin[2] + 0.5f * s->h};
+    eddy_status st = eddy__solids_current(s); /* the boundaries applied after the splat read them */
+    if (st != EDDY_OK) return st;
     if (s->backend_ops) return s->backend_ops->splat(s, sp, c);
     eddy_grid_desc sg = eddy__scalar_desc(s, NULL);
     float *scalars[4] = {s->dye[0], s->dye[1], s->dye[2], s->temperature};

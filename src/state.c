@@ -454,12 +454,12 @@ eddy_status eddy_sim_load(const char *path, eddy_sim **out, char *msg, size_t ms
         eddy_sim_destroy(s);
         return load_error(msg, msg_size, EDDY_ERR_CORRUPT_FILE, "state file '%s' is corrupt (%s)", path, "non-finite values");
     }
-    st = eddy__upload(s, EDDY_SYNC_ALL & ~(unsigned)EDDY_SYNC_SOLID); /* solids: rasterised below */
+    /* solids: the obstacles and mask added above are rasterised before their first reader (eddy__solids_current) */
+    st = eddy__upload(s, EDDY_SYNC_ALL & ~(unsigned)EDDY_SYNC_SOLID);
     if (st != EDDY_OK) {
         eddy_sim_destroy(s);
         return load_error(msg, msg_size, st, "state file '%s': %s", path, "cannot send the fields to the device");
     }
-    eddy__rasterize_solids(s);
     *out = s;
     return EDDY_OK;
 }

@@ -210,6 +210,7 @@ static void test_couette(int dim, int n, int solid_rows) {
         box.velocity[0] = floor_vel[0] = 0.4f;
         if (dim == 3) box.velocity[1] = floor_vel[1] = 0.25f;
         CHECK(eddy_sim_add_obstacle(s, &box, NULL) == EDDY_OK, "obstacle: %s", eddy_sim_last_error(s));
+        CHECK(eddy__solids_current(s) == EDDY_OK, "rasterise: %s", eddy_sim_last_error(s)); /* as a step does first */
         eddy__apply_velocity_boundaries(s);
     }
     diffuse_ok(s, 1e6f);
@@ -315,6 +316,7 @@ static void test_conservation(int dim, int scale) {
     ball.center[0] = 0.5f; ball.center[1] = 0.4f; ball.center[2] = 0.35f;
     ball.radius = 0.15f;
     CHECK(eddy_sim_add_obstacle(s, &ball, NULL) == EDDY_OK, "obstacle: %s", eddy_sim_last_error(s));
+    CHECK(eddy__solids_current(s) == EDDY_OK, "rasterise: %s", eddy_sim_last_error(s)); /* as a step does first */
     eddy_grid_desc g = eddy__scalar_desc(s, s->dye[0]);
     for (int k = 0; k < g.n[2]; k++)
         for (int j = 0; j < g.n[1]; j++)

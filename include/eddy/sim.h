@@ -68,6 +68,10 @@ eddy_status eddy_sim_update_diagnostics(eddy_sim *sim);
 /** Adds a Gaussian splat of dye, velocity and temperature now. */
 eddy_status eddy_sim_splat(eddy_sim *sim, const eddy_splat *splat);
 
+/** Obstacles and the solid mask are rasterised into solid cells once, before the next call that uses them (step,
+ *  project, splat, diagnostics, reading the solid or divergence field, writing a velocity): moving many obstacles
+ *  between two steps costs one pass over the grid, not one per call. An SDF callback is evaluated when its obstacle
+ *  is added, so one returning NaN is refused by eddy_sim_add_obstacle. */
 eddy_status eddy_sim_add_obstacle(eddy_sim *sim, const eddy_obstacle_def *def, eddy_id *id);
 /** Moves an obstacle to `center` and sets the velocity it imposes (NULL keeps the old velocity). */
 eddy_status eddy_sim_move_obstacle(eddy_sim *sim, eddy_id id, const float center[3], const float velocity[3]);

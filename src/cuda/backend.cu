@@ -623,6 +623,8 @@ extern "C" eddy_status eddy__cuda_attach(eddy_sim *s) {
 /* ------------------------------------------------------------------ test and bench entry points */
 extern "C" eddy_status eddy__cuda_run_stage(eddy_sim *s, eddy_cuda_stage stage, float dt) {
     if (!s || !s->backend_ops || s->backend_ops != &cuda_ops) return EDDY_ERR_INVALID_ARGUMENT;
+    eddy_status st = eddy__solids_current(s); /* obstacles changed since: rasterised as a step does first */
+    if (st != EDDY_OK) return st;
     cu_sim *c = CS(s);
     c->slot = SLOT_API;
     c->host_valid = 0;
