@@ -92,6 +92,7 @@ void eddy__tmp_abort(eddy__tmpfile *t) {
 }
 
 eddy_status eddy_file_write(const char *path, const void *data, size_t size, char *msg, size_t msg_size) {
+    if (!path) return eddy__io_fail(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "output path is NULL");
     if (size && !data) return eddy__io_fail(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "%s: data is NULL", path);
     eddy__tmpfile t;
     eddy_status st = eddy__tmp_open(path, &t, msg, msg_size);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 eddy_status eddy_npy_write_field(const char *path, eddy_sim *sim, eddy_field field, char *msg, size_t msg_size) {
+    if (!path) return eddy__io_fail(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "npy path is NULL");
     if (!sim) return eddy__io_fail(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "%s: simulation is NULL", path);
     eddy_field_layout lay;
     eddy_status st = eddy_sim_field_layout(sim, field, &lay);

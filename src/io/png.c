@@ -7,9 +7,9 @@
 #include <string.h>
 
 eddy_status eddy_png_write(const char *path, const eddy_image *img, int with_alpha, char *msg, size_t msg_size) {
-    if (!img || !img->rgba || img->width < 1 || img->height < 1)
-        return eddy__io_fail(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "%s: the image is empty", path ? path : "(null)");
     if (!path) return eddy__io_fail(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "PNG path is NULL");
+    if (!img || !img->rgba || img->width < 1 || img->height < 1)
+        return eddy__io_fail(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "%s: the image is empty", path);
     /* libpng refuses a side past its limit only once writing, as "Invalid IHDR data" */
     if (img->width > PNG_USER_WIDTH_MAX || img->height > PNG_USER_HEIGHT_MAX)
         return eddy__io_fail(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT,

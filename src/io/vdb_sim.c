@@ -27,6 +27,7 @@ static eddy_status read_one(eddy_sim *sim, eddy_field f, field_buf *b, const cha
 }
 
 eddy_status eddy_vdb_write_sim(const char *path, eddy_sim *sim, char *msg, size_t msg_size) {
+    if (!path) return eddy__io_fail(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "vdb path is NULL");
     if (!sim) return eddy__io_fail(msg, msg_size, EDDY_ERR_INVALID_ARGUMENT, "%s: simulation is NULL", path);
     if (!eddy_vdb_available()) return eddy_vdb_write(path, NULL, 0, msg, msg_size);
     const int dim = eddy_sim_get_def(sim)->dim;
