@@ -263,8 +263,16 @@ static int project_mgpcg(eddy_sim *s, eddy_poisson *P, float dt, float scale, do
     }
 }
 
-/* SOR stopped diverging (poisson_iterative.c): nothing is applied, the velocity and pressure stay as they were */
-static eddy_status rbgs_diverged(eddy_sim *s, float omega, int iterations, double rel) {
+eddy_status eddy__pressure_scale_check(eddy_sim *s, float dt) {
+    if (isfinite(s->def.density * s->h / dt)) return EDDY_OK;
+    return eddy__fail(s, EDDY_ERR_NON_FINITE,
+                      "projection: the pressure scale density h / dt = %g kg/(m^2 s) overflows float (density = %g "
+                      "kg/m^3, h = %g m, dt = %g s): the pressure in Pa cannot be stored; use a larger dt or a "
+                      "smaller density (velocity left unprojected)",
+                      (double)s->def.density * s->h / dt, (double)s->def.density, (double)s->h, (double)dt);
+}
+
+eddy_status eddy__rbgs_diverged(eddy_sim *s, float omega, int iterations, double rel) {
     static const char axis_name[3] = {'x', 'y', 'z'};
     s->stats.pressure_iterations = iterations;
     s->stats.pressure_residual = (float)rel;
@@ -288,12 +296,8 @@ eddy_status eddy__project(eddy_sim *s, float dt) {
         return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "projection dt = %g: must be a positive number of seconds",
                           (double)dt);
     const float scale = s->def.density * s->h / dt;
-    if (!isfinite(scale))
-        return eddy__fail(s, EDDY_ERR_NON_FINITE,
-                          "projection: the pressure scale density h / dt = %g kg/(m^2 s) overflows float (density = %g "
-                          "kg/m^3, h = %g m, dt = %g s): the pressure in Pa cannot be stored; use a larger dt or a "
-                          "smaller density (velocity left unprojected)",
-                          (double)s->def.density * s->h / dt, (double)s->def.density, (double)s->h, (double)dt);
+    eddy_status scale_st = eddy__pressure_scale_check(s, dt);
+    if (scale_st != EDDY_OK) return scale_st;
     P->threads = EDDY_THREADS(s);
     if (!P->built || memcmp(P->solid_seen, s->solid, s->ncells) != 0) {
         eddy_status st = build_operator(s, P);
@@ -316,7 +320,7 @@ eddy_status eddy__project(eddy_sim *s, float dt) {
             iterations = eddy__poisson_rbgs(P, omega, pd->tolerance, bnorm,
                                             pd->max_iterations > 0 ? pd->max_iterations : RBGS_DEFAULT_ITERATIONS,
                                             &residual2, &diverged);
-            if (diverged) return rbgs_diverged(s, omega, iterations, sqrt(residual2) / bnorm);
+            if (diverged) return eddy__rbgs_diverged(s, omega, iterations, sqrt(residual2) / bnorm);
             apply_solution(s, P, scale, false);
         } else {
             iterations = project_mgpcg(s, P, dt, scale, bnorm, &residual2, &residual_initial); /* applies its x itself */

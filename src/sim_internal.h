@@ -195,6 +195,11 @@ eddy_status eddy__diffuse(eddy_sim *s, float dt);
 eddy_status eddy__project_init(eddy_sim *s);
 void eddy__project_free(eddy_sim *s);
 eddy_status eddy__project(eddy_sim *s, float dt);
+/* both backends: a pressure scale density h / dt that overflows float (EDDY_ERR_NON_FINITE naming the values, before
+ * anything is written), and red-black SOR stopped diverging (omega > 1 on a periodic axis of odd length, whose
+ * first and last cells share a colour): the message, the stats; the velocity and pressure stay as they were */
+eddy_status eddy__pressure_scale_check(eddy_sim *s, float dt);
+eddy_status eddy__rbgs_diverged(eddy_sim *s, float omega, int iterations, double rel);
 /* obstacles.c: rasterise mask + obstacles into solid / solid_vel */
 eddy_status eddy__rasterize_solids(eddy_sim *s);
 /* Rasterises the solids if obstacles or the mask changed since the last time: add, move and remove of analytic

@@ -8,7 +8,8 @@
  *    started from NaN; it now starts from 0, as a cold solve does;
  *  - a fixed dt so small that the pressure scale rho h / dt overflows float wrote an infinite pressure; the step
  *    now stops before the projection with a message naming density, h and dt, nothing written.
- * The checks of the stopped cases (finite fields, messages, convergence of the warm start) fail on the old code. */
+ * The checks of the stopped cases (finite fields, messages, convergence of the warm start) fail on the old code.
+ * Every case runs on the CPU and, where this build and machine have one, on the CUDA backend (the same stops). */
 #include "check.h"
 
 #include <eddy/eddy.h>
@@ -16,7 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+static eddy_backend backend; /* the backend every case runs on (main: the CPU, then CUDA where available) */
+
 static eddy_sim *make(eddy_sim_def *d) {
+    d->backend = backend;
     char msg[256];
     eddy_sim *s = NULL;
     eddy_status st = eddy_sim_create(d, &s, msg, sizeof msg);
@@ -147,13 +151,22 @@ static void pressure_scale_overflow(void) {
 }
 
 int main(void) {
-    sor_diverges(7, 13, 1, "periodic x axis of odd length 7");
-    sor_diverges(8, 13, 2, "periodic y axis of odd length 13");
-    sor_diverges(3, 3, 3, "periodic x axis of odd length 3");
-    sor_converges(8, 12, 3, 1.9f); /* even periodic axes: a true red-black order */
-    sor_converges(7, 13, 3, 1.0f); /* odd ones with plain Gauss-Seidel */
-    sor_converges(7, 13, 0, 1.9f); /* walls */
-    warm_start_from_huge_pressure();
-    pressure_scale_overflow();
+    const eddy_backend backends[2] = {EDDY_BACKEND_CPU, EDDY_BACKEND_CUDA};
+    for (int b = 0; b < 2; b++) {
+        char why[256];
+        if (!eddy_backend_available(backends[b], why, sizeof why)) {
+            printf("test_edges_pressure: %s backend skipped: %s\n", eddy_backend_name(backends[b]), why);
+            continue;
+        }
+        backend = backends[b];
+        sor_diverges(7, 13, 1, "periodic x axis of odd length 7");
+        sor_diverges(8, 13, 2, "periodic y axis of odd length 13");
+        sor_diverges(3, 3, 3, "periodic x axis of odd length 3");
+        sor_converges(8, 12, 3, 1.9f); /* even periodic axes: a true red-black order */
+        sor_converges(7, 13, 3, 1.0f); /* odd ones with plain Gauss-Seidel */
+        sor_converges(7, 13, 0, 1.9f); /* walls */
+        warm_start_from_huge_pressure();
+        pressure_scale_overflow();
+    }
     return check_finish("test_edges_pressure");
 }

@@ -31,6 +31,8 @@ extern "C" {
 namespace ecu {
 
 #define RBGS_CHECK_EVERY 8
+/* |r| beyond this many |b|: SOR is diverging (poisson_iterative.c: a true red-black sweep stays under 4e9 |b|) */
+#define RBGS_DIVERGED 1e12
 
 /* one level, by value in kernels */
 struct LevA {
@@ -816,6 +818,7 @@ struct CGState {
     float warm_scale; /* dt / (rho h) of this step, for the warm start (sent before each solve) */
     int it, max_it, active;
     int converged; /* the recursive residual reached the tolerance (else: breakdown or the iteration cap) */
+    int cold;      /* the warm start's residual was not finite: the solve starts from 0 instead (k_warm_fallback) */
 };
 
 /* k_first_sweep on level 0 of MGPCG with k_res_shift folded in (cuda_notes 27): b = r - mean on solved cells (mean
@@ -1066,6 +1069,7 @@ __global__ void __launch_bounds__(1024) k_cg_start(CGState *cg, const double *pa
     cg->it = 0;
     cg->max_it = max_it;
     cg->converged = 0;
+    cg->cold = 0;
     cg->mean = 0.0f; /* the start's residual is mean-free: level 0's first sweep shifts it by -0 (defer_shift) */
     cg->active = bnorm > 0.0 && isfinite(bnorm);
     rb->red[R_CG_BNORM2] = bb;
@@ -1085,12 +1089,26 @@ __global__ void __launch_bounds__(1024) k_cg_initial(CGState *cg, const double *
     if (!cg->active) return;
     double rr = sum_partials(partials, n);
     if (threadIdx.x) return;
+    if (!isfinite(rr)) { /* a guess float cannot hold (poisson_mg.c): the cold start's residual, |b|^2 */
+        cg->cold = 1;
+        return; /* R_CG_INIT2 keeps |b|^2 from k_cg_start */
+    }
     rb->red[R_CG_INIT2] = rr;
     if (sqrt(rr) <= cg->tolb) {
         cg->converged = 1;
         cg->active = 0;
         rb->red[R_CG_RES0] = 1;
     }
+}
+/* ... and then x0 = 0, r = b, as a cold solve starts (b is mean-free, as r would be) */
+__global__ void k_warm_fallback(LevA L, const CGState *cg, const float *__restrict__ b, float *__restrict__ x,
+                                float *__restrict__ r) {
+    if (!cg->cold) return;
+    ECU_IJK(L.n[0], L.n[1]);
+    if (!inside_) return;
+    const int e = cell_at(L, i, j, k);
+    x[e] = 0.0f;
+    r[e] = L.diag[e] > 0.0f ? b[e] : 0.0f;
 }
 /* r.z of the first V-cycle */
 __global__ void __launch_bounds__(1024) k_cg_rz(CGState *cg, const double *partials, size_t n) {
@@ -2570,6 +2588,8 @@ static void mgpcg_start(cu_sim *c) {
             k_dot<<<red_grid(L), bl, 0, c->stream>>>(L, P->res, P->res, part(c, 0), nullptr);
         }
         k_cg_initial<<<1, 1024, 0, c->stream>>>(P->d_cg, part(c, 0), nb, c->d_rb);
+        k_warm_fallback<<<cells_grid(L), bl, 0, c->stream>>>(L, P->d_cg, P->rhs, P->sol, P->res);
+        ghosts(c, L0, P->sol, nullptr);
     } else {
         cold_start(c);
     }
@@ -2713,8 +2733,10 @@ static cudaError_t residual_norm2(cu_sim *c, float *x, const float *b, double *o
     return reduce_read(c, 0, red_blocks(L), out);
 }
 
-static cudaError_t rbgs(cu_sim *c, float omega, double tol, double bnorm, int max_iterations, int *iters) {
+static cudaError_t rbgs(cu_sim *c, float omega, double tol, double bnorm, int max_iterations, int *iters,
+                        double *rel, bool *diverged) {
     PoissonWS *P = c->pois;
+    *diverged = false;
     LevelD &L0 = P->lv[0];
     dim3 gr = cells_grid(L0.a), bl = tile_block();
     for (int it = 1; it <= max_iterations; it++) {
@@ -2728,6 +2750,12 @@ static cudaError_t rbgs(cu_sim *c, float omega, double tol, double bnorm, int ma
             if (e != cudaSuccess) return e;
             if (sqrt(rr) <= tol * bnorm) {
                 *iters = it;
+                return cudaSuccess;
+            }
+            if (!(sqrt(rr) <= RBGS_DIVERGED * bnorm)) { /* also NaN */
+                *iters = it;
+                *rel = sqrt(rr) / bnorm;
+                *diverged = true;
                 return cudaSuccess;
             }
         }
@@ -3329,7 +3357,8 @@ eddy_status run_project(cu_sim *c, float dt, bool defer_end) {
     PoissonWS *P = c->pois;
     if (!(dt > 0.0f) || !isfinite(dt))
         return eddy__fail(s, EDDY_ERR_INVALID_ARGUMENT, "projection dt = %g: must be a positive number of seconds", (double)dt);
-    eddy_status st;
+    eddy_status st = eddy__pressure_scale_check(s, dt);
+    if (st != EDDY_OK) return st;
     if (solids_may_have_changed(c)) {
         if ((st = build_operator(c)) != EDDY_OK) return st;
         if ((st = remember_solids(c)) != EDDY_OK) return st;
@@ -3367,8 +3396,12 @@ eddy_status run_project(cu_sim *c, float dt, bool defer_end) {
                 iterations = pd->max_iterations > 0 ? pd->max_iterations : JACOBI_DEFAULT_ITERATIONS;
                 e = jacobi(c, iterations);
             } else {
-                e = rbgs(c, pd->omega > 0.0f ? pd->omega : 1.0f, pd->tolerance, bnorm,
-                         pd->max_iterations > 0 ? pd->max_iterations : RBGS_DEFAULT_ITERATIONS, &iterations);
+                const float omega = pd->omega > 0.0f ? pd->omega : 1.0f;
+                bool diverged;
+                double rel = 0.0;
+                e = rbgs(c, omega, pd->tolerance, bnorm, pd->max_iterations > 0 ? pd->max_iterations : RBGS_DEFAULT_ITERATIONS,
+                         &iterations, &rel, &diverged);
+                if (e == cudaSuccess && diverged) return eddy__rbgs_diverged(s, omega, iterations, rel);
             }
             if (e != cudaSuccess) return cuda_fail(c, e, "pressure solve");
             remove_mean0(c, P->sol);
